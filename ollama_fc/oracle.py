@@ -1,0 +1,176 @@
+"""Render Go templates with Ollama's own template package.
+
+The Go program in `oracle_src/` is built against a real `github.com/ollama/ollama` module
+version and calls its `template.Parse` and `Execute` exactly as the chat handler does. This
+module builds it on first use (cached per version and source hash) and talks to it, so the
+converter's output is always checked by Ollama's engine, never by a re-implementation.
+
+Two versions are built: the pinned server's (`PINNED`), and the newest release on the Go
+module proxy (`LATEST`), whose server cannot be built here but whose template package can.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from .errors import OllamaFcError, OllamaUnavailableError
+
+PINNED = "v0.24.0"
+LATEST = "v0.34.4"
+VERSIONS: dict[str, str] = {PINNED: "go.mod", LATEST: "latest.mod"}
+
+SOURCE_DIR = Path(__file__).with_name("oracle_src")
+
+
+class TemplateRejected(OllamaFcError):
+    """Ollama's template package refused the template (parse) or failed running it (execute)."""
+
+    def __init__(self, message: str, stage: str, version: str) -> None:
+        super().__init__(f"Ollama {version} rejects the template at {stage}: {message}")
+        self.reason = message
+        self.stage = stage
+        self.version = version
+
+
+def cache_dir() -> Path:
+    """Where built binaries live between runs (`OLLAMA_FC_CACHE`, else the user cache)."""
+    root = os.environ.get("OLLAMA_FC_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "ollama-fc"
+    )
+    return Path(root)
+
+
+def _source_digest(modfile: str) -> str:
+    digest = hashlib.sha256()
+    for name in ("main.go", modfile, modfile.replace(".mod", ".sum")):
+        digest.update((SOURCE_DIR / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def oracle_binary(version: str = PINNED) -> Path:
+    """The oracle built against Ollama `version`, building it with Go when not cached."""
+    if version not in VERSIONS:
+        raise OllamaFcError(f"no oracle for Ollama {version}; known: {', '.join(VERSIONS)}")
+    modfile = VERSIONS[version]
+    target = cache_dir() / "oracle" / f"{version}-{_source_digest(modfile)}" / "oracle"
+    if target.exists():
+        return target
+    go = shutil.which("go")
+    if go is None:
+        raise OllamaUnavailableError(
+            "the template oracle needs the Go toolchain (>= 1.24) on PATH to build; install Go"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".partial")
+    result = subprocess.run(
+        [go, "build", "-mod=readonly", f"-modfile={modfile}", "-o", str(partial), "."],
+        cwd=SOURCE_DIR,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CGO_ENABLED": "0"},
+    )
+    if result.returncode != 0:
+        raise OllamaUnavailableError(
+            f"building the template oracle for Ollama {version} failed: {result.stderr.strip()[-800:]}"
+        )
+    partial.replace(target)
+    return target
+
+
+def _request(
+    template: str,
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, Any]] | None,
+    think: bool | str | None,
+) -> dict[str, Any]:
+    request: dict[str, Any] = {"template": template, "messages": list(messages)}
+    if tools:
+        request["tools"] = list(tools)
+    if think is not None:
+        request["think"] = think
+    return request
+
+
+def render(
+    template: str,
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    think: bool | str | None = None,
+    version: str = PINNED,
+) -> str:
+    """The prompt Ollama `version` renders for this /api/chat-shaped request."""
+    result = subprocess.run(
+        [str(oracle_binary(version))],
+        input=json.dumps(_request(template, messages, tools, think)).encode(),
+        capture_output=True,
+    )
+    if result.returncode == 1:
+        raise TemplateRejected(result.stderr.decode().strip(), "parse or execute", version)
+    if result.returncode != 0:
+        raise OllamaFcError(f"template oracle failed: {result.stderr.decode().strip()}")
+    return result.stdout.decode()
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """One batch result: the prompt, or Ollama's error and the stage it came from."""
+
+    prompt: str | None
+    error: str | None = None
+    stage: str | None = None
+
+
+class Oracle:
+    """A long-running oracle process for many renders (the fidelity benchmark, `verify`).
+
+    Thread-safe; one request line in, one result line out.
+    """
+
+    def __init__(self, version: str = PINNED) -> None:
+        self.version = version
+        self._process = subprocess.Popen(
+            [str(oracle_binary(version)), "-batch"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+        self._lock = threading.Lock()
+
+    def render(
+        self,
+        template: str,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        think: bool | str | None = None,
+    ) -> Rendered:
+        line = json.dumps(_request(template, messages, tools, think), ensure_ascii=False)
+        assert self._process.stdin is not None and self._process.stdout is not None
+        with self._lock:
+            self._process.stdin.write(line + "\n")
+            self._process.stdin.flush()
+            answer = self._process.stdout.readline()
+        if not answer:
+            raise OllamaFcError(f"template oracle for Ollama {self.version} exited unexpectedly")
+        data = json.loads(answer)
+        return Rendered(prompt=data.get("prompt"), error=data.get("error"), stage=data.get("stage"))
+
+    def close(self) -> None:
+        if self._process.poll() is None:
+            assert self._process.stdin is not None
+            self._process.stdin.close()
+            self._process.wait(timeout=10)
+
+    def __enter__(self) -> "Oracle":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
