@@ -1,0 +1,170 @@
+"""Find a model's Jinja chat template and its special token strings, wherever they are published.
+
+A template alone is not enough to render it: `{{ bos_token }}` and friends come from the tokenizer
+data next to it. Every loader returns both, plus a short description of where they came from.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..errors import SourceError
+
+GGUF_MAGIC = b"GGUF"
+
+#: tokenizer_config.json keys whose values are special token strings a template may reference.
+TOKEN_KEYS = ("bos_token", "eos_token", "pad_token", "unk_token", "sep_token", "cls_token", "mask_token")
+
+
+@dataclass(frozen=True)
+class TemplateSource:
+    """A Jinja chat template with the special token strings its `*_token` variables stand for."""
+
+    template: str
+    special_tokens: dict[str, str] = field(default_factory=dict)
+    origin: str = "<string>"
+
+
+def load_source(path: str | Path) -> TemplateSource:
+    """Load the chat template from a .jinja file, tokenizer_config.json, HF model folder or .gguf."""
+    path = Path(path)
+    if not path.exists():
+        raise SourceError(f"{path}: no such file or folder; give a .jinja, tokenizer_config.json, model folder or .gguf")
+    if path.is_dir():
+        return _from_folder(path)
+    if path.suffix == ".gguf" or _has_gguf_magic(path):
+        return _from_gguf(path)
+    if path.suffix == ".json":
+        data = _read_json(path)
+        if path.name == "chat_template.json":
+            return _from_config(data, path, tokens=_folder_tokens(path.parent))
+        return _from_config(data, path, tokens=_tokens_from_config(data))
+    return TemplateSource(template=_read_text(path), special_tokens=_folder_tokens(path.parent), origin=str(path))
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SourceError(f"{path}: not UTF-8 text ({exc.reason}); is this really a chat template?") from exc
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(_read_text(path))
+    except json.JSONDecodeError as exc:
+        raise SourceError(f"{path}: broken JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
+
+
+def _token_string(value: Any) -> str | None:
+    """A special token is a string or an AddedToken dict `{"content": ...}`."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping) and isinstance(value.get("content"), str):
+        return value["content"]
+    return None
+
+
+def _tokens_from_config(data: Any) -> dict[str, str]:
+    if not isinstance(data, Mapping):
+        return {}
+    tokens: dict[str, str] = {}
+    for key in TOKEN_KEYS:
+        token = _token_string(data.get(key))
+        if token is not None:
+            tokens[key] = token
+    return tokens
+
+
+def _pick_template(value: Any, path: Path) -> str:
+    """`chat_template` is a string, or a list of `{"name", "template"}` where "default" wins."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        named = {
+            entry.get("name"): entry.get("template")
+            for entry in value
+            if isinstance(entry, Mapping) and isinstance(entry.get("template"), str)
+        }
+        if "default" in named:
+            return named["default"]
+        if named:
+            return next(iter(named.values()))
+    raise SourceError(f"{path}: no chat template found (no usable `chat_template` entry)")
+
+
+def _from_config(data: Any, path: Path, tokens: dict[str, str]) -> TemplateSource:
+    if not isinstance(data, Mapping) or "chat_template" not in data:
+        raise SourceError(f"{path}: no chat template found (no `chat_template` key)")
+    return TemplateSource(template=_pick_template(data["chat_template"], path), special_tokens=tokens, origin=str(path))
+
+
+def _folder_tokens(folder: Path) -> dict[str, str]:
+    """Special tokens of a HF folder: special_tokens_map.json, overridden by tokenizer_config.json."""
+    tokens: dict[str, str] = {}
+    for name in ("special_tokens_map.json", "tokenizer_config.json"):
+        candidate = folder / name
+        if candidate.is_file():
+            tokens.update(_tokens_from_config(_read_json(candidate)))
+    return tokens
+
+
+def _from_folder(folder: Path) -> TemplateSource:
+    tokens = _folder_tokens(folder)
+    jinja = folder / "chat_template.jinja"
+    if jinja.is_file():
+        return TemplateSource(template=_read_text(jinja), special_tokens=tokens, origin=str(jinja))
+    for name in ("chat_template.json", "tokenizer_config.json"):
+        candidate = folder / name
+        if candidate.is_file():
+            data = _read_json(candidate)
+            if isinstance(data, Mapping) and "chat_template" in data:
+                return _from_config(data, candidate, tokens)
+    raise SourceError(
+        f"{folder}: no chat template found (looked for chat_template.jinja, chat_template.json, "
+        "and `chat_template` in tokenizer_config.json)"
+    )
+
+
+def _has_gguf_magic(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(4) == GGUF_MAGIC
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def _from_gguf(path: Path) -> TemplateSource:
+    if not _has_gguf_magic(path):
+        raise SourceError(f"{path}: not a GGUF file (bad magic); give a .gguf model file")
+    import gguf  # heavy import, only needed here
+
+    try:
+        reader = gguf.GGUFReader(str(path), "r")
+    except Exception as exc:  # the reader raises assorted errors on truncated or corrupt files
+        raise SourceError(f"{path}: cannot read GGUF ({exc})") from exc
+
+    def field_value(key: str) -> Any:
+        found = reader.get_field(key)
+        return None if found is None else found.contents()
+
+    template = field_value(gguf.Keys.Tokenizer.CHAT_TEMPLATE)
+    if not isinstance(template, str) or not template:
+        raise SourceError(f"{path}: no chat template found (GGUF has no `tokenizer.chat_template`)")
+    vocabulary = field_value(gguf.Keys.Tokenizer.LIST) or []
+    tokens: dict[str, str] = {}
+    for name, key in (
+        ("bos_token", gguf.Keys.Tokenizer.BOS_ID),
+        ("eos_token", gguf.Keys.Tokenizer.EOS_ID),
+        ("pad_token", gguf.Keys.Tokenizer.PAD_ID),
+        ("unk_token", gguf.Keys.Tokenizer.UNK_ID),
+    ):
+        token_id = field_value(key)
+        if isinstance(token_id, int) and 0 <= token_id < len(vocabulary):
+            tokens[name] = str(vocabulary[token_id])
+    return TemplateSource(template=template, special_tokens=tokens, origin=str(path))
