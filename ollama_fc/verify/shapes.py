@@ -1,0 +1,255 @@
+"""Find the conversation shape a Hugging Face template expects, and rewrite battery cases into it.
+
+Chat templates disagree on the input contract: content as a string or as a list of
+`{"type": "text", "text": ...}` parts, tool results under role `tool`, `function`, `tools` or
+`ipython`, arguments as an object or a JSON string, tool calls wrapped in `function` or flat.
+Ollama's /api/chat has one shape. To compare fairly, the reference gets each conversation in
+the shape its template was written for, found here by reading the template's role names and by
+rendering small probe conversations with needles in them (as minja's capability probes do);
+the oracle gets the same conversation as Ollama receives it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Any, Iterator, Literal, Mapping, Sequence
+
+import jinja2
+from jinja2 import nodes
+
+from . import battery
+from .battery import Case, Message
+from .reference import ReferenceRenderError, compile_template, environment, render
+
+#: Roles a template may give tool results, most common first; the first one it names wins.
+TOOL_RESULT_ROLES = ("tool", "function", "tools", "ipython", "observation", "tool_response", "tool_results")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The input contract of one template, and which battery features it renders."""
+
+    content: Literal["string", "parts"] = "string"
+    tool_role: str = "tool"
+    arguments: Literal["object", "string"] = "object"
+    call_wrapper: Literal["function", "flat"] = "function"
+    needs_ids: bool = False
+    system: bool = False
+    tools: bool = False
+    tool_calls: bool = False
+    tool_results: bool = False
+    parallel_calls: bool = False
+
+    def supports(self, feature: str) -> bool:
+        return bool(getattr(self, feature))
+
+    def missing(self, case: Case) -> list[str]:
+        """The features `case` needs that this template does not render."""
+        return [feature for feature in battery.FEATURES if feature in case.needs and not self.supports(feature)]
+
+
+def _content(text: str, shape: Shape) -> Any:
+    return [{"type": "text", "text": text}] if shape.content == "parts" else text
+
+
+def _tool_call(call: Mapping[str, Any], shape: Shape) -> dict[str, Any]:
+    function = call["function"]
+    arguments: Any = function["arguments"]
+    if shape.arguments == "string":
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    if shape.call_wrapper == "flat":
+        converted: dict[str, Any] = {"name": function["name"], "arguments": arguments}
+    else:
+        converted = {"type": "function", "function": {"name": function["name"], "arguments": arguments}}
+    if "id" in call:
+        converted = {"id": call["id"], **converted}
+    return converted
+
+
+def to_hf(messages: Sequence[Message], shape: Shape) -> list[dict[str, Any]]:
+    """Messages in Ollama's shape rewritten into the shape the template expects.
+
+    A tool result keeps its tool's name under both `name` (the HF convention) and `tool_name`
+    (Ollama's), and its `tool_call_id`; templates read whichever they know.
+    """
+    converted: list[dict[str, Any]] = []
+    for message in messages:
+        out: dict[str, Any] = {"role": message["role"], "content": _content(message["content"], shape)}
+        if message.get("tool_calls"):
+            out["tool_calls"] = [_tool_call(call, shape) for call in message["tool_calls"]]
+        if message["role"] == "tool":
+            out["role"] = shape.tool_role
+            if "tool_name" in message:
+                out["name"] = message["tool_name"]
+                out["tool_name"] = message["tool_name"]
+            if "tool_call_id" in message:
+                out["tool_call_id"] = message["tool_call_id"]
+        converted.append(out)
+    return converted
+
+
+def render_case(template: str, case: Case, shape: Shape, special_tokens: Mapping[str, str] | None = None) -> str:
+    """The reference prompt for a battery case: a trailing assistant message is a prefill.
+
+    Ollama has no `add_generation_prompt`; a converted template opens the assistant's turn
+    exactly when the last message is not the assistant's, so the reference renders with
+    `add_generation_prompt=True` unless the case ends with an assistant message.
+    """
+    return render(
+        template,
+        to_hf(case.messages, shape),
+        list(case.tools) or None,
+        add_generation_prompt=not case.prefill,
+        special_tokens=special_tokens,
+    )
+
+
+# --- static reading: which role names does the template compare against? ---
+
+
+def _mentions_role(node: nodes.Node) -> bool:
+    for sub in (node, *node.find_all((nodes.Getattr, nodes.Getitem, nodes.Name))):
+        if isinstance(sub, nodes.Getattr) and sub.attr == "role":
+            return True
+        if isinstance(sub, nodes.Getitem) and isinstance(sub.arg, nodes.Const) and sub.arg.value == "role":
+            return True
+        if isinstance(sub, nodes.Name) and sub.name == "role":
+            return True
+    return False
+
+
+def _string_consts(node: nodes.Node) -> Iterator[str]:
+    if isinstance(node, nodes.Const) and isinstance(node.value, str):
+        yield node.value
+    for sub in node.find_all(nodes.Const):
+        if isinstance(sub.value, str):
+            yield sub.value
+
+
+def role_names(template: str) -> set[str]:
+    """String constants the template compares a `role` with (==, !=, in, `is equalto`)."""
+    tree = environment().parse(template)
+    names: set[str] = set()
+    for compare in tree.find_all(nodes.Compare):
+        operands = [compare.expr, *(operand.expr for operand in compare.ops)]
+        if any(_mentions_role(operand) for operand in operands):
+            for operand in operands:
+                if not _mentions_role(operand):
+                    names.update(_string_consts(operand))
+    for test in tree.find_all(nodes.Test):
+        if test.name in ("equalto", "eq", "==", "sameas") and _mentions_role(test.node):
+            for arg in test.args:
+                names.update(_string_consts(arg))
+    for call in tree.find_all((nodes.Filter, nodes.Test)):
+        if call.name in ("selectattr", "rejectattr"):
+            consts = [value for arg in call.args for value in _string_consts(arg)]
+            if consts[:1] == ["role"]:
+                names.update(consts[2:])
+    return names
+
+
+# --- probing: render needles and see what comes out ---
+
+USER_NEEDLE = "user-needle-7f3"
+SYSTEM_NEEDLE = "system-needle-5c1"
+TOOL_NEEDLE = "probe_tool_needle"
+CALL_NEEDLES = ("call_needle_one", "call_needle_two")
+ARGUMENT_NEEDLE = "argument_needle"
+RESULT_NEEDLE = "result-needle-9d2"
+
+
+def _try(template: str, messages: Sequence[Message], shape: Shape, tools: Sequence[Mapping[str, Any]] = (),
+         special_tokens: Mapping[str, str] | None = None) -> str | None:
+    """The reference render of a probe, or None when the template refuses or crashes on it."""
+    try:
+        return render(template, to_hf(messages, shape), list(tools) or None, add_generation_prompt=True,
+                      special_tokens=special_tokens)
+    except ReferenceRenderError:
+        return None
+
+
+def _probe_tool(name: str) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": "A probe.",
+            "parameters": {"type": "object", "properties": {ARGUMENT_NEEDLE: {"type": "string", "description": "x"}}},
+        },
+    }
+
+
+def _call_messages(names: Sequence[str], *, ids: bool, result_role: bool = False) -> list[Message]:
+    calls = []
+    for index, name in enumerate(names):
+        call: dict[str, Any] = {"function": {"name": name, "arguments": {ARGUMENT_NEEDLE: "value"}}}
+        if ids:
+            call["id"] = f"call{index:05d}x"
+        calls.append(call)
+    messages: list[Message] = [
+        {"role": "user", "content": USER_NEEDLE},
+        {"role": "assistant", "content": "", "tool_calls": calls},
+    ]
+    if result_role:
+        for index, name in enumerate(names):
+            result: Message = {"role": "tool", "content": RESULT_NEEDLE, "tool_name": name}
+            if ids:
+                result["tool_call_id"] = f"call{index:05d}x"
+            messages.append(result)
+    return messages
+
+
+def probe(template: str, special_tokens: Mapping[str, str] | None = None) -> Shape:
+    """The shape this template expects and the features it renders, found by rendering probes."""
+    try:
+        compile_template(template)
+    except ReferenceRenderError:
+        return Shape()
+    tokens = special_tokens
+    user = [{"role": "user", "content": USER_NEEDLE}]
+    with_system = [{"role": "system", "content": SYSTEM_NEEDLE}, *user]
+    shape = Shape()
+    # Strings unless some role needs parts: templates that take parts often take both for users
+    # but index `content[0]['text']` for the system message (Gemma 3).
+    for probe_messages, needles in ((user, (USER_NEEDLE,)), (with_system, (SYSTEM_NEEDLE, USER_NEEDLE))):
+        plain = _try(template, probe_messages, shape, special_tokens=tokens)
+        if plain is None or not all(needle in plain for needle in needles):
+            parts = _try(template, probe_messages, replace(shape, content="parts"), special_tokens=tokens)
+            if parts is not None and all(needle in parts for needle in needles):
+                shape = replace(shape, content="parts")
+                break
+
+    system = _try(template, with_system, shape, special_tokens=tokens)
+    shape = replace(shape, system=system is not None and SYSTEM_NEEDLE in system)
+
+    tools = [_probe_tool(TOOL_NEEDLE)]
+    with_tools = _try(template, user, shape, tools, special_tokens=tokens)
+    shape = replace(shape, tools=with_tools is not None and TOOL_NEEDLE in with_tools)
+
+    named = role_names(template)
+    shape = replace(shape, tool_role=next((role for role in TOOL_RESULT_ROLES if role in named), "tool"))
+
+    call_tools = tools  # calls name functions the tool list does not, so a rendered tool list is no false hit
+    calls_found = False
+    for wrapper in ("function", "flat"):
+        for arguments in ("object", "string"):
+            for ids in (False, True):
+                candidate = replace(shape, call_wrapper=wrapper, arguments=arguments, needs_ids=ids)
+                rendered = _try(template, _call_messages(CALL_NEEDLES[:1], ids=ids), candidate, call_tools, tokens)
+                if rendered is not None and CALL_NEEDLES[0] in rendered:
+                    shape, calls_found = candidate, True
+                    break
+            if calls_found:
+                break
+        if calls_found:
+            break
+    shape = replace(shape, tool_calls=calls_found)
+
+    ids = shape.needs_ids
+    results = _try(template, _call_messages(CALL_NEEDLES[:1], ids=True, result_role=True), shape, call_tools, tokens)
+    shape = replace(shape, tool_results=results is not None and RESULT_NEEDLE in results)
+    if calls_found:
+        both = _try(template, _call_messages(CALL_NEEDLES, ids=True), shape, call_tools, tokens)
+        shape = replace(shape, parallel_calls=both is not None and all(name in both for name in CALL_NEEDLES))
+    return replace(shape, needs_ids=ids)
