@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from .reference import ReferenceRenderError, render as render_reference
+from .runner import CaseResult, VerifyReport, compact_diff, compare, verify
 
-__all__ = ["ReferenceRenderError", "render_reference"]
+__all__ = ["CaseResult", "ReferenceRenderError", "VerifyReport", "compact_diff", "compare", "render_reference", "verify"]

@@ -196,9 +196,9 @@ def verify(
     Raises SourceError for a missing or unreadable source and ConversionError when the
     template cannot be converted at all.
     """
+    loaded = source if isinstance(source, TemplateSource) else load_source(source)
     from ..convert import convert  # the converter is a sibling package; import it when used
 
-    loaded = source if isinstance(source, TemplateSource) else load_source(source)
     conversion = convert(loaded)
     with contextlib.ExitStack() as stack:
         engines = oracles if oracles is not None else stack.enter_context(open_oracles(versions))
