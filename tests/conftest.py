@@ -1,0 +1,105 @@
+"""Shared fixtures: the pinned Ollama server of the test session, and scripted models on it.
+
+With CI=true a server that cannot be provisioned or started fails the run; elsewhere the
+tests that need it are skipped with the reason, so pure tests still run on a laptop.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+import pytest
+
+from ollama_fc.errors import OllamaFcError
+from ollama_fc.oracle import PINNED
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+ScriptedModel = Callable[..., str]
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"pinned Ollama: {PINNED}" + (" (CI: a missing server fails the run)" if IN_CI else "")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that use the server are marked `ollama`, so `-m "not ollama"` selects the rest."""
+    for item in items:
+        if "ollama_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.ollama)
+
+
+@pytest.fixture(scope="session")
+def ollama_server() -> Iterator[Any]:
+    """The pinned `ollama serve` on a free loopback port, for the whole session."""
+    from ollama_fc.testbed.server import PinnedServer
+
+    server = PinnedServer()
+    try:
+        server.start()
+    except OllamaFcError as exc:
+        server.cleanup()
+        if IN_CI:
+            pytest.fail(f"the pinned Ollama {PINNED} server is required in CI: {exc}", pytrace=False)
+        pytest.skip(f"pinned Ollama {PINNED} server unavailable: {exc}")
+    try:
+        yield server
+    finally:
+        server.cleanup()
+
+
+@pytest.fixture(scope="session")
+def ollama_host(ollama_server: Any) -> str:
+    return str(ollama_server.host)
+
+
+@pytest.fixture(scope="session")
+def scripted_model(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -> ScriptedModel:
+    """Factory: create a scripted model on the server and return its name.
+
+    `scripted_model(script, *, after=None, trigger="<tool_response>", template, special_tokens=(),
+    parameters=None, name=None)`. The same arguments give the same model (created once).
+    """
+    import ollama
+
+    from ollama_fc.testbed.scripted import write_scripted_gguf
+
+    client = ollama.Client(host=ollama_host)
+    folder = tmp_path_factory.mktemp("scripted")
+    created: dict[str, str] = {}
+
+    def create(
+        script: str,
+        *,
+        after: str | None = None,
+        trigger: str = "<tool_response>",
+        template: str,
+        special_tokens: Sequence[str] = (),
+        parameters: Mapping[str, Any] | None = None,
+        name: str | None = None,
+    ) -> str:
+        recipe = json.dumps(
+            [script, after, trigger, template, list(special_tokens), parameters], sort_keys=True, default=str
+        )
+        key = hashlib.sha256(recipe.encode()).hexdigest()[:12]
+        model = name or f"scripted-{key}"
+        if created.get(model) == recipe:
+            return model
+        path = write_scripted_gguf(
+            folder / f"{key}.gguf", script, after=after, trigger=trigger, special_tokens=special_tokens
+        )
+        digest = client.create_blob(path)
+        client.create(
+            model=model,
+            files={path.name: digest},
+            template=template,
+            parameters=dict(parameters) if parameters else None,
+        )
+        created[model] = recipe
+        return model
+
+    return create
+

@@ -1,0 +1,243 @@
+"""The test bed itself: the pinned server runs, and scripted models say exactly their script.
+
+Every other integration test relies on these two facts, so they are checked against the real
+server: plain and streamed chat, any sampling settings, Ollama's own tool-call parsing of a
+Hermes-format script, and the switch to the final answer after a tool result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+from pathlib import Path
+
+import gguf
+import ollama
+import pytest
+
+from ollama_fc.oracle import PINNED
+from ollama_fc.testbed.scripted import ScriptError, split_script, write_scripted_gguf
+
+CHATML = (
+    "{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}"
+    "<|im_start|>assistant\n"
+)
+CHATML_SPECIALS = ("<|im_start|>", "<|im_end|>")
+
+HERMES = """{{- if or .System .Tools }}<|im_start|>system
+{{- if .System }}
+{{ .System }}
+{{- end }}
+{{- if .Tools }}
+You may call these tools:
+<tools>
+{{- range .Tools }}
+{{ .Function }}
+{{- end }}
+</tools>
+Answer a call as <tool_call>{"name": ..., "arguments": ...}</tool_call>
+{{- end }}<|im_end|>
+{{ end }}
+{{- range .Messages }}
+{{- if eq .Role "user" }}<|im_start|>user
+{{ .Content }}<|im_end|>
+{{ else if eq .Role "assistant" }}<|im_start|>assistant
+{{- if .ToolCalls }}<tool_call>
+{{- range .ToolCalls }}
+{"name": "{{ .Function.Name }}", "arguments": {{ .Function.Arguments }}}
+{{- end }}
+</tool_call>
+{{- else }}
+{{ .Content }}
+{{- end }}<|im_end|>
+{{ else if eq .Role "tool" }}<|im_start|>user
+<tool_response>
+{{ .Content }}
+</tool_response><|im_end|>
+{{ end }}
+{{- end }}<|im_start|>assistant
+"""
+
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Current weather in a city.",
+        "parameters": {
+            "type": "object",
+            "required": ["city"],
+            "properties": {"city": {"type": "string", "description": "City name"}},
+        },
+    },
+}
+TOOL_CALL_SCRIPT = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+FINAL_ANSWER = "It is 22 °C and sunny in Paris — enjoy! ☀️"
+
+# Repeated words, newlines, JSON punctuation and multi-byte characters.
+SCRIPT = 'Bonjour! The answer is {"x": [1, 2, 3]}.\nThe answer is still 42 — naïve café, 東京.\n'
+
+
+@pytest.fixture
+def client(ollama_host: str) -> ollama.Client:
+    return ollama.Client(host=ollama_host)
+
+
+def test_server_is_the_pinned_version(ollama_server, ollama_host: str) -> None:
+    with urllib.request.urlopen(f"{ollama_host}/api/version") as response:
+        assert json.load(response)["version"] == PINNED.lstrip("v")
+    assert ollama_server.version == PINNED
+    assert ollama_host.startswith("http://127.0.0.1:")
+
+
+def test_chat_returns_the_exact_script(scripted_model, client: ollama.Client) -> None:
+    model = scripted_model(SCRIPT, template=CHATML, special_tokens=CHATML_SPECIALS)
+    answer = client.chat(model=model, messages=[{"role": "user", "content": "Say it."}])
+    assert answer.message.content == SCRIPT
+    assert answer.done_reason == "stop"
+
+
+def test_streamed_chat_returns_the_exact_script(scripted_model, client: ollama.Client) -> None:
+    model = scripted_model(SCRIPT, template=CHATML, special_tokens=CHATML_SPECIALS)
+    chunks = list(client.chat(model=model, messages=[{"role": "user", "content": "Say it."}], stream=True))
+    assert len(chunks) > 2
+    assert "".join(chunk.message.content for chunk in chunks) == SCRIPT
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"temperature": 0},
+        {"temperature": 0.8, "seed": 1},
+        {"temperature": 2.0, "seed": 12345, "top_k": 1000, "top_p": 1.0, "min_p": 0.0},
+        {"temperature": 1.5, "repeat_penalty": 2.0, "repeat_last_n": -1, "presence_penalty": 2.0},
+    ],
+    ids=["greedy", "default-temperature", "hot", "penalties"],
+)
+def test_script_holds_under_any_sampling(scripted_model, client: ollama.Client, options: dict) -> None:
+    model = scripted_model(SCRIPT, template=CHATML, special_tokens=CHATML_SPECIALS)
+    answer = client.chat(model=model, messages=[{"role": "user", "content": "Say it."}], options=options)
+    assert answer.message.content == SCRIPT
+
+
+def test_hermes_script_comes_back_as_parsed_tool_calls(scripted_model, client: ollama.Client) -> None:
+    model = scripted_model(TOOL_CALL_SCRIPT, after=FINAL_ANSWER, template=HERMES, special_tokens=CHATML_SPECIALS)
+    answer = client.chat(
+        model=model, messages=[{"role": "user", "content": "Weather in Paris?"}], tools=[WEATHER_TOOL]
+    )
+    calls = answer.message.tool_calls or []
+    assert [(call.function.name, dict(call.function.arguments)) for call in calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]
+    assert answer.message.content == ""
+
+
+def test_streamed_hermes_script_comes_back_as_parsed_tool_calls(scripted_model, client: ollama.Client) -> None:
+    model = scripted_model(TOOL_CALL_SCRIPT, after=FINAL_ANSWER, template=HERMES, special_tokens=CHATML_SPECIALS)
+    chunks = list(
+        client.chat(
+            model=model,
+            messages=[{"role": "user", "content": "Weather in Paris?"}],
+            tools=[WEATHER_TOOL],
+            stream=True,
+        )
+    )
+    calls = [call for chunk in chunks for call in (chunk.message.tool_calls or [])]
+    assert [(call.function.name, dict(call.function.arguments)) for call in calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]
+    assert "".join(chunk.message.content for chunk in chunks) == ""
+
+
+def test_turn_after_tool_result_returns_the_final_answer(scripted_model, client: ollama.Client) -> None:
+    model = scripted_model(TOOL_CALL_SCRIPT, after=FINAL_ANSWER, template=HERMES, special_tokens=CHATML_SPECIALS)
+    messages = [
+        {"role": "user", "content": "Weather in Paris?"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}],
+        },
+        {"role": "tool", "content": '{"temperature_c": 22, "sky": "sunny"}', "tool_name": "get_weather"},
+    ]
+    answer = client.chat(model=model, messages=messages, tools=[WEATHER_TOOL], options={"temperature": 0.8})
+    assert answer.message.content == FINAL_ANSWER
+    assert not answer.message.tool_calls
+
+
+def test_trigger_is_found_inside_ordinary_text(scripted_model, client: ollama.Client) -> None:
+    """The template glues the trigger to other text; a tokenizer must still see it."""
+    template = (
+        "{{- range .Messages }}{{ if eq .Role \"tool\" }}xx<tool_response>yy{{ .Content }}"
+        "{{ else }}{{ .Role }}:{{ .Content }}{{ end }}\n{{ end }}assistant:"
+    )
+    model = scripted_model("first answer", after="second answer", template=template)
+    user = {"role": "user", "content": "hello <tool_ no trigger here"}
+    tool = {"role": "tool", "content": "result"}
+    assert client.chat(model=model, messages=[user]).message.content == "first answer"
+    later = [tool, user, {"role": "assistant", "content": "ok"}, user]
+    assert client.chat(model=model, messages=later).message.content == "second answer"
+
+
+def test_special_tokens_are_single_control_tokens(tmp_path: Path) -> None:
+    path = write_scripted_gguf(
+        tmp_path / "m.gguf", "hello there", after="bye now", special_tokens=["<start_of_turn>", "<end_of_turn>"]
+    )
+    reader = gguf.GGUFReader(path)
+    tokens = [str(bytes(reader.fields["tokenizer.ggml.tokens"].parts[i]), "utf-8")
+              for i in reader.fields["tokenizer.ggml.tokens"].data]
+    types = [int(reader.fields["tokenizer.ggml.token_type"].parts[i][0])
+             for i in reader.fields["tokenizer.ggml.token_type"].data]
+    kinds = dict(zip(tokens, types))
+    assert kinds["<start_of_turn>"] == gguf.TokenType.CONTROL
+    assert kinds["<end_of_turn>"] == gguf.TokenType.CONTROL
+    assert kinds["<tool_response>"] == gguf.TokenType.USER_DEFINED
+    assert os.path.getsize(path) < 2_000_000
+
+
+def test_script_pieces_are_distinct_and_reassemble() -> None:
+    text = "ab" * 20 + "é東京" * 3
+    pieces = split_script(text, set())
+    assert b"".join(pieces).decode() == text
+    assert len(set(pieces)) == len(pieces)
+    assert all(2 <= len(piece) <= 16 for piece in pieces)
+
+
+@pytest.mark.parametrize("script", ["a", "a" * 400])
+def test_unencodable_scripts_are_refused_clearly(tmp_path: Path, script: str) -> None:
+    with pytest.raises(ScriptError, match="distinct pieces"):
+        write_scripted_gguf(tmp_path / "m.gguf", script)
+
+
+def test_stopping_the_server_ends_its_runners(tmp_path: Path, ollama_server) -> None:
+    """A stopped test server leaves no `ollama runner` behind (each holds a model in memory).
+
+    Uses a second server of its own; `ollama_server` makes it skip or fail like the others.
+    """
+    from ollama_fc.testbed.server import PinnedServer
+
+    with PinnedServer(workdir=tmp_path / "server") as server:
+        client = ollama.Client(host=server.host)
+        path = write_scripted_gguf(tmp_path / "m.gguf", "still here")
+        client.create(model="runner-check", files={"m.gguf": client.create_blob(path)}, template=CHATML)
+        assert client.chat(model="runner-check", messages=[{"role": "user", "content": "hi"}]).message.content == (
+            "still here"
+        )
+        assert server.pid is not None
+        group = os.getpgid(server.pid)
+        members = _processes_in_group(group)
+        assert len(members) >= 2  # the server and a runner
+    assert _processes_in_group(group) == []
+
+
+def _processes_in_group(group: int) -> list[int]:
+    members = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == group and fields[0] != "Z":
+                members.append(int(entry.name))
+    return members
