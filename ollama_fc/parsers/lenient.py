@@ -1,0 +1,213 @@
+"""One lenient reader for the JSON-ish text models print as tool-call arguments.
+
+Models write JSON, Python literals (True, None, single quotes), trailing commas, raw newlines
+inside strings, unquoted keys, and sometimes stop before the closing brackets. Everything here is
+read as data: `json.loads` first, then Python's parser plus a walk over literal nodes only.
+Nothing is ever evaluated.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import warnings
+from typing import Any
+
+OPENERS = {"{": "}", "[": "]", "(": ")"}
+CLOSERS = {"}", "]", ")"}
+QUOTES = {'"', "'"}
+
+# Keeps Python's parser far from its recursion limits on hostile input.
+MAX_DEPTH = 64
+
+
+class NotALiteral(ValueError):
+    """The text is not a literal value, even read leniently."""
+
+
+# A quote opens a string only where a value or key can start; so the apostrophe in "it's"
+# inside a bracketed aside is not taken for the start of a string.
+VALUE_STARTS = frozenset("[{(:,=")
+
+
+class BracketTracker:
+    """Incremental bracket and string state over a text fed one character at a time."""
+
+    __slots__ = ("stack", "quote", "escaped", "last")
+
+    def __init__(self) -> None:
+        self.stack: list[str] = []
+        self.quote = ""
+        self.escaped = False
+        self.last = ""
+
+    def feed(self, char: str) -> bool:
+        """Advance by one character; False if it closes a bracket that is not open."""
+        if self.quote:
+            if self.escaped:
+                self.escaped = False
+            elif char == "\\":
+                self.escaped = True
+            elif char == self.quote:
+                self.quote = ""
+                self.last = char
+            return True
+        if char in QUOTES and self.last in VALUE_STARTS:
+            self.quote = char
+        elif char in OPENERS:
+            self.stack.append(OPENERS[char])
+        elif char in CLOSERS:
+            if not self.stack or self.stack[-1] != char:
+                return False
+            self.stack.pop()
+        if not char.isspace():
+            self.last = char
+        return True
+
+
+def scan_balanced(text: str, start: int) -> int | None:
+    """Index just past the bracket that closes `text[start]`, or None if the text ends first
+    (or a bracket closes that was not opened). Brackets inside quoted strings do not count."""
+    tracker = BracketTracker()
+    for index in range(start, len(text)):
+        if not tracker.feed(text[index]):
+            return None
+        if not tracker.stack and not tracker.quote:
+            return index + 1
+    return None
+
+
+def repair(text: str) -> str:
+    """Make a truncated or sloppy literal parseable by Python.
+
+    Raw newlines inside strings become escapes; an unfinished string, a dangling comma or colon
+    and unclosed brackets at the end are closed.
+    """
+    out: list[str] = []
+    tracker = BracketTracker()
+    for char in text:
+        if tracker.quote and not tracker.escaped and char in "\r\n":
+            out.append("\\n" if char == "\n" else "\\r")
+            tracker.feed(char)
+            continue
+        tracker.feed(char)
+        out.append(char)
+    if tracker.quote:
+        if tracker.escaped:
+            out.pop()
+        out.append(tracker.quote)
+    repaired = "".join(out).rstrip()
+    if tracker.stack:
+        repaired = repaired.rstrip(",").rstrip()
+        if repaired.endswith(":"):
+            repaired += " None"
+    return repaired + "".join(reversed(tracker.stack))
+
+
+def read_value(text: str) -> Any:
+    """Read one JSON or Python literal leniently; raise NotALiteral when it is not one."""
+    text = text.strip()
+    if not text:
+        raise NotALiteral("empty text")
+    try:
+        return json.loads(text, strict=False)
+    except (ValueError, RecursionError):
+        pass
+    return literal_from_source(repair(text))
+
+
+def literal_from_source(source: str) -> Any:
+    """Parse Python source text and read it as a literal (see `literal_from_node`)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise NotALiteral(f"not a literal: {exc}") from None
+    return literal_from_node(tree.body)
+
+
+_NAMED_CONSTANTS: dict[str, Any] = {
+    "True": True, "False": False, "None": None,
+    "true": True, "false": False, "null": None,
+}
+
+
+def literal_from_node(node: ast.AST, depth: int = 0) -> Any:
+    """The JSON-compatible value of a literal node: strings, numbers, booleans, None, lists, dicts.
+
+    Lenient where the intent is clear: `true/false/null` names, tuples and sets as lists, a set
+    holding one dict (from a doubled `{{...}}` brace) as that dict, bare-name dict keys as strings.
+    """
+    if depth > MAX_DEPTH:
+        raise NotALiteral("nested too deeply")
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, (str, int, float, bool)) or node.value is None:
+            return node.value
+        raise NotALiteral(f"unsupported constant {node.value!r}")
+    if isinstance(node, ast.Name) and node.id in _NAMED_CONSTANTS:
+        return _NAMED_CONSTANTS[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = literal_from_node(node.operand, depth + 1)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return -value if isinstance(node.op, ast.USub) else value
+        raise NotALiteral("sign before a non-number")
+    if isinstance(node, ast.Dict):
+        result: dict[str, Any] = {}
+        for key_node, value_node in zip(node.keys, node.values):
+            if key_node is None:
+                raise NotALiteral("dict unpacking is not a literal")
+            if isinstance(key_node, ast.Name) and key_node.id not in _NAMED_CONSTANTS:
+                key: Any = key_node.id
+            else:
+                key = literal_from_node(key_node, depth + 1)
+            if not isinstance(key, str):
+                key = json.dumps(key)
+            result[key] = literal_from_node(value_node, depth + 1)
+        return result
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [literal_from_node(item, depth + 1) for item in node.elts]
+    if isinstance(node, ast.Set):
+        if len(node.elts) == 1 and isinstance(node.elts[0], ast.Dict):
+            return literal_from_node(node.elts[0], depth + 1)
+        return [literal_from_node(item, depth + 1) for item in node.elts]
+    raise NotALiteral(f"{type(node).__name__} is not a literal")
+
+
+def read_values(text: str) -> list[Any]:
+    """Read a run of bracketed values separated by whitespace, `;` or `,` (e.g. `{..} {..}`).
+
+    The last value may be unclosed. Raise NotALiteral if anything else is in the text.
+    """
+    values: list[Any] = []
+    index = 0
+    length = len(text)
+    while True:
+        while index < length and (text[index].isspace() or text[index] in ";,"):
+            index += 1
+        if index >= length:
+            break
+        if text[index] not in "{[":
+            raise NotALiteral(f"unexpected text {text[index:index + 20]!r}")
+        end = scan_balanced(text, index)
+        if end is None:
+            end = length
+        values.append(read_value(text[index:end]))
+        index = end
+    if not values:
+        raise NotALiteral("no value")
+    return values
+
+
+def strip_fence(text: str) -> str:
+    """The inside of a Markdown code fence (```json ... ```), or the text unchanged."""
+    stripped = text.strip()
+    if not stripped.startswith("```"):
+        return stripped
+    newline = stripped.find("\n")
+    if newline < 0:
+        return stripped
+    body = stripped[newline + 1:]
+    if body.rstrip().endswith("```"):
+        body = body.rstrip()[:-3]
+    return body.strip()

@@ -1,0 +1,70 @@
+"""MiniMax-Text-01: `<function_call>` then a ```typescript block of `functions.NAME({...})` lines.
+
+`<function_call>` is a special token, so it is missing when special tokens are not printed; the
+fenced block alone is enough. Arguments are found by bracket scanning, so `)`, `}` and quotes
+inside string values do not end them early.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .base import Marker, ParsedCall, ToolCallParser
+from .lenient import NotALiteral, read_value, scan_balanced
+
+CALL_TOKEN = "<function_call>"
+CALL_START = re.compile(r"(?:functions\.)?([A-Za-z_][\w\-]*)\s*\(")
+SEPARATORS = " \t\r\n;,"
+
+
+class MiniMaxTypeScriptParser(ToolCallParser):
+    name = "minimax_ts"
+    markers = (
+        Marker(CALL_TOKEN, "fence"),
+        Marker("```typescript", "fence"),
+        Marker("```ts\n", "fence"),
+    )
+
+    def read_region(self, region: str) -> list[ParsedCall] | None:
+        body = region
+        if body.startswith(CALL_TOKEN):
+            body = body[len(CALL_TOKEN):].lstrip()
+        if body.startswith("```"):
+            newline = body.find("\n")
+            body = body[newline + 1:] if newline >= 0 else ""
+        if body.rstrip().endswith("```"):
+            body = body.rstrip()[:-3]
+        return read_call_lines(body, require_namespace=True)
+
+
+def read_call_lines(body: str, *, require_namespace: bool) -> list[ParsedCall] | None:
+    """Read `functions.NAME({...})` calls separated by newlines or `;`; None if anything else."""
+    calls: list[ParsedCall] = []
+    index = 0
+    while True:
+        while index < len(body) and body[index] in SEPARATORS:
+            index += 1
+        if index >= len(body):
+            break
+        match = CALL_START.match(body, index)
+        if match is None or (require_namespace and not match.group(0).startswith("functions.")):
+            return None
+        open_paren = match.end() - 1
+        end = scan_balanced(body, open_paren)
+        if end is None:
+            end = len(body)
+            inner = body[open_paren + 1:].rstrip().removesuffix(")")
+        else:
+            inner = body[open_paren + 1: end - 1]
+        if inner.strip():
+            try:
+                arguments = read_value(inner)
+            except NotALiteral:
+                return None
+            if not isinstance(arguments, dict):
+                return None
+        else:
+            arguments = {}
+        calls.append(ParsedCall(match.group(1), arguments))
+        index = end
+    return calls or None
