@@ -69,3 +69,87 @@ def verify_command(source: str, as_json: bool) -> None:
             click.echo(f"{case.name:<{width}}  {line}")
         click.echo(f"exact {report.exact}/{report.rendered}")
     sys.exit(0 if report.all_exact else 1)
+
+
+class _ProgressPrinter:
+    """Progress bars on stderr for build steps: one bar per sized step, one line per other step."""
+
+    def __init__(self) -> None:
+        self._step: str | None = None
+        self._bar: Any = None
+
+    def __call__(self, step: str, done: int | None, total: int | None) -> None:
+        if step != self._step:
+            self.close()
+            self._step = step
+            if total:
+                self._bar = click.progressbar(length=total, label=step, file=sys.stderr, show_pos=False)
+                self._bar.__enter__()
+            else:
+                click.echo(step, err=True)
+        if self._bar is not None and done is not None:
+            self._bar.update(done - self._bar.pos)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+
+
+@main.command("build")
+@click.argument("family")
+@click.option("--from", "from_", metavar="BASE", help="Ollama model name or .gguf file (default: the family's suggested base).")
+@click.option("--name", help="Name of the model to create (default: FAMILY-fc).")
+@click.option("--faithful", is_flag=True, help="Skip every curated fix: the pure conversion of the source template.")
+@click.option("--skip-fix", "skip_fixes", multiple=True, metavar="FIX", help="Skip one curated fix (repeatable; see `ollama-fc show`).")
+@friendly_errors
+def build_command(family: str, from_: str | None, name: str | None, faithful: bool, skip_fixes: tuple[str, ...]) -> None:
+    """Create an Ollama model of FAMILY over BASE with its curated template (honours OLLAMA_HOST)."""
+    from .build import build
+
+    printer = _ProgressPrinter()
+    try:
+        result = build(family, from_=from_, name=name, faithful=faithful, skip_fixes=skip_fixes, progress=printer)
+    finally:
+        printer.close()
+    for warning in result.built.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    fixes = ", ".join(result.built.fixes) or "none (faithful)"
+    click.echo(f"created {result.name} from {result.base} in {result.seconds:.1f}s (fixes: {fixes})")
+
+
+@main.command("list")
+@friendly_errors
+def list_command() -> None:
+    """The families `build` knows, with the tool-call format their client parser reads."""
+    from .families import family_names, load_family
+
+    for name in family_names():
+        recipe = load_family(name).recipe
+        base = recipe.base or "(no local base)"
+        click.echo(f"{name:<14} {recipe.tool_format:<14} {base}")
+
+
+@main.command("show")
+@click.argument("family")
+@click.option("--faithful", is_flag=True, help="Show the pure conversion, without the curated fixes.")
+@friendly_errors
+def show_command(family: str, faithful: bool) -> None:
+    """Print the Modelfile `build FAMILY` creates (edit FROM to use it with `ollama create -f`)."""
+    from .families import family_template, modelfile
+
+    click.echo(modelfile(family_template(family, faithful=faithful)), nl=False)
+
+
+@main.command("modelfiles")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if a checked-in Modelfile is stale.")
+@friendly_errors
+def modelfiles_command(check: bool) -> None:
+    """Regenerate modelfiles/<family>/Modelfile from converters/."""
+    from .families import write_modelfiles
+
+    changed = write_modelfiles(check=check)
+    for path in changed:
+        click.echo(f"{'stale' if check else 'wrote'} {path}")
+    if check and changed:
+        sys.exit(1)

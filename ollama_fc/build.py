@@ -1,0 +1,179 @@
+"""`ollama-fc build FAMILY`: create an Ollama model from a base and a family's curated template.
+
+The template goes to Ollama's create API as a field (a Modelfile value cannot hold a line ending
+in three quotes), with the family marker at its start so a client finds the tool-call format
+from `show` alone. The base is an Ollama model (pulled when missing) or a local GGUF (uploaded).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Collection, Iterator
+from urllib.parse import urlsplit
+
+import httpx
+import ollama
+
+from .errors import BuildError, OllamaUnavailableError, SourceError
+from .families import FamilyTemplate, family_template, load_family
+
+#: step, bytes or units done, total (None when the step has no size).
+ProgressCallback = Callable[[str, "int | None", "int | None"], None]
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    name: str
+    base: str
+    built: FamilyTemplate
+    seconds: float
+
+
+def resolve_host(host: str | None = None) -> str:
+    """The server URL: `host`, else OLLAMA_HOST (as `ollama` accepts it), else the default port."""
+    value = (host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST).strip().rstrip("/")
+    if "://" not in value:
+        value = "http://" + value
+    parts = urlsplit(value)
+    hostname = parts.hostname or "127.0.0.1"
+    if ":" in hostname:
+        hostname = f"[{hostname}]"
+    port = parts.port or (443 if parts.scheme == "https" else 11434)
+    return f"{parts.scheme}://{hostname}:{port}{parts.path}"
+
+
+def default_name(family: str) -> str:
+    """`<family>-fc`: never the name of the library model a user may have pulled as the base."""
+    return f"{family}-fc"
+
+
+def _noop(step: str, done: int | None, total: int | None) -> None:
+    return None
+
+
+def check_reachable(host: str) -> str:
+    """Ollama's version at `host`, or an error saying how to start it."""
+    try:
+        response = httpx.get(f"{host}/api/version", timeout=5)
+        response.raise_for_status()
+        return str(response.json().get("version", "unknown"))
+    except (httpx.HTTPError, ValueError) as exc:
+        raise OllamaUnavailableError(
+            f"cannot reach Ollama at {host} ({type(exc).__name__}); start it with `ollama serve`, "
+            "or set OLLAMA_HOST to the address it listens on"
+        ) from exc
+
+
+def is_gguf_path(base: str) -> bool:
+    """A base names a file when it looks like one; anything else is an Ollama model name."""
+    return base.endswith(".gguf") or base.startswith((".", "/", "~")) or Path(base).is_file()
+
+
+def _check_gguf(path: Path) -> None:
+    if not path.is_file():
+        raise SourceError(f"{path}: no such file; give a .gguf file or the name of an Ollama model")
+    with path.open("rb") as handle:
+        if handle.read(4) != b"GGUF":
+            raise SourceError(f"{path}: not a GGUF file (no GGUF header); convert it to GGUF first")
+
+
+def upload_gguf(host: str, path: Path, progress: ProgressCallback = _noop) -> str:
+    """Upload a GGUF as a blob (skipped when the server has it) and return its digest."""
+    _check_gguf(path)
+    size = path.stat().st_size
+    digest = hashlib.sha256()
+    done = 0
+    with path.open("rb") as handle:
+        while chunk := handle.read(CHUNK):
+            digest.update(chunk)
+            done += len(chunk)
+            progress(f"hashing {path.name}", done, size)
+    name = f"sha256:{digest.hexdigest()}"
+    url = f"{host}/api/blobs/{name}"
+    if httpx.head(url, timeout=30).status_code == 200:
+        progress(f"{path.name} already on the server", size, size)
+        return name
+
+    def chunks() -> Iterator[bytes]:
+        sent = 0
+        with path.open("rb") as handle:
+            while chunk := handle.read(CHUNK):
+                sent += len(chunk)
+                progress(f"uploading {path.name}", sent, size)
+                yield chunk
+
+    response = httpx.post(url, content=chunks(), timeout=None)
+    if response.status_code not in (200, 201):
+        raise BuildError(f"uploading {path} to Ollama failed: {response.text.strip() or response.status_code}")
+    return name
+
+
+def ensure_model(client: ollama.Client, base: str, progress: ProgressCallback = _noop) -> None:
+    """Make sure the base model is on the server, pulling it with progress when it is not."""
+    try:
+        client.show(base)
+        return
+    except ollama.ResponseError as exc:
+        if exc.status_code != 404:
+            raise BuildError(f"cannot look up base model {base!r}: {exc.error}") from exc
+    try:
+        for event in client.pull(base, stream=True):
+            progress(_step(event.status, event.digest), event.completed, event.total)
+    except ollama.ResponseError as exc:
+        raise BuildError(
+            f"base model {base!r} is not in Ollama and pulling it failed: {exc.error}; "
+            "check the name (`ollama list`) or pass --from a .gguf file"
+        ) from exc
+
+
+def _step(status: str | None, digest: str | None) -> str:
+    status = status or ""
+    if digest and digest.split(":")[-1][:12] not in status:
+        return f"{status} {digest.split(':')[-1][:12]}"
+    return status
+
+
+def build(
+    family: str,
+    *,
+    from_: str | None = None,
+    name: str | None = None,
+    faithful: bool = False,
+    skip_fixes: Collection[str] = (),
+    host: str | None = None,
+    progress: ProgressCallback = _noop,
+) -> BuildResult:
+    """Create `name` on the Ollama at `host` from `from_` with the family's curated template."""
+    started = time.monotonic()
+    loaded = load_family(family)
+    base = from_ or loaded.recipe.base
+    if not base:
+        raise BuildError(f"family {family} has no suggested base: {loaded.recipe.no_base}")
+    built = family_template(loaded, faithful=faithful, skip=skip_fixes)
+    host = resolve_host(host)
+    check_reachable(host)
+    client = ollama.Client(host=host)
+    name = name or default_name(family)
+
+    source: dict[str, object]
+    if is_gguf_path(base):
+        path = Path(base).expanduser()
+        source = {"files": {path.name: upload_gguf(host, path, progress)}}
+    else:
+        ensure_model(client, base, progress)
+        source = {"from_": base}
+    try:
+        for event in client.create(
+            model=name, template=built.template, parameters=built.parameters, stream=True, **source  # type: ignore[arg-type]
+        ):
+            progress(_step(event.status, event.digest), event.completed, event.total)
+    except ollama.ResponseError as exc:
+        raise BuildError(f"ollama create {name} failed: {exc.error}") from exc
+    return BuildResult(name=name, base=base, built=built, seconds=time.monotonic() - started)

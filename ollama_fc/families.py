@@ -1,0 +1,289 @@
+"""The curated seed families: a model's own chat template plus a recipe, built into an Ollama TEMPLATE.
+
+Each family lives in `converters/<family>/`: `template.jinja` (the chat template exactly as the
+model publishes it) and `recipe.toml` (special tokens, the client's tool-call format, a suggested
+base model, and the fixes applied on top of the faithful conversion).
+
+A fix is one of three kinds, so every one can be switched off on its own:
+
+* a Jinja patch (`find`/`replace`, the find text must occur exactly once), applied to the source
+  template *before* conversion: the fixed template is still a Jinja template, and its Hugging Face
+  render is what the converted Go template is checked against;
+* a tool tag: the marker the model opens a call with, declared so that Ollama's parser derives
+  exactly that tag from the template (it takes the first text inside `{{ if .ToolCalls }}`);
+* stop strings: the tokens the model ends its turn with.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Collection
+
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from .errors import OllamaFcError, SourceError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+MARKER_PATTERN = re.compile(r"\{\{/\* ollama-fc family=(?P<family>\S+) format=(?P<format>\S+) \*/\}\}")
+
+
+def family_marker(family: str, tool_format: str) -> str:
+    """The Go template comment that records the family in the model's TEMPLATE (`show` returns it)."""
+    return f"{{{{/* ollama-fc family={family} format={tool_format} */}}}}"
+
+
+def tag_declaration(tag: str) -> str:
+    """A block that renders nothing but is the first `{{ if .ToolCalls }}` Ollama's parseTag finds.
+
+    Ollama derives the tool-call tag from the first text inside the first `if` on `.ToolCalls`;
+    templates that loop over calls without such an `if` (or start it with an action) give the
+    tag `{`, which misses calls wrapped in a marker. `if false` keeps the block out of every render.
+    """
+    return f"{{{{- if false }}}}{{{{ if .ToolCalls }}}}{tag}{{{{ end }}}}{{{{ end }}}}"
+
+
+class Fix(BaseModel):
+    """One curated change on top of the faithful conversion (exactly one kind per fix)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    what: str
+    find: str | None = None
+    replace: str | None = None
+    tool_tag: str | None = None
+    stop: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Fix:
+        kinds = [self.find is not None or self.replace is not None, self.tool_tag is not None, self.stop is not None]
+        if sum(kinds) != 1:
+            raise ValueError(f"fix {self.name!r} must have exactly one of find/replace, tool_tag, stop")
+        if (self.find is None) != (self.replace is None):
+            raise ValueError(f"fix {self.name!r} needs both find and replace")
+        if self.tool_tag is not None and ("{" in self.tool_tag or not self.tool_tag.strip()):
+            raise ValueError(f"fix {self.name!r}: a tool tag must be non-empty and contain no '{{'")
+        return self
+
+
+class SpecialTokens(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    bos_token: str | None = None
+    eos_token: str | None = None
+    #: control tokens of the model's vocabulary the template prints (turn markers and the like).
+    control: list[str] = []
+
+    def variables(self) -> dict[str, str]:
+        """The `*_token` variables a chat template reads."""
+        return {key: value for key, value in (("bos_token", self.bos_token), ("eos_token", self.eos_token)) if value}
+
+
+class Recipe(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    description: str
+    source: str
+    tool_format: str
+    #: an Ollama model the family runs on locally; empty when there is none (then `no_base` says why).
+    base: str = ""
+    no_base: str = ""
+    notes: str = ""
+    special_tokens: SpecialTokens = SpecialTokens()
+    fixes: list[Fix] = []
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    recipe: Recipe
+    #: the source chat template, as the model publishes it.
+    template: str
+    folder: Path
+
+    @property
+    def fix_names(self) -> list[str]:
+        return [fix.name for fix in self.recipe.fixes]
+
+
+@dataclass(frozen=True)
+class FamilyTemplate:
+    """What a build sends to Ollama, and how it was made."""
+
+    family: Family
+    #: the Jinja template after the Jinja patches: the Hugging Face reference for the Go template.
+    jinja: str
+    #: the Go TEMPLATE, starting with the family marker.
+    template: str
+    parameters: dict[str, list[str]]
+    fixes: list[str]
+    #: the tag Ollama's parser derives from `template`.
+    tool_tag: str | None
+    warnings: list[str]
+
+
+class UnknownFamilyError(OllamaFcError):
+    """No folder in converters/ has this name."""
+
+
+def converters_dir() -> Path:
+    """The family folders: `ollama_fc/converters` links to the checkout's `converters/`, and a wheel
+    carries a copy of it as package data."""
+    return (Path(__file__).parent / "converters").resolve()
+
+
+def family_names() -> list[str]:
+    root = converters_dir()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / "recipe.toml").is_file())
+
+
+def load_family(name: str) -> Family:
+    folder = converters_dir() / name
+    recipe_path = folder / "recipe.toml"
+    if not recipe_path.is_file():
+        known = ", ".join(family_names()) or "none installed"
+        raise UnknownFamilyError(f"unknown family {name!r}; known families: {known}")
+    try:
+        recipe = Recipe.model_validate(tomllib.loads(recipe_path.read_text(encoding="utf-8")))
+    except (tomllib.TOMLDecodeError, ValidationError) as exc:
+        raise SourceError(f"{recipe_path}: invalid recipe: {exc}") from exc
+    template = (folder / "template.jinja").read_text(encoding="utf-8")
+    return Family(name=name, recipe=recipe, template=template, folder=folder)
+
+
+def apply_patches(family: Family, fixes: Collection[str]) -> str:
+    """The source template with the named Jinja patches applied, each matching exactly once."""
+    template = family.template
+    for fix in family.recipe.fixes:
+        if fix.name not in fixes or fix.find is None or fix.replace is None:
+            continue
+        count = template.count(fix.find)
+        if count != 1:
+            raise SourceError(
+                f"family {family.name}: fix {fix.name!r} must match the template exactly once, "
+                f"matched {count} times; update its find text in {family.folder / 'recipe.toml'}"
+            )
+        template = template.replace(fix.find, fix.replace)
+    return template
+
+
+def selected_fixes(family: Family, *, faithful: bool = False, skip: Collection[str] = ()) -> list[str]:
+    """The fixes a build applies: all of them, minus `skip`; none when `faithful`."""
+    unknown = sorted(set(skip) - set(family.fix_names))
+    if unknown:
+        raise OllamaFcError(
+            f"family {family.name} has no fix {', '.join(unknown)}; its fixes: {', '.join(family.fix_names)}"
+        )
+    if faithful:
+        return []
+    return [name for name in family.fix_names if name not in skip]
+
+
+def family_template(family: Family | str, *, faithful: bool = False, skip: Collection[str] = ()) -> FamilyTemplate:
+    """Convert the family's template with its fixes into the Go TEMPLATE and parameters to create."""
+    if isinstance(family, str):
+        family = load_family(family)
+    from .convert import TemplateSource, convert
+
+    recipe = family.recipe
+    fixes = selected_fixes(family, faithful=faithful, skip=skip)
+    jinja = apply_patches(family, fixes)
+    source = TemplateSource(
+        template=jinja, special_tokens=recipe.special_tokens.variables(), origin=str(family.folder / "template.jinja")
+    )
+    conversion = convert(source, family=family.name, tool_format=recipe.tool_format)
+
+    body = MARKER_PATTERN.sub("", conversion.template, count=1)
+    tool_tag = conversion.tool_call_tag
+    parameters = {key: list(values) for key, values in conversion.parameters.items()}
+    for fix in recipe.fixes:
+        if fix.name not in fixes:
+            continue
+        if fix.tool_tag is not None and fix.tool_tag != tool_tag:
+            body = tag_declaration(fix.tool_tag) + body
+            tool_tag = fix.tool_tag
+        if fix.stop is not None:
+            parameters["stop"] = list(fix.stop)
+    return FamilyTemplate(
+        family=family,
+        jinja=jinja,
+        template=family_marker(family.name, recipe.tool_format) + body,
+        parameters=parameters,
+        fixes=fixes,
+        tool_tag=tool_tag,
+        warnings=[f"line {w.line}: {w.construct}: {w.effect}" for w in conversion.warnings],
+    )
+
+
+def read_marker(template: str) -> tuple[str, str] | None:
+    """(family, format) from a TEMPLATE built by ollama-fc, else None."""
+    match = MARKER_PATTERN.search(template)
+    return (match["family"], match["format"]) if match else None
+
+
+def modelfile_safe(template: str) -> str:
+    """The template with every line ending in three quotes broken by an empty Go comment.
+
+    Ollama's Modelfile parser ends a triple-quoted value at the first line that ends with `\"\"\"`,
+    and has no escape. `\"\"{{/**/}}\"` renders the same text but no longer ends the value.
+    """
+    return re.sub(r'""(")([ \t]*)$', r'""{{/**/}}\1\2', template, flags=re.MULTILINE)
+
+
+def _quoted(value: str) -> str:
+    return f'"{value}"' if '"' not in value and value.strip() == value else f'"""{value}"""'
+
+
+def modelfile(built: FamilyTemplate, from_: str | None = None) -> str:
+    """A Modelfile equivalent to `ollama-fc build` for users without Python."""
+    family, recipe = built.family, built.family.recipe
+    base = from_ or recipe.base
+    lines = [
+        f"# ollama-fc family={family.name} format={recipe.tool_format}",
+        f"# {recipe.description}",
+        f"# Generated from converters/{family.name}/ by `ollama-fc modelfiles`; do not edit the TEMPLATE by hand.",
+        f"# Fixes on top of the faithful conversion: {', '.join(built.fixes) or 'none'} "
+        f"(converters/{family.name}/recipe.toml says why).",
+    ]
+    if not base:
+        lines.append(f"# {recipe.no_base}: edit FROM to point at it.")
+        base = f"./{family.name}.gguf"
+    else:
+        lines.append("# FROM may be any Ollama model or .gguf file of this family.")
+    lines.append(f"# Create it with: ollama create {family.name}-fc -f Modelfile")
+    lines.append(f"FROM {base}")
+    lines.append(f'TEMPLATE """{modelfile_safe(built.template)}"""')
+    for key, values in built.parameters.items():
+        lines.extend(f"PARAMETER {key} {_quoted(value)}" for value in values)
+    return "\n".join(lines) + "\n"
+
+
+def modelfiles_dir() -> Path:
+    return converters_dir().parent / "modelfiles"
+
+
+def write_modelfiles(*, check: bool = False) -> list[Path]:
+    """Regenerate modelfiles/<family>/Modelfile for every family; return the ones that changed.
+
+    With `check`, nothing is written: the returned paths are the stale ones.
+    """
+    changed = []
+    for name in family_names():
+        path = modelfiles_dir() / name / "Modelfile"
+        text = modelfile(family_template(name))
+        if path.is_file() and path.read_text(encoding="utf-8") == text:
+            continue
+        changed.append(path)
+        if not check:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    return changed
