@@ -1,0 +1,87 @@
+"""compare() puts the reference against Ollama's own engine, case by case, on both versions."""
+
+from __future__ import annotations
+
+import pytest
+
+from ollama_fc import oracle
+from ollama_fc.convert.sources import TemplateSource
+from ollama_fc.verify.battery import CASES
+from ollama_fc.verify.runner import VersionResult, _combine, compact_diff, compare, open_oracles
+
+CHATML_JINJA = (
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+# the same prompt format, written by hand for Ollama
+CHATML_GO = (
+    "{{- range $i, $m := .Messages }}<|im_start|>{{ $m.Role }}\n{{ $m.Content }}<|im_end|>\n"
+    '{{ if and (eq (len (slice $.Messages $i)) 1) (ne $m.Role "assistant") }}<|im_start|>assistant\n{{ end }}'
+    "{{- end }}"
+)
+
+
+@pytest.fixture(scope="module")
+def oracles():
+    with open_oracles((oracle.PINNED, oracle.LATEST)) as engines:
+        yield engines
+
+
+def test_an_equivalent_go_template_is_exact_on_every_case_and_version(oracles) -> None:
+    _, results = compare(TemplateSource(CHATML_JINJA), CHATML_GO, oracles)
+    assert [result.name for result in results] == [case.name for case in CASES]
+    for result in results:
+        assert result.status == "exact", (result.name, result.detail)
+        assert set(result.versions) == {oracle.PINNED, oracle.LATEST}
+
+
+def test_a_missing_generation_prompt_is_a_diff_at_the_end(oracles) -> None:
+    go = CHATML_GO.replace("<|im_start|>assistant\n{{ end }}", "{{ end }}")
+    _, results = compare(TemplateSource(CHATML_JINJA), go, oracles)
+    by_name = {result.name: result for result in results}
+    assert by_name["prefill"].status == "exact"
+    single = by_name["single_turn"]
+    assert single.status == "diff"
+    # "<|im_start|>user\n" (17) + "Hello! How are you?" (19) + "<|im_end|>\n" (11) = 47
+    assert single.detail == (
+        "at char 47 (line 3 col 1): reference ' How are you?<|im_end|>\\n<|im_start|>assistant\\n' "
+        "vs ollama ' How are you?<|im_end|>\\n'"
+    )
+
+
+def test_template_refusal_is_cannot_render_not_a_failure(oracles) -> None:
+    jinja = "{% if messages[0].role == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}" + CHATML_JINJA
+    _, results = compare(TemplateSource(jinja), CHATML_GO, oracles)
+    by_name = {result.name: result for result in results}
+    assert by_name["system_prompt"].status == "cannot-render"
+    assert "System role not supported" in by_name["system_prompt"].detail
+    assert by_name["single_turn"].status == "exact"
+
+
+def test_ollama_refusing_the_template_is_an_error(oracles) -> None:
+    _, results = compare(TemplateSource(CHATML_JINJA), "{{ if }}", oracles)
+    assert {result.status for result in results} == {"error"}
+    assert "parse error" in results[0].detail
+
+
+def test_leading_bos_added_by_the_runner_is_not_counted(oracles) -> None:
+    source = TemplateSource("{{ bos_token }}" + CHATML_JINJA, special_tokens={"bos_token": "<s>"})
+    _, results = compare(source, CHATML_GO, oracles)
+    assert all(result.status == "exact" for result in results)
+
+
+def test_compact_diff_shows_the_first_difference_with_context() -> None:
+    assert compact_diff("abcXdef", "abcYdef", context=2) == "at char 3 (line 1 col 4): reference 'bcXd' vs ollama 'bcYd'"
+    assert compact_diff("ab\ncd", "ab\nc", context=1) == "at char 4 (line 2 col 2): reference 'cd' vs ollama 'c'"
+
+
+def test_a_difference_on_one_version_names_that_version() -> None:
+    status, detail = _combine(
+        {"v0.24.0": VersionResult(status="exact"), "v0.34.4": VersionResult(status="diff", detail="at char 1")}
+    )
+    assert status == "diff"
+    assert detail == "v0.34.4: diff at char 1; exact on v0.24.0"
+    status, detail = _combine(
+        {"v0.24.0": VersionResult(status="diff", detail="at char 1"), "v0.34.4": VersionResult(status="diff", detail="at char 1")}
+    )
+    assert (status, detail) == ("diff", "at char 1")
