@@ -12,6 +12,11 @@ from .errors import (
     SourceError,
     ToolCallError,
 )
+from .client import AsyncClient, Client, chat
+from .functions import function_to_tool
+from .loop import run_tools
+from .parsers import ParsedCall, ParseResult, parse_tool_calls
+from .schema import InvalidToolCall, validate_arguments
 
 __all__ = [
     "__version__",
@@ -21,4 +26,14 @@ __all__ = [
     "OllamaUnavailableError",
     "SourceError",
     "ToolCallError",
+    "AsyncClient",
+    "Client",
+    "InvalidToolCall",
+    "ParseResult",
+    "ParsedCall",
+    "chat",
+    "function_to_tool",
+    "parse_tool_calls",
+    "run_tools",
+    "validate_arguments",
 ]

@@ -153,3 +153,27 @@ def modelfiles_command(check: bool) -> None:
         click.echo(f"{'stale' if check else 'wrote'} {path}")
     if check and changed:
         sys.exit(1)
+
+
+@main.command("parse")
+@click.option("--format", "format_name", default=None, help="Tool-call format (default: try all).")
+@click.option("--tools", "tools_file", type=click.Path(dir_okay=False), default=None,
+              help="JSON file with the offered tools (a list of tool definitions); other names are not calls.")
+@friendly_errors
+def parse_command(format_name: str | None, tools_file: str | None) -> None:
+    """Recover tool calls from model text on stdin; print them and the remaining content as JSON."""
+    import json
+    from pathlib import Path
+
+    from .parsers import parse_tool_calls
+
+    tools = None
+    if tools_file is not None:
+        try:
+            tools = json.loads(Path(tools_file).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise OllamaFcError(f"cannot read tools from {tools_file}: {exc}; give a JSON list of tool definitions") from None
+        if not isinstance(tools, list):
+            raise OllamaFcError(f"{tools_file} must hold a JSON list of tool definitions")
+    result = parse_tool_calls(sys.stdin.read(), format=format_name, tools=tools)
+    click.echo(json.dumps(result.to_dict(), ensure_ascii=False))

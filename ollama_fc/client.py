@@ -1,0 +1,243 @@
+"""Drop-in `ollama.Client` / `ollama.AsyncClient` that recover tool calls Ollama left as text.
+
+When Ollama returns no `tool_calls` but the content holds calls in the model's format, the
+response comes back with `message.tool_calls` filled (ollama's own ToolCall objects) and the
+call text removed from `content`. Responses where Ollama parsed the calls itself pass through
+untouched, so their arguments are not schema-checked here (`run_tools` checks every call before
+running it). Recovered calls are checked against the offered tool's schema and coerced; an
+invalid one raises InvalidToolCall unless `validate=False`.
+
+The format comes from `tool_format=`, else from the model (one `show` per model per client: the
+family marker written by `ollama-fc build`, else the tag in the template's `.ToolCalls` block),
+else every format is tried.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, AsyncIterator, Callable, Iterator, Literal, Mapping, Optional, Sequence, Union, overload
+
+import ollama
+from ollama import ChatResponse, Message
+
+from .functions import function_to_tool
+from .parsers.base import ParsedCall, offered_names, tool_name
+from .parsers.registry import parsers_for
+from .parsers.streaming import StreamingRecoverer, recover_text
+from .schema import validate_arguments
+
+ToolSpec = Union[Mapping[str, Any], ollama.Tool, Callable[..., Any]]
+
+FAMILY_MARKER = re.compile(r"\{\{-?\s*/\*\s*ollama-fc\s+family=(\S+)\s+format=(\S+?)\s*\*/\s*-?\}\}")
+_TOOL_CALLS_IF = re.compile(r"\{\{-?\s*if\b[^}]*\.ToolCalls[^}]*\}\}")
+
+# Tag (the text Ollama derives from the template) -> our format name, most specific first.
+_TAG_FORMATS: tuple[tuple[str, str], ...] = (
+    ("<tool_call>", "hermes"),
+    ("<function_call>", "minimax_ts"),
+    ("```typescript", "minimax_ts"),
+    ("functools", "functools"),
+    ("[TOOL_CALLS]", "mistral"),
+    ("<|python_tag|>", "llama3_json"),
+)
+
+
+def format_from_template(template: str | None) -> str | None:
+    """The tool-call format a model's Go template asks for, or None if it does not say."""
+    if not template:
+        return None
+    marker = FAMILY_MARKER.search(template)
+    if marker:
+        return marker.group(2)
+    block = _TOOL_CALLS_IF.search(template)
+    if block is None:
+        return None
+    following = template[block.end():]
+    tag = following.split("{{", 1)[0].split("{", 1)[0].strip()
+    for needle, format_name in _TAG_FORMATS:
+        if tag and needle in tag:
+            return format_name
+    return None
+
+
+class _Offered:
+    """The tools of one request: what is sent to Ollama, and the schemas to check calls against."""
+
+    def __init__(self, tools: Optional[Sequence[ToolSpec]]) -> None:
+        self.wire: Optional[list[Any]] = None
+        self.schemas: dict[str, Any] = {}
+        if tools is None:
+            return
+        self.wire = [function_to_tool(tool) if callable(tool) else tool for tool in tools]
+        for tool in self.wire:
+            name = tool_name(tool)
+            function = tool.get("function") if isinstance(tool, Mapping) else getattr(tool, "function", None)
+            parameters = function.get("parameters") if isinstance(function, Mapping) else getattr(function, "parameters", None)
+            if isinstance(parameters, ollama.Tool.Function.Parameters):
+                parameters = parameters.model_dump(by_alias=True, exclude_none=True)
+            if name:
+                self.schemas[name] = parameters
+
+    @property
+    def names(self) -> frozenset[str] | None:
+        return offered_names(self.wire)
+
+    def tool_calls(self, calls: Sequence[ParsedCall], validate: bool) -> list[Message.ToolCall]:
+        """Ollama's ToolCall objects for recovered calls, checked against the schemas."""
+        return [
+            Message.ToolCall(
+                function=Message.ToolCall.Function(
+                    name=call.name,
+                    arguments=validate_arguments(call.name, self.schemas.get(call.name), call.arguments)
+                    if validate else call.arguments,
+                )
+            )
+            for call in calls
+        ]
+
+
+class _StreamRewriter:
+    """Rewrites streamed chunks: held call text is withheld, recovered calls become tool_calls."""
+
+    def __init__(self, offered: _Offered, format_name: str | None, validate: bool) -> None:
+        self.offered = offered
+        self.validate = validate
+        self.recoverer = StreamingRecoverer(parsers_for(format_name), offered.wire)
+        self.passthrough = False
+
+    def rewrite(self, chunk: ChatResponse) -> ChatResponse:
+        message = chunk.message
+        if self.passthrough or message.tool_calls:
+            self.passthrough = True  # Ollama parses this model's calls itself
+            return chunk
+        text = message.content or ""
+        if not text and not chunk.done:
+            return chunk
+        pieces = self.recoverer.feed(text) if text else []
+        if chunk.done:
+            pieces += self.recoverer.finish()
+        if len(pieces) == 1 and pieces[0] == text:
+            return chunk
+        content = "".join(piece for piece in pieces if isinstance(piece, str))
+        calls = [call for piece in pieces if not isinstance(piece, str) for call in piece]
+        update: dict[str, Any] = {"content": content}
+        if calls:
+            update["tool_calls"] = self.offered.tool_calls(calls, self.validate)
+        return chunk.model_copy(update={"message": message.model_copy(update=update)})
+
+
+class _Recovery:
+    """What Client and AsyncClient share: format lookup cache and the response rewriting."""
+
+    _formats: dict[str, Optional[str]]
+
+    def _recover(self, response: ChatResponse, offered: _Offered, format_name: Optional[str], validate: bool) -> ChatResponse:
+        message = response.message
+        if offered.wire is None or message.tool_calls or not message.content:
+            return response
+        result = recover_text(message.content, parsers_for(format_name), offered.wire)
+        if not result.tool_calls:
+            return response
+        message.tool_calls = offered.tool_calls(result.tool_calls, validate)
+        message.content = result.content
+        return response
+
+
+class Client(ollama.Client, _Recovery):
+    """`ollama.Client` whose `chat` also returns the tool calls Ollama left in the text."""
+
+    def __init__(self, host: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(host, **kwargs)
+        self._formats = {}
+
+    def tool_format(self, model: str) -> Optional[str]:
+        """The model's tool-call format, from its template (asked once per model)."""
+        if model not in self._formats:
+            self._formats[model] = format_from_template(self.show(model).template)
+        return self._formats[model]
+
+    @overload
+    def chat(self, model: str = "", messages: Optional[Sequence[Union[Mapping[str, Any], Message]]] = None, *,
+             tools: Optional[Sequence[ToolSpec]] = None, stream: Literal[False] = False,
+             tool_format: Optional[str] = None, validate: bool = True, **kwargs: Any) -> ChatResponse: ...
+
+    @overload
+    def chat(self, model: str = "", messages: Optional[Sequence[Union[Mapping[str, Any], Message]]] = None, *,
+             tools: Optional[Sequence[ToolSpec]] = None, stream: Literal[True] = True,
+             tool_format: Optional[str] = None, validate: bool = True, **kwargs: Any) -> Iterator[ChatResponse]: ...
+
+    def chat(  # type: ignore[override]
+        self,
+        model: str = "",
+        messages: Optional[Sequence[Union[Mapping[str, Any], Message]]] = None,
+        *,
+        tools: Optional[Sequence[ToolSpec]] = None,
+        stream: bool = False,
+        tool_format: Optional[str] = None,
+        validate: bool = True,
+        **kwargs: Any,
+    ) -> Union[ChatResponse, Iterator[ChatResponse]]:
+        """`ollama.Client.chat`, plus `tool_format=` (a format name) and `validate=` (schema check)."""
+        offered = _Offered(tools)
+        response = super().chat(model, messages, tools=offered.wire, stream=stream, **kwargs)
+        if offered.wire is None:
+            return response
+        format_name = tool_format or self.tool_format(model)
+        parsers_for(format_name)  # an unknown format name fails here, before any output
+        if not stream:
+            return self._recover(response, offered, format_name, validate)  # type: ignore[arg-type]
+        rewriter = _StreamRewriter(offered, format_name, validate)
+        return (rewriter.rewrite(chunk) for chunk in response)  # type: ignore[union-attr]
+
+
+class AsyncClient(ollama.AsyncClient, _Recovery):
+    """`ollama.AsyncClient` whose `chat` also returns the tool calls Ollama left in the text."""
+
+    def __init__(self, host: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(host, **kwargs)
+        self._formats = {}
+
+    async def tool_format(self, model: str) -> Optional[str]:
+        """The model's tool-call format, from its template (asked once per model)."""
+        if model not in self._formats:
+            self._formats[model] = format_from_template((await self.show(model)).template)
+        return self._formats[model]
+
+    async def chat(  # type: ignore[override]
+        self,
+        model: str = "",
+        messages: Optional[Sequence[Union[Mapping[str, Any], Message]]] = None,
+        *,
+        tools: Optional[Sequence[ToolSpec]] = None,
+        stream: bool = False,
+        tool_format: Optional[str] = None,
+        validate: bool = True,
+        **kwargs: Any,
+    ) -> Union[ChatResponse, AsyncIterator[ChatResponse]]:
+        """`ollama.AsyncClient.chat`, plus `tool_format=` and `validate=` as in Client.chat."""
+        offered = _Offered(tools)
+        response = await super().chat(model, messages, tools=offered.wire, stream=stream, **kwargs)
+        if offered.wire is None:
+            return response
+        format_name = tool_format or await self.tool_format(model)
+        parsers_for(format_name)
+        if not stream:
+            return self._recover(response, offered, format_name, validate)  # type: ignore[arg-type]
+        rewriter = _StreamRewriter(offered, format_name, validate)
+
+        async def rewritten() -> AsyncIterator[ChatResponse]:
+            async for chunk in response:  # type: ignore[union-attr]
+                yield rewriter.rewrite(chunk)
+
+        return rewritten()
+
+
+_default_client: Optional[Client] = None
+
+
+def chat(*args: Any, **kwargs: Any) -> Any:
+    """Module-level `chat` like `ollama.chat`, through a default Client (OLLAMA_HOST applies)."""
+    global _default_client
+    if _default_client is None:
+        _default_client = Client()
+    return _default_client.chat(*args, **kwargs)

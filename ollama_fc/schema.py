@@ -1,0 +1,195 @@
+"""Check a call's arguments against the offered tool's JSON Schema before any tool runs.
+
+Covers what tool schemas use: type (or a list of types), enum, const, required, properties,
+additionalProperties: false, items, anyOf/oneOf, and $ref into $defs. Values are coerced only
+where the intent is unambiguous: "7" or 7.0 to 7 for an integer, 7 or "7.5" to a float for a
+number, "true"/"false" for a boolean, a number for a string, and a JSON string holding an array
+or object where one is expected. A call that still fails raises InvalidToolCall, which names
+the tool, the argument and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Mapping
+
+from .errors import ToolCallError
+
+Schema = Mapping[str, Any]
+
+_INTEGER_TEXT = re.compile(r"[+-]?\d+")
+_NUMBER_TEXT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+class InvalidToolCall(ToolCallError):
+    """A call's arguments do not fit the tool's schema (or the tool was not offered)."""
+
+    def __init__(self, tool: str, problems: list[str]) -> None:
+        self.tool = tool
+        self.problems = problems
+        super().__init__(f"tool call {tool!r} is invalid: " + "; ".join(problems))
+
+    def for_model(self) -> str:
+        """The error worded for the model, to be sent back as the tool's result."""
+        return f"Error: the call to {self.tool} was not run: {'; '.join(self.problems)}. Fix the arguments and call it again."
+
+
+def validate_arguments(tool: str, schema: Schema | None, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments, coerced to the schema; raise InvalidToolCall listing every problem."""
+    if not schema:
+        return dict(arguments)
+    problems: list[str] = []
+    value = _check(dict(arguments), schema, schema, "", problems)
+    if problems:
+        raise InvalidToolCall(tool, problems)
+    return value  # type: ignore[no-any-return]
+
+
+def _describe(path: str) -> str:
+    return f"argument {path!r}" if path else "the arguments"
+
+
+def _check(value: Any, schema: Schema, root: Schema, path: str, problems: list[str]) -> Any:
+    """Return the (coerced) value; append a sentence to `problems` for each mismatch."""
+    schema = _resolve(schema, root)
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            for option in schema[key]:
+                trial: list[str] = []
+                fitted = _check(value, option, root, path, trial)
+                if not trial:
+                    value = fitted
+                    break
+            else:
+                problems.append(f"{_describe(path)}: {value!r} matches none of the allowed shapes")
+                return value
+    types = schema.get("type")
+    if types is not None:
+        allowed = [types] if isinstance(types, str) else list(types)
+        if schema.get("nullable") is True:
+            allowed.append("null")
+        fitted = _fit_type(value, allowed)
+        if fitted is _NO_FIT:
+            problems.append(f"{_describe(path)}: expected {' or '.join(allowed)}, got {_kind(value)} {_short(value)}")
+            return value
+        value = fitted
+    if "enum" in schema and value not in list(schema["enum"]):
+        options = ", ".join(json.dumps(option) for option in schema["enum"])
+        problems.append(f"{_describe(path)}: {_short(value)} is not one of {options}")
+    if "const" in schema and value != schema["const"]:
+        problems.append(f"{_describe(path)}: must be {json.dumps(schema['const'])}")
+    if isinstance(value, dict):
+        value = _check_object(value, schema, root, path, problems)
+    elif isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        value = [
+            _check(item, schema["items"], root, f"{path}[{index}]", problems)
+            for index, item in enumerate(value)
+        ]
+    return value
+
+
+def _check_object(value: dict[str, Any], schema: Schema, root: Schema, path: str, problems: list[str]) -> dict[str, Any]:
+    properties: Mapping[str, Any] = schema.get("properties") or {}
+    for name in schema.get("required") or ():
+        if name not in value:
+            problems.append(f"{_describe(_join(path, name))} is required but missing")
+    result: dict[str, Any] = {}
+    for name, item in value.items():
+        if name in properties and isinstance(properties[name], Mapping):
+            result[name] = _check(item, properties[name], root, _join(path, name), problems)
+        elif schema.get("additionalProperties") is False and properties:
+            known = ", ".join(properties)
+            problems.append(f"{_describe(_join(path, name))} is not a parameter (known: {known})")
+        else:
+            result[name] = item
+    return result
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def _resolve(schema: Schema, root: Schema) -> Schema:
+    """Follow a local `$ref` such as `#/$defs/Address` (pydantic and our function schemas)."""
+    seen = 0
+    while isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#/") and seen < 32:
+        target: Any = root
+        for part in schema["$ref"][2:].split("/"):
+            target = target.get(part) if isinstance(target, Mapping) else None
+        if not isinstance(target, Mapping):
+            return {}
+        schema = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+        seen += 1
+    return schema
+
+
+class _NoFit:
+    pass
+
+
+_NO_FIT: Any = _NoFit()
+
+
+def _fit_type(value: Any, allowed: list[str]) -> Any:
+    """The value itself if it has an allowed type, else its one safe coercion, else _NO_FIT."""
+    for name in allowed:
+        if _is_type(value, name):
+            return value
+    for name in allowed:
+        coerced = _coerce(value, name)
+        if coerced is not _NO_FIT:
+            return coerced
+    return _NO_FIT
+
+
+def _is_type(value: Any, name: str) -> bool:
+    if name == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if name == "number":
+        return isinstance(value, float) and math.isfinite(value)
+    return {
+        "string": isinstance(value, str),
+        "boolean": isinstance(value, bool),
+        "array": isinstance(value, list),
+        "object": isinstance(value, dict),
+        "null": value is None,
+    }.get(name, True)
+
+
+def _coerce(value: Any, name: str) -> Any:
+    if isinstance(value, bool):
+        return _NO_FIT
+    if name == "integer":
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value.strip()):
+            return int(value.strip())
+    elif name == "number":
+        if isinstance(value, int):
+            return float(value)
+        if isinstance(value, str) and _NUMBER_TEXT.fullmatch(value.strip()):
+            return float(value.strip())
+    elif name == "boolean" and isinstance(value, str):
+        return {"true": True, "false": False}.get(value.strip().lower(), _NO_FIT)
+    elif name == "string" and isinstance(value, (int, float)):
+        return str(value)
+    elif name in ("array", "object") and isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return _NO_FIT
+        if isinstance(parsed, list if name == "array" else dict):
+            return parsed
+    return _NO_FIT
+
+
+def _kind(value: Any) -> str:
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+            dict: "object", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
