@@ -1,0 +1,197 @@
+"""`convert()`: a Jinja chat template in, an Ollama TEMPLATE with its parameters out."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2 import nodes
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import ConversionError
+from .sources import TemplateSource, load_source
+from .translator import Translator, parse_jinja
+
+#: Markers models print before their tool calls, shortest first within a family.
+KNOWN_MARKERS = ("<tool_call>", "<function_call>", "functools[", "[TOOL_CALLS]", "<|python_tag|>", "<|tool_call|>", "<|tool_calls|>", "<tool_calls>", "<function=")
+PROBE_NAME = "ofc_probe_function"
+
+
+with warnings.catch_warnings():  # `construct` is the agreed field name; it shadows BaseModel.construct
+    warnings.simplefilter("ignore")
+
+    class ConversionWarning(BaseModel):
+        """Something the converted template renders differently, and where it comes from."""
+
+        model_config = ConfigDict(protected_namespaces=())
+
+        construct: str
+        line: int | None = None
+        effect: str
+
+
+class Capabilities(BaseModel):
+    system_role: bool = False
+    tools: bool = False
+    tool_calls: bool = False
+    parallel_calls: bool = False
+    tool_results: bool = False
+    thinking: bool = False
+
+
+class Conversion(BaseModel):
+    """A converted template: Go TEMPLATE text, PARAMETERs, and what was approximated."""
+
+    template: str
+    parameters: dict[str, list[str]] = Field(default_factory=dict)
+    warnings: list[ConversionWarning] = Field(default_factory=list)
+    capabilities: Capabilities = Field(default_factory=Capabilities)
+    tool_call_tag: str | None = None
+    special_tokens: dict[str, str] = Field(default_factory=dict)
+
+    def modelfile(self, from_: str) -> str:
+        """Modelfile text; a template line ending in `\"\"\"` cannot be quoted in a Modelfile."""
+        for number, line in enumerate(self.template.splitlines(), 1):
+            if line.rstrip().endswith('"""'):
+                raise ConversionError(
+                    f'template line {number} ends with """, which a Modelfile cannot quote; create the '
+                    "model through the API instead (ollama.create(..., template=conversion.template))"
+                )
+        lines = [f"FROM {from_}", f'TEMPLATE """{self.template}"""']
+        for name, values in self.parameters.items():
+            for value in values:
+                quoted = f'"{value}"' if '"' not in value else f'"""{value}"""'
+                lines.append(f"PARAMETER {name} {quoted}")
+        return "\n".join(lines) + "\n"
+
+
+def _reference_env() -> ImmutableSandboxedEnvironment:
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"])
+    env.filters["tojson"] = lambda v, indent=None, **kw: __import__("json").dumps(v, ensure_ascii=False, indent=indent)
+    env.globals["raise_exception"] = lambda message: (_ for _ in ()).throw(jinja2.TemplateError(message))
+    return env
+
+
+def _probe(template: str, tokens: dict[str, str], messages: list[dict[str, Any]], tools: Any = None) -> str | None:
+    try:
+        return _reference_env().from_string(template.replace("{% generation %}", "").replace("{% endgeneration %}", "")).render(
+            messages=messages, tools=tools, add_generation_prompt=False, **tokens
+        )
+    except Exception:
+        return None
+
+
+def _capabilities(tree: nodes.Template, template: str) -> Capabilities:
+    names = {n.name for n in tree.find_all(nodes.Name)}
+    attrs = {n.attr for n in tree.find_all(nodes.Getattr)} | {
+        n.arg.value for n in tree.find_all(nodes.Getitem) if isinstance(n.arg, nodes.Const)
+    }
+    consts = {n.value for n in tree.find_all(nodes.Const) if isinstance(n.value, str)}
+    loops_over_calls = any(
+        "tool_calls" in {a.attr for a in f.iter.find_all(nodes.Getattr)} | {
+            g.arg.value for g in f.iter.find_all(nodes.Getitem) if isinstance(g.arg, nodes.Const)
+        }
+        or (isinstance(f.iter, nodes.Getattr) and f.iter.attr == "tool_calls")
+        for f in tree.find_all(nodes.For)
+    )
+    return Capabilities(
+        system_role="system" in consts,
+        tools="tools" in names,
+        tool_calls="tool_calls" in attrs,
+        parallel_calls=loops_over_calls,
+        tool_results=bool({"tool", "function", "ipython"} & consts) or "tool_response" in template,
+        thinking=bool({"reasoning_content", "thinking", "enable_thinking"} & (attrs | names)) or "<think>" in template,
+    )
+
+
+def _tool_marker(source: TemplateSource) -> str | None:
+    """The literal text a model prints before a call, read off the template's own rendering."""
+    base = [{"role": "user", "content": "Q"}]
+    call = {"type": "function", "function": {"name": PROBE_NAME, "arguments": {"x": 1}}}
+    with_call = _probe(source.template, source.special_tokens, base + [{"role": "assistant", "content": "", "tool_calls": [call]}])
+    without = _probe(source.template, source.special_tokens, base + [{"role": "assistant", "content": ""}])
+    if with_call and without is not None and PROBE_NAME in with_call:
+        start = 0
+        while start < min(len(with_call), len(without)) and with_call[start] == without[start]:
+            start += 1
+        rendered = with_call[start : with_call.index(PROBE_NAME)]
+        for marker in KNOWN_MARKERS:
+            if marker in rendered:
+                return marker
+        head = rendered.split("{")[0].strip()
+        if head and len(head) <= 24 and not head.startswith('"'):
+            return head
+    for marker in KNOWN_MARKERS:
+        if marker in source.template:
+            return marker
+    return None
+
+
+def _stop_tokens(source: TemplateSource) -> list[str]:
+    """eos and the end-of-turn token the template writes right after an assistant's text."""
+    stops: list[str] = []
+    needle = "OFCANSWER"
+    rendered = _probe(source.template, source.special_tokens, [{"role": "user", "content": "Q"}, {"role": "assistant", "content": needle}])
+    if rendered and needle in rendered:
+        after = rendered[rendered.index(needle) + len(needle) :].lstrip(" ")
+        match = re.match(r"(<\|[^|>]{1,40}\|>|<[a-z_/]{1,30}>|</s>|\[/?[A-Z_]{2,20}\]|<[^<>\s]{1,40}>)", after)
+        if match:
+            stops.append(match.group(1))
+    eos = source.special_tokens.get("eos_token")
+    if eos and eos not in stops:
+        stops.append(eos)
+    return stops
+
+
+def parse_tag(template: str) -> str:
+    """The tool-call tag Ollama derives: first text inside the first `if` on `.ToolCalls`."""
+    match = re.search(r"\{\{-?\s*(?:else\s+)?if\b[^}]*?(?<![\w$)])\.ToolCalls\b[^}]*-?\}\}", template)
+    if not match:
+        return "{"
+    rest = template[match.end() :]
+    for piece in re.split(r"\{\{.*?\}\}", rest, flags=re.S):
+        if piece.strip():
+            tag = piece.replace("\r\n", "\n").split("{")[0].strip()
+            return tag or "{"
+    return "{"
+
+
+def convert(
+    source: str | Path | TemplateSource,
+    *,
+    special_tokens: dict[str, str] | None = None,
+    family: str | None = None,
+    tool_format: str | None = None,
+) -> Conversion:
+    """Translate a Jinja chat template into an Ollama Go TEMPLATE (see translator.py)."""
+    loaded = source if isinstance(source, TemplateSource) else load_source(source)
+    tokens = {**loaded.special_tokens, **(special_tokens or {})}
+    loaded = TemplateSource(loaded.template, tokens, loaded.origin)
+    translator = Translator(loaded.template, tokens)
+    try:
+        body = translator.translate()
+    except RecursionError as exc:
+        raise ConversionError("the chat template nests too deeply to translate") from exc
+    capabilities = _capabilities(translator.tree, loaded.template)
+    header = f"{{{{/* ollama-fc family={family} format={tool_format or 'auto'} */}}}}" if family else ""
+    marker = None
+    if capabilities.tools:
+        marker = _tool_marker(loaded)
+        # Ollama reads its tool-call tag from the first `if` on a `.ToolCalls` field and wants a
+        # tool-result branch; this block never renders but makes both explicit.
+        tag_text = marker if marker else ""
+        header += f'{{{{- if and false .ToolCalls (eq .Role "tool") }}}}{tag_text}{{{{- end }}}}'
+    template = header + body
+    warnings = [ConversionWarning(construct=w.construct, line=w.line, effect=w.effect) for w in translator.warnings]
+    return Conversion(
+        template=template,
+        parameters={"stop": _stop_tokens(loaded)} if _stop_tokens(loaded) else {},
+        warnings=warnings,
+        capabilities=capabilities,
+        tool_call_tag=parse_tag(template) if capabilities.tools else None,
+        special_tokens=tokens,
+    )

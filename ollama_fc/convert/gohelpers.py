@@ -1,0 +1,171 @@
+"""Go template `define` helpers the translator emits when a template needs them.
+
+Go's text/template has no JSON-with-Python-separators, no Python repr and no string trimming.
+Each helper below rebuilds one of them from what Go does have: `printf "%T"` to tell types
+apart, `printf "%q"` to quote strings, ranging over ints and Go 1.24 iterator functions, and
+`slice`/`index` on strings. Helpers take one value (Go templates pass one argument), so the
+indented JSON writer is emitted once per nesting depth.
+"""
+
+from __future__ import annotations
+
+#: Python's str.isspace() characters, the set `str.strip()` removes.
+PY_WHITESPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+    + "\u2028\u2029\u202f\u205f\u3000"
+)
+
+#: Deepest JSON nesting the indented writer handles (tool schemas are far shallower).
+MAX_INDENT_DEPTH = 10
+
+#: Key order used for a property schema: the order `transformers.get_json_schema` writes.
+PROPERTY_KEYS = ("AnyOf:anyOf", "Type:type", "Items:items", "Enum:enum", "Properties:properties", "Required:required", "Description:description")
+
+
+def go_string(text: str) -> str:
+    """A Go interpreted string literal for `text`."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char == '"':
+            out.append('\\"')
+        elif char == "\\":
+            out.append("\\\\")
+        elif char == "\n":
+            out.append("\\n")
+        elif char == "\t":
+            out.append("\\t")
+        elif char == "\r":
+            out.append("\\r")
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)
+
+
+def _json_writer(name: str, indent: int | None, depth: int, child: str) -> str:
+    """One JSON writer: Python `json.dumps` layout over every type Ollama hands a template."""
+    if indent is None:
+        open_pad, item_sep, close_pad = "", ", ", ""
+    else:
+        open_pad = "\n" + " " * (indent * (depth + 1))
+        item_sep = "," + open_pad
+        close_pad = "\n" + " " * (indent * depth)
+    lit = go_string
+
+    def members(pairs: list[tuple[str, str, str]]) -> str:
+        """Emit `"key": value` for present fields, separators only between written ones."""
+        code = "{{- $first := true }}"
+        for guard, key, value in pairs:
+            code += (
+                f"{{{{- if {guard} }}}}{{{{- if $first }}}}{{{{- $first = false }}}}{{{{- else }}}}"
+                f"{{{{- {lit(item_sep)} }}}}{{{{- end }}}}"
+                f'"{key}": {value}{{{{- end }}}}'
+            )
+        return code
+
+    def sub(expr: str) -> str:
+        return f'{{{{- template "{child}" {expr} }}}}'
+
+    tool_fields = members(
+        [("true", "type", "{{- printf \"%q\" .Type }}"), ("true", "function", sub(".Function"))]
+    )
+    function_fields = members(
+        [
+            ("true", "name", '{{- printf "%q" .Name }}'),
+            (".Description", "description", '{{- printf "%q" .Description }}'),
+            ("true", "parameters", sub(".Parameters")),
+        ]
+    )
+    parameter_fields = members(
+        [
+            ("true", "type", '{{- printf "%q" .Type }}'),
+            ("true", "properties", sub(".Properties")),
+            (".Required", "required", sub(".Required")),
+        ]
+    )
+    property_fields = members(
+        [
+            (f".{field}", key, sub(f".{field}") if field != "Type" else '{{- json .Type }}')
+            for field, key in (entry.split(":") for entry in PROPERTY_KEYS)
+        ]
+    )
+
+    def obj(fields: str) -> str:
+        return '{{- "{" }}' + (f"{{{{- {lit(open_pad)} }}}}" if open_pad else "") + fields + (
+            f"{{{{- {lit(close_pad)} }}}}" if close_pad else ""
+        ) + "}"
+
+    def mapping(range_expr: str) -> str:
+        return (
+            f"{{{{- if . }}}}{{{{- $first := true }}}}{{{{- {lit('{' + open_pad)} }}}}{{{{- range $k, $v := {range_expr} }}}}"
+            f"{{{{- if $first }}}}{{{{- $first = false }}}}{{{{- else }}}}{{{{- {lit(item_sep)} }}}}{{{{- end }}}}"
+            f'{{{{- printf "%q: " $k }}}}{sub("$v")}{{{{- end }}}}{{{{- {lit(close_pad + "}")} }}}}'
+            "{{- else }}{}{{- end }}"
+        )
+
+    sequence = (
+        f"{{{{- if . }}}}{{{{- {lit('[' + open_pad)} }}}}{{{{- range $i, $v := . }}}}{{{{- if $i }}}}{{{{- {lit(item_sep)} }}}}{{{{- end }}}}"
+        f'{sub("$v")}{{{{- end }}}}{{{{- {lit(close_pad + "]")} }}}}{{{{- else }}}}[]{{{{- end }}}}'
+    )
+    return (
+        f'{{{{- define "{name}" }}}}{{{{- $t := printf "%T" . }}}}'
+        '{{- if eq $t "string" }}{{- printf "%q" . }}'
+        '{{- else if eq $t "bool" "float64" "int" "int64" "json.Number" }}{{- json . }}'
+        '{{- else if eq $t "<nil>" }}null'
+        f'{{{{- else if eq $t "template.templateTool" }}}}{obj(tool_fields)}'
+        f'{{{{- else if eq $t "template.templateToolFunction" }}}}{obj(function_fields)}'
+        f'{{{{- else if eq $t "template.templateToolFunctionParameters" }}}}{obj(parameter_fields)}'
+        f'{{{{- else if eq $t "api.ToolProperty" }}}}{obj(property_fields)}'
+        '{{- else if eq $t "api.PropertyType" }}{{- json . }}'
+        f'{{{{- else if eq $t "*api.ToolPropertiesMap" }}}}{mapping(".All")}'
+        f'{{{{- else if eq $t "map[string]interface {{}}" "template.templateArgs" "template.templateProperties" }}}}{mapping(".")}'
+        f'{{{{- else if eq $t "[]interface {{}}" "[]string" "template.templateTools" "[]api.ToolProperty" }}}}{sequence}'
+        "{{- else }}{{- json . }}{{- end }}{{- end }}"
+    )
+
+
+def _untrimmed(code: str) -> str:
+    """Helpers are written without whitespace between actions, so no action may trim text."""
+    return code.replace("{{- ", "{{ ")
+
+
+def json_helpers(indent: int | None) -> tuple[str, str]:
+    """(entry helper name, Go code of all helpers) for `tojson` / `tojson(indent=N)`."""
+    if indent is None:
+        return "ofc_json", _untrimmed(_json_writer("ofc_json", None, 0, "ofc_json"))
+    names = [f"ofc_json{indent}_{depth}" for depth in range(MAX_INDENT_DEPTH + 1)]
+    code = ""
+    for depth, name in enumerate(names):
+        child = names[depth + 1] if depth < MAX_INDENT_DEPTH else "ofc_json"
+        code += _json_writer(name, indent, depth, child)
+    return names[0], _untrimmed(code)  # the depth-limit fallback `ofc_json` is emitted separately
+
+
+#: Python repr of strings, numbers, booleans, None, lists and dicts (`{{ dict }}` in Jinja).
+REPR_HELPER = _untrimmed(
+    '{{- define "ofc_repr" }}{{- $t := printf "%T" . }}'
+    '{{- if eq $t "string" }}{{- template "ofc_repr_str" . }}'
+    '{{- else if eq $t "bool" }}{{- if . }}True{{- else }}False{{- end }}'
+    '{{- else if eq $t "<nil>" }}None'
+    '{{- else if eq $t "float64" "int" }}{{- json . }}'
+    '{{- else if eq $t "map[string]interface {}" "template.templateArgs" }}{{- $first := true }}{{- "{" }}'
+    '{{- range $k, $v := . }}{{- if $first }}{{- $first = false }}{{- else }}, {{- end }}'
+    '{{- template "ofc_repr_str" $k }}: {{ template "ofc_repr" $v }}{{- end }}}'
+    '{{- else if eq $t "[]interface {}" "[]string" }}[{{- range $i, $v := . }}{{- if $i }}, {{ end }}'
+    '{{- template "ofc_repr" $v }}{{- end }}]'
+    '{{- else }}{{- print . }}{{- end }}{{- end }}'
+    # strings: single quotes unless the text has ' and no ", like CPython's repr
+    '{{- define "ofc_repr_str" }}{{- $s := . }}{{- $sq := false }}{{- $dq := false }}'
+    '{{- range $i := len $s }}{{- $c := slice $s $i }}{{- if eq (printf "%.1s" $c) "\'" }}{{- $sq = true }}'
+    '{{- else if eq (printf "%.1s" $c) "\\"" }}{{- $dq = true }}{{- end }}{{- end }}'
+    '{{- $q := "\'" }}{{- if and $sq (not $dq) }}{{- $q = "\\"" }}{{- end }}{{- $q }}'
+    '{{- range $i := len $s }}{{- $b := index $s $i }}{{- if and (ge $b 128) (lt $b 192) }}{{- continue }}{{- end }}'
+    '{{- $c := printf "%.1s" (slice $s $i) }}'
+    '{{- if eq $c "\\\\" }}\\\\{{- else if eq $c "\\n" }}\\n{{- else if eq $c "\\r" }}\\r{{- else if eq $c "\\t" }}\\t'
+    '{{- else if eq $c $q }}\\{{ $q }}{{- else if lt $b 32 }}{{- printf "\\\\x%02x" $b }}{{- else }}{{- $c }}{{- end }}{{- end }}'
+    "{{- $q }}{{- end }}"
+)

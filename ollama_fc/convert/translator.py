@@ -1,0 +1,1332 @@
+"""Translate a Jinja chat template's syntax tree into an Ollama Go template.
+
+One visitor walks jinja2's own AST. Expressions become Go pipeline operands tagged with what
+they hold in Ollama's data model (a message, the tool list, a string...), so that attribute
+access, tests and filters resolve statically to Ollama's fields. Anything Go cannot do in an
+expression (trimming, substring search) is computed by statements emitted just before the
+action that needs it. What cannot be expressed exactly raises ConversionError or records a
+ConversionWarning naming the construct and line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import jinja2
+from jinja2 import nodes
+from jinja2.ext import Extension, loopcontrols
+from jinja2.parser import Parser
+
+from ..errors import ConversionError
+from .gohelpers import PY_WHITESPACE, REPR_HELPER, go_string, json_helpers
+
+NOT_CONST = object()
+
+#: What a value is in Ollama's data model; decides how attributes, tests and filters map.
+STR, INT, BOOL, NONE, UNDEF, ANY = "str", "int", "bool", "none", "undef", "any"
+MSGS, MSG, CALLS, CALL, FUNC, ARGS = "msgs", "msg", "calls", "call", "func", "args"
+TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP = "tools", "tool", "tfunc", "params", "props", "prop"
+CONTENT, PART, PARTS, NS, LIST = "content", "part", "parts", "ns", "list"
+
+MAPPINGS = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, PART, NS}
+SEQUENCES = {MSGS, CALLS, TOOLS, PARTS, LIST}
+ELEMENT = {MSGS: MSG, CALLS: CALL, TOOLS: TOOL, PARTS: PART}
+
+MESSAGE_FIELDS = {
+    "role": ("Role", STR),
+    "content": ("Content", CONTENT),
+    "tool_calls": ("ToolCalls", CALLS),
+    "name": ("ToolName", STR),
+    "tool_name": ("ToolName", STR),
+    "tool_call_id": ("ToolCallID", STR),
+    "reasoning_content": ("Thinking", STR),
+    "thinking": ("Thinking", STR),
+    "reasoning": ("Thinking", STR),
+}
+#: Message keys a Hugging Face message has only when Ollama's field is non-empty.
+OPTIONAL_MESSAGE_KEYS = {"tool_calls", "name", "tool_name", "tool_call_id", "reasoning_content", "thinking", "reasoning"}
+FIELDS = {
+    MSG: MESSAGE_FIELDS,
+    CALL: {"function": ("Function", FUNC), "id": ("ID", STR)},
+    FUNC: {"name": ("Name", STR), "arguments": ("Arguments", ARGS)},
+    TOOL: {"type": ("Type", STR), "function": ("Function", TFUNC)},
+    TFUNC: {"name": ("Name", STR), "description": ("Description", STR), "parameters": ("Parameters", PARAMS)},
+    PARAMS: {"type": ("Type", STR), "properties": ("Properties", PROPS), "required": ("Required", LIST)},
+    PROP: {"description": ("Description", STR), "enum": ("Enum", LIST), "items": ("Items", ANY)},
+}
+
+#: Roles templates give tool results, most common first (Ollama's is always `tool`).
+TOOL_RESULT_ROLES = ("tool", "function", "tools", "ipython", "observation", "tool_response", "tool_results")
+KNOWN_UNDEFINED = {"custom_tools", "date_string", "documents", "tools_in_user_message", "builtin_tools"}
+STRFTIME = {"%Y": (0, 4), "%m": (5, 7), "%d": (8, 10), "%y": (2, 4)}
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
+
+
+class GenerationTag(Extension):
+    """`{% generation %}` marks assistant text for training masks; it renders its body."""
+
+    tags = {"generation"}
+
+    def parse(self, parser: Parser) -> nodes.Node:
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+        return nodes.Scope(body, lineno=lineno)
+
+
+def parse_jinja(template: str) -> nodes.Template:
+    """jinja2's own parser, configured like transformers' chat-template environment."""
+    env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols, GenerationTag])
+    try:
+        return env.parse(template)
+    except jinja2.TemplateSyntaxError as exc:
+        raise ConversionError(f"the chat template is not valid Jinja (line {exc.lineno}: {exc.message})") from exc
+
+
+@dataclass
+class Warning_:
+    construct: str
+    line: int | None
+    effect: str
+
+
+@dataclass
+class Value:
+    """A translated expression: Go operand code, what it holds, and its value if constant."""
+
+    code: str
+    kind: str
+    const: Any = NOT_CONST
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_const(self) -> bool:
+        return self.const is not NOT_CONST
+
+
+def const(value: Any) -> Value:
+    if value is None:
+        return Value("", NONE, None)
+    if isinstance(value, bool):
+        return Value("true" if value else "false", BOOL, value)
+    if isinstance(value, int):
+        return Value(str(value), INT, value)
+    if isinstance(value, str):
+        return Value(go_string(value), STR, value)
+    if isinstance(value, (list, tuple)):
+        return Value("", LIST, list(value))
+    raise ConversionError(f"unsupported constant {value!r}")
+
+
+UNDEFINED = Value("", UNDEF)
+
+
+def py_str(value: Any) -> str:
+    """How Jinja prints a constant."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    return str(value)
+
+
+@dataclass
+class Loop:
+    index: str
+    seq: str
+    last: str
+    single: bool = False  # a loop over a message's content parts: exactly one iteration
+
+
+@dataclass
+class Frame:
+    """A Jinja scope: names bound to Go variables (or fixed values), and the enclosing loop."""
+
+    names: dict[str, Value]
+    parent: "Frame | None" = None
+    loop: Loop | None = None
+
+    def lookup(self, name: str) -> Value | None:
+        frame: Frame | None = self
+        while frame is not None:
+            if name in frame.names:
+                return frame.names[name]
+            frame = frame.parent
+        return None
+
+    def owner(self, name: str) -> "Frame | None":
+        frame: Frame | None = self
+        while frame is not None:
+            if name in frame.names:
+                return frame
+            frame = frame.parent
+        return None
+
+
+def assigned_names(body: Iterable[nodes.Node]) -> list[str]:
+    """Names `set` in this scope (not inside nested for loops or macros, which scope their own)."""
+    found: list[str] = []
+
+    def walk(node: nodes.Node) -> None:
+        if isinstance(node, (nodes.Assign, nodes.AssignBlock)) and isinstance(node.target, nodes.Name):
+            if node.target.name not in found:
+                found.append(node.target.name)
+        if isinstance(node, (nodes.For, nodes.Macro)):
+            return
+        for child in node.iter_child_nodes():
+            walk(child)
+
+    for node in body:
+        walk(node)
+    return found
+
+
+class Translator:
+    """Jinja AST -> Go template text, with the warnings the translation forced."""
+
+    def __init__(self, template: str, special_tokens: dict[str, str]) -> None:
+        self.source = template
+        self.tree = parse_jinja(template)
+        self.tokens = special_tokens
+        self.out: list[str] = []
+        self.warnings: list[Warning_] = []
+        self.helpers: dict[str, str] = {}
+        self.macros: dict[str, nodes.Macro] = {}
+        self.expanding: list[str] = []
+        self.counter = 0
+        self.ns_attrs: dict[str, list[str]] = {}
+        named = {n.value for n in self.tree.find_all(nodes.Const) if isinstance(n.value, str)}
+        #: the role name this template gives tool results, when it is not Ollama's `tool`
+        self.tool_role = next((r for r in TOOL_RESULT_ROLES if r in named), "tool")
+
+    # ---- plumbing -------------------------------------------------------------------
+
+    def fail(self, node: nodes.Node, construct: str, why: str = "has no Go template equivalent") -> ConversionError:
+        return ConversionError(f"line {getattr(node, 'lineno', '?')}: {construct} {why}")
+
+    def warn(self, node: nodes.Node | None, construct: str, effect: str) -> None:
+        line = getattr(node, "lineno", None)
+        if not any(w.construct == construct and w.line == line for w in self.warnings):
+            self.warnings.append(Warning_(construct, line, effect))
+
+    def temp(self) -> str:
+        self.counter += 1
+        return f"$_{self.counter}"
+
+    def emit(self, code: str) -> None:
+        self.out.append(code)
+
+    def action(self, code: str) -> None:
+        self.out.append("{{ " + code + " }}")
+
+    def text(self, data: str) -> None:
+        """Literal output: `{{` cannot appear as text, and a trailing `{` would join the next action."""
+        if not data:
+            return
+        parts = data.split("{{")
+        for i, part in enumerate(parts):
+            if i:
+                self.out.append('{{ "{{" }}')
+            if part.endswith("{"):
+                self.out.append(part[:-1])
+                self.out.append('{{ "{" }}')
+            else:
+                self.out.append(part)
+
+    def translate(self) -> str:
+        for node in self.tree.find_all(nodes.Macro):
+            self.macros[node.name] = node
+        root = Frame(names={})
+        self.declare_scope(root, self.tree.body)
+        self.visit_body(self.tree.body, root)
+        body = "".join(self.out)
+        return "".join(self.helpers.values()) + body
+
+    def declare_scope(self, frame: Frame, body: Iterable[nodes.Node]) -> None:
+        """Pre-declare every name a scope sets, so `if` branches assign rather than shadow."""
+        for name in assigned_names(body):
+            outer = frame.lookup(name)
+            var = "$" + name if not name.startswith("_") else "$v" + name
+            init = outer.code if outer is not None and outer.code else '""'
+            kind = outer.kind if outer is not None else UNDEF
+            if outer is None and name in {"messages", "tools"}:
+                init, kind = self.global_name(name, None).code, self.global_name(name, None).kind
+            self.action(f"{var} := {init}")
+            frame.names[name] = Value(var, kind, extra={"var": True, "set": outer is not None or name in {"messages", "tools"}})
+
+    # ---- statements -----------------------------------------------------------------
+
+    def visit_body(self, body: Iterable[nodes.Node], frame: Frame) -> None:
+        for node in body:
+            self.visit(node, frame)
+
+    def visit(self, node: nodes.Node, frame: Frame) -> None:
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            raise self.fail(node, f"{{% {type(node).__name__.lower()} %}}")
+        method(node, frame)
+
+    def stmt_Output(self, node: nodes.Output, frame: Frame) -> None:
+        for child in node.nodes:
+            if isinstance(child, nodes.TemplateData):
+                self.text(child.data)
+            else:
+                self.output(child, frame)
+
+    def output(self, expr: nodes.Expr, frame: Frame) -> None:
+        """Print an expression; concatenations print piece by piece, macro calls inline."""
+        if isinstance(expr, (nodes.Concat,)):
+            for piece in expr.nodes:
+                self.output(piece, frame)
+            return
+        if isinstance(expr, nodes.Add) and self.stringish(expr):
+            self.output(expr.left, frame)
+            self.output(expr.right, frame)
+            return
+        if isinstance(expr, nodes.Call) and isinstance(expr.node, nodes.Name):
+            name = expr.node.name
+            if name in self.macros and frame.lookup(name) is None:
+                self.inline_macro(expr, frame)
+                return
+            if name == "raise_exception":
+                self.warn(expr, "raise_exception()", "dropped: Ollama renders instead of refusing this conversation")
+                return
+        if isinstance(expr, nodes.CondExpr):
+            test = self.truth(expr.test, frame)
+            self.action(f"if {test}")
+            self.output(expr.expr1, frame)
+            if expr.expr2 is not None:
+                self.action("else")
+                self.output(expr.expr2, frame)
+            self.action("end")
+            return
+        if isinstance(expr, nodes.Filter) and expr.name == "tojson":
+            self.tojson(expr, frame)
+            return
+        value = self.expr(expr, frame)
+        self.print_value(value, expr)
+
+    def stringish(self, expr: nodes.Add) -> bool:
+        """Is this `+` a string concatenation (some operand is text)?"""
+        for leaf in (expr.left, expr.right):
+            if isinstance(leaf, nodes.Add) and self.stringish(leaf):
+                return True
+            if isinstance(leaf, nodes.Const) and isinstance(leaf.value, str):
+                return True
+            if isinstance(leaf, nodes.Filter) and leaf.name in {"tojson", "trim", "string", "upper", "lower"}:
+                return True
+            if isinstance(leaf, (nodes.Concat, nodes.TemplateData)):
+                return True
+        return False
+
+    def print_value(self, value: Value, node: nodes.Node) -> None:
+        if value.is_const:
+            if isinstance(value.const, (list, dict)):
+                raise self.fail(node, "printing a list or dict literal")
+            self.text(py_str(value.const))
+        elif value.kind == UNDEF:
+            return
+        elif value.kind == BOOL:
+            self.action(f"if {value.code}")
+            self.text("True")
+            self.action("else")
+            self.text("False")
+            self.action("end")
+        elif value.kind == STR and value.code.endswith(".Role") and self.tool_role != "tool":
+            self.action(f'if eq {value.code} "tool"')
+            self.text(self.tool_role)
+            self.action("else")
+            self.action(value.code)
+            self.action("end")
+        elif value.kind in {STR, INT, CONTENT}:
+            self.action(value.code)
+        elif value.kind in {ARGS, LIST} or value.kind == ANY:
+            self.helpers.setdefault("ofc_repr", REPR_HELPER)
+            self.action(f'template "ofc_repr" {value.code}')
+        else:
+            raise self.fail(node, f"printing {value.kind} (a {value.kind} object as text)")
+
+    def tojson(self, expr: nodes.Filter, frame: Frame) -> None:
+        assert expr.node is not None
+        value = self.expr(expr.node, frame)
+        indent = None
+        for kw in expr.kwargs:
+            if kw.key == "indent":
+                indent = self.const_of(kw.value, frame)
+            elif kw.key not in {"ensure_ascii"}:
+                raise self.fail(expr, f"tojson({kw.key}=...)")
+        if expr.args:
+            indent = self.const_of(expr.args[0], frame)
+        if indent is not None and not isinstance(indent, int):
+            raise self.fail(expr, "tojson(indent=...) with a non-integer indent")
+        if value.is_const:
+            import json
+
+            self.text(json.dumps(value.const, ensure_ascii=False, indent=indent))
+            return
+        if value.kind in {TOOL, TOOLS, TFUNC, PARAMS, PROPS, PROP}:
+            self.warn(
+                expr,
+                "tojson of tools",
+                "Ollama keeps only type/description/enum/items/properties/required of a schema and "
+                "sorts top-level properties; other schema keys are dropped and keys are written in "
+                "get_json_schema order",
+            )
+        if value.kind in {ARGS, CALL, FUNC, CALLS}:
+            self.warn(expr, "tojson of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
+        self.helpers.setdefault("ofc_json", json_helpers(None)[1])
+        name, code = json_helpers(indent)
+        self.helpers.setdefault(name, code)
+        self.action(f'template "{name}" {value.code}')
+
+    def stmt_If(self, node: nodes.If, frame: Frame) -> None:
+        branches = [(node.test, node.body)] + [(e.test, e.body) for e in node.elif_]
+        first = self.expr(node.test, frame)
+        if first.is_const:
+            # resolved statically (Ollama's data model makes it certain): keep the branch taken
+            if first.const:
+                self.visit_body(node.body, frame)
+            elif len(branches) > 1:
+                rest = nodes.If(branches[1][0], branches[1][1], node.elif_[1:], node.else_, lineno=node.elif_[0].lineno)
+                self.stmt_If(rest, frame)
+            else:
+                self.visit_body(node.else_, frame)
+            return
+        test = self.truth_of(first)
+        self.action(f"if {test}")
+        self.visit_body(node.body, frame)
+        ends = 1
+        for elif_ in node.elif_:
+            self.action("else")
+            test = self.truth(elif_.test, frame)
+            self.action(f"if {test}")
+            self.visit_body(elif_.body, frame)
+            ends += 1
+        if node.else_:
+            self.action("else")
+            self.visit_body(node.else_, frame)
+        for _ in range(ends):
+            self.action("end")
+
+    def stmt_Assign(self, node: nodes.Assign, frame: Frame) -> None:
+        target = node.target
+        if isinstance(target, nodes.NSRef):
+            ns = frame.lookup(target.name)
+            if ns is None or ns.kind != NS:
+                raise self.fail(node, f"set {target.name}.{target.attr}", "on something that is not a namespace()")
+            value = self.expr(node.node, frame)
+            var = f"{ns.code}_{target.attr}"
+            attrs = ns.extra["attrs"]
+            if target.attr not in attrs:
+                raise self.fail(node, f"set {target.name}.{target.attr}", "sets an attribute namespace() did not declare")
+            attrs[target.attr] = self.join(attrs[target.attr], value)
+            self.action(f"{var} = {self.operand(value, node)}")
+            return
+        if not isinstance(target, nodes.Name):
+            raise self.fail(node, "tuple assignment in set")
+        value = self.expr(node.node, frame)
+        slot = frame.lookup(target.name)
+        assert slot is not None, target.name
+        if value.kind == NS:
+            slot.kind = NS
+            slot.extra["attrs"] = value.extra["attrs"]
+            for attr, init in value.extra["attrs"].items():
+                self.action(f"{slot.code}_{attr} := {self.operand(init, node)}")
+            return
+        slot.kind = value.kind if not slot.extra.get("set") else self.join(slot, value).kind
+        slot.extra["set"] = True
+        if value.kind == UNDEF:
+            slot.kind = UNDEF if slot.kind == UNDEF else slot.kind
+            return
+        if value.kind == NONE:
+            self.action(f'{slot.code} = ""')
+            slot.extra["maybe_none"] = True
+            return
+        self.action(f"{slot.code} = {self.operand(value, node)}")
+
+    def join(self, old: Value, new: Value) -> Value:
+        if old.kind in {UNDEF, NONE} or old.kind == new.kind:
+            return Value(old.code, new.kind)
+        if new.kind in {NONE, UNDEF}:
+            return old
+        if {old.kind, new.kind} <= {STR, CONTENT}:
+            return Value(old.code, STR)
+        if {old.kind, new.kind} <= {CALL, FUNC}:
+            return Value(old.code, FUNC)
+        return Value(old.code, ANY)
+
+    def operand(self, value: Value, node: nodes.Node) -> str:
+        if value.is_const and value.kind == LIST:
+            raise self.fail(node, "a list literal as a value")
+        if value.kind in {UNDEF, NONE}:
+            return '""'
+        return value.code
+
+    def stmt_AssignBlock(self, node: nodes.AssignBlock, frame: Frame) -> None:
+        raise self.fail(node, "{% set %}...{% endset %} block")
+
+    def stmt_Macro(self, node: nodes.Macro, frame: Frame) -> None:
+        return  # expanded inline where called
+
+    def stmt_Scope(self, node: nodes.Scope, frame: Frame) -> None:
+        self.visit_body(node.body, frame)
+
+    def stmt_Break(self, node: nodes.Node, frame: Frame) -> None:
+        self.action("break")
+
+    def stmt_Continue(self, node: nodes.Node, frame: Frame) -> None:
+        self.action("continue")
+
+    def stmt_ExprStmt(self, node: nodes.ExprStmt, frame: Frame) -> None:
+        raise self.fail(node, "{% do %}")
+
+    def stmt_CallBlock(self, node: nodes.CallBlock, frame: Frame) -> None:
+        raise self.fail(node, "{% call %} block")
+
+    def stmt_FilterBlock(self, node: nodes.FilterBlock, frame: Frame) -> None:
+        raise self.fail(node, "{% filter %} block")
+
+    def inline_macro(self, call: nodes.Call, frame: Frame) -> None:
+        assert isinstance(call.node, nodes.Name)
+        macro = self.macros[call.node.name]
+        if macro.name in self.expanding:
+            raise self.fail(call, f"recursive macro {macro.name}()")
+        scope = Frame(names={}, parent=self.root_of(frame), loop=None)
+        args = list(call.args)
+        params = [p.name for p in macro.args]
+        defaults = dict(zip(params[len(params) - len(macro.defaults):], macro.defaults))
+        kwargs = {kw.key: kw.value for kw in call.kwargs}
+        self.action("if true")
+        for i, param in enumerate(params):
+            source = args[i] if i < len(args) else kwargs.get(param, defaults.get(param))
+            if source is None:
+                scope.names[param] = UNDEFINED
+                continue
+            value = self.expr(source, frame)
+            if value.is_const or value.kind in {UNDEF, NONE}:
+                scope.names[param] = value
+            else:
+                var = self.temp()
+                self.action(f"{var} := {value.code}")
+                scope.names[param] = Value(var, value.kind, extra={"var": True, "set": True})
+        # free names in the macro body see the caller's loop variables only through globals
+        scope.parent = self.root_of(frame)
+        self.expanding.append(macro.name)
+        self.declare_scope(scope, macro.body)
+        self.visit_body(macro.body, scope)
+        self.expanding.pop()
+        self.action("end")
+
+    def root_of(self, frame: Frame) -> Frame:
+        while frame.parent is not None:
+            frame = frame.parent
+        return frame
+
+    def stmt_For(self, node: nodes.For, frame: Frame) -> None:
+        if node.recursive:
+            raise self.fail(node, "recursive for loop")
+        seq_node = node.iter
+        predicate = None
+        if isinstance(seq_node, nodes.Filter) and seq_node.name in {"selectattr", "rejectattr"}:
+            predicate = seq_node
+            assert seq_node.node is not None
+            seq_node = seq_node.node
+        seq = self.expr(seq_node, frame)
+        uses_loop = any(n.name == "loop" for n in nodes.Template(node.body).find_all(nodes.Name))
+        if (node.test is not None or predicate is not None) and uses_loop:
+            raise self.fail(node, "loop.* in a filtered for loop")
+        body = Frame(names={}, parent=frame)
+        target = node.target
+        if seq.kind in {CONTENT, PARTS}:
+            if not isinstance(target, nodes.Name):
+                raise self.fail(node, "unpacking content parts")
+            body.names[target.name] = Value("$.Messages", PART, extra={"content": seq.code})
+            body.loop = Loop(index="0", seq="", last="", single=True)
+            self.action("if true")
+            self.declare_scope(body, node.body)
+            self.visit_body(node.body, body)
+            self.action("end")
+            return
+        if seq.kind in {PROPS, ARGS} or seq.extra.get("items"):
+            if not (isinstance(target, nodes.Tuple) and len(target.items) == 2):
+                raise self.fail(node, "iterating a mapping without (key, value)")
+            key, val = (self.temp(), self.temp())
+            body.names[target.items[0].name] = Value(key, STR)  # type: ignore[attr-defined]
+            body.names[target.items[1].name] = Value(val, PROP if seq.kind == PROPS else ANY)  # type: ignore[attr-defined]
+            if seq.kind == ARGS:
+                self.warn(node, "iterating tool call arguments", "keys come out sorted (Ollama passes a map)")
+            self.action(f"range {key}, {val} := {seq.code}")
+            idx = None
+        elif seq.kind in {MSGS, CALLS, TOOLS, LIST} or seq.kind == INT:
+            if not isinstance(target, nodes.Name):
+                raise self.fail(node, "tuple unpacking in for")
+            seqvar, idx, item = self.temp(), self.temp(), self.temp()
+            if seq.is_const:
+                raise self.fail(node, "for over a literal list")
+            self.action(f"{seqvar} := {seq.code}")
+            kind = ELEMENT.get(seq.kind, ANY) if seq.kind != INT else INT
+            body.names[target.name] = Value(item, kind)
+            self.action(f"range {idx}, {item} := {seqvar}")
+            last = self.temp()
+            if uses_loop and seq.kind != INT:
+                self.action(f"{last} := len (slice {seqvar} 1)")
+            body.loop = Loop(index=idx, seq=seqvar, last=last)
+        else:
+            raise self.fail(node, f"for over {seq.kind}")
+        guard = 0
+        if node.test is not None:
+            self.action(f"if {self.truth(node.test, body)}")
+            guard += 1
+        if predicate is not None:
+            self.action(f"if {self.select_test(predicate, body.names[target.name], body)}")  # type: ignore[union-attr]
+            guard += 1
+        self.declare_scope(body, node.body)
+        self.visit_body(node.body, body)
+        for _ in range(guard):
+            self.action("end")
+        if node.else_:
+            if node.test is not None or predicate is not None:
+                raise self.fail(node, "for ... else with a filter")
+            self.action("else")
+            self.visit_body(node.else_, frame)
+        self.action("end")
+
+    def select_test(self, node: nodes.Filter, item: Value, frame: Frame) -> str:
+        args = [self.const_of(a, frame) for a in node.args]
+        if not args or not isinstance(args[0], str):
+            raise self.fail(node, f"{node.name} without an attribute name")
+        attr = self.attr(item, args[0], node)
+        if len(args) == 1:
+            test = self.truth_of(attr)
+        elif len(args) == 3 and args[1] in {"equalto", "==", "eq"}:
+            test = self.compare_eq(attr, const(args[2]), node)
+        elif len(args) == 3 and args[1] in {"ne", "!="}:
+            test = f"(not {self.compare_eq(attr, const(args[2]), node)})"
+        elif len(args) == 2 and args[1] in {"defined", "undefined", "none"}:
+            test = self.is_test(args[1], attr, node)
+        else:
+            raise self.fail(node, f"{node.name} with test {args[1:]}")
+        return test if node.name == "selectattr" else f"(not {test})"
+
+    # ---- expressions ----------------------------------------------------------------
+
+    def const_of(self, node: nodes.Expr, frame: Frame) -> Any:
+        value = self.expr(node, frame)
+        if not value.is_const:
+            raise self.fail(node, "a non-constant argument where a constant is needed")
+        return value.const
+
+    def global_name(self, name: str, node: nodes.Node | None) -> Value:
+        if name == "messages":
+            return Value("$.Messages", MSGS)
+        if name == "tools":
+            return Value("$.Tools", TOOLS, extra={"nullable": True})
+        if name == "add_generation_prompt":
+            return Value('(ne (index $.Messages (len (slice $.Messages 1))).Role "assistant")', BOOL)
+        if name in self.tokens:
+            return const(self.tokens[name])
+        if name.endswith("_token"):
+            self.warn(node, name, "the tokenizer does not define it; rendered as empty text")
+            return UNDEFINED
+        if name in {"true", "True"}:
+            return const(True)
+        if name in {"false", "False"}:
+            return const(False)
+        if name in {"none", "None"}:
+            return const(None)
+        return UNDEFINED
+
+    def expr(self, node: nodes.Expr, frame: Frame) -> Value:
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.fail(node, f"expression {type(node).__name__}")
+        return method(node, frame)
+
+    def expr_Const(self, node: nodes.Const, frame: Frame) -> Value:
+        return const(node.value)
+
+    def expr_TemplateData(self, node: nodes.TemplateData, frame: Frame) -> Value:
+        return const(node.data)
+
+    def expr_List(self, node: nodes.List, frame: Frame) -> Value:
+        return const([self.const_of(item, frame) for item in node.items])
+
+    expr_Tuple = expr_List
+
+    def expr_Name(self, node: nodes.Name, frame: Frame) -> Value:
+        if node.name == "loop" and frame.lookup("loop") is None:
+            return Value("", "loop")
+        found = frame.lookup(node.name)
+        if found is not None:
+            return found
+        return self.global_name(node.name, node)
+
+    def loop_of(self, frame: Frame) -> Loop:
+        f: Frame | None = frame
+        while f is not None:
+            if f.loop is not None:
+                return f.loop
+            f = f.parent
+        raise ConversionError("loop used outside a for loop")
+
+    def expr_Getattr(self, node: nodes.Getattr, frame: Frame) -> Value:
+        base = self.expr(node.node, frame)
+        if base.kind == "loop":
+            return self.loop_attr(node, frame)
+        return self.attr(base, node.attr, node)
+
+    def loop_attr(self, node: nodes.Getattr, frame: Frame) -> Value:
+        loop = self.loop_of(frame)
+        if loop.single:
+            values = {"first": True, "last": True, "index0": 0, "index": 1, "length": 1, "revindex": 1, "revindex0": 0}
+            if node.attr in values:
+                return const(values[node.attr])
+            raise self.fail(node, f"loop.{node.attr}")
+        if node.attr == "index0":
+            return Value(loop.index, INT)
+        if node.attr == "index":
+            return Value(f'(len (printf "%*s." {loop.index} ""))', INT)
+        if node.attr == "first":
+            return Value(f"(eq {loop.index} 0)", BOOL)
+        if node.attr == "last":
+            return Value(f"(eq {loop.index} {loop.last})", BOOL)
+        if node.attr == "length":
+            return Value(f"(len {loop.seq})", INT)
+        if node.attr in {"previtem", "nextitem"}:
+            raise self.fail(node, f"loop.{node.attr}")
+        raise self.fail(node, f"loop.{node.attr}")
+
+    def attr(self, base: Value, name: str, node: nodes.Node) -> Value:
+        if base.kind == NS:
+            attrs = base.extra["attrs"]
+            if name not in attrs:
+                return UNDEFINED
+            return Value(f"{base.code}_{name}", attrs[name].kind if attrs[name].kind not in {NONE} else ANY)
+        if base.kind == PART:
+            if name == "type":
+                return const("text")
+            if name == "text":
+                return Value(base.extra["content"], STR)
+            return UNDEFINED
+        if base.kind in {CONTENT} and name in {"text"}:
+            return UNDEFINED
+        if base.kind == ARGS:
+            return Value(f"(index {base.code} {go_string(name)})", ANY)
+        if base.kind == PROPS:
+            return Value(f"(index {base.code} {go_string(name)})", PROP)
+        if base.kind == PROP and name in {"type"}:
+            return Value(f"(index {base.code}.Type 0)", STR)
+        if base.kind == PROP and name == "properties":
+            raise self.fail(node, "nested schema properties", "(Ollama keeps them as an ordered map)")
+        if base.kind == CALL and name in {"name", "arguments"}:
+            # a flat {"name", "arguments"} call: read through `.function`
+            return self.attr(Value(f"{base.code}.Function", FUNC), name, node)
+        if base.kind == CALL and name == "type":
+            return const("function")
+        fields = FIELDS.get(base.kind)
+        if fields is not None:
+            if name in fields:
+                go, kind = fields[name]
+                value = Value(f"{base.code}.{go}", kind)
+                if base.kind == MSG and name in OPTIONAL_MESSAGE_KEYS:
+                    value.extra["optional"] = True
+                return value
+            return UNDEFINED
+        if base.kind in {UNDEF, NONE}:
+            return UNDEFINED
+        if base.kind in {STR, CONTENT}:
+            return Value("", "method:" + name, extra={"self": base})
+        if base.kind in {MSGS, TOOLS, CALLS, LIST} and name in {"items", "keys", "values", "get"}:
+            raise self.fail(node, f".{name}() on a list")
+        if base.kind in {PROPS, ARGS, PROP, TOOL, TFUNC, PARAMS, MSG, CALL, FUNC} or base.kind == ANY:
+            raise self.fail(node, f"attribute .{name} of {base.kind}")
+        raise self.fail(node, f"attribute .{name} of {base.kind}")
+
+    def expr_Getitem(self, node: nodes.Getitem, frame: Frame) -> Value:
+        base = self.expr(node.node, frame)
+        if isinstance(node.arg, nodes.Slice):
+            return self.slice(base, node.arg, frame, node)
+        key = self.expr(node.arg, frame)
+        if key.is_const and isinstance(key.const, str):
+            if base.kind == "loop":
+                return self.loop_attr(nodes.Getattr(node.node, key.const, "load", lineno=node.lineno), frame)
+            return self.attr(base, key.const, node)
+        if base.kind == "split" and key.is_const and key.const in (0, -1):
+            return self.split_part(base, key.const, node)
+        if base.kind in {CONTENT}:
+            if key.is_const and key.const in (0, -1):
+                return Value("$.Messages", PART, extra={"content": base.code})
+            raise self.fail(node, "indexing message content")
+        if base.kind in SEQUENCES and key.kind == INT:
+            element = ELEMENT.get(base.kind, ANY)
+            if key.is_const and key.const < 0:
+                return Value(f"(index {base.code} (len (slice {base.code} {-key.const})))", element)
+            return Value(f"(index {base.code} {key.code})", element)
+        if base.kind in {STR} and key.kind == INT:
+            raise self.fail(node, "indexing a string")
+        raise self.fail(node, f"subscript of {base.kind}")
+
+    def slice(self, base: Value, sl: nodes.Slice, frame: Frame, node: nodes.Node) -> Value:
+        if sl.step is not None:
+            raise self.fail(node, "slice with a step ([::-1])")
+        start = self.expr(sl.start, frame) if sl.start is not None else None
+        stop = self.expr(sl.stop, frame) if sl.stop is not None else None
+        if base.kind in {STR, CONTENT}:
+            if start is None and stop is not None and stop.is_const and stop.const >= 0:
+                return Value(f'(printf "%.*s" {stop.code} {base.code})', STR)
+            raise self.fail(node, "string slicing other than [:N]")
+        if base.kind not in {MSGS, CALLS, TOOLS}:
+            raise self.fail(node, f"slicing {base.kind}")
+
+        def bound(value: Value) -> str:
+            if value.is_const and isinstance(value.const, int) and value.const < 0:
+                return f"(len (slice {base.code} {-value.const}))"
+            if value.kind != INT:
+                raise self.fail(node, "a non-integer slice bound")
+            return value.code
+
+        lo = bound(start) if start is not None else "0"
+        if stop is None:
+            return Value(f"(slice {base.code} {lo})", base.kind)
+        return Value(f"(slice {base.code} {lo} {bound(stop)})", base.kind)
+
+    def expr_Not(self, node: nodes.Not, frame: Frame) -> Value:
+        inner = self.expr(node.node, frame)
+        if inner.is_const:
+            return const(not inner.const)
+        return Value(f"(not {self.truth_of(inner)})", BOOL)
+
+    def expr_And(self, node: nodes.And, frame: Frame) -> Value:
+        return self.logic(node, frame, "and")
+
+    def expr_Or(self, node: nodes.Or, frame: Frame) -> Value:
+        return self.logic(node, frame, "or")
+
+    def logic(self, node: nodes.BinExpr, frame: Frame, op: str) -> Value:
+        left, right = self.expr(node.left, frame), self.expr(node.right, frame)
+        if left.is_const:
+            if op == "and":
+                return right if left.const else left
+            return left if left.const else right
+        if right.is_const and not isinstance(right.const, (list, dict)):
+            if op == "and" and not right.const:
+                # `x and false` is falsy either way; keep x's evaluation out
+                return Value(f"(and {self.truth_of(left)} false)", BOOL)
+            if op == "or" and right.const:
+                return Value(f"(or {self.truth_of(left)} true)", BOOL)
+        kind = left.kind if left.kind == right.kind else ANY
+        if {left.kind, right.kind} <= {BOOL}:
+            kind = BOOL
+        return Value(f"({op} {self.truth_operand(left)} {self.truth_operand(right)})", kind)
+
+    def truth_operand(self, value: Value) -> str:
+        if value.kind in {UNDEF, NONE}:
+            return "false"
+        if value.kind == BOOL or value.kind in {STR, INT, CONTENT, MSGS, CALLS, TOOLS, ARGS, ANY}:
+            return value.code
+        return self.truth_of(value)
+
+    def truth_of(self, value: Value) -> str:
+        """Go's truthiness matches Python's for strings, numbers, lists and maps."""
+        if value.is_const:
+            return "true" if value.const else "false"
+        if value.kind in {UNDEF, NONE}:
+            return "false"
+        if value.kind in {MSG, CALL, FUNC, TOOL, TFUNC, PART, NS}:
+            return "true"
+        return value.code
+
+    def truth(self, node: nodes.Expr, frame: Frame) -> str:
+        return self.truth_of(self.expr(node, frame))
+
+    def expr_CondExpr(self, node: nodes.CondExpr, frame: Frame) -> Value:
+        test = self.expr(node.test, frame)
+        yes = self.expr(node.expr1, frame)
+        no = self.expr(node.expr2, frame) if node.expr2 is not None else UNDEFINED
+        if test.is_const:
+            return yes if test.const else no
+        result = self.temp()
+        self.action(f"{result} := {self.operand(no, node)}")
+        self.action(f"if {self.truth_of(test)}")
+        self.action(f"{result} = {self.operand(yes, node)}")
+        self.action("end")
+        kind = yes.kind if yes.kind == no.kind or no.kind in {UNDEF, NONE} else ANY
+        if yes.kind in {STR, CONTENT} and no.kind in {STR, CONTENT, UNDEF, NONE}:
+            kind = STR
+        return Value(result, kind)
+
+    def expr_Compare(self, node: nodes.Compare, frame: Frame) -> Value:
+        left = self.expr(node.expr, frame)
+        parts = []
+        for op in node.ops:
+            right = self.expr(op.expr, frame)
+            parts.append(self.compare(op.op, left, right, node))
+            left = right
+        if len(parts) == 1:
+            return parts[0]
+        if all(p.is_const for p in parts):
+            return const(all(p.const for p in parts))
+        return Value("(and " + " ".join(self.truth_of(p) for p in parts) + ")", BOOL)
+
+    def compare(self, op: str, left: Value, right: Value, node: nodes.Node) -> Value:
+        if left.is_const and right.is_const and not isinstance(left.const, list):
+            import operator
+
+            ops = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "gt": operator.gt,
+                   "lteq": operator.le, "gteq": operator.ge}
+            if op in ops:
+                return const(ops[op](left.const, right.const))
+        if op in {"in", "notin"}:
+            test = self.contains(left, right, node)
+            if test.is_const:
+                return const(test.const if op == "in" else not test.const)
+            return test if op == "in" else Value(f"(not {test.code})", BOOL)
+        if op == "eq":
+            return Value(self.compare_eq(left, right, node), BOOL)
+        if op == "ne":
+            eq = self.compare_eq(left, right, node)
+            return const(eq != "true") if eq in {"true", "false"} else Value(f"(not {eq})", BOOL)
+        go = {"lt": "lt", "gt": "gt", "lteq": "le", "gteq": "ge"}[op]
+        if left.kind not in {INT, STR} or right.kind not in {INT, STR}:
+            raise self.fail(node, f"ordering comparison of {left.kind} and {right.kind}")
+        return Value(f"({go} {left.code} {right.code})", BOOL)
+
+    def compare_eq(self, left: Value, right: Value, node: nodes.Node) -> str:
+        if left.is_const and not right.is_const:
+            left, right = right, left
+        if left.kind in {UNDEF} or (left.kind == NONE and not left.extra):
+            if right.is_const:
+                return "true" if right.const is None and left.kind == NONE else "false"
+            return "false"
+        if right.is_const:
+            value = right.const
+            if value is None:
+                return "false" if left.kind in {STR, CONTENT, INT, MSGS, TOOLS} else "false"
+            if isinstance(value, str):
+                if left.kind in {INT, BOOL}:
+                    return "false"
+                if left.code.endswith(".Role") and self.tool_role != "tool":
+                    if value == self.tool_role:
+                        value = "tool"
+                    elif value == "tool":
+                        return "false"
+                return f"(eq {left.code} {go_string(value)})"
+            if isinstance(value, bool):
+                return left.code if value else f"(not {left.code})"
+            if isinstance(value, int):
+                if left.kind not in {INT}:
+                    raise self.fail(node, f"comparing {left.kind} with a number")
+                return f"(eq {left.code} {value})"
+            raise self.fail(node, "comparison with a list")
+        if left.kind in {STR, CONTENT, INT} and right.kind in {STR, CONTENT, INT}:
+            return f"(eq {left.code} {right.code})"
+        if left.kind == ANY or right.kind == ANY:
+            return f'(eq (printf "%v" {left.code}) (printf "%v" {right.code}))'
+        raise self.fail(node, f"comparing {left.kind} with {right.kind}")
+
+    def contains(self, needle: Value, hay: Value, node: nodes.Node) -> Value:
+        if hay.is_const and isinstance(hay.const, list):
+            if needle.is_const:
+                return const(needle.const in hay.const)
+            if not hay.const:
+                return const(False)
+            return Value(f"(eq {needle.code} " + " ".join(go_string(str(v)) for v in hay.const) + ")", BOOL)
+        if hay.kind == MSG and needle.is_const:
+            key = needle.const
+            if key in {"role", "content"}:
+                return const(True)
+            if key in MESSAGE_FIELDS:
+                return Value(f"(not (not {hay.code}.{MESSAGE_FIELDS[key][0]}))", BOOL)
+            return const(False)
+        if hay.kind in {CALL, FUNC, TOOL, TFUNC, PARAMS} and needle.is_const:
+            return const(needle.const in FIELDS.get(hay.kind, {}) or (hay.kind == CALL and needle.const in {"function", "type"}))
+        if hay.kind in {STR, CONTENT} and needle.is_const and isinstance(needle.const, str):
+            return Value(self.substring(hay.code, needle.const), BOOL)
+        if hay.kind in {ARGS, PROPS} and needle.kind in {STR}:
+            return Value(f"(not (not (index {hay.code} {needle.code})))", BOOL)
+        if hay.kind in {UNDEF, NONE}:
+            raise self.fail(node, "'in' on an undefined value")
+        raise self.fail(node, f"'in' on {hay.kind}")
+
+    def substring(self, hay: str, needle: str) -> str:
+        """Statements that set a temp to whether `needle` occurs in `hay` (a byte scan)."""
+        found, text, i = self.temp(), self.temp(), self.temp()
+        runes = len(needle)
+        self.action(f"{text} := {hay}")
+        self.action(f"{found} := false")
+        self.action(f"range {i} := len {text}")
+        self.action(f'if eq (printf "%.*s" {runes} (slice {text} {i})) {go_string(needle)}')
+        self.action(f"{found} = true")
+        self.action("break")
+        self.action("end")
+        self.action("end")
+        return found
+
+    def expr_Test(self, node: nodes.Test, frame: Frame) -> Value:
+        value = self.expr(node.node, frame)
+        result = self.is_test(node.name, value, node, [self.expr(a, frame) for a in node.args])
+        return const(result == "true") if result in {"true", "false"} else Value(result, BOOL)
+
+    def is_test(self, name: str, value: Value, node: nodes.Node, args: list[Value] | None = None) -> str:
+        kind = value.kind
+        if name in {"defined", "undefined"}:
+            if kind == UNDEF:
+                defined = "false"
+            elif value.extra.get("optional"):
+                defined = f"(not (not {value.code}))"
+            else:
+                defined = "true"
+            return defined if name == "defined" else self.negate(defined)
+        if name == "none":
+            if value.is_const:
+                return "true" if value.const is None else "false"
+            if kind == NONE:
+                return "true"
+            if kind == TOOLS:
+                return f"(not {value.code})"
+            if value.extra.get("maybe_none"):
+                return f'(eq (printf "%v" {value.code}) "")'
+            return "false"
+        if name == "string":
+            if value.is_const:
+                return "true" if isinstance(value.const, str) else "false"
+            if kind in {STR, CONTENT}:
+                return "true"
+            if kind == ANY:
+                return f'(eq (printf "%T" {value.code}) "string")'
+            return "false"
+        if name in {"mapping"}:
+            if kind in MAPPINGS:
+                return "true"
+            if kind == ANY:
+                return f'(eq (printf "%.3T" {value.code}) "map")'
+            return "false"
+        if name in {"iterable", "sequence"}:
+            if kind in {STR, CONTENT} or kind in SEQUENCES:
+                return "true"
+            if kind in MAPPINGS:
+                return "true" if name == "iterable" else "false"
+            if kind == ANY:
+                return f'(or (eq (printf "%T" {value.code}) "string") (eq (printf "%.2T" {value.code}) "[]"))'
+            return "false"
+        if name in {"number", "integer"}:
+            return "true" if kind == INT else "false"
+        if name == "boolean":
+            return "true" if kind == BOOL else "false"
+        if name in {"true", "false"}:
+            if value.is_const:
+                return "true" if value.const is (name == "true") else "false"
+            if kind == BOOL:
+                return value.code if name == "true" else f"(not {value.code})"
+            return "false"
+        if name in {"equalto", "eq", "sameas"} and args:
+            return self.compare_eq(value, args[0], node)
+        raise self.fail(node, f"test `is {name}`")
+
+    @staticmethod
+    def negate(code: str) -> str:
+        return {"true": "false", "false": "true"}.get(code, f"(not {code})")
+
+    def expr_Concat(self, node: nodes.Concat, frame: Frame) -> Value:
+        return self.concat([self.expr(n, frame) for n in node.nodes], node)
+
+    def concat(self, values: list[Value], node: nodes.Node) -> Value:
+        if all(v.is_const for v in values):
+            return const("".join(py_str(v.const) for v in values))
+        pieces = []
+        for v in values:
+            if v.kind in {UNDEF}:
+                continue
+            if v.is_const:
+                pieces.append(go_string(py_str(v.const)))
+            elif v.kind in {STR, CONTENT, INT}:
+                pieces.append(v.code)
+            else:
+                raise self.fail(node, f"string concatenation with {v.kind}")
+        fmt = "%v" * len(pieces)
+        return Value(f'(printf "{fmt}" {" ".join(pieces)})', STR)
+
+    def expr_Add(self, node: nodes.Add, frame: Frame) -> Value:
+        left, right = self.expr(node.left, frame), self.expr(node.right, frame)
+        if left.is_const and right.is_const:
+            return const(left.const + right.const)
+        if left.kind == INT and right.kind == INT:
+            return Value(f'(len (printf "%*s%*s" {left.code} "" {right.code} ""))', INT)
+        if {left.kind, right.kind} <= {STR, CONTENT} or (
+            (left.kind in {STR, CONTENT} or right.kind in {STR, CONTENT})
+            and (left.is_const or right.is_const)
+        ):
+            return self.concat([left, right], node)
+        raise self.fail(node, f"'+' of {left.kind} and {right.kind}")
+
+    def expr_Sub(self, node: nodes.Sub, frame: Frame) -> Value:
+        left, right = self.expr(node.left, frame), self.expr(node.right, frame)
+        if left.is_const and right.is_const:
+            return const(left.const - right.const)
+        if left.kind == INT and right.kind == INT:
+            return Value(f'(len (slice (printf "%*s" {left.code} "") {right.code}))', INT)
+        raise self.fail(node, f"'-' of {left.kind} and {right.kind}")
+
+    def expr_Mod(self, node: nodes.Mod, frame: Frame) -> Value:
+        left, right = self.expr(node.left, frame), self.expr(node.right, frame)
+        if left.is_const and right.is_const:
+            return const(left.const % right.const)
+        if left.kind == INT and right.is_const and right.const == 2:
+            # parity: the last digit of a non-negative number
+            return Value(
+                f'(or (and (eq (printf "%.1s" (slice (printf "%d" {left.code}) (len (slice (printf "%d" {left.code}) 1)))) "1" "3" "5" "7" "9") 1) 0)',
+                INT,
+            )
+        raise self.fail(node, "'%' operator")
+
+    def expr_Call(self, node: nodes.Call, frame: Frame) -> Value:
+        callee = node.node
+        if isinstance(callee, nodes.Name):
+            name = callee.name
+            if name == "namespace":
+                attrs = {kw.key: self.expr(kw.value, frame) for kw in node.kwargs}
+                return Value("", NS, extra={"attrs": attrs})
+            if name == "raise_exception":
+                self.warn(node, "raise_exception()", "dropped: Ollama renders instead of refusing this conversation")
+                return UNDEFINED
+            if name == "strftime_now":
+                return self.strftime(node, frame)
+            if name == "range":
+                args = [self.expr(a, frame) for a in node.args]
+                if len(args) == 1 and args[0].kind == INT:
+                    return Value(args[0].code, INT)
+                raise self.fail(node, "range() with more than one argument")
+            if name in self.macros:
+                raise self.fail(node, f"macro {name}() used as a value", "(only printed macro calls are supported)")
+            raise self.fail(node, f"function {name}()")
+        if isinstance(callee, nodes.Getattr):
+            base = self.expr(callee.node, frame)
+            method = callee.attr
+            args = [self.expr(a, frame) for a in node.args]
+            if base.kind in {STR, CONTENT} or (base.is_const and isinstance(base.const, str)):
+                return self.string_method(method, base, args, node)
+            if method == "items" and base.kind in {PROPS, ARGS}:
+                return Value(base.code, base.kind, extra={"items": True})
+            if method == "get" and args and args[0].is_const:
+                value = self.attr(base, args[0].const, node)
+                if value.kind == UNDEF and len(args) > 1:
+                    return args[1]
+                return value
+            if method == "keys" and base.kind in {ARGS, PROPS}:
+                raise self.fail(node, ".keys()")
+        raise self.fail(node, "this function call")
+
+    def strftime(self, node: nodes.Call, frame: Frame) -> Value:
+        fmt = self.const_of(node.args[0], frame)
+        pieces: list[str] = []
+        i = 0
+        date = self.temp()
+        self.action(f"{date} := currentDate")
+        while i < len(fmt):
+            spec = fmt[i : i + 2]
+            if spec in STRFTIME:
+                lo, hi = STRFTIME[spec]
+                pieces.append(f"(slice {date} {lo} {hi})")
+                i += 2
+            elif spec in {"%b", "%B"}:
+                month = self.temp()
+                self.action(f'{month} := ""')
+                for number, name in enumerate(MONTHS, 1):
+                    text = name if spec == "%B" else name[:3]
+                    self.action(f'if eq (slice {date} 5 7) "{number:02d}"')
+                    self.action(f'{month} = "{text}"')
+                    self.action("end")
+                pieces.append(month)
+                i += 2
+            elif fmt[i] == "%":
+                raise self.fail(node, f"strftime_now({fmt!r})", f"(format {spec} is not supported)")
+            else:
+                pieces.append(go_string(fmt[i]))
+                i += 1
+        return Value(f'(printf "{"%s" * len(pieces)}" {" ".join(pieces)})', STR)
+
+    def string_method(self, method: str, base: Value, args: list[Value], node: nodes.Node) -> Value:
+        if base.is_const and all(a.is_const for a in args) and method in {"startswith", "endswith", "strip", "lower", "upper"}:
+            return const(getattr(base.const, method)(*[a.const for a in args]))
+        if method in {"strip", "lstrip", "rstrip"}:
+            chars = args[0].const if args else None
+            return self.trim(base.code, method, chars, node)
+        if method in {"startswith", "endswith"}:
+            if not args or not args[0].is_const:
+                raise self.fail(node, f".{method}() with a non-constant argument")
+            options = args[0].const if isinstance(args[0].const, list) else [args[0].const]
+            tests = []
+            for prefix in options:
+                if method == "startswith":
+                    tests.append(f'(eq (printf "%.*s" {len(prefix)} {base.code}) {go_string(prefix)})')
+                else:
+                    n = len(prefix.encode())
+                    tests.append(
+                        f"(and (ge (len {base.code}) {n}) (eq (slice {base.code} (len (slice {base.code} {n}))) {go_string(prefix)}))"
+                    )
+            return Value(tests[0] if len(tests) == 1 else "(or " + " ".join(tests) + ")", BOOL)
+        if method == "split":
+            if not args or not args[0].is_const:
+                raise self.fail(node, ".split() without a constant separator")
+            return Value(base.code, "split", extra={"sep": args[0].const, "node": node})
+        raise self.fail(node, f"string method .{method}()")
+
+    def trim(self, text_code: str, method: str, chars: str | None, node: nodes.Node) -> Value:
+        """Python's strip/lstrip/rstrip over bytes: find the first and last kept characters."""
+        chars_set = chars if chars is not None else PY_WHITESPACE
+        text, start, last, i, c, b, seen = (self.temp() for _ in range(7))
+        strip_set = " ".join(go_string(ch) for ch in dict.fromkeys(chars_set))
+        self.action(f"{text} := {text_code}")
+        self.action(f"{start} := len {text}")
+        self.action(f"{last} := -1")
+        self.action(f"{seen} := false")
+        self.action(f"range {i} := len {text}")
+        self.action(f"{b} := index {text} {i}")
+        self.action(f"if and (ge {b} 128) (lt {b} 192)")
+        self.action(f"if {seen}")
+        self.action(f"{last} = {i}")
+        self.action("end")
+        self.action("continue")
+        self.action("end")
+        self.action(f'{c} := printf "%.1s" (slice {text} {i})')
+        self.action(f"if eq {c} {strip_set}")
+        self.action(f"{seen} = false")
+        self.action("else")
+        self.action(f"{seen} = true")
+        self.action(f"if gt {start} {i}")
+        self.action(f"{start} = {i}")
+        self.action("end")
+        self.action(f"{last} = {i}")
+        self.action("end")
+        self.action("end")
+        result = self.temp()
+        if method == "strip":
+            self.action(f'{result} := ""')
+            self.action(f"if ge {last} 0")
+            self.action(f'{result} = printf "%s%.1s" (slice {text} {start} {last}) (slice {text} {last})')
+            self.action("end")
+        elif method == "lstrip":
+            self.action(f"{result} := slice {text} {start}")
+        else:
+            self.action(f'{result} := ""')
+            self.action(f"if ge {last} 0")
+            self.action(f'{result} = printf "%s%.1s" (slice {text} 0 {last}) (slice {text} {last})')
+            self.action("end")
+        return Value(result, STR)
+
+    def expr_Filter(self, node: nodes.Filter, frame: Frame) -> Value:
+        name = node.name
+        if node.node is None:
+            raise self.fail(node, f"|{name} block")
+        value = self.expr(node.node, frame)
+        args = [self.expr(a, frame) for a in node.args]
+        if name == "trim":
+            if value.is_const:
+                return const(value.const.strip(*(a.const for a in args)))
+            if value.kind in {UNDEF, NONE}:
+                return const("")
+            return self.trim(value.code, "strip", args[0].const if args else None, node)
+        if name in {"length", "count"}:
+            if value.is_const:
+                return const(len(value.const))
+            if value.kind in {STR, CONTENT}:
+                self.warn(node, "|length of a string", "counts bytes, not characters, for non-ASCII text")
+                return Value(f"(len {value.code})", INT)
+            if value.kind in SEQUENCES or value.kind in {ARGS, PROPS}:
+                return Value(f"(len {value.code})", INT)
+            if value.kind == "select":
+                return self.count_selected(value, node)
+            raise self.fail(node, f"|length of {value.kind}")
+        if name in {"selectattr", "rejectattr"}:
+            if value.kind in {CONTENT, PARTS}:
+                return Value(value.code, PARTS)
+            if value.kind in {MSGS, CALLS, TOOLS}:
+                return Value(value.code, "select", extra={"base": value, "filter": node, "frame": frame})
+            raise self.fail(node, f"|{name} on {value.kind}")
+        if name == "list":
+            return value
+        if name in {"first", "last"}:
+            if value.kind in SEQUENCES and not value.is_const:
+                element = ELEMENT.get(value.kind, ANY)
+                if name == "first":
+                    return Value(f"(index {value.code} 0)", element)
+                return Value(f"(index {value.code} (len (slice {value.code} 1)))", element)
+            if value.kind == "split":
+                return self.split_part(value, 0 if name == "first" else -1, node)
+            raise self.fail(node, f"|{name} of {value.kind}")
+        if name == "default":
+            fallback = args[0] if args else const("")
+            if value.kind == UNDEF:
+                return fallback
+            if len(args) > 1 and args[1].is_const and args[1].const:
+                result = self.temp()
+                self.action(f"{result} := {self.operand(fallback, node)}")
+                self.action(f"if {self.truth_of(value)}")
+                self.action(f"{result} = {value.code}")
+                self.action("end")
+                return Value(result, value.kind)
+            return value
+        if name == "string":
+            if value.kind in {STR, CONTENT}:
+                return value
+            if value.is_const:
+                return const(py_str(value.const))
+            if value.kind == INT:
+                return Value(f'(printf "%d" {value.code})', STR)
+            raise self.fail(node, f"|string of {value.kind}")
+        if name == "safe":
+            return value
+        if name == "tojson":
+            raise self.fail(node, "|tojson used inside an expression", "(only printing it directly is supported)")
+        if name == "join" and value.is_const:
+            return const((args[0].const if args else "").join(value.const))
+        if name == "items" and value.kind in {PROPS, ARGS}:
+            return Value(value.code, value.kind, extra={"items": True})
+        if name == "dictsort" and value.kind in {PROPS, ARGS}:
+            return Value(value.code, value.kind, extra={"items": True})
+        if name in {"lower", "upper"} and value.is_const:
+            return const(getattr(value.const, name)())
+        raise self.fail(node, f"filter |{name} on {value.kind}")
+
+    def count_selected(self, value: Value, node: nodes.Node) -> Value:
+        base: Value = value.extra["base"]
+        count, idx, item = self.temp(), self.temp(), self.temp()
+        self.action(f"{count} := 0")
+        self.action(f"range {idx}, {item} := {base.code}")
+        test = self.select_test(value.extra["filter"], Value(item, ELEMENT[base.kind]), value.extra["frame"])
+        self.action(f"if {test}")
+        self.action(f'{count} = len (printf "%*s." {count} "")')
+        self.action("end")
+        self.action("end")
+        return Value(count, INT)
+
+    def split_part(self, value: Value, which: int, node: nodes.Node) -> Value:
+        """`s.split(sep)[0]` / `[-1]`: the text before the first / after the last separator."""
+        sep: str = value.extra["sep"]
+        text, i, cut, result = self.temp(), self.temp(), self.temp(), self.temp()
+        n = len(sep.encode())
+        self.action(f"{text} := {value.code}")
+        self.action(f"{cut} := -1")
+        self.action(f"range {i} := len {text}")
+        self.action(f'if eq (printf "%.*s" {len(sep)} (slice {text} {i})) {go_string(sep)}')
+        self.action(f"{cut} = {i}")
+        if which == 0:
+            self.action("break")
+        self.action("end")
+        self.action("end")
+        if which == 0:
+            self.action(f"{result} := {text}")
+            self.action(f"if ge {cut} 0")
+            self.action(f"{result} = slice {text} 0 {cut}")
+        else:
+            self.action(f"{result} := {text}")
+            self.action(f"if ge {cut} 0")
+            self.action(f'{result} = slice {text} (len (printf "%*s%*s" {cut} "" {n} ""))')
+        self.action("end")
+        return Value(result, STR)
+
+    def expr_Slice(self, node: nodes.Slice, frame: Frame) -> Value:
+        raise self.fail(node, "a slice outside a subscript")
+
+    def expr_Dict(self, node: nodes.Dict, frame: Frame) -> Value:
+        raise self.fail(node, "dict literal")
