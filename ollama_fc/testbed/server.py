@@ -362,11 +362,12 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
         pass
 
 
-def serve_forever(version: str = PINNED, port: int | None = None) -> int:
-    """`ollama serve` of the pinned binary in the foreground (for people): exit status of the server."""
+def serve_forever(version: str = PINNED, port: int | None = None) -> None:
+    """Become `ollama serve` of the pinned binary (for people; signals reach the server itself)."""
     binary = provision(version)
     env = dict(os.environ)
     if port is not None:
         env["OLLAMA_HOST"] = f"127.0.0.1:{port}"
     _say(f"serving {binary} on {env.get('OLLAMA_HOST', '127.0.0.1:11434')}")
-    return subprocess.call([str(binary), "serve"], env=env)
+    os.execve(binary, [str(binary), "serve"], env)
+
