@@ -243,7 +243,7 @@ def write_report(
         "",
         f"- Whole corpus ({corpus_count} templates) converted in {seconds:.2f} s of CPU time, in one process on one core.",
         f"- Templates not fully exact and explained by neither a warning nor an error: {len(unexplained)}"
-        + (f" ({', '.join(unexplained)})" if unexplained else "") + ".",
+        + (f" ({', '.join(unexplained[:12])}{', ...' if len(unexplained) > 12 else ''})" if unexplained else "") + ".",
         "- @huggingface/ollama-utils first looks the Jinja up in its table of Ollama library templates (by the",
         "  first 128 characters, so it may pick another tag's template), then matches by special tokens, and",
         "  converts only plain linear chat templates itself, never tools.",
