@@ -13,6 +13,7 @@ from .errors import (
     ToolCallError,
 )
 from .client import AsyncClient, Client, chat
+from .convert import Conversion, convert
 from .functions import function_to_tool
 from .loop import run_tools
 from .parsers import ParsedCall, ParseResult, parse_tool_calls
@@ -27,6 +28,8 @@ __all__ = [
     "SourceError",
     "ToolCallError",
     "AsyncClient",
+    "Conversion",
+    "convert",
     "Client",
     "InvalidToolCall",
     "ParseResult",

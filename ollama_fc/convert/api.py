@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConversionError
 from .sources import TemplateSource, load_source
-from .translator import Translator, parse_jinja
+from .translator import TOOL_RESULT_ROLES, Translator, parse_jinja
 
 #: Markers models print before their tool calls, shortest first within a family.
 KNOWN_MARKERS = ("<tool_call>", "<function_call>", "functools[", "[TOOL_CALLS]", "<|python_tag|>", "<|tool_call|>", "<|tool_calls|>", "<tool_calls>", "<function=")
@@ -103,7 +103,7 @@ def _capabilities(tree: nodes.Template, template: str) -> Capabilities:
         tools="tools" in names,
         tool_calls="tool_calls" in attrs,
         parallel_calls=loops_over_calls,
-        tool_results=bool({"tool", "function", "ipython"} & consts) or "tool_response" in template,
+        tool_results=bool(set(TOOL_RESULT_ROLES) & consts) or "tool_response" in template,
         thinking=bool({"reasoning_content", "thinking", "enable_thinking"} & (attrs | names)) or "<think>" in template,
     )
 
@@ -118,6 +118,8 @@ def _tool_marker(source: TemplateSource) -> str | None:
         start = 0
         while start < min(len(with_call), len(without)) and with_call[start] == without[start]:
             start += 1
+        while start > 0 and not with_call[start - 1].isspace():
+            start -= 1  # back to the start of the token the two renders share a prefix of
         rendered = with_call[start : with_call.index(PROBE_NAME)]
         for marker in KNOWN_MARKERS:
             if marker in rendered:
@@ -136,6 +138,13 @@ def _stop_tokens(source: TemplateSource) -> list[str]:
     stops: list[str] = []
     needle = "OFCANSWER"
     rendered = _probe(source.template, source.special_tokens, [{"role": "user", "content": "Q"}, {"role": "assistant", "content": needle}])
+    if not rendered or needle not in rendered:  # templates that read content as a list of parts
+        parts = [{"type": "text", "text": text} for text in ("Q", needle)]
+        rendered = _probe(
+            source.template,
+            source.special_tokens,
+            [{"role": "user", "content": [parts[0]]}, {"role": "assistant", "content": [parts[1]]}],
+        )
     if rendered and needle in rendered:
         after = rendered[rendered.index(needle) + len(needle) :].lstrip(" ")
         match = re.match(r"(<\|[^|>]{1,40}\|>|<[a-z_/]{1,30}>|</s>|\[/?[A-Z_]{2,20}\]|<[^<>\s]{1,40}>)", after)
@@ -152,10 +161,18 @@ def parse_tag(template: str) -> str:
     match = re.search(r"\{\{-?\s*(?:else\s+)?if\b[^}]*?(?<![\w$)])\.ToolCalls\b[^}]*-?\}\}", template)
     if not match:
         return "{"
-    rest = template[match.end() :]
-    for piece in re.split(r"\{\{.*?\}\}", rest, flags=re.S):
-        if piece.strip():
-            tag = piece.replace("\r\n", "\n").split("{")[0].strip()
+    depth = 0
+    for token in re.split(r"(\{\{.*?\}\})", template[match.end() :], flags=re.S):
+        if token.startswith("{{"):
+            word = token.strip("{}- \t\n").split(" ")[0]
+            if word in {"if", "range", "with", "define", "block"}:
+                depth += 1
+            elif word == "end":
+                depth -= 1
+                if depth < 0:
+                    break  # left the `if` body without finding text
+        elif token.strip():
+            tag = token.replace("\r\n", "\n").split("{")[0].strip()
             return tag or "{"
     return "{"
 
