@@ -38,6 +38,28 @@ def main() -> None:
     """Make any model's native function-calling format work in Ollama."""
 
 
+@main.command("convert")
+@click.argument("source")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the result to this file.")
+@click.option("--json", "as_json", is_flag=True, help="Print template, parameters, warnings and capabilities as JSON.")
+@click.option("--from", "from_", default=".", show_default=True, help="The Modelfile's FROM line.")
+@friendly_errors
+def convert_command(source: str, output: str | None, as_json: bool, from_: str) -> None:
+    """Convert a chat template (.jinja, tokenizer_config.json, HF folder, .gguf) to an Ollama Modelfile."""
+    from .convert import convert
+
+    conversion = convert(source)
+    text = conversion.model_dump_json(indent=2) + "\n" if as_json else conversion.modelfile(from_)
+    if output:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        click.echo(text, nl=False)
+    for warning in conversion.warnings:
+        where = f"line {warning.line}: " if warning.line is not None else ""
+        click.echo(f"warning: {where}{warning.construct}: {warning.effect}", err=True)
+
+
 @main.command("verify")
 @click.argument("source")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole report as JSON.")

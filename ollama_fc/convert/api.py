@@ -195,6 +195,8 @@ def convert(
         raise ConversionError("the chat template nests too deeply to translate") from exc
     capabilities = _capabilities(translator.tree, loaded.template)
     header = f"{{{{/* ollama-fc family={family} format={tool_format or 'auto'} */}}}}" if family else ""
+    # Ollama renders per turn (dropping tool messages) unless the template names `.Messages`
+    header += "{{- if and false .Messages }}{{- end }}"
     marker = None
     if capabilities.tools:
         marker = _tool_marker(loaded)

@@ -456,6 +456,8 @@ class Translator:
         return Value(old.code, ANY)
 
     def operand(self, value: Value, node: nodes.Node) -> str:
+        if value.kind in {"split", "select", "loop"} or value.kind.startswith("method:"):
+            raise self.fail(node, f"a {value.kind.split(':')[0]} value stored in a variable")
         if value.is_const and value.kind == LIST:
             raise self.fail(node, "a list literal as a value")
         if value.kind in {UNDEF, NONE}:
@@ -790,6 +792,12 @@ class Translator:
             return Value(f"(slice {base.code} {lo})", base.kind)
         return Value(f"(slice {base.code} {lo} {bound(stop)})", base.kind)
 
+    def expr_Neg(self, node: nodes.Neg, frame: Frame) -> Value:
+        inner = self.expr(node.node, frame)
+        if inner.is_const and isinstance(inner.const, int):
+            return const(-inner.const)
+        raise self.fail(node, "negation of a non-constant")
+
     def expr_Not(self, node: nodes.Not, frame: Frame) -> Value:
         inner = self.expr(node.node, frame)
         if inner.is_const:
@@ -919,6 +927,8 @@ class Translator:
                 return f"(eq {left.code} {value})"
             raise self.fail(node, "comparison with a list")
         if left.kind in {STR, CONTENT, INT} and right.kind in {STR, CONTENT, INT}:
+            return f"(eq {left.code} {right.code})"
+        if left.kind == BOOL and right.kind == BOOL:
             return f"(eq {left.code} {right.code})"
         if left.kind == ANY or right.kind == ANY:
             return f'(eq (printf "%v" {left.code}) (printf "%v" {right.code}))'

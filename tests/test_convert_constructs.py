@@ -1,0 +1,69 @@
+"""Each emulated Jinja construct renders through Ollama's engine exactly as jinja2 renders it."""
+
+from __future__ import annotations
+
+import pytest
+
+from ollama_fc import oracle
+from ollama_fc.convert import TemplateSource, convert
+from ollama_fc.verify.reference import render as reference_render
+
+MESSAGES = [
+    {"role": "system", "content": "  Be brief.\n"},
+    {"role": "user", "content": " Caf\u00e9 <b> & {{x}} </think>tail "},
+    {"role": "assistant", "content": "thought</think> answer  "},
+    {"role": "user", "content": "last"},
+]
+
+CONSTRUCTS = {
+    "trim": "{% for m in messages %}[{{ m.content | trim }}]{% endfor %}",
+    "strip_methods": "{% for m in messages %}[{{ m.content.lstrip() }}|{{ m.content.rstrip() }}]{% endfor %}",
+    "startswith_endswith": "{% for m in messages %}{{ m.content.startswith(' Caf') }}{{ m.content.endswith('  ') }}{% endfor %}",
+    "split_last_and_first": "{% for m in messages %}<{{ m.content.split('</think>')[-1] }}|{{ m.content.split('</think>')[0] }}>{% endfor %}",
+    "substring_in": "{% for m in messages %}{{ '</think>' in m.content }}{% endfor %}",
+    "loop_variables": "{% for m in messages %}{{ loop.index }}/{{ loop.index0 }}/{{ loop.first }}/{{ loop.last }}/{{ loop.length }};{% endfor %}",
+    "namespace": "{% set ns = namespace(n=0, seen=false) %}{% for m in messages %}{% if m.role == 'user' %}{% set ns.n = ns.n + 1 %}{% set ns.seen = true %}{% endif %}{% endfor %}{{ ns.n }} {{ ns.seen }}",
+    "negative_index_and_slice": "{{ messages[-1].content }}|{% for m in messages[1:] %}{{ m.role }}{% endfor %}|{% for m in messages[:-1] %}{{ m.role }}{% endfor %}",
+    "neighbour_index": "{% for m in messages %}{% if not loop.last and messages[loop.index0 + 1].role == 'user' %}!{% endif %}{% if loop.index0 > 0 and messages[loop.index0 - 1].role == 'system' %}^{% endif %}{% endfor %}",
+    "inline_if_and_concat": "{% for m in messages %}{{ ('<' + m.role + '>') if m.role != 'system' else 'SYS' }}{% set x = m.role ~ ':' ~ loop.index %}{{ x }}{% endfor %}",
+    "literal_braces": "{{ '{{' }} }} {% raw %}{{ raw }}{% endraw %}{",
+    "in_list_and_defined": "{% for m in messages %}{{ m.role in ['user', 'system'] }}{{ m.tool_calls is defined }}{% endfor %}{{ foo is defined }}",
+    "set_in_if_and_scope": "{% set sys = '' %}{% if messages[0].role == 'system' %}{% set sys = messages[0].content %}{% set rest = messages[1:] %}{% else %}{% set rest = messages %}{% endif %}[{{ sys }}]{% for m in rest %}{% set sys = 'x' %}{% endfor %}[{{ sys }}]{{ rest | length }}",
+    "macro": "{% macro show(c, tag='t') %}<{{ tag }}>{{ c | trim }}</{{ tag }}>{% endmacro %}{% for m in messages %}{{ show(m.content) }}{{ show(m.role, tag='r') }}{% endfor %}",
+    "generation_prompt": "{% for m in messages %}{{ m.content }}{% endfor %}{% if add_generation_prompt %}<start>{% endif %}",
+    "selectattr_count": "{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{% for m in messages | rejectattr('role', 'equalto', 'user') %}{{ m.role }}{% endfor %}",
+}
+
+
+@pytest.fixture(scope="module")
+def engine():
+    with oracle.Oracle() as pinned:
+        yield pinned
+
+
+@pytest.mark.parametrize("name", sorted(CONSTRUCTS))
+def test_construct_renders_like_jinja(name: str, engine: oracle.Oracle) -> None:
+    template = CONSTRUCTS[name]
+    conversion = convert(TemplateSource(template, {}, name))
+    expected = reference_render(template, MESSAGES, add_generation_prompt=True)
+    rendered = engine.render(conversion.template, MESSAGES)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
+
+
+def test_tojson_with_indent_and_python_repr_match_python() -> None:
+    from ollama_fc.verify.battery import case_named
+
+    case = case_named("parallel_calls")
+    template = (
+        "{% for t in tools %}{{ t | tojson }}\n{{ t | tojson(indent=2) }}\n{% endfor %}"
+        "{% for m in messages %}{% if m.tool_calls %}{% for c in m.tool_calls %}{{ c.function.arguments | tojson }} {{ c.function.arguments }}\n{% endfor %}{% endif %}{% endfor %}"
+    )
+    conversion = convert(TemplateSource(template, {}, "tojson"))
+    hf_messages = [
+        {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]} if "tool_calls" in m else m
+        for m in case.messages
+    ]
+    expected = reference_render(template, hf_messages, list(case.tools))
+    assert oracle.render(conversion.template, list(case.messages), list(case.tools)) == expected
+    assert any(w.construct.startswith("tojson") for w in conversion.warnings)

@@ -1,0 +1,96 @@
+"""Bad input gives one clear error naming the problem; sources are found wherever HF keeps them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ollama_fc.cli import main
+from ollama_fc.convert import TemplateSource, convert, load_source
+from ollama_fc.errors import ConversionError, SourceError
+
+
+def test_broken_jinja_names_the_line() -> None:
+    with pytest.raises(ConversionError, match="line 2"):
+        convert(TemplateSource("ok\n{% if x %}", {}, "t"))
+
+
+def test_unsupported_construct_names_construct_and_line() -> None:
+    with pytest.raises(ConversionError, match=r"line 1: .*dict literal"):
+        convert(TemplateSource("{{ {'a': 1} }}", {}, "t"))
+
+
+def test_missing_file_and_non_gguf(tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="no such file"):
+        load_source(tmp_path / "nope.jinja")
+    fake = tmp_path / "model.gguf"
+    fake.write_bytes(b"not a gguf")
+    with pytest.raises(SourceError, match="not a GGUF"):
+        load_source(fake)
+
+
+def test_tokenizer_config_default_template_and_added_tokens(tmp_path: Path) -> None:
+    config = {
+        "chat_template": [{"name": "tool_use", "template": "T"}, {"name": "default", "template": "{{ bos_token }}D"}],
+        "bos_token": {"content": "<s>", "lstrip": False},
+        "eos_token": "</s>",
+    }
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
+    source = load_source(tmp_path)
+    assert source.template == "{{ bos_token }}D"
+    assert source.special_tokens == {"bos_token": "<s>", "eos_token": "</s>"}
+    assert convert(source).template.endswith("<s>D")
+
+
+def test_broken_json_is_a_source_error(tmp_path: Path) -> None:
+    (tmp_path / "tokenizer_config.json").write_text("{")
+    with pytest.raises(SourceError, match="broken JSON"):
+        load_source(tmp_path / "tokenizer_config.json")
+
+
+def test_gguf_template_and_token_strings(tmp_path: Path) -> None:
+    import gguf
+    import numpy as np
+
+    path = tmp_path / "m.gguf"
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_chat_template("{{ bos_token }}{% for m in messages %}{{ m.content }}{{ eos_token }}{% endfor %}")
+    writer.add_token_list(["<unk>", "<s>", "</s>"])
+    writer.add_bos_token_id(1)
+    writer.add_eos_token_id(2)
+    writer.add_tensor("x", np.zeros(4, dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    source = load_source(path)
+    assert source.special_tokens["bos_token"] == "<s>" and source.special_tokens["eos_token"] == "</s>"
+    assert "</s>" in convert(path).parameters["stop"]
+
+
+def test_cli_prints_one_line_and_exits_1(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jinja"
+    bad.write_text("{% for %}")
+    result = CliRunner().invoke(main, ["convert", str(bad)])
+    assert result.exit_code == 1
+    assert result.output.strip().count("\n") == 0 and result.output.startswith("ollama-fc: ")
+
+
+def test_cli_json_output(tmp_path: Path) -> None:
+    source = tmp_path / "t.jinja"
+    source.write_text("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}")
+    result = CliRunner().invoke(main, ["convert", str(source), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert {"template", "parameters", "warnings", "capabilities"} <= set(data)
+    assert data["parameters"]["stop"] == ["<|end|>"]
+
+
+def test_modelfile_refuses_a_line_ending_in_triple_quote() -> None:
+    conversion = convert(TemplateSource('say """\n{{ messages[0].content }}', {}, "t"))
+    with pytest.raises(ConversionError, match="API"):
+        conversion.modelfile("base")
+    assert convert(TemplateSource("x", {}, "t")).modelfile("base").startswith('FROM base\nTEMPLATE """')

@@ -1,0 +1,66 @@
+"""The converter on real templates: seeds exact under the HF reference, corpus never crashes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ollama_fc import oracle
+from ollama_fc.convert import convert
+from ollama_fc.errors import ConversionError
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+SEEDS = sorted((SHARED / "seeds" / "templates").glob("*.jinja"))
+CORPUS = sorted((SHARED / "corpus" / "templates").glob("*.jinja"))
+
+
+def _require(paths: list[Path]) -> None:
+    if not paths:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"reference data missing under {SHARED}")
+        pytest.skip(f"reference data not found under {SHARED}")
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=lambda p: p.stem)
+def test_seed_is_exact_on_every_battery_case(seed: Path) -> None:
+    from ollama_fc.verify.runner import verify
+
+    report = verify(seed)
+    failing = [(case.name, case.status, case.detail) for case in report.cases if case.status not in {"exact", "skipped"}]
+    assert not failing, failing
+    assert report.exact == report.rendered > 0
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=lambda p: p.stem)
+def test_seed_tool_round_trip_is_visible_to_ollama(seed: Path) -> None:
+    conversion = convert(seed)
+    assert conversion.capabilities.tools
+    assert ".Tools" in conversion.template and ".ToolCalls" in conversion.template
+    assert 'eq .Role "tool"' in conversion.template
+
+
+def test_tool_call_tags_are_the_markers_models_print() -> None:
+    _require(SEEDS)
+    tags = {seed.stem: convert(seed).tool_call_tag for seed in SEEDS}
+    assert tags["qwen2.5-hermes"] == "<tool_call>"
+    assert tags["gemma3-tools"] == "<tool_call>"
+    assert tags["phi4-mini-functools"] == "functools["
+
+
+def test_every_corpus_template_converts_to_a_template_ollama_parses_or_fails_clearly() -> None:
+    _require(CORPUS)
+    converted = 0
+    with oracle.Oracle() as pinned, oracle.Oracle(oracle.LATEST) as latest:
+        for path in CORPUS:
+            try:
+                conversion = convert(path)
+            except ConversionError as exc:
+                assert "line" in str(exc) or "Jinja" in str(exc), (path.name, str(exc))
+                continue
+            converted += 1
+            for engine in (pinned, latest):
+                rendered = engine.render(conversion.template, [{"role": "user", "content": "hi"}])
+                assert rendered.stage != "parse", (path.name, engine.version, rendered.error)
+    assert converted > len(CORPUS) // 3
