@@ -58,6 +58,8 @@ class Score:
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     missing: bool = False  # the converter gave no template at all
+    #: cases on which the Ollama versions do not agree (each with the compact explanation)
+    split: list[str] = field(default_factory=list)
 
     @property
     def rendered(self) -> int:
@@ -125,6 +127,8 @@ def score_results(results: Sequence[CaseResult]) -> Score:
         if result.status == "cannot-render":
             continue
         score.statuses[result.name] = result.status
+        if len({(v.status, v.detail) for v in result.versions.values()}) > 1:
+            score.split.append(f"{result.name}: {result.detail}")
         if result.status == "error":
             score.errors.append(f"{result.name}: {result.detail}")
     return score
@@ -153,7 +157,7 @@ def convert_all(sources: Mapping[str, TemplateSource]) -> tuple[dict[str, Any], 
     for name, source in sources.items():
         try:
             conversions[name] = convert(source)
-        except OllamaFcError as exc:
+        except Exception as exc:  # a crash is reported as a converter bug, not allowed to stop the run
             conversions[name] = exc
     return conversions, time.process_time() - started
 
@@ -177,7 +181,8 @@ def hfjs_convert_all(sources: Mapping[str, TemplateSource]) -> dict[str, str | N
 def our_score(source: TemplateSource, shape: Shape, conversion: Any, oracles: Mapping[str, oracle.Oracle]) -> Score:
     if isinstance(conversion, Exception):
         failed = dict.fromkeys(renderable(source, shape), "error")
-        return Score(statuses=failed, errors=[f"conversion: {conversion}"])
+        kind = "conversion" if isinstance(conversion, OllamaFcError) else f"converter crash ({type(conversion).__name__})"
+        return Score(statuses=failed, errors=[f"{kind}: {conversion}"])
     score = score_template(source, shape, conversion.template, oracles)
     score.warnings = [warning_text(warning) for warning in conversion.warnings]
     return score
@@ -201,6 +206,12 @@ def cell(score: Score) -> str:
         return "none"
     text = f"{score.exact}/{score.rendered}"
     return f"**{text}**" if score.full else text
+
+
+def not_exact(score: Score) -> str:
+    if score.rendered and not score.exact:
+        return "all"
+    return ", ".join(score.failing)
 
 
 def escape(text: str, limit: int = 140) -> str:
@@ -242,6 +253,10 @@ def write_report(
         f"| hfjs-automap pairs ({len(pairs)}) | @huggingface/ollama-utils | {rate([r.hfjs for r in pairs])} |",
         "",
         f"- Whole corpus ({corpus_count} templates) converted in {seconds:.2f} s of CPU time, in one process on one core.",
+        f"- (template, case) pairs where {' and '.join(VERSIONS)} render differently: ollama-fc "
+        f"{sum(len(r.ours.split) for r in rows)}, ollama-utils {sum(len(r.hfjs.split) for r in rows)}, "
+        f"hand-written {sum(len(r.ollama.split) for r in pairs if r.ollama)}"
+        + "".join(f"; {r.name} {note}" for r in rows for note in r.ours.split[:1])[:600] + ".",
         f"- Templates not fully exact and explained by neither a warning nor an error: {len(unexplained)}"
         + (f" ({', '.join(unexplained[:12])}{', ...' if len(unexplained) > 12 else ''})" if unexplained else "") + ".",
         "- @huggingface/ollama-utils first looks the Jinja up in its table of Ollama library templates (by the",
@@ -286,10 +301,10 @@ def _table(title: str, rows: Sequence[Row], *, with_ollama: bool) -> list[str]:
         explained = "; ".join(escape(note, 90) for note in notes[:3]) + (f" (+{len(notes) - 3})" if len(notes) > 3 else "")
         line = (
             f"| {row.name} | {'yes' if row.tool_capable else 'no'} | {cell(row.ours)} | {explained} | "
-            f"{', '.join(row.ours.failing)} |"
+            f"{not_exact(row.ours)} |"
         )
         if with_ollama and row.ollama is not None:
-            line += f" {cell(row.ollama)} | {', '.join(row.ollama.failing)} |"
+            line += f" {cell(row.ollama)} | {not_exact(row.ollama)} |"
         line += f" {cell(row.hfjs)} |"
         lines.append(line)
     return lines + [""]
@@ -304,6 +319,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(f"reference corpus not found next to the repository (expected ../shared/corpus)")
 
     capability = tool_capability_from_sources()
+    pair_index = json.loads((PAIRS / "index.json").read_text(encoding="utf-8"))
+    pair_tools = {entry["file_base"]: bool(entry["jinja_has_tools"]) for entry in pair_index}
     corpus_paths = sorted(CORPUS.glob("*.jinja"))[: args.limit]
     groups = {
         "corpus": {path.name: with_tokens(load_source(path)) for path in corpus_paths},
@@ -335,7 +352,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 if group == "pairs":
                     hand_written = (PAIRS / f"{name}.ollama.gotmpl").read_text(encoding="utf-8")
                     row.ollama = score_template(source, shape, hand_written, oracles)
-                    row.tool_capable = shape.tools or shape.tool_calls
+                    row.tool_capable = pair_tools.get(name, shape.tools or shape.tool_calls)
                 built[group].append(row)
                 print(f"{group}/{name}: ours {cell(row.ours)} hfjs {cell(row.hfjs)}", file=sys.stderr)
     write_report(built["corpus"], built["seeds"], built["pairs"], seconds, len(groups["corpus"]), args.output)
