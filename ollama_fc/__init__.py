@@ -18,6 +18,7 @@ from .functions import function_to_tool
 from .loop import run_tools
 from .parsers import ParsedCall, ParseResult, parse_tool_calls
 from .schema import InvalidToolCall, validate_arguments
+from .verify import VerifyReport, verify
 
 __all__ = [
     "__version__",
@@ -39,4 +40,6 @@ __all__ = [
     "parse_tool_calls",
     "run_tools",
     "validate_arguments",
+    "VerifyReport",
+    "verify",
 ]
