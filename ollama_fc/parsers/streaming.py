@@ -36,12 +36,10 @@ class _Trigger:
 
 
 class _TagFinder:
-    """Finds the `needed`-th closer after the marker, looking only at newly fed text."""
+    """Finds the first closer after the marker, looking only at newly fed text."""
 
-    def __init__(self, closers: tuple[tuple[str, bool], ...], skip: int, needed: int) -> None:
+    def __init__(self, closers: tuple[tuple[str, bool], ...], skip: int) -> None:
         self.closers = closers
-        self.needed = needed
-        self.seen = 0
         self.next_from = skip
         self.length = 0
         self.tail = ""
@@ -51,21 +49,49 @@ class _TagFinder:
         base = self.length - len(self.tail)
         window = self.tail + piece
         self.length += len(piece)
-        while True:
-            start = max(self.next_from - base, 0)
-            best: tuple[int, str, bool] | None = None
-            for closer, consume in self.closers:
-                pos = window.find(closer, start)
-                if pos >= 0 and (best is None or pos < best[0]):
-                    best = (pos, closer, consume)
-            if best is None:
-                break
+        start = max(self.next_from - base, 0)
+        best: tuple[int, str, bool] | None = None
+        for closer, consume in self.closers:
+            pos = window.find(closer, start)
+            if pos >= 0 and (best is None or pos < best[0]):
+                best = (pos, closer, consume)
+        if best is not None:
             pos, closer, consume = best
-            self.seen += 1
-            self.next_from = base + pos + len(closer)
-            if self.seen >= self.needed:
-                return base + pos + (len(closer) if consume else 0)
-        self.tail = window[len(window) - self.keep:] if self.keep else ""
+            return base + pos + (len(closer) if consume else 0)
+        self.tail = window[-self.keep:] if self.keep else ""
+        return None
+
+    def finish(self) -> int:
+        return self.length
+
+
+class _FenceFinder:
+    """Finds the `needed`-th run of three backticks after the marker, outside quoted strings
+    (a value may itself contain a fence)."""
+
+    def __init__(self, skip: int, needed: int) -> None:
+        self.tracker = BracketTracker()
+        self.skip = skip
+        self.needed = needed
+        self.seen = 0
+        self.ticks = 0
+        self.length = 0
+
+    def feed(self, piece: str) -> int | None:
+        tracker = self.tracker
+        for offset in range(max(self.skip - self.length, 0), len(piece)):
+            char = piece[offset]
+            if char == "`" and not tracker.quote:
+                self.ticks += 1
+                if self.ticks == 3:
+                    self.ticks = 0
+                    self.seen += 1
+                    if self.seen >= self.needed:
+                        return self.length + offset + 1
+                continue
+            self.ticks = 0
+            tracker.feed(char)
+        self.length += len(piece)
         return None
 
     def finish(self) -> int:
@@ -82,7 +108,9 @@ class _BracketFinder:
         self.must_end = must_end
         self.length = 0
         self.closed_at = 0
+        self.first_closed_at = 0
         self.trailing = False
+        self.open_positions: list[int] = []
 
     def feed(self, piece: str) -> int | None:
         tracker = self.tracker
@@ -94,13 +122,19 @@ class _BracketFinder:
                 if char not in "{[":
                     return _FAIL
                 self.trailing = False
+            depth = len(tracker.stack)
             if not tracker.feed(char):
                 return _FAIL
+            if len(tracker.stack) > depth:
+                self.open_positions.append(self.length + offset)
+            elif len(tracker.stack) < depth:
+                self.open_positions.pop()
             if not tracker.stack and not tracker.quote:
                 end = self.length + offset + 1
                 if not self.must_end:
                     return end
                 self.closed_at = end
+                self.first_closed_at = self.first_closed_at or end
                 self.trailing = True
         self.length += len(piece)
         return None
@@ -112,16 +146,16 @@ class _BracketFinder:
 class _Region:
     """A held stretch of text that may be a call, from its marker on."""
 
-    def __init__(self, trigger: _Trigger) -> None:
+    def __init__(self, trigger: _Trigger, start: int) -> None:
         self.trigger = trigger
+        self.start = start
         marker = trigger.marker
         self.pieces: list[str] = []
-        self.finder: _TagFinder | _BracketFinder | None
+        self.finder: _TagFinder | _FenceFinder | _BracketFinder | None
         if marker.kind == "tag":
-            self.finder = _TagFinder(marker.closers, len(marker.text), 1)
+            self.finder = _TagFinder(marker.closers, len(marker.text))
         elif marker.kind == "fence":
-            needed = 1 if "```" in marker.text else 2
-            self.finder = _TagFinder((("```", True),), len(marker.text), needed)
+            self.finder = _FenceFinder(len(marker.text), 1 if "```" in marker.text else 2)
         elif marker.kind == "bracket":
             self.finder = _BracketFinder(len(marker.text) - 1, marker.must_end)
         else:
@@ -174,6 +208,9 @@ class StreamingRecoverer:
         self._prefixes = frozenset(text[:k] for text in texts for k in range(1, len(text)))
         self._longest = max(map(len, texts))
         self._held = ""
+        self._base = 0  # stream offset of the text being scanned
+        self._dead_before = 0
+        self._dead: set[int] = set()
         self._in_think = False
         self._region: _Region | None = None
         self._out: list[Piece] = []
@@ -203,6 +240,7 @@ class StreamingRecoverer:
 
     def _process(self, data: str, final: bool) -> None:
         if self._region is None:
+            self._base -= len(self._held)
             data, self._held = self._held + data, ""
         index = 0
         while True:
@@ -219,8 +257,7 @@ class StreamingRecoverer:
                 close = data.find(THINK_CLOSE, index)
                 if close < 0:
                     keep = 0 if final else self._partial_tail(data, index, (THINK_CLOSE,))
-                    self._emit(data[index: len(data) - keep])
-                    self._held = data[len(data) - keep:]
+                    self._hold(data, index, keep)
                     return
                 self._emit(data[index: close + len(THINK_CLOSE)])
                 index = close + len(THINK_CLOSE)
@@ -229,21 +266,23 @@ class StreamingRecoverer:
             match = self._pattern.search(data, index)
             if match is None:
                 keep = 0 if final else self._partial_tail(data, index, None)
-                self._emit(data[index: len(data) - keep])
-                self._held = data[len(data) - keep:]
+                self._hold(data, index, keep)
                 return
             start = match.start()
             if not final and data[start:] in self._prefixes:
-                self._emit(data[index:start])
-                self._held = data[start:]
+                self._hold(data, index, len(data) - start)
                 return
+            if match.group() in ("{", "[") and self._is_dead(self._base + start):
+                self._emit(data[index: start + 1])
+                index = start + 1
+                continue
             self._emit(data[index:start])
             if match.group() == THINK_OPEN:
                 self._emit(THINK_OPEN)
                 self._in_think = True
                 index = match.end()
                 continue
-            self._region = _Region(self._triggers[match.group()])
+            self._region = _Region(self._triggers[match.group()], self._base + start)
             index = start
 
     def _resolve(self, region: _Region, end: int) -> str:
@@ -254,9 +293,28 @@ class StreamingRecoverer:
             calls = self._read(region.trigger, text[:end])
             if calls is not None:
                 self._emit(calls)
+                self._base = region.start + end
                 return text[end:]
+        finder = region.finder
+        if isinstance(finder, _BracketFinder) and finder.must_end:
+            # A bracket inside a value that closed is followed by that value's closer, and a
+            # bracket this region left open stays open: neither can start a call, so the
+            # rescan skips them instead of trying each again (quadratic on deep nesting).
+            self._dead_before = max(self._dead_before, region.start + finder.first_closed_at)
+            if not finder.first_closed_at:
+                self._dead.update(region.start + position for position in finder.open_positions)
         self._emit(text[:1])
+        self._base = region.start + 1
         return text[1:]
+
+    def _is_dead(self, position: int) -> bool:
+        return position < self._dead_before or position in self._dead
+
+    def _hold(self, data: str, index: int, keep: int) -> None:
+        """Release data[index:] except its last `keep` characters, which are held for later."""
+        self._emit(data[index: len(data) - keep])
+        self._held = data[len(data) - keep:]
+        self._base += len(data)
 
     def _read(self, trigger: _Trigger, region: str) -> list[ParsedCall] | None:
         for parser in trigger.parsers:

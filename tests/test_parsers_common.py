@@ -1,0 +1,160 @@
+"""What holds for every format: detection without a format name, streaming equals whole-text
+parsing for any chunking, no input makes the parsers raise or hang, and the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from ollama_fc import ParsedCall, parse_tool_calls
+from ollama_fc.cli import main
+from ollama_fc.parsers import FORMATS, StreamingRecoverer, parsers_for
+from ollama_fc.parsers.streaming import result_from_pieces
+
+WEATHER = ParsedCall("get_weather", {"city": "Paris"})
+TOOLS = [{"type": "function", "function": {"name": "get_weather"}}]
+
+# One realistic output per format, as the seeds' models print them.
+SAMPLES = {
+    "hermes": 'Checking.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+    "minimax_ts": '<function_call>```typescript\nfunctions.get_weather({"city": "Paris"})\n```',
+    "functools": 'functools[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
+    "mistral": '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
+    "function_list": '[Function(arguments1={"city": "Paris"}, name1=get_weather)]',
+    "pythonic": '[get_weather(city="Paris")]',
+    "llama3_json": '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}',
+    "json": '```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
+}
+
+NOT_CALLS = [
+    "The weather tool get_weather needs a city.",
+    'In Python: `get_weather(city="Paris")`.',
+    '<think><tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call></think>No call needed.',
+    '```python\nresult = get_weather(city="Paris")\nprint(result)\n```',
+    "Use [brackets] and {braces} freely; it's fine.",
+]
+
+
+def test_every_format_has_a_sample() -> None:
+    assert set(SAMPLES) == set(FORMATS)
+
+
+@pytest.mark.parametrize("format_name", sorted(SAMPLES))
+def test_named_format_recovers_its_sample(format_name: str) -> None:
+    assert parse_tool_calls(SAMPLES[format_name], format=format_name, tools=TOOLS).tool_calls == [WEATHER]
+
+
+@pytest.mark.parametrize("format_name", sorted(SAMPLES))
+def test_no_format_given_tries_them_all(format_name: str) -> None:
+    assert parse_tool_calls(SAMPLES[format_name], tools=TOOLS).tool_calls == [WEATHER]
+
+
+@pytest.mark.parametrize("text", NOT_CALLS)
+def test_must_not_be_calls_with_all_formats_active(text: str) -> None:
+    result = parse_tool_calls(text, tools=TOOLS)
+    assert result.tool_calls == [] and result.content == text
+
+
+def test_unknown_format_name_is_a_clear_error() -> None:
+    from ollama_fc import ToolCallError
+
+    with pytest.raises(ToolCallError, match="unknown tool-call format 'xml'.*hermes"):
+        parse_tool_calls("x", format="xml")
+
+
+def _stream(text: str, cuts: list[int], format_name: str | None) -> tuple[list[ParsedCall], str]:
+    recoverer = StreamingRecoverer(parsers_for(format_name), TOOLS)
+    pieces = []
+    previous = 0
+    for cut in sorted(set(cuts)) + [len(text)]:
+        pieces += recoverer.feed(text[previous:cut])
+        previous = cut
+    pieces += recoverer.finish()
+    calls = [call for piece in pieces if not isinstance(piece, str) for call in piece]
+    content = "".join(piece for piece in pieces if isinstance(piece, str))
+    return calls, content
+
+
+STREAM_TEXTS = list(SAMPLES.values()) + NOT_CALLS + [
+    "Intro [1] text.\n" + SAMPLES["hermes"] + "\n" + SAMPLES["hermes"],
+    SAMPLES["minimax_ts"] + "\nand then " + SAMPLES["functools"],
+    "<think>plan [a] {b}</think>" + SAMPLES["function_list"],
+]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), index=st.integers(0, len(STREAM_TEXTS) - 1), format_name=st.sampled_from([None, *FORMATS]))
+def test_any_chunking_gives_the_whole_text_result(data: st.DataObject, index: int, format_name: str | None) -> None:
+    text = STREAM_TEXTS[index]
+    cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=len(text)))
+    whole = parse_tool_calls(text, format=format_name, tools=TOOLS)
+    calls, content = _stream(text, cuts, format_name)
+    assert calls == whole.tool_calls
+    if whole.tool_calls:
+        assert content.strip() == whole.content
+    else:
+        assert content == text  # nothing recovered: the stream is the text, unchanged
+
+
+def test_one_character_chunks_release_prose_before_a_marker_completes() -> None:
+    recoverer = StreamingRecoverer(parsers_for("hermes"), TOOLS)
+    released = "".join(p for ch in "Hello there <tool_" for p in recoverer.feed(ch) if isinstance(p, str))
+    assert released == "Hello there "  # the possible start of `<tool_call>` is held back
+
+
+FRAGMENTS = ["<tool_call>", "</tool_call>", "<function_call>", "```typescript\n", "```", "functools[", "[TOOL_CALLS]",
+             "[ARGS]", "<|python_tag|>", "<think>", "</think>", "{", "}", "[", "]", "(", ")", '"', "'", "\\", ":", ",",
+             "=", "functions.", "get_weather", "Function", "name1=", "arguments1=", '"name": ', '"arguments": ', " ", "\n", "x"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(st.sampled_from(FRAGMENTS), max_size=60), format_name=st.sampled_from([None, *FORMATS]))
+def test_no_structured_garbage_makes_a_parser_raise(parts: list[str], format_name: str | None) -> None:
+    text = "".join(parts)
+    result = parse_tool_calls(text, format=format_name, tools=TOOLS)
+    assert all(call.name == "get_weather" for call in result.tool_calls)
+    if not result.tool_calls:
+        assert result.content == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=400))
+def test_no_random_text_makes_a_parser_raise(text: str) -> None:
+    result = parse_tool_calls(text)
+    assert isinstance(result.content, str)
+
+
+def test_deep_nesting_is_handled_without_error() -> None:
+    text = "<tool_call>" + "[" * 5000 + "]" * 5000 + "</tool_call>" + "{" * 3000
+    assert parse_tool_calls(text).tool_calls == []
+
+
+def _cli(args: list[str], text: str) -> "Result":
+    return CliRunner().invoke(main, ["parse", *args], input=text)
+
+
+def test_cli_parse_prints_calls_and_content() -> None:
+    out = _cli(["--format", "functools"], 'Sure. functools[{"name": "get_weather", "arguments": {"city": "Paris"}}]')
+    assert out.exit_code == 0
+    assert json.loads(out.stdout) == {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}], "content": "Sure."}
+
+
+def test_cli_parse_tools_file_filters_names(tmp_path: Path) -> None:
+    tools_file = tmp_path / "tools.json"
+    tools_file.write_text(json.dumps([{"type": "function", "function": {"name": "other"}}]))
+    out = _cli(["--tools", str(tools_file)], SAMPLES["hermes"])
+    assert json.loads(out.stdout) == {"tool_calls": [], "content": SAMPLES["hermes"]}
+
+
+def test_cli_parse_errors_are_one_line_exit_1(tmp_path: Path) -> None:
+    out = _cli(["--format", "xml"], "x")
+    assert out.exit_code == 1
+    assert out.stderr.strip().startswith("ollama-fc: unknown tool-call format") and "\n" not in out.stderr.strip()
+    bad = tmp_path / "tools.json"
+    bad.write_text("{not json")
+    out = _cli(["--tools", str(bad)], "x")
+    assert out.exit_code == 1 and out.stderr.startswith(f"ollama-fc: cannot read tools from {bad}")
