@@ -63,7 +63,7 @@ def _check(value: Any, schema: Schema, root: Schema, path: str, problems: list[s
                     value = fitted
                     break
             else:
-                problems.append(f"{_describe(path)}: {value!r} matches none of the allowed shapes")
+                problems.append(f"{_describe(path)}: {_short(value)} matches none of the allowed shapes")
                 return value
     types = schema.get("type")
     if types is not None:
