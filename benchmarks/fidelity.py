@@ -272,7 +272,10 @@ def write_report(
     lines += _table("hfjs-automap pairs (Jinja of an Ollama library model vs its hand-written template)", pairs, with_ollama=True)
     lines += _table("Corpus", rows, with_ollama=False)
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    text = "\n".join(lines) + "\n"
+    # error messages name the files they are about; keep the report free of this machine's layout
+    text = text.replace(str(SHARED.resolve()), "../shared").replace(str(REPO), ".")
+    output.write_text(text, encoding="utf-8")
 
 
 def _case_breakdown(rows: Sequence[Row]) -> list[str]:
