@@ -24,7 +24,8 @@ from typing import Collection
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from .errors import OllamaFcError, SourceError
+from .convert import Conversion, TemplateSource, convert
+from .errors import ConversionError, OllamaFcError, SourceError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -44,9 +45,9 @@ def tag_declaration(tag: str) -> str:
 
     Ollama derives the tool-call tag from the first text inside the first `if` on `.ToolCalls`;
     templates that loop over calls without such an `if` (or start it with an action) give the
-    tag `{`, which misses calls wrapped in a marker. `if false` keeps the block out of every render.
+    tag `{`, which misses calls wrapped in a marker. `and false` keeps the block out of every render.
     """
-    return f"{{{{- if false }}}}{{{{ if .ToolCalls }}}}{tag}{{{{ end }}}}{{{{ end }}}}"
+    return f"{{{{- if and false .ToolCalls }}}}{tag}{{{{- end }}}}"
 
 
 class Fix(BaseModel):
@@ -120,13 +121,27 @@ class FamilyTemplate:
     family: Family
     #: the Jinja template after the Jinja patches: the Hugging Face reference for the Go template.
     jinja: str
-    #: the Go TEMPLATE, starting with the family marker.
-    template: str
-    parameters: dict[str, list[str]]
+    #: the conversion with the family marker, tag and stop fixes in its template and parameters.
+    conversion: Conversion
     fixes: list[str]
-    #: the tag Ollama's parser derives from `template`.
-    tool_tag: str | None
-    warnings: list[str]
+
+    @property
+    def template(self) -> str:
+        """The Go TEMPLATE, starting with the family marker."""
+        return self.conversion.template
+
+    @property
+    def parameters(self) -> dict[str, list[str]]:
+        return self.conversion.parameters
+
+    @property
+    def tool_tag(self) -> str | None:
+        """The tag Ollama's parser derives from `template`."""
+        return self.conversion.tool_call_tag
+
+    @property
+    def warnings(self) -> list[str]:
+        return [f"line {w.line}: {w.construct}: {w.effect}" for w in self.conversion.warnings]
 
 
 class UnknownFamilyError(OllamaFcError):
@@ -192,8 +207,6 @@ def family_template(family: Family | str, *, faithful: bool = False, skip: Colle
     """Convert the family's template with its fixes into the Go TEMPLATE and parameters to create."""
     if isinstance(family, str):
         family = load_family(family)
-    from .convert import TemplateSource, convert
-
     recipe = family.recipe
     fixes = selected_fixes(family, faithful=faithful, skip=skip)
     jinja = apply_patches(family, fixes)
@@ -213,15 +226,9 @@ def family_template(family: Family | str, *, faithful: bool = False, skip: Colle
             tool_tag = fix.tool_tag
         if fix.stop is not None:
             parameters["stop"] = list(fix.stop)
-    return FamilyTemplate(
-        family=family,
-        jinja=jinja,
-        template=family_marker(family.name, recipe.tool_format) + body,
-        parameters=parameters,
-        fixes=fixes,
-        tool_tag=tool_tag,
-        warnings=[f"line {w.line}: {w.construct}: {w.effect}" for w in conversion.warnings],
-    )
+    template = family_marker(family.name, recipe.tool_format) + body
+    final = conversion.model_copy(update={"template": template, "parameters": parameters, "tool_call_tag": tool_tag})
+    return FamilyTemplate(family=family, jinja=jinja, conversion=final, fixes=fixes)
 
 
 def read_marker(template: str) -> tuple[str, str] | None:
@@ -231,16 +238,47 @@ def read_marker(template: str) -> tuple[str, str] | None:
 
 
 def modelfile_safe(template: str) -> str:
-    """The template with every line ending in three quotes broken by an empty Go comment.
+    """The template in a form Ollama's Modelfile parser reads back unchanged; it renders the same.
 
-    Ollama's Modelfile parser ends a triple-quoted value at the first line that ends with `\"\"\"`,
-    and has no escape. `\"\"{{/**/}}\"` renders the same text but no longer ends the value.
+    The parser silently drops runes that are not printable (other than tab, CR, LF): inside a Go
+    string literal they become `\\uXXXX` escapes, in literal text a `{{ "\\uXXXX" }}` action. It
+    also ends a triple-quoted value at the first line ending in `\"\"\"`, with no escape:
+    `\"\"{{/**/}}\"` renders the same text but no longer ends the value.
     """
-    return re.sub(r'""(")([ \t]*)$', r'""{{/**/}}\1\2', template, flags=re.MULTILINE)
-
-
-def _quoted(value: str) -> str:
-    return f'"{value}"' if '"' not in value and value.strip() == value else f'"""{value}"""'
+    out: list[str] = []
+    in_action = in_string = False
+    index = 0
+    while index < len(template):
+        char = template[index]
+        if not in_action and template.startswith("{{", index):
+            in_action = True
+            out.append("{{")
+            index += 2
+            continue
+        if in_action and not in_string and template.startswith("}}", index):
+            in_action = False
+            out.append("}}")
+            index += 2
+            continue
+        if in_action and char == '"':
+            in_string = not in_string
+        elif in_string and char == "\\":
+            out.append(template[index : index + 2])
+            index += 2
+            continue
+        if char.isprintable() or char in "\t\r\n":
+            out.append(char)
+        elif in_string:
+            out.append(f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
+        elif in_action:
+            raise ConversionError(
+                f"the template has the unprintable character U+{ord(char):04X} outside a string in an action; "
+                "a Modelfile cannot hold it: create the model with `ollama-fc build` instead"
+            )
+        else:
+            out.append(f'{{{{ "\\u{ord(char):04x}" }}}}')
+        index += 1
+    return re.sub(r'""(")([ \t]*)$', r'""{{/**/}}\1\2', "".join(out), flags=re.MULTILINE)
 
 
 def modelfile(built: FamilyTemplate, from_: str | None = None) -> str:
@@ -260,11 +298,8 @@ def modelfile(built: FamilyTemplate, from_: str | None = None) -> str:
     else:
         lines.append("# FROM may be any Ollama model or .gguf file of this family.")
     lines.append(f"# Create it with: ollama create {family.name}-fc -f Modelfile")
-    lines.append(f"FROM {base}")
-    lines.append(f'TEMPLATE """{modelfile_safe(built.template)}"""')
-    for key, values in built.parameters.items():
-        lines.extend(f"PARAMETER {key} {_quoted(value)}" for value in values)
-    return "\n".join(lines) + "\n"
+    quotable = built.conversion.model_copy(update={"template": modelfile_safe(built.template)})
+    return "\n".join(lines) + "\n" + quotable.modelfile(base)
 
 
 def modelfiles_dir() -> Path:
