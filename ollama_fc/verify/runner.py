@@ -16,6 +16,7 @@ it tokenizes the prompt (a literal one in the template would give two).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from pathlib import Path
 from typing import Any, Iterator, Literal, Mapping, Sequence
 
@@ -206,7 +207,7 @@ def verify(
     return VerifyReport(
         origin=loaded.origin,
         versions=list(engines),
-        shape=shape.__dict__,
+        shape=dataclasses.asdict(shape),
         warnings=[_warning_text(warning) for warning in conversion.warnings],
         notes=_capability_notes(shape, conversion.capabilities),
         cases=results,

@@ -206,50 +206,45 @@ def probe(template: str, special_tokens: Mapping[str, str] | None = None) -> Sha
         compile_template(template)
     except ReferenceRenderError:
         return Shape()
-    tokens = special_tokens
     user = [{"role": "user", "content": USER_NEEDLE}]
     with_system = [{"role": "system", "content": SYSTEM_NEEDLE}, *user]
     shape = Shape()
     # Strings unless some role needs parts: templates that take parts often take both for users
     # but index `content[0]['text']` for the system message (Gemma 3).
     for probe_messages, needles in ((user, (USER_NEEDLE,)), (with_system, (SYSTEM_NEEDLE, USER_NEEDLE))):
-        plain = _try(template, probe_messages, shape, special_tokens=tokens)
+        plain = _try(template, probe_messages, shape, special_tokens=special_tokens)
         if plain is None or not all(needle in plain for needle in needles):
-            parts = _try(template, probe_messages, replace(shape, content="parts"), special_tokens=tokens)
+            parts = _try(template, probe_messages, replace(shape, content="parts"), special_tokens=special_tokens)
             if parts is not None and all(needle in parts for needle in needles):
                 shape = replace(shape, content="parts")
                 break
 
-    system = _try(template, with_system, shape, special_tokens=tokens)
+    system = _try(template, with_system, shape, special_tokens=special_tokens)
     shape = replace(shape, system=system is not None and SYSTEM_NEEDLE in system)
 
     tools = [_probe_tool(TOOL_NEEDLE)]
-    with_tools = _try(template, user, shape, tools, special_tokens=tokens)
+    with_tools = _try(template, user, shape, tools, special_tokens=special_tokens)
     shape = replace(shape, tools=with_tools is not None and TOOL_NEEDLE in with_tools)
 
     named = role_names(template)
     shape = replace(shape, tool_role=next((role for role in TOOL_RESULT_ROLES if role in named), "tool"))
 
-    call_tools = tools  # calls name functions the tool list does not, so a rendered tool list is no false hit
-    calls_found = False
-    for wrapper in ("function", "flat"):
-        for arguments in ("object", "string"):
-            for ids in (False, True):
-                candidate = replace(shape, call_wrapper=wrapper, arguments=arguments, needs_ids=ids)
-                rendered = _try(template, _call_messages(CALL_NEEDLES[:1], ids=ids), candidate, call_tools, tokens)
-                if rendered is not None and CALL_NEEDLES[0] in rendered:
-                    shape, calls_found = candidate, True
-                    break
-            if calls_found:
-                break
-        if calls_found:
+    # calls name functions the tool list does not, so a rendered tool list is no false hit
+    candidates = (
+        replace(shape, call_wrapper=wrapper, arguments=arguments, needs_ids=ids)
+        for wrapper in ("function", "flat")
+        for arguments in ("object", "string")
+        for ids in (False, True)
+    )
+    for candidate in candidates:
+        rendered = _try(template, _call_messages(CALL_NEEDLES[:1], ids=candidate.needs_ids), candidate, tools, special_tokens)
+        if rendered is not None and CALL_NEEDLES[0] in rendered:
+            shape = replace(candidate, tool_calls=True)
             break
-    shape = replace(shape, tool_calls=calls_found)
 
-    ids = shape.needs_ids
-    results = _try(template, _call_messages(CALL_NEEDLES[:1], ids=True, result_role=True), shape, call_tools, tokens)
+    results = _try(template, _call_messages(CALL_NEEDLES[:1], ids=True, result_role=True), shape, tools, special_tokens)
     shape = replace(shape, tool_results=results is not None and RESULT_NEEDLE in results)
-    if calls_found:
-        both = _try(template, _call_messages(CALL_NEEDLES, ids=True), shape, call_tools, tokens)
+    if shape.tool_calls:
+        both = _try(template, _call_messages(CALL_NEEDLES, ids=True), shape, tools, special_tokens)
         shape = replace(shape, parallel_calls=both is not None and all(name in both for name in CALL_NEEDLES))
-    return replace(shape, needs_ids=ids)
+    return shape
