@@ -31,6 +31,10 @@ CONSTRUCTS = {
     "set_in_if_and_scope": "{% set sys = '' %}{% if messages[0].role == 'system' %}{% set sys = messages[0].content %}{% set rest = messages[1:] %}{% else %}{% set rest = messages %}{% endif %}[{{ sys }}]{% for m in rest %}{% set sys = 'x' %}{% endfor %}[{{ sys }}]{{ rest | length }}",
     "macro": "{% macro show(c, tag='t') %}<{{ tag }}>{{ c | trim }}</{{ tag }}>{% endmacro %}{% for m in messages %}{{ show(m.content) }}{{ show(m.role, tag='r') }}{% endfor %}",
     "generation_prompt": "{% for m in messages %}{{ m.content }}{% endfor %}{% if add_generation_prompt %}<start>{% endif %}",
+    "redefined_globals": "{% if not add_generation_prompt is defined %}{% set add_generation_prompt = false %}{% endif %}{% if strftime_now is defined %}[date]{% endif %}{% if add_generation_prompt %}<start>{% endif %}",
+    "defined_on_some_paths": "{% for m in messages %}{% if m.role == 'system' %}{% set sys = m.content %}{% endif %}{% endfor %}{% if messages[0].role == 'user' %}{% set first = 1 %}{% endif %}{{ first is defined }}{{ sys is defined }}",
+    "strong_update_changes_type": "{% for m in messages %}{% set m = m.content %}[{{ m | trim }}]{% endfor %}",
+    "in_undefined": "{{ 'citations' in controls }}{% if builtin_tools is defined and messages[0].content in builtin_tools %}!{% endif %}",
     "selectattr_count": "{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{% for m in messages | rejectattr('role', 'equalto', 'user') %}{{ m.role }}{% endfor %}",
 }
 
@@ -67,3 +71,45 @@ def test_tojson_with_indent_and_python_repr_match_python() -> None:
     expected = reference_render(template, hf_messages, list(case.tools))
     assert oracle.render(conversion.template, list(case.messages), list(case.tools)) == expected
     assert any(w.construct.startswith("tojson") for w in conversion.warnings)
+
+
+def test_string_arguments_in_plus_and_role_printed_as_is() -> None:
+    """`'...' + arguments` only works on a JSON string; a tool `type == 'function'` is no role name."""
+    import json
+
+    from ollama_fc.verify.battery import case_named
+
+    case = case_named("tool_call_result")
+    template = (
+        "{% for t in tools %}{% if t.type == 'function' %}[{{ t.function.name }}]{% endif %}{% endfor %}"
+        "{% for m in messages %}<{{ m.role }}>{{ m.content }}"
+        "{% for c in m.tool_calls or [] %}{{ '\\n' + c.function.name + ' ' + c.function.arguments }}{% endfor %}{% endfor %}"
+    )
+    conversion = convert(TemplateSource(template, {}, "string-arguments"))
+    hf_messages = [
+        {**m, "tool_calls": [{"type": "function", "function": {**c["function"], "arguments": json.dumps(c["function"]["arguments"])}} for c in m["tool_calls"]]}
+        if "tool_calls" in m
+        else m
+        for m in case.messages
+    ]
+    expected = reference_render(template, hf_messages, list(case.tools))
+    assert "<tool>" in expected
+    assert oracle.render(conversion.template, list(case.messages), list(case.tools)) == expected
+
+
+def test_untyped_value_prints_like_jinja() -> None:
+    """An argument value prints bare when it is a string and as Python repr otherwise."""
+    from ollama_fc.verify.battery import case_named
+
+    case = case_named("parallel_calls")
+    template = (
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments.items() %}"
+        "{{ k }}=<{{ v }}>{{ v | tojson if v is not string else v }};{% endfor %}{% endfor %}{% endfor %}"
+    )
+    conversion = convert(TemplateSource(template, {}, "untyped"))
+    hf_messages = [
+        {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]} if "tool_calls" in m else m
+        for m in case.messages
+    ]
+    expected = reference_render(template, hf_messages, list(case.tools))
+    assert oracle.render(conversion.template, list(case.messages), list(case.tools)) == expected

@@ -168,4 +168,6 @@ REPR_HELPER = _untrimmed(
     '{{- if eq $c "\\\\" }}\\\\{{- else if eq $c "\\n" }}\\n{{- else if eq $c "\\r" }}\\r{{- else if eq $c "\\t" }}\\t'
     '{{- else if eq $c $q }}\\{{ $q }}{{- else if lt $b 32 }}{{- printf "\\\\x%02x" $b }}{{- else }}{{- $c }}{{- end }}{{- end }}'
     "{{- $q }}{{- end }}"
+    # `{{ value }}` of an untyped value: Jinja prints strings bare and everything else as repr
+    '{{- define "ofc_str" }}{{- if eq (printf "%T" .) "string" }}{{- . }}{{- else }}{{- template "ofc_repr" . }}{{- end }}{{- end }}'
 )

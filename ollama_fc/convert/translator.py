@@ -28,6 +28,9 @@ STR, INT, BOOL, NONE, UNDEF, ANY = "str", "int", "bool", "none", "undef", "any"
 MSGS, MSG, CALLS, CALL, FUNC, ARGS = "msgs", "msg", "calls", "call", "func", "args"
 TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP = "tools", "tool", "tfunc", "params", "props", "prop"
 CONTENT, PART, PARTS, NS, LIST = "content", "part", "parts", "ns", "list"
+FUNCTION = "function"
+#: Callables the reference environment defines (`strftime_now is defined` is true).
+GLOBAL_FUNCTIONS = {"strftime_now", "raise_exception", "namespace", "range", "dict", "lipsum", "cycler", "joiner"}
 
 MAPPINGS = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, PART, NS}
 SEQUENCES = {MSGS, CALLS, TOOLS, PARTS, LIST}
@@ -145,6 +148,8 @@ class Frame:
     names: dict[str, Value]
     parent: "Frame | None" = None
     loop: Loop | None = None
+    #: how many runtime `if`s enclosed the scope's start; a `set` at the same depth always runs
+    depth: int = 0
 
     def lookup(self, name: str) -> Value | None:
         frame: Frame | None = self
@@ -181,6 +186,34 @@ def assigned_names(body: Iterable[nodes.Node]) -> list[str]:
     return found
 
 
+def role_constants(tree: nodes.Template) -> set[str]:
+    """Strings the template compares a `role` with: its role names (a tool's `type` is no role)."""
+
+    def is_role(node: nodes.Node) -> bool:
+        return (isinstance(node, nodes.Getattr) and node.attr == "role") or (
+            isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const) and node.arg.value == "role"
+        ) or (isinstance(node, nodes.Name) and "role" in node.name)
+
+    def strings(node: nodes.Node) -> set[str]:
+        return {c.value for c in node.find_all(nodes.Const) if isinstance(c.value, str)} | (
+            {node.value} if isinstance(node, nodes.Const) and isinstance(node.value, str) else set()
+        )
+
+    found: set[str] = set()
+    for compare in tree.find_all(nodes.Compare):
+        operands = [compare.expr, *(op.expr for op in compare.ops)]
+        if any(is_role(o) for o in operands):
+            for operand in operands:
+                if not is_role(operand):
+                    found |= strings(operand)
+    for call in tree.find_all((nodes.Test, nodes.Filter)):
+        if call.name in {"equalto", "eq", "sameas"} and call.node is not None and is_role(call.node):
+            found |= {v for a in call.args for v in strings(a)}
+        if call.name in {"selectattr", "rejectattr"} and call.args and strings(call.args[0]) == {"role"}:
+            found |= {v for a in call.args[2:] for v in strings(a)}
+    return found
+
+
 class Translator:
     """Jinja AST -> Go template text, with the warnings the translation forced."""
 
@@ -195,7 +228,14 @@ class Translator:
         self.expanding: list[str] = []
         self.counter = 0
         self.ns_attrs: dict[str, list[str]] = {}
-        named = {n.value for n in self.tree.find_all(nodes.Const) if isinstance(n.value, str)}
+        self.cond_depth = 0
+        #: names some `is defined` test asks about: their assignments also set a Go flag
+        self.tested_defined = {
+            n.node.name
+            for n in self.tree.find_all(nodes.Test)
+            if n.name in {"defined", "undefined"} and isinstance(n.node, nodes.Name)
+        }
+        named = role_constants(self.tree)
         #: the role name this template gives tool results, when it is not Ollama's `tool`
         self.tool_role = next((r for r in TOOL_RESULT_ROLES if r in named), "tool")
 
@@ -244,15 +284,23 @@ class Translator:
 
     def declare_scope(self, frame: Frame, body: Iterable[nodes.Node]) -> None:
         """Pre-declare every name a scope sets, so `if` branches assign rather than shadow."""
+        frame.depth = self.cond_depth
         for name in assigned_names(body):
             outer = frame.lookup(name)
+            if outer is None and not name.endswith("_token"):
+                known = self.global_name(name, None)
+                outer = known if known.kind != UNDEF else None
             var = "$" + name if not name.startswith("_") else "$v" + name
-            init = outer.code if outer is not None and outer.code else '""'
+            init = self.operand(outer, body) if outer is not None and outer.code else '""'
             kind = outer.kind if outer is not None else UNDEF
-            if outer is None and name in {"messages", "tools"}:
-                init, kind = self.global_name(name, None).code, self.global_name(name, None).kind
             self.action(f"{var} := {init}")
-            frame.names[name] = Value(var, kind, extra={"var": True, "set": outer is not None or name in {"messages", "tools"}})
+            slot = Value(var, kind, extra={"var": True, "set": outer is not None})
+            if outer is not None:
+                slot.extra.update({k: v for k, v in outer.extra.items() if k in {"nullable", "maybe_none", "defined_flag"}})
+            elif name in self.tested_defined:
+                slot.extra["defined_flag"] = var + "_defined"
+                self.action(f"{var}_defined := false")
+            frame.names[name] = slot
 
     # ---- statements -----------------------------------------------------------------
 
@@ -273,15 +321,19 @@ class Translator:
             else:
                 self.output(child, frame)
 
-    def output(self, expr: nodes.Expr, frame: Frame) -> None:
-        """Print an expression; concatenations print piece by piece, macro calls inline."""
+    def output(self, expr: nodes.Expr, frame: Frame, plus: bool = False) -> None:
+        """Print an expression; concatenations print piece by piece, macro calls inline.
+
+        `plus` marks a piece of a `+` concatenation: Python refuses `str + dict`, so tool call
+        arguments there must be the JSON string the template was written for.
+        """
         if isinstance(expr, (nodes.Concat,)):
             for piece in expr.nodes:
                 self.output(piece, frame)
             return
         if isinstance(expr, nodes.Add) and self.stringish(expr):
-            self.output(expr.left, frame)
-            self.output(expr.right, frame)
+            self.output(expr.left, frame, plus=True)
+            self.output(expr.right, frame, plus=True)
             return
         if isinstance(expr, nodes.Call) and isinstance(expr.node, nodes.Name):
             name = expr.node.name
@@ -304,6 +356,9 @@ class Translator:
             self.tojson(expr, frame)
             return
         value = self.expr(expr, frame)
+        if plus and value.kind == ARGS:
+            self.json_action(value, None, expr)
+            return
         self.print_value(value, expr)
 
     def stringish(self, expr: nodes.Add) -> bool:
@@ -342,7 +397,7 @@ class Translator:
             self.action(value.code)
         elif value.kind in {ARGS, LIST} or value.kind == ANY:
             self.helpers.setdefault("ofc_repr", REPR_HELPER)
-            self.action(f'template "ofc_repr" {value.code}')
+            self.action(f'template "{"ofc_str" if value.kind == ANY else "ofc_repr"}" {value.code}')
         else:
             raise self.fail(node, f"printing {value.kind} (a {value.kind} object as text)")
 
@@ -372,6 +427,10 @@ class Translator:
                 "sorts top-level properties; other schema keys are dropped and keys are written in "
                 "get_json_schema order",
             )
+        self.json_action(value, indent, expr)
+
+    def json_action(self, value: Value, indent: int | None, expr: nodes.Node) -> None:
+        """Print `value` as Python's json.dumps would."""
         if value.kind in {ARGS, CALL, FUNC, CALLS}:
             self.warn(expr, "tojson of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
         self.helpers.setdefault("ofc_json", json_helpers(None)[1])
@@ -394,6 +453,7 @@ class Translator:
             return
         test = self.truth_of(first)
         self.action(f"if {test}")
+        self.cond_depth += 1
         self.visit_body(node.body, frame)
         ends = 1
         for elif_ in node.elif_:
@@ -405,6 +465,7 @@ class Translator:
         if node.else_:
             self.action("else")
             self.visit_body(node.else_, frame)
+        self.cond_depth -= 1
         for _ in range(ends):
             self.action("end")
 
@@ -433,14 +494,23 @@ class Translator:
             for attr, init in value.extra["attrs"].items():
                 self.action(f"{slot.code}_{attr} := {self.operand(init, node)}")
             return
-        slot.kind = value.kind if not slot.extra.get("set") else self.join(slot, value).kind
+        owner = frame.owner(target.name)
+        strong = owner is not None and self.cond_depth == owner.depth
+        if strong:
+            slot.kind = value.kind
+            slot.extra.pop("maybe_undefined", None)
+        else:
+            if slot.kind == UNDEF or slot.extra.get("maybe_undefined"):
+                slot.extra["maybe_undefined"] = True
+            slot.kind = self.join(slot, value).kind if slot.extra.get("set") else value.kind
         slot.extra["set"] = True
-        if value.kind == UNDEF:
-            slot.kind = UNDEF if slot.kind == UNDEF else slot.kind
-            return
-        if value.kind == NONE:
+        flag = slot.extra.get("defined_flag")
+        if flag:
+            self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
+        if value.kind in {UNDEF, NONE}:
             self.action(f'{slot.code} = ""')
-            slot.extra["maybe_none"] = True
+            if value.kind == NONE:
+                slot.extra["maybe_none"] = True
             return
         self.action(f"{slot.code} = {self.operand(value, node)}")
 
@@ -590,7 +660,9 @@ class Translator:
             if node.test is not None or predicate is not None:
                 raise self.fail(node, "for ... else with a filter")
             self.action("else")
+            self.cond_depth += 1
             self.visit_body(node.else_, frame)
+            self.cond_depth -= 1
         self.action("end")
 
     def select_test(self, node: nodes.Filter, item: Value, frame: Frame) -> str:
@@ -630,6 +702,8 @@ class Translator:
         if name.endswith("_token"):
             self.warn(node, name, "the tokenizer does not define it; rendered as empty text")
             return UNDEFINED
+        if name in GLOBAL_FUNCTIONS:
+            return Value("", FUNCTION)
         if name in {"true", "True"}:
             return const(True)
         if name in {"false", "False"}:
@@ -816,6 +890,8 @@ class Translator:
             if op == "and":
                 return right if left.const else left
             return left if left.const else right
+        if op == "or" and right.is_const and right.const in ([], {}) and (left.kind in SEQUENCES or left.kind in MAPPINGS):
+            return left  # `x or []`: an empty collection ranges, tests and measures like the empty one
         if right.is_const and not isinstance(right.const, (list, dict)):
             if op == "and" and not right.const:
                 # `x and false` is falsy either way; keep x's evaluation out
@@ -954,6 +1030,8 @@ class Translator:
             return Value(self.substring(hay.code, needle.const), BOOL)
         if hay.kind in {ARGS, PROPS} and needle.kind in {STR}:
             return Value(f"(not (not (index {hay.code} {needle.code})))", BOOL)
+        if hay.kind == UNDEF and not hay.extra.get("maybe_undefined"):
+            return const(False)  # Jinja's Undefined iterates as empty
         if hay.kind in {UNDEF, NONE}:
             raise self.fail(node, "'in' on an undefined value")
         raise self.fail(node, f"'in' on {hay.kind}")
@@ -980,8 +1058,13 @@ class Translator:
     def is_test(self, name: str, value: Value, node: nodes.Node, args: list[Value] | None = None) -> str:
         kind = value.kind
         if name in {"defined", "undefined"}:
-            if kind == UNDEF:
+            if kind == UNDEF and not value.extra.get("maybe_undefined"):
                 defined = "false"
+            elif value.extra.get("maybe_undefined"):
+                flag = value.extra.get("defined_flag")
+                if not flag:
+                    raise self.fail(node, "`is defined` on a variable set only on some paths")
+                defined = flag
             elif value.extra.get("optional"):
                 defined = f"(not (not {value.code}))"
             else:
