@@ -35,6 +35,11 @@ CONSTRUCTS = {
     "defined_on_some_paths": "{% for m in messages %}{% if m.role == 'system' %}{% set sys = m.content %}{% endif %}{% endfor %}{% if messages[0].role == 'user' %}{% set first = 1 %}{% endif %}{{ first is defined }}{{ sys is defined }}",
     "strong_update_changes_type": "{% for m in messages %}{% set m = m.content %}[{{ m | trim }}]{% endfor %}",
     "in_undefined": "{{ 'citations' in controls }}{% if builtin_tools is defined and messages[0].content in builtin_tools %}!{% endif %}",
+    "literal_lists": "{% set roles = ['system', 'user'] %}{% for m in messages %}{{ m.role in roles }}{% endfor %}{{ roles | join(', ') }}{% for r in ['a', 'b', 'c'] %}{{ r }}{{ loop.index }}{{ loop.last }}{% endfor %}{% for m in messages or [] %}.{% endfor %}",
+    "filtered_list_variable": "{% set users = messages | selectattr('role', 'equalto', 'user') | list %}{{ users | length }}{% for u in users %}[{{ u.content }}]{% endfor %}",
+    "reverse_loop": "{% for m in messages[::-1] %}{{ loop.index0 }}{{ m.role }}{{ loop.last }};{% endfor %}{{ messages[::-1] | length }}",
+    "lower_upper": "{% for m in messages %}{{ m.role | upper }}{{ m.role | lower }}{{ (m.content | lower) if m.role == 'system' }}{% endfor %}",
+    "namespace_new_attribute": "{% set ns = namespace(a=1) %}{% for m in messages %}{% if ns.last %}({{ ns.last }}){% endif %}{% set ns.last = m.role %}{% endfor %}{{ ns.last }}",
     "selectattr_count": "{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{% for m in messages | rejectattr('role', 'equalto', 'user') %}{{ m.role }}{% endfor %}",
 }
 
@@ -113,3 +118,9 @@ def test_untyped_value_prints_like_jinja() -> None:
     ]
     expected = reference_render(template, hf_messages, list(case.tools))
     assert oracle.render(conversion.template, list(case.messages), list(case.tools)) == expected
+
+
+def test_case_change_of_free_text_warns() -> None:
+    """Non-ASCII letters keep their case in Go, so `|upper` on message text must say so."""
+    conversion = convert(TemplateSource("{% for m in messages %}{{ m.content | upper }}{% endfor %}", {}, "upper"))
+    assert [w.construct for w in conversion.warnings] == ["|upper"]

@@ -138,7 +138,9 @@ class Loop:
     index: str
     seq: str
     last: str
-    single: bool = False  # a loop over a message's content parts: exactly one iteration
+    #: (index0, length) when the iteration is known statically: a message's single content
+    #: part, or one unrolled step over a literal list
+    fixed: tuple[int, int] | None = None
 
 
 @dataclass
@@ -441,6 +443,8 @@ class Translator:
     def stmt_If(self, node: nodes.If, frame: Frame) -> None:
         branches = [(node.test, node.body)] + [(e.test, e.body) for e in node.elif_]
         first = self.expr(node.test, frame)
+        if first.kind in {UNDEF, NONE} and not first.extra:
+            first = const(False)
         if first.is_const:
             # resolved statically (Ollama's data model makes it certain): keep the branch taken
             if first.const:
@@ -480,7 +484,10 @@ class Translator:
             attrs = ns.extra["attrs"]
             if target.attr not in attrs:
                 raise self.fail(node, f"set {target.name}.{target.attr}", "sets an attribute namespace() did not declare")
-            attrs[target.attr] = self.join(attrs[target.attr], value)
+            joined = self.join(attrs[target.attr], value)
+            if attrs[target.attr].extra.get("maybe_undefined"):
+                joined.extra["maybe_undefined"] = True
+            attrs[target.attr] = joined
             self.action(f"{var} = {self.operand(value, node)}")
             return
         if not isinstance(target, nodes.Name):
@@ -491,11 +498,30 @@ class Translator:
         if value.kind == NS:
             slot.kind = NS
             slot.extra["attrs"] = value.extra["attrs"]
+            # Jinja lets `set ns.x` add attributes; declare them all now, undefined until set
+            for ref in self.tree.find_all(nodes.NSRef):
+                if ref.name == target.name and ref.attr not in value.extra["attrs"]:
+                    value.extra["attrs"][ref.attr] = Value("", UNDEF, extra={"maybe_undefined": True})
             for attr, init in value.extra["attrs"].items():
                 self.action(f"{slot.code}_{attr} := {self.operand(init, node)}")
             return
         owner = frame.owner(target.name)
         strong = owner is not None and self.cond_depth == owner.depth
+        static = (value.is_const and isinstance(value.const, (list, tuple))) or value.kind in {"select", "reversed"}
+        if static or slot.is_const:
+            # a literal list or a filtered list has no Go value: the variable holds it statically
+            if not strong:
+                raise self.fail(node, f"set {target.name}", "(a list stored only on some paths)")
+            slot.const = value.const if value.is_const else NOT_CONST
+        if static:
+            slot.kind = value.kind
+            slot.extra["set"] = True
+            if value.kind in {"select", "reversed"}:
+                base: Value = value.extra["base"]
+                self.action(f"{slot.code} = {base.code}")
+                slot.extra.update(value.extra)
+                slot.extra["base"] = Value(slot.code, base.kind)
+            return
         if strong:
             slot.kind = value.kind
             slot.extra.pop("maybe_undefined", None)
@@ -604,6 +630,13 @@ class Translator:
             assert seq_node.node is not None
             seq_node = seq_node.node
         seq = self.expr(seq_node, frame)
+        if seq.kind == "reversed":
+            seq = Value(seq.code, seq.extra["base"].kind, extra={"reversed": True})
+        if seq.kind == "select" and predicate is None:
+            predicate, seq = seq.extra["filter"], seq.extra["base"]
+        if seq.is_const and isinstance(seq.const, (list, tuple)):
+            self.unrolled_for(node, seq.const, frame)
+            return
         uses_loop = any(n.name == "loop" for n in nodes.Template(node.body).find_all(nodes.Name))
         if (node.test is not None or predicate is not None) and uses_loop:
             raise self.fail(node, "loop.* in a filtered for loop")
@@ -613,7 +646,7 @@ class Translator:
             if not isinstance(target, nodes.Name):
                 raise self.fail(node, "unpacking content parts")
             body.names[target.name] = Value("$.Messages", PART, extra={"content": seq.code})
-            body.loop = Loop(index="0", seq="", last="", single=True)
+            body.loop = Loop(index="0", seq="", last="", fixed=(0, 1))
             self.action("if true")
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
@@ -633,12 +666,15 @@ class Translator:
             if not isinstance(target, nodes.Name):
                 raise self.fail(node, "tuple unpacking in for")
             seqvar, idx, item = self.temp(), self.temp(), self.temp()
-            if seq.is_const:
-                raise self.fail(node, "for over a literal list")
             self.action(f"{seqvar} := {seq.code}")
             kind = ELEMENT.get(seq.kind, ANY) if seq.kind != INT else INT
             body.names[target.name] = Value(item, kind)
-            self.action(f"range {idx}, {item} := {seqvar}")
+            if seq.extra.get("reversed"):
+                # the i-th step takes element len-1-i, which is len(seq[i+1:])
+                self.action(f"range {idx} := len {seqvar}")
+                self.action(f'{item} := index {seqvar} (len (slice {seqvar} (len (printf "%*s." {idx} ""))))')
+            else:
+                self.action(f"range {idx}, {item} := {seqvar}")
             last = self.temp()
             if uses_loop and seq.kind != INT:
                 self.action(f"{last} := len (slice {seqvar} 1)")
@@ -664,6 +700,21 @@ class Translator:
             self.visit_body(node.else_, frame)
             self.cond_depth -= 1
         self.action("end")
+
+    def unrolled_for(self, node: nodes.For, items: list[Any], frame: Frame) -> None:
+        """A loop over a literal list: the body once per element, with the element as a constant."""
+        if any(True for _ in nodes.Template(node.body).find_all((nodes.Break, nodes.Continue))):
+            raise self.fail(node, "break/continue in a loop over a literal list")
+        if not isinstance(node.target, nodes.Name) or node.test is not None:
+            raise self.fail(node, "a filtered or unpacking loop over a literal list")
+        for i, element in enumerate(items):
+            body = Frame(names={node.target.name: const(element)}, parent=frame, loop=Loop("", "", "", fixed=(i, len(items))))
+            self.action("if true")
+            self.declare_scope(body, node.body)
+            self.visit_body(node.body, body)
+            self.action("end")
+        if not items and node.else_:
+            self.visit_body(node.else_, frame)
 
     def select_test(self, node: nodes.Filter, item: Value, frame: Frame) -> str:
         args = [self.const_of(a, frame) for a in node.args]
@@ -753,8 +804,9 @@ class Translator:
 
     def loop_attr(self, node: nodes.Getattr, frame: Frame) -> Value:
         loop = self.loop_of(frame)
-        if loop.single:
-            values = {"first": True, "last": True, "index0": 0, "index": 1, "length": 1, "revindex": 1, "revindex0": 0}
+        if loop.fixed is not None:
+            i, n = loop.fixed
+            values = {"first": i == 0, "last": i == n - 1, "index0": i, "index": i + 1, "length": n, "revindex": n - i, "revindex0": n - i - 1}
             if node.attr in values:
                 return const(values[node.attr])
             raise self.fail(node, f"loop.{node.attr}")
@@ -777,7 +829,9 @@ class Translator:
             attrs = base.extra["attrs"]
             if name not in attrs:
                 return UNDEFINED
-            return Value(f"{base.code}_{name}", attrs[name].kind if attrs[name].kind not in {NONE} else ANY)
+            found = attrs[name]
+            extra = {"maybe_undefined": True} if found.extra.get("maybe_undefined") else {}
+            return Value(f"{base.code}_{name}", found.kind if found.kind not in {NONE, UNDEF} else ANY, extra=extra)
         if base.kind == PART:
             if name == "type":
                 return const("text")
@@ -844,7 +898,10 @@ class Translator:
 
     def slice(self, base: Value, sl: nodes.Slice, frame: Frame, node: nodes.Node) -> Value:
         if sl.step is not None:
-            raise self.fail(node, "slice with a step ([::-1])")
+            step = self.expr(sl.step, frame)
+            if step.is_const and step.const == -1 and sl.start is None and sl.stop is None and base.kind in {MSGS, CALLS, TOOLS}:
+                return Value(base.code, "reversed", extra={"base": base})
+            raise self.fail(node, "slice with a step other than [::-1] of a list")
         start = self.expr(sl.start, frame) if sl.start is not None else None
         stop = self.expr(sl.stop, frame) if sl.stop is not None else None
         if base.kind in {STR, CONTENT}:
@@ -904,6 +961,8 @@ class Translator:
         return Value(f"({op} {self.truth_operand(left)} {self.truth_operand(right)})", kind)
 
     def truth_operand(self, value: Value) -> str:
+        if value.extra.get("maybe_undefined") and value.code:
+            return value.code
         if value.kind in {UNDEF, NONE}:
             return "false"
         if value.kind == BOOL or value.kind in {STR, INT, CONTENT, MSGS, CALLS, TOOLS, ARGS, ANY}:
@@ -914,6 +973,8 @@ class Translator:
         """Go's truthiness matches Python's for strings, numbers, lists and maps."""
         if value.is_const:
             return "true" if value.const else "false"
+        if value.extra.get("maybe_undefined") and value.code:
+            return value.code  # "" until some path sets it
         if value.kind in {UNDEF, NONE}:
             return "false"
         if value.kind in {MSG, CALL, FUNC, TOOL, TFUNC, PART, NS}:
@@ -1329,6 +1390,8 @@ class Translator:
                 return Value(f"(len {value.code})", INT)
             if value.kind == "select":
                 return self.count_selected(value, node)
+            if value.kind == "reversed":
+                return Value(f"(len {value.code})", INT)
             raise self.fail(node, f"|length of {value.kind}")
         if name in {"selectattr", "rejectattr"}:
             if value.kind in {CONTENT, PARTS}:
@@ -1379,7 +1442,35 @@ class Translator:
             return Value(value.code, value.kind, extra={"items": True})
         if name in {"lower", "upper"} and value.is_const:
             return const(getattr(value.const, name)())
+        if name in {"lower", "upper"} and value.kind in {STR, CONTENT}:
+            return self.change_case(value, name, node)
         raise self.fail(node, f"filter |{name} on {value.kind}")
+
+    def change_case(self, value: Value, method: str, node: nodes.Node) -> Value:
+        """`|lower` / `|upper` as a byte loop over ASCII letters (Ollama lower-cases roles itself)."""
+        is_role = value.code.endswith(".Role")
+        if is_role and method == "lower" and self.tool_role == "tool":
+            return value
+        if not is_role:
+            self.warn(node, f"|{method}", "changes the case of ASCII letters only")
+        lo, hi = (65, 90) if method == "lower" else (97, 122)
+        table = "".join(chr(c).lower() if method == "lower" else chr(c).upper() for c in range(hi + 1))
+        text, result, i, b = self.temp(), self.temp(), self.temp(), self.temp()
+        self.action(f"{text} := {value.code}")
+        if is_role and self.tool_role != "tool":
+            self.action(f'if eq {text} "tool"')
+            self.action(f"{text} = {go_string(self.tool_role)}")
+            self.action("end")
+        self.action(f'{result} := ""')
+        self.action(f"range {i} := len {text}")
+        self.action(f"{b} := index {text} {i}")
+        self.action(f"if and (ge {b} {lo}) (le {b} {hi})")
+        self.action(f'{result} = printf "%s%c" {result} (index {go_string(table)} {b})')
+        self.action("else")
+        self.action(f'{result} = printf "%s%s" {result} (slice {text} {i} (len (printf "%*s." {i} "")))')
+        self.action("end")
+        self.action("end")
+        return Value(result, STR)
 
     def count_selected(self, value: Value, node: nodes.Node) -> Value:
         base: Value = value.extra["base"]
