@@ -116,6 +116,8 @@ def _json_writer(name: str, indent: int | None, depth: int, child: str) -> str:
         '{{- if eq $t "string" }}{{- printf "%q" . }}'
         '{{- else if eq $t "bool" "float64" "int" "int64" "json.Number" }}{{- json . }}'
         '{{- else if eq $t "<nil>" }}null'
+        # no tools: transformers passes `tools=None`, which json.dumps writes as null
+        '{{- else if and (eq $t "template.templateTools") (not .) }}null'
         f'{{{{- else if eq $t "template.templateTool" }}}}{obj(tool_fields)}'
         f'{{{{- else if eq $t "template.templateToolFunction" }}}}{obj(function_fields)}'
         f'{{{{- else if eq $t "template.templateToolFunctionParameters" }}}}{obj(parameter_fields)}'
