@@ -40,6 +40,8 @@ CONSTRUCTS = {
     "reverse_loop": "{% for m in messages[::-1] %}{{ loop.index0 }}{{ m.role }}{{ loop.last }};{% endfor %}{{ messages[::-1] | length }}",
     "lower_upper": "{% for m in messages %}{{ m.role | upper }}{{ m.role | lower }}{{ (m.content | lower) if m.role == 'system' }}{% endfor %}",
     "namespace_new_attribute": "{% set ns = namespace(a=1) %}{% for m in messages %}{% if ns.last %}({{ ns.last }}){% endif %}{% set ns.last = m.role %}{% endfor %}{{ ns.last }}",
+    "set_block": "{% set intro %}Roles:{% for m in messages %} {{ m.role }}{% if loop.last %}.{% endif %}{% endfor %}\n{% endset %}{{ intro | trim }}|{{ intro }}",
+    "macro_as_value": "{% macro visible(c) %}{{ c.split('</think>')[-1] }}{% endmacro %}{% for m in messages %}{% set v = visible(m.content) %}[{{ v | trim }}]{{ visible(m.content).endswith(' ') }}{% endfor %}",
     "selectattr_count": "{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{% for m in messages | rejectattr('role', 'equalto', 'user') %}{{ m.role }}{% endfor %}",
 }
 

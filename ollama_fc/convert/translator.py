@@ -231,6 +231,9 @@ class Translator:
         self.counter = 0
         self.ns_attrs: dict[str, list[str]] = {}
         self.cond_depth = 0
+        #: the Go variable output goes to while a `{% set x %}` body or a macro used as a value runs
+        self.sink: str | None = None
+        self.sink_construct = ""
         #: names some `is defined` test asks about: their assignments also set a Go flag
         self.tested_defined = {
             n.node.name
@@ -261,9 +264,25 @@ class Translator:
     def action(self, code: str) -> None:
         self.out.append("{{ " + code + " }}")
 
+    def put(self, code: str) -> None:
+        """Print a Go string or number (or append it to the variable being captured)."""
+        if self.sink is not None:
+            self.action(f'{self.sink} = printf "%s%v" {self.sink} {code}')
+        else:
+            self.action(code)
+
+    def call_helper(self, name: str, code: str, node: nodes.Node) -> None:
+        """Print through a `define` helper; Go cannot capture a helper's output in a variable."""
+        if self.sink is not None:
+            raise self.fail(node, self.sink_construct, "(its text needs a helper whose output Go cannot capture)")
+        self.action(f'template "{name}" {code}')
+
     def text(self, data: str) -> None:
         """Literal output: `{{` cannot appear as text, and a trailing `{` would join the next action."""
         if not data:
+            return
+        if self.sink is not None:
+            self.put(go_string(data))
             return
         parts = data.split("{{")
         for i, part in enumerate(parts):
@@ -393,13 +412,13 @@ class Translator:
             self.action(f'if eq {value.code} "tool"')
             self.text(self.tool_role)
             self.action("else")
-            self.action(value.code)
+            self.put(value.code)
             self.action("end")
         elif value.kind in {STR, INT, CONTENT}:
-            self.action(value.code)
+            self.put(value.code)
         elif value.kind in {ARGS, LIST} or value.kind == ANY:
             self.helpers.setdefault("ofc_repr", REPR_HELPER)
-            self.action(f'template "{"ofc_str" if value.kind == ANY else "ofc_repr"}" {value.code}')
+            self.call_helper("ofc_str" if value.kind == ANY else "ofc_repr", value.code, node)
         else:
             raise self.fail(node, f"printing {value.kind} (a {value.kind} object as text)")
 
@@ -438,7 +457,7 @@ class Translator:
         self.helpers.setdefault("ofc_json", json_helpers(None)[1])
         name, code = json_helpers(indent)
         self.helpers.setdefault(name, code)
-        self.action(f'template "{name}" {value.code}')
+        self.call_helper(name, value.code, expr)
 
     def stmt_If(self, node: nodes.If, frame: Frame) -> None:
         branches = [(node.test, node.body)] + [(e.test, e.body) for e in node.elif_]
@@ -561,7 +580,26 @@ class Translator:
         return value.code
 
     def stmt_AssignBlock(self, node: nodes.AssignBlock, frame: Frame) -> None:
-        raise self.fail(node, "{% set %}...{% endset %} block")
+        """`{% set x %}...{% endset %}`: the body's output appended to x piece by piece."""
+        if not isinstance(node.target, nodes.Name) or node.filter is not None:
+            raise self.fail(node, "{% set %}...{% endset %} with a filter or into an attribute")
+        slot = frame.lookup(node.target.name)
+        assert slot is not None
+        captured = self.capture(lambda: self.visit_body(node.body, frame), "{% set %}...{% endset %} block", node)
+        value = Value(captured, STR)
+        self.stmt_Assign(nodes.Assign(node.target, nodes.Name("__captured__", "load"), lineno=node.lineno), Frame({"__captured__": value}, parent=frame))
+
+    def capture(self, produce: Callable[[], None], construct: str, node: nodes.Node) -> str:
+        """Run `produce` with its output appended to a fresh Go string variable; that variable."""
+        var = self.temp()
+        self.action(f'{var} := ""')
+        outer, outer_construct = self.sink, self.sink_construct
+        self.sink, self.sink_construct = var, construct
+        try:
+            produce()
+        finally:
+            self.sink, self.sink_construct = outer, outer_construct
+        return var
 
     def stmt_Macro(self, node: nodes.Macro, frame: Frame) -> None:
         return  # expanded inline where called
@@ -1250,8 +1288,9 @@ class Translator:
                 if len(args) == 1 and args[0].kind == INT:
                     return Value(args[0].code, INT)
                 raise self.fail(node, "range() with more than one argument")
-            if name in self.macros:
-                raise self.fail(node, f"macro {name}() used as a value", "(only printed macro calls are supported)")
+            if name in self.macros and frame.lookup(name) is None:
+                captured = self.capture(lambda: self.inline_macro(node, frame), f"macro {name}() used as a value", node)
+                return Value(captured, STR)
             raise self.fail(node, f"function {name}()")
         if isinstance(callee, nodes.Getattr):
             base = self.expr(callee.node, frame)
