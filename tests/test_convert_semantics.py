@@ -10,6 +10,7 @@ from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.verify.battery import case_named
 from ollama_fc.verify.reference import render as reference_render
+from shared_data import shared_path
 
 
 @pytest.fixture(scope="module")
@@ -44,3 +45,11 @@ def test_absent_tools_print_as_json_null(template: str, case_name: str, engines:
     conversion = convert(TemplateSource(template, {}, "tools-null"))
     expected = reference_render(template, list(case.messages), tools)
     assert ollama_renders(conversion.template, list(case.messages), tools, engines) == {expected}
+
+
+def test_capabilities_are_what_the_template_renders() -> None:
+    """phi4-mini renders tool results under its `tools` role; Gemma 2 refuses a system message."""
+    phi4 = convert(shared_path("seeds", "templates", "phi4-mini-functools.jinja")).capabilities
+    assert phi4.tools and phi4.tool_calls and phi4.tool_results
+    gemma2 = convert(shared_path("corpus", "templates", "gemma-2-2b-it.jinja")).capabilities
+    assert not gemma2.system_role and not gemma2.tools

@@ -7,14 +7,14 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import jinja2
 from jinja2 import nodes
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConversionError
+from ..verify.reference import ReferenceRenderError, render
+from ..verify.shapes import Shape, probe
 from .sources import TemplateSource, load_source
-from .translator import TOOL_RESULT_ROLES, Translator, parse_jinja
+from .translator import Translator
 
 #: Markers models print before their tool calls, shortest first within a family.
 KNOWN_MARKERS = ("<tool_call>", "<function_call>", "functools[", "[TOOL_CALLS]", "<|python_tag|>", "<|tool_call|>", "<|tool_calls|>", "<tool_calls>", "<function=")
@@ -69,41 +69,26 @@ class Conversion(BaseModel):
         return "\n".join(lines) + "\n"
 
 
-def _reference_env() -> ImmutableSandboxedEnvironment:
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"])
-    env.filters["tojson"] = lambda v, indent=None, **kw: __import__("json").dumps(v, ensure_ascii=False, indent=indent)
-    env.globals["raise_exception"] = lambda message: (_ for _ in ()).throw(jinja2.TemplateError(message))
-    return env
-
-
 def _probe(template: str, tokens: dict[str, str], messages: list[dict[str, Any]], tools: Any = None) -> str | None:
+    """The Hugging Face render of a closed conversation, or None when the template refuses it."""
     try:
-        return _reference_env().from_string(template.replace("{% generation %}", "").replace("{% endgeneration %}", "")).render(
-            messages=messages, tools=tools, add_generation_prompt=False, **tokens
-        )
-    except Exception:
+        return render(template, messages, tools, add_generation_prompt=False, special_tokens=tokens)
+    except ReferenceRenderError:
         return None
 
 
-def _capabilities(tree: nodes.Template, template: str) -> Capabilities:
+def _capabilities(tree: nodes.Template, template: str, shape: Shape) -> Capabilities:
+    """What the template renders, read off probe renders (thinking, which no probe covers, off its text)."""
     names = {n.name for n in tree.find_all(nodes.Name)}
     attrs = {n.attr for n in tree.find_all(nodes.Getattr)} | {
         n.arg.value for n in tree.find_all(nodes.Getitem) if isinstance(n.arg, nodes.Const)
     }
-    consts = {n.value for n in tree.find_all(nodes.Const) if isinstance(n.value, str)}
-    loops_over_calls = any(
-        "tool_calls" in {a.attr for a in f.iter.find_all(nodes.Getattr)} | {
-            g.arg.value for g in f.iter.find_all(nodes.Getitem) if isinstance(g.arg, nodes.Const)
-        }
-        or (isinstance(f.iter, nodes.Getattr) and f.iter.attr == "tool_calls")
-        for f in tree.find_all(nodes.For)
-    )
     return Capabilities(
-        system_role="system" in consts,
-        tools="tools" in names,
-        tool_calls="tool_calls" in attrs,
-        parallel_calls=loops_over_calls,
-        tool_results=bool(set(TOOL_RESULT_ROLES) & consts) or "tool_response" in template,
+        system_role=shape.system,
+        tools=shape.tools,
+        tool_calls=shape.tool_calls,
+        parallel_calls=shape.parallel_calls,
+        tool_results=shape.tool_results,
         thinking=bool({"reasoning_content", "thinking", "enable_thinking"} & (attrs | names)) or "<think>" in template,
     )
 
@@ -193,12 +178,15 @@ def convert(
         body = translator.translate()
     except RecursionError as exc:
         raise ConversionError("the chat template nests too deeply to translate") from exc
-    capabilities = _capabilities(translator.tree, loaded.template)
+    capabilities = _capabilities(translator.tree, loaded.template, probe(loaded.template, tokens))
+    # a template naming `tools` gets Ollama's tool round trip even where no probe renders it, so
+    # that Ollama >= 0.30 keeps this Go template rather than preferring a GGUF's Jinja one
+    tool_aware = capabilities.tools or any(n.name == "tools" for n in translator.tree.find_all(nodes.Name))
     header = f"{{{{/* ollama-fc family={family} format={tool_format or 'auto'} */}}}}" if family else ""
     # Ollama renders per turn (dropping tool messages) unless the template names `.Messages`
     header += "{{- if and false .Messages }}{{- end }}"
     marker = None
-    if capabilities.tools:
+    if tool_aware:
         marker = _tool_marker(loaded)
         # Ollama reads its tool-call tag from the first `if` on a `.ToolCalls` field and wants a
         # tool-result branch; this block never renders but makes both explicit.
@@ -211,6 +199,6 @@ def convert(
         parameters={"stop": _stop_tokens(loaded)} if _stop_tokens(loaded) else {},
         warnings=warnings,
         capabilities=capabilities,
-        tool_call_tag=parse_tag(template) if capabilities.tools else None,
+        tool_call_tag=parse_tag(template) if tool_aware else None,
         special_tokens=tokens,
     )
