@@ -126,3 +126,23 @@ def test_case_change_of_free_text_warns() -> None:
     """Non-ASCII letters keep their case in Go, so `|upper` on message text must say so."""
     conversion = convert(TemplateSource("{% for m in messages %}{{ m.content | upper }}{% endfor %}", {}, "upper"))
     assert [w.construct for w in conversion.warnings] == ["|upper"]
+
+
+def test_tojson_inside_expressions_matches_python() -> None:
+    """`tojson` stored in a variable or concatenated is written inline, as the printing helper writes it."""
+    from ollama_fc.verify.battery import case_named
+
+    case = case_named("parallel_calls")
+    template = (
+        "{% set ns = namespace(text='') %}{% for t in tools %}{% set ns.text = ns.text + '\\n' + (t | tojson) %}{% endfor %}"
+        "{% set block = '[TOOLS]' + (tools | tojson(indent=2)) + '[/TOOLS]' %}{{ ns.text }}\n{{ block }}\n"
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}{% set call = c.function | tojson %}{{ call }}"
+        "{% set args = c.function.arguments | tojson %}{{ args }}{% endfor %}{% endfor %}"
+    )
+    conversion = convert(TemplateSource(template, {}, "tojson-expressions"))
+    hf_messages = [
+        {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]} if "tool_calls" in m else m
+        for m in case.messages
+    ]
+    expected = reference_render(template, hf_messages, list(case.tools))
+    assert oracle.render(conversion.template, list(case.messages), list(case.tools)) == expected
