@@ -208,3 +208,17 @@ def test_gemma3_tools_over_real_gemma3_270m(gemma3_270m: Path, ollama_host: str)
     assert counts[0] == counts[1]
     # three turns of a few words each: markers as text would cost several tokens each
     assert counts[0] is not None and counts[0] < 40
+
+
+def test_cli_build_honours_ollama_host(ollama_host: str, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from ollama_fc.cli import main
+
+    gguf = write_scripted_gguf(tmp_path / "p.gguf", CASES["phi4-mini"].call, special_tokens=load_family("phi4-mini").recipe.special_tokens.control)
+    result = CliRunner().invoke(
+        main, ["build", "phi4-mini", "--from", str(gguf), "--name", "cli-phi4"], env={"OLLAMA_HOST": ollama_host}
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.strip().splitlines()[-1].startswith("created cli-phi4 from ")
+    assert Client(host=ollama_host).tool_format("cli-phi4") == "functools"
