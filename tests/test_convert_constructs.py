@@ -146,3 +146,24 @@ def test_tojson_inside_expressions_matches_python() -> None:
     ]
     expected = reference_render(template, hf_messages, list(case.tools))
     assert oracle.render(conversion.template, list(case.messages), list(case.tools)) == expected
+
+
+def test_tojson_of_tool_calls_and_absent_tools_match_python() -> None:
+    """A whole tool call dumps like the HF dict (id, type, function); no tools dump as `null`."""
+    from ollama_fc.verify.battery import case_named
+
+    template = (
+        "{% set listing = 'T:' + (tools | tojson) %}{{ listing }}"
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}<{{ c | tojson }}>{% endfor %}{% endfor %}"
+    )
+    conversion = convert(TemplateSource(template, {}, "tojson-calls"))
+    for name, tools in (("tool_call_result", None), ("single_turn", None)):
+        case = case_named(name)
+        hf_messages = [
+            {**m, "tool_calls": [{**({"id": c["id"]} if "id" in c else {}), "type": "function", "function": c["function"]} for c in m["tool_calls"]]}
+            if "tool_calls" in m
+            else m
+            for m in case.messages
+        ]
+        expected = reference_render(template, hf_messages, list(case.tools) or tools)
+        assert oracle.render(conversion.template, list(case.messages), list(case.tools) or None) == expected

@@ -458,7 +458,8 @@ class Translator:
             )
         if value.kind in {ARGS, CALL, FUNC, CALLS}:
             self.warn(expr, "tojson of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
-        if self.sink is not None:
+        if self.sink is not None or value.kind in {CALL, CALLS, FUNC}:
+            # inline: capturable, and it knows the tool call structures the helpers do not
             JsonWriter(self, indent, expr).value(value.code, value.kind, 0)
             return
         self.helpers.setdefault("ofc_json", json_helpers(None)[1])
@@ -1596,13 +1597,19 @@ class JsonWriter:
         elif kind == INT:
             tr.put(code)
         elif kind in {TOOLS, CALLS, LIST}:
-            self.sequence(code, depth, lambda item: self.value(item, ELEMENT.get(kind, ANY), depth + 1))
+            # no tools reach a template as None (Ollama sends none for an empty list too)
+            empty = "null" if kind == TOOLS else "[]"
+            self.sequence(code, depth, lambda item: self.value(item, ELEMENT.get(kind, ANY), depth + 1), empty)
         elif kind == TOOL:
             self.fields(code, depth, [("true", "type", ".Type", STR), ("true", "function", ".Function", TFUNC)])
         elif kind == TFUNC:
             self.fields(code, depth, [("true", "name", ".Name", STR), (".Description", "description", ".Description", STR), ("true", "parameters", ".Parameters", PARAMS)])
         elif kind == PARAMS:
             self.fields(code, depth, [("true", "type", ".Type", STR), ("true", "properties", ".Properties", PROPS), (".Required", "required", ".Required", LIST)])
+        elif kind == CALL:
+            self.fields(code, depth, [(".ID", "id", ".ID", STR), ("true", "type", "", "function"), ("true", "function", ".Function", FUNC)], always_first=False)
+        elif kind == "function":
+            tr.text('"function"')
         elif kind == FUNC:
             self.fields(code, depth, [("true", "name", ".Name", STR), ("true", "arguments", ".Arguments", ARGS)])
         elif kind == PROP:
@@ -1629,7 +1636,7 @@ class JsonWriter:
         self.tr.warn(self.node, "tojson nested deeper than %d levels" % self.MAX_DEPTH, "written as Go's compact JSON from there on")
         return True
 
-    def sequence(self, code: str, depth: int, item: Callable[[str], None]) -> None:
+    def sequence(self, code: str, depth: int, item: Callable[[str], None], empty: str = "[]") -> None:
         tr = self.tr
         seq, i, v = tr.temp(), tr.temp(), tr.temp()
         tr.action(f"{seq} := {code}")
@@ -1646,7 +1653,7 @@ class JsonWriter:
         tr.action("end")
         tr.text(self.pad(depth) + "]")
         tr.action("else")
-        tr.text("[]")
+        tr.text(empty)
         tr.action("end")
 
     def mapping(self, code: str, depth: int, kind: str) -> None:
