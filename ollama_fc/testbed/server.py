@@ -110,7 +110,11 @@ def _build(version: str, target: Path, report: Report) -> None:
             raise OllamaUnavailableError(f"building Ollama {version} needs {tool} (cgo); install build-essential")
     headers = _find_system_headers(version)
     log_path = target.parent / "build.log"
-    work = Path(tempfile.mkdtemp(prefix="build-", dir=target.parent))
+    # A fixed path: cgo flags hold absolute include paths, so only a rebuild in the same folder
+    # reuses Go's build cache (a re-link instead of compiling llama.cpp again).
+    work = target.parent / "build"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
     try:
         with open(log_path, "w") as log:
             report(f"building Ollama {version} from the Go module proxy (log: {log_path})")
