@@ -53,3 +53,36 @@ def test_capabilities_are_what_the_template_renders() -> None:
     assert phi4.tools and phi4.tool_calls and phi4.tool_results
     gemma2 = convert(shared_path("corpus", "templates", "gemma-2-2b-it.jinja")).capabilities
     assert not gemma2.system_role and not gemma2.tools
+
+
+PREFILL_TEMPLATES = {
+    "printed": "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}",
+    "trimmed": "{% for m in messages %}[{{ m.role }}]{{ m.content | trim }}</s>{% endfor %}{% if add_generation_prompt %}[assistant]{% endif %}",
+    "concatenated": "{% for m in messages %}{{ '<' + m.role + '>' + m.content.strip() + '<end>' }}{% endfor %}",
+    "variable": "{% for m in messages %}{% set c = m.content %}{% if '</think>' in c %}{% set c = c.split('</think>')[-1] %}{% endif %}"
+    "<{{ m.role }}>{{ c }}<end>{% endfor %}",
+    "macro": "{% macro turn(role, text) %}<{{ role }}>{{ text }}<end>{% endmacro %}{% for m in messages %}{{ turn(m.role, m.content) }}{% endfor %}",
+    "last_message": "{% for m in messages[:-1] %}<{{ m.role }}>{{ m.content }}<end>{% endfor %}<{{ messages[-1].role }}>{{ messages[-1].content }}<end>",
+    "tool_calls_after_text": "{% for m in messages %}<{{ m.role }}>{{ m.content }}{% for c in m.tool_calls or [] %}<call>{{ c.function.name }}</call>{% endfor %}<end>{% endfor %}",
+}
+PREFILLS = ["Soft rain on the roof,", "  both sides \n", "trailing \n", "", "Hi", "x</think>y"]
+
+
+@pytest.mark.parametrize("name", sorted(PREFILL_TEMPLATES))
+@pytest.mark.parametrize("final", PREFILLS)
+def test_assistant_prefill_is_continued_like_continue_final_message(name: str, final: str, engines: dict) -> None:
+    """A final assistant message is left open exactly where transformers' continue_final_message cuts."""
+    from ollama_fc.verify.reference import ReferenceRenderError
+
+    template = PREFILL_TEMPLATES[name]
+    messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": final}]
+    try:
+        expected = reference_render(template, messages, add_generation_prompt=False, continue_final_message=True)
+    except ReferenceRenderError:
+        pytest.skip("the template drops this text, so transformers refuses to continue it")
+    conversion = convert(TemplateSource(template, {}, name))
+    assert ollama_renders(conversion.template, messages, None, engines) == {expected}
+    # the same template still closes earlier turns and opens a new one after a user message
+    answered = messages[:1]
+    assert ollama_renders(conversion.template, answered, None, engines) == {reference_render(template, answered)}

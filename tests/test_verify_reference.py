@@ -81,3 +81,25 @@ def test_undefined_token_renders_empty_but_concatenation_fails() -> None:
 def test_syntax_error_names_the_line() -> None:
     with pytest.raises(ReferenceRenderError, match="line 2"):
         render_text("ok\n{% if %}")
+
+
+@pytest.mark.parametrize(
+    ("final", "expected_end"),
+    [
+        ("Soft rain,", "<a>Soft rain,"),  # cut right after the text: the turn stays open
+        ("tail \n", "<a>tail \n"),  # printed whole without leading space: trailing space kept
+        ("  both \n", "<a>  both"),  # leading space: transformers keeps only up to the stripped text
+        ("", "<a></a>"),  # empty text occurs at the very end: nothing is cut
+    ],
+)
+def test_continue_final_message_cuts_like_transformers(final: str, expected_end: str) -> None:
+    template = "{% for m in messages %}<{{ m.role[0] }}>{{ m.content }}</{{ m.role[0] }}>{% endfor %}"
+    messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": final}]
+    prompt = render(template, messages, add_generation_prompt=False, continue_final_message=True)
+    assert prompt == "<u>Hi</u>" + expected_end
+
+
+def test_continue_final_message_refuses_a_template_that_drops_the_text() -> None:
+    template = "{% for m in messages %}<{{ m.role }}>{% endfor %}"
+    with pytest.raises(ReferenceRenderError, match="final message"):
+        render(template, [{"role": "assistant", "content": "x"}], add_generation_prompt=False, continue_final_message=True)

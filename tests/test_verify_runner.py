@@ -13,10 +13,12 @@ CHATML_JINJA = (
     "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
-# the same prompt format, written by hand for Ollama
+# the same prompt format, written by hand for Ollama: a final assistant message stays open
 CHATML_GO = (
-    "{{- range $i, $m := .Messages }}<|im_start|>{{ $m.Role }}\n{{ $m.Content }}<|im_end|>\n"
-    '{{ if and (eq (len (slice $.Messages $i)) 1) (ne $m.Role "assistant") }}<|im_start|>assistant\n{{ end }}'
+    "{{- range $i, $m := .Messages }}{{ $last := eq (len (slice $.Messages $i)) 1 }}"
+    "<|im_start|>{{ $m.Role }}\n{{ $m.Content }}"
+    '{{ if not (and $last (eq $m.Role "assistant")) }}<|im_end|>\n{{ end }}'
+    '{{ if and $last (ne $m.Role "assistant") }}<|im_start|>assistant\n{{ end }}'
     "{{- end }}"
 )
 

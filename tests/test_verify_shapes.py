@@ -90,10 +90,10 @@ def test_to_hf_rewrites_the_ollama_shape() -> None:
     assert messages[2]["tool_call_id"] == "call0001a"
 
 
-def test_prefill_renders_without_a_generation_prompt() -> None:
+def test_prefill_is_continued_without_a_generation_prompt() -> None:
     template = seed_template("qwen2.5-hermes.jinja")
     prompt = render_case(template, case_named("prefill"), probe(template))
-    assert prompt.endswith("<|im_start|>assistant\nSoft rain on the roof,<|im_end|>\n")
+    assert prompt.endswith("<|im_start|>user\nWrite a haiku about rain.<|im_end|>\n<|im_start|>assistant\nSoft rain on the roof,")
     answered = render_case(template, case_named("single_turn"), probe(template))
     assert answered.endswith("<|im_start|>user\nHello! How are you?<|im_end|>\n<|im_start|>assistant\n")
 

@@ -124,6 +124,11 @@ def const(value: Any) -> Value:
 UNDEFINED = Value("", UNDEF)
 
 
+def final_of(value: Value) -> dict[str, Any]:
+    """The `final` mark of a value from a message's text: a Go condition true for the final message."""
+    return {"final": value.extra["final"]} if value.extra.get("final") else {}
+
+
 def py_str(value: Any) -> str:
     """How Jinja prints a constant."""
     if value is None:
@@ -168,6 +173,38 @@ class Frame:
                 return frame
             frame = frame.parent
         return None
+
+
+def names_holding_text(tree: nodes.Template) -> set[str]:
+    """Names (and `ns.attr`s) set from an expression reading some `content` or `text` (or such a
+    name), transitively."""
+    assigns = [
+        (a.target.name if isinstance(a.target, nodes.Name) else f"{a.target.name}.{a.target.attr}", a.node)
+        for a in tree.find_all(nodes.Assign)
+        if isinstance(a.target, (nodes.Name, nodes.NSRef))
+    ]
+    found: set[str] = set()
+
+    def reads_text(expr: nodes.Node) -> bool:
+        for sub in (expr, *expr.find_all((nodes.Getattr, nodes.Getitem, nodes.Name))):
+            if isinstance(sub, nodes.Getattr) and sub.attr in {"content", "text"}:
+                return True
+            if isinstance(sub, nodes.Getattr) and isinstance(sub.node, nodes.Name) and f"{sub.node.name}.{sub.attr}" in found:
+                return True
+            if isinstance(sub, nodes.Getitem) and isinstance(sub.arg, nodes.Const) and sub.arg.value in {"content", "text"}:
+                return True
+            if isinstance(sub, nodes.Name) and sub.name in found:
+                return True
+        return False
+
+    changed = True
+    while changed:
+        changed = False
+        for name, expr in assigns:
+            if name not in found and reads_text(expr):
+                found.add(name)
+                changed = True
+    return found
 
 
 def assigned_names(body: Iterable[nodes.Node]) -> list[str]:
@@ -234,6 +271,12 @@ class Translator:
         #: the Go variable output goes to while a `{% set x %}` body or a macro used as a value runs
         self.sink: str | None = None
         self.sink_construct = ""
+        #: assistant prefill: once the final message's text may have been printed, output is
+        #: guarded by `$ofc_stop` (open while `guard_open`); see `print_final_text`
+        self.prefill_armed = False
+        self.guard_open = False
+        #: variables that may hold a message's text get a Go flag: is it the final message's?
+        self.text_names = names_holding_text(self.tree)
         #: names some `is defined` test asks about: their assignments also set a Go flag
         self.tested_defined = {
             n.node.name
@@ -262,20 +305,33 @@ class Translator:
         self.out.append(code)
 
     def action(self, code: str) -> None:
+        self.close_guard()
         self.out.append("{{ " + code + " }}")
+
+    def show(self, code: str) -> None:
+        """Template output (text or a printing action); silent once an assistant prefill has ended."""
+        if self.prefill_armed and not self.guard_open:
+            self.out.append("{{ if not $ofc_stop }}")
+            self.guard_open = True
+        self.out.append(code)
+
+    def close_guard(self) -> None:
+        if self.guard_open:
+            self.guard_open = False
+            self.out.append("{{ end }}")
 
     def put(self, code: str) -> None:
         """Print a Go string or number (or append it to the variable being captured)."""
         if self.sink is not None:
             self.action(f'{self.sink} = printf "%s%v" {self.sink} {code}')
         else:
-            self.action(code)
+            self.show("{{ " + code + " }}")
 
     def call_helper(self, name: str, code: str, node: nodes.Node) -> None:
         """Print through a `define` helper; Go cannot capture a helper's output in a variable."""
         if self.sink is not None:
             raise self.fail(node, self.sink_construct, "(its text needs a helper whose output Go cannot capture)")
-        self.action(f'template "{name}" {code}')
+        self.show(f'{{{{ template "{name}" {code} }}}}')
 
     def text(self, data: str) -> None:
         """Literal output: `{{` cannot appear as text, and a trailing `{` would join the next action."""
@@ -287,12 +343,12 @@ class Translator:
         parts = data.split("{{")
         for i, part in enumerate(parts):
             if i:
-                self.out.append('{{ "{{" }}')
+                self.show('{{ "{{" }}')
             if part.endswith("{"):
-                self.out.append(part[:-1])
-                self.out.append('{{ "{" }}')
-            else:
-                self.out.append(part)
+                self.show(part[:-1])
+                self.show('{{ "{" }}')
+            elif part:
+                self.show(part)
 
     def translate(self) -> str:
         for node in self.tree.find_all(nodes.Macro):
@@ -300,8 +356,75 @@ class Translator:
         root = Frame(names={})
         self.declare_scope(root, self.tree.body)
         self.visit_body(self.tree.body, root)
+        self.close_guard()
         body = "".join(self.out)
+        if self.prefill_armed or "$ofc_final" in body:  # printed, or only tracked, final text
+            body = self.prefill_prologue() + body
         return "".join(self.helpers.values()) + body
+
+    def prefill_prologue(self) -> str:
+        """Go variables describing an assistant prefill, computed once before the body runs.
+
+        Ollama has no `add_generation_prompt`: a conversation ending with the assistant's message
+        is continued. transformers' `continue_final_message` renders the closed conversation and
+        cuts it after the last occurrence of the final message's stripped text (keeping its
+        trailing whitespace when the message had no leading whitespace and was printed whole);
+        an empty text cuts nothing. `$ofc_final` is that message, `$ofc_open` whether a cut is
+        due, `$ofc_cut` the stripped text, `$ofc_whole` whether the text has no leading space.
+        """
+        body, self.out = self.out, []
+        self.action("$ofc_final := 0")
+        self.action("$ofc_open := false")
+        self.action("$ofc_stop := false")
+        self.action('$ofc_cut := ""')
+        self.action("$ofc_whole := false")
+        self.action("if $.Messages")
+        self.action("$ofc_final = index $.Messages (len (slice $.Messages 1))")
+        self.action('if eq $ofc_final.Role "assistant"')
+        stripped = self.trim("$ofc_final.Content", "strip", None, nodes.Const(""))
+        self.action(f"$ofc_cut = {stripped.code}")
+        self.action('$ofc_open = ne $ofc_cut ""')
+        self.action("$ofc_whole = and $ofc_open (eq (slice $ofc_final.Content 0 (len $ofc_cut)) $ofc_cut)")
+        self.action("end")
+        self.action("end")
+        prologue, self.out = "".join(self.out), body
+        return prologue
+
+    def print_final_text(self, code: str, final: str) -> None:
+        """Print message text; when it is the prefilled final message's, end the output after it.
+
+        `final` is a Go condition true when the text comes from the final message. The cut falls
+        after the last occurrence of `$ofc_cut` in this text (see `prefill_prologue`).
+        """
+        self.prefill_armed = True
+        text, k, i, rest, n = (self.temp() for _ in range(5))
+        self.action(f"if and $ofc_open (not $ofc_stop) {final}")
+        self.action(f"{text} := {code}")
+        self.action(f"{k} := -1")
+        self.action(f"range {i} := len {text}")
+        self.action(f"{rest} := slice {text} {i}")
+        self.action(f"if and (ge (len {rest}) (len $ofc_cut)) (eq (slice {rest} 0 (len $ofc_cut)) $ofc_cut)")
+        self.action(f"{k} = {i}")
+        self.action("end")
+        self.action("end")
+        self.action(f"if ge {k} 0")
+        self.action(f"{rest} := slice {text} {k}")
+        self.action(f"{n} := len $ofc_cut")
+        self.action(
+            f"if and $ofc_whole (ge (len {rest}) (len $ofc_final.Content)) "
+            f"(eq (slice {rest} 0 (len $ofc_final.Content)) $ofc_final.Content)"
+        )
+        self.action(f"{n} = len $ofc_final.Content")
+        self.action("end")
+        self.put(f"slice {text} 0 {k}")
+        self.put(f"slice {rest} 0 {n}")
+        self.action("$ofc_stop = true")
+        self.action("else")
+        self.put(text)
+        self.action("end")
+        self.action("else")
+        self.put(code)
+        self.action("end")
 
     def declare_scope(self, frame: Frame, body: Iterable[nodes.Node]) -> None:
         """Pre-declare every name a scope sets, so `if` branches assign rather than shadow."""
@@ -321,6 +444,9 @@ class Translator:
             elif name in self.tested_defined:
                 slot.extra["defined_flag"] = var + "_defined"
                 self.action(f"{var}_defined := false")
+            if name in self.text_names:
+                slot.extra["final"] = var + "_final"
+                self.action(f"{var}_final := {final_of(outer)['final'] if outer is not None and final_of(outer) else 'false'}")
             frame.names[name] = slot
 
     # ---- statements -----------------------------------------------------------------
@@ -414,6 +540,8 @@ class Translator:
             self.action("else")
             self.put(value.code)
             self.action("end")
+        elif value.kind in {STR, CONTENT} and value.extra.get("final") and self.sink is None:
+            self.print_final_text(value.code, value.extra["final"])
         elif value.kind in {STR, INT, CONTENT}:
             self.put(value.code)
         elif value.kind in {ARGS, LIST} or value.kind == ANY:
@@ -516,6 +644,8 @@ class Translator:
                 joined.extra["maybe_undefined"] = True
             attrs[target.attr] = joined
             self.action(f"{var} = {self.operand(value, node)}")
+            if target.attr in ns.extra.get("text_attrs", ()):
+                self.action(f"{var}_final = {value.extra.get('final') or 'false'}")
             return
         if not isinstance(target, nodes.Name):
             raise self.fail(node, "tuple assignment in set")
@@ -531,6 +661,9 @@ class Translator:
                     value.extra["attrs"][ref.attr] = Value("", UNDEF, extra={"maybe_undefined": True})
             for attr, init in value.extra["attrs"].items():
                 self.action(f"{slot.code}_{attr} := {self.operand(init, node)}")
+            slot.extra["text_attrs"] = {a for a in value.extra["attrs"] if f"{target.name}.{a}" in self.text_names}
+            for attr in slot.extra["text_attrs"]:
+                self.action(f"{slot.code}_{attr}_final := false")
             return
         owner = frame.owner(target.name)
         strong = owner is not None and self.cond_depth == owner.depth
@@ -560,6 +693,8 @@ class Translator:
         flag = slot.extra.get("defined_flag")
         if flag:
             self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
+        if slot.extra.get("final"):
+            self.action(f"{slot.extra['final']} = {value.extra.get('final') or 'false'}")
         if value.kind in {UNDEF, NONE}:
             self.action(f'{slot.code} = ""')
             if value.kind == NONE:
@@ -652,7 +787,7 @@ class Translator:
             else:
                 var = self.temp()
                 self.action(f"{var} := {value.code}")
-                scope.names[param] = Value(var, value.kind, extra={"var": True, "set": True})
+                scope.names[param] = Value(var, value.kind, extra={"var": True, "set": True, **final_of(value)})
         # free names in the macro body see the caller's loop variables only through globals
         scope.parent = self.root_of(frame)
         self.expanding.append(macro.name)
@@ -691,7 +826,7 @@ class Translator:
         if seq.kind in {CONTENT, PARTS}:
             if not isinstance(target, nodes.Name):
                 raise self.fail(node, "unpacking content parts")
-            body.names[target.name] = Value("$.Messages", PART, extra={"content": seq.code})
+            body.names[target.name] = Value("$.Messages", PART, extra={"content": seq.code, **final_of(seq)})
             body.loop = Loop(index="0", seq="", last="", fixed=(0, 1))
             self.action("if true")
             self.declare_scope(body, node.body)
@@ -877,12 +1012,14 @@ class Translator:
                 return UNDEFINED
             found = attrs[name]
             extra = {"maybe_undefined": True} if found.extra.get("maybe_undefined") else {}
+            if name in base.extra.get("text_attrs", ()):
+                extra["final"] = f"{base.code}_{name}_final"
             return Value(f"{base.code}_{name}", found.kind if found.kind not in {NONE, UNDEF} else ANY, extra=extra)
         if base.kind == PART:
             if name == "type":
                 return const("text")
             if name == "text":
-                return Value(base.extra["content"], STR)
+                return Value(base.extra["content"], STR, extra=final_of(base))
             return UNDEFINED
         if base.kind in {CONTENT} and name in {"text"}:
             return UNDEFINED
@@ -906,6 +1043,8 @@ class Translator:
                 value = Value(f"{base.code}.{go}", kind)
                 if base.kind == MSG and name in OPTIONAL_MESSAGE_KEYS:
                     value.extra["optional"] = True
+                if base.kind == MSG and name == "content":
+                    value.extra["final"] = f"(eq {base.code} $ofc_final)"
                 return value
             return UNDEFINED
         if base.kind in {UNDEF, NONE}:
@@ -931,7 +1070,7 @@ class Translator:
             return self.split_part(base, key.const, node)
         if base.kind in {CONTENT}:
             if key.is_const and key.const in (0, -1):
-                return Value("$.Messages", PART, extra={"content": base.code})
+                return Value("$.Messages", PART, extra={"content": base.code, **final_of(base)})
             raise self.fail(node, "indexing message content")
         if base.kind in SEQUENCES and key.kind == INT:
             element = ELEMENT.get(base.kind, ANY)
@@ -1244,7 +1383,10 @@ class Translator:
             else:
                 raise self.fail(node, f"string concatenation with {v.kind}")
         fmt = "%v" * len(pieces)
-        return Value(f'(printf "{fmt}" {" ".join(pieces)})', STR)
+        # text holding a message's text may hold the prefilled final one (cut inside it, see print_final_text)
+        finals = list(dict.fromkeys(v.extra["final"] for v in values if v.extra.get("final")))
+        extra = {"final": finals[0] if len(finals) == 1 else f"(or {' '.join(finals)})"} if finals else {}
+        return Value(f'(printf "{fmt}" {" ".join(pieces)})', STR, extra=extra)
 
     def expr_Add(self, node: nodes.Add, frame: Frame) -> Value:
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
@@ -1351,7 +1493,7 @@ class Translator:
             return const(getattr(base.const, method)(*[a.const for a in args]))
         if method in {"strip", "lstrip", "rstrip"}:
             chars = args[0].const if args else None
-            return self.trim(base.code, method, chars, node)
+            return self.trim(base.code, method, chars, node, final_of(base))
         if method in {"startswith", "endswith"}:
             if not args or not args[0].is_const:
                 raise self.fail(node, f".{method}() with a non-constant argument")
@@ -1369,10 +1511,10 @@ class Translator:
         if method == "split":
             if not args or not args[0].is_const:
                 raise self.fail(node, ".split() without a constant separator")
-            return Value(base.code, "split", extra={"sep": args[0].const, "node": node})
+            return Value(base.code, "split", extra={"sep": args[0].const, "node": node, **final_of(base)})
         raise self.fail(node, f"string method .{method}()")
 
-    def trim(self, text_code: str, method: str, chars: str | None, node: nodes.Node) -> Value:
+    def trim(self, text_code: str, method: str, chars: str | None, node: nodes.Node, extra: dict[str, Any] | None = None) -> Value:
         """Python's strip/lstrip/rstrip over bytes: find the first and last kept characters."""
         chars_set = chars if chars is not None else PY_WHITESPACE
         text, start, last, i, c, b, seen = (self.temp() for _ in range(7))
@@ -1413,7 +1555,7 @@ class Translator:
             self.action(f"if ge {last} 0")
             self.action(f'{result} = printf "%s%.1s" (slice {text} 0 {last}) (slice {text} {last})')
             self.action("end")
-        return Value(result, STR)
+        return Value(result, STR, extra=dict(extra or {}))
 
     def expr_Filter(self, node: nodes.Filter, frame: Frame) -> Value:
         name = node.name
@@ -1426,7 +1568,7 @@ class Translator:
                 return const(value.const.strip(*(a.const for a in args)))
             if value.kind in {UNDEF, NONE}:
                 return const("")
-            return self.trim(value.code, "strip", args[0].const if args else None, node)
+            return self.trim(value.code, "strip", args[0].const if args else None, node, final_of(value))
         if name in {"length", "count"}:
             if value.is_const:
                 return const(len(value.const))
@@ -1559,7 +1701,7 @@ class Translator:
             self.action(f"if ge {cut} 0")
             self.action(f'{result} = slice {text} (len (printf "%*s%*s" {cut} "" {n} ""))')
         self.action("end")
-        return Value(result, STR)
+        return Value(result, STR, extra=final_of(value))
 
     def expr_Slice(self, node: nodes.Slice, frame: Frame) -> Value:
         raise self.fail(node, "a slice outside a subscript")

@@ -92,15 +92,16 @@ def to_hf(messages: Sequence[Message], shape: Shape) -> list[dict[str, Any]]:
 def render_case(template: str, case: Case, shape: Shape, special_tokens: Mapping[str, str] | None = None) -> str:
     """The reference prompt for a battery case: a trailing assistant message is a prefill.
 
-    Ollama has no `add_generation_prompt`; a converted template opens the assistant's turn
-    exactly when the last message is not the assistant's, so the reference renders with
-    `add_generation_prompt=True` unless the case ends with an assistant message.
+    Ollama has no `add_generation_prompt`: a conversation ending with the assistant's message is
+    one the model continues (Ollama's own templates leave that turn open). transformers calls it
+    `continue_final_message`; any other conversation gets `add_generation_prompt=True`.
     """
     return render(
         template,
         to_hf(case.messages, shape),
         list(case.tools) or None,
         add_generation_prompt=not case.prefill,
+        continue_final_message=case.prefill,
         special_tokens=special_tokens,
     )
 
