@@ -31,6 +31,7 @@ import math
 from pathlib import Path
 from typing import Sequence
 
+import gguf
 import numpy as np
 
 from ..errors import OllamaFcError
@@ -140,8 +141,6 @@ def write_scripted_gguf(
     special_tokens: Sequence[str] = (),
 ) -> Path:
     """Write a llama GGUF that answers `script`, or `after` once `trigger` is in the prompt."""
-    import gguf
-
     path = Path(path)
     tokens: list[str] = []
     types: list[int] = []
@@ -197,7 +196,7 @@ def write_scripted_gguf(
     wv = np.zeros((HEAD_DIM, n_embd), dtype=np.float32)
     wo = np.zeros((n_embd, HEAD_DIM), dtype=np.float32)
     if trigger_id is not None:
-        # Scores are q.k / sqrt(HEAD_DIM); the last RoPE pair turns by ~1e-7 rad per position.
+        # Scores are q.k / sqrt(HEAD_DIM); the last RoPE pair turns by ~3e-8 rad per position.
         side = math.sqrt(TRIGGER_SCORE * math.sqrt(HEAD_DIM))
         wq[HEAD_DIM - 2, ONE] = side / gain
         wk[HEAD_DIM - 2, TRIG] = side / gain

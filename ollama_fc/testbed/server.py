@@ -121,7 +121,7 @@ def _build(version: str, target: Path, report: Report) -> None:
             source = _download_module(go, version, work, log, log_path)
             src = work / "src"
             shutil.copytree(source, src)
-            for path in src.rglob("*"):
+            for path in [src, *src.rglob("*")]:
                 path.chmod(path.stat().st_mode | 0o200)
             for relative, origin in headers.items():
                 _place(origin, src / VENDOR / relative)
