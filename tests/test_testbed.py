@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import urllib.request
 from pathlib import Path
 
@@ -241,3 +242,29 @@ def _processes_in_group(group: int) -> list[int]:
             if int(fields[2]) == group and fields[0] != "Z":
                 members.append(int(entry.name))
     return members
+
+
+def test_provisioning_without_go_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ollama_fc.errors import OllamaUnavailableError
+    from ollama_fc.testbed.server import provision
+
+    monkeypatch.setenv("OLLAMA_FC_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    with pytest.raises(OllamaUnavailableError, match=r"needs the Go toolchain .* on PATH; install Go"):
+        provision(report=lambda line: None)
+
+
+def test_provisioning_without_headers_names_the_debian_packages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ollama_fc.errors import OllamaUnavailableError
+    from ollama_fc.testbed import server
+
+    if not all(map(shutil.which, ("go", "gcc", "g++"))):
+        pytest.skip("needs go, gcc and g++ on PATH to get as far as the header check")
+    monkeypatch.setenv("OLLAMA_FC_CACHE", str(tmp_path / "cache"))
+    real_which = shutil.which
+    monkeypatch.setattr(server.shutil, "which", lambda name: None if name == "ollama" else real_which(name))
+    monkeypatch.setitem(server.SYSTEM_HEADERS, "stb/stb_image.h", (str(tmp_path / "absent.h"), "libstb-dev"))
+    with pytest.raises(OllamaUnavailableError, match=r"apt-get install libstb-dev"):
+        server.provision(report=lambda line: None)
