@@ -64,6 +64,10 @@ PREFILL_TEMPLATES = {
     "<{{ m.role }}>{{ c }}<end>{% endfor %}",
     "macro": "{% macro turn(role, text) %}<{{ role }}>{{ text }}<end>{% endmacro %}{% for m in messages %}{{ turn(m.role, m.content) }}{% endfor %}",
     "last_message": "{% for m in messages[:-1] %}<{{ m.role }}>{{ m.content }}<end>{% endfor %}<{{ messages[-1].role }}>{{ messages[-1].content }}<end>",
+    "set_block": "{% for m in messages %}{% set turn %}<{{ m.role }}>{{ m.content }}{% endset %}{{ turn }}<end>{% endfor %}",
+    "macro_value": "{% macro text(c) %}{% if c is string %}{{ c }}{% endif %}{% endmacro %}"
+    "{% for m in messages %}{% set c = text(m.content) %}<{{ m.role }}>{{ c | trim }}<end>{% endfor %}",
+    "namespace": "{% for m in messages %}{% set ns = namespace(val='') %}{% set ns.val = ns.val + m.content %}<{{ m.role }}>{{ ns.val }}<end>{% endfor %}",
     "tool_calls_after_text": "{% for m in messages %}<{{ m.role }}>{{ m.content }}{% for c in m.tool_calls or [] %}<call>{{ c.function.name }}</call>{% endfor %}<end>{% endfor %}",
 }
 PREFILLS = ["Soft rain on the roof,", "  both sides \n", "trailing \n", "", "Hi", "x</think>y"]
@@ -86,3 +90,17 @@ def test_assistant_prefill_is_continued_like_continue_final_message(name: str, f
     # the same template still closes earlier turns and opens a new one after a user message
     answered = messages[:1]
     assert ollama_renders(conversion.template, answered, None, engines) == {reference_render(template, answered)}
+
+
+@pytest.mark.parametrize("case_name", ["single_turn", "system_prompt"])
+def test_a_message_that_may_be_none_is_tested_at_run_time(case_name: str, engines: dict) -> None:
+    """`set x = none` then a message on some paths: `x and x.content` must not read a missing message."""
+    template = (
+        "{% macro show(s) %}{% if s and s.content %}[{{ s.content }}]{% else %}[none]{% endif %}{% endmacro %}"
+        "{% set sm = none %}{% if messages[0].role == 'system' %}{% set sm = messages[0] %}{% endif %}"
+        "{{ show(sm) }}{% if sm %}!{% endif %}"
+    )
+    case = case_named(case_name)
+    expected = reference_render(template, list(case.messages))
+    conversion = convert(TemplateSource(template, {}, "maybe-none"))
+    assert ollama_renders(conversion.template, list(case.messages), None, engines) == {expected}

@@ -179,8 +179,8 @@ def names_holding_text(tree: nodes.Template) -> set[str]:
     """Names (and `ns.attr`s) set from an expression reading some `content` or `text` (or such a
     name), transitively."""
     assigns = [
-        (a.target.name if isinstance(a.target, nodes.Name) else f"{a.target.name}.{a.target.attr}", a.node)
-        for a in tree.find_all(nodes.Assign)
+        (a.target.name if isinstance(a.target, nodes.Name) else f"{a.target.name}.{a.target.attr}", a.node if isinstance(a, nodes.Assign) else a)
+        for a in tree.find_all((nodes.Assign, nodes.AssignBlock))
         if isinstance(a.target, (nodes.Name, nodes.NSRef))
     ]
     found: set[str] = set()
@@ -277,6 +277,8 @@ class Translator:
         self.guard_open = False
         #: variables that may hold a message's text get a Go flag: is it the final message's?
         self.text_names = names_holding_text(self.tree)
+        #: captured text variables that may hold the final message's text (see `capture`)
+        self.capture_finals: set[str] = set()
         #: names some `is defined` test asks about: their assignments also set a Go flag
         self.tested_defined = {
             n.node.name
@@ -543,6 +545,8 @@ class Translator:
         elif value.kind in {STR, CONTENT} and value.extra.get("final") and self.sink is None:
             self.print_final_text(value.code, value.extra["final"])
         elif value.kind in {STR, INT, CONTENT}:
+            if value.extra.get("final") and self.sink is not None:
+                self.action(f"{self.sink}_final = or {self.sink}_final {value.extra['final']}")
             self.put(value.code)
         elif value.kind in {ARGS, LIST} or value.kind == ANY:
             self.helpers.setdefault("ofc_repr", REPR_HELPER)
@@ -729,20 +733,31 @@ class Translator:
         slot = frame.lookup(node.target.name)
         assert slot is not None
         captured = self.capture(lambda: self.visit_body(node.body, frame), "{% set %}...{% endset %} block", node)
-        value = Value(captured, STR)
+        value = self.captured(captured)
         self.stmt_Assign(nodes.Assign(node.target, nodes.Name("__captured__", "load"), lineno=node.lineno), Frame({"__captured__": value}, parent=frame))
 
     def capture(self, produce: Callable[[], None], construct: str, node: nodes.Node) -> str:
         """Run `produce` with its output appended to a fresh Go string variable; that variable."""
         var = self.temp()
         self.action(f'{var} := ""')
+        # whether a prefilled final message's text went into it (declared only when some may)
+        self.action(f"{var}_final := false")
+        flag_at = len(self.out) - 1
         outer, outer_construct = self.sink, self.sink_construct
         self.sink, self.sink_construct = var, construct
         try:
             produce()
         finally:
             self.sink, self.sink_construct = outer, outer_construct
+        if f"{var}_final =" in "".join(self.out[flag_at + 1 :]):
+            self.capture_finals.add(var)
+        else:
+            del self.out[flag_at]
         return var
+
+    def captured(self, var: str) -> Value:
+        """The text a `capture` collected, marked when it may hold the final message's text."""
+        return Value(var, STR, extra={"final": f"{var}_final"} if var in self.capture_finals else {})
 
     def stmt_Macro(self, node: nodes.Macro, frame: Frame) -> None:
         return  # expanded inline where called
@@ -787,7 +802,11 @@ class Translator:
             else:
                 var = self.temp()
                 self.action(f"{var} := {value.code}")
-                scope.names[param] = Value(var, value.kind, extra={"var": True, "set": True, **final_of(value)})
+                # what is known of the argument holds for the parameter (it may be unset, None...)
+                known = {k: v for k, v in value.extra.items() if k in {"defined_flag", "maybe_none", "nullable", "final"}}
+                if "defined_flag" in known and value.extra.get("maybe_undefined"):
+                    known["maybe_undefined"] = True
+                scope.names[param] = Value(var, value.kind, extra={"var": True, "set": True, **known})
         # free names in the macro body see the caller's loop variables only through globals
         scope.parent = self.root_of(frame)
         self.expanding.append(macro.name)
@@ -1158,8 +1177,8 @@ class Translator:
         """Go's truthiness matches Python's for strings, numbers, lists and maps."""
         if value.is_const:
             return "true" if value.const else "false"
-        if value.extra.get("maybe_undefined") and value.code:
-            return value.code  # "" until some path sets it
+        if (value.extra.get("maybe_undefined") or value.extra.get("maybe_none")) and value.code:
+            return value.code  # "" until some path sets it (None is stored as "" too)
         if value.kind in {UNDEF, NONE}:
             return "false"
         if value.kind in {MSG, CALL, FUNC, TOOL, TFUNC, PART, NS}:
@@ -1440,7 +1459,7 @@ class Translator:
                 raise self.fail(node, "range() with more than one argument")
             if name in self.macros and frame.lookup(name) is None:
                 captured = self.capture(lambda: self.inline_macro(node, frame), f"macro {name}() used as a value", node)
-                return Value(captured, STR)
+                return self.captured(captured)
             raise self.fail(node, f"function {name}()")
         if isinstance(callee, nodes.Getattr):
             base = self.expr(callee.node, frame)
