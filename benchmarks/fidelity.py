@@ -235,7 +235,7 @@ def write_report(
         "template's own input shape) and by Ollama's template package on the Go template, for Ollama",
         f"{' and '.join(VERSIONS)}. A case counts as exact only when every version gives the reference's bytes",
         "(a leading BOS the runner adds itself is not counted). Cases the Jinja template itself refuses",
-        "(`raise_exception`, a crash) are not rendered cases. Templates without special tokens get `<s>`/`</s>`",
+        "(`raise_exception`, a crash, a final message it does not print) are not rendered cases. Templates without special tokens get `<s>`/`</s>`",
         "as `bos_token`/`eos_token` on every side.",
         "",
         "## Summary",
@@ -262,9 +262,9 @@ def write_report(
         "- @huggingface/ollama-utils first looks the Jinja up in its table of Ollama library templates (by the",
         "  first 128 characters, so it may pick another tag's template), then matches by special tokens, and",
         "  converts only plain linear chat templates itself, never tools.",
-        "- Ollama's hand-written templates usually leave the turn open after a trailing assistant message",
-        "  (continuation), while the reference renders that message with `add_generation_prompt=False`,",
-        "  closing it; their `prefill` case differs for that reason.",
+        "- The `prefill` case ends with the assistant's message, which Ollama continues: the reference renders",
+        "  it as transformers' `continue_final_message` does (the closed render, cut right after the final",
+        "  message's text), so a template must leave that turn open to be exact there.",
         "",
     ]
     lines += _case_breakdown(rows)
