@@ -226,12 +226,21 @@ def assigned_names(body: Iterable[nodes.Node]) -> list[str]:
 
 
 def role_constants(tree: nodes.Template) -> set[str]:
-    """Strings the template compares a `role` with: its role names (a tool's `type` is no role)."""
+    """Strings the template compares a `role` with: its role names (a tool's `type` is no role).
+
+    The verify reference feeds tool results under the first of these it finds in
+    TOOL_RESULT_ROLES, and the translation maps Ollama's `tool` to the same name: one reading
+    for both sides.
+    """
 
     def is_role(node: nodes.Node) -> bool:
-        return (isinstance(node, nodes.Getattr) and node.attr == "role") or (
-            isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const) and node.arg.value == "role"
-        ) or (isinstance(node, nodes.Name) and "role" in node.name)
+        """`x.role`, `x['role']` or a variable named for a role, possibly inside a filter or call."""
+        return any(
+            (isinstance(sub, nodes.Getattr) and sub.attr == "role")
+            or (isinstance(sub, nodes.Getitem) and isinstance(sub.arg, nodes.Const) and sub.arg.value == "role")
+            or (isinstance(sub, nodes.Name) and "role" in sub.name)
+            for sub in (node, *node.find_all((nodes.Getattr, nodes.Getitem, nodes.Name)))
+        )
 
     def strings(node: nodes.Node) -> set[str]:
         return {c.value for c in node.find_all(nodes.Const) if isinstance(c.value, str)} | (

@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from typing import Any, Iterator, Literal, Mapping, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
-import jinja2
-from jinja2 import nodes
-
+from ..convert.translator import TOOL_RESULT_ROLES, role_constants
 from . import battery
 from .battery import Case, Message
 from .reference import ReferenceRenderError, compile_template, environment, render
 
-#: Roles a template may give tool results, most common first; the first one it names wins.
-TOOL_RESULT_ROLES = ("tool", "function", "tools", "ipython", "observation", "tool_response", "tool_results")
 
 
 @dataclass(frozen=True)
@@ -109,45 +105,9 @@ def render_case(template: str, case: Case, shape: Shape, special_tokens: Mapping
 # --- static reading: which role names does the template compare against? ---
 
 
-def _mentions_role(node: nodes.Node) -> bool:
-    for sub in (node, *node.find_all((nodes.Getattr, nodes.Getitem, nodes.Name))):
-        if isinstance(sub, nodes.Getattr) and sub.attr == "role":
-            return True
-        if isinstance(sub, nodes.Getitem) and isinstance(sub.arg, nodes.Const) and sub.arg.value == "role":
-            return True
-        if isinstance(sub, nodes.Name) and sub.name == "role":
-            return True
-    return False
-
-
-def _string_consts(node: nodes.Node) -> Iterator[str]:
-    if isinstance(node, nodes.Const) and isinstance(node.value, str):
-        yield node.value
-    for sub in node.find_all(nodes.Const):
-        if isinstance(sub.value, str):
-            yield sub.value
-
-
 def role_names(template: str) -> set[str]:
-    """String constants the template compares a `role` with (==, !=, in, `is equalto`)."""
-    tree = environment().parse(template)
-    names: set[str] = set()
-    for compare in tree.find_all(nodes.Compare):
-        operands = [compare.expr, *(operand.expr for operand in compare.ops)]
-        if any(_mentions_role(operand) for operand in operands):
-            for operand in operands:
-                if not _mentions_role(operand):
-                    names.update(_string_consts(operand))
-    for test in tree.find_all(nodes.Test):
-        if test.name in ("equalto", "eq", "==", "sameas") and _mentions_role(test.node):
-            for arg in test.args:
-                names.update(_string_consts(arg))
-    for call in tree.find_all((nodes.Filter, nodes.Test)):
-        if call.name in ("selectattr", "rejectattr"):
-            consts = [value for arg in call.args for value in _string_consts(arg)]
-            if consts[:1] == ["role"]:
-                names.update(consts[2:])
-    return names
+    """String constants the template compares a `role` with (==, !=, in, `is equalto`, selectattr)."""
+    return role_constants(environment().parse(template))
 
 
 # --- probing: render needles and see what comes out ---
