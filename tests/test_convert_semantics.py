@@ -104,3 +104,19 @@ def test_a_message_that_may_be_none_is_tested_at_run_time(case_name: str, engine
     expected = reference_render(template, list(case.messages))
     conversion = convert(TemplateSource(template, {}, "maybe-none"))
     assert ollama_renders(conversion.template, list(case.messages), None, engines) == {expected}
+
+
+@pytest.mark.parametrize("tool_role", ["tool", "tools", "function"])
+def test_a_role_printed_as_is_matches_the_role_the_reference_is_given(tool_role: str, engines: dict) -> None:
+    """Ollama's `tool` prints as the role name the template compares with, the one HF callers send it."""
+    from ollama_fc.verify.runner import compare
+
+    template = (
+        "{% for m in messages %}<|{{ m.role }}|>{% if m.role == '" + tool_role + "' %}[result]{% endif %}"
+        "{{ m.content }}{% for c in m.tool_calls or [] %}{{ c.function.name }}{% endfor %}<|end|>{% endfor %}"
+    )
+    conversion = convert(TemplateSource(template, {}, "generic-role"))
+    shape, results = compare(TemplateSource(template, {}, "generic-role"), conversion.template, engines)
+    assert shape.tool_role == tool_role
+    tool_cases = [r for r in results if "tool_results" in r.needs]
+    assert tool_cases and all(r.status == "exact" for r in tool_cases), [(r.name, r.detail) for r in tool_cases]
