@@ -1,12 +1,14 @@
 """The `ollama-fc` command line.
 
 Each command is a thin shell over one library function; errors of type OllamaFcError become
-a one-line message on stderr and exit status 1.
+a one-line message on stderr and exit status 1. Anything else is a bug of ours: it is still
+reported in one line (exit status 2), with the traceback only when OLLAMA_FC_DEBUG is set.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from typing import Any, Callable, TypeVar
 
@@ -28,6 +30,15 @@ def friendly_errors(func: F) -> F:
         except OllamaFcError as exc:
             click.echo(f"ollama-fc: {exc}", err=True)
             sys.exit(1)
+        except Exception as exc:
+            if os.environ.get("OLLAMA_FC_DEBUG"):
+                raise
+            click.echo(
+                f"ollama-fc: internal error ({type(exc).__name__}: {exc}); this is a bug in "
+                "ollama-fc, please report it (OLLAMA_FC_DEBUG=1 shows the traceback)",
+                err=True,
+            )
+            sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
 
