@@ -246,50 +246,6 @@ def read_marker(template: str) -> tuple[str, str] | None:
     return (match["family"], match["format"]) if match else None
 
 
-def modelfile_safe(template: str) -> str:
-    """The template in a form Ollama's Modelfile parser reads back unchanged; it renders the same.
-
-    The parser silently drops runes that are not printable (other than tab, CR, LF): inside a Go
-    string literal they become `\\uXXXX` escapes, in literal text a `{{ "\\uXXXX" }}` action. It
-    also ends a triple-quoted value at the first line ending in `\"\"\"`, with no escape:
-    `\"\"{{/**/}}\"` renders the same text but no longer ends the value.
-    """
-    out: list[str] = []
-    in_action = in_string = False
-    index = 0
-    while index < len(template):
-        char = template[index]
-        if not in_action and template.startswith("{{", index):
-            in_action = True
-            out.append("{{")
-            index += 2
-            continue
-        if in_action and not in_string and template.startswith("}}", index):
-            in_action = False
-            out.append("}}")
-            index += 2
-            continue
-        if in_action and char == '"':
-            in_string = not in_string
-        elif in_string and char == "\\":
-            out.append(template[index : index + 2])
-            index += 2
-            continue
-        if char.isprintable() or char in "\t\r\n":
-            out.append(char)
-        elif in_string:
-            out.append(f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
-        elif in_action:
-            raise ConversionError(
-                f"the template has the unprintable character U+{ord(char):04X} outside a string in an action; "
-                "a Modelfile cannot hold it: create the model with `ollama-fc build` instead"
-            )
-        else:
-            out.append(f'{{{{ "\\u{ord(char):04x}" }}}}')
-        index += 1
-    return re.sub(r'""(")([ \t]*)$', r'""{{/**/}}\1\2', "".join(out), flags=re.MULTILINE)
-
-
 def modelfile(built: FamilyTemplate, from_: str | None = None) -> str:
     """A Modelfile equivalent to `ollama-fc build` for users without Python."""
     family, recipe = built.family, built.family.recipe
@@ -307,8 +263,7 @@ def modelfile(built: FamilyTemplate, from_: str | None = None) -> str:
     else:
         lines.append("# FROM may be any Ollama model or .gguf file of this family.")
     lines.append(f"# Create it with: ollama create {family.name}-fc -f Modelfile")
-    quotable = built.conversion.model_copy(update={"template": modelfile_safe(built.template)})
-    return "\n".join(lines) + "\n" + quotable.modelfile(base)
+    return "\n".join(lines) + "\n" + built.conversion.modelfile(base)
 
 
 def modelfiles_dir() -> Path:

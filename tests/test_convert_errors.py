@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from ollama_fc import oracle
 from ollama_fc.cli import main
 from ollama_fc.convert import TemplateSource, convert, load_source
 from ollama_fc.errors import ConversionError, SourceError
@@ -89,8 +90,18 @@ def test_cli_json_output(tmp_path: Path) -> None:
     assert data["parameters"]["stop"] == ["<|end|>"]
 
 
-def test_modelfile_refuses_a_line_ending_in_triple_quote() -> None:
-    conversion = convert(TemplateSource('say """\n{{ messages[0].content }}', {}, "t"))
-    with pytest.raises(ConversionError, match="API"):
-        conversion.modelfile("base")
-    assert convert(TemplateSource("x", {}, "t")).modelfile("base").startswith('FROM base\nTEMPLATE """')
+def test_modelfile_holds_what_its_parser_would_drop_or_end_at() -> None:
+    """Ollama's Modelfile parser ends TEMPLATE at a line ending in three quotes and drops
+    unprintable runes; the Modelfile's template avoids both and renders the same."""
+    jinja = 'say """\n{{ messages[0].content }}"""  \n{% if "\u00a0x" in messages[0].content %}nbsp\u00a0here{% endif %}\u200b"'
+    conversion = convert(TemplateSource(jinja, {}, "t"))
+    text = conversion.modelfile("base")
+    assert text.startswith('FROM base\nTEMPLATE """')
+    start = len('FROM base\nTEMPLATE """')
+    quoted = text[start : text.index('"""\n', start)]
+    assert not any(line.rstrip().endswith('"""') for line in quoted.splitlines())
+    assert all(char.isprintable() or char == "\n" for char in quoted)
+    for content in ("\u00a0x y", "plain"):
+        messages = [{"role": "user", "content": content}]
+        assert oracle.render(quoted, messages) == oracle.render(conversion.template, messages)
+

@@ -21,7 +21,6 @@ from ollama_fc.families import (
     apply_patches,
     family_names,
     load_family,
-    modelfile_safe,
     read_marker,
     selected_fixes,
     write_modelfiles,
@@ -134,18 +133,6 @@ def test_fixes_can_be_skipped_one_by_one_or_all() -> None:
     assert selected_fixes(loaded, skip=["stop"]) == ["assistant-tool-calls", "bos", "tool-tag"]
     with pytest.raises(OllamaFcError, match="has no fix nope; its fixes: assistant-tool-calls, bos, tool-tag, stop"):
         selected_fixes(loaded, skip=["nope"])
-
-
-def test_modelfile_safe_keeps_the_render_without_what_a_modelfile_cannot_hold() -> None:
-    template = (
-        '{{ range .Messages }}say """{{ .Content }}"""\n{{ end }}quote: """  \n'
-        '{{ if eq "\u00a0x" (printf "%s" "\u00a0x") }}nbsp\u00a0here{{ end }}\u200b"'
-    )
-    safe = modelfile_safe(template)
-    assert not any(line.rstrip().endswith('"""') for line in safe.splitlines())
-    assert all(char.isprintable() or char == "\n" for char in safe)
-    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]
-    assert oracle.render(safe, messages) == oracle.render(template, messages)
 
 
 def test_marker_round_trip() -> None:

@@ -54,19 +54,58 @@ class Conversion(BaseModel):
     special_tokens: dict[str, str] = Field(default_factory=dict)
 
     def modelfile(self, from_: str) -> str:
-        """Modelfile text; a template line ending in `\"\"\"` cannot be quoted in a Modelfile."""
-        for number, line in enumerate(self.template.splitlines(), 1):
-            if line.rstrip().endswith('"""'):
-                raise ConversionError(
-                    f'template line {number} ends with """, which a Modelfile cannot quote; create the '
-                    "model through the API instead (ollama.create(..., template=conversion.template))"
-                )
-        lines = [f"FROM {from_}", f'TEMPLATE """{self.template}"""']
+        """Modelfile text: FROM, the TEMPLATE as Ollama's Modelfile parser reads it back, PARAMETERs."""
+        lines = [f"FROM {from_}", f'TEMPLATE """{modelfile_quotable(self.template)}"""']
         for name, values in self.parameters.items():
             for value in values:
                 quoted = f'"{value}"' if '"' not in value else f'"""{value}"""'
                 lines.append(f"PARAMETER {name} {quoted}")
         return "\n".join(lines) + "\n"
+
+
+def modelfile_quotable(template: str) -> str:
+    """The template in a form Ollama's Modelfile parser reads back unchanged; it renders the same.
+
+    The parser silently drops runes that are not printable (other than tab, CR, LF): inside a Go
+    string literal they become `\\uXXXX` escapes, in literal text a `{{ "\\uXXXX" }}` action. It
+    also ends a triple-quoted value at the first line ending in `\"\"\"`, with no escape:
+    `\"\"{{/**/}}\"` renders the same text but no longer ends the value.
+    """
+    out: list[str] = []
+    in_action = in_string = False
+    index = 0
+    while index < len(template):
+        char = template[index]
+        if not in_action and template.startswith("{{", index):
+            in_action = True
+            out.append("{{")
+            index += 2
+            continue
+        if in_action and not in_string and template.startswith("}}", index):
+            in_action = False
+            out.append("}}")
+            index += 2
+            continue
+        if in_action and char == '"':
+            in_string = not in_string
+        elif in_string and char == "\\":
+            out.append(template[index : index + 2])
+            index += 2
+            continue
+        if char.isprintable() or char in "\t\r\n":
+            out.append(char)
+        elif in_string:
+            out.append(f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
+        elif in_action:
+            raise ConversionError(
+                f"the template has the unprintable character U+{ord(char):04X} outside a string in an action; "
+                "a Modelfile cannot hold it: create the model through the API instead "
+                "(ollama.create(..., template=conversion.template))"
+            )
+        else:
+            out.append(f'{{{{ "\\u{ord(char):04x}" }}}}')
+        index += 1
+    return re.sub(r'""(")([ \t]*)$', r'""{{/**/}}\1\2', "".join(out), flags=re.MULTILINE)
 
 
 def _probe(template: str, tokens: dict[str, str], messages: list[dict[str, Any]], tools: Any = None) -> str | None:

@@ -10,256 +10,21 @@ ConversionWarning naming the construct and line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-import jinja2
 from jinja2 import nodes
-from jinja2.ext import Extension, loopcontrols
-from jinja2.parser import Parser
 
 from ..errors import ConversionError
-from .gohelpers import PROPERTY_KEYS, PY_WHITESPACE, REPR_HELPER, go_string, json_helpers
-
-NOT_CONST = object()
-
-#: What a value is in Ollama's data model; decides how attributes, tests and filters map.
-STR, INT, BOOL, NONE, UNDEF, ANY = "str", "int", "bool", "none", "undef", "any"
-MSGS, MSG, CALLS, CALL, FUNC, ARGS = "msgs", "msg", "calls", "call", "func", "args"
-TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP = "tools", "tool", "tfunc", "params", "props", "prop"
-CONTENT, PART, PARTS, NS, LIST = "content", "part", "parts", "ns", "list"
-FUNCTION = "function"
-#: Callables the reference environment defines (`strftime_now is defined` is true).
-GLOBAL_FUNCTIONS = {"strftime_now", "raise_exception", "namespace", "range", "dict", "lipsum", "cycler", "joiner"}
-
-MAPPINGS = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, PART, NS}
-SEQUENCES = {MSGS, CALLS, TOOLS, PARTS, LIST}
-ELEMENT = {MSGS: MSG, CALLS: CALL, TOOLS: TOOL, PARTS: PART}
-
-MESSAGE_FIELDS = {
-    "role": ("Role", STR),
-    "content": ("Content", CONTENT),
-    "tool_calls": ("ToolCalls", CALLS),
-    "name": ("ToolName", STR),
-    "tool_name": ("ToolName", STR),
-    "tool_call_id": ("ToolCallID", STR),
-    "reasoning_content": ("Thinking", STR),
-    "thinking": ("Thinking", STR),
-    "reasoning": ("Thinking", STR),
-}
-#: Message keys a Hugging Face message has only when Ollama's field is non-empty.
-OPTIONAL_MESSAGE_KEYS = {"tool_calls", "name", "tool_name", "tool_call_id", "reasoning_content", "thinking", "reasoning"}
-FIELDS = {
-    MSG: MESSAGE_FIELDS,
-    CALL: {"function": ("Function", FUNC), "id": ("ID", STR)},
-    FUNC: {"name": ("Name", STR), "arguments": ("Arguments", ARGS)},
-    TOOL: {"type": ("Type", STR), "function": ("Function", TFUNC)},
-    TFUNC: {"name": ("Name", STR), "description": ("Description", STR), "parameters": ("Parameters", PARAMS)},
-    PARAMS: {"type": ("Type", STR), "properties": ("Properties", PROPS), "required": ("Required", LIST)},
-    PROP: {"description": ("Description", STR), "enum": ("Enum", LIST), "items": ("Items", ANY)},
-}
-
-#: Roles templates give tool results, most common first (Ollama's is always `tool`).
-TOOL_RESULT_ROLES = ("tool", "function", "tools", "ipython", "observation", "tool_response", "tool_results")
-KNOWN_UNDEFINED = {"custom_tools", "date_string", "documents", "tools_in_user_message", "builtin_tools"}
-STRFTIME = {"%Y": (0, 4), "%m": (5, 7), "%d": (8, 10), "%y": (2, 4)}
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
-
-
-class GenerationTag(Extension):
-    """`{% generation %}` marks assistant text for training masks; it renders its body."""
-
-    tags = {"generation"}
-
-    def parse(self, parser: Parser) -> nodes.Node:
-        lineno = next(parser.stream).lineno
-        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
-        return nodes.Scope(body, lineno=lineno)
-
-
-def parse_jinja(template: str) -> nodes.Template:
-    """jinja2's own parser, configured like transformers' chat-template environment."""
-    env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols, GenerationTag])
-    try:
-        return env.parse(template)
-    except jinja2.TemplateSyntaxError as exc:
-        raise ConversionError(f"the chat template is not valid Jinja (line {exc.lineno}: {exc.message})") from exc
-
-
-@dataclass
-class Warning_:
-    construct: str
-    line: int | None
-    effect: str
-
-
-@dataclass
-class Value:
-    """A translated expression: Go operand code, what it holds, and its value if constant."""
-
-    code: str
-    kind: str
-    const: Any = NOT_CONST
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def is_const(self) -> bool:
-        return self.const is not NOT_CONST
-
-
-def const(value: Any) -> Value:
-    if value is None:
-        return Value("", NONE, None)
-    if isinstance(value, bool):
-        return Value("true" if value else "false", BOOL, value)
-    if isinstance(value, int):
-        return Value(str(value), INT, value)
-    if isinstance(value, str):
-        return Value(go_string(value), STR, value)
-    if isinstance(value, (list, tuple)):
-        return Value("", LIST, list(value))
-    raise ConversionError(f"unsupported constant {value!r}")
-
-
-UNDEFINED = Value("", UNDEF)
-
-
-def final_of(value: Value) -> dict[str, Any]:
-    """The `final` mark of a value from a message's text: a Go condition true for the final message."""
-    return {"final": value.extra["final"]} if value.extra.get("final") else {}
-
-
-def py_str(value: Any) -> str:
-    """How Jinja prints a constant."""
-    if value is None:
-        return "None"
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    return str(value)
-
-
-@dataclass
-class Loop:
-    index: str
-    seq: str
-    last: str
-    #: (index0, length) when the iteration is known statically: a message's single content
-    #: part, or one unrolled step over a literal list
-    fixed: tuple[int, int] | None = None
-
-
-@dataclass
-class Frame:
-    """A Jinja scope: names bound to Go variables (or fixed values), and the enclosing loop."""
-
-    names: dict[str, Value]
-    parent: "Frame | None" = None
-    loop: Loop | None = None
-    #: how many runtime `if`s enclosed the scope's start; a `set` at the same depth always runs
-    depth: int = 0
-
-    def lookup(self, name: str) -> Value | None:
-        frame: Frame | None = self
-        while frame is not None:
-            if name in frame.names:
-                return frame.names[name]
-            frame = frame.parent
-        return None
-
-    def owner(self, name: str) -> "Frame | None":
-        frame: Frame | None = self
-        while frame is not None:
-            if name in frame.names:
-                return frame
-            frame = frame.parent
-        return None
-
-
-def names_holding_text(tree: nodes.Template) -> set[str]:
-    """Names (and `ns.attr`s) set from an expression reading some `content` or `text` (or such a
-    name), transitively."""
-    assigns = [
-        (a.target.name if isinstance(a.target, nodes.Name) else f"{a.target.name}.{a.target.attr}", a.node if isinstance(a, nodes.Assign) else a)
-        for a in tree.find_all((nodes.Assign, nodes.AssignBlock))
-        if isinstance(a.target, (nodes.Name, nodes.NSRef))
-    ]
-    found: set[str] = set()
-
-    def reads_text(expr: nodes.Node) -> bool:
-        for sub in (expr, *expr.find_all((nodes.Getattr, nodes.Getitem, nodes.Name))):
-            if isinstance(sub, nodes.Getattr) and sub.attr in {"content", "text"}:
-                return True
-            if isinstance(sub, nodes.Getattr) and isinstance(sub.node, nodes.Name) and f"{sub.node.name}.{sub.attr}" in found:
-                return True
-            if isinstance(sub, nodes.Getitem) and isinstance(sub.arg, nodes.Const) and sub.arg.value in {"content", "text"}:
-                return True
-            if isinstance(sub, nodes.Name) and sub.name in found:
-                return True
-        return False
-
-    changed = True
-    while changed:
-        changed = False
-        for name, expr in assigns:
-            if name not in found and reads_text(expr):
-                found.add(name)
-                changed = True
-    return found
-
-
-def assigned_names(body: Iterable[nodes.Node]) -> list[str]:
-    """Names `set` in this scope (not inside nested for loops or macros, which scope their own)."""
-    found: list[str] = []
-
-    def walk(node: nodes.Node) -> None:
-        if isinstance(node, (nodes.Assign, nodes.AssignBlock)) and isinstance(node.target, nodes.Name):
-            if node.target.name not in found:
-                found.append(node.target.name)
-        if isinstance(node, (nodes.For, nodes.Macro)):
-            return
-        for child in node.iter_child_nodes():
-            walk(child)
-
-    for node in body:
-        walk(node)
-    return found
-
-
-def role_constants(tree: nodes.Template) -> set[str]:
-    """Strings the template compares a `role` with: its role names (a tool's `type` is no role).
-
-    The verify reference feeds tool results under the first of these it finds in
-    TOOL_RESULT_ROLES, and the translation maps Ollama's `tool` to the same name: one reading
-    for both sides.
-    """
-
-    def is_role(node: nodes.Node) -> bool:
-        """`x.role`, `x['role']` or a variable named for a role, possibly inside a filter or call."""
-        return any(
-            (isinstance(sub, nodes.Getattr) and sub.attr == "role")
-            or (isinstance(sub, nodes.Getitem) and isinstance(sub.arg, nodes.Const) and sub.arg.value == "role")
-            or (isinstance(sub, nodes.Name) and "role" in sub.name)
-            for sub in (node, *node.find_all((nodes.Getattr, nodes.Getitem, nodes.Name)))
-        )
-
-    def strings(node: nodes.Node) -> set[str]:
-        return {c.value for c in node.find_all(nodes.Const) if isinstance(c.value, str)} | (
-            {node.value} if isinstance(node, nodes.Const) and isinstance(node.value, str) else set()
-        )
-
-    found: set[str] = set()
-    for compare in tree.find_all(nodes.Compare):
-        operands = [compare.expr, *(op.expr for op in compare.ops)]
-        if any(is_role(o) for o in operands):
-            for operand in operands:
-                if not is_role(operand):
-                    found |= strings(operand)
-    for call in tree.find_all((nodes.Test, nodes.Filter)):
-        if call.name in {"equalto", "eq", "sameas"} and call.node is not None and is_role(call.node):
-            found |= {v for a in call.args for v in strings(a)}
-        if call.name in {"selectattr", "rejectattr"} and call.args and strings(call.args[0]) == {"role"}:
-            found |= {v for a in call.args[2:] for v in strings(a)}
-    return found
+from . import textops
+from .analysis import assigned_names, names_holding_text, parse_jinja, role_constants
+from .gohelpers import REPR_HELPER, go_string, json_helpers
+from .jsonwriter import JsonWriter
+from .model import (
+    ANY, ARGS, BOOL, CALL, CALLS, CONTENT, ELEMENT, FIELDS, FUNC, FUNCTION, GLOBAL_FUNCTIONS, INT, LIST,
+    MAPPINGS, MESSAGE_FIELDS, MONTHS, MSG, MSGS, NONE, NOT_CONST, NS, OPTIONAL_MESSAGE_KEYS, PARAMS, PART,
+    PARTS, PROP, PROPS, SEQUENCES, STR, STRFTIME, TFUNC, TOOL, TOOL_RESULT_ROLES, TOOLS, UNDEF, UNDEFINED,
+    Frame, Loop, Value, Warning_, const, final_of, py_str,
+)
 
 
 class Translator:
@@ -392,7 +157,7 @@ class Translator:
         self.action("if $.Messages")
         self.action("$ofc_final = index $.Messages (len (slice $.Messages 1))")
         self.action('if eq $ofc_final.Role "assistant"')
-        stripped = self.trim("$ofc_final.Content", "strip", None, nodes.Const(""))
+        stripped = self.trim("$ofc_final.Content", "strip", None)
         self.action(f"$ofc_cut = {stripped.code}")
         self.action('$ofc_open = ne $ofc_cut ""')
         self.action("$ofc_whole = and $ofc_open (eq (slice $ofc_final.Content 0 (len $ofc_cut)) $ofc_cut)")
@@ -1301,7 +1066,7 @@ class Translator:
         if hay.kind in {CALL, FUNC, TOOL, TFUNC, PARAMS} and needle.is_const:
             return const(needle.const in FIELDS.get(hay.kind, {}) or (hay.kind == CALL and needle.const in {"function", "type"}))
         if hay.kind in {STR, CONTENT} and needle.is_const and isinstance(needle.const, str):
-            return Value(self.substring(hay.code, needle.const), BOOL)
+            return Value(textops.contains(self, hay.code, needle.const), BOOL)
         if hay.kind in {ARGS, PROPS} and needle.kind in {STR}:
             return Value(f"(not (not (index {hay.code} {needle.code})))", BOOL)
         if hay.kind == UNDEF and not hay.extra.get("maybe_undefined"):
@@ -1309,20 +1074,6 @@ class Translator:
         if hay.kind in {UNDEF, NONE}:
             raise self.fail(node, "'in' on an undefined value")
         raise self.fail(node, f"'in' on {hay.kind}")
-
-    def substring(self, hay: str, needle: str) -> str:
-        """Statements that set a temp to whether `needle` occurs in `hay` (a byte scan)."""
-        found, text, i = self.temp(), self.temp(), self.temp()
-        runes = len(needle)
-        self.action(f"{text} := {hay}")
-        self.action(f"{found} := false")
-        self.action(f"range {i} := len {text}")
-        self.action(f'if eq (printf "%.*s" {runes} (slice {text} {i})) {go_string(needle)}')
-        self.action(f"{found} = true")
-        self.action("break")
-        self.action("end")
-        self.action("end")
-        return found
 
     def expr_Test(self, node: nodes.Test, frame: Frame) -> Value:
         value = self.expr(node.node, frame)
@@ -1521,7 +1272,7 @@ class Translator:
             return const(getattr(base.const, method)(*[a.const for a in args]))
         if method in {"strip", "lstrip", "rstrip"}:
             chars = args[0].const if args else None
-            return self.trim(base.code, method, chars, node, final_of(base))
+            return self.trim(base.code, method, chars, final_of(base))
         if method in {"startswith", "endswith"}:
             if not args or not args[0].is_const:
                 raise self.fail(node, f".{method}() with a non-constant argument")
@@ -1542,48 +1293,26 @@ class Translator:
             return Value(base.code, "split", extra={"sep": args[0].const, "node": node, **final_of(base)})
         raise self.fail(node, f"string method .{method}()")
 
-    def trim(self, text_code: str, method: str, chars: str | None, node: nodes.Node, extra: dict[str, Any] | None = None) -> Value:
-        """Python's strip/lstrip/rstrip over bytes: find the first and last kept characters."""
-        chars_set = chars if chars is not None else PY_WHITESPACE
-        text, start, last, i, c, b, seen = (self.temp() for _ in range(7))
-        strip_set = " ".join(go_string(ch) for ch in dict.fromkeys(chars_set))
-        self.action(f"{text} := {text_code}")
-        self.action(f"{start} := len {text}")
-        self.action(f"{last} := -1")
-        self.action(f"{seen} := false")
-        self.action(f"range {i} := len {text}")
-        self.action(f"{b} := index {text} {i}")
-        self.action(f"if and (ge {b} 128) (lt {b} 192)")
-        self.action(f"if {seen}")
-        self.action(f"{last} = {i}")
-        self.action("end")
-        self.action("continue")
-        self.action("end")
-        self.action(f'{c} := printf "%.1s" (slice {text} {i})')
-        self.action(f"if eq {c} {strip_set}")
-        self.action(f"{seen} = false")
-        self.action("else")
-        self.action(f"{seen} = true")
-        self.action(f"if gt {start} {i}")
-        self.action(f"{start} = {i}")
-        self.action("end")
-        self.action(f"{last} = {i}")
-        self.action("end")
-        self.action("end")
-        result = self.temp()
-        if method == "strip":
-            self.action(f'{result} := ""')
-            self.action(f"if ge {last} 0")
-            self.action(f'{result} = printf "%s%.1s" (slice {text} {start} {last}) (slice {text} {last})')
+    def trim(self, text_code: str, method: str, chars: str | None, extra: dict[str, Any] | None = None) -> Value:
+        return Value(textops.strip(self, text_code, method, chars), STR, extra=dict(extra or {}))
+
+    def change_case(self, value: Value, method: str, node: nodes.Node) -> Value:
+        """`|lower` / `|upper` of ASCII letters (Ollama lower-cases roles itself)."""
+        is_role = value.code.endswith(".Role")
+        if is_role and method == "lower" and self.tool_role == "tool":
+            return value
+        if not is_role:
+            self.warn(node, f"|{method}", "changes the case of ASCII letters only")
+        text = self.temp()
+        self.action(f"{text} := {value.code}")
+        if is_role and self.tool_role != "tool":
+            self.action(f'if eq {text} "tool"')
+            self.action(f"{text} = {go_string(self.tool_role)}")
             self.action("end")
-        elif method == "lstrip":
-            self.action(f"{result} := slice {text} {start}")
-        else:
-            self.action(f'{result} := ""')
-            self.action(f"if ge {last} 0")
-            self.action(f'{result} = printf "%s%.1s" (slice {text} 0 {last}) (slice {text} {last})')
-            self.action("end")
-        return Value(result, STR, extra=dict(extra or {}))
+        return Value(textops.ascii_case(self, text, method), STR)
+
+    def split_part(self, value: Value, which: int, node: nodes.Node) -> Value:
+        return Value(textops.split_part(self, value.code, value.extra["sep"], which), STR, extra=final_of(value))
 
     def expr_Filter(self, node: nodes.Filter, frame: Frame) -> Value:
         name = node.name
@@ -1596,7 +1325,7 @@ class Translator:
                 return const(value.const.strip(*(a.const for a in args)))
             if value.kind in {UNDEF, NONE}:
                 return const("")
-            return self.trim(value.code, "strip", args[0].const if args else None, node, final_of(value))
+            return self.trim(value.code, "strip", args[0].const if args else None, final_of(value))
         if name in {"length", "count"}:
             if value.is_const:
                 return const(len(value.const))
@@ -1668,32 +1397,6 @@ class Translator:
             return self.change_case(value, name, node)
         raise self.fail(node, f"filter |{name} on {value.kind}")
 
-    def change_case(self, value: Value, method: str, node: nodes.Node) -> Value:
-        """`|lower` / `|upper` as a byte loop over ASCII letters (Ollama lower-cases roles itself)."""
-        is_role = value.code.endswith(".Role")
-        if is_role and method == "lower" and self.tool_role == "tool":
-            return value
-        if not is_role:
-            self.warn(node, f"|{method}", "changes the case of ASCII letters only")
-        lo, hi = (65, 90) if method == "lower" else (97, 122)
-        table = "".join(chr(c).lower() if method == "lower" else chr(c).upper() for c in range(hi + 1))
-        text, result, i, b = self.temp(), self.temp(), self.temp(), self.temp()
-        self.action(f"{text} := {value.code}")
-        if is_role and self.tool_role != "tool":
-            self.action(f'if eq {text} "tool"')
-            self.action(f"{text} = {go_string(self.tool_role)}")
-            self.action("end")
-        self.action(f'{result} := ""')
-        self.action(f"range {i} := len {text}")
-        self.action(f"{b} := index {text} {i}")
-        self.action(f"if and (ge {b} {lo}) (le {b} {hi})")
-        self.action(f'{result} = printf "%s%c" {result} (index {go_string(table)} {b})')
-        self.action("else")
-        self.action(f'{result} = printf "%s%s" {result} (slice {text} {i} (len (printf "%*s." {i} "")))')
-        self.action("end")
-        self.action("end")
-        return Value(result, STR)
-
     def count_selected(self, value: Value, node: nodes.Node) -> Value:
         base: Value = value.extra["base"]
         count, idx, item = self.temp(), self.temp(), self.temp()
@@ -1706,212 +1409,8 @@ class Translator:
         self.action("end")
         return Value(count, INT)
 
-    def split_part(self, value: Value, which: int, node: nodes.Node) -> Value:
-        """`s.split(sep)[0]` / `[-1]`: the text before the first / after the last separator."""
-        sep: str = value.extra["sep"]
-        text, i, cut, result = self.temp(), self.temp(), self.temp(), self.temp()
-        n = len(sep.encode())
-        self.action(f"{text} := {value.code}")
-        self.action(f"{cut} := -1")
-        self.action(f"range {i} := len {text}")
-        self.action(f'if eq (printf "%.*s" {len(sep)} (slice {text} {i})) {go_string(sep)}')
-        self.action(f"{cut} = {i}")
-        if which == 0:
-            self.action("break")
-        self.action("end")
-        self.action("end")
-        if which == 0:
-            self.action(f"{result} := {text}")
-            self.action(f"if ge {cut} 0")
-            self.action(f"{result} = slice {text} 0 {cut}")
-        else:
-            self.action(f"{result} := {text}")
-            self.action(f"if ge {cut} 0")
-            self.action(f'{result} = slice {text} (len (printf "%*s%*s" {cut} "" {n} ""))')
-        self.action("end")
-        return Value(result, STR, extra=final_of(value))
-
     def expr_Slice(self, node: nodes.Slice, frame: Frame) -> Value:
         raise self.fail(node, "a slice outside a subscript")
 
     def expr_Dict(self, node: nodes.Dict, frame: Frame) -> Value:
         raise self.fail(node, "dict literal")
-
-
-class JsonWriter:
-    """Python's json.dumps of a value written inline, piece by piece, so it can be captured.
-
-    The define helpers cannot be captured into a variable, so this writer unrolls the same
-    layout statically, following the value's kind in Ollama's data model; untyped values
-    (argument values, schema `items`) branch on their Go type at run time, to a fixed depth.
-    """
-
-    MAX_DEPTH = 10
-    #: nesting inside one untyped value: each level doubles the code (a map and a list branch)
-    MAX_UNTYPED = 3
-
-    def __init__(self, tr: "Translator", indent: int | None, node: nodes.Node) -> None:
-        self.tr, self.indent, self.node = tr, indent, node
-        self.untyped_level = 0
-
-    def pad(self, depth: int) -> str:
-        return "" if self.indent is None else "\n" + " " * (self.indent * depth)
-
-    def sep(self, depth: int) -> str:
-        return ", " if self.indent is None else "," + self.pad(depth)
-
-    def value(self, code: str, kind: str, depth: int) -> None:
-        tr = self.tr
-        if kind in {STR}:
-            tr.put(f'(printf "%q" {code})')
-        elif kind == INT:
-            tr.put(code)
-        elif kind in {TOOLS, CALLS, LIST}:
-            # no tools reach a template as None (Ollama sends none for an empty list too)
-            empty = "null" if kind == TOOLS else "[]"
-            self.sequence(code, depth, lambda item: self.value(item, ELEMENT.get(kind, ANY), depth + 1), empty)
-        elif kind == TOOL:
-            self.fields(code, depth, [("true", "type", ".Type", STR), ("true", "function", ".Function", TFUNC)])
-        elif kind == TFUNC:
-            self.fields(code, depth, [("true", "name", ".Name", STR), (".Description", "description", ".Description", STR), ("true", "parameters", ".Parameters", PARAMS)])
-        elif kind == PARAMS:
-            self.fields(code, depth, [("true", "type", ".Type", STR), ("true", "properties", ".Properties", PROPS), (".Required", "required", ".Required", LIST)])
-        elif kind == CALL:
-            self.fields(code, depth, [(".ID", "id", ".ID", STR), ("true", "type", "", "function"), ("true", "function", ".Function", FUNC)], always_first=False)
-        elif kind == "function":
-            tr.text('"function"')
-        elif kind == FUNC:
-            self.fields(code, depth, [("true", "name", ".Name", STR), ("true", "arguments", ".Arguments", ARGS)])
-        elif kind == PROP:
-            pairs = []
-            for entry in PROPERTY_KEYS:
-                go, key = entry.split(":")
-                sub = {"AnyOf": "anyof", "Type": "json", "Items": ANY, "Enum": LIST, "Properties": PROPS, "Required": LIST, "Description": STR}[go]
-                pairs.append((f".{go}", key, f".{go}", sub))
-            self.fields(code, depth, pairs, always_first=False)
-        elif kind in {PROPS, ARGS}:
-            self.mapping(code, depth, PROP if kind == PROPS else ANY)
-        elif kind == "anyof":
-            self.sequence(code, depth, lambda item: self.value(item, PROP, depth + 1))
-        elif kind == "json":
-            tr.put(f"(json {code})")
-        elif kind == ANY:
-            self.untyped(code, depth)
-        else:
-            raise tr.fail(self.node, f"tojson of {kind}")
-
-    def too_deep(self, depth: int) -> bool:
-        if depth < self.MAX_DEPTH:
-            return False
-        self.tr.warn(self.node, "tojson nested deeper than %d levels" % self.MAX_DEPTH, "written as Go's compact JSON from there on")
-        return True
-
-    def sequence(self, code: str, depth: int, item: Callable[[str], None], empty: str = "[]") -> None:
-        tr = self.tr
-        seq, i, v = tr.temp(), tr.temp(), tr.temp()
-        tr.action(f"{seq} := {code}")
-        tr.action(f"if {seq}")
-        tr.text("[" + self.pad(depth + 1))
-        tr.action(f"range {i}, {v} := {seq}")
-        tr.action(f"if {i}")
-        tr.text(self.sep(depth + 1))
-        tr.action("end")
-        if self.too_deep(depth):
-            tr.put(f"(json {v})")
-        else:
-            item(v)
-        tr.action("end")
-        tr.text(self.pad(depth) + "]")
-        tr.action("else")
-        tr.text(empty)
-        tr.action("end")
-
-    def mapping(self, code: str, depth: int, kind: str) -> None:
-        """A map in sorted key order; Ollama's ordered property maps range through `.All`."""
-        tr = self.tr
-        m, first = tr.temp(), tr.temp()
-        tr.action(f"{m} := {code}")
-        tr.action(f"if {m}")
-        tr.action(f"{first} := true")
-        tr.text("{" + self.pad(depth + 1))
-        if kind == PROP:
-            tr.action(f'if eq (printf "%T" {m}) "*api.ToolPropertiesMap"')
-            self.members(f"{m}.All", first, depth, kind)
-            tr.action("else")
-            self.members(m, first, depth, kind)
-            tr.action("end")
-        else:
-            self.members(m, first, depth, kind)
-        tr.text(self.pad(depth) + "}")
-        tr.action("else")
-        tr.text("{}")
-        tr.action("end")
-
-    def members(self, range_code: str, first: str, depth: int, kind: str) -> None:
-        tr = self.tr
-        k, v = tr.temp(), tr.temp()
-        tr.action(f"range {k}, {v} := {range_code}")
-        tr.action(f"if {first}")
-        tr.action(f"{first} = false")
-        tr.action("else")
-        tr.text(self.sep(depth + 1))
-        tr.action("end")
-        tr.put(f'(printf "%q: " {k})')
-        if self.too_deep(depth):
-            tr.put(f"(json {v})")
-        else:
-            self.value(v, kind, depth + 1)
-        tr.action("end")
-
-    def fields(self, code: str, depth: int, pairs: list[tuple[str, str, str, str]], always_first: bool = True) -> None:
-        """An object with fields in a fixed order; a guard other than `true` omits an empty one."""
-        tr = self.tr
-        obj, first = tr.temp(), tr.temp()
-        tr.action(f"{obj} := {code}")
-        tr.text("{" + self.pad(depth + 1))
-        if not always_first:
-            tr.action(f"{first} := true")
-        for n, (guard, key, field, kind) in enumerate(pairs):
-            present = "true" if guard == "true" else f"{obj}{guard}"
-            if present != "true":
-                tr.action(f"if {present}")
-            if always_first:
-                if n:
-                    tr.text(self.sep(depth + 1))
-            else:
-                tr.action(f"if {first}")
-                tr.action(f"{first} = false")
-                tr.action("else")
-                tr.text(self.sep(depth + 1))
-                tr.action("end")
-            tr.text(f'"{key}": ')
-            if self.too_deep(depth):
-                tr.put(f"(json {obj}{field})")
-            else:
-                self.value(f"{obj}{field}", kind, depth + 1)
-            if present != "true":
-                tr.action("end")
-        tr.text(self.pad(depth) + "}")
-
-    def untyped(self, code: str, depth: int) -> None:
-        """A value of unknown Go type: branch on `%T` (maps keep Go's sorted key order)."""
-        tr = self.tr
-        v, t = tr.temp(), tr.temp()
-        tr.action(f"{v} := {code}")
-        tr.action(f'{t} := printf "%T" {v}')
-        tr.action(f'if eq {t} "string"')
-        tr.put(f'(printf "%q" {v})')
-        tr.action(f'else if eq {t} "<nil>"')
-        tr.text("null")
-        if self.untyped_level >= self.MAX_UNTYPED:
-            self.tr.warn(self.node, f"tojson of values nested deeper than {self.MAX_UNTYPED} levels", "written as Go's compact JSON from there on")
-        elif not self.too_deep(depth):
-            self.untyped_level += 1
-            tr.action(f'else if eq {t} "map[string]interface {{}}"')
-            self.mapping(v, depth, ANY)
-            tr.action(f'else if eq {t} "[]interface {{}}"')
-            self.sequence(v, depth, lambda item: self.untyped(item, depth + 1))
-            self.untyped_level -= 1
-        tr.action("else")
-        tr.put(f"(json {v})")
-        tr.action("end")

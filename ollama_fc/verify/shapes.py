@@ -15,7 +15,8 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Mapping, Sequence
 
-from ..convert.translator import TOOL_RESULT_ROLES, role_constants
+from ..convert.analysis import role_constants
+from ..convert.model import TOOL_RESULT_ROLES
 from . import battery
 from .battery import Case, Message
 from .reference import ReferenceRenderError, compile_template, environment, render

@@ -1,0 +1,193 @@
+"""Python's `json.dumps` layout written inline into the Go template, piece by piece."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from jinja2 import nodes
+
+from .gohelpers import PROPERTY_KEYS
+from .model import ANY, ARGS, CALL, CALLS, ELEMENT, FUNC, INT, LIST, PARAMS, PROP, PROPS, STR, TFUNC, TOOL, TOOLS
+
+if TYPE_CHECKING:
+    from .translator import Translator
+
+
+class JsonWriter:
+    """Python's json.dumps of a value written inline, piece by piece, so it can be captured.
+
+    The define helpers cannot be captured into a variable, so this writer unrolls the same
+    layout statically, following the value's kind in Ollama's data model; untyped values
+    (argument values, schema `items`) branch on their Go type at run time, to a fixed depth.
+    """
+
+    MAX_DEPTH = 10
+    #: nesting inside one untyped value: each level doubles the code (a map and a list branch)
+    MAX_UNTYPED = 3
+
+    def __init__(self, tr: "Translator", indent: int | None, node: nodes.Node) -> None:
+        self.tr, self.indent, self.node = tr, indent, node
+        self.untyped_level = 0
+
+    def pad(self, depth: int) -> str:
+        return "" if self.indent is None else "\n" + " " * (self.indent * depth)
+
+    def sep(self, depth: int) -> str:
+        return ", " if self.indent is None else "," + self.pad(depth)
+
+    def value(self, code: str, kind: str, depth: int) -> None:
+        tr = self.tr
+        if kind in {STR}:
+            tr.put(f'(printf "%q" {code})')
+        elif kind == INT:
+            tr.put(code)
+        elif kind in {TOOLS, CALLS, LIST}:
+            # no tools reach a template as None (Ollama sends none for an empty list too)
+            empty = "null" if kind == TOOLS else "[]"
+            self.sequence(code, depth, lambda item: self.value(item, ELEMENT.get(kind, ANY), depth + 1), empty)
+        elif kind == TOOL:
+            self.fields(code, depth, [("true", "type", ".Type", STR), ("true", "function", ".Function", TFUNC)])
+        elif kind == TFUNC:
+            self.fields(code, depth, [("true", "name", ".Name", STR), (".Description", "description", ".Description", STR), ("true", "parameters", ".Parameters", PARAMS)])
+        elif kind == PARAMS:
+            self.fields(code, depth, [("true", "type", ".Type", STR), ("true", "properties", ".Properties", PROPS), (".Required", "required", ".Required", LIST)])
+        elif kind == CALL:
+            self.fields(code, depth, [(".ID", "id", ".ID", STR), ("true", "type", "", "function"), ("true", "function", ".Function", FUNC)], always_first=False)
+        elif kind == "function":
+            tr.text('"function"')
+        elif kind == FUNC:
+            self.fields(code, depth, [("true", "name", ".Name", STR), ("true", "arguments", ".Arguments", ARGS)])
+        elif kind == PROP:
+            pairs = []
+            for entry in PROPERTY_KEYS:
+                go, key = entry.split(":")
+                sub = {"AnyOf": "anyof", "Type": "json", "Items": ANY, "Enum": LIST, "Properties": PROPS, "Required": LIST, "Description": STR}[go]
+                pairs.append((f".{go}", key, f".{go}", sub))
+            self.fields(code, depth, pairs, always_first=False)
+        elif kind in {PROPS, ARGS}:
+            self.mapping(code, depth, PROP if kind == PROPS else ANY)
+        elif kind == "anyof":
+            self.sequence(code, depth, lambda item: self.value(item, PROP, depth + 1))
+        elif kind == "json":
+            tr.put(f"(json {code})")
+        elif kind == ANY:
+            self.untyped(code, depth)
+        else:
+            raise tr.fail(self.node, f"tojson of {kind}")
+
+    def too_deep(self, depth: int) -> bool:
+        if depth < self.MAX_DEPTH:
+            return False
+        self.tr.warn(self.node, "tojson nested deeper than %d levels" % self.MAX_DEPTH, "written as Go's compact JSON from there on")
+        return True
+
+    def sequence(self, code: str, depth: int, item: Callable[[str], None], empty: str = "[]") -> None:
+        tr = self.tr
+        seq, i, v = tr.temp(), tr.temp(), tr.temp()
+        tr.action(f"{seq} := {code}")
+        tr.action(f"if {seq}")
+        tr.text("[" + self.pad(depth + 1))
+        tr.action(f"range {i}, {v} := {seq}")
+        tr.action(f"if {i}")
+        tr.text(self.sep(depth + 1))
+        tr.action("end")
+        if self.too_deep(depth):
+            tr.put(f"(json {v})")
+        else:
+            item(v)
+        tr.action("end")
+        tr.text(self.pad(depth) + "]")
+        tr.action("else")
+        tr.text(empty)
+        tr.action("end")
+
+    def mapping(self, code: str, depth: int, kind: str) -> None:
+        """A map in sorted key order; Ollama's ordered property maps range through `.All`."""
+        tr = self.tr
+        m, first = tr.temp(), tr.temp()
+        tr.action(f"{m} := {code}")
+        tr.action(f"if {m}")
+        tr.action(f"{first} := true")
+        tr.text("{" + self.pad(depth + 1))
+        if kind == PROP:
+            tr.action(f'if eq (printf "%T" {m}) "*api.ToolPropertiesMap"')
+            self.members(f"{m}.All", first, depth, kind)
+            tr.action("else")
+            self.members(m, first, depth, kind)
+            tr.action("end")
+        else:
+            self.members(m, first, depth, kind)
+        tr.text(self.pad(depth) + "}")
+        tr.action("else")
+        tr.text("{}")
+        tr.action("end")
+
+    def members(self, range_code: str, first: str, depth: int, kind: str) -> None:
+        tr = self.tr
+        k, v = tr.temp(), tr.temp()
+        tr.action(f"range {k}, {v} := {range_code}")
+        tr.action(f"if {first}")
+        tr.action(f"{first} = false")
+        tr.action("else")
+        tr.text(self.sep(depth + 1))
+        tr.action("end")
+        tr.put(f'(printf "%q: " {k})')
+        if self.too_deep(depth):
+            tr.put(f"(json {v})")
+        else:
+            self.value(v, kind, depth + 1)
+        tr.action("end")
+
+    def fields(self, code: str, depth: int, pairs: list[tuple[str, str, str, str]], always_first: bool = True) -> None:
+        """An object with fields in a fixed order; a guard other than `true` omits an empty one."""
+        tr = self.tr
+        obj, first = tr.temp(), tr.temp()
+        tr.action(f"{obj} := {code}")
+        tr.text("{" + self.pad(depth + 1))
+        if not always_first:
+            tr.action(f"{first} := true")
+        for n, (guard, key, field, kind) in enumerate(pairs):
+            present = "true" if guard == "true" else f"{obj}{guard}"
+            if present != "true":
+                tr.action(f"if {present}")
+            if always_first:
+                if n:
+                    tr.text(self.sep(depth + 1))
+            else:
+                tr.action(f"if {first}")
+                tr.action(f"{first} = false")
+                tr.action("else")
+                tr.text(self.sep(depth + 1))
+                tr.action("end")
+            tr.text(f'"{key}": ')
+            if self.too_deep(depth):
+                tr.put(f"(json {obj}{field})")
+            else:
+                self.value(f"{obj}{field}", kind, depth + 1)
+            if present != "true":
+                tr.action("end")
+        tr.text(self.pad(depth) + "}")
+
+    def untyped(self, code: str, depth: int) -> None:
+        """A value of unknown Go type: branch on `%T` (maps keep Go's sorted key order)."""
+        tr = self.tr
+        v, t = tr.temp(), tr.temp()
+        tr.action(f"{v} := {code}")
+        tr.action(f'{t} := printf "%T" {v}')
+        tr.action(f'if eq {t} "string"')
+        tr.put(f'(printf "%q" {v})')
+        tr.action(f'else if eq {t} "<nil>"')
+        tr.text("null")
+        if self.untyped_level >= self.MAX_UNTYPED:
+            self.tr.warn(self.node, f"tojson of values nested deeper than {self.MAX_UNTYPED} levels", "written as Go's compact JSON from there on")
+        elif not self.too_deep(depth):
+            self.untyped_level += 1
+            tr.action(f'else if eq {t} "map[string]interface {{}}"')
+            self.mapping(v, depth, ANY)
+            tr.action(f'else if eq {t} "[]interface {{}}"')
+            self.sequence(v, depth, lambda item: self.untyped(item, depth + 1))
+            self.untyped_level -= 1
+        tr.action("else")
+        tr.put(f"(json {v})")
+        tr.action("end")
+

@@ -1,0 +1,148 @@
+"""What the translator knows about a value: its kind in Ollama's data model, and Jinja scopes.
+
+Each Jinja expression becomes a `Value`: Go operand code tagged with the kind of thing it holds
+(a message, the tool list, a string...). The kind decides how attributes, tests and filters map
+onto Ollama's fields. A `Frame` is a Jinja scope binding names to such values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ConversionError
+from .gohelpers import go_string
+
+NOT_CONST = object()
+
+#: What a value is in Ollama's data model; decides how attributes, tests and filters map.
+STR, INT, BOOL, NONE, UNDEF, ANY = "str", "int", "bool", "none", "undef", "any"
+MSGS, MSG, CALLS, CALL, FUNC, ARGS = "msgs", "msg", "calls", "call", "func", "args"
+TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP = "tools", "tool", "tfunc", "params", "props", "prop"
+CONTENT, PART, PARTS, NS, LIST = "content", "part", "parts", "ns", "list"
+FUNCTION = "function"
+#: Callables the reference environment defines (`strftime_now is defined` is true).
+GLOBAL_FUNCTIONS = {"strftime_now", "raise_exception", "namespace", "range", "dict", "lipsum", "cycler", "joiner"}
+
+MAPPINGS = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, PART, NS}
+SEQUENCES = {MSGS, CALLS, TOOLS, PARTS, LIST}
+ELEMENT = {MSGS: MSG, CALLS: CALL, TOOLS: TOOL, PARTS: PART}
+
+MESSAGE_FIELDS = {
+    "role": ("Role", STR),
+    "content": ("Content", CONTENT),
+    "tool_calls": ("ToolCalls", CALLS),
+    "name": ("ToolName", STR),
+    "tool_name": ("ToolName", STR),
+    "tool_call_id": ("ToolCallID", STR),
+    "reasoning_content": ("Thinking", STR),
+    "thinking": ("Thinking", STR),
+    "reasoning": ("Thinking", STR),
+}
+#: Message keys a Hugging Face message has only when Ollama's field is non-empty.
+OPTIONAL_MESSAGE_KEYS = {"tool_calls", "name", "tool_name", "tool_call_id", "reasoning_content", "thinking", "reasoning"}
+FIELDS = {
+    MSG: MESSAGE_FIELDS,
+    CALL: {"function": ("Function", FUNC), "id": ("ID", STR)},
+    FUNC: {"name": ("Name", STR), "arguments": ("Arguments", ARGS)},
+    TOOL: {"type": ("Type", STR), "function": ("Function", TFUNC)},
+    TFUNC: {"name": ("Name", STR), "description": ("Description", STR), "parameters": ("Parameters", PARAMS)},
+    PARAMS: {"type": ("Type", STR), "properties": ("Properties", PROPS), "required": ("Required", LIST)},
+    PROP: {"description": ("Description", STR), "enum": ("Enum", LIST), "items": ("Items", ANY)},
+}
+
+#: Roles templates give tool results, most common first (Ollama's is always `tool`).
+TOOL_RESULT_ROLES = ("tool", "function", "tools", "ipython", "observation", "tool_response", "tool_results")
+STRFTIME = {"%Y": (0, 4), "%m": (5, 7), "%d": (8, 10), "%y": (2, 4)}
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
+
+
+@dataclass
+class Warning_:
+    """One approximation the translation forced, where it comes from and what it changes."""
+
+    construct: str
+    line: int | None
+    effect: str
+
+
+@dataclass
+class Value:
+    """A translated expression: Go operand code, what it holds, and its value if constant."""
+
+    code: str
+    kind: str
+    const: Any = NOT_CONST
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_const(self) -> bool:
+        return self.const is not NOT_CONST
+
+
+def const(value: Any) -> Value:
+    if value is None:
+        return Value("", NONE, None)
+    if isinstance(value, bool):
+        return Value("true" if value else "false", BOOL, value)
+    if isinstance(value, int):
+        return Value(str(value), INT, value)
+    if isinstance(value, str):
+        return Value(go_string(value), STR, value)
+    if isinstance(value, (list, tuple)):
+        return Value("", LIST, list(value))
+    raise ConversionError(f"unsupported constant {value!r}")
+
+
+UNDEFINED = Value("", UNDEF)
+
+
+def final_of(value: Value) -> dict[str, Any]:
+    """The `final` mark of a value from a message's text: a Go condition true for the final message."""
+    return {"final": value.extra["final"]} if value.extra.get("final") else {}
+
+
+def py_str(value: Any) -> str:
+    """How Jinja prints a constant."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    return str(value)
+
+
+@dataclass
+class Loop:
+    index: str
+    seq: str
+    last: str
+    #: (index0, length) when the iteration is known statically: a message's single content
+    #: part, or one unrolled step over a literal list
+    fixed: tuple[int, int] | None = None
+
+
+@dataclass
+class Frame:
+    """A Jinja scope: names bound to Go variables (or fixed values), and the enclosing loop."""
+
+    names: dict[str, Value]
+    parent: "Frame | None" = None
+    loop: Loop | None = None
+    #: how many runtime `if`s enclosed the scope's start; a `set` at the same depth always runs
+    depth: int = 0
+
+    def lookup(self, name: str) -> Value | None:
+        frame: Frame | None = self
+        while frame is not None:
+            if name in frame.names:
+                return frame.names[name]
+            frame = frame.parent
+        return None
+
+    def owner(self, name: str) -> "Frame | None":
+        frame: Frame | None = self
+        while frame is not None:
+            if name in frame.names:
+                return frame
+            frame = frame.parent
+        return None

@@ -1,0 +1,119 @@
+"""Python string operations Go's text/template lacks, rebuilt as byte loops over a string.
+
+Go templates can range over an integer, and `slice`, `index`, `len` and `printf "%.*s"` work on
+strings; each function here emits the statements that compute one Python operation into a fresh
+Go variable, and returns that variable. `%.*s` counts runes, so a needle's length is given in
+characters where it is compared and in bytes where text is skipped.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from .gohelpers import PY_WHITESPACE, go_string
+
+
+class Emitter(Protocol):
+    """Where the statements go: the translator's output, with its fresh variable names."""
+
+    def temp(self) -> str: ...
+
+    def action(self, code: str) -> None: ...
+
+
+def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
+    """Python's strip/lstrip/rstrip over bytes: find the first and last kept characters."""
+    chars_set = chars if chars is not None else PY_WHITESPACE
+    text, start, last, i, c, b, seen = (em.temp() for _ in range(7))
+    strip_set = " ".join(go_string(ch) for ch in dict.fromkeys(chars_set))
+    em.action(f"{text} := {text_code}")
+    em.action(f"{start} := len {text}")
+    em.action(f"{last} := -1")
+    em.action(f"{seen} := false")
+    em.action(f"range {i} := len {text}")
+    em.action(f"{b} := index {text} {i}")
+    em.action(f"if and (ge {b} 128) (lt {b} 192)")
+    em.action(f"if {seen}")
+    em.action(f"{last} = {i}")
+    em.action("end")
+    em.action("continue")
+    em.action("end")
+    em.action(f'{c} := printf "%.1s" (slice {text} {i})')
+    em.action(f"if eq {c} {strip_set}")
+    em.action(f"{seen} = false")
+    em.action("else")
+    em.action(f"{seen} = true")
+    em.action(f"if gt {start} {i}")
+    em.action(f"{start} = {i}")
+    em.action("end")
+    em.action(f"{last} = {i}")
+    em.action("end")
+    em.action("end")
+    result = em.temp()
+    if method == "strip":
+        em.action(f'{result} := ""')
+        em.action(f"if ge {last} 0")
+        em.action(f'{result} = printf "%s%.1s" (slice {text} {start} {last}) (slice {text} {last})')
+        em.action("end")
+    elif method == "lstrip":
+        em.action(f"{result} := slice {text} {start}")
+    else:
+        em.action(f'{result} := ""')
+        em.action(f"if ge {last} 0")
+        em.action(f'{result} = printf "%s%.1s" (slice {text} 0 {last}) (slice {text} {last})')
+        em.action("end")
+    return result
+
+
+def contains(em: Emitter, hay: str, needle: str) -> str:
+    """Whether `needle` occurs in `hay` (a byte scan)."""
+    found, text, i = em.temp(), em.temp(), em.temp()
+    em.action(f"{text} := {hay}")
+    em.action(f"{found} := false")
+    em.action(f"range {i} := len {text}")
+    em.action(f'if eq (printf "%.*s" {len(needle)} (slice {text} {i})) {go_string(needle)}')
+    em.action(f"{found} = true")
+    em.action("break")
+    em.action("end")
+    em.action("end")
+    return found
+
+
+def split_part(em: Emitter, text_code: str, sep: str, which: int) -> str:
+    """`s.split(sep)[0]` / `[-1]`: the text before the first / after the last separator."""
+    text, i, cut, result = em.temp(), em.temp(), em.temp(), em.temp()
+    n = len(sep.encode())
+    em.action(f"{text} := {text_code}")
+    em.action(f"{cut} := -1")
+    em.action(f"range {i} := len {text}")
+    em.action(f'if eq (printf "%.*s" {len(sep)} (slice {text} {i})) {go_string(sep)}')
+    em.action(f"{cut} = {i}")
+    if which == 0:
+        em.action("break")
+    em.action("end")
+    em.action("end")
+    em.action(f"{result} := {text}")
+    em.action(f"if ge {cut} 0")
+    if which == 0:
+        em.action(f"{result} = slice {text} 0 {cut}")
+    else:
+        em.action(f'{result} = slice {text} (len (printf "%*s%*s" {cut} "" {n} ""))')
+    em.action("end")
+    return result
+
+
+def ascii_case(em: Emitter, text: str, method: str) -> str:
+    """`lower` / `upper` of the ASCII letters of the string in Go variable `text`."""
+    lo, hi = (65, 90) if method == "lower" else (97, 122)
+    table = "".join(chr(c).lower() if method == "lower" else chr(c).upper() for c in range(hi + 1))
+    result, i, b = em.temp(), em.temp(), em.temp()
+    em.action(f'{result} := ""')
+    em.action(f"range {i} := len {text}")
+    em.action(f"{b} := index {text} {i}")
+    em.action(f"if and (ge {b} {lo}) (le {b} {hi})")
+    em.action(f'{result} = printf "%s%c" {result} (index {go_string(table)} {b})')
+    em.action("else")
+    em.action(f'{result} = printf "%s%s" {result} (slice {text} {i} (len (printf "%*s." {i} "")))')
+    em.action("end")
+    em.action("end")
+    return result
