@@ -177,5 +177,6 @@ def build(
         ):
             progress(_step(event.status, event.digest), event.completed, event.total)
     except ollama.ResponseError as exc:
-        raise BuildError(f"ollama create {name} failed: {exc.error}") from exc
+        hint = f"; Ollama could not read {path}: if it is truncated or damaged, download it again" if path else ""
+        raise BuildError(f"ollama create {name} failed: {exc.error}{hint}") from exc
     return BuildResult(name=name, base=base, built=built, seconds=time.monotonic() - started)

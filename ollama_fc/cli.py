@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 import click
@@ -62,8 +63,10 @@ def convert_command(source: str, output: str | None, as_json: bool, from_: str) 
     conversion = convert(source)
     text = conversion.model_dump_json(indent=2) + "\n" if as_json else conversion.modelfile(from_)
     if output:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise OllamaFcError(f"cannot write {output}: {exc.strerror or exc}; give -o a path in a writable folder") from None
     else:
         click.echo(text, nl=False)
     for warning in conversion.warnings:
@@ -194,19 +197,39 @@ def modelfiles_command(check: bool) -> None:
               help="JSON file with the offered tools (a list of tool definitions); other names are not calls.")
 @friendly_errors
 def parse_command(format_name: str | None, tools_file: str | None) -> None:
-    """Recover tool calls from model text on stdin; print them and the remaining content as JSON."""
+    """Recover tool calls from model text on stdin; print them and the remaining content as JSON.
+
+    Empty input is a model that printed nothing: no calls, empty content.
+    """
     import json
-    from pathlib import Path
 
     from .parsers import parse_tool_calls
 
-    tools = None
-    if tools_file is not None:
-        try:
-            tools = json.loads(Path(tools_file).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise OllamaFcError(f"cannot read tools from {tools_file}: {exc}; give a JSON list of tool definitions") from None
-        if not isinstance(tools, list):
-            raise OllamaFcError(f"{tools_file} must hold a JSON list of tool definitions")
+    tools = None if tools_file is None else _read_tools_file(tools_file)
+    if sys.stdin.isatty():
+        raise OllamaFcError("parse reads the model's text on stdin; pipe it in, e.g. `echo '...' | ollama-fc parse`")
     result = parse_tool_calls(sys.stdin.read(), format=format_name, tools=tools)
     click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+
+
+def _read_tools_file(tools_file: str) -> list[Any]:
+    """The tool definitions in a JSON file, each with a name (only named tools count as calls)."""
+    import json
+
+    from .parsers.base import tool_name
+
+    try:
+        tools = json.loads(Path(tools_file).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise OllamaFcError(f"cannot read tools from {tools_file}: {exc.strerror or exc}; give --tools a JSON file") from None
+    except ValueError as exc:
+        raise OllamaFcError(f"{tools_file} is not valid JSON ({exc}); give --tools a JSON list of tool definitions") from None
+    if not isinstance(tools, list):
+        raise OllamaFcError(f"{tools_file} must hold a JSON list of tool definitions, not a {type(tools).__name__}")
+    for index, tool in enumerate(tools):
+        if not isinstance(tool, dict) or tool_name(tool) is None:
+            raise OllamaFcError(
+                f"{tools_file}: tool {index} has no function name; each tool looks like "
+                '{"type": "function", "function": {"name": ..., "parameters": {...}}}'
+            )
+    return tools

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 from click.testing import CliRunner
 
@@ -40,3 +44,64 @@ def test_debug_variable_shows_the_traceback(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("OLLAMA_FC_DEBUG", "1")
     result = CliRunner().invoke(cli.main, ["list"])
     assert isinstance(result.exception, RuntimeError)
+
+
+def one_line_error(result: Any) -> str:
+    """The single stderr line of a failed command (exit 1, no traceback)."""
+    assert result.exit_code == 1, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ollama-fc: "), result.stderr
+    return lines[0]
+
+
+def test_convert_to_an_unwritable_path_names_it(tmp_path: Path) -> None:
+    source = tmp_path / "chat.jinja"
+    source.write_text("{% for m in messages %}{{ m.content }}{% endfor %}")
+    target = tmp_path / "no-such-folder" / "Modelfile"
+    line = one_line_error(CliRunner().invoke(cli.main, ["convert", str(source), "-o", str(target)]))
+    assert f"cannot write {target}" in line and "writable" in line
+
+
+TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {}}}}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "cannot read tools from"),
+        ("{not json", "is not valid JSON"),
+        (json.dumps(TOOL), "must hold a JSON list of tool definitions, not a dict"),
+        (json.dumps([TOOL, {"type": "function"}]), "tool 1 has no function name"),
+    ],
+)
+def test_parse_with_a_bad_tools_file_says_what_is_wrong(content: str | None, message: str, tmp_path: Path) -> None:
+    tools = tmp_path / "tools.json"
+    if content is not None:
+        tools.write_text(content)
+    line = one_line_error(CliRunner().invoke(cli.main, ["parse", "--tools", str(tools)], input="hi"))
+    assert message in line and str(tools) in line
+
+
+def test_parse_with_an_unknown_format_lists_the_known_ones() -> None:
+    line = one_line_error(CliRunner().invoke(cli.main, ["parse", "--format", "nope"], input="hi"))
+    assert "unknown tool-call format 'nope'" in line and "hermes" in line
+
+
+def test_parse_of_empty_output_has_no_calls_and_no_content() -> None:
+    result = CliRunner().invoke(cli.main, ["parse"], input="")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == {"tool_calls": [], "content": ""}
+
+
+def test_parse_with_a_tools_file_keeps_other_names_as_content(tmp_path: Path) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([TOOL]))
+    def parse(text: str) -> Any:
+        result = CliRunner().invoke(cli.main, ["parse", "--tools", str(tools)], input=text)
+        assert result.exit_code == 0
+        return json.loads(result.stdout)
+
+    offered = parse('[get_weather(city="Oslo")]')
+    assert offered == {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo"}}], "content": ""}
+    unoffered = '[get_weather(city="Oslo"), delete_files(path="/")]'
+    assert parse(unoffered) == {"tool_calls": [], "content": unoffered}  # one unoffered name: not a call

@@ -140,7 +140,7 @@ def test_checked_in_modelfile_creates_the_same_model_as_build(
 def test_build_reports_ollamas_own_message_when_create_fails(ollama_host: str, tmp_path: Path) -> None:
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"GGUF" + b"\x00" * 12)  # a GGUF header and nothing else
-    with pytest.raises(BuildError, match=r"^ollama create broken-fc failed: .+"):
+    with pytest.raises(BuildError, match=r"^ollama create broken-fc failed: .+; Ollama could not read .*broken.gguf: if it is truncated"):
         build("qwen2.5", from_=str(broken), name="broken-fc", host=ollama_host)
 
 
