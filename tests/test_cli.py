@@ -91,17 +91,3 @@ def test_parse_of_empty_output_has_no_calls_and_no_content() -> None:
     result = CliRunner().invoke(cli.main, ["parse"], input="")
     assert result.exit_code == 0
     assert json.loads(result.stdout) == {"tool_calls": [], "content": ""}
-
-
-def test_parse_with_a_tools_file_keeps_other_names_as_content(tmp_path: Path) -> None:
-    tools = tmp_path / "tools.json"
-    tools.write_text(json.dumps([TOOL]))
-    def parse(text: str) -> Any:
-        result = CliRunner().invoke(cli.main, ["parse", "--tools", str(tools)], input=text)
-        assert result.exit_code == 0
-        return json.loads(result.stdout)
-
-    offered = parse('[get_weather(city="Oslo")]')
-    assert offered == {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo"}}], "content": ""}
-    unoffered = '[get_weather(city="Oslo"), delete_files(path="/")]'
-    assert parse(unoffered) == {"tool_calls": [], "content": unoffered}  # one unoffered name: not a call

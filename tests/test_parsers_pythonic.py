@@ -24,7 +24,13 @@ def test_negative_numbers_and_json_names() -> None:
 
 
 def test_truncated_list_is_closed() -> None:
-    assert parse_tool_calls('[get_weather(city="Par', format="pythonic").tool_calls == [ParsedCall("get_weather", {"city": "Par"})]
+    assert parse_tool_calls('[get_weather(city="Paris"', format="pythonic").tool_calls == [ParsedCall("get_weather", {"city": "Paris"})]
+
+
+def test_text_cut_inside_a_value_is_not_a_call() -> None:
+    for text in ('[get_weather(city="Par', "[get_weather(city="):
+        result = parse_tool_calls(text, format="pythonic")
+        assert result.tool_calls == [] and result.content == text
 
 
 def test_inline_code_in_prose_is_not_a_call() -> None:

@@ -78,10 +78,11 @@ def scan_balanced(text: str, start: int) -> int | None:
 
 
 def repair(text: str) -> str:
-    """Make a truncated or sloppy literal parseable by Python.
+    """Make a sloppy literal parseable by Python.
 
-    Raw newlines inside strings become escapes; an unfinished string, a dangling comma or colon
-    and unclosed brackets at the end are closed.
+    Raw newlines inside strings become escapes; a dangling comma and unclosed brackets at the end
+    are closed. Text cut inside a string or right after a key is not repaired (NotALiteral): the
+    value the model meant is unknown, and a guess ("Par" for "Paris") must never reach a tool.
     """
     out: list[str] = []
     tracker = BracketTracker()
@@ -93,14 +94,12 @@ def repair(text: str) -> str:
         tracker.feed(char)
         out.append(char)
     if tracker.quote:
-        if tracker.escaped:
-            out.pop()
-        out.append(tracker.quote)
+        raise NotALiteral("the text ends inside a string")
     repaired = "".join(out).rstrip()
     if tracker.stack:
         repaired = repaired.rstrip(",").rstrip()
-        if repaired.endswith(":"):
-            repaired += " None"
+        if repaired.endswith(":") or repaired.endswith("="):
+            raise NotALiteral("the text ends before a value")
     return repaired + "".join(reversed(tracker.stack))
 
 
