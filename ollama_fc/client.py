@@ -10,11 +10,17 @@ invalid one raises InvalidToolCall unless `validate=False`.
 The format comes from `tool_format=`, else from the model (one `show` per model per client: the
 family marker written by `ollama-fc build`, else the tag in the template's `.ToolCalls` block),
 else every format is tried.
+
+Errors stay ollama-python's, so code written for it keeps working: `ConnectionError` when no
+Ollama answers at the host (start one with `ollama serve`, or set OLLAMA_HOST / `host=`),
+`ollama.ResponseError` for a missing model. An unknown `tool_format=` raises ToolCallError
+before the request is sent.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Any, AsyncIterator, Callable, Iterator, Literal, Mapping, Optional, Sequence, Union, overload
 
 import ollama
@@ -22,7 +28,7 @@ from ollama import ChatResponse, Message
 
 from .functions import function_to_tool
 from .parsers.base import ParsedCall, offered_names, tool_name
-from .parsers.registry import parsers_for
+from .parsers.registry import PARSERS, parsers_for
 from .parsers.streaming import StreamingRecoverer, recover_text
 from .schema import validate_arguments
 
@@ -43,12 +49,23 @@ _TAG_FORMATS: tuple[tuple[str, str], ...] = (
 
 
 def format_from_template(template: str | None) -> str | None:
-    """The tool-call format a model's Go template asks for, or None if it does not say."""
+    """The tool-call format a model's Go template asks for, or None if it does not say.
+
+    A family marker naming a format this version does not know (a model built by a newer
+    ollama-fc) warns and gives None, so every format is tried rather than the chat failing.
+    """
     if not template:
         return None
     marker = FAMILY_MARKER.search(template)
     if marker:
-        return marker.group(2)
+        if marker.group(2) in PARSERS:
+            return marker.group(2)
+        warnings.warn(
+            f"the model's template names tool-call format {marker.group(2)!r}, unknown to this "
+            "ollama-fc; trying every format (upgrade ollama-fc, or pass tool_format=)",
+            stacklevel=4,
+        )
+        return None
     block = _TOOL_CALLS_IF.search(template)
     if block is None:
         return None
@@ -131,6 +148,13 @@ class _Recovery:
 
     _formats: dict[str, Optional[str]]
 
+    @staticmethod
+    def _offer(tools: Optional[Sequence[ToolSpec]], tool_format: Optional[str]) -> _Offered:
+        """The request's tools; an unknown `tool_format` fails here, before the request is sent."""
+        if tool_format is not None:
+            parsers_for(tool_format)
+        return _Offered(tools)
+
     def _recover(self, response: ChatResponse, offered: _Offered, format_name: Optional[str], validate: bool) -> ChatResponse:
         message = response.message
         if offered.wire is None or message.tool_calls or not message.content:
@@ -178,12 +202,11 @@ class Client(ollama.Client, _Recovery):
         **kwargs: Any,
     ) -> Union[ChatResponse, Iterator[ChatResponse]]:
         """`ollama.Client.chat`, plus `tool_format=` (a format name) and `validate=` (schema check)."""
-        offered = _Offered(tools)
+        offered = self._offer(tools, tool_format)
         response = super().chat(model, messages, tools=offered.wire, stream=stream, **kwargs)
         if offered.wire is None:
             return response
         format_name = tool_format or self.tool_format(model)
-        parsers_for(format_name)  # an unknown format name fails here, before any output
         if not stream:
             return self._recover(response, offered, format_name, validate)  # type: ignore[arg-type]
         rewriter = _StreamRewriter(offered, format_name, validate)
@@ -215,12 +238,11 @@ class AsyncClient(ollama.AsyncClient, _Recovery):
         **kwargs: Any,
     ) -> Union[ChatResponse, AsyncIterator[ChatResponse]]:
         """`ollama.AsyncClient.chat`, plus `tool_format=` and `validate=` as in Client.chat."""
-        offered = _Offered(tools)
+        offered = self._offer(tools, tool_format)
         response = await super().chat(model, messages, tools=offered.wire, stream=stream, **kwargs)
         if offered.wire is None:
             return response
         format_name = tool_format or await self.tool_format(model)
-        parsers_for(format_name)
         if not stream:
             return self._recover(response, offered, format_name, validate)  # type: ignore[arg-type]
         rewriter = _StreamRewriter(offered, format_name, validate)

@@ -232,3 +232,12 @@ def test_run_tools_can_raise_on_invalid_calls(scripted_model, ollama_host: str) 
     model = scripted_model('[get_weather(days=1)]', template=PLAIN_TOOLS, special_tokens=SPECIALS)
     with pytest.raises(InvalidToolCall, match="'city' is required"):
         run_tools(Client(host=ollama_host), model, ASK, TOOLS, on_invalid="raise")
+
+
+async def test_a_family_format_this_version_does_not_know_warns_and_tries_every_format(scripted_model, ollama_host: str) -> None:
+    """A model built by a newer ollama-fc still gets its calls recovered, with a warning, not a crash."""
+    model = scripted_model('[get_weather(city="Paris")]', template=family("some_future_format"), special_tokens=SPECIALS)
+    for mode in ("sync", "async"):
+        with pytest.warns(UserWarning, match="'some_future_format', unknown to this ollama-fc"):
+            calls, content, _ = await ask(ollama_host, model, mode, False)
+        assert calls == [("get_weather", {"city": "Paris"})] and content == ""
