@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import socket
-
 import ollama
 import pytest
 
 from ollama_fc import AsyncClient, Client, ToolCallError
+from ollama_fc.testbed.server import free_port
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {}}}}]
 ASK = [{"role": "user", "content": "Weather in Paris?"}]
@@ -15,9 +14,7 @@ ASK = [{"role": "user", "content": "Weather in Paris?"}]
 
 def closed_port_host() -> str:
     """A loopback address nothing listens on."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{probe.getsockname()[1]}"
+    return f"http://127.0.0.1:{free_port()}"
 
 
 def test_an_unknown_tool_format_fails_before_the_request() -> None:

@@ -26,6 +26,7 @@ from ollama_fc.families import (
     write_modelfiles,
 )
 from ollama_fc.parsers import parse_tool_calls
+from ollama_fc.testbed.server import free_port
 from ollama_fc.verify.shapes import probe, to_hf
 from ollama_fc.verify.reference import render
 
@@ -166,14 +167,6 @@ def test_checked_in_modelfiles_are_up_to_date() -> None:
     assert stale == [], f"modelfiles/ is stale for {[p.parent.name for p in stale]}: run `ollama-fc modelfiles`"
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe_socket:
-        probe_socket.bind(("127.0.0.1", 0))
-        return int(probe_socket.getsockname()[1])
-
-
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -188,7 +181,7 @@ def test_cli_build_errors_are_one_clear_line(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "notes.gguf").write_text("not a model")
-    monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{_free_port()}")  # nothing listens there
+    monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{free_port()}")  # nothing listens there
     result = CliRunner().invoke(main, ["build", *args])
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()

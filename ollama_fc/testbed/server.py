@@ -243,6 +243,7 @@ def _count_compiles(log_path: Path) -> int:
 
 
 def free_port() -> int:
+    """A loopback port nothing listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
