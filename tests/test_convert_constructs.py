@@ -167,3 +167,28 @@ def test_tojson_of_tool_calls_and_absent_tools_match_python() -> None:
         ]
         expected = reference_render(template, hf_messages, list(case.tools) or tools)
         assert oracle.render(conversion.template, list(case.messages), list(case.tools) or None) == expected
+
+
+def test_tojson_escapes_strings_like_python_at_any_depth() -> None:
+    """Control characters, DEL, no-break spaces, `<>&` and deep nesting come out as json.dumps writes them,
+    printed and captured alike; only the captured copy may warn about depth."""
+    text = 'a\x07b\x0bc\x1bd\x7fe\u00a0f\u2028g<h>&i"j\\k\nl\tm\x08\x0c\r\U0001f600 caf\u00e9'
+    arguments = {"a": [{"b": {"c": [[{"d": {"e": [text, 1.5, True, None]}}]]}}], "z": text}
+    messages = [
+        {"role": "user", "content": text},
+        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]},
+    ]
+    template = (
+        "{% for m in messages %}{{ m.content | tojson }}{% set kept = m.role | tojson %}{{ kept }}"
+        "{% if m.tool_calls %}{{ m.tool_calls | tojson }}{{ m.tool_calls[0].function.arguments | tojson }}"
+        "{% set z = '<' + (m.tool_calls[0].function.arguments.z | tojson) + '>' %}{{ z }}{% endif %}{% endfor %}"
+    )
+    conversion = convert(TemplateSource(template, {}, "json-strings"))
+    hf_messages = [
+        {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]} if "tool_calls" in m else m
+        for m in messages
+    ]
+    assert oracle.render(conversion.template, messages) == reference_render(template, hf_messages)
+    assert [w.construct for w in conversion.warnings if "deeper" in w.construct] == [
+        "tojson of a captured value nested deeper than 10 levels or 3 levels of arguments"
+    ]

@@ -2,48 +2,20 @@
 
 Go's text/template has no JSON-with-Python-separators, no Python repr and no string trimming.
 Each helper below rebuilds one of them from what Go does have: `printf "%T"` to tell types
-apart, `printf "%q"` to quote strings, ranging over ints and Go 1.24 iterator functions, and
+apart, `textops.json_string` to quote strings, ranging over ints and Go 1.24 iterator functions, and
 `slice`/`index` on strings. Helpers take one value (Go templates pass one argument), so the
 indented JSON writer is emitted once per nesting depth.
 """
 
 from __future__ import annotations
 
-#: Python's str.isspace() characters, the set `str.strip()` removes.
-PY_WHITESPACE = (
-    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680"
-    + "".join(chr(c) for c in range(0x2000, 0x200B))
-    + "\u2028\u2029\u202f\u205f\u3000"
-)
+from .textops import go_string, json_string
 
 #: Deepest JSON nesting the indented writer handles (tool schemas are far shallower).
 MAX_INDENT_DEPTH = 10
 
 #: Key order used for a property schema: the order `transformers.get_json_schema` writes.
 PROPERTY_KEYS = ("AnyOf:anyOf", "Type:type", "Items:items", "Enum:enum", "Properties:properties", "Required:required", "Description:description")
-
-
-def go_string(text: str) -> str:
-    """A Go interpreted string literal for `text`."""
-    out = ['"']
-    for char in text:
-        code = ord(char)
-        if char == '"':
-            out.append('\\"')
-        elif char == "\\":
-            out.append("\\\\")
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\t":
-            out.append("\\t")
-        elif char == "\r":
-            out.append("\\r")
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\x{code:02x}")
-        else:
-            out.append(char)
-    out.append('"')
-    return "".join(out)
 
 
 def _json_writer(name: str, indent: int | None, depth: int, child: str) -> str:
@@ -67,22 +39,25 @@ def _json_writer(name: str, indent: int | None, depth: int, child: str) -> str:
             )
         return code
 
+    def quote(expr: str) -> str:
+        return f'{{{{- template "ofc_json_str" {expr} }}}}'
+
     def sub(expr: str) -> str:
         return f'{{{{- template "{child}" {expr} }}}}'
 
     tool_fields = members(
-        [("true", "type", "{{- printf \"%q\" .Type }}"), ("true", "function", sub(".Function"))]
+        [("true", "type", quote(".Type")), ("true", "function", sub(".Function"))]
     )
     function_fields = members(
         [
-            ("true", "name", '{{- printf "%q" .Name }}'),
-            (".Description", "description", '{{- printf "%q" .Description }}'),
+            ("true", "name", quote(".Name")),
+            (".Description", "description", quote(".Description")),
             ("true", "parameters", sub(".Parameters")),
         ]
     )
     parameter_fields = members(
         [
-            ("true", "type", '{{- printf "%q" .Type }}'),
+            ("true", "type", quote(".Type")),
             ("true", "properties", sub(".Properties")),
             (".Required", "required", sub(".Required")),
         ]
@@ -103,7 +78,7 @@ def _json_writer(name: str, indent: int | None, depth: int, child: str) -> str:
         return (
             f"{{{{- if . }}}}{{{{- $first := true }}}}{{{{- {lit('{' + open_pad)} }}}}{{{{- range $k, $v := {range_expr} }}}}"
             f"{{{{- if $first }}}}{{{{- $first = false }}}}{{{{- else }}}}{{{{- {lit(item_sep)} }}}}{{{{- end }}}}"
-            f'{{{{- printf "%q: " $k }}}}{sub("$v")}{{{{- end }}}}{{{{- {lit(close_pad + "}")} }}}}'
+            f'{quote("$k")}: {sub("$v")}{{{{- end }}}}{{{{- {lit(close_pad + "}")} }}}}'
             "{{- else }}{}{{- end }}"
         )
 
@@ -113,7 +88,7 @@ def _json_writer(name: str, indent: int | None, depth: int, child: str) -> str:
     )
     return (
         f'{{{{- define "{name}" }}}}{{{{- $t := printf "%T" . }}}}'
-        '{{- if eq $t "string" }}{{- printf "%q" . }}'
+        '{{- if eq $t "string" }}{{- template "ofc_json_str" . }}'
         '{{- else if eq $t "bool" "float64" "int" "int64" "json.Number" }}{{- json . }}'
         '{{- else if eq $t "<nil>" }}null'
         # no tools: transformers passes `tools=None`, which json.dumps writes as null
@@ -135,10 +110,32 @@ def _untrimmed(code: str) -> str:
     return code.replace("{{- ", "{{ ")
 
 
+class _Statements:
+    """Collects the statements of a textops function as the body of a `define`."""
+
+    def __init__(self) -> None:
+        self.code: list[str] = []
+        self.count = 0
+
+    def temp(self) -> str:
+        self.count += 1
+        return f"$_{self.count}"
+
+    def action(self, code: str) -> None:
+        self.code.append("{{ " + code + " }}")
+
+
+def _json_string_helper() -> str:
+    """`ofc_json_str`: a string as Python's json.dumps writes it (see textops.json_string)."""
+    body = _Statements()
+    result = json_string(body, ".")
+    return '{{ define "ofc_json_str" }}' + "".join(body.code) + "{{ " + result + " }}{{ end }}"
+
+
 def json_helpers(indent: int | None) -> tuple[str, str]:
     """(entry helper name, Go code of all helpers) for `tojson` / `tojson(indent=N)`."""
     if indent is None:
-        return "ofc_json", _untrimmed(_json_writer("ofc_json", None, 0, "ofc_json"))
+        return "ofc_json", _untrimmed(_json_writer("ofc_json", None, 0, "ofc_json")) + _json_string_helper()
     names = [f"ofc_json{indent}_{depth}" for depth in range(MAX_INDENT_DEPTH + 1)]
     code = ""
     for depth, name in enumerate(names):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Callable
 from jinja2 import nodes
 
 from .gohelpers import PROPERTY_KEYS
+from .textops import json_string
 from .model import ANY, ARGS, CALL, CALLS, ELEMENT, FUNC, INT, LIST, PARAMS, PROP, PROPS, STR, TFUNC, TOOL, TOOLS
 
 if TYPE_CHECKING:
@@ -18,7 +19,8 @@ class JsonWriter:
 
     The define helpers cannot be captured into a variable, so this writer unrolls the same
     layout statically, following the value's kind in Ollama's data model; untyped values
-    (argument values, schema `items`) branch on their Go type at run time, to a fixed depth.
+    (argument values, schema `items`) branch on their Go type at run time, to a fixed depth,
+    below which the helpers take over when the output is not captured.
     """
 
     MAX_DEPTH = 10
@@ -38,7 +40,7 @@ class JsonWriter:
     def value(self, code: str, kind: str, depth: int) -> None:
         tr = self.tr
         if kind in {STR}:
-            tr.put(f'(printf "%q" {code})')
+            self.string(code)
         elif kind == INT:
             tr.put(code)
         elif kind in {TOOLS, CALLS, LIST}:
@@ -75,11 +77,26 @@ class JsonWriter:
         else:
             raise tr.fail(self.node, f"tojson of {kind}")
 
-    def too_deep(self, depth: int) -> bool:
-        if depth < self.MAX_DEPTH:
+    def too_deep(self, code: str, depth: int) -> bool:
+        """At the depth limit the value at `depth` goes to `beyond_limit`; true when it did."""
+        if depth <= self.MAX_DEPTH:
             return False
-        self.tr.warn(self.node, "tojson nested deeper than %d levels" % self.MAX_DEPTH, "written as Go's compact JSON from there on")
+        self.beyond_limit(code, depth)
         return True
+
+    def beyond_limit(self, code: str, depth: int) -> None:
+        """The recursive `define` helpers write the rest exactly, unless the text is being
+        captured (their output cannot be) or indented deeper than they go."""
+        tr = self.tr
+        if tr.sink is None:
+            tr.call_helper(tr.json_helper(self.indent, depth, self.node), code, self.node)
+            return
+        tr.warn(
+            self.node,
+            f"tojson of a captured value nested deeper than {self.MAX_DEPTH} levels or {self.MAX_UNTYPED} levels of arguments",
+            "written as Go's compact JSON from there on",
+        )
+        tr.put(f"(json {code})")
 
     def sequence(self, code: str, depth: int, item: Callable[[str], None], empty: str = "[]") -> None:
         tr = self.tr
@@ -91,9 +108,7 @@ class JsonWriter:
         tr.action(f"if {i}")
         tr.text(self.sep(depth + 1))
         tr.action("end")
-        if self.too_deep(depth):
-            tr.put(f"(json {v})")
-        else:
+        if not self.too_deep(v, depth + 1):
             item(v)
         tr.action("end")
         tr.text(self.pad(depth) + "]")
@@ -131,10 +146,9 @@ class JsonWriter:
         tr.action("else")
         tr.text(self.sep(depth + 1))
         tr.action("end")
-        tr.put(f'(printf "%q: " {k})')
-        if self.too_deep(depth):
-            tr.put(f"(json {v})")
-        else:
+        self.string(k)
+        tr.text(": ")
+        if not self.too_deep(v, depth + 1):
             self.value(v, kind, depth + 1)
         tr.action("end")
 
@@ -160,34 +174,47 @@ class JsonWriter:
                 tr.text(self.sep(depth + 1))
                 tr.action("end")
             tr.text(f'"{key}": ')
-            if self.too_deep(depth):
-                tr.put(f"(json {obj}{field})")
-            else:
+            if not self.too_deep(f"{obj}{field}", depth + 1):
                 self.value(f"{obj}{field}", kind, depth + 1)
             if present != "true":
                 tr.action("end")
         tr.text(self.pad(depth) + "}")
 
+    def string(self, code: str) -> None:
+        """A JSON string: through the helper when printing, else escaped inline (longer code)."""
+        tr = self.tr
+        if tr.sink is None:
+            tr.json_helper(None, 0, self.node)
+            tr.call_helper("ofc_json_str", code, self.node)
+        else:
+            tr.put(json_string(tr, code))
+
     def untyped(self, code: str, depth: int) -> None:
         """A value of unknown Go type: branch on `%T` (maps keep Go's sorted key order)."""
         tr = self.tr
+        if tr.sink is None:
+            self.beyond_limit(code, depth)  # the helpers write any value at any depth
+            return
         v, t = tr.temp(), tr.temp()
         tr.action(f"{v} := {code}")
         tr.action(f'{t} := printf "%T" {v}')
         tr.action(f'if eq {t} "string"')
-        tr.put(f'(printf "%q" {v})')
+        self.string(v)
         tr.action(f'else if eq {t} "<nil>"')
         tr.text("null")
-        if self.untyped_level >= self.MAX_UNTYPED:
-            self.tr.warn(self.node, f"tojson of values nested deeper than {self.MAX_UNTYPED} levels", "written as Go's compact JSON from there on")
-        elif not self.too_deep(depth):
+        if self.untyped_level < self.MAX_UNTYPED and depth <= self.MAX_DEPTH:
             self.untyped_level += 1
             tr.action(f'else if eq {t} "map[string]interface {{}}"')
             self.mapping(v, depth, ANY)
             tr.action(f'else if eq {t} "[]interface {{}}"')
             self.sequence(v, depth, lambda item: self.untyped(item, depth + 1))
             self.untyped_level -= 1
-        tr.action("else")
-        tr.put(f"(json {v})")
+            tr.action("else")
+            tr.put(f"(json {v})")
+        else:
+            tr.action(f'else if eq {t} "bool" "float64" "int" "int64" "json.Number"')
+            tr.put(f"(json {v})")
+            tr.action("else")
+            self.beyond_limit(v, depth)
         tr.action("end")
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConversionError
-from .gohelpers import go_string
+from .textops import go_string
 
 NOT_CONST = object()
 

@@ -10,7 +10,35 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from .gohelpers import PY_WHITESPACE, go_string
+#: Python's str.isspace() characters, the set `str.strip()` removes.
+PY_WHITESPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+    + "\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def go_string(text: str) -> str:
+    """A Go interpreted string literal for `text`."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char == '"':
+            out.append('\\"')
+        elif char == "\\":
+            out.append("\\\\")
+        elif char == "\n":
+            out.append("\\n")
+        elif char == "\t":
+            out.append("\\t")
+        elif char == "\r":
+            out.append("\\r")
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)
 
 
 class Emitter(Protocol):
@@ -117,3 +145,34 @@ def ascii_case(em: Emitter, text: str, method: str) -> str:
     em.action("end")
     em.action("end")
     return result
+
+
+def json_string(em: Emitter, text_code: str) -> str:
+    """Python's `json.dumps` of a string (`ensure_ascii=False`, as transformers' `tojson`).
+
+    Go's `%q` writes the same for ASCII text without control characters other than \\t, \\n,
+    \\r, \\b, \\f; Ollama's `json` escapes `<`, `>`, `&` but writes controls as Python does. So
+    an ASCII string on which both agree takes `%q`; any other is escaped byte by byte, copying
+    runs of plain bytes (UTF-8 sequences included) whole. The escapes Python writes short are
+    the ones `%q` writes for those single bytes; the others are `\\u00XX`.
+    """
+    text, quoted, last, i, b, escape = (em.temp() for _ in range(6))
+    em.action(f"{text} := {text_code}")
+    em.action(f'{quoted} := printf "%q" {text}')
+    em.action(f'if not (and (eq {quoted} (json {text})) (eq {quoted} (printf "%+q" {text})))')
+    em.action(f'{quoted} = ""')
+    em.action(f"{last} := 0")
+    em.action(f"range {i} := len {text}")
+    em.action(f"{b} := index {text} {i}")
+    em.action(f"if or (lt {b} 32) (eq {b} 34 92)")
+    em.action(f'{escape} := printf "\\\\u%04x" {b}')
+    em.action(f"if eq {b} 34 92 8 9 10 12 13")
+    em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
+    em.action("end")
+    em.action(f'{quoted} = printf "%s%s%s" {quoted} (slice {text} {last} {i}) {escape}')
+    em.action(f'{last} = len (printf "%*s." {i} "")')
+    em.action("end")
+    em.action("end")
+    em.action(f'{quoted} = printf "\\"%s%s\\"" {quoted} (slice {text} {last})')
+    em.action("end")
+    return quoted

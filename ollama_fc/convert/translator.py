@@ -17,7 +17,8 @@ from jinja2 import nodes
 from ..errors import ConversionError
 from . import textops
 from .analysis import assigned_names, names_holding_text, parse_jinja, role_constants
-from .gohelpers import REPR_HELPER, go_string, json_helpers
+from .gohelpers import MAX_INDENT_DEPTH, REPR_HELPER, json_helpers
+from .textops import go_string
 from .jsonwriter import JsonWriter
 from .model import (
     ANY, ARGS, BOOL, CALL, CALLS, CONTENT, ELEMENT, FIELDS, FUNC, FUNCTION, GLOBAL_FUNCTIONS, INT, LIST,
@@ -364,14 +365,26 @@ class Translator:
             )
         if value.kind in {ARGS, CALL, FUNC, CALLS}:
             self.warn(expr, "tojson of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
+        if indent is not None and value.kind in {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, ARGS, CALLS, CALL, FUNC, ANY}:
+            self.warn(
+                expr,
+                f"tojson(indent=...) nested deeper than {MAX_INDENT_DEPTH} levels",
+                "written without indentation from there on",
+            )
         if self.sink is not None or value.kind in {CALL, CALLS, FUNC}:
             # inline: capturable, and it knows the tool call structures the helpers do not
             JsonWriter(self, indent, expr).value(value.code, value.kind, 0)
             return
+        self.call_helper(self.json_helper(indent, 0, expr), value.code, expr)
+
+    def json_helper(self, indent: int | None, depth: int, node: nodes.Node) -> str:
+        """The `define` helper writing JSON at this nesting depth (emitted once per template)."""
         self.helpers.setdefault("ofc_json", json_helpers(None)[1])
+        if indent is None or depth > MAX_INDENT_DEPTH:
+            return "ofc_json"
         name, code = json_helpers(indent)
         self.helpers.setdefault(name, code)
-        self.call_helper(name, value.code, expr)
+        return f"ofc_json{indent}_{depth}"
 
     def stmt_If(self, node: nodes.If, frame: Frame) -> None:
         branches = [(node.test, node.body)] + [(e.test, e.body) for e in node.elif_]
