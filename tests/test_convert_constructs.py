@@ -42,6 +42,7 @@ CONSTRUCTS = {
     "namespace_new_attribute": "{% set ns = namespace(a=1) %}{% for m in messages %}{% if ns.last %}({{ ns.last }}){% endif %}{% set ns.last = m.role %}{% endfor %}{{ ns.last }}",
     "set_block": "{% set intro %}Roles:{% for m in messages %} {{ m.role }}{% if loop.last %}.{% endif %}{% endfor %}\n{% endset %}{{ intro | trim }}|{{ intro }}",
     "macro_as_value": "{% macro visible(c) %}{{ c.split('</think>')[-1] }}{% endmacro %}{% for m in messages %}{% set v = visible(m.content) %}[{{ v | trim }}]{{ visible(m.content).endswith(' ') }}{% endfor %}",
+    "replace": "{% for m in messages %}[{{ m.content.replace('</think>', '').replace('a', m.role).replace(' ', '') }}]{% set r = m.content.replace('{{', '<>') %}{{ r }}{% endfor %}",
     "selectattr_count": "{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{% for m in messages | rejectattr('role', 'equalto', 'user') %}{{ m.role }}{% endfor %}",
 }
 
@@ -120,6 +121,20 @@ def test_untyped_value_prints_like_jinja() -> None:
     ]
     expected = reference_render(template, hf_messages, list(case.tools))
     assert oracle.render(conversion.template, list(case.messages), list(case.tools)) == expected
+
+
+def test_string_of_an_untyped_value_is_str() -> None:
+    """`v | string` of an argument value is Python's str(): bare text, True/False, None, numbers."""
+    template = (
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments.items() %}"
+        "{% set s = v | string %}{{ k }}=<{{ s }}>;{% endfor %}{% endfor %}{% endfor %}"
+    )
+    arguments = {"flag": True, "n": 3, "none": None, "off": False, "text": "caf\u00e9 'q'"}  # Ollama sorts keys
+    messages = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]}]
+    conversion = convert(TemplateSource(template, {}, "string-of-untyped"))
+    hf_messages = [messages[0], {**messages[1], "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": arguments}}]}]
+    assert oracle.render(conversion.template, messages) == reference_render(template, hf_messages)
+    assert [w.construct for w in conversion.warnings] == ["iterating tool call arguments", "|string of a list or mapping"]
 
 
 def test_case_change_of_free_text_warns() -> None:

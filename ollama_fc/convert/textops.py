@@ -176,3 +176,19 @@ def json_string(em: Emitter, text_code: str) -> str:
     em.action(f'{quoted} = printf "\\"%s%s\\"" {quoted} (slice {text} {last})')
     em.action("end")
     return quoted
+
+
+def replace(em: Emitter, text_code: str, old: str, new_code: str) -> str:
+    """Python's `str.replace(old, new)`: every non-overlapping `old`, left to right."""
+    text, result, last, i = em.temp(), em.temp(), em.temp(), em.temp()
+    em.action(f"{text} := {text_code}")
+    em.action(f'{result} := ""')
+    em.action(f"{last} := 0")
+    em.action(f"range {i} := len {text}")
+    em.action(f'if and (ge {i} {last}) (eq (printf "%.*s" {len(old)} (slice {text} {i})) {go_string(old)})')
+    em.action(f'{result} = printf "%s%s%v" {result} (slice {text} {last} {i}) {new_code}')
+    em.action(f'{last} = len (printf "%*s%*s" {i} "" {len(old.encode())} "")')
+    em.action("end")
+    em.action("end")
+    em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
+    return result

@@ -1304,10 +1304,37 @@ class Translator:
             if not args or not args[0].is_const:
                 raise self.fail(node, ".split() without a constant separator")
             return Value(base.code, "split", extra={"sep": args[0].const, "node": node, **final_of(base)})
+        if method == "replace" and len(args) == 2 and args[0].is_const and isinstance(args[0].const, str) and args[0].const:
+            new = args[1]
+            if not (new.is_const and isinstance(new.const, str)) and new.kind not in {STR, CONTENT}:
+                raise self.fail(node, f".replace() with a {new.kind} replacement")
+            code = textops.replace(self, base.code, args[0].const, new.code)
+            finals = [v.extra["final"] for v in (base, new) if v.extra.get("final")]
+            return Value(code, STR, extra={"final": finals[0] if len(finals) == 1 else f"(or {' '.join(finals)})"} if finals else {})
         raise self.fail(node, f"string method .{method}()")
 
     def trim(self, text_code: str, method: str, chars: str | None, extra: dict[str, Any] | None = None) -> Value:
         return Value(textops.strip(self, text_code, method, chars), STR, extra=dict(extra or {}))
+
+    def untyped_str(self, value: Value, node: nodes.Node) -> Value:
+        """`str(x)` of a value of unknown type (an argument value): exact for strings, numbers,
+        booleans and None; a list or mapping comes out as compact JSON."""
+        self.warn(node, "|string of a list or mapping", "written as compact JSON rather than Python's repr")
+        v, t, result = self.temp(), self.temp(), self.temp()
+        self.action(f"{v} := {value.code}")
+        self.action(f'{t} := printf "%T" {v}')
+        self.action(f"{result} := json {v}")
+        self.action(f'if eq {t} "string"')
+        self.action(f"{result} = {v}")
+        self.action(f'else if eq {t} "bool"')
+        self.action(f'{result} = "False"')
+        self.action(f"if {v}")
+        self.action(f'{result} = "True"')
+        self.action("end")
+        self.action(f'else if eq {t} "<nil>"')
+        self.action(f'{result} = "None"')
+        self.action("end")
+        return Value(result, STR)
 
     def change_case(self, value: Value, method: str, node: nodes.Node) -> Value:
         """`|lower` / `|upper` of ASCII letters (Ollama lower-cases roles itself)."""
@@ -1388,6 +1415,8 @@ class Translator:
                 return const(py_str(value.const))
             if value.kind == INT:
                 return Value(f'(printf "%d" {value.code})', STR)
+            if value.kind == ANY:
+                return self.untyped_str(value, node)
             raise self.fail(node, f"|string of {value.kind}")
         if name == "safe":
             return value
