@@ -1,16 +1,22 @@
 """Streaming recovery cost against response length: 200,000 vs 20,000 characters, 1-char chunks.
 
-The response mixes prose, bracketed asides, a code sample, thinking and Hermes calls. Linear
-work per chunk gives a time ratio near 10; work that grew with the response would give ~100.
+The response mixes prose, bracketed asides, a code sample, thinking and Hermes calls. Work per
+chunk that does not grow with the response gives a time ratio near 10; work that grew with it
+would give ~100.
 Run: python benchmarks/streaming_parse.py
 """
 
 from __future__ import annotations
 
 import statistics
+import sys
 import time
+from pathlib import Path
 
-from ollama_fc.parsers import StreamingRecoverer, parsers_for
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from ollama_fc.parsers import StreamingRecoverer, parsers_for  # noqa: E402
+from table import Row, print_table  # noqa: E402
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather"}}]
 BLOCK = (
@@ -19,6 +25,7 @@ BLOCK = (
     "```python\nprint(get_weather(city=\"Paris\"))\n```\n"
     '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "note": "a (b) [c] {d}"}}\n</tool_call>\n'
 )
+SMALL, LARGE = 20_000, 200_000
 
 
 def response(length: int) -> str:
@@ -34,13 +41,19 @@ def stream_seconds(text: str, format_name: str | None) -> float:
     return time.perf_counter() - start
 
 
-def main() -> None:
-    print(f"{'formats':<10} {'20k (s)':>9} {'200k (s)':>9} {'ratio':>7}")
+def measure(repeats: int = 3) -> list[Row]:
+    """One row per format setting: the 200k stream's time against the 20k stream's."""
+    rows = []
     for format_name in ("hermes", None):
-        small = statistics.median(stream_seconds(response(20_000), format_name) for _ in range(3))
-        large = statistics.median(stream_seconds(response(200_000), format_name) for _ in range(3))
-        print(f"{format_name or 'all':<10} {small:>9.3f} {large:>9.3f} {large / small:>7.2f}")
+        small = statistics.median(stream_seconds(response(SMALL), format_name) for _ in range(repeats))
+        large = statistics.median(stream_seconds(response(LARGE), format_name) for _ in range(repeats))
+        rows.append(Row(
+            f"streaming 200k/20k chars, 1-char chunks ({format_name or 'all formats'})",
+            f"{large:.3f} s", f"{small:.3f} s", large / small,
+            f"linear = 10; {large / LARGE * 1e6:.2f} µs per chunk",
+        ))
+    return rows
 
 
 if __name__ == "__main__":
-    main()
+    print_table(measure())

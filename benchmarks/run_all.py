@@ -1,0 +1,41 @@
+"""Every speed benchmark in one run, printed as one table of ratios side by side.
+
+    python benchmarks/run_all.py               # ~1-2 minutes: starts the pinned Ollama
+    python benchmarks/run_all.py --fidelity    # also re-measure docs/FIDELITY.md (much longer)
+
+Rows: streaming recovery 200k vs 20k characters, the client against plain `ollama.chat`, and
+whole-corpus conversion against @huggingface/ollama-utils. Results go to docs/BENCHMARKS.md by
+hand, with the machine's load noted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import client_overhead  # noqa: E402
+import corpus_convert  # noqa: E402
+import fidelity  # noqa: E402
+import streaming_parse  # noqa: E402
+from table import print_table  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=15.0, help="client: alternating runs per case (default 15)")
+    parser.add_argument("--host", help="client: an Ollama already running (default: start the pinned one)")
+    parser.add_argument("--fidelity", action="store_true", help="also run benchmarks/fidelity.py (writes docs/FIDELITY.md)")
+    args = parser.parse_args()
+    rows = streaming_parse.measure()
+    rows += client_overhead.measure(args.seconds, args.host)
+    rows += corpus_convert.measure()
+    print_table(rows)
+    if args.fidelity:
+        fidelity.main([])
+
+
+if __name__ == "__main__":
+    main()
