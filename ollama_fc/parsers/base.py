@@ -68,12 +68,6 @@ class ToolCallParser:
         """The calls written in `region` (which starts with one of the markers), or None."""
         raise NotImplementedError
 
-    def parse(self, text: str, tools: ToolsArg = None) -> ParseResult:
-        """Recover this format's calls from a whole text."""
-        from .streaming import recover_text
-
-        return recover_text(text, [self], tools)
-
 
 def tool_name(tool: Any) -> str | None:
     """The name of an offered tool: a tool dict, an ollama Tool, a callable, or a plain name."""
