@@ -43,6 +43,8 @@ CONSTRUCTS = {
     "set_block": "{% set intro %}Roles:{% for m in messages %} {{ m.role }}{% if loop.last %}.{% endif %}{% endfor %}\n{% endset %}{{ intro | trim }}|{{ intro }}",
     "macro_as_value": "{% macro visible(c) %}{{ c.split('</think>')[-1] }}{% endmacro %}{% for m in messages %}{% set v = visible(m.content) %}[{{ v | trim }}]{{ visible(m.content).endswith(' ') }}{% endfor %}",
     "replace": "{% for m in messages %}[{{ m.content.replace('</think>', '').replace('a', m.role).replace(' ', '') }}]{% set r = m.content.replace('{{', '<>') %}{{ r }}{% endfor %}",
+    "runtime_string_list": "{% set ns = namespace(seen=[], tags=['<a>']) %}{% set names = [] %}{% for m in messages %}{% if m.role not in ns.seen %}{% set ns.seen = ns.seen + [m.role] %}{% endif %}{% set ns.tags = ns.tags + ['<' + m.role + '>', 'x'] %}{% set names = names + [m.role ~ loop.index] %}{% endfor %}{{ ns.seen | join(', ') }}|{{ ns.seen | length }}|{{ 'user' in ns.seen }}{{ 'use' in ns.seen }}|{{ ns.tags | join }}|{{ names | first }}{{ names[-1] }}{% for n in names %}{{ loop.index0 }}{{ n }}{{ loop.last }}{{ loop.length }};{% endfor %}{% for n in ns.seen if n != 'user' %}[{{ n }}]{% endfor %}{% set e = namespace(l=[]) %}{{ e.l | join('-') }}{{ e.l | length }}{% if not e.l %}empty{% endif %}{% for x in e.l %}?{% else %}none{% endfor %}",
+    "loop_over_undefined": "{% for d in extra_items %}{{ d }}{% else %}no items{% endfor %}",
     "selectattr_count": "{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{% for m in messages | rejectattr('role', 'equalto', 'user') %}{{ m.role }}{% endfor %}",
 }
 
@@ -207,3 +209,18 @@ def test_tojson_escapes_strings_like_python_at_any_depth() -> None:
     assert [w.construct for w in conversion.warnings if "deeper" in w.construct] == [
         "tojson of a captured value nested deeper than 10 levels or 3 levels of arguments"
     ]
+
+
+def test_list_append_and_pop_match_unsandboxed_jinja(engine: oracle.Oracle) -> None:
+    """transformers' sandbox refuses `.append`/`.pop`; where a runtime allows them, the converted
+    template does what Python does (a queue of tool call ids, as Kimi K2 templates keep)."""
+    import jinja2
+
+    template = (
+        "{% set q = namespace(ids=[]) %}{% for m in messages %}{% set _ = q.ids.append(m.role ~ loop.index) %}"
+        "{% if loop.index % 2 == 0 %}[{{ q.ids.pop(0) }}]{% endif %}{% endfor %}{{ q.ids | join(',') }}|{{ q.ids.pop() }}|{{ q.ids | length }}"
+    )
+    expected = jinja2.Environment(extensions=["jinja2.ext.loopcontrols"]).from_string(template).render(messages=MESSAGES)
+    rendered = engine.render(convert(TemplateSource(template, {}, "queue")).template, MESSAGES)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected

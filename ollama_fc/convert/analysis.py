@@ -48,7 +48,10 @@ def names_holding_text(tree: nodes.Template) -> set[str]:
     found: set[str] = set()
 
     def reads_text(expr: nodes.Node) -> bool:
-        for sub in (expr, *expr.find_all((nodes.Getattr, nodes.Getitem, nodes.Name))):
+        for sub in (expr, *expr.find_all((nodes.Getattr, nodes.Getitem, nodes.Name, nodes.Call))):
+            if isinstance(sub, nodes.Call) and isinstance(sub.node, nodes.Getattr) and sub.node.attr == "get":
+                if sub.args and isinstance(sub.args[0], nodes.Const) and sub.args[0].value in {"content", "text"}:
+                    return True
             if isinstance(sub, nodes.Getattr) and sub.attr in {"content", "text"}:
                 return True
             if isinstance(sub, nodes.Getattr) and isinstance(sub.node, nodes.Name) and f"{sub.node.name}.{sub.attr}" in found:
@@ -66,6 +69,21 @@ def names_holding_text(tree: nodes.Template) -> set[str]:
             if name not in found and reads_text(expr):
                 found.add(name)
                 changed = True
+    return found
+
+
+def growing_lists(tree: nodes.Template) -> set[str]:
+    """Names `set` from a `+` with a list literal, or `.append`ed to: lists built at run time,
+    so their literal starting value must be a Go value too, not a static one."""
+    found: set[str] = set()
+    for assign in tree.find_all(nodes.Assign):
+        if isinstance(assign.target, nodes.Name) and isinstance(assign.node, nodes.Add):
+            if any(isinstance(side, nodes.List) for side in (assign.node.left, assign.node.right)):
+                found.add(assign.target.name)
+    for call in tree.find_all(nodes.Call):
+        callee = call.node
+        if isinstance(callee, nodes.Getattr) and callee.attr in {"append", "pop"} and isinstance(callee.node, nodes.Name):
+            found.add(callee.node.name)
     return found
 
 

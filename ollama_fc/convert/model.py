@@ -20,6 +20,8 @@ STR, INT, BOOL, NONE, UNDEF, ANY = "str", "int", "bool", "none", "undef", "any"
 MSGS, MSG, CALLS, CALL, FUNC, ARGS = "msgs", "msg", "calls", "call", "func", "args"
 TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP = "tools", "tool", "tfunc", "params", "props", "prop"
 CONTENT, PART, PARTS, NS, LIST = "content", "part", "parts", "ns", "list"
+#: a list of strings built at run time, held in one Go string (see strlists.py)
+STRLIST = "strlist"
 FUNCTION = "function"
 #: Callables the reference environment defines (`strftime_now is defined` is true).
 GLOBAL_FUNCTIONS = {"strftime_now", "raise_exception", "namespace", "range", "dict", "lipsum", "cycler", "joiner"}
@@ -119,6 +121,8 @@ class Loop:
     #: (index0, length) when the iteration is known statically: a message's single content
     #: part, or one unrolled step over a literal list
     fixed: tuple[int, int] | None = None
+    #: Go operand for `loop.length` when `seq` is not a Go list
+    length: str | None = None
 
 
 @dataclass

@@ -15,15 +15,15 @@ from typing import Any, Callable, Iterable
 from jinja2 import nodes
 
 from ..errors import ConversionError
-from . import textops
-from .analysis import assigned_names, names_holding_text, parse_jinja, role_constants
+from . import strlists, textops
+from .analysis import assigned_names, growing_lists, names_holding_text, parse_jinja, role_constants
 from .gohelpers import MAX_INDENT_DEPTH, REPR_HELPER, json_helpers
 from .textops import go_string
 from .jsonwriter import JsonWriter
 from .model import (
     ANY, ARGS, BOOL, CALL, CALLS, CONTENT, ELEMENT, FIELDS, FUNC, FUNCTION, GLOBAL_FUNCTIONS, INT, LIST,
     MAPPINGS, MESSAGE_FIELDS, MONTHS, MSG, MSGS, NONE, NOT_CONST, NS, OPTIONAL_MESSAGE_KEYS, PARAMS, PART,
-    PARTS, PROP, PROPS, SEQUENCES, STR, STRFTIME, TFUNC, TOOL, TOOL_RESULT_ROLES, TOOLS, UNDEF, UNDEFINED,
+    PARTS, PROP, PROPS, SEQUENCES, STR, STRFTIME, STRLIST, TFUNC, TOOL, TOOL_RESULT_ROLES, TOOLS, UNDEF, UNDEFINED,
     Frame, Loop, Value, Warning_, const, final_of, py_str,
 )
 
@@ -60,6 +60,8 @@ class Translator:
             for n in self.tree.find_all(nodes.Test)
             if n.name in {"defined", "undefined"} and isinstance(n.node, nodes.Name)
         }
+        #: variables that grow as lists at run time (held as strlists, never statically)
+        self.growing = growing_lists(self.tree)
         named = role_constants(self.tree)
         #: the role name this template gives tool results, when it is not Ollama's `tool`
         self.tool_role = next((r for r in TOOL_RESULT_ROLES if r in named), "tool")
@@ -428,6 +430,8 @@ class Translator:
             value = self.expr(node.node, frame)
             var = f"{ns.code}_{target.attr}"
             attrs = ns.extra["attrs"]
+            if target.attr in attrs and attrs[target.attr].kind == STRLIST or value.kind == STRLIST:
+                value = Value(self.strlist_code(value, node), STRLIST)
             if target.attr not in attrs:
                 raise self.fail(node, f"set {target.name}.{target.attr}", "sets an attribute namespace() did not declare")
             joined = self.join(attrs[target.attr], value)
@@ -443,6 +447,8 @@ class Translator:
         value = self.expr(node.node, frame)
         slot = frame.lookup(target.name)
         assert slot is not None, target.name
+        if target.name in self.growing and (value.kind == STRLIST or (value.is_const and isinstance(value.const, list))):
+            value = Value(self.strlist_code(value, node), STRLIST)
         if value.kind == NS:
             slot.kind = NS
             slot.extra["attrs"] = value.extra["attrs"]
@@ -451,6 +457,9 @@ class Translator:
                 if ref.name == target.name and ref.attr not in value.extra["attrs"]:
                     value.extra["attrs"][ref.attr] = Value("", UNDEF, extra={"maybe_undefined": True})
             for attr, init in value.extra["attrs"].items():
+                if init.is_const and isinstance(init.const, list):
+                    # a list attribute can only be a list of strings built at run time
+                    init = value.extra["attrs"][attr] = Value(self.strlist_code(init, node), STRLIST)
                 self.action(f"{slot.code}_{attr} := {self.operand(init, node)}")
             slot.extra["text_attrs"] = {a for a in value.extra["attrs"] if f"{target.name}.{a}" in self.text_names}
             for attr in slot.extra["text_attrs"]:
@@ -624,6 +633,10 @@ class Translator:
         if seq.is_const and isinstance(seq.const, (list, tuple)):
             self.unrolled_for(node, seq.const, frame)
             return
+        if seq.kind in {UNDEF, NONE} and not seq.extra:
+            # Jinja's Undefined iterates as empty (None would raise, and the reference with it)
+            self.visit_body(node.else_, frame)
+            return
         uses_loop = any(n.name == "loop" for n in nodes.Template(node.body).find_all(nodes.Name))
         if (node.test is not None or predicate is not None) and uses_loop:
             raise self.fail(node, "loop.* in a filtered for loop")
@@ -649,6 +662,9 @@ class Translator:
                 self.warn(node, "iterating tool call arguments", "keys come out sorted (Ollama passes a map)")
             self.action(f"range {key}, {val} := {seq.code}")
             idx = None
+        elif seq.kind == STRLIST:
+            self.strlist_for(node, seq, body, frame, uses_loop)
+            return
         elif seq.kind in {MSGS, CALLS, TOOLS, LIST} or seq.kind == INT:
             if not isinstance(target, nodes.Name):
                 raise self.fail(node, "tuple unpacking in for")
@@ -687,6 +703,33 @@ class Translator:
             self.visit_body(node.else_, frame)
             self.cond_depth -= 1
         self.action("end")
+
+    def strlist_for(self, node: nodes.For, seq: Value, body: Frame, frame: Frame, uses_loop: bool) -> None:
+        """A loop over a list of strings built at run time: a scan for its element markers."""
+        if not isinstance(node.target, nodes.Name):
+            raise self.fail(node, "tuple unpacking in for")
+        if node.else_:
+            self.action(f"if {seq.code}")
+        item, idx, total = strlists.each(self, seq.code)
+        body.names[node.target.name] = Value(item, STR)
+        last = self.temp()
+        if uses_loop:
+            self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
+        body.loop = Loop(index=idx, seq="", last=last, length=total)
+        if node.test is not None:
+            self.action(f"if {self.truth(node.test, body)}")
+        self.declare_scope(body, node.body)
+        self.visit_body(node.body, body)
+        if node.test is not None:
+            self.action("end")
+        self.action("end")
+        self.action("end")
+        if node.else_:
+            self.action("else")
+            self.cond_depth += 1
+            self.visit_body(node.else_, frame)
+            self.cond_depth -= 1
+            self.action("end")
 
     def unrolled_for(self, node: nodes.For, items: list[Any], frame: Frame) -> None:
         """A loop over a literal list: the body once per element, with the element as a constant."""
@@ -763,7 +806,30 @@ class Translator:
         return const(node.data)
 
     def expr_List(self, node: nodes.List, frame: Frame) -> Value:
-        return const([self.const_of(item, frame) for item in node.items])
+        items = [self.expr(item, frame) for item in node.items]
+        if all(item.is_const for item in items):
+            return const([item.const for item in items])
+        return Value(strlists.of_items([self.strlist_item(item, node) for item in items]), STRLIST)
+
+    def strlist_item(self, value: Value, node: nodes.Node) -> str:
+        """Go operand of a string going into a run-time list (only strings can be held there)."""
+        if value.is_const and isinstance(value.const, str):
+            return go_string(value.const)
+        if value.kind not in {STR, CONTENT} or value.is_const:
+            raise self.fail(node, f"a list of {value.kind if not value.is_const else type(value.const).__name__} values built at run time")
+        if value.extra.get("final"):
+            raise self.fail(node, "a message's text stored in a list", "(an assistant prefill could not be cut inside it)")
+        return value.code
+
+    def strlist_code(self, value: Value, node: nodes.Node) -> str:
+        """Go operand of a list of strings: a literal list or one built at run time."""
+        if value.kind == STRLIST:
+            return value.code
+        if value.is_const and isinstance(value.const, list):
+            if not all(isinstance(item, str) for item in value.const):
+                raise self.fail(node, "a list literal of non-strings as a value")
+            return strlists.literal(value.const)
+        raise self.fail(node, f"a list of strings combined with {value.kind}")
 
     expr_Tuple = expr_List
 
@@ -806,7 +872,7 @@ class Translator:
         if node.attr == "last":
             return Value(f"(eq {loop.index} {loop.last})", BOOL)
         if node.attr == "length":
-            return Value(f"(len {loop.seq})", INT)
+            return Value(loop.length or f"(len {loop.seq})", INT)
         if node.attr in {"previtem", "nextitem"}:
             raise self.fail(node, f"loop.{node.attr}")
         raise self.fail(node, f"loop.{node.attr}")
@@ -874,6 +940,8 @@ class Translator:
             return self.attr(base, key.const, node)
         if base.kind == "split" and key.is_const and key.const in (0, -1):
             return self.split_part(base, key.const, node)
+        if base.kind == STRLIST and key.is_const and key.const in (0, -1):
+            return Value(strlists.element(self, base.code, key.const), STR)
         if base.kind in {CONTENT}:
             if key.is_const and key.const in (0, -1):
                 return Value("$.Messages", PART, extra={"content": base.code, **final_of(base)})
@@ -1069,6 +1137,10 @@ class Translator:
             if not hay.const:
                 return const(False)
             return Value(f"(eq {needle.code} " + " ".join(go_string(str(v)) for v in hay.const) + ")", BOOL)
+        if hay.kind == STRLIST:
+            if needle.is_const and not isinstance(needle.const, str):
+                return const(False)
+            return Value(strlists.contains(self, hay.code, self.strlist_item(needle, node)), BOOL)
         if hay.kind == MSG and needle.is_const:
             key = needle.const
             if key in {"role", "content"}:
@@ -1184,6 +1256,8 @@ class Translator:
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
         if left.is_const and right.is_const:
             return const(left.const + right.const)
+        if STRLIST in {left.kind, right.kind}:
+            return Value(strlists.concat(self.strlist_code(left, node), self.strlist_code(right, node)), STRLIST)
         if left.kind == INT and right.kind == INT:
             return Value(f'(len (printf "%*s%*s" {left.code} "" {right.code} ""))', INT)
         if {left.kind, right.kind} <= {STR, CONTENT} or (
@@ -1242,6 +1316,12 @@ class Translator:
                 return self.string_method(method, base, args, node)
             if method == "items" and base.kind in {PROPS, ARGS}:
                 return Value(base.code, base.kind, extra={"items": True})
+            if base.kind == STRLIST and method == "append" and len(args) == 1:
+                strlists.append(self, base.code, self.strlist_item(args[0], node))
+                return const(None)
+            if base.kind == STRLIST and method == "pop" and all(a.is_const for a in args) and [a.const for a in args] in ([], [0], [-1]):
+                which = args[0].const if args else -1
+                return Value(strlists.element(self, base.code, which, var=base.code), STR)
             if method == "get" and args and args[0].is_const:
                 value = self.attr(base, args[0].const, node)
                 if value.kind == UNDEF and len(args) > 1:
@@ -1376,6 +1456,8 @@ class Translator:
                 return Value(f"(len {value.code})", INT)
             if value.kind == "select":
                 return self.count_selected(value, node)
+            if value.kind == STRLIST:
+                return Value(strlists.count(self, value.code), INT)
             if value.kind == "reversed":
                 return Value(f"(len {value.code})", INT)
             raise self.fail(node, f"|length of {value.kind}")
@@ -1395,6 +1477,8 @@ class Translator:
                 return Value(f"(index {value.code} (len (slice {value.code} 1)))", element)
             if value.kind == "split":
                 return self.split_part(value, 0 if name == "first" else -1, node)
+            if value.kind == STRLIST:
+                return Value(strlists.element(self, value.code, 0 if name == "first" else -1), STR)
             raise self.fail(node, f"|{name} of {value.kind}")
         if name == "default":
             fallback = args[0] if args else const("")
@@ -1429,6 +1513,9 @@ class Translator:
             return Value(self.capture(lambda: self.json_action(value, indent, node), "|tojson", node), STR)
         if name == "join" and value.is_const:
             return const((args[0].const if args else "").join(value.const))
+        if name == "join" and value.kind == STRLIST:
+            sep = args[0] if args else const("")
+            return Value(strlists.join(self, value.code, self.strlist_item(sep, node)), STR)
         if name == "items" and value.kind in {PROPS, ARGS}:
             return Value(value.code, value.kind, extra={"items": True})
         if name == "dictsort" and value.kind in {PROPS, ARGS}:

@@ -1,0 +1,129 @@
+"""Lists of strings that grow at run time, held in one Go string.
+
+Go templates cannot build a list, but a list of strings can live in a string: each element is
+written after a 0xFF byte. Valid UTF-8 never contains that byte, and every string Ollama passes
+(decoded JSON) or a template writes is valid UTF-8, so the encoding is exact: element boundaries
+are the 0xFF bytes, membership is a match of `0xFF needle 0xFF`, and the length is their count.
+Each function emits the statements computing one Python operation and returns the Go operand.
+"""
+
+from __future__ import annotations
+
+from .textops import Emitter, go_string
+
+#: the element marker, as a Go string literal (a byte, not the rune U+00FF)
+MARK = '"\\xff"'
+MARK_BYTE = 255
+
+
+def literal(items: list[str]) -> str:
+    """The Go string literal encoding a constant list of strings."""
+    return '"' + "".join("\\xff" + go_string(item)[1:-1] for item in items) + '"'
+
+
+def of_items(codes: list[str]) -> str:
+    """A list built from Go string operands, `[a, b]`."""
+    if not codes:
+        return '""'
+    return '(printf "' + "\\xff%s" * len(codes) + '" ' + " ".join(codes) + ")"
+
+
+def concat(left: str, right: str) -> str:
+    """`left + right` of two encoded lists."""
+    return f'(printf "%s%s" {left} {right})'
+
+
+def append(em: Emitter, var: str, item: str) -> None:
+    """`var.append(item)`: the variable holding the list is updated in place."""
+    em.action(f'{var} = printf "%s\\xff%s" {var} {item}')
+
+
+def count(em: Emitter, code: str) -> str:
+    """`list | length`: the number of element markers."""
+    text, n, i = em.temp(), em.temp(), em.temp()
+    em.action(f"{text} := {code}")
+    em.action(f"{n} := 0")
+    em.action(f"range {i} := len {text}")
+    em.action(f"if eq (index {text} {i}) {MARK_BYTE}")
+    em.action(f'{n} = len (printf "%*s." {n} "")')
+    em.action("end")
+    em.action("end")
+    return n
+
+
+def join(em: Emitter, code: str, sep_code: str) -> str:
+    """`list | join(sep)`: the elements with `sep` between them."""
+    text, out, last, i = em.temp(), em.temp(), em.temp(), em.temp()
+    em.action(f"{text} := {code}")
+    em.action(f'{out} := ""')
+    em.action(f"if {text}")
+    em.action(f"{last} := 1")
+    em.action(f"range {i} := len {text}")
+    em.action(f"if and (gt {i} 0) (eq (index {text} {i}) {MARK_BYTE})")
+    em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {sep_code}')
+    em.action(f'{last} = len (printf "%*s." {i} "")')
+    em.action("end")
+    em.action("end")
+    em.action(f'{out} = printf "%s%s" {out} (slice {text} {last})')
+    em.action("end")
+    return out
+
+
+def contains(em: Emitter, code: str, needle: str) -> str:
+    """`needle in list`: some element is exactly `needle`."""
+    hay, pat, found, i, end = em.temp(), em.temp(), em.temp(), em.temp(), em.temp()
+    em.action(f'{hay} := printf "%s\\xff" {code}')
+    em.action(f'{pat} := printf "\\xff%s\\xff" {needle}')
+    em.action(f"{found} := false")
+    em.action(f"range {i} := len {hay}")
+    em.action(f'{end} := len (printf "%*s%*s" {i} "" (len {pat}) "")')
+    em.action(f"if and (eq (index {hay} {i}) {MARK_BYTE}) (le {end} (len {hay})) (eq (slice {hay} {i} {end}) {pat})")
+    em.action(f"{found} = true")
+    em.action("break")
+    em.action("end")
+    em.action("end")
+    return found
+
+
+def element(em: Emitter, code: str, which: int, var: str | None = None) -> str:
+    """`list[0]` / `list[-1]` (empty text for an empty list, which Python refuses to index);
+    with `var`, `var.pop(0)` / `var.pop()`: the element is also removed from the variable."""
+    text, cut, i, result = em.temp(), em.temp(), em.temp(), em.temp()
+    em.action(f"{text} := {code}")
+    em.action(f'{result} := ""')
+    em.action(f"if {text}")
+    em.action(f"{cut} := len {text}" if which == 0 else f"{cut} := 0")
+    em.action(f"range {i} := len {text}")
+    em.action(f"if and (gt {i} 0) (eq (index {text} {i}) {MARK_BYTE})")
+    em.action(f"{cut} = {i}")
+    if which == 0:
+        em.action("break")
+    em.action("end")
+    em.action("end")
+    if which == 0:
+        em.action(f"{result} = slice {text} 1 {cut}")
+        if var is not None:
+            em.action(f"{var} = slice {text} {cut}")
+    else:
+        em.action(f'{result} = slice {text} (len (printf "%*s." {cut} ""))')
+        if var is not None:
+            em.action(f"{var} = slice {text} 0 {cut}")
+    em.action("end")
+    return result
+
+
+def each(em: Emitter, code: str) -> tuple[str, str, str]:
+    """Open a loop over the elements: (element, index0, count) Go variables; the caller
+    emits the body and then two `end`s (the marker test and the byte loop)."""
+    text, start, i, item, idx, seen = (em.temp() for _ in range(6))
+    total = count(em, code)
+    em.action(f'{text} := printf "%s\\xff" {code}')
+    em.action(f"{start} := 1")
+    em.action(f"{seen} := 0")
+    em.action(f"range {i} := len {text}")
+    em.action(f"if and (gt {i} 0) (eq (index {text} {i}) {MARK_BYTE})")
+    em.action(f"{item} := slice {text} {start} {i}")
+    em.action(f'{start} = len (printf "%*s." {i} "")')
+    em.action(f"{idx} := {seen}")
+    em.action(f'{seen} = len (printf "%*s." {seen} "")')
+    return item, idx, total
