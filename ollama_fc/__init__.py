@@ -12,7 +12,7 @@ from .errors import (
     SourceError,
     ToolCallError,
 )
-from .client import AsyncClient, Client, chat
+from .client import AsyncClient, Client, DroppedOutputWarning, chat
 from .convert import Conversion, convert
 from .functions import function_to_tool
 from .loop import run_tools
@@ -32,6 +32,7 @@ __all__ = [
     "Conversion",
     "convert",
     "Client",
+    "DroppedOutputWarning",
     "InvalidToolCall",
     "ParseResult",
     "ParsedCall",

@@ -11,6 +11,11 @@ The format comes from `tool_format=`, else from the model (one `show` per model 
 family marker written by `ollama-fc build`, else the tag in the template's `.ToolCalls` block),
 else every format is tried.
 
+Ollama itself can lose a response: when the model prints the template's tool-call tag and what
+follows does not parse, Ollama returns no content and no calls (v0.24.0 through at least
+v0.32). Nothing is left to recover then, so the client says so with a DroppedOutputWarning
+instead of returning an empty answer silently.
+
 Errors stay ollama-python's, so code written for it keeps working: `ConnectionError` when no
 Ollama answers at the host (start one with `ollama serve`, or set OLLAMA_HOST / `host=`),
 `ollama.ResponseError` for a missing model. An unknown `tool_format=` raises ToolCallError
@@ -77,6 +82,23 @@ def format_from_template(template: str | None) -> str | None:
     return None
 
 
+class DroppedOutputWarning(UserWarning):
+    """Ollama generated tokens but returned neither content nor tool calls."""
+
+
+def warn_if_dropped(response: ChatResponse) -> None:
+    """Warn when Ollama's own tool parser swallowed the whole response (see module docstring)."""
+    if (response.eval_count or 0) > 1:
+        warnings.warn(
+            f"Ollama returned no content and no tool calls although the model generated "
+            f"{response.eval_count} tokens: its tool-call parser consumed text after the template's "
+            "tool tag that it could not parse, and dropped it. Nothing is left to recover; ask again, "
+            "or build the model with a template whose tag the model does not print",
+            DroppedOutputWarning,
+            stacklevel=4,
+        )
+
+
 class _Offered:
     """The tools of one request: what is sent to Ollama, and the schemas to check calls against."""
 
@@ -121,6 +143,7 @@ class _StreamRewriter:
         self.validate = validate
         self.recoverer = StreamingRecoverer(parsers_for(format_name), offered.wire)
         self.passthrough = False
+        self.saw_content = False
 
     def rewrite(self, chunk: ChatResponse) -> ChatResponse:
         message = chunk.message
@@ -128,6 +151,9 @@ class _StreamRewriter:
             self.passthrough = True  # Ollama parses this model's calls itself
             return chunk
         text = message.content or ""
+        self.saw_content = self.saw_content or bool(text)
+        if chunk.done and not self.saw_content:
+            warn_if_dropped(chunk)
         if not text and not chunk.done:
             return chunk
         pieces = self.recoverer.feed(text) if text else []
@@ -157,7 +183,10 @@ class _Recovery:
 
     def _recover(self, response: ChatResponse, offered: _Offered, format_name: Optional[str], validate: bool) -> ChatResponse:
         message = response.message
-        if offered.wire is None or message.tool_calls or not message.content:
+        if offered.wire is None or message.tool_calls:
+            return response
+        if not message.content:
+            warn_if_dropped(response)
             return response
         result = recover_text(message.content, parsers_for(format_name), offered.wire)
         if not result.tool_calls:

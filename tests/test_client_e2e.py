@@ -7,6 +7,7 @@ plain text, and our client must return them as tool calls, sync and async, strea
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import ollama
@@ -241,3 +242,24 @@ async def test_a_family_format_this_version_does_not_know_warns_and_tries_every_
         with pytest.warns(UserWarning, match="'some_future_format', unknown to this ollama-fc"):
             calls, content, _ = await ask(ollama_host, model, mode, False)
         assert calls == [("get_weather", {"city": "Paris"})] and content == ""
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_a_response_ollama_swallowed_is_reported_not_silent(
+    scripted_model, ollama_host: str, mode: str, stream: bool
+) -> None:
+    """The model prints Ollama's tag, then Python-dict JSON Ollama cannot parse: Ollama drops it all."""
+    script = "<tool_call>\n{'name': 'get_weather', 'arguments': {'city': 'Paris'}}\n</tool_call>"
+    model = scripted_model(script, template=HERMES, special_tokens=SPECIALS)
+    with pytest.warns(ollama_fc.DroppedOutputWarning, match="no content and no tool calls"):
+        calls, content, _ = await ask(ollama_host, model, mode, stream)
+    assert (calls, content) == ([], "")
+
+
+def test_an_answer_without_calls_gives_no_dropped_output_warning(scripted_model, ollama_host: str) -> None:
+    model = scripted_model("It is sunny in Paris.", template=HERMES, special_tokens=SPECIALS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ollama_fc.DroppedOutputWarning)
+        response = Client(host=ollama_host).chat(model, ASK, tools=TOOLS)
+    assert response.message.content == "It is sunny in Paris."
