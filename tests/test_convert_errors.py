@@ -33,6 +33,18 @@ def test_missing_file_and_non_gguf(tmp_path: Path) -> None:
         load_source(fake)
 
 
+def test_truncated_gguf_and_missing_template_say_what_to_do(tmp_path: Path) -> None:
+    import struct
+
+    truncated = tmp_path / "cut.gguf"
+    truncated.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 5, 99) + b"xx")
+    with pytest.raises(SourceError, match="truncated or damaged, download it again"):
+        load_source(truncated)
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"eos_token": "</s>"}))
+    with pytest.raises(SourceError, match="no chat template found.*give the model's chat_template.jinja"):
+        load_source(tmp_path / "tokenizer_config.json")
+
+
 def test_tokenizer_config_default_template_and_added_tokens(tmp_path: Path) -> None:
     config = {
         "chat_template": [{"name": "tool_use", "template": "T"}, {"name": "default", "template": "{{ bos_token }}D"}],

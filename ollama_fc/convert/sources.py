@@ -95,12 +95,12 @@ def _pick_template(value: Any, path: Path) -> str:
             return named["default"]
         if named:
             return next(iter(named.values()))
-    raise SourceError(f"{path}: no chat template found (no usable `chat_template` entry)")
+    raise SourceError(f"{path}: no chat template found (no usable `chat_template` entry); give the model's chat_template.jinja, or a tokenizer_config.json that has one")
 
 
 def _from_config(data: Any, path: Path, tokens: dict[str, str]) -> TemplateSource:
     if not isinstance(data, Mapping) or "chat_template" not in data:
-        raise SourceError(f"{path}: no chat template found (no `chat_template` key)")
+        raise SourceError(f"{path}: no chat template found (no `chat_template` key); give the model's chat_template.jinja, or a tokenizer_config.json that has one")
     return TemplateSource(template=_pick_template(data["chat_template"], path), special_tokens=tokens, origin=str(path))
 
 
@@ -147,7 +147,7 @@ def _from_gguf(path: Path) -> TemplateSource:
     try:
         reader = gguf.GGUFReader(str(path), "r")
     except Exception as exc:  # the reader raises assorted errors on truncated or corrupt files
-        raise SourceError(f"{path}: cannot read GGUF ({exc})") from exc
+        raise SourceError(f"{path}: cannot read GGUF ({exc}); the file looks truncated or damaged, download it again") from exc
 
     def field_value(key: str) -> Any:
         found = reader.get_field(key)
@@ -155,7 +155,7 @@ def _from_gguf(path: Path) -> TemplateSource:
 
     template = field_value(gguf.Keys.Tokenizer.CHAT_TEMPLATE)
     if not isinstance(template, str) or not template:
-        raise SourceError(f"{path}: no chat template found (GGUF has no `tokenizer.chat_template`)")
+        raise SourceError(f"{path}: no chat template found (GGUF has no `tokenizer.chat_template`); convert the model's chat_template.jinja or tokenizer_config.json instead")
     vocabulary = field_value(gguf.Keys.Tokenizer.LIST) or []
     tokens: dict[str, str] = {}
     for name, key in (
