@@ -45,6 +45,7 @@ CONSTRUCTS = {
     "replace": "{% for m in messages %}[{{ m.content.replace('</think>', '').replace('a', m.role).replace(' ', '') }}]{% set r = m.content.replace('{{', '<>') %}{{ r }}{% endfor %}",
     "runtime_string_list": "{% set ns = namespace(seen=[], tags=['<a>']) %}{% set names = [] %}{% for m in messages %}{% if m.role not in ns.seen %}{% set ns.seen = ns.seen + [m.role] %}{% endif %}{% set ns.tags = ns.tags + ['<' + m.role + '>', 'x'] %}{% set names = names + [m.role ~ loop.index] %}{% endfor %}{{ ns.seen | join(', ') }}|{{ ns.seen | length }}|{{ 'user' in ns.seen }}{{ 'use' in ns.seen }}|{{ ns.tags | join }}|{{ names | first }}{{ names[-1] }}{% for n in names %}{{ loop.index0 }}{{ n }}{{ loop.last }}{{ loop.length }};{% endfor %}{% for n in ns.seen if n != 'user' %}[{{ n }}]{% endfor %}{% set e = namespace(l=[]) %}{{ e.l | join('-') }}{{ e.l | length }}{% if not e.l %}empty{% endif %}{% for x in e.l %}?{% else %}none{% endfor %}",
     "loop_over_undefined": "{% for d in extra_items %}{{ d }}{% else %}no items{% endfor %}",
+    "dict_literals": "{% set names = {'user': 'U', 'assistant': 'A', 'system': 'S'} %}{% macro turn(msg) %}<{{ msg.role }}:{{ msg['content'] | trim }}>{% endmacro %}{% for m in messages %}{{ names[m.role] }}{% if names[m.role + 'x'] is defined %}!{% endif %}{{ m.role in names }}{{ turn({'role': m.role | upper, 'content': m.content}) }}{% endfor %}{{ names.user }}{{ names.get('tool', '-') }}{{ {'a': 1} | tojson }}",
     "selectattr_count": "{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{% for m in messages | rejectattr('role', 'equalto', 'user') %}{{ m.role }}{% endfor %}",
 }
 
@@ -222,5 +223,19 @@ def test_list_append_and_pop_match_unsandboxed_jinja(engine: oracle.Oracle) -> N
     )
     expected = jinja2.Environment(extensions=["jinja2.ext.loopcontrols"]).from_string(template).render(messages=MESSAGES)
     rendered = engine.render(convert(TemplateSource(template, {}, "queue")).template, MESSAGES)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
+
+
+def test_loop_variables_over_tool_call_arguments(engine: oracle.Oracle) -> None:
+    """`loop.*` inside a loop over a mapping is that loop's, not the enclosing one's."""
+    template = (
+        "{% for m in messages %}{% for tc in m.tool_calls or [] %}{% for k, v in tc.function.arguments | items %}"
+        "{% if not loop.first %},{% endif %}{{ loop.index0 }}{{ k }}={{ v }}{{ loop.last }}{% endfor %};{% endfor %}{% endfor %}"
+    )
+    call = {"function": {"name": "f", "arguments": {"a": 1, "b": "x", "c": True}}}
+    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [call, call]}]
+    expected = reference_render(template, messages, add_generation_prompt=False)
+    rendered = engine.render(convert(TemplateSource(template, {}, "args")).template, messages)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected

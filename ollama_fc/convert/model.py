@@ -22,11 +22,14 @@ TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP = "tools", "tool", "tfunc", "params", "p
 CONTENT, PART, PARTS, NS, LIST = "content", "part", "parts", "ns", "list"
 #: a list of strings built at run time, held in one Go string (see strlists.py)
 STRLIST = "strlist"
+#: a dict literal: DICT when wholly constant (`const` holds it), RECORD when some value is not
+#: (`extra["fields"]` maps each constant key to its Value); keys are always resolved statically
+DICT, RECORD = "dict", "record"
 FUNCTION = "function"
 #: Callables the reference environment defines (`strftime_now is defined` is true).
 GLOBAL_FUNCTIONS = {"strftime_now", "raise_exception", "namespace", "range", "dict", "lipsum", "cycler", "joiner"}
 
-MAPPINGS = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, PART, NS}
+MAPPINGS = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, PART, NS, DICT, RECORD}
 SEQUENCES = {MSGS, CALLS, TOOLS, PARTS, LIST}
 ELEMENT = {MSGS: MSG, CALLS: CALL, TOOLS: TOOL, PARTS: PART}
 
@@ -93,6 +96,8 @@ def const(value: Any) -> Value:
         return Value(go_string(value), STR, value)
     if isinstance(value, (list, tuple)):
         return Value("", LIST, list(value))
+    if isinstance(value, dict):
+        return Value("", DICT, dict(value))
     raise ConversionError(f"unsupported constant {value!r}")
 
 

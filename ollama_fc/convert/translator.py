@@ -21,7 +21,7 @@ from .gohelpers import MAX_INDENT_DEPTH, REPR_HELPER, json_helpers
 from .textops import go_string
 from .jsonwriter import JsonWriter
 from .model import (
-    ANY, ARGS, BOOL, CALL, CALLS, CONTENT, ELEMENT, FIELDS, FUNC, FUNCTION, GLOBAL_FUNCTIONS, INT, LIST,
+    ANY, ARGS, BOOL, CALL, CALLS, CONTENT, DICT, ELEMENT, RECORD, FIELDS, FUNC, FUNCTION, GLOBAL_FUNCTIONS, INT, LIST,
     MAPPINGS, MESSAGE_FIELDS, MONTHS, MSG, MSGS, NONE, NOT_CONST, NS, OPTIONAL_MESSAGE_KEYS, PARAMS, PART,
     PARTS, PROP, PROPS, SEQUENCES, STR, STRFTIME, STRLIST, TFUNC, TOOL, TOOL_RESULT_ROLES, TOOLS, UNDEF, UNDEFINED,
     Frame, Loop, Value, Warning_, const, final_of, py_str,
@@ -467,7 +467,7 @@ class Translator:
             return
         owner = frame.owner(target.name)
         strong = owner is not None and self.cond_depth == owner.depth
-        static = (value.is_const and isinstance(value.const, (list, tuple))) or value.kind in {"select", "reversed"}
+        static = (value.is_const and isinstance(value.const, (list, tuple, dict))) or value.kind in {"select", "reversed", RECORD}
         if static or slot.is_const:
             # a literal list or a filtered list has no Go value: the variable holds it statically
             if not strong:
@@ -476,6 +476,8 @@ class Translator:
         if static:
             slot.kind = value.kind
             slot.extra["set"] = True
+            if value.kind == RECORD:
+                slot.extra["fields"] = value.extra["fields"]
             if value.kind in {"select", "reversed"}:
                 base: Value = value.extra["base"]
                 self.action(f"{slot.code} = {base.code}")
@@ -593,7 +595,7 @@ class Translator:
                 scope.names[param] = UNDEFINED
                 continue
             value = self.expr(source, frame)
-            if value.is_const or value.kind in {UNDEF, NONE}:
+            if value.is_const or value.kind in {UNDEF, NONE, RECORD}:
                 scope.names[param] = value
             else:
                 var = self.temp()
@@ -660,8 +662,18 @@ class Translator:
             body.names[target.items[1].name] = Value(val, PROP if seq.kind == PROPS else ANY)  # type: ignore[attr-defined]
             if seq.kind == ARGS:
                 self.warn(node, "iterating tool call arguments", "keys come out sorted (Ollama passes a map)")
-            self.action(f"range {key}, {val} := {seq.code}")
-            idx = None
+            if uses_loop:
+                # a map has no index: count the steps (the body sees loop.*, not the outer loop's)
+                mapvar, seen, idx, last = self.temp(), self.temp(), self.temp(), self.temp()
+                self.action(f"{mapvar} := {seq.code}")
+                self.action(f"{seen} := 0")
+                self.action(f"range {key}, {val} := {mapvar}")
+                self.action(f"{idx} := {seen}")
+                self.action(f'{seen} = len (printf "%*s." {seen} "")')
+                self.action(f'{last} := len (slice (printf "%*s" (len {mapvar}) "") 1)')
+                body.loop = Loop(index=idx, seq=mapvar, last=last)
+            else:
+                self.action(f"range {key}, {val} := {seq.code}")
         elif seq.kind == STRLIST:
             self.strlist_for(node, seq, body, frame, uses_loop)
             return
@@ -878,6 +890,8 @@ class Translator:
         raise self.fail(node, f"loop.{node.attr}")
 
     def attr(self, base: Value, name: str, node: nodes.Node) -> Value:
+        if base.kind in {DICT, RECORD}:
+            return self.dict_fields(base).get(name, UNDEFINED)
         if base.kind == NS:
             attrs = base.extra["attrs"]
             if name not in attrs:
@@ -940,6 +954,8 @@ class Translator:
             return self.attr(base, key.const, node)
         if base.kind == "split" and key.is_const and key.const in (0, -1):
             return self.split_part(base, key.const, node)
+        if base.kind in {DICT, RECORD}:
+            return self.dict_lookup(base, key, node)
         if base.kind == STRLIST and key.is_const and key.const in (0, -1):
             return Value(strlists.element(self, base.code, key.const), STR)
         if base.kind in {CONTENT}:
@@ -1038,6 +1054,8 @@ class Translator:
             return "false"
         if value.kind in {MSG, CALL, FUNC, TOOL, TFUNC, PART, NS}:
             return "true"
+        if value.kind == RECORD:
+            return "true" if value.extra["fields"] else "false"
         return value.code
 
     def truth(self, node: nodes.Expr, frame: Frame) -> str:
@@ -1137,6 +1155,14 @@ class Translator:
             if not hay.const:
                 return const(False)
             return Value(f"(eq {needle.code} " + " ".join(go_string(str(v)) for v in hay.const) + ")", BOOL)
+        if hay.kind in {DICT, RECORD}:
+            keys = list(self.dict_fields(hay))
+            if needle.is_const:
+                return const(needle.const in keys)
+            texts = [k for k in keys if isinstance(k, str)]
+            if needle.kind not in {STR, CONTENT} or not texts:
+                return const(False) if needle.kind in {STR, CONTENT} else self.fail_value(node, f"'in' on a dict literal with a {needle.kind}")
+            return Value(f"(eq {needle.code} " + " ".join(go_string(k) for k in texts) + ")", BOOL)
         if hay.kind == STRLIST:
             if needle.is_const and not isinstance(needle.const, str):
                 return const(False)
@@ -1159,6 +1185,9 @@ class Translator:
         if hay.kind in {UNDEF, NONE}:
             raise self.fail(node, "'in' on an undefined value")
         raise self.fail(node, f"'in' on {hay.kind}")
+
+    def fail_value(self, node: nodes.Node, construct: str) -> Value:
+        raise self.fail(node, construct)
 
     def expr_Test(self, node: nodes.Test, frame: Frame) -> Value:
         value = self.expr(node.node, frame)
@@ -1542,4 +1571,40 @@ class Translator:
         raise self.fail(node, "a slice outside a subscript")
 
     def expr_Dict(self, node: nodes.Dict, frame: Frame) -> Value:
-        raise self.fail(node, "dict literal")
+        """A dict literal: its keys must be constant, so every lookup resolves statically."""
+        fields: dict[Any, Value] = {}
+        for pair in node.items:
+            key = self.expr(pair.key, frame)
+            if not key.is_const or isinstance(key.const, (list, dict)):
+                raise self.fail(node, "a dict literal with a non-constant key")
+            fields[key.const] = self.expr(pair.value, frame)
+        if all(v.is_const for v in fields.values()):
+            return const({k: v.const for k, v in fields.items()})
+        return Value("", RECORD, extra={"fields": fields})
+
+    def dict_fields(self, value: Value) -> dict[Any, Value]:
+        if value.kind == RECORD:
+            return value.extra["fields"]
+        return {k: const(v) for k, v in value.const.items()}
+
+    def dict_lookup(self, base: Value, key: Value, node: nodes.Node) -> Value:
+        """`d[key]` of a dict literal; a run-time key picks among the constant values."""
+        fields = self.dict_fields(base)
+        if key.is_const:
+            return fields.get(key.const, UNDEFINED)
+        if key.kind not in {STR, CONTENT, INT} or not all(v.is_const and isinstance(v.const, (str, int)) and not isinstance(v.const, bool) for v in fields.values()):
+            raise self.fail(node, "a dict literal looked up with a run-time key")
+        kinds = {type(v.const) for v in fields.values()}
+        if len(kinds) > 1:
+            raise self.fail(node, "a dict literal of mixed value types looked up with a run-time key")
+        result, flag = self.temp(), self.temp()
+        self.action(f'{result} := ""' if kinds != {int} else f"{result} := 0")
+        self.action(f"{flag} := false")
+        for k, v in fields.items():
+            if isinstance(k, str) == (key.kind != INT):
+                self.action(f"if eq {key.code} {const(k).code}")
+                self.action(f"{result} = {v.code}")
+                self.action(f"{flag} = true")
+                self.action("end")
+        kind = INT if kinds == {int} else STR
+        return Value(result, kind, extra={"maybe_undefined": True, "defined_flag": flag})
