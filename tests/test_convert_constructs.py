@@ -239,3 +239,19 @@ def test_loop_variables_over_tool_call_arguments(engine: oracle.Oracle) -> None:
     rendered = engine.render(convert(TemplateSource(template, {}, "args")).template, messages)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected
+
+
+def test_in_on_a_schema_list(engine: oracle.Oracle) -> None:
+    """`name in parameters.required` and `x in enum` test Ollama's lists element by element."""
+    template = (
+        "{% for t in tools %}{% for name, p in t.function.parameters.properties | items %}"
+        "{{ name }}{% if name in t.function.parameters.required %}*{% endif %}{% if 'c' in p.enum %}+{% endif %};{% endfor %}{% endfor %}"
+    )
+    tools = [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {
+        "type": "object", "required": ["a", "c"], "properties": {
+            "a": {"type": "string", "enum": ["b", "c"]}, "b": {"type": "integer"}, "c": {"type": "string", "enum": ["cc"]}}}}}]
+    messages = [{"role": "user", "content": "u"}]
+    expected = reference_render(template, messages, tools=tools, add_generation_prompt=False)
+    rendered = engine.render(convert(TemplateSource(template, {}, "required")).template, messages, tools=tools)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected

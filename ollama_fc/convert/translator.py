@@ -1163,6 +1163,20 @@ class Translator:
             if needle.kind not in {STR, CONTENT} or not texts:
                 return const(False) if needle.kind in {STR, CONTENT} else self.fail_value(node, f"'in' on a dict literal with a {needle.kind}")
             return Value(f"(eq {needle.code} " + " ".join(go_string(k) for k in texts) + ")", BOOL)
+        if hay.kind == LIST and not hay.is_const and (needle.kind in {STR, CONTENT} or needle.is_const):
+            # a Go list of strings (a schema's `required`): compare element by element
+            found, item = self.temp(), self.temp()
+            self.action(f"{found} := false")
+            self.action(f"range {item} := {hay.code}")
+            text = needle.code if not needle.is_const else go_string(py_str(needle.const))
+            self.action(f'if and (eq (printf "%T" {item}) "string") (eq (printf "%v" {item}) {text})')
+            self.action(f"{found} = true")
+            self.action("break")
+            self.action("end")
+            self.action("end")
+            if needle.is_const and not isinstance(needle.const, str):
+                return const(False)
+            return Value(found, BOOL)
         if hay.kind == STRLIST:
             if needle.is_const and not isinstance(needle.const, str):
                 return const(False)
