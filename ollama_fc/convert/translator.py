@@ -576,7 +576,18 @@ class Translator:
         raise self.fail(node, "{% call %} block")
 
     def stmt_FilterBlock(self, node: nodes.FilterBlock, frame: Frame) -> None:
-        raise self.fail(node, "{% filter %} block")
+        """`{% filter f %}...{% endfilter %}`: the body captured as text, printed through `f`."""
+        captured = self.capture(lambda: self.visit_body(node.body, frame), "{% filter %} block", node)
+        self.output(self.filtered_capture(node.filter, node), Frame({"__captured__": self.captured(captured)}, parent=frame))
+
+    @staticmethod
+    def filtered_capture(chain: nodes.Filter, node: nodes.Node) -> nodes.Expr:
+        """The block filter `chain` (whose innermost filter has no operand) applied to `__captured__`."""
+        def rebuild(f: nodes.Filter) -> nodes.Filter:
+            inner = rebuild(f.node) if isinstance(f.node, nodes.Filter) else nodes.Name("__captured__", "load", lineno=node.lineno)
+            return nodes.Filter(inner, f.name, f.args, f.kwargs, f.dyn_args, f.dyn_kwargs, lineno=node.lineno)
+
+        return rebuild(chain)
 
     def inline_macro(self, call: nodes.Call, frame: Frame) -> None:
         assert isinstance(call.node, nodes.Name)
