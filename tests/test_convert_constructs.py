@@ -47,6 +47,8 @@ CONSTRUCTS = {
     "loop_over_undefined": "{% for d in extra_items %}{{ d }}{% else %}no items{% endfor %}",
     "dict_literals": "{% set names = {'user': 'U', 'assistant': 'A', 'system': 'S'} %}{% macro turn(msg) %}<{{ msg.role }}:{{ msg['content'] | trim }}>{% endmacro %}{% for m in messages %}{{ names[m.role] }}{% if names[m.role + 'x'] is defined %}!{% endif %}{{ m.role in names }}{{ turn({'role': m.role | upper, 'content': m.content}) }}{% endfor %}{{ names.user }}{{ names.get('tool', '-') }}{{ {'a': 1} | tojson }}",
     "filter_block": "{% filter trim %}\n  {% for m in messages %} {{ m.role }} {% endfor %}\n{% endfilter %}|{% set x %}{% filter upper | trim %} a{{ messages[0].role }} {% endfilter %}{% endset %}[{{ x }}]",
+    "selected_element_and_message_equality": "{% set users = messages | selectattr('role', 'equalto', 'user') | list %}{% for m in messages %}{% if m == users[-1] %}<last user>{% endif %}{% if m == users[0] %}<first user>{% endif %}{{ m.role }}{% endfor %}{{ (messages | selectattr('role', 'equalto', 'assistant') | list)[0].content }}",
+    "attribute_of_a_string": "{% for m in messages %}{% if m.content.content is defined %}{{ m.content.content }}{% else %}{{ m.content | string }}{% endif %}{% endfor %}",
     "selectattr_count": "{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{% for m in messages | rejectattr('role', 'equalto', 'user') %}{{ m.role }}{% endfor %}",
 }
 
@@ -254,5 +256,15 @@ def test_in_on_a_schema_list(engine: oracle.Oracle) -> None:
     messages = [{"role": "user", "content": "u"}]
     expected = reference_render(template, messages, tools=tools, add_generation_prompt=False)
     rendered = engine.render(convert(TemplateSource(template, {}, "required")).template, messages, tools=tools)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
+
+
+def test_equal_messages_compare_equal_like_python_dicts(engine: oracle.Oracle) -> None:
+    """Two identical user messages are `==` in Python: both count as the last user message."""
+    template = "{% set users = messages | selectattr('role', 'equalto', 'user') | list %}{% for m in messages %}{{ m.content }}{% if m == users[-1] %}*{% endif %};{% endfor %}"
+    messages = [{"role": "user", "content": "same"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": "same"}]
+    expected = reference_render(template, messages, add_generation_prompt=False)
+    rendered = engine.render(convert(TemplateSource(template, {}, "equal")).template, messages)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected

@@ -947,6 +947,8 @@ class Translator:
         if base.kind in {UNDEF, NONE}:
             return UNDEFINED
         if base.kind in {STR, CONTENT}:
+            if not hasattr(str, name):
+                return UNDEFINED  # a string has no such attribute: Jinja gives Undefined
             return Value("", "method:" + name, extra={"self": base})
         if base.kind in {MSGS, TOOLS, CALLS, LIST} and name in {"items", "keys", "values", "get"}:
             raise self.fail(node, f".{name}() on a list")
@@ -967,6 +969,8 @@ class Translator:
             return self.split_part(base, key.const, node)
         if base.kind in {DICT, RECORD}:
             return self.dict_lookup(base, key, node)
+        if base.kind == "select" and key.is_const and key.const in (0, -1):
+            return self.selected_element(base, key.const)
         if base.kind == STRLIST and key.is_const and key.const in (0, -1):
             return Value(strlists.element(self, base.code, key.const), STR)
         if base.kind in {CONTENT}:
@@ -1155,6 +1159,10 @@ class Translator:
             return f"(eq {left.code} {right.code})"
         if left.kind == BOOL and right.kind == BOOL:
             return f"(eq {left.code} {right.code})"
+        if left.kind == MSG and right.kind == MSG:
+            # Python compares the message dicts by value: every field Ollama keeps
+            fields = " ".join(f"(eq {left.code}.{go} {right.code}.{go})" for go in ("Role", "Content", "Thinking", "ToolName", "ToolCallID"))
+            return f"(and {fields} (eq (json {left.code}.ToolCalls) (json {right.code}.ToolCalls)))"
         if left.kind == ANY or right.kind == ANY:
             return f'(eq (printf "%v" {left.code}) (printf "%v" {right.code}))'
         raise self.fail(node, f"comparing {left.kind} with {right.kind}")
@@ -1579,6 +1587,22 @@ class Translator:
         if name in {"lower", "upper"} and value.kind in {STR, CONTENT}:
             return self.change_case(value, name, node)
         raise self.fail(node, f"filter |{name} on {value.kind}")
+
+    def selected_element(self, value: Value, which: int) -> Value:
+        """`(list | selectattr(...))[0]` / `[-1]`: the first / last element passing the test
+        (Python raises on an empty selection, and so does the reference)."""
+        base: Value = value.extra["base"]
+        found, idx, item = self.temp(), self.temp(), self.temp()
+        self.action(f"{found} := 0")
+        self.action(f"range {idx}, {item} := {base.code}")
+        test = self.select_test(value.extra["filter"], Value(item, ELEMENT[base.kind]), value.extra["frame"])
+        self.action(f"if {test}")
+        self.action(f"{found} = {item}")
+        if which == 0:
+            self.action("break")
+        self.action("end")
+        self.action("end")
+        return Value(found, ELEMENT[base.kind])
 
     def count_selected(self, value: Value, node: nodes.Node) -> Value:
         base: Value = value.extra["base"]
