@@ -49,6 +49,7 @@ CONSTRUCTS = {
     "filter_block": "{% filter trim %}\n  {% for m in messages %} {{ m.role }} {% endfor %}\n{% endfilter %}|{% set x %}{% filter upper | trim %} a{{ messages[0].role }} {% endfilter %}{% endset %}[{{ x }}]",
     "selected_element_and_message_equality": "{% set users = messages | selectattr('role', 'equalto', 'user') | list %}{% for m in messages %}{% if m == users[-1] %}<last user>{% endif %}{% if m == users[0] %}<first user>{% endif %}{{ m.role }}{% endfor %}{{ (messages | selectattr('role', 'equalto', 'assistant') | list)[0].content }}",
     "attribute_of_a_string": "{% for m in messages %}{% if m.content.content is defined %}{{ m.content.content }}{% else %}{{ m.content | string }}{% endif %}{% endfor %}",
+    "mapping_compared_with_string": "{% if messages[0].role == 'system' %}{% set sys = messages[0] %}{% endif %}{% if sys and sys != '' %}[{{ sys.content }}]{% endif %}{{ messages[0] == 'x' }}{{ messages != '' }}",
     "selectattr_count": "{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{% for m in messages | rejectattr('role', 'equalto', 'user') %}{{ m.role }}{% endfor %}",
 }
 

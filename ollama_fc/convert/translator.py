@@ -357,6 +357,9 @@ class Translator:
 
     def json_action(self, value: Value, indent: int | None, expr: nodes.Node) -> None:
         """Print `value` as Python's json.dumps would."""
+        if value.kind in {PART, PARTS}:
+            # a part exists only as the template's view of a string (which Python iterates by character)
+            raise self.fail(expr, "tojson of a content part")
         if value.kind in {TOOL, TOOLS, TFUNC, PARAMS, PROPS, PROP}:
             self.warn(
                 expr,
@@ -1140,8 +1143,8 @@ class Translator:
             if value is None:
                 return "false" if left.kind in {STR, CONTENT, INT, MSGS, TOOLS} else "false"
             if isinstance(value, str):
-                if left.kind in {INT, BOOL}:
-                    return "false"
+                if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
+                    return "false"  # never equal to a string (nor is Undefined, when it may be unset)
                 if left.code.endswith(".Role") and self.tool_role != "tool":
                     if value == self.tool_role:
                         value = "tool"
