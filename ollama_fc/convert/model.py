@@ -128,6 +128,8 @@ class Loop:
     fixed: tuple[int, int] | None = None
     #: Go operand for `loop.length` when `seq` is not a Go list
     length: str | None = None
+    #: the kind of `seq`'s elements when `loop.previtem`/`nextitem` can index it (a forward loop)
+    item_kind: str | None = None
 
 
 @dataclass

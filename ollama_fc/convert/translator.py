@@ -707,7 +707,8 @@ class Translator:
             last = self.temp()
             if uses_loop and seq.kind != INT:
                 self.action(f"{last} := len (slice {seqvar} 1)")
-            body.loop = Loop(index=idx, seq=seqvar, last=last)
+            neighbours = kind if seq.kind != INT and not seq.extra.get("reversed") else None
+            body.loop = Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours)
         else:
             raise self.fail(node, f"for over {seq.kind}")
         guard = 0
@@ -899,9 +900,28 @@ class Translator:
             return Value(f"(eq {loop.index} {loop.last})", BOOL)
         if node.attr == "length":
             return Value(loop.length or f"(len {loop.seq})", INT)
-        if node.attr in {"previtem", "nextitem"}:
-            raise self.fail(node, f"loop.{node.attr}")
+        if node.attr in {"previtem", "nextitem"} and loop.item_kind is not None:
+            return self.neighbour_item(loop, node.attr == "previtem")
         raise self.fail(node, f"loop.{node.attr}")
+
+    def neighbour_item(self, loop: Loop, previous: bool) -> Value:
+        """loop.previtem / nextitem: the element beside this step, Undefined at the list's ends.
+
+        The Go variable holds `false` at an end, so only a guarded access (`loop.previtem and
+        loop.previtem.role`) reads a field, as only a guarded one renders in Jinja.
+        """
+        item, exists = self.temp(), self.temp()
+        if previous:
+            self.action(f"{exists} := ne {loop.index} 0")
+            position = f'(len (slice (printf "%*s" {loop.index} "") 1))'
+        else:
+            self.action(f"{exists} := lt {loop.index} (len (slice {loop.seq} 1))")
+            position = f'(len (printf "%*s." {loop.index} ""))'
+        self.action(f"{item} := false")
+        self.action(f"if {exists}")
+        self.action(f"{item} = index {loop.seq} {position}")
+        self.action("end")
+        return Value(item, loop.item_kind or ANY, extra={"maybe_undefined": True, "defined_flag": exists})
 
     def attr(self, base: Value, name: str, node: nodes.Node) -> Value:
         if base.kind in {DICT, RECORD}:

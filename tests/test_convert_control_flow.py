@@ -1,0 +1,52 @@
+"""Control flow and variables Go lacks (neighbour items, ranges, tuple and filtered assignments)
+render through Ollama's engine exactly as jinja2 renders them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ollama_fc import oracle
+from ollama_fc.convert import TemplateSource, convert
+from ollama_fc.verify.reference import render as reference_render
+
+CALL = {"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
+#: two tool results in a row, then one alone: neighbours differ in role at every boundary
+MESSAGES: list[dict[str, Any]] = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": "Weather in Paris and Rome?"},
+    {"role": "assistant", "content": "", "tool_calls": [CALL, CALL]},
+    {"role": "tool", "content": "18C"},
+    {"role": "tool", "content": "21C"},
+    {"role": "assistant", "content": "Warm."},
+    {"role": "user", "content": "And Oslo?"},
+    {"role": "assistant", "content": "", "tool_calls": [CALL]},
+    {"role": "tool", "content": "4C"},
+]
+
+
+@pytest.fixture(scope="module")
+def engine():
+    with oracle.Oracle() as pinned:
+        yield pinned
+
+
+def assert_renders_like_jinja(engine: oracle.Oracle, template: str, messages: list[dict[str, Any]] = MESSAGES) -> None:
+    expected = reference_render(template, messages, add_generation_prompt=True)
+    rendered = engine.render(convert(TemplateSource(template, {}, "construct")).template, messages)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
+
+
+def test_previtem_and_nextitem_group_consecutive_tool_results(engine: oracle.Oracle) -> None:
+    """The Qwen pattern: open a user turn before the first of several tool results, close it after the last."""
+    template = (
+        "{% for m in messages %}{% if m.role == 'tool' %}"
+        "{% if loop.previtem and loop.previtem.role != 'tool' %}<user>{% endif %}[{{ m.content }}]"
+        "{% if not loop.last and loop.nextitem.role != 'tool' %}</user>{% elif loop.last %}</user>{% endif %}"
+        "{% else %}{{ m.role }};{% endif %}"
+        "{{ loop.previtem is defined }}{{ loop.nextitem is defined }}{% if loop.nextitem %}>{{ loop.nextitem.role }}{% endif %}\n"
+        "{% endfor %}{% for c in messages[2].tool_calls %}{% if loop.previtem %}{{ loop.previtem.function.name }}<{% endif %}{{ c.function.name }}{% endfor %}"
+    )
+    assert_renders_like_jinja(engine, template)
