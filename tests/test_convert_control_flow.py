@@ -50,3 +50,14 @@ def test_previtem_and_nextitem_group_consecutive_tool_results(engine: oracle.Ora
         "{% endfor %}{% for c in messages[2].tool_calls %}{% if loop.previtem %}{{ loop.previtem.function.name }}<{% endif %}{{ c.function.name }}{% endfor %}"
     )
     assert_renders_like_jinja(engine, template)
+
+
+def test_or_and_of_texts_is_text(engine: oracle.Oracle) -> None:
+    """`content or ''` (and `a and b`) yield one of the strings, which `+` then joins like Python."""
+    template = (
+        "{% set ns = namespace(text='') %}{% for m in messages %}"
+        "{% set ns.text = ns.text + (m.content or '-') + '|' + (m.content and m.role) %}{% endfor %}{{ ns.text }}"
+        "{{ messages[-1].content or 'empty' }}"
+    )
+    messages = [*MESSAGES, {"role": "assistant", "content": "Cold."}, {"role": "user", "content": ""}]
+    assert_renders_like_jinja(engine, template, messages)

@@ -1062,7 +1062,7 @@ class Translator:
             return left if left.const else right
         if op == "or" and right.is_const and right.const in ([], {}) and (left.kind in SEQUENCES or left.kind in MAPPINGS):
             return left  # `x or []`: an empty collection ranges, tests and measures like the empty one
-        if right.is_const and not isinstance(right.const, (list, dict)):
+        if right.is_const and (right.const is None or isinstance(right.const, bool)):
             if op == "and" and not right.const:
                 # `x and false` is falsy either way; keep x's evaluation out
                 return Value(f"(and {self.truth_of(left)} false)", BOOL)
@@ -1071,6 +1071,11 @@ class Translator:
         kind = left.kind if left.kind == right.kind else ANY
         if {left.kind, right.kind} <= {BOOL}:
             kind = BOOL
+        if all(v.kind in {STR, CONTENT} or (v.is_const and isinstance(v.const, str)) for v in (left, right)):
+            # Go's and/or return an operand, as Python's do: text either way (`content or ''`)
+            finals = [v.extra["final"] for v in (left, right) if v.extra.get("final")]
+            extra = {"final": finals[0] if len(finals) == 1 else f"(or {' '.join(finals)})"} if finals else {}
+            return Value(f"({op} {self.truth_operand(left)} {self.truth_operand(right)})", STR, extra=extra)
         return Value(f"({op} {self.truth_operand(left)} {self.truth_operand(right)})", kind)
 
     def truth_operand(self, value: Value) -> str:
