@@ -20,6 +20,8 @@ STR, INT, BOOL, NONE, UNDEF, ANY = "str", "int", "bool", "none", "undef", "any"
 MSGS, MSG, CALLS, CALL, FUNC, ARGS = "msgs", "msg", "calls", "call", "func", "args"
 TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP = "tools", "tool", "tfunc", "params", "props", "prop"
 CONTENT, PART, PARTS, NS, LIST = "content", "part", "parts", "ns", "list"
+#: a property's `anyOf`: a list of properties
+ANYOF = "anyof"
 #: a list of strings built at run time, held in one Go string (see strlists.py)
 STRLIST = "strlist"
 #: a dict literal: DICT when wholly constant (`const` holds it), RECORD when some value is not
@@ -29,9 +31,15 @@ FUNCTION = "function"
 #: Callables the reference environment defines (`strftime_now is defined` is true).
 GLOBAL_FUNCTIONS = {"strftime_now", "raise_exception", "namespace", "range", "dict", "lipsum", "cycler", "joiner"}
 
+#: a dict's method looked up as an attribute (`schema.items`), not called
+BOUND_METHOD = "bound_method"
+#: kinds that are Python dicts on the Hugging Face side, and the methods such a dict has
+DICT_KINDS = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, DICT, RECORD}
+DICT_METHODS = {"items", "keys", "values", "get", "pop", "copy", "update", "setdefault", "clear", "popitem", "fromkeys"}
+
 MAPPINGS = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, PART, NS, DICT, RECORD}
-SEQUENCES = {MSGS, CALLS, TOOLS, PARTS, LIST}
-ELEMENT = {MSGS: MSG, CALLS: CALL, TOOLS: TOOL, PARTS: PART}
+SEQUENCES = {MSGS, CALLS, TOOLS, PARTS, LIST, ANYOF}
+ELEMENT = {MSGS: MSG, CALLS: CALL, TOOLS: TOOL, PARTS: PART, ANYOF: PROP}
 
 MESSAGE_FIELDS = {
     "role": ("Role", STR),

@@ -15,13 +15,13 @@ from typing import Any, Callable, Iterable
 from jinja2 import nodes
 
 from ..errors import ConversionError
-from . import strlists, textops
-from .analysis import assigned_names, growing_lists, names_holding_text, parse_jinja, role_constants
+from . import schema, strlists, textops
+from .analysis import assigned_names, filtered_names, growing_lists, names_holding_text, parse_jinja, role_constants
 from .gohelpers import MAX_INDENT_DEPTH, REPR_HELPER, json_helpers
 from .textops import go_string
 from .jsonwriter import JsonWriter
 from .model import (
-    ANY, ARGS, BOOL, CALL, CALLS, CONTENT, DICT, ELEMENT, RECORD, FIELDS, FUNC, FUNCTION, GLOBAL_FUNCTIONS, INT, LIST,
+    ANY, ANYOF, ARGS, BOUND_METHOD, DICT_KINDS, DICT_METHODS, BOOL, CALL, CALLS, CONTENT, DICT, ELEMENT, RECORD, FIELDS, FUNC, FUNCTION, GLOBAL_FUNCTIONS, INT, LIST,
     MAPPINGS, MESSAGE_FIELDS, MONTHS, MSG, MSGS, NONE, NOT_CONST, NS, OPTIONAL_MESSAGE_KEYS, PARAMS, PART,
     PARTS, PROP, PROPS, SEQUENCES, STR, STRFTIME, STRLIST, TFUNC, TOOL, TOOL_RESULT_ROLES, TOOLS, UNDEF, UNDEFINED,
     Frame, Loop, Value, Warning_, const, final_of, py_str,
@@ -62,6 +62,8 @@ class Translator:
         }
         #: variables that grow as lists at run time (held as strlists, never statically)
         self.growing = growing_lists(self.tree)
+        #: variables that may hold a filtered view of a list (see `selection_test`)
+        self.filtered = filtered_names(self.tree)
         named = role_constants(self.tree)
         #: the role name this template gives tool results, when it is not Ollama's `tool`
         self.tool_role = next((r for r in TOOL_RESULT_ROLES if r in named), "tool")
@@ -218,6 +220,9 @@ class Translator:
             kind = outer.kind if outer is not None else UNDEF
             self.action(f"{var} := {init}")
             slot = Value(var, kind, extra={"var": True, "set": outer is not None})
+            if name in self.filtered:
+                slot.extra["filter_flag"] = var + "_filtered"
+                self.action(f"{var}_filtered := false")
             if outer is not None:
                 slot.extra.update({k: v for k, v in outer.extra.items() if k in {"nullable", "maybe_none", "defined_flag"}})
             elif name in self.tested_defined:
@@ -277,6 +282,9 @@ class Translator:
                 self.action("else")
                 self.output(expr.expr2, frame)
             self.action("end")
+            return
+        if isinstance(expr, nodes.Filter) and expr.name == "safe" and expr.node is not None and not expr.args:
+            self.output(expr.node, frame, plus)  # no escaping to undo: printed as it is
             return
         if isinstance(expr, nodes.Filter) and expr.name == "tojson":
             self.tojson(expr, frame)
@@ -471,6 +479,15 @@ class Translator:
         owner = frame.owner(target.name)
         strong = owner is not None and self.cond_depth == owner.depth
         static = (value.is_const and isinstance(value.const, (list, tuple, dict))) or value.kind in {"select", "reversed", RECORD}
+        if not strong and value.kind == "select" and self.filters_own_list(slot, value):
+            # `set xs = xs | rejectattr(..)` on some paths: the filters apply once a Go flag is on
+            flag = slot.extra["filter_flag"]
+            self.action(f"{flag} = true")
+            slot.extra["filters"] = [*slot.extra.get("filters", []), *((f, fr, flag) for f, fr, _ in value.extra["filters"])]
+            if slot.kind != "select":
+                slot.extra["base"] = Value(slot.code, slot.kind)
+                slot.kind = "select"
+            return
         if static or slot.is_const:
             # a literal list or a filtered list has no Go value: the variable holds it statically
             if not strong:
@@ -506,6 +523,13 @@ class Translator:
                 slot.extra["maybe_none"] = True
             return
         self.action(f"{slot.code} = {self.operand(value, node)}")
+
+    def filters_own_list(self, slot: Value, value: Value) -> bool:
+        """Is `value` a filtering of the list the variable holds now (not yet filtered on some path)?"""
+        base: Value = value.extra["base"]
+        own = slot.extra.get("base", slot)
+        unflagged = all(when is None for _, _, when in value.extra["filters"])
+        return bool(slot.extra.get("filter_flag")) and base.code == own.code and base.kind == own.kind and unflagged
 
     def join(self, old: Value, new: Value) -> Value:
         if old.kind in {UNDEF, NONE} or old.kind == new.kind:
@@ -644,8 +668,9 @@ class Translator:
         seq = self.expr(seq_node, frame)
         if seq.kind == "reversed":
             seq = Value(seq.code, seq.extra["base"].kind, extra={"reversed": True})
-        if seq.kind == "select" and predicate is None:
-            predicate, seq = seq.extra["filter"], seq.extra["base"]
+        filters: list[tuple[nodes.Filter, Frame, str | None]] = [] if predicate is None else [(predicate, frame, None)]
+        if seq.kind == "select":
+            filters, seq = [*seq.extra["filters"], *filters], seq.extra["base"]
         if seq.is_const and isinstance(seq.const, (list, tuple)):
             self.unrolled_for(node, seq.const, frame)
             return
@@ -654,7 +679,7 @@ class Translator:
             self.visit_body(node.else_, frame)
             return
         uses_loop = any(n.name == "loop" for n in nodes.Template(node.body).find_all(nodes.Name))
-        if (node.test is not None or predicate is not None) and uses_loop:
+        if (node.test is not None or filters) and uses_loop:
             raise self.fail(node, "loop.* in a filtered for loop")
         body = Frame(names={}, parent=frame)
         target = node.target
@@ -668,6 +693,9 @@ class Translator:
             self.visit_body(node.body, body)
             self.action("end")
             return
+        if seq.kind in schema.KEY_ORDER:
+            self.schema_for(node, seq, frame, uses_loop)
+            return
         if seq.kind in {PROPS, ARGS} or seq.extra.get("items"):
             if not (isinstance(target, nodes.Tuple) and len(target.items) == 2):
                 raise self.fail(node, "iterating a mapping without (key, value)")
@@ -676,22 +704,25 @@ class Translator:
             body.names[target.items[1].name] = Value(val, PROP if seq.kind == PROPS else ANY)  # type: ignore[attr-defined]
             if seq.kind == ARGS:
                 self.warn(node, "iterating tool call arguments", "keys come out sorted (Ollama passes a map)")
+            # a nested property map is Ollama's ordered map: ranged (in the order sent) through .All
+            ordered = bool(seq.extra.get("ordered"))
             if uses_loop:
                 # a map has no index: count the steps (the body sees loop.*, not the outer loop's)
                 mapvar, seen, idx, last = self.temp(), self.temp(), self.temp(), self.temp()
                 self.action(f"{mapvar} := {seq.code}")
+                size = f"{mapvar}.Len" if ordered else f"(len {mapvar})"
                 self.action(f"{seen} := 0")
-                self.action(f"range {key}, {val} := {mapvar}")
+                self.action(f"range {key}, {val} := {mapvar}{'.All' if ordered else ''}")
                 self.action(f"{idx} := {seen}")
                 self.action(f'{seen} = len (printf "%*s." {seen} "")')
-                self.action(f'{last} := len (slice (printf "%*s" (len {mapvar}) "") 1)')
-                body.loop = Loop(index=idx, seq=mapvar, last=last)
+                self.action(f'{last} := len (slice (printf "%*s" {size} "") 1)')
+                body.loop = Loop(index=idx, seq=mapvar, last=last, length=size if ordered else None)
             else:
-                self.action(f"range {key}, {val} := {seq.code}")
+                self.action(f"range {key}, {val} := {seq.code}{'.All' if ordered else ''}")
         elif seq.kind == STRLIST:
             self.strlist_for(node, seq, body, frame, uses_loop)
             return
-        elif seq.kind in {MSGS, CALLS, TOOLS, LIST} or seq.kind == INT:
+        elif seq.kind in {MSGS, CALLS, TOOLS, LIST, ANYOF} or seq.kind == INT:
             if not isinstance(target, nodes.Name):
                 raise self.fail(node, "tuple unpacking in for")
             seqvar, idx, item = self.temp(), self.temp(), self.temp()
@@ -715,21 +746,70 @@ class Translator:
         if node.test is not None:
             self.action(f"if {self.truth(node.test, body)}")
             guard += 1
-        if predicate is not None:
-            self.action(f"if {self.select_test(predicate, body.names[target.name], body)}")  # type: ignore[union-attr]
+        if filters:
+            self.action(f"if {self.selection_test(filters, body.names[target.name])}")  # type: ignore[union-attr]
             guard += 1
         self.declare_scope(body, node.body)
         self.visit_body(node.body, body)
         for _ in range(guard):
             self.action("end")
         if node.else_:
-            if node.test is not None or predicate is not None:
+            if node.test is not None or filters:
                 raise self.fail(node, "for ... else with a filter")
             self.action("else")
             self.cond_depth += 1
             self.visit_body(node.else_, frame)
             self.cond_depth -= 1
         self.action("end")
+
+    def schema_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
+        """A loop over a tool schema dict: one step per key its Ollama struct has set."""
+        target = node.target
+        pairs = bool(seq.extra.get("items"))
+        names = [n.name for n in target.items] if isinstance(target, nodes.Tuple) else [target.name]  # type: ignore[attr-defined]
+        if len(names) != (2 if pairs else 1) or node.else_:
+            raise self.fail(node, f"this loop over a {seq.kind} schema dict")
+        if any(True for _ in nodes.Template(node.body).find_all((nodes.Break, nodes.Continue))):
+            raise self.fail(node, "break/continue in a loop over a schema dict")
+        keys = schema.KEY_ORDER[seq.kind]
+        if seq.extra.get("sorted"):
+            keys = tuple(sorted(keys, key=str.lower))
+        self.warn(node, f"iterating a {seq.kind} schema dict", schema.ORDER_EFFECT)
+        obj = Value(self.temp(), seq.kind)
+        self.action(f"{obj.code} := {seq.code}")
+        steps = []
+        for key in keys:
+            step = Frame(names={names[0]: const(key)}, parent=frame)
+            if pairs:
+                step.names[names[1]] = self.attr(obj, key, node)
+            test = self.expr(node.test, step) if node.test is not None else const(True)
+            if test.is_const and not test.const:
+                continue
+            guard = schema.present(obj.code, seq.kind, key)
+            if not test.is_const:
+                guard = f"and {guard} {self.truth_of(test)}" if guard != "true" else self.truth_of(test)
+            steps.append((step, guard))
+        loop: Loop | None = None
+        if uses_loop:
+            # which keys are set is known only at run time: count them first, then each step
+            total, seen = self.temp(), self.temp()
+            self.action(f"{total} := 0")
+            self.action(f"{seen} := 0")
+            for _, guard in steps:
+                self.action(f"if {guard}")
+                self.action(f'{total} = len (printf "%*s." {total} "")')
+                self.action("end")
+        for step, guard in steps:
+            self.action(f"if {guard}")
+            if uses_loop:
+                idx, last = self.temp(), self.temp()
+                self.action(f"{idx} := {seen}")
+                self.action(f'{seen} = len (printf "%*s." {seen} "")')
+                self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
+                step.loop = Loop(index=idx, seq="", last=last, length=total)
+            self.declare_scope(step, node.body)
+            self.visit_body(node.body, step)
+            self.action("end")
 
     def strlist_for(self, node: nodes.For, seq: Value, body: Frame, frame: Frame, uses_loop: bool) -> None:
         """A loop over a list of strings built at run time: a scan for its element markers."""
@@ -772,6 +852,15 @@ class Translator:
             self.action("end")
         if not items and node.else_:
             self.visit_body(node.else_, frame)
+
+    def selection_test(self, filters: list[tuple[nodes.Filter, Frame, str | None]], item: Value) -> str:
+        """Go condition: `item` passes every filter of a selection; a filter stored on some paths
+        only applies when its Go flag is on."""
+        tests = []
+        for flt, frame, when in filters:
+            test = self.select_test(flt, item, frame)
+            tests.append(f"(or (not {when}) {test})" if when else test)
+        return tests[0] if len(tests) == 1 else f"(and {' '.join(tests)})"
 
     def select_test(self, node: nodes.Filter, item: Value, frame: Frame) -> str:
         args = [self.const_of(a, frame) for a in node.args]
@@ -880,6 +969,8 @@ class Translator:
         base = self.expr(node.node, frame)
         if base.kind == "loop":
             return self.loop_attr(node, frame)
+        if base.kind in DICT_KINDS and node.attr in DICT_METHODS:
+            return Value("", BOUND_METHOD)  # Jinja's getattr finds dict methods before keys
         return self.attr(base, node.attr, node)
 
     def loop_attr(self, node: nodes.Getattr, frame: Frame) -> Value:
@@ -924,6 +1015,14 @@ class Translator:
         return Value(item, loop.item_kind or ANY, extra={"maybe_undefined": True, "defined_flag": exists})
 
     def attr(self, base: Value, name: str, node: nodes.Node) -> Value:
+        value = self.field(base, name, node)
+        if schema.optional(base.kind, name) and value.kind != UNDEF:
+            value.extra["optional"] = True
+        return value
+
+    def field(self, base: Value, name: str, node: nodes.Node) -> Value:
+        if base.kind == BOUND_METHOD:
+            return UNDEFINED
         if base.kind in {DICT, RECORD}:
             return self.dict_fields(base).get(name, UNDEFINED)
         if base.kind == NS:
@@ -946,11 +1045,16 @@ class Translator:
         if base.kind == ARGS:
             return Value(f"(index {base.code} {go_string(name)})", ANY)
         if base.kind == PROPS:
-            return Value(f"(index {base.code} {go_string(name)})", PROP)
+            return Value(f"(index {self.plain_map(base)} {go_string(name)})", PROP)
         if base.kind == PROP and name in {"type"}:
             return Value(f"(index {base.code}.Type 0)", STR)
         if base.kind == PROP and name == "properties":
-            raise self.fail(node, "nested schema properties", "(Ollama keeps them as an ordered map)")
+            # a *api.ToolPropertiesMap (ordered); ranged through .All, tojson'd by its Go type
+            return Value(f"{base.code}.Properties", PROPS, extra={"ordered": True})
+        if base.kind == PROP and name == "required":
+            return Value(f"{base.code}.Required", LIST)
+        if base.kind == PROP and name == "anyOf":
+            return Value(f"{base.code}.AnyOf", ANYOF)
         if base.kind == CALL and name in {"name", "arguments"}:
             # a flat {"name", "arguments"} call: read through `.function`
             return self.attr(Value(f"{base.code}.Function", FUNC), name, node)
@@ -978,6 +1082,11 @@ class Translator:
         if base.kind in {PROPS, ARGS, PROP, TOOL, TFUNC, PARAMS, MSG, CALL, FUNC} or base.kind == ANY:
             raise self.fail(node, f"attribute .{name} of {base.kind}")
         raise self.fail(node, f"attribute .{name} of {base.kind}")
+
+    @staticmethod
+    def plain_map(value: Value) -> str:
+        """Go operand of a mapping `index` and `len` work on (an ordered map made a Go map)."""
+        return f"{value.code}.ToMap" if value.extra.get("ordered") else value.code
 
     def expr_Getitem(self, node: nodes.Getitem, frame: Frame) -> Value:
         base = self.expr(node.node, frame)
@@ -1095,10 +1204,14 @@ class Translator:
             return value.code  # "" until some path sets it (None is stored as "" too)
         if value.kind in {UNDEF, NONE}:
             return "false"
-        if value.kind in {MSG, CALL, FUNC, TOOL, TFUNC, PART, NS}:
+        if value.kind in {MSG, CALL, FUNC, TOOL, TFUNC, PART, NS, BOUND_METHOD}:
             return "true"
         if value.kind == RECORD:
             return "true" if value.extra["fields"] else "false"
+        if value.extra.get("ordered"):
+            return f"{value.code}.Len"  # a non-nil pointer to an empty map is still {}
+        if value.kind == "select":
+            return self.count_selected(value).code  # a selection is true when some element passes
         return value.code
 
     def truth(self, node: nodes.Expr, frame: Frame) -> str:
@@ -1240,7 +1353,7 @@ class Translator:
         if hay.kind in {STR, CONTENT} and needle.is_const and isinstance(needle.const, str):
             return Value(textops.contains(self, hay.code, needle.const), BOOL)
         if hay.kind in {ARGS, PROPS} and needle.kind in {STR}:
-            return Value(f"(not (not (index {hay.code} {needle.code})))", BOOL)
+            return Value(f"(not (not (index {self.plain_map(hay)} {needle.code})))", BOOL)
         if hay.kind == UNDEF and not hay.extra.get("maybe_undefined"):
             return const(False)  # Jinja's Undefined iterates as empty
         if hay.kind in {UNDEF, NONE}:
@@ -1405,7 +1518,7 @@ class Translator:
             if base.kind in {STR, CONTENT} or (base.is_const and isinstance(base.const, str)):
                 return self.string_method(method, base, args, node)
             if method == "items" and base.kind in {PROPS, ARGS}:
-                return Value(base.code, base.kind, extra={"items": True})
+                return Value(base.code, base.kind, extra={**base.extra, "items": True})
             if base.kind == STRLIST and method == "append" and len(args) == 1:
                 strlists.append(self, base.code, self.strlist_item(args[0], node))
                 return const(None)
@@ -1543,9 +1656,9 @@ class Translator:
                 self.warn(node, "|length of a string", "counts bytes, not characters, for non-ASCII text")
                 return Value(f"(len {value.code})", INT)
             if value.kind in SEQUENCES or value.kind in {ARGS, PROPS}:
-                return Value(f"(len {value.code})", INT)
+                return Value(f"(len {self.plain_map(value)})", INT)
             if value.kind == "select":
-                return self.count_selected(value, node)
+                return self.count_selected(value)
             if value.kind == STRLIST:
                 return Value(strlists.count(self, value.code), INT)
             if value.kind == "reversed":
@@ -1555,7 +1668,9 @@ class Translator:
             if value.kind in {CONTENT, PARTS}:
                 return Value(value.code, PARTS)
             if value.kind in {MSGS, CALLS, TOOLS}:
-                return Value(value.code, "select", extra={"base": value, "filter": node, "frame": frame})
+                return Value(value.code, "select", extra={"base": value, "filters": [(node, frame, None)]})
+            if value.kind == "select":
+                return Value(value.code, "select", extra={"base": value.extra["base"], "filters": [*value.extra["filters"], (node, frame, None)]})
             raise self.fail(node, f"|{name} on {value.kind}")
         if name == "list":
             return value
@@ -1580,13 +1695,17 @@ class Translator:
                 self.action(f"if {self.truth_of(value)}")
                 self.action(f"{result} = {value.code}")
                 self.action("end")
-                return Value(result, value.kind)
+                # an empty fallback leaves a message's text (and where a prefill ends) as it was
+                keep = final_of(value) if fallback.is_const and fallback.const == "" else {}
+                return Value(result, value.kind, extra=keep)
             return value
         if name == "string":
             if value.kind in {STR, CONTENT}:
                 return value
             if value.is_const:
                 return const(py_str(value.const))
+            if value.kind == NONE and not value.extra.get("maybe_undefined"):
+                return const("None")
             if value.kind == INT:
                 return Value(f'(printf "%d" {value.code})', STR)
             if value.kind == ANY:
@@ -1606,10 +1725,10 @@ class Translator:
         if name == "join" and value.kind == STRLIST:
             sep = args[0] if args else const("")
             return Value(strlists.join(self, value.code, self.strlist_item(sep, node)), STR)
-        if name == "items" and value.kind in {PROPS, ARGS}:
-            return Value(value.code, value.kind, extra={"items": True})
-        if name == "dictsort" and value.kind in {PROPS, ARGS}:
-            return Value(value.code, value.kind, extra={"items": True})
+        if name == "items" and (value.kind in {PROPS, ARGS} or value.kind in schema.KEY_ORDER):
+            return Value(value.code, value.kind, extra={**value.extra, "items": True})
+        if name == "dictsort" and (value.kind in {PROPS, ARGS} or value.kind in schema.KEY_ORDER):
+            return Value(value.code, value.kind, extra={"items": True, "sorted": True})
         if name in {"lower", "upper"} and value.is_const:
             return const(getattr(value.const, name)())
         if name in {"lower", "upper"} and value.kind in {STR, CONTENT}:
@@ -1623,7 +1742,7 @@ class Translator:
         found, idx, item = self.temp(), self.temp(), self.temp()
         self.action(f"{found} := 0")
         self.action(f"range {idx}, {item} := {base.code}")
-        test = self.select_test(value.extra["filter"], Value(item, ELEMENT[base.kind]), value.extra["frame"])
+        test = self.selection_test(value.extra["filters"], Value(item, ELEMENT[base.kind]))
         self.action(f"if {test}")
         self.action(f"{found} = {item}")
         if which == 0:
@@ -1632,12 +1751,12 @@ class Translator:
         self.action("end")
         return Value(found, ELEMENT[base.kind])
 
-    def count_selected(self, value: Value, node: nodes.Node) -> Value:
+    def count_selected(self, value: Value) -> Value:
         base: Value = value.extra["base"]
         count, idx, item = self.temp(), self.temp(), self.temp()
         self.action(f"{count} := 0")
         self.action(f"range {idx}, {item} := {base.code}")
-        test = self.select_test(value.extra["filter"], Value(item, ELEMENT[base.kind]), value.extra["frame"])
+        test = self.selection_test(value.extra["filters"], Value(item, ELEMENT[base.kind]))
         self.action(f"if {test}")
         self.action(f'{count} = len (printf "%*s." {count} "")')
         self.action("end")

@@ -1,0 +1,44 @@
+"""Tool schema objects seen as the Python dicts a Hugging Face template iterates.
+
+Ollama hands a template its tool schemas as Go structs, which keep neither the key order nor
+the keys it does not know. A Jinja loop over such a dict is unrolled over the keys the struct
+can hold, in the order transformers' `get_json_schema` writes them, each step guarded by
+whether Ollama's field is set (an unset field is a key the dict does not have).
+"""
+
+from __future__ import annotations
+
+from .gohelpers import PROPERTY_KEYS
+from .model import PARAMS, PROP, TFUNC, TOOL
+
+#: keys of each schema object, in the order `get_json_schema` writes them
+KEY_ORDER: dict[str, tuple[str, ...]] = {
+    TOOL: ("type", "function"),
+    TFUNC: ("name", "description", "parameters"),
+    PARAMS: ("type", "properties", "required"),
+    PROP: tuple(entry.split(":")[1] for entry in PROPERTY_KEYS),
+}
+
+#: Go field of each key, where the key is present only when the field is set
+_OPTIONAL_FIELDS: dict[str, dict[str, str]] = {
+    TOOL: {},
+    TFUNC: {"description": "Description"},
+    PARAMS: {"required": "Required"},
+    PROP: {key: go for go, key in (entry.split(":") for entry in PROPERTY_KEYS)},
+}
+
+ORDER_EFFECT = (
+    "keys come out in the order transformers' get_json_schema writes them "
+    "(Ollama does not keep the order a client sent, nor keys outside its schema structs)"
+)
+
+
+def optional(kind: str, key: str) -> bool:
+    """Does the Hugging Face dict have `key` only when Ollama's field is set?"""
+    return key in _OPTIONAL_FIELDS.get(kind, {}) and key != "type"
+
+
+def present(code: str, kind: str, key: str) -> str:
+    """Go condition: the Hugging Face dict behind Ollama's struct `code` has `key`."""
+    go = _OPTIONAL_FIELDS[kind].get(key)
+    return "true" if go is None else f"{code}.{go}"
