@@ -61,3 +61,40 @@ def test_or_and_of_texts_is_text(engine: oracle.Oracle) -> None:
     )
     messages = [*MESSAGES, {"role": "assistant", "content": "Cold."}, {"role": "user", "content": ""}]
     assert_renders_like_jinja(engine, template, messages)
+
+
+#: in the key order transformers' get_json_schema writes (the order Ollama's JSON is written in)
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "description": "Weather <now> & 'here'", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string", "description": "a \"city\""}}, "required": ["city"]}}},
+    {"type": "function", "function": {"name": "search", "description": "Search", "parameters": {
+        "type": "object", "properties": {"q": {"type": "string"}}}}},
+]
+
+
+def test_list_filtered_on_some_paths_and_chained_filters(engine: oracle.Oracle) -> None:
+    """functionary: `set tools = tools | rejectattr(..)` inside an `if` filters only on that path;
+    chained selectattr/rejectattr filters and a selection's truth count the passing elements."""
+    template = (
+        "{% set many = tools | length > 1 %}{% if many %}{% set tools = tools | rejectattr('function.name', 'equalto', 'search') | list %}{% endif %}"
+        "{% if tools %}{% for t in tools %}[{{ t.function.name }}]{% endfor %}{{ tools | length }}{% endif %}"
+        "{% set users = messages | rejectattr('role', 'equalto', 'system') | selectattr('role', 'equalto', 'user') %}"
+        "{% for m in users %}<{{ m.content }}>{% endfor %}{% if messages | selectattr('role', 'equalto', 'nobody') | list %}!{% endif %}"
+    )
+    for tools in (TOOLS, TOOLS[:1]):
+        expected = reference_render(template, MESSAGES, tools=tools, add_generation_prompt=True)
+        rendered = engine.render(convert(TemplateSource(template, {}, "filtered")).template, MESSAGES, tools=tools)
+        assert rendered.error is None, rendered.error
+        assert rendered.prompt == expected
+
+
+def test_safe_string_plus_text_is_html_escaped_like_markup(engine: oracle.Oracle) -> None:
+    """`'...'|safe + value` is a Markup concatenation in Python: the plain operands come out HTML-escaped."""
+    template = (
+        "{% for t in tools %}{{ \"Use '\" | safe + t.function.name + \"' to '\" + t.function.description + \"'\\n\" | safe + t.function | tojson }}\n"
+        "{% set line = t.function.description + ('<b>' | safe) %}{{ line }}{{ t.function.description + '&' }}\n{% endfor %}"
+    )
+    expected = reference_render(template, MESSAGES, tools=TOOLS, add_generation_prompt=True)
+    rendered = engine.render(convert(TemplateSource(template, {}, "markup")).template, MESSAGES, tools=TOOLS)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected

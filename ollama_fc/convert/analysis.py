@@ -87,6 +87,19 @@ def growing_lists(tree: nodes.Template) -> set[str]:
     return found
 
 
+def filtered_names(tree: nodes.Template) -> set[str]:
+    """Names `set` from a `selectattr`/`rejectattr` chain: filtered views of a list, which a
+    `set` on some paths only turns on with a Go flag."""
+    found: set[str] = set()
+    for assign in tree.find_all(nodes.Assign):
+        chain = [assign.node, *assign.node.find_all(nodes.Filter)]
+        if isinstance(assign.target, nodes.Name) and any(
+            isinstance(f, nodes.Filter) and f.name in {"selectattr", "rejectattr"} for f in chain
+        ):
+            found.add(assign.target.name)
+    return found
+
+
 def assigned_names(body: Iterable[nodes.Node]) -> list[str]:
     """Names `set` in this scope (not inside nested for loops or macros, which scope their own)."""
     found: list[str] = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+import markupsafe
 from jinja2 import nodes
 
 from ..errors import ConversionError
@@ -262,7 +263,7 @@ class Translator:
             for piece in expr.nodes:
                 self.output(piece, frame)
             return
-        if isinstance(expr, nodes.Add) and self.stringish(expr):
+        if isinstance(expr, nodes.Add) and self.stringish(expr) and not self.adds_markup(expr):
             self.output(expr.left, frame, plus=True)
             self.output(expr.right, frame, plus=True)
             return
@@ -294,6 +295,18 @@ class Translator:
             self.json_action(value, None, expr)
             return
         self.print_value(value, expr)
+
+    @staticmethod
+    def adds_markup(expr: nodes.Add) -> bool:
+        """Does a `|safe` string take part in this `+` (then the other operands are HTML-escaped)?"""
+        leaves: list[nodes.Expr] = [expr]
+        while leaves:
+            leaf = leaves.pop()
+            if isinstance(leaf, nodes.Add):
+                leaves += [leaf.left, leaf.right]
+            elif isinstance(leaf, nodes.Filter) and leaf.name == "safe":
+                return True
+        return False
 
     def stringish(self, expr: nodes.Add) -> bool:
         """Is this `+` a string concatenation (some operand is text)?"""
@@ -866,7 +879,9 @@ class Translator:
         args = [self.const_of(a, frame) for a in node.args]
         if not args or not isinstance(args[0], str):
             raise self.fail(node, f"{node.name} without an attribute name")
-        attr = self.attr(item, args[0], node)
+        attr = item
+        for name in args[0].split("."):  # Jinja's attribute filters follow dotted paths
+            attr = self.attr(attr, name, node)
         if len(args) == 1:
             test = self.truth_of(attr)
         elif len(args) == 3 and args[1] in {"equalto", "==", "eq"}:
@@ -1457,6 +1472,8 @@ class Translator:
 
     def expr_Add(self, node: nodes.Add, frame: Frame) -> Value:
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
+        if left.extra.get("markup") or right.extra.get("markup"):
+            return self.markup_add(left, right, node)
         if left.is_const and right.is_const:
             return const(left.const + right.const)
         if STRLIST in {left.kind, right.kind}:
@@ -1469,6 +1486,28 @@ class Translator:
         ):
             return self.concat([left, right], node)
         raise self.fail(node, f"'+' of {left.kind} and {right.kind}")
+
+    def markup_add(self, left: Value, right: Value, node: nodes.Node) -> Value:
+        """`'x'|safe + y`: a Markup string escapes the plain operand it is added to (either side).
+
+        markupsafe escapes & < > ' " exactly as Go's `html` does (Go also turns NUL into U+FFFD).
+        """
+        sides = [side if side.extra.get("markup") else self.html_escaped(side, node) for side in (left, right)]
+        if all(side.is_const for side in sides):
+            joined = const(sides[0].const + sides[1].const)
+        else:
+            joined = self.concat(sides, node)
+        joined.extra["markup"] = True
+        return joined
+
+    def html_escaped(self, value: Value, node: nodes.Node) -> Value:
+        if value.is_const and isinstance(value.const, str):
+            return const(str(markupsafe.escape(value.const)))
+        if value.kind in {STR, CONTENT} and not value.is_const:
+            if value.extra.get("final"):
+                raise self.fail(node, "a message's text HTML-escaped by a |safe concatenation", "(an assistant prefill could not be cut inside it)")
+            return Value(f"(html {value.code})", STR)
+        raise self.fail(node, f"'+' of a |safe string and {value.kind if not value.is_const else type(value.const).__name__}", "(Python escapes it as HTML; Go cannot here)")
 
     def expr_Sub(self, node: nodes.Sub, frame: Frame) -> Value:
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
@@ -1712,7 +1751,7 @@ class Translator:
                 return self.untyped_str(value, node)
             raise self.fail(node, f"|string of {value.kind}")
         if name == "safe":
-            return value
+            return Value(value.code, value.kind, value.const, {**value.extra, "markup": True})
         if name == "tojson":
             value, indent = self.tojson_options(node, frame)
             if value.is_const:
