@@ -98,3 +98,14 @@ def test_safe_string_plus_text_is_html_escaped_like_markup(engine: oracle.Oracle
     rendered = engine.render(convert(TemplateSource(template, {}, "markup")).template, MESSAGES, tools=TOOLS)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected
+
+
+def test_loop_variables_count_only_the_elements_a_filter_lets_through(engine: oracle.Oracle) -> None:
+    """In `for x in xs if ...` and `for x in xs | selectattr(..)`, loop.index/first/last/length
+    number the passing elements (the `if` on the loop is not an `if` in its body)."""
+    template = (
+        "{% for m in messages if m.role != 'tool' %}{{ loop.index }}/{{ loop.length }}{{ m.role }}{% if loop.first %}^{% endif %}{% if loop.last %}${% endif %};{% endfor %}\n"
+        "{% for m in messages | selectattr('role', 'equalto', 'tool') %}{{ loop.index0 }}{{ m.content }}{{ loop.last }};{% endfor %}\n"
+        "{% for m in messages | rejectattr('role', 'equalto', 'tool') if m.content %}{{ loop.index }}:{{ m.content }}{% if not loop.last %}, {% endif %}{% endfor %}"
+    )
+    assert_renders_like_jinja(engine, template)

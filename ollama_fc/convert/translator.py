@@ -692,7 +692,8 @@ class Translator:
             self.visit_body(node.else_, frame)
             return
         uses_loop = any(n.name == "loop" for n in nodes.Template(node.body).find_all(nodes.Name))
-        if (node.test is not None or filters) and uses_loop:
+        counted = (node.test is not None or bool(filters)) and uses_loop
+        if counted and (seq.kind not in {MSGS, CALLS, TOOLS, LIST} or seq.extra.get("reversed")):
             raise self.fail(node, "loop.* in a filtered for loop")
         body = Frame(names={}, parent=frame)
         target = node.target
@@ -742,6 +743,9 @@ class Translator:
             self.action(f"{seqvar} := {seq.code}")
             kind = ELEMENT.get(seq.kind, ANY) if seq.kind != INT else INT
             body.names[target.name] = Value(item, kind)
+            if counted:
+                # loop.* counts the elements that pass the filter: count them all first
+                passing = self.count_passing(node, filters, seqvar, kind, frame)
             if seq.extra.get("reversed"):
                 # the i-th step takes element len-1-i, which is len(seq[i+1:])
                 self.action(f"range {idx} := len {seqvar}")
@@ -762,6 +766,13 @@ class Translator:
         if filters:
             self.action(f"if {self.selection_test(filters, body.names[target.name])}")  # type: ignore[union-attr]
             guard += 1
+        if counted:
+            total, seen = passing
+            step, last = self.temp(), self.temp()
+            self.action(f"{step} := {seen}")
+            self.action(f'{seen} = len (printf "%*s." {seen} "")')
+            self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
+            body.loop = Loop(index=step, seq="", last=last, length=total)
         self.declare_scope(body, node.body)
         self.visit_body(node.body, body)
         for _ in range(guard):
@@ -774,6 +785,25 @@ class Translator:
             self.visit_body(node.else_, frame)
             self.cond_depth -= 1
         self.action("end")
+
+    def count_passing(
+        self, node: nodes.For, filters: list[tuple[nodes.Filter, Frame, str | None]], seqvar: str, kind: str, frame: Frame
+    ) -> tuple[str, str]:
+        """Go variables: how many elements pass a filtered loop's filters, and a step counter at 0."""
+        assert isinstance(node.target, nodes.Name)
+        total, seen, idx, item = self.temp(), self.temp(), self.temp(), self.temp()
+        scope = Frame(names={node.target.name: Value(item, kind)}, parent=frame)
+        self.action(f"{total} := 0")
+        self.action(f"range {idx}, {item} := {seqvar}")
+        tests = [self.selection_test(filters, scope.names[node.target.name])] if filters else []
+        if node.test is not None:
+            tests.append(self.truth(node.test, scope))
+        self.action(f"if {tests[0] if len(tests) == 1 else '(and ' + ' '.join(tests) + ')'}")
+        self.action(f'{total} = len (printf "%*s." {total} "")')
+        self.action("end")
+        self.action("end")
+        self.action(f"{seen} := 0")
+        return total, seen
 
     def schema_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
         """A loop over a tool schema dict: one step per key its Ollama struct has set."""
