@@ -109,3 +109,12 @@ def test_loop_variables_count_only_the_elements_a_filter_lets_through(engine: or
         "{% for m in messages | rejectattr('role', 'equalto', 'tool') if m.content %}{{ loop.index }}:{{ m.content }}{% if not loop.last %}, {% endif %}{% endfor %}"
     )
     assert_renders_like_jinja(engine, template)
+
+
+def test_tuple_assignment_sets_each_name(engine: oracle.Oracle) -> None:
+    """`set a, b, c = x, y, z` (Apriel) assigns pairwise, also on one path only."""
+    template = (
+        "{% set sep, role, flag = ', ', messages[0].role, true %}{{ role }}{{ sep }}{{ flag }}"
+        "{% for m in messages %}{% if m.role == 'tool' %}{% set sep, flag = ' | ', false %}{% endif %}{{ m.role }}{{ sep }}{% endfor %}{{ flag }}"
+    )
+    assert_renders_like_jinja(engine, template)

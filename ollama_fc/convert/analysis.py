@@ -105,9 +105,11 @@ def assigned_names(body: Iterable[nodes.Node]) -> list[str]:
     found: list[str] = []
 
     def walk(node: nodes.Node) -> None:
-        if isinstance(node, (nodes.Assign, nodes.AssignBlock)) and isinstance(node.target, nodes.Name):
-            if node.target.name not in found:
-                found.append(node.target.name)
+        if isinstance(node, (nodes.Assign, nodes.AssignBlock)):
+            targets = node.target.items if isinstance(node.target, nodes.Tuple) else [node.target]
+            for target in targets:
+                if isinstance(target, nodes.Name) and target.name not in found:
+                    found.append(target.name)
         if isinstance(node, (nodes.For, nodes.Macro)):
             return
         for child in node.iter_child_nodes():

@@ -466,6 +466,11 @@ class Translator:
             if target.attr in ns.extra.get("text_attrs", ()):
                 self.action(f"{var}_final = {value.extra.get('final') or 'false'}")
             return
+        if isinstance(target, nodes.Tuple) and isinstance(node.node, nodes.Tuple) and self.independent_pairs(target, node.node):
+            # `set a, b = x, y`: one assignment per pair (no right side reads a name set here)
+            for name, item in zip(target.items, node.node.items):
+                self.stmt_Assign(nodes.Assign(name, item, lineno=node.lineno), frame)
+            return
         if not isinstance(target, nodes.Name):
             raise self.fail(node, "tuple assignment in set")
         value = self.expr(node.node, frame)
@@ -536,6 +541,12 @@ class Translator:
                 slot.extra["maybe_none"] = True
             return
         self.action(f"{slot.code} = {self.operand(value, node)}")
+
+    @staticmethod
+    def independent_pairs(targets: nodes.Tuple, values: nodes.Tuple) -> bool:
+        names = {t.name for t in targets.items if isinstance(t, nodes.Name)}
+        read = {n.name for v in values.items for n in [v, *v.find_all(nodes.Name)] if isinstance(n, nodes.Name)}
+        return len(names) == len(targets.items) == len(values.items) and not names & read
 
     def filters_own_list(self, slot: Value, value: Value) -> bool:
         """Is `value` a filtering of the list the variable holds now (not yet filtered on some path)?"""
