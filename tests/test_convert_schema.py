@@ -8,6 +8,7 @@ import pytest
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
+from ollama_fc.errors import ConversionError
 from ollama_fc.verify.reference import render as reference_render
 
 #: written as transformers' get_json_schema writes schemas (the key order a template can see)
@@ -86,3 +87,45 @@ def test_loop_over_a_schema_dict_warns_about_key_order() -> None:
     template = "{% for t in tools %}{% for k in t.function %}{{ k }}{% endfor %}{% endfor %}"
     warnings = convert(TemplateSource(template, {}, "order")).warnings
     assert any("schema dict" in w.construct and "get_json_schema" in w.effect for w in warnings)
+
+
+def test_recursive_macro_over_a_schema_is_expanded_until_its_arguments_are_static(engine: oracle.Oracle) -> None:
+    """hermes' json_to_python_type: recursion through `|items`, dict literals and a type's characters."""
+    template = (
+        '{% macro py(s) %}{% set m = {"string": "str", "integer": "int", "boolean": "bool"} %}'
+        "{% if m[s.type] is defined %}{{ m[s.type] }}"
+        '{% elif s.type == "array" %}{{ "list[" + py(s|items) + "]" }}'
+        '{% elif s.type == "object" %}{% if s.additionalProperties is defined %}{{ py(s.additionalProperties) }}{% else %}dict{% endif %}'
+        "{% elif s.type is iterable %}Union[{% for t in s.type %}{{ py({'type': t}) }}{% if not loop.last %},{% endif %}{% endfor %}]"
+        "{% else %}Any{% endif %}{% endmacro %}"
+        "{% for t in tools %}{% for n, p in t.function.parameters.properties | items %}{{ n }}: {{ py(p) }};{% endfor %}{% endfor %}"
+    )
+    rendered, expected = render_both(template, engine)
+    assert rendered == expected
+    assert "list[Union[]]" in expected  # the reference really went through the recursion
+
+
+def test_recursion_cut_at_the_bound_warns() -> None:
+    template = "{% macro f(s) %}{% for c in s %}{{ f({'type': c}.type) }}{% endfor %}{% endmacro %}{{ f(messages[0].role) }}"
+    warnings = convert(TemplateSource(template, {}, "deep")).warnings
+    assert any(w.construct.startswith("recursive macro f()") and "renders nothing" in w.effect for w in warnings)
+
+
+def test_loop_over_a_string_steps_through_characters(engine: oracle.Oracle) -> None:
+    template = "{% for m in messages %}{% for c in m.role ~ '\u00e9x' %}{{ loop.index0 }}{{ c }}{{ loop.last }}|{% endfor %}{% endfor %}"
+    rendered, expected = render_both(template, engine)
+    assert rendered == expected
+
+
+def test_tojson_of_a_dict_literal_and_undefined_values_like_jinja(engine: oracle.Oracle) -> None:
+    """A dict literal of run-time values as JSON; Undefined iterates as empty and has length 0."""
+    template = (
+        "{% for t in tools %}{{ {'name': t.function.name, 'type': t.function.parameters.type, 'n': 1} | tojson }}"
+        "{{ t.nothing is iterable }}{{ t.nothing | length }}{% for k, v in t.nothing | items %}?{% endfor %}\n"
+        "{{ {'p': t.function.parameters.properties} | tojson(indent=2) | indent(4, first=true) }}{% endfor %}"
+    )
+    with pytest.raises(ConversionError, match="indent"):
+        convert(TemplateSource(template, {}, "record"))  # a dict literal cannot be indented (refused loudly)
+    template = template.replace("tojson(indent=2)", "tojson")
+    rendered, expected = render_both(template, engine)
+    assert rendered == expected

@@ -29,6 +29,10 @@ from .model import (
 )
 
 
+#: how deep a recursive macro is expanded (calls of it inside one another)
+MAX_RECURSION = 5
+
+
 class Translator:
     """Jinja AST -> Go template text, with the warnings the translation forced."""
 
@@ -397,11 +401,31 @@ class Translator:
                 f"tojson(indent=...) nested deeper than {MAX_INDENT_DEPTH} levels",
                 "written without indentation from there on",
             )
+        if value.kind == RECORD:
+            self.json_record(value, indent, expr)
+            return
         if self.sink is not None or value.kind in {CALL, CALLS, FUNC}:
             # inline: capturable, and it knows the tool call structures the helpers do not
             JsonWriter(self, indent, expr).value(value.code, value.kind, 0)
             return
         self.call_helper(self.json_helper(indent, 0, expr), value.code, expr)
+
+    def json_record(self, value: Value, indent: int | None, expr: nodes.Node) -> None:
+        """json.dumps of a dict literal whose keys are constant: each value written by its kind."""
+        import json
+
+        if indent is not None:
+            raise self.fail(expr, "tojson(indent=...) of a dict literal with run-time values")
+        self.text("{")
+        for n, (key, field) in enumerate(self.dict_fields(value).items()):
+            if field.kind == UNDEF:
+                raise self.fail(expr, "tojson of a dict literal holding an undefined value")
+            self.text((", " if n else "") + json.dumps(key, ensure_ascii=False) + ": ")
+            if field.is_const:
+                self.text(json.dumps(field.const, ensure_ascii=False))
+            else:
+                self.json_action(field, None, expr)
+        self.text("}")
 
     def json_helper(self, indent: int | None, depth: int, node: nodes.Node) -> str:
         """The `define` helper writing JSON at this nesting depth (emitted once per template)."""
@@ -432,15 +456,23 @@ class Translator:
         self.cond_depth += 1
         self.visit_body(node.body, frame)
         ends = 1
+        otherwise: list[nodes.Node] = node.else_
         for elif_ in node.elif_:
+            value = self.expr(elif_.test, frame)
+            if value.kind in {UNDEF, NONE} and not value.extra:
+                value = const(False)
+            if value.is_const:
+                if not value.const:
+                    continue  # a branch never taken
+                otherwise = elif_.body  # always taken when reached: the rest is dead
+                break
             self.action("else")
-            test = self.truth(elif_.test, frame)
-            self.action(f"if {test}")
+            self.action(f"if {self.truth_of(value)}")
             self.visit_body(elif_.body, frame)
             ends += 1
-        if node.else_:
+        if otherwise:
             self.action("else")
-            self.visit_body(node.else_, frame)
+            self.visit_body(otherwise, frame)
         self.cond_depth -= 1
         for _ in range(ends):
             self.action("end")
@@ -567,7 +599,7 @@ class Translator:
         return Value(old.code, ANY)
 
     def operand(self, value: Value, node: nodes.Node) -> str:
-        if value.kind in {"split", "select", "loop"} or value.kind.startswith("method:"):
+        if value.kind in {"split", "select", "loop", BOUND_METHOD} or value.kind.startswith("method:"):
             raise self.fail(node, f"a {value.kind.split(':')[0]} value stored in a variable")
         if value.is_const and value.kind == LIST:
             raise self.fail(node, "a list literal as a value")
@@ -643,8 +675,15 @@ class Translator:
     def inline_macro(self, call: nodes.Call, frame: Frame) -> None:
         assert isinstance(call.node, nodes.Name)
         macro = self.macros[call.node.name]
-        if macro.name in self.expanding:
-            raise self.fail(call, f"recursive macro {macro.name}()")
+        if self.expanding.count(macro.name) >= MAX_RECURSION:
+            # each call is expanded in place; recursion stops where the data model makes the
+            # arguments static, and is cut here where only run-time values could go deeper
+            self.warn(
+                call,
+                f"recursive macro {macro.name}() nested deeper than {MAX_RECURSION} calls",
+                "the deeper call renders nothing",
+            )
+            return
         scope = Frame(names={}, parent=self.root_of(frame), loop=None)
         args = list(call.args)
         params = [p.name for p in macro.args]
@@ -657,13 +696,13 @@ class Translator:
                 scope.names[param] = UNDEFINED
                 continue
             value = self.expr(source, frame)
-            if value.is_const or value.kind in {UNDEF, NONE, RECORD}:
+            if value.is_const or value.kind in {UNDEF, NONE, RECORD, BOUND_METHOD}:
                 scope.names[param] = value
             else:
                 var = self.temp()
                 self.action(f"{var} := {value.code}")
                 # what is known of the argument holds for the parameter (it may be unset, None...)
-                known = {k: v for k, v in value.extra.items() if k in {"defined_flag", "maybe_none", "nullable", "final"}}
+                known = {k: v for k, v in value.extra.items() if k in {"defined_flag", "maybe_none", "nullable", "final", "items", "sorted", "ordered", "optional"}}
                 if "defined_flag" in known and value.extra.get("maybe_undefined"):
                     known["maybe_undefined"] = True
                 scope.names[param] = Value(var, value.kind, extra={"var": True, "set": True, **known})
@@ -721,6 +760,8 @@ class Translator:
         if seq.kind in schema.KEY_ORDER:
             self.schema_for(node, seq, frame, uses_loop)
             return
+        if seq.kind in {DICT, RECORD}:
+            raise self.fail(node, "iterating a dict literal")
         if seq.kind in {PROPS, ARGS} or seq.extra.get("items"):
             if not (isinstance(target, nodes.Tuple) and len(target.items) == 2):
                 raise self.fail(node, "iterating a mapping without (key, value)")
@@ -746,6 +787,9 @@ class Translator:
                 self.action(f"range {key}, {val} := {seq.code}{'.All' if ordered else ''}")
         elif seq.kind == STRLIST:
             self.strlist_for(node, seq, body, frame, uses_loop)
+            return
+        elif seq.kind == STR and not seq.extra.get("final"):
+            self.chars_for(node, seq, frame, uses_loop)
             return
         elif seq.kind in {MSGS, CALLS, TOOLS, LIST, ANYOF} or seq.kind == INT:
             if not isinstance(target, nodes.Name):
@@ -865,6 +909,53 @@ class Translator:
             self.visit_body(node.body, step)
             self.action("end")
 
+    def chars_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
+        """A loop over a string: one step per character. A schema `type` (a list in Ollama) is
+        a string when it names one type, and a list of the names when it has several."""
+        if not isinstance(node.target, nodes.Name) or node.else_ or node.test is not None:
+            raise self.fail(node, "this loop over a string")
+        types = seq.extra.get("types")
+        if types:
+            self.action(f"if eq (len {types}) 1")
+        text, at, count, idx, last, char = (self.temp() for _ in range(6))
+        self.action(f"{text} := {seq.code}")
+        total = None
+        if uses_loop:
+            total = self.temp()
+            self.action(f"{total} := 0")
+            self.action(f"range {at} := len {text}")
+            self.action(f"if not (and (ge (index {text} {at}) 128) (lt (index {text} {at}) 192))")
+            self.action(f'{total} = len (printf "%*s." {total} "")')
+            self.action("end")
+            self.action("end")
+        self.action(f"{count} := 0")
+        self.action(f"range {at} := len {text}")
+        # a character starts at every byte that is not a UTF-8 continuation byte
+        self.action(f"if not (and (ge (index {text} {at}) 128) (lt (index {text} {at}) 192))")
+        self.action(f'{char} := printf "%.1s" (slice {text} {at})')
+        self.action(f"{idx} := {count}")
+        self.action(f'{count} = len (printf "%*s." {count} "")')
+        self.action(f"{last} := -1")
+        self.action(f"if eq (len (slice {text} {at})) (len {char})")
+        self.action(f"{last} = {idx}")
+        self.action("end")
+        body = Frame(names={node.target.name: Value(char, STR)}, parent=frame, loop=Loop(index=idx, seq="", last=last, length=total))
+        self.declare_scope(body, node.body)
+        self.visit_body(node.body, body)
+        self.action("end")
+        self.action("end")
+        if types:
+            self.action("else")
+            listed, i, item, final = self.temp(), self.temp(), self.temp(), self.temp()
+            self.action(f"{listed} := {types}")
+            self.action(f"range {i}, {item} := {listed}")
+            self.action(f"{final} := len (slice {listed} 1)")
+            body = Frame(names={node.target.name: Value(item, STR)}, parent=frame, loop=Loop(index=i, seq=listed, last=final))
+            self.declare_scope(body, node.body)
+            self.visit_body(node.body, body)
+            self.action("end")
+            self.action("end")
+
     def strlist_for(self, node: nodes.For, seq: Value, body: Frame, frame: Frame, uses_loop: bool) -> None:
         """A loop over a list of strings built at run time: a scan for its element markers."""
         if not isinstance(node.target, nodes.Name):
@@ -894,6 +985,9 @@ class Translator:
 
     def unrolled_for(self, node: nodes.For, items: list[Any], frame: Frame) -> None:
         """A loop over a literal list: the body once per element, with the element as a constant."""
+        if not items:
+            self.visit_body(node.else_, frame)
+            return
         if any(True for _ in nodes.Template(node.body).find_all((nodes.Break, nodes.Continue))):
             raise self.fail(node, "break/continue in a loop over a literal list")
         if not isinstance(node.target, nodes.Name) or node.test is not None:
@@ -1077,8 +1171,8 @@ class Translator:
         return value
 
     def field(self, base: Value, name: str, node: nodes.Node) -> Value:
-        if base.kind == BOUND_METHOD:
-            return UNDEFINED
+        if base.kind == BOUND_METHOD or base.extra.get("items"):
+            return UNDEFINED  # neither a method nor a list of (key, value) pairs has fields
         if base.kind in {DICT, RECORD}:
             return self.dict_fields(base).get(name, UNDEFINED)
         if base.kind == NS:
@@ -1103,7 +1197,7 @@ class Translator:
         if base.kind == PROPS:
             return Value(f"(index {self.plain_map(base)} {go_string(name)})", PROP)
         if base.kind == PROP and name in {"type"}:
-            return Value(f"(index {base.code}.Type 0)", STR)
+            return Value(f"(index {base.code}.Type 0)", STR, extra={"types": f"{base.code}.Type"})
         if base.kind == PROP and name == "properties":
             # a *api.ToolPropertiesMap (ordered); ranged through .All, tojson'd by its Go type
             return Value(f"{base.code}.Properties", PROPS, extra={"ordered": True})
@@ -1316,7 +1410,8 @@ class Translator:
                 return const(test.const if op == "in" else not test.const)
             return test if op == "in" else Value(f"(not {test.code})", BOOL)
         if op == "eq":
-            return Value(self.compare_eq(left, right, node), BOOL)
+            eq = self.compare_eq(left, right, node)
+            return const(eq == "true") if eq in {"true", "false"} else Value(eq, BOOL)
         if op == "ne":
             eq = self.compare_eq(left, right, node)
             return const(eq != "true") if eq in {"true", "false"} else Value(f"(not {eq})", BOOL)
@@ -1464,8 +1559,10 @@ class Translator:
                 return f'(eq (printf "%.3T" {value.code}) "map")'
             return "false"
         if name in {"iterable", "sequence"}:
-            if kind in {STR, CONTENT} or kind in SEQUENCES:
+            if kind in {STR, CONTENT} or kind in SEQUENCES or value.extra.get("items"):
                 return "true"
+            if kind == UNDEF and not value.extra.get("maybe_undefined"):
+                return "true"  # Jinja's Undefined has a length (0) and iterates as empty
             if kind in MAPPINGS:
                 return "true" if name == "iterable" else "false"
             if kind == ANY:
@@ -1597,6 +1694,9 @@ class Translator:
             args = [self.expr(a, frame) for a in node.args]
             if base.kind in {STR, CONTENT} or (base.is_const and isinstance(base.const, str)):
                 return self.string_method(method, base, args, node)
+            if base.kind == UNDEF and not base.extra.get("maybe_undefined"):
+                self.warn(node, f"calling .{method}() of an undefined value", "Jinja fails there; rendered as an empty value instead")
+                return UNDEFINED
             if method == "items" and base.kind in {PROPS, ARGS}:
                 return Value(base.code, base.kind, extra={**base.extra, "items": True})
             if base.kind == STRLIST and method == "append" and len(args) == 1:
@@ -1732,6 +1832,8 @@ class Translator:
         if name in {"length", "count"}:
             if value.is_const:
                 return const(len(value.const))
+            if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+                return const(0)  # Jinja's Undefined has length 0
             if value.kind in {STR, CONTENT}:
                 self.warn(node, "|length of a string", "counts bytes, not characters, for non-ASCII text")
                 return Value(f"(len {value.code})", INT)
@@ -1799,12 +1901,25 @@ class Translator:
                 import json
 
                 return const(json.dumps(value.const, ensure_ascii=False, indent=indent))
-            return Value(self.capture(lambda: self.json_action(value, indent, node), "|tojson", node), STR)
+            return Value(self.capture(lambda: self.json_action(value, indent, node), "|tojson", node), STR, extra={"json_text": True})
         if name == "join" and value.is_const:
             return const((args[0].const if args else "").join(value.const))
         if name == "join" and value.kind == STRLIST:
             sep = args[0] if args else const("")
             return Value(strlists.join(self, value.code, self.strlist_item(sep, node)), STR)
+        if name == "indent" and value.is_const and isinstance(value.const, str) and all(a.is_const for a in args):
+            from jinja2.filters import do_indent
+
+            options = {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}
+            return const(do_indent(value.const, *(a.const for a in args), **options))
+        if name == "indent" and value.extra.get("json_text") and all(a.is_const for a in args):
+            return self.indent_json(value, [a.const for a in args], {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}, node)
+        if name == "items" and value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+            return const([])  # Jinja's |items of Undefined is empty
+        if name == "items" and value.is_const and isinstance(value.const, dict):
+            return const([list(pair) for pair in value.const.items()])
+        if name == "items" and value.kind == RECORD:
+            return Value("", RECORD, extra={**value.extra, "items": True})  # only its (absent) attributes are usable
         if name == "items" and (value.kind in {PROPS, ARGS} or value.kind in schema.KEY_ORDER):
             return Value(value.code, value.kind, extra={**value.extra, "items": True})
         if name == "dictsort" and (value.kind in {PROPS, ARGS} or value.kind in schema.KEY_ORDER):
@@ -1814,6 +1929,17 @@ class Translator:
         if name in {"lower", "upper"} and value.kind in {STR, CONTENT}:
             return self.change_case(value, name, node)
         raise self.fail(node, f"filter |{name} on {value.kind}")
+
+    def indent_json(self, value: Value, args: list[Any], options: dict[str, Any], node: nodes.Node) -> Value:
+        """`tojson | indent(n)`: JSON text has no blank lines, so every newline gains the indent."""
+        width, first = (args + [4, False])[:2]
+        first = options.get("first", first)
+        if not isinstance(width, int) or isinstance(width, bool) or options.get("blank") or set(options) - {"first", "blank"}:
+            raise self.fail(node, "|indent with these options")
+        self.warn(node, "|indent of JSON text", "U+0085, U+2028 and U+2029 inside JSON strings do not start a new line")
+        pad = " " * width
+        code = textops.replace(self, value.code, "\n", go_string("\n" + pad))
+        return Value(f'(printf "%s%s" {go_string(pad)} {code})' if first else code, STR)
 
     def selected_element(self, value: Value, which: int) -> Value:
         """`(list | selectattr(...))[0]` / `[-1]`: the first / last element passing the test
@@ -1868,6 +1994,8 @@ class Translator:
         fields = self.dict_fields(base)
         if key.is_const:
             return fields.get(key.const, UNDEFINED)
+        if key.kind == UNDEF and not key.extra.get("maybe_undefined"):
+            return UNDEFINED  # no dict has Undefined as a key
         if key.kind not in {STR, CONTENT, INT} or not all(v.is_const and isinstance(v.const, (str, int)) and not isinstance(v.const, bool) for v in fields.values()):
             raise self.fail(node, "a dict literal looked up with a run-time key")
         kinds = {type(v.const) for v in fields.values()}
