@@ -129,3 +129,28 @@ def test_tojson_of_a_dict_literal_and_undefined_values_like_jinja(engine: oracle
     template = template.replace("tojson(indent=2)", "tojson")
     rendered, expected = render_both(template, engine)
     assert rendered == expected
+
+
+def test_string_of_a_tool_is_python_repr_printed_or_captured(engine: oracle.Oracle) -> None:
+    """`tool | string` / `{{ tools }}`: Python's repr of the dicts, in get_json_schema key order."""
+    template = (
+        "{% set ns = namespace(s='') %}{% for t in tools %}{% set ns.s = ns.s ~ (t | string) ~ '\\n' %}{% endfor %}"
+        "{{ ns.s }}{{ tools }}\n{{ tools[0].function.parameters.properties | string }}"
+    )
+    tools = [{**TOOLS[0], "function": {**TOOLS[0]["function"], "description": "It's \"quoted\" \\ here."}}]
+    expected = reference_render(template, MESSAGES, tools=tools, add_generation_prompt=False)
+    conversion = convert(TemplateSource(template, {}, "repr"))
+    rendered = engine.render(conversion.template, MESSAGES, tools=tools)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
+    assert any(w.construct.startswith("repr of a") for w in conversion.warnings)
+
+
+def test_elif_test_is_computed_only_where_it_is_reached(engine: oracle.Oracle) -> None:
+    """An elif whose test needs statements (a substring search) after a run-time if."""
+    template = (
+        "{% for m in messages %}{% if 'go' in m.content %}A{% elif 'o' in m.content %}B{% elif m.nothing %}C"
+        "{% else %}D{% endif %}{% endfor %}"
+    )
+    rendered, expected = render_both(template, engine)
+    assert rendered == expected

@@ -165,7 +165,7 @@ REPR_HELPER = _untrimmed(
     '{{- range $i := len $s }}{{- $b := index $s $i }}{{- if and (ge $b 128) (lt $b 192) }}{{- continue }}{{- end }}'
     '{{- $c := printf "%.1s" (slice $s $i) }}'
     '{{- if eq $c "\\\\" }}\\\\{{- else if eq $c "\\n" }}\\n{{- else if eq $c "\\r" }}\\r{{- else if eq $c "\\t" }}\\t'
-    '{{- else if eq $c $q }}\\{{ $q }}{{- else if lt $b 32 }}{{- printf "\\\\x%02x" $b }}{{- else }}{{- $c }}{{- end }}{{- end }}'
+    '{{- else if eq $c $q }}\\{{ $q }}{{- else if or (lt $b 32) (eq $b 127) }}{{- printf "\\\\x%02x" $b }}{{- else }}{{- $c }}{{- end }}{{- end }}'
     "{{- $q }}{{- end }}"
     # `{{ value }}` of an untyped value: Jinja prints strings bare and everything else as repr
     '{{- define "ofc_str" }}{{- if eq (printf "%T" .) "string" }}{{- . }}{{- else }}{{- template "ofc_repr" . }}{{- end }}{{- end }}'

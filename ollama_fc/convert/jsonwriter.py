@@ -6,8 +6,10 @@ from typing import TYPE_CHECKING, Callable
 
 from jinja2 import nodes
 
-from .gohelpers import PROPERTY_KEYS
-from .textops import json_string
+import json
+
+from .gohelpers import PROPERTY_KEYS, REPR_HELPER
+from .textops import json_string, repr_string
 from .model import ANY, ARGS, CALL, CALLS, ELEMENT, FUNC, INT, LIST, PARAMS, PROP, PROPS, STR, TFUNC, TOOL, TOOLS
 
 if TYPE_CHECKING:
@@ -27,9 +29,20 @@ class JsonWriter:
     #: nesting inside one untyped value: each level doubles the code (a map and a list branch)
     MAX_UNTYPED = 3
 
-    def __init__(self, tr: "Translator", indent: int | None, node: nodes.Node) -> None:
+    def __init__(self, tr: "Translator", indent: int | None, node: nodes.Node, python: bool = False) -> None:
         self.tr, self.indent, self.node = tr, indent, node
         self.untyped_level = 0
+        self.in_anyof = False
+        #: Python's repr() layout instead (`{{ tool }}`, `tool | string`): quotes, True/False/None
+        self.python = python
+        if python:
+            # repr cannot hand deep values to the helpers (they write JSON): a smaller inline
+            # depth, still past the nesting a tool with one nested object and a list reaches
+            self.MAX_DEPTH, self.MAX_UNTYPED = 9, 1
+
+    def literal(self, value: object) -> str:
+        """A constant as this layout writes it."""
+        return repr(value) if self.python else json.dumps(value, ensure_ascii=False)
 
     def pad(self, depth: int) -> str:
         return "" if self.indent is None else "\n" + " " * (self.indent * depth)
@@ -45,7 +58,7 @@ class JsonWriter:
             tr.put(code)
         elif kind in {TOOLS, CALLS, LIST}:
             # no tools reach a template as None (Ollama sends none for an empty list too)
-            empty = "null" if kind == TOOLS else "[]"
+            empty = self.literal(None) if kind == TOOLS else "[]"
             self.sequence(code, depth, lambda item: self.value(item, ELEMENT.get(kind, ANY), depth + 1), empty)
         elif kind == TOOL:
             self.fields(code, depth, [("true", "type", ".Type", STR), ("true", "function", ".Function", TFUNC)])
@@ -56,7 +69,7 @@ class JsonWriter:
         elif kind == CALL:
             self.fields(code, depth, [(".ID", "id", ".ID", STR), ("true", "type", "", "function"), ("true", "function", ".Function", FUNC)], always_first=False)
         elif kind == "function":
-            tr.text('"function"')
+            tr.text(self.literal("function"))
         elif kind == FUNC:
             self.fields(code, depth, [("true", "name", ".Name", STR), ("true", "arguments", ".Arguments", ARGS)])
         elif kind == PROP:
@@ -68,8 +81,16 @@ class JsonWriter:
             self.fields(code, depth, pairs, always_first=False)
         elif kind in {PROPS, ARGS}:
             self.mapping(code, depth, PROP if kind == PROPS else ANY)
+        elif kind == "anyof" and self.python and self.in_anyof:
+            # each property level may hold both nested properties and anyOf: writing anyOf
+            # inside anyOf inline would double the code at every level
+            self.beyond_limit(code, depth)
         elif kind == "anyof":
+            outer, self.in_anyof = self.in_anyof, True
             self.sequence(code, depth, lambda item: self.value(item, PROP, depth + 1))
+            self.in_anyof = outer
+        elif kind == "json" and self.python:
+            self.types(code, depth)
         elif kind == "json":
             tr.put(f"(json {code})")
         elif kind == ANY:
@@ -88,6 +109,14 @@ class JsonWriter:
         """The recursive `define` helpers write the rest exactly, unless the text is being
         captured (their output cannot be) or indented deeper than they go."""
         tr = self.tr
+        if self.python:
+            tr.warn(
+                self.node,
+                f"repr of a value nested deeper than {self.MAX_DEPTH} levels or {self.MAX_UNTYPED} levels of arguments",
+                "written as Go's compact JSON from there on",
+            )
+            tr.put(f"(json {code})")
+            return
         if tr.sink is None:
             tr.call_helper(tr.json_helper(self.indent, depth, self.node), code, self.node)
             return
@@ -173,17 +202,33 @@ class JsonWriter:
                 tr.action("else")
                 tr.text(self.sep(depth + 1))
                 tr.action("end")
-            tr.text(f'"{key}": ')
+            tr.text(f"{self.literal(key)}: ")
             if not self.too_deep(f"{obj}{field}", depth + 1):
                 self.value(f"{obj}{field}", kind, depth + 1)
             if present != "true":
                 tr.action("end")
         tr.text(self.pad(depth) + "}")
 
+    def types(self, code: str, depth: int) -> None:
+        """A schema `type` (a list in Ollama): one name is a string, several a list of them."""
+        tr = self.tr
+        names = tr.temp()
+        tr.action(f"{names} := {code}")
+        tr.action(f"if eq (len {names}) 1")
+        self.string(f"(index {names} 0)")
+        tr.action("else")
+        self.sequence(names, depth, self.string)
+        tr.action("end")
+
     def string(self, code: str) -> None:
         """A JSON string: through the helper when printing, else escaped inline (longer code)."""
         tr = self.tr
-        if tr.sink is None:
+        if self.python and tr.sink is None:
+            tr.helpers.setdefault("ofc_repr", REPR_HELPER)
+            tr.call_helper("ofc_repr_str", code, self.node)
+        elif self.python:
+            tr.put(repr_string(tr, code))
+        elif tr.sink is None:
             tr.json_helper(None, 0, self.node)
             tr.call_helper("ofc_json_str", code, self.node)
         else:
@@ -192,6 +237,10 @@ class JsonWriter:
     def untyped(self, code: str, depth: int) -> None:
         """A value of unknown Go type: branch on `%T` (maps keep Go's sorted key order)."""
         tr = self.tr
+        if tr.sink is None and self.python:
+            tr.helpers.setdefault("ofc_repr", REPR_HELPER)
+            tr.call_helper("ofc_repr", code, self.node)  # the repr of any untyped value at any depth
+            return
         if tr.sink is None:
             self.beyond_limit(code, depth)  # the helpers write any value at any depth
             return
@@ -201,7 +250,14 @@ class JsonWriter:
         tr.action(f'if eq {t} "string"')
         self.string(v)
         tr.action(f'else if eq {t} "<nil>"')
-        tr.text("null")
+        tr.text(self.literal(None))
+        if self.python:
+            tr.action(f'else if eq {t} "bool"')
+            tr.action(f"if {v}")
+            tr.text("True")
+            tr.action("else")
+            tr.text("False")
+            tr.action("end")
         if self.untyped_level < self.MAX_UNTYPED and depth <= self.MAX_DEPTH:
             self.untyped_level += 1
             tr.action(f'else if eq {t} "map[string]interface {{}}"')

@@ -192,3 +192,44 @@ def replace(em: Emitter, text_code: str, old: str, new_code: str) -> str:
     em.action("end")
     em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
     return result
+
+
+def repr_string(em: Emitter, text_code: str) -> str:
+    """Python's `repr()` of a string, written inline (the `ofc_repr_str` helper cannot be captured).
+
+    Single quotes unless the text has a `'` and no `"`, as CPython chooses; backslash, the
+    quote, \\n, \\r, \\t and other control bytes escaped.
+    """
+    text, single, double, quote, out, last, i, b, escape = (em.temp() for _ in range(9))
+    em.action(f"{text} := {text_code}")
+    em.action(f"{single} := false")
+    em.action(f"{double} := false")
+    em.action(f"range {i} := len {text}")
+    em.action(f"{b} := index {text} {i}")
+    em.action(f"if eq {b} 39")
+    em.action(f"{single} = true")
+    em.action(f"else if eq {b} 34")
+    em.action(f"{double} = true")
+    em.action("end")
+    em.action("end")
+    em.action(f"{quote} := \"'\"")
+    em.action(f"if and {single} (not {double})")
+    em.action(f'{quote} = "\\""')
+    em.action("end")
+    em.action(f'{out} := ""')
+    em.action(f"{last} := 0")
+    em.action(f"range {i} := len {text}")
+    em.action(f"{b} := index {text} {i}")
+    em.action(f"if or (lt {b} 32) (eq {b} 92 127) (eq {b} (index {quote} 0))")
+    em.action(f'{escape} := printf "\\\\x%02x" {b}')
+    em.action(f"if eq {b} 92 (index {quote} 0)")
+    em.action(f'{escape} = printf "\\\\%c" {b}')
+    em.action(f"else if eq {b} 10 13 9")
+    em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
+    em.action("end")
+    em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {escape}')
+    em.action(f'{last} = len (printf "%*s." {i} "")')
+    em.action("end")
+    em.action("end")
+    em.action(f'{out} = printf "%s%s%s%s" {quote} {out} (slice {text} {last}) {quote}')
+    return out

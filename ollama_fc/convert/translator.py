@@ -29,6 +29,8 @@ from .model import (
 )
 
 
+#: kinds printed (or passed through |string) as Python's repr() of the dict or list
+PYTHON_REPR = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, ARGS}
 #: how deep a recursive macro is expanded (calls of it inside one another)
 MAX_RECURSION = 5
 
@@ -350,6 +352,8 @@ class Translator:
             if value.extra.get("final") and self.sink is not None:
                 self.action(f"{self.sink}_final = or {self.sink}_final {value.extra['final']}")
             self.put(value.code)
+        elif value.kind in PYTHON_REPR:
+            self.repr_action(value, node)
         elif value.kind in {ARGS, LIST} or value.kind == ANY:
             self.helpers.setdefault("ofc_repr", REPR_HELPER)
             self.call_helper("ofc_str" if value.kind == ANY else "ofc_repr", value.code, node)
@@ -410,6 +414,14 @@ class Translator:
             return
         self.call_helper(self.json_helper(indent, 0, expr), value.code, expr)
 
+    def repr_action(self, value: Value, node: nodes.Node) -> None:
+        """Print a tool schema (or tool call arguments) as Python's repr() of the dict would."""
+        if value.kind == ARGS:
+            self.warn(node, "repr of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
+        else:
+            self.warn(node, f"repr of a {value.kind} schema", schema.ORDER_EFFECT)
+        JsonWriter(self, None, node, python=True).value(value.code, value.kind, 0)
+
     def json_record(self, value: Value, indent: int | None, expr: nodes.Node) -> None:
         """json.dumps of a dict literal whose keys are constant: each value written by its kind."""
         import json
@@ -455,27 +467,17 @@ class Translator:
         self.action(f"if {test}")
         self.cond_depth += 1
         self.visit_body(node.body, frame)
-        ends = 1
-        otherwise: list[nodes.Node] = node.else_
-        for elif_ in node.elif_:
-            value = self.expr(elif_.test, frame)
-            if value.kind in {UNDEF, NONE} and not value.extra:
-                value = const(False)
-            if value.is_const:
-                if not value.const:
-                    continue  # a branch never taken
-                otherwise = elif_.body  # always taken when reached: the rest is dead
-                break
+        if node.elif_:
+            # the rest is an `if` of its own inside the else: its test is computed there and
+            # may resolve statically
             self.action("else")
-            self.action(f"if {self.truth_of(value)}")
-            self.visit_body(elif_.body, frame)
-            ends += 1
-        if otherwise:
+            first_elif = node.elif_[0]
+            self.stmt_If(nodes.If(first_elif.test, first_elif.body, node.elif_[1:], node.else_, lineno=first_elif.lineno), frame)
+        elif node.else_:
             self.action("else")
-            self.visit_body(otherwise, frame)
+            self.visit_body(node.else_, frame)
         self.cond_depth -= 1
-        for _ in range(ends):
-            self.action("end")
+        self.action("end")
 
     def stmt_Assign(self, node: nodes.Assign, frame: Frame) -> None:
         target = node.target
@@ -1892,6 +1894,8 @@ class Translator:
                 return Value(f'(printf "%d" {value.code})', STR)
             if value.kind == ANY:
                 return self.untyped_str(value, node)
+            if value.kind in PYTHON_REPR:
+                return Value(self.capture(lambda: self.repr_action(value, node), "|string", node), STR)
             raise self.fail(node, f"|string of {value.kind}")
         if name == "safe":
             return Value(value.code, value.kind, value.const, {**value.extra, "markup": True})
