@@ -154,3 +154,28 @@ def test_elif_test_is_computed_only_where_it_is_reached(engine: oracle.Oracle) -
     )
     rendered, expected = render_both(template, engine)
     assert rendered == expected
+
+
+def test_schema_dict_methods_and_key_filters(engine: oracle.Oracle) -> None:
+    """`.items()` with a filtered loop and loop.last, `.keys() | reject('in', ...)`, constant filters."""
+    template = (
+        "{% for t in tools %}{% set f = t.function %}{% for k, v in f.items() if k != 'name' %}{{ k }}"
+        "{% if not loop.last %},{% endif %}{% endfor %};{% for name, p in f.parameters.properties | items %}"
+        "{% for k in p.keys() | reject('in', ['type', 'description']) %}<{{ k | replace('e', '3') | title }}>"
+        "{{ p[k] | string }}{% endfor %}{% endfor %}\n{% endfor %}"
+    )
+    rendered, expected = render_both(template, engine)
+    assert rendered == expected
+
+
+def test_string_of_argument_values_is_python_str_stored_or_printed(engine: oracle.Oracle) -> None:
+    template = (
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments | items %}"
+        "{% set s = v if v is string else v | string %}{{ k }}={{ s }}|{{ v | string }};{% endfor %}{% endfor %}{% endfor %}"
+    )
+    args = {"a": "it's", "b": {"x": [1, True, None], "y": "q\"'"}, "c": [True, "s"], "d": 2}
+    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": args}}]}]
+    expected = reference_render(template, messages, add_generation_prompt=False)
+    rendered = engine.render(convert(TemplateSource(template, {}, "str")).template, messages)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected

@@ -29,15 +29,15 @@ class JsonWriter:
     #: nesting inside one untyped value: each level doubles the code (a map and a list branch)
     MAX_UNTYPED = 3
 
-    def __init__(self, tr: "Translator", indent: int | None, node: nodes.Node, python: bool = False) -> None:
+    def __init__(self, tr: "Translator", indent: int | None, node: nodes.Node, python: bool = False, schema: bool = False) -> None:
         self.tr, self.indent, self.node = tr, indent, node
         self.untyped_level = 0
         self.in_anyof = False
         #: Python's repr() layout instead (`{{ tool }}`, `tool | string`): quotes, True/False/None
         self.python = python
-        if python:
-            # repr cannot hand deep values to the helpers (they write JSON): a smaller inline
-            # depth, still past the nesting a tool with one nested object and a list reaches
+        if python and schema:
+            # a schema's repr cannot hand deep values to the helpers (they write JSON): a smaller
+            # inline depth, still past the nesting a tool with one nested object and a list reaches
             self.MAX_DEPTH, self.MAX_UNTYPED = 9, 1
 
     def literal(self, value: object) -> str:

@@ -8,6 +8,10 @@ whether Ollama's field is set (an unset field is a key the dict does not have).
 
 from __future__ import annotations
 
+from typing import Any, Iterable
+
+from jinja2.defaults import DEFAULT_TESTS
+
 from .gohelpers import PROPERTY_KEYS
 from .model import PARAMS, PROP, TFUNC, TOOL
 
@@ -42,3 +46,11 @@ def present(code: str, kind: str, key: str) -> str:
     """Go condition: the Hugging Face dict behind Ollama's struct `code` has `key`."""
     go = _OPTIONAL_FIELDS[kind].get(key)
     return "true" if go is None else f"{code}.{go}"
+
+
+def passes(key: str, tests: Iterable[tuple[str, str, list[Any]]]) -> bool:
+    """Does `key` survive the `|select(test, ...)` / `|reject(test, ...)` filters applied to the keys?"""
+    for filter_name, test, args in tests:
+        if bool(DEFAULT_TESTS[test](key, *args)) != (filter_name == "select"):
+            return False
+    return True

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 import markupsafe
+import jinja2
 from jinja2 import nodes
 
 from ..errors import ConversionError
@@ -29,8 +30,11 @@ from .model import (
 )
 
 
+#: string filters applied at conversion time to a constant (jinja2's own, so exactly)
+CONSTANT_FILTERS = {"replace", "title", "capitalize", "center", "indent", "wordcount"}
+CONSTANT_FOLDER = jinja2.Environment()
 #: kinds printed (or passed through |string) as Python's repr() of the dict or list
-PYTHON_REPR = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, ARGS}
+PYTHON_REPR = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, ANYOF, ARGS}
 #: how deep a recursive macro is expanded (calls of it inside one another)
 MAX_RECURSION = 5
 
@@ -296,6 +300,15 @@ class Translator:
         if isinstance(expr, nodes.Filter) and expr.name == "tojson":
             self.tojson(expr, frame)
             return
+        if isinstance(expr, nodes.Filter) and expr.name == "string" and isinstance(expr.node, (nodes.Name, nodes.Getattr, nodes.Getitem)):
+            # a plain lookup (no side effects to repeat): a schema's repr printed, not captured
+            inner = self.expr(expr.node, frame)
+            if inner.kind in PYTHON_REPR or (inner.kind == LIST and not inner.is_const):
+                self.repr_action(inner, expr)
+                return
+            if inner.kind == ANY:
+                self.print_value(inner, expr)  # str(): strings bare, anything else its repr
+                return
         value = self.expr(expr, frame)
         if plus and value.kind == ARGS:
             self.json_action(value, None, expr)
@@ -418,9 +431,9 @@ class Translator:
         """Print a tool schema (or tool call arguments) as Python's repr() of the dict would."""
         if value.kind == ARGS:
             self.warn(node, "repr of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
-        else:
+        elif value.kind != LIST:
             self.warn(node, f"repr of a {value.kind} schema", schema.ORDER_EFFECT)
-        JsonWriter(self, None, node, python=True).value(value.code, value.kind, 0)
+        JsonWriter(self, None, node, python=True, schema=value.kind != ARGS).value(value.code, value.kind, 0)
 
     def json_record(self, value: Value, indent: int | None, expr: nodes.Node) -> None:
         """json.dumps of a dict literal whose keys are constant: each value written by its kind."""
@@ -744,6 +757,9 @@ class Translator:
             self.visit_body(node.else_, frame)
             return
         uses_loop = any(n.name == "loop" for n in nodes.Template(node.body).find_all(nodes.Name))
+        if seq.kind in schema.KEY_ORDER:
+            self.schema_for(node, seq, frame, uses_loop)
+            return
         counted = (node.test is not None or bool(filters)) and uses_loop
         if counted and (seq.kind not in {MSGS, CALLS, TOOLS, LIST} or seq.extra.get("reversed")):
             raise self.fail(node, "loop.* in a filtered for loop")
@@ -758,9 +774,6 @@ class Translator:
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
             self.action("end")
-            return
-        if seq.kind in schema.KEY_ORDER:
-            self.schema_for(node, seq, frame, uses_loop)
             return
         if seq.kind in {DICT, RECORD}:
             raise self.fail(node, "iterating a dict literal")
@@ -879,6 +892,8 @@ class Translator:
         self.action(f"{obj.code} := {seq.code}")
         steps = []
         for key in keys:
+            if not schema.passes(key, seq.extra.get("key_tests", ())):
+                continue
             step = Frame(names={names[0]: const(key)}, parent=frame)
             if pairs:
                 step.names[names[1]] = self.attr(obj, key, node)
@@ -1699,8 +1714,10 @@ class Translator:
             if base.kind == UNDEF and not base.extra.get("maybe_undefined"):
                 self.warn(node, f"calling .{method}() of an undefined value", "Jinja fails there; rendered as an empty value instead")
                 return UNDEFINED
-            if method == "items" and base.kind in {PROPS, ARGS}:
+            if method == "items" and (base.kind in {PROPS, ARGS} or base.kind in schema.KEY_ORDER) and not args:
                 return Value(base.code, base.kind, extra={**base.extra, "items": True})
+            if method == "keys" and base.kind in schema.KEY_ORDER and not args:
+                return base  # a dict iterates as its keys
             if base.kind == STRLIST and method == "append" and len(args) == 1:
                 strlists.append(self, base.code, self.strlist_item(args[0], node))
                 return const(None)
@@ -1782,24 +1799,19 @@ class Translator:
         return Value(textops.strip(self, text_code, method, chars), STR, extra=dict(extra or {}))
 
     def untyped_str(self, value: Value, node: nodes.Node) -> Value:
-        """`str(x)` of a value of unknown type (an argument value): exact for strings, numbers,
-        booleans and None; a list or mapping comes out as compact JSON."""
-        self.warn(node, "|string of a list or mapping", "written as compact JSON rather than Python's repr")
-        v, t, result = self.temp(), self.temp(), self.temp()
+        """`str(x)` of a value of unknown type (an argument value): a string bare, anything else
+        its Python repr (written inline, so it can be stored)."""
+        v = self.temp()
         self.action(f"{v} := {value.code}")
-        self.action(f'{t} := printf "%T" {v}')
-        self.action(f"{result} := json {v}")
-        self.action(f'if eq {t} "string"')
-        self.action(f"{result} = {v}")
-        self.action(f'else if eq {t} "bool"')
-        self.action(f'{result} = "False"')
-        self.action(f"if {v}")
-        self.action(f'{result} = "True"')
+        text = self.capture(lambda: self.untyped_repr(v, node), "|string", node)
+        return Value(text, STR)
+
+    def untyped_repr(self, code: str, node: nodes.Node) -> None:
+        self.action(f'if eq (printf "%T" {code}) "string"')
+        self.put(code)
+        self.action("else")
+        JsonWriter(self, None, node, python=True).untyped(code, 0)
         self.action("end")
-        self.action(f'else if eq {t} "<nil>"')
-        self.action(f'{result} = "None"')
-        self.action("end")
-        return Value(result, STR)
 
     def change_case(self, value: Value, method: str, node: nodes.Node) -> Value:
         """`|lower` / `|upper` of ASCII letters (Ollama lower-cases roles itself)."""
@@ -1894,7 +1906,7 @@ class Translator:
                 return Value(f'(printf "%d" {value.code})', STR)
             if value.kind == ANY:
                 return self.untyped_str(value, node)
-            if value.kind in PYTHON_REPR:
+            if value.kind in PYTHON_REPR or value.kind == LIST:
                 return Value(self.capture(lambda: self.repr_action(value, node), "|string", node), STR)
             raise self.fail(node, f"|string of {value.kind}")
         if name == "safe":
@@ -1911,13 +1923,15 @@ class Translator:
         if name == "join" and value.kind == STRLIST:
             sep = args[0] if args else const("")
             return Value(strlists.join(self, value.code, self.strlist_item(sep, node)), STR)
-        if name == "indent" and value.is_const and isinstance(value.const, str) and all(a.is_const for a in args):
-            from jinja2.filters import do_indent
-
+        if name in CONSTANT_FILTERS and value.is_const and isinstance(value.const, str) and all(a.is_const for a in args):
             options = {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}
-            return const(do_indent(value.const, *(a.const for a in args), **options))
+            return const(CONSTANT_FOLDER.call_filter(name, value.const, [a.const for a in args], options))
         if name == "indent" and value.extra.get("json_text") and all(a.is_const for a in args):
             return self.indent_json(value, [a.const for a in args], {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}, node)
+        if name in {"select", "reject"} and value.kind in schema.KEY_ORDER and not value.extra.get("items") and args and all(a.is_const for a in args):
+            # keys are constants once the loop is unrolled: the test runs here, as Jinja's own
+            tests = [*value.extra.get("key_tests", ()), (name, args[0].const, [a.const for a in args[1:]])]
+            return Value(value.code, value.kind, extra={**value.extra, "key_tests": tests})
         if name == "items" and value.kind == UNDEF and not value.extra.get("maybe_undefined"):
             return const([])  # Jinja's |items of Undefined is empty
         if name == "items" and value.is_const and isinstance(value.const, dict):
