@@ -179,3 +179,35 @@ def test_string_of_argument_values_is_python_str_stored_or_printed(engine: oracl
     rendered = engine.render(convert(TemplateSource(template, {}, "str")).template, messages)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected
+
+
+def test_untyped_values_are_looked_into_like_python(engine: oracle.Oracle) -> None:
+    """Argument values and schema `items` (decoded JSON): keys, elements, length, join, in, loops."""
+    template = (
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments | items %}"
+        "{{ k }}:{{ v.x is defined }}{{ v['x'] }}|{{ v | length }}|{% if v is not string %}{{ v[0] is defined }}{{ v[-1] }}"
+        "|{{ 'x' in v }}{{ 'b' in (v or []) }}{% endif %}|{% if v is sequence and v is not string %}{{ v | join('+') }}"
+        "{% for e in v %}[{{ e }}]{% endfor %}{% endif %}"
+        "|{% if v is mapping %}{% for kk, vv in v | dictsort %}{{ kk }}={{ vv | upper }},{% endfor %}{% endif %};{% endfor %}{% endfor %}{% endfor %}"
+        "{% for t in tools %}{% for n, p in t.function.parameters.properties | items %}"
+        "{% if p['items'] is defined %}{{ n }}:{{ p['items'].type }}{{ p['items'].missing is defined }}{% endif %}{% endfor %}{% endfor %}"
+    )
+    args = {"a": {"x": None, "y": "b"}, "b": ["a", "b", 3], "c": "xyz", "d": {"b": True}}
+    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": args}}]}]
+    expected = reference_render(template, messages, tools=TOOLS, add_generation_prompt=False)
+    conversion = convert(TemplateSource(template, {}, "untyped"))
+    rendered = engine.render(conversion.template, messages, tools=TOOLS)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
+
+
+def test_namespace_attribute_set_to_none_tests_as_none(engine: oracle.Oracle) -> None:
+    template = (
+        "{% set ns = namespace(fmt=none) %}{% for m in messages %}{{ ns.fmt is none }}"
+        "{% if m.role == 'assistant' %}{% set ns.fmt = 'text' %}{% endif %}{% endfor %}{{ ns.fmt is none }}"
+    )
+    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": "v"}]
+    expected = reference_render(template, messages, add_generation_prompt=False)
+    rendered = engine.render(convert(TemplateSource(template, {}, "ns-none")).template, messages)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected

@@ -36,7 +36,9 @@ CONSTANT_FOLDER = jinja2.Environment()
 #: kinds printed (or passed through |string) as Python's repr() of the dict or list
 PYTHON_REPR = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, ANYOF, ARGS}
 #: how deep a recursive macro is expanded (calls of it inside one another)
-MAX_RECURSION = 5
+MAX_RECURSION = 3
+#: how deep a recursive macro is expanded on untyped arguments
+MAX_UNTYPED_RECURSION = 2
 
 
 class Translator:
@@ -50,7 +52,8 @@ class Translator:
         self.warnings: list[Warning_] = []
         self.helpers: dict[str, str] = {}
         self.macros: dict[str, nodes.Macro] = {}
-        self.expanding: list[str] = []
+        #: macros being expanded, each with whether some argument is untyped
+        self.expanding: list[tuple[str, bool]] = []
         self.counter = 0
         self.ns_attrs: dict[str, list[str]] = {}
         self.cond_depth = 0
@@ -367,6 +370,10 @@ class Translator:
             self.put(value.code)
         elif value.kind in PYTHON_REPR:
             self.repr_action(value, node)
+        elif value.kind == ANY and self.sink is not None:
+            self.untyped_repr(value.code, node)  # captured: written inline, not by the helper
+        elif value.kind == LIST and self.sink is not None:
+            self.repr_action(value, node)
         elif value.kind in {ARGS, LIST} or value.kind == ANY:
             self.helpers.setdefault("ofc_repr", REPR_HELPER)
             self.call_helper("ofc_str" if value.kind == ANY else "ofc_repr", value.code, node)
@@ -508,6 +515,8 @@ class Translator:
             joined = self.join(attrs[target.attr], value)
             if attrs[target.attr].extra.get("maybe_undefined"):
                 joined.extra["maybe_undefined"] = True
+            if attrs[target.attr].kind == NONE or attrs[target.attr].extra.get("maybe_none") or value.kind == NONE:
+                joined.extra["maybe_none"] = True  # some path may leave (or set) None
             attrs[target.attr] = joined
             self.action(f"{var} = {self.operand(value, node)}")
             if target.attr in ns.extra.get("text_attrs", ()):
@@ -690,7 +699,7 @@ class Translator:
     def inline_macro(self, call: nodes.Call, frame: Frame) -> None:
         assert isinstance(call.node, nodes.Name)
         macro = self.macros[call.node.name]
-        if self.expanding.count(macro.name) >= MAX_RECURSION:
+        if [name for name, _ in self.expanding].count(macro.name) >= MAX_RECURSION:
             # each call is expanded in place; recursion stops where the data model makes the
             # arguments static, and is cut here where only run-time values could go deeper
             self.warn(
@@ -723,7 +732,18 @@ class Translator:
                 scope.names[param] = Value(var, value.kind, extra={"var": True, "set": True, **known})
         # free names in the macro body see the caller's loop variables only through globals
         scope.parent = self.root_of(frame)
-        self.expanding.append(macro.name)
+        untyped = any(v.kind == ANY for v in scope.names.values())
+        if untyped and self.expanding.count((macro.name, True)) >= MAX_UNTYPED_RECURSION:
+            # untyped values (schema `items`, argument values) can nest without end, and each
+            # level copies the macro's code: cut sooner than typed schema levels
+            self.warn(
+                call,
+                f"recursive macro {macro.name}() on untyped values nested deeper than {MAX_UNTYPED_RECURSION} calls",
+                "the deeper call renders nothing",
+            )
+            self.action("end")
+            return
+        self.expanding.append((macro.name, untyped))
         self.declare_scope(scope, macro.body)
         self.visit_body(macro.body, scope)
         self.expanding.pop()
@@ -759,6 +779,9 @@ class Translator:
         uses_loop = any(n.name == "loop" for n in nodes.Template(node.body).find_all(nodes.Name))
         if seq.kind in schema.KEY_ORDER:
             self.schema_for(node, seq, frame, uses_loop)
+            return
+        if seq.kind == ANY and not seq.extra.get("items"):
+            self.untyped_for(node, seq, frame, uses_loop)
             return
         counted = (node.test is not None or bool(filters)) and uses_loop
         if counted and (seq.kind not in {MSGS, CALLS, TOOLS, LIST} or seq.extra.get("reversed")):
@@ -925,6 +948,35 @@ class Translator:
             self.declare_scope(step, node.body)
             self.visit_body(node.body, step)
             self.action("end")
+
+    def untyped_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
+        """A loop over an untyped value: a list's elements, a mapping's keys (in Go's sorted
+        order); a string's characters are not stepped through (warned)."""
+        if not isinstance(node.target, nodes.Name) or node.else_ or node.test is not None:
+            raise self.fail(node, "this loop over an untyped value")
+        self.warn(node, "a loop over an untyped value", "a mapping's keys come out sorted; a string is not iterated")
+        obj = self.temp()
+        self.action(f"{obj} := {seq.code}")
+        for is_list in (True, False):
+            self.action(f'if eq (printf "%.2T" {obj}) "[]"' if is_list else f'else if eq (printf "%.3T" {obj}) "map"')
+            idx, item, last = self.temp(), self.temp(), self.temp()
+            if is_list:
+                self.action(f"range {idx}, {item} := {obj}")
+                self.action(f"{last} := len (slice {obj} 1)")
+                loop = Loop(index=idx, seq=obj, last=last)
+            else:
+                seen, ignored = self.temp(), self.temp()
+                self.action(f"{seen} := 0")
+                self.action(f"range {item}, {ignored} := {obj}")
+                self.action(f"{idx} := {seen}")
+                self.action(f'{seen} = len (printf "%*s." {seen} "")')
+                self.action(f'{last} := len (slice (printf "%*s" (len {obj}) "") 1)')
+                loop = Loop(index=idx, seq=obj, last=last)
+            body = Frame(names={node.target.name: Value(item, STR if not is_list else ANY)}, parent=frame, loop=loop)
+            self.declare_scope(body, node.body)
+            self.visit_body(node.body, body)
+            self.action("end")
+        self.action("end")
 
     def chars_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
         """A loop over a string: one step per character. A schema `type` (a list in Ollama) is
@@ -1198,6 +1250,8 @@ class Translator:
                 return UNDEFINED
             found = attrs[name]
             extra = {"maybe_undefined": True} if found.extra.get("maybe_undefined") else {}
+            if found.kind == NONE or found.extra.get("maybe_none"):
+                extra["maybe_none"] = True  # None is held as "" until some path sets it
             if name in base.extra.get("text_attrs", ()):
                 extra["final"] = f"{base.code}_{name}_final"
             return Value(f"{base.code}_{name}", found.kind if found.kind not in {NONE, UNDEF} else ANY, extra=extra)
@@ -1246,9 +1300,45 @@ class Translator:
             return Value("", "method:" + name, extra={"self": base})
         if base.kind in {MSGS, TOOLS, CALLS, LIST} and name in {"items", "keys", "values", "get"}:
             raise self.fail(node, f".{name}() on a list")
+        if base.kind == ANY:
+            return self.untyped_field(base, name)
         if base.kind in {PROPS, ARGS, PROP, TOOL, TFUNC, PARAMS, MSG, CALL, FUNC} or base.kind == ANY:
             raise self.fail(node, f"attribute .{name} of {base.kind}")
         raise self.fail(node, f"attribute .{name} of {base.kind}")
+
+    def untyped_field(self, base: Value, name: str) -> Value:
+        """`x.name` / `x['name']` of an untyped value (decoded JSON): the key's value where `x` is
+        a mapping that has it, else Undefined (empty text) — found by a scan, so a key holding
+        null still counts as defined."""
+        obj, value, found, k, v = (self.temp() for _ in range(5))
+        self.action(f"{obj} := {base.code}")
+        self.action(f'{value} := ""')
+        self.action(f"{found} := false")
+        self.action(f'if eq (printf "%.3T" {obj}) "map"')
+        self.action(f"range {k}, {v} := {obj}")
+        self.action(f"if eq {k} {go_string(name)}")
+        self.action(f"{value} = {v}")
+        self.action(f"{found} = true")
+        self.action("end")
+        self.action("end")
+        self.action("end")
+        return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
+
+    def untyped_element(self, base: Value, at: int) -> Value:
+        """`x[i]` of an untyped value: the element where `x` is a list long enough, else Undefined."""
+        seq, value, found = self.temp(), self.temp(), self.temp()
+        self.action(f"{seq} := {base.code}")
+        self.action(f'{value} := ""')
+        self.action(f"{found} := false")
+        self.action(f'if eq (printf "%.2T" {seq}) "[]"')
+        need = at + 1 if at >= 0 else -at
+        self.action(f"if ge (len {seq}) {need}")
+        position = str(at) if at >= 0 else f"(len (slice {seq} {-at}))"
+        self.action(f"{value} = index {seq} {position}")
+        self.action(f"{found} = true")
+        self.action("end")
+        self.action("end")
+        return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
 
     @staticmethod
     def plain_map(value: Value) -> str:
@@ -1263,7 +1353,14 @@ class Translator:
         if key.is_const and isinstance(key.const, str):
             if base.kind == "loop":
                 return self.loop_attr(nodes.Getattr(node.node, key.const, "load", lineno=node.lineno), frame)
-            return self.attr(base, key.const, node)
+            value = self.attr(base, key.const, node)
+            if base.kind in DICT_KINDS and key.const in DICT_METHODS:
+                # Jinja's subscript falls back to the attribute: a missing key is the dict's method
+                if value.kind == UNDEF:
+                    return Value("", BOUND_METHOD)
+                if value.extra.pop("optional", None):
+                    value.extra["or_method"] = True
+            return value
         if base.kind == "split" and key.is_const and key.const in (0, -1):
             return self.split_part(base, key.const, node)
         if base.kind in {DICT, RECORD}:
@@ -1281,6 +1378,10 @@ class Translator:
             if key.is_const and key.const < 0:
                 return Value(f"(index {base.code} (len (slice {base.code} {-key.const})))", element)
             return Value(f"(index {base.code} {key.code})", element)
+        if base.kind == ANY and key.is_const and isinstance(key.const, int) and not isinstance(key.const, bool):
+            return self.untyped_element(base, key.const)
+        if base.kind == ANY and key.is_const and isinstance(key.const, str):
+            return self.untyped_field(base, key.const)
         if base.kind in {STR} and key.kind == INT:
             raise self.fail(node, "indexing a string")
         raise self.fail(node, f"subscript of {base.kind}")
@@ -1331,12 +1432,15 @@ class Translator:
         return self.logic(node, frame, "or")
 
     def logic(self, node: nodes.BinExpr, frame: Frame, op: str) -> Value:
-        left, right = self.expr(node.left, frame), self.expr(node.right, frame)
+        left = self.expr(node.left, frame)
+        if left.is_const and bool(left.const) == (op == "or"):
+            return left  # decided by the left operand: the right one is never evaluated (as in Jinja)
+        right = self.expr(node.right, frame)
         if left.is_const:
             if op == "and":
                 return right if left.const else left
             return left if left.const else right
-        if op == "or" and right.is_const and right.const in ([], {}) and (left.kind in SEQUENCES or left.kind in MAPPINGS):
+        if op == "or" and right.is_const and right.const in ([], {}) and (left.kind in SEQUENCES or left.kind in MAPPINGS or left.kind == ANY):
             return left  # `x or []`: an empty collection ranges, tests and measures like the empty one
         if right.is_const and (right.const is None or isinstance(right.const, bool)):
             if op == "and" and not right.const:
@@ -1359,6 +1463,8 @@ class Translator:
             return value.code
         if value.kind in {UNDEF, NONE}:
             return "false"
+        if value.extra.get("or_method"):
+            return "true"
         if value.kind == BOOL or value.kind in {STR, INT, CONTENT, MSGS, CALLS, TOOLS, ARGS, ANY}:
             return value.code
         return self.truth_of(value)
@@ -1371,7 +1477,7 @@ class Translator:
             return value.code  # "" until some path sets it (None is stored as "" too)
         if value.kind in {UNDEF, NONE}:
             return "false"
-        if value.kind in {MSG, CALL, FUNC, TOOL, TFUNC, PART, NS, BOUND_METHOD}:
+        if value.kind in {MSG, CALL, FUNC, TOOL, TFUNC, PART, NS, BOUND_METHOD} or value.extra.get("or_method"):
             return "true"
         if value.kind == RECORD:
             return "true" if value.extra["fields"] else "false"
@@ -1477,6 +1583,8 @@ class Translator:
         raise self.fail(node, f"comparing {left.kind} with {right.kind}")
 
     def contains(self, needle: Value, hay: Value, node: nodes.Node) -> Value:
+        if hay.kind == ANY and needle.kind in {STR, CONTENT} | {ANY} or (hay.kind == ANY and needle.is_const and isinstance(needle.const, str)):
+            return self.untyped_contains(needle, hay, node)
         if hay.is_const and isinstance(hay.const, list):
             if needle.is_const:
                 return const(needle.const in hay.const)
@@ -1583,7 +1691,8 @@ class Translator:
             if kind in MAPPINGS:
                 return "true" if name == "iterable" else "false"
             if kind == ANY:
-                return f'(or (eq (printf "%T" {value.code}) "string") (eq (printf "%.2T" {value.code}) "[]"))'
+                # Jinja's sequence test holds for anything with a length and items: a dict too
+                return f'(or (eq (printf "%T" {value.code}) "string") (eq (printf "%.2T" {value.code}) "[]") (eq (printf "%.3T" {value.code}) "map"))'
             return "false"
         if name in {"number", "integer"}:
             return "true" if kind == INT else "false"
@@ -1716,6 +1825,9 @@ class Translator:
                 return UNDEFINED
             if method == "items" and (base.kind in {PROPS, ARGS} or base.kind in schema.KEY_ORDER) and not args:
                 return Value(base.code, base.kind, extra={**base.extra, "items": True})
+            if method == "items" and base.kind == ANY and not args:
+                self.warn(node, ".items() of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)")
+                return Value(base.code, ANY, extra={**base.extra, "items": True})
             if method == "keys" and base.kind in schema.KEY_ORDER and not args:
                 return base  # a dict iterates as its keys
             if base.kind == STRLIST and method == "append" and len(args) == 1:
@@ -1806,6 +1918,55 @@ class Translator:
         text = self.capture(lambda: self.untyped_repr(v, node), "|string", node)
         return Value(text, STR)
 
+    def untyped_contains(self, needle: Value, hay: Value, node: nodes.Node) -> Value:
+        """`text in x` of an untyped value: an element of a list, a key of a mapping; a
+        substring of a string is not searched (warned)."""
+        if needle.kind == ANY:
+            raise self.fail(node, "'in' of an untyped value on an untyped value")
+        self.warn(node, "'in' on an untyped value", "tests list elements and mapping keys; a string is never searched")
+        obj, hit, k, v = self.temp(), self.temp(), self.temp(), self.temp()
+        text = needle.code
+        self.action(f"{obj} := {hay.code}")
+        self.action(f"{hit} := false")
+        self.action(f'if eq (printf "%.3T" {obj}) "map"')
+        self.action(f"range {k}, {v} := {obj}")
+        self.action(f"if eq {k} {text}")
+        self.action(f"{hit} = true")
+        self.action("end")
+        self.action("end")
+        self.action(f'else if eq (printf "%.2T" {obj}) "[]"')
+        self.action(f"range {k}, {v} := {obj}")
+        self.action(f'if and (eq (printf "%T" {v}) "string") (eq (printf "%v" {v}) {text})')
+        self.action(f"{hit} = true")
+        self.action("end")
+        self.action("end")
+        self.action("end")
+        return Value(hit, BOOL)
+
+    def untyped_join(self, code: str, sep: str, node: nodes.Node) -> None:
+        seq, i, item, ignored = self.temp(), self.temp(), self.temp(), self.temp()
+        self.action(f"{seq} := {code}")
+        self.action(f'if eq (printf "%.2T" {seq}) "[]"')
+        self.action(f"range {i}, {item} := {seq}")
+        self.action(f"if {i}")
+        self.text(sep)
+        self.action("end")
+        self.untyped_repr(item, node)
+        self.action("end")
+        self.action(f'else if eq (printf "%.3T" {seq}) "map"')
+        # a mapping joins its keys (sorted, as Go ranges a map)
+        self.action(f"{i} := true")
+        self.action(f"range {item}, {ignored} := {seq}")
+        self.action(f"if not {i}")
+        self.text(sep)
+        self.action("end")
+        self.action(f"{i} = false")
+        self.put(item)
+        self.action("end")
+        self.action("else")
+        self.untyped_repr(seq, node)
+        self.action("end")
+
     def untyped_repr(self, code: str, node: nodes.Node) -> None:
         self.action(f'if eq (printf "%T" {code}) "string"')
         self.put(code)
@@ -1848,6 +2009,15 @@ class Translator:
                 return const(len(value.const))
             if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
                 return const(0)  # Jinja's Undefined has length 0
+            if value.kind == ANY:
+                self.warn(node, "|length of an untyped value", "counts bytes, not characters, where it is non-ASCII text")
+                obj, size = self.temp(), self.temp()
+                self.action(f"{obj} := {value.code}")
+                self.action(f"{size} := 0")
+                self.action(f'if or (eq (printf "%.3T" {obj}) "map") (eq (printf "%.2T" {obj}) "[]") (eq (printf "%T" {obj}) "string")')
+                self.action(f"{size} = len {obj}")
+                self.action("end")
+                return Value(size, INT)
             if value.kind in {STR, CONTENT}:
                 self.warn(node, "|length of a string", "counts bytes, not characters, for non-ASCII text")
                 return Value(f"(len {value.code})", INT)
@@ -1920,6 +2090,11 @@ class Translator:
             return Value(self.capture(lambda: self.json_action(value, indent, node), "|tojson", node), STR, extra={"json_text": True})
         if name == "join" and value.is_const:
             return const((args[0].const if args else "").join(value.const))
+        if name == "join" and value.kind in {ANY, LIST} and not value.is_const and all(a.is_const and isinstance(a.const, str) for a in args):
+            if value.kind == ANY:
+                self.warn(node, "|join of an untyped value", "joins the elements of a list; any other value is written as str() of it")
+            sep = args[0].const if args else ""
+            return Value(self.capture(lambda: self.untyped_join(value.code, sep, node), "|join", node), STR)
         if name == "join" and value.kind == STRLIST:
             sep = args[0] if args else const("")
             return Value(strlists.join(self, value.code, self.strlist_item(sep, node)), STR)
@@ -1940,10 +2115,19 @@ class Translator:
             return Value("", RECORD, extra={**value.extra, "items": True})  # only its (absent) attributes are usable
         if name == "items" and (value.kind in {PROPS, ARGS} or value.kind in schema.KEY_ORDER):
             return Value(value.code, value.kind, extra={**value.extra, "items": True})
+        if name in {"dictsort", "items"} and value.kind == ANY and not args:
+            # a run-time map (an argument value, a schema's items) ranges in Go's sorted key order
+            if name == "dictsort":
+                self.warn(node, "|dictsort of an untyped mapping", "keys are sorted by byte value (dictsort ignores case)")
+            else:
+                self.warn(node, "|items of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)")
+            return Value(value.code, ANY, extra={**value.extra, "items": True})
         if name == "dictsort" and (value.kind in {PROPS, ARGS} or value.kind in schema.KEY_ORDER):
             return Value(value.code, value.kind, extra={"items": True, "sorted": True})
         if name in {"lower", "upper"} and value.is_const:
             return const(getattr(value.const, name)())
+        if name in {"lower", "upper"} and value.kind == ANY:
+            return self.change_case(self.untyped_str(value, node), name, node)  # Jinja's filter takes str() first
         if name in {"lower", "upper"} and value.kind in {STR, CONTENT}:
             return self.change_case(value, name, node)
         raise self.fail(node, f"filter |{name} on {value.kind}")
