@@ -211,3 +211,20 @@ def test_namespace_attribute_set_to_none_tests_as_none(engine: oracle.Oracle) ->
     rendered = engine.render(convert(TemplateSource(template, {}, "ns-none")).template, messages)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected
+
+
+def test_gemma_style_type_lists_and_missing_attributes(engine: oracle.Oracle) -> None:
+    """`|map('upper') | list` of an untyped list, attributes of lists and |upper of Undefined."""
+    template = (
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments | items %}"
+        "{% if v is sequence and v is not string and v is not mapping %}{% set up = v | map('upper') | list %}"
+        "{% for u in up %}{{ u }}{% if not loop.last %},{% endif %}{% endfor %}{{ up | length }}{{ up is sequence }}{% endif %}"
+        "[{{ v.description | upper }}];{% endfor %}{% endfor %}{% endfor %}"
+        "{% for t in tools %}{% for n, p in t.function.parameters.properties | items %}{% if p.enum %}{{ p.enum.description | upper }}.{% endif %}{% endfor %}{% endfor %}"
+    )
+    args = {"n": "x", "types": ["string", "null"]}  # Ollama sorts keys; case changes are ASCII-only (warned)
+    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": args}}]}]
+    expected = reference_render(template, messages, tools=TOOLS, add_generation_prompt=False)
+    rendered = engine.render(convert(TemplateSource(template, {}, "gemma")).template, messages, tools=TOOLS)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected

@@ -1298,6 +1298,8 @@ class Translator:
             if not hasattr(str, name):
                 return UNDEFINED  # a string has no such attribute: Jinja gives Undefined
             return Value("", "method:" + name, extra={"self": base})
+        if (base.kind in SEQUENCES or base.kind == STRLIST) and not hasattr(list, name):
+            return UNDEFINED  # a list has no such attribute: Jinja gives Undefined
         if base.kind in {MSGS, TOOLS, CALLS, LIST} and name in {"items", "keys", "values", "get"}:
             raise self.fail(node, f".{name}() on a list")
         if base.kind == ANY:
@@ -1684,7 +1686,7 @@ class Translator:
                 return f'(eq (printf "%.3T" {value.code}) "map")'
             return "false"
         if name in {"iterable", "sequence"}:
-            if kind in {STR, CONTENT} or kind in SEQUENCES or value.extra.get("items"):
+            if kind in {STR, CONTENT, STRLIST} or kind in SEQUENCES or value.extra.get("items"):
                 return "true"
             if kind == UNDEF and not value.extra.get("maybe_undefined"):
                 return "true"  # Jinja's Undefined has a length (0) and iterates as empty
@@ -1943,6 +1945,21 @@ class Translator:
         self.action("end")
         return Value(hit, BOOL)
 
+    def untyped_map(self, value: Value, filter_name: str, node: nodes.Node) -> Value:
+        """`x | map('upper')` of an untyped list: a run-time list of strings (see strlists.py)."""
+        seq, out, item = self.temp(), self.temp(), self.temp()
+        self.action(f"{seq} := {value.code}")
+        self.action(f'{out} := ""')
+        self.action(f'if eq (printf "%.2T" {seq}) "[]"')
+        self.action(f"range {item} := {seq}")
+        text = self.untyped_str(Value(item, ANY), node)
+        if filter_name != "string":
+            text = self.change_case(text, filter_name, node)
+        strlists.append(self, out, text.code)
+        self.action("end")
+        self.action("end")
+        return Value(out, STRLIST)
+
     def untyped_join(self, code: str, sep: str, node: nodes.Node) -> None:
         seq, i, item, ignored = self.temp(), self.temp(), self.temp(), self.temp()
         self.action(f"{seq} := {code}")
@@ -2126,6 +2143,10 @@ class Translator:
             return Value(value.code, value.kind, extra={"items": True, "sorted": True})
         if name in {"lower", "upper"} and value.is_const:
             return const(getattr(value.const, name)())
+        if name == "map" and value.kind == ANY and len(args) == 1 and args[0].const in {"upper", "lower", "string"} and not node.kwargs:
+            return self.untyped_map(value, args[0].const, node)
+        if name in {"lower", "upper"} and value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+            return const("")  # str() of Undefined is empty
         if name in {"lower", "upper"} and value.kind == ANY:
             return self.change_case(self.untyped_str(value, node), name, node)  # Jinja's filter takes str() first
         if name in {"lower", "upper"} and value.kind in {STR, CONTENT}:
