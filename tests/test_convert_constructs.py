@@ -50,6 +50,7 @@ CONSTRUCTS = {
     "selected_element_and_message_equality": "{% set users = messages | selectattr('role', 'equalto', 'user') | list %}{% for m in messages %}{% if m == users[-1] %}<last user>{% endif %}{% if m == users[0] %}<first user>{% endif %}{{ m.role }}{% endfor %}{{ (messages | selectattr('role', 'equalto', 'assistant') | list)[0].content }}",
     "attribute_of_a_string": "{% for m in messages %}{% if m.content.content is defined %}{{ m.content.content }}{% else %}{{ m.content | string }}{% endif %}{% endfor %}",
     "mapping_compared_with_string": "{% if messages[0].role == 'system' %}{% set sys = messages[0] %}{% endif %}{% if sys and sys != '' %}[{{ sys.content }}]{% endif %}{{ messages[0] == 'x' }}{{ messages != '' }}",
+    "string_slicing": "{% for m in messages %}[{{ m.content[:-1] }}|{{ m.content[2:] }}|{{ m.content[-3:] }}|{{ m.content[1:-2] }}|{{ m.content[-2:1] }}|{{ m.content[-40:] }}|{{ m.content[5:-40] }}]{% set j = {'r': m.role, 'n': loop.index} | tojson %}{{ j[:-1] }}{% endfor %}",
     "selectattr_count": "{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{% for m in messages | rejectattr('role', 'equalto', 'user') %}{{ m.role }}{% endfor %}",
 }
 

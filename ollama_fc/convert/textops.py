@@ -178,20 +178,60 @@ def json_string(em: Emitter, text_code: str) -> str:
     return quoted
 
 
-def replace(em: Emitter, text_code: str, old: str, new_code: str) -> str:
-    """Python's `str.replace(old, new)`: every non-overlapping `old`, left to right."""
-    text, result, last, i = em.temp(), em.temp(), em.temp(), em.temp()
+def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | None = None) -> str:
+    """Python's `str.replace(old, new[, limit])`: non-overlapping `old`, left to right (the
+    first `limit` of them when given)."""
+    text, result, last, i, done = em.temp(), em.temp(), em.temp(), em.temp(), em.temp()
     em.action(f"{text} := {text_code}")
     em.action(f'{result} := ""')
     em.action(f"{last} := 0")
+    if limit is not None:
+        em.action(f"{done} := 0")
     em.action(f"range {i} := len {text}")
-    em.action(f'if and (ge {i} {last}) (eq (printf "%.*s" {len(old)} (slice {text} {i})) {go_string(old)})')
+    more = f" (lt {done} {limit})" if limit is not None else ""
+    em.action(f'if and (ge {i} {last}){more} (eq (printf "%.*s" {len(old)} (slice {text} {i})) {go_string(old)})')
     em.action(f'{result} = printf "%s%s%v" {result} (slice {text} {last} {i}) {new_code}')
     em.action(f'{last} = len (printf "%*s%*s" {i} "" {len(old.encode())} "")')
+    if limit is not None:
+        em.action(f'{done} = len (printf "%*s." {done} "")')
     em.action("end")
     em.action("end")
     em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
     return result
+
+
+def slice_text(em: Emitter, text_code: str, start: int | None, stop: int | None) -> str:
+    """Python's `text[start:stop]` for constant bounds, counted in characters (negative ones
+    from the end, clamped to the text): `%.*s` turns a character count into a byte offset."""
+    text, count, i, b, lo, hi, out = (em.temp() for _ in range(7))
+    em.action(f"{text} := {text_code}")
+    if any(bound is not None and bound < 0 for bound in (start, stop)):
+        em.action(f"{count} := 0")  # characters: bytes that do not continue a UTF-8 sequence
+        em.action(f"range {i} := len {text}")
+        em.action(f"{b} := index {text} {i}")
+        em.action(f"if or (lt {b} 128) (ge {b} 192)")
+        em.action(f'{count} = len (printf "%*s." {count} "")')
+        em.action("end")
+        em.action("end")
+
+    def offset(var: str, bound: int | None, default: str) -> None:
+        if bound is None:
+            em.action(f"{var} := {default}")
+        elif bound >= 0:
+            em.action(f'{var} := len (printf "%.*s" {bound} {text})')
+        else:
+            em.action(f"{var} := 0")
+            em.action(f"if gt {count} {-bound}")
+            em.action(f'{var} = len (printf "%.*s" (len (slice (printf "%*s" {count} "") {-bound})) {text})')
+            em.action("end")
+
+    offset(lo, start, "0")
+    offset(hi, stop, f"len {text}")
+    em.action(f'{out} := ""')
+    em.action(f"if lt {lo} {hi}")
+    em.action(f"{out} = slice {text} {lo} {hi}")
+    em.action("end")
+    return out
 
 
 def repr_string(em: Emitter, text_code: str) -> str:

@@ -78,9 +78,14 @@ class Translator:
         self.growing = growing_lists(self.tree)
         #: variables that may hold a filtered view of a list (see `selection_test`)
         self.filtered = filtered_names(self.tree)
-        named = role_constants(self.tree)
+        #: attributes each name is given by `set name.attr` (Jinja lets a namespace grow)
+        self.ns_refs: dict[str, list[str]] = {}
+        for ref in self.tree.find_all(nodes.NSRef):
+            self.ns_refs.setdefault(ref.name, []).append(ref.attr)
+        #: the strings the template compares a role with (see role_constants)
+        self.role_names = role_constants(self.tree)
         #: the role name this template gives tool results, when it is not Ollama's `tool`
-        self.tool_role = next((r for r in TOOL_RESULT_ROLES if r in named), "tool")
+        self.tool_role = next((r for r in TOOL_RESULT_ROLES if r in self.role_names), "tool")
 
     # ---- plumbing -------------------------------------------------------------------
 
@@ -506,6 +511,8 @@ class Translator:
             if ns is None or ns.kind != NS:
                 raise self.fail(node, f"set {target.name}.{target.attr}", "on something that is not a namespace()")
             value = self.expr(node.node, frame)
+            if value.kind == "split":
+                value = self.split_list(value)
             var = f"{ns.code}_{target.attr}"
             attrs = ns.extra["attrs"]
             if target.attr in attrs and attrs[target.attr].kind == STRLIST or value.kind == STRLIST:
@@ -530,6 +537,8 @@ class Translator:
         if not isinstance(target, nodes.Name):
             raise self.fail(node, "tuple assignment in set")
         value = self.expr(node.node, frame)
+        if value.kind == "split":
+            value = self.split_list(value)
         slot = frame.lookup(target.name)
         assert slot is not None, target.name
         if target.name in self.growing and (value.kind == STRLIST or (value.is_const and isinstance(value.const, list))):
@@ -538,9 +547,9 @@ class Translator:
             slot.kind = NS
             slot.extra["attrs"] = value.extra["attrs"]
             # Jinja lets `set ns.x` add attributes; declare them all now, undefined until set
-            for ref in self.tree.find_all(nodes.NSRef):
-                if ref.name == target.name and ref.attr not in value.extra["attrs"]:
-                    value.extra["attrs"][ref.attr] = Value("", UNDEF, extra={"maybe_undefined": True})
+            for attr in self.ns_refs.get(target.name, []):
+                if attr not in value.extra["attrs"]:
+                    value.extra["attrs"][attr] = Value("", UNDEF, extra={"maybe_undefined": True})
             for attr, init in value.extra["attrs"].items():
                 if init.is_const and isinstance(init.const, list):
                     # a list attribute can only be a list of strings built at run time
@@ -763,9 +772,11 @@ class Translator:
             predicate = seq_node
             assert seq_node.node is not None
             seq_node = seq_node.node
-        seq = self.expr(seq_node, frame)
+        seq = self.range_of(seq_node, frame) if self.is_range(seq_node, frame) else self.expr(seq_node, frame)
         if seq.kind == "reversed":
             seq = Value(seq.code, seq.extra["base"].kind, extra={"reversed": True})
+        if seq.kind == "split":
+            seq = self.split_list(seq)
         filters: list[tuple[nodes.Filter, Frame, str | None]] = [] if predicate is None else [(predicate, frame, None)]
         if seq.kind == "select":
             filters, seq = [*seq.extra["filters"], *filters], seq.extra["base"]
@@ -836,20 +847,32 @@ class Translator:
             self.action(f"{seqvar} := {seq.code}")
             kind = ELEMENT.get(seq.kind, ANY) if seq.kind != INT else INT
             body.names[target.name] = Value(item, kind)
-            if counted:
-                # loop.* counts the elements that pass the filter: count them all first
-                passing = self.count_passing(node, filters, seqvar, kind, frame)
-            if seq.extra.get("reversed"):
-                # the i-th step takes element len-1-i, which is len(seq[i+1:])
-                self.action(f"range {idx} := len {seqvar}")
-                self.action(f'{item} := index {seqvar} (len (slice {seqvar} (len (printf "%*s." {idx} ""))))')
+            if seq.kind == INT:
+                # Go ranges over an integer with one variable: the step count; the value follows from it
+                self.action(f"range {idx} := {seqvar}")
+                start, step, last = seq.extra.get("start", "0"), seq.extra.get("step", 1), self.temp()
+                if step == 1:
+                    self.action(f'{item} := len (printf "%*s%*s" {start} "" {idx} "")')
+                else:
+                    self.action(f'{item} := len (slice (printf "%*s" {start} "") {idx})')
+                if uses_loop:
+                    self.action(f'{last} := len (slice (printf "%*s" {seqvar} "") 1)')
+                body.loop = Loop(index=idx, seq="", last=last, length=seqvar)
             else:
-                self.action(f"range {idx}, {item} := {seqvar}")
-            last = self.temp()
-            if uses_loop and seq.kind != INT:
-                self.action(f"{last} := len (slice {seqvar} 1)")
-            neighbours = kind if seq.kind != INT and not seq.extra.get("reversed") else None
-            body.loop = Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours)
+                if counted:
+                    # loop.* counts the elements that pass the filter: count them all first
+                    passing = self.count_passing(node, filters, seqvar, kind, frame)
+                if seq.extra.get("reversed"):
+                    # the i-th step takes element len-1-i, which is len(seq[i+1:])
+                    self.action(f"range {idx} := len {seqvar}")
+                    self.action(f'{item} := index {seqvar} (len (slice {seqvar} (len (printf "%*s." {idx} ""))))')
+                else:
+                    self.action(f"range {idx}, {item} := {seqvar}")
+                last = self.temp()
+                if uses_loop:
+                    self.action(f"{last} := len (slice {seqvar} 1)")
+                neighbours = kind if not seq.extra.get("reversed") else None
+                body.loop = Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours)
         else:
             raise self.fail(node, f"for over {seq.kind}")
         guard = 0
@@ -878,6 +901,46 @@ class Translator:
             self.visit_body(node.else_, frame)
             self.cond_depth -= 1
         self.action("end")
+
+    @staticmethod
+    def is_range(node: nodes.Node, frame: Frame) -> bool:
+        return (
+            isinstance(node, nodes.Call)
+            and isinstance(node.node, nodes.Name)
+            and node.node.name == "range"
+            and frame.lookup("range") is None
+            and not node.kwargs
+        )
+
+    def range_of(self, call: nodes.Call, frame: Frame) -> Value:
+        """`range(start, stop[, step])` looped over: the step count as a Go int (0 when Python's
+        range is empty), with the first value and the step (1 or -1) the loop computes values from."""
+        args = [self.expr(a, frame) for a in call.args]
+        if all(a.is_const and isinstance(a.const, int) and not isinstance(a.const, bool) for a in args) and 1 <= len(args) <= 3:
+            return const(list(range(*(a.const for a in args))))
+        if len(args) == 1:
+            return self.expr(call, frame)
+        step = args[2] if len(args) == 3 else const(1)
+        if not (step.is_const and step.const in (1, -1)) or len(args) > 3:
+            raise self.fail(call, "range() with a step other than 1 or -1")
+        start, stop = args[0], args[1]
+        for bound in (start, stop):
+            if bound.kind != INT:
+                raise self.fail(call, f"range() of a {bound.kind}")
+        if start.is_const and start.const < 0:
+            raise self.fail(call, "range() from a negative number")
+        count = self.temp()
+        if step.const == -1 and stop.is_const and stop.const == -1:
+            self.action(f'{count} := len (printf "%*s." {start.code} "")')  # start, start-1, ..., 0
+        elif stop.is_const and stop.const < 0:
+            raise self.fail(call, "range() down to a negative number other than -1")
+        else:
+            low, high = (start, stop) if step.const == 1 else (stop, start)
+            self.action(f"{count} := 0")
+            self.action(f"if lt {low.code} {high.code}")
+            self.action(f'{count} = len (slice (printf "%*s" {high.code} "") {low.code})')
+            self.action("end")
+        return Value(count, INT, extra={"start": start.code, "step": step.const})
 
     def count_passing(
         self, node: nodes.For, filters: list[tuple[nodes.Filter, Frame, str | None]], seqvar: str, kind: str, frame: Frame
@@ -1032,7 +1095,7 @@ class Translator:
         if node.else_:
             self.action(f"if {seq.code}")
         item, idx, total = strlists.each(self, seq.code)
-        body.names[node.target.name] = Value(item, STR)
+        body.names[node.target.name] = Value(item, STR, extra=final_of(seq))
         last = self.temp()
         if uses_loop:
             self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
@@ -1363,14 +1426,19 @@ class Translator:
                 if value.extra.pop("optional", None):
                     value.extra["or_method"] = True
             return value
-        if base.kind == "split" and key.is_const and key.const in (0, -1):
-            return self.split_part(base, key.const, node)
+        if base.kind == "split":
+            if key.is_const and (key.const == 0 or (key.const == -1 and "limit" not in base.extra)):
+                return self.split_part(base, key.const, node)
+            base = self.split_list(base)
         if base.kind in {DICT, RECORD}:
             return self.dict_lookup(base, key, node)
         if base.kind == "select" and key.is_const and key.const in (0, -1):
             return self.selected_element(base, key.const)
         if base.kind == STRLIST and key.is_const and key.const in (0, -1):
-            return Value(strlists.element(self, base.code, key.const), STR)
+            return Value(strlists.element(self, base.code, key.const), STR, extra=final_of(base))
+        if base.kind == STRLIST and key.kind == INT and not (key.is_const and key.const < 0):
+            element, found = strlists.nth(self, base.code, key.code)
+            return Value(element, STR, extra={"maybe_undefined": True, "defined_flag": found, **final_of(base)})
         if base.kind in {CONTENT}:
             if key.is_const and key.const in (0, -1):
                 return Value("$.Messages", PART, extra={"content": base.code, **final_of(base)})
@@ -1399,7 +1467,14 @@ class Translator:
         if base.kind in {STR, CONTENT}:
             if start is None and stop is not None and stop.is_const and stop.const >= 0:
                 return Value(f'(printf "%.*s" {stop.code} {base.code})', STR)
-            raise self.fail(node, "string slicing other than [:N]")
+            bounds = [b.const if b is not None and b.is_const and isinstance(b.const, int) and not isinstance(b.const, bool) else b for b in (start, stop)]
+            if any(isinstance(b, Value) for b in bounds):
+                raise self.fail(node, "string slicing with a bound known only at run time")
+            return Value(textops.slice_text(self, base.code, bounds[0], bounds[1]), STR)
+        if base.kind == "split":
+            base = self.split_list(base)
+        if base.kind == STRLIST and stop is None and start is not None and start.kind == INT and not (start.is_const and start.const < 0):
+            return Value(strlists.tail(self, base.code, start.code), STRLIST, extra=final_of(base))
         if base.kind not in {MSGS, CALLS, TOOLS}:
             raise self.fail(node, f"slicing {base.kind}")
 
@@ -1670,6 +1745,8 @@ class Translator:
                 return f"(not {value.code})"
             if value.extra.get("maybe_none"):
                 return f'(eq (printf "%v" {value.code}) "")'
+            if kind == ANY:
+                return f'(eq (printf "%T" {value.code}) "<nil>")'  # JSON null
             return "false"
         if name == "string":
             if value.is_const:
@@ -1697,14 +1774,25 @@ class Translator:
                 return f'(or (eq (printf "%T" {value.code}) "string") (eq (printf "%.2T" {value.code}) "[]") (eq (printf "%.3T" {value.code}) "map"))'
             return "false"
         if name in {"number", "integer"}:
+            if kind == ANY:
+                # a decoded JSON number is a float64 either way (an untyped 1.0 tests as an integer)
+                if name == "integer":
+                    self.warn(node, "`is integer` of an untyped value", "a whole float such as 1.0 also counts as an integer")
+                    whole = f'(eq (printf "%v" {value.code}) (printf "%.0f" {value.code}))'
+                    return f'(and (eq (printf "%T" {value.code}) "float64") {whole})'
+                return f'(eq (printf "%T" {value.code}) "float64" "bool")'  # Python's bool is a Number
             return "true" if kind == INT else "false"
         if name == "boolean":
+            if kind == ANY:
+                return f'(eq (printf "%T" {value.code}) "bool")'
             return "true" if kind == BOOL else "false"
         if name in {"true", "false"}:
             if value.is_const:
                 return "true" if value.const is (name == "true") else "false"
             if kind == BOOL:
                 return value.code if name == "true" else f"(not {value.code})"
+            if kind == ANY:
+                return f'(eq (printf "%T:%v" {value.code} {value.code}) "bool:{name}")'
             return "false"
         if name in {"equalto", "eq", "sameas"} and args:
             return self.compare_eq(value, args[0], node)
@@ -1897,9 +1985,15 @@ class Translator:
                     )
             return Value(tests[0] if len(tests) == 1 else "(or " + " ".join(tests) + ")", BOOL)
         if method == "split":
-            if not args or not args[0].is_const:
+            if not args or not args[0].is_const or not isinstance(args[0].const, str) or not args[0].const:
                 raise self.fail(node, ".split() without a constant separator")
-            return Value(base.code, "split", extra={"sep": args[0].const, "node": node, **final_of(base)})
+            limit = args[1].const if len(args) > 1 and args[1].is_const and isinstance(args[1].const, int) else None
+            if len(args) > 2 or (len(args) == 2 and limit is None):
+                raise self.fail(node, ".split() with a non-constant maxsplit")
+            extra = {"sep": args[0].const, "node": node, **final_of(base)}
+            if limit is not None and limit >= 0:
+                extra["limit"] = limit
+            return Value(base.code, "split", extra=extra)
         if method == "replace" and len(args) == 2 and args[0].is_const and isinstance(args[0].const, str) and args[0].const:
             new = args[1]
             if not (new.is_const and isinstance(new.const, str)) and new.kind not in {STR, CONTENT}:
@@ -2006,6 +2100,11 @@ class Translator:
             self.action("end")
         return Value(textops.ascii_case(self, text, method), STR)
 
+    def split_list(self, value: Value) -> Value:
+        """`s.split(sep[, n])` as a run-time list of strings: each separator becomes a marker."""
+        parts = textops.replace(self, value.code, value.extra["sep"], strlists.MARK, value.extra.get("limit"))
+        return Value(f'(printf "\\xff%s" {parts})', STRLIST, extra=final_of(value))
+
     def split_part(self, value: Value, which: int, node: nodes.Node) -> Value:
         return Value(textops.split_part(self, value.code, value.extra["sep"], which), STR, extra=final_of(value))
 
@@ -2014,6 +2113,8 @@ class Translator:
         if node.node is None:
             raise self.fail(node, f"|{name} block")
         value = self.expr(node.node, frame)
+        if value.kind == "split" and name not in {"first", "last"}:
+            value = self.split_list(value)
         args = [self.expr(a, frame) for a in node.args]
         if name == "trim":
             if value.is_const:
@@ -2063,10 +2164,12 @@ class Translator:
                 if name == "first":
                     return Value(f"(index {value.code} 0)", element)
                 return Value(f"(index {value.code} (len (slice {value.code} 1)))", element)
-            if value.kind == "split":
+            if value.kind == "split" and not (name == "last" and "limit" in value.extra):
                 return self.split_part(value, 0 if name == "first" else -1, node)
+            if value.kind == "split":
+                value = self.split_list(value)
             if value.kind == STRLIST:
-                return Value(strlists.element(self, value.code, 0 if name == "first" else -1), STR)
+                return Value(strlists.element(self, value.code, 0 if name == "first" else -1), STR, extra=final_of(value))
             raise self.fail(node, f"|{name} of {value.kind}")
         if name == "default":
             fallback = args[0] if args else const("")
@@ -2140,7 +2243,8 @@ class Translator:
                 self.warn(node, "|items of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)")
             return Value(value.code, ANY, extra={**value.extra, "items": True})
         if name == "dictsort" and (value.kind in {PROPS, ARGS} or value.kind in schema.KEY_ORDER):
-            return Value(value.code, value.kind, extra={"items": True, "sorted": True})
+            # an ordered map (nested properties) is sorted as the Go map it converts to
+            return Value(self.plain_map(value), value.kind, extra={"items": True, "sorted": True})
         if name in {"lower", "upper"} and value.is_const:
             return const(getattr(value.const, name)())
         if name == "map" and value.kind == ANY and len(args) == 1 and args[0].const in {"upper", "lower", "string"} and not node.kwargs:
