@@ -217,7 +217,7 @@ def convert(
         body = translator.translate()
     except RecursionError as exc:
         raise ConversionError("the chat template nests too deeply to translate") from exc
-    capabilities = _capabilities(translator.tree, loaded.template, probe(loaded.template, tokens))
+    capabilities = _capabilities(translator.tree, loaded.template, probe(loaded.template, tokens, translator.role_names))
     # a template naming `tools` gets Ollama's tool round trip even where no probe renders it, so
     # that Ollama >= 0.30 keeps this Go template rather than preferring a GGUF's Jinja one
     tool_aware = capabilities.tools or any(n.name == "tools" for n in translator.tree.find_all(nodes.Name))

@@ -162,8 +162,11 @@ def _call_messages(names: Sequence[str], *, ids: bool, result_role: bool = False
     return messages
 
 
-def probe(template: str, special_tokens: Mapping[str, str] | None = None) -> Shape:
-    """The shape this template expects and the features it renders, found by rendering probes."""
+def probe(template: str, special_tokens: Mapping[str, str] | None = None, roles: set[str] | None = None) -> Shape:
+    """The shape this template expects and the features it renders, found by rendering probes.
+
+    `roles` are the template's `role_names` when the caller has parsed it already.
+    """
     try:
         compile_template(template)
     except ReferenceRenderError:
@@ -188,7 +191,7 @@ def probe(template: str, special_tokens: Mapping[str, str] | None = None) -> Sha
     with_tools = _try(template, user, shape, tools, special_tokens=special_tokens)
     shape = replace(shape, tools=with_tools is not None and TOOL_NEEDLE in with_tools)
 
-    named = role_names(template)
+    named = role_names(template) if roles is None else roles
     shape = replace(shape, tool_role=next((role for role in TOOL_RESULT_ROLES if role in named), "tool"))
 
     # calls name functions the tool list does not, so a rendered tool list is no false hit
