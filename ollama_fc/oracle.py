@@ -144,6 +144,7 @@ class Oracle:
             encoding="utf-8",
         )
         self._lock = threading.Lock()
+        self._last_template: str | None = None
 
     def render(
         self,
@@ -152,15 +153,21 @@ class Oracle:
         tools: Sequence[Mapping[str, Any]] | None = None,
         think: bool | str | None = None,
     ) -> Rendered:
-        line = json.dumps(_request(template, messages, tools, think), ensure_ascii=False)
         assert self._process.stdin is not None and self._process.stdout is not None
         with self._lock:
-            self._process.stdin.write(line + "\n")
+            request = _request(template, messages, tools, think)
+            if template == self._last_template:
+                del request["template"]
+                request["same_template"] = True
+            self._process.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
             self._process.stdin.flush()
             answer = self._process.stdout.readline()
-        if not answer:
+            data = json.loads(answer) if answer else None
+            # the oracle keeps a template only once it parsed: otherwise send it again next time
+            parsed = data is not None and (data.get("error") is None or data.get("stage") == "execute")
+            self._last_template = template if parsed else None
+        if data is None:
             raise OllamaFcError(f"template oracle for Ollama {self.version} exited unexpectedly")
-        data = json.loads(answer)
         return Rendered(prompt=data.get("prompt"), error=data.get("error"), stage=data.get("stage"))
 
     def close(self) -> None:

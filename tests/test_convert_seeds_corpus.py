@@ -64,3 +64,34 @@ def test_every_corpus_template_converts_to_a_template_ollama_parses_or_fails_cle
                 rendered = engine.render(conversion.template, [{"role": "user", "content": "hi"}])
                 assert rendered.stage != "parse", (path.name, engine.version, rendered.error)
     assert converted > len(CORPUS) // 3
+
+
+def test_faithful_or_loud_over_the_corpus() -> None:
+    """Every corpus template that converts either renders exactly what the original renders on
+    every battery case, under both Ollama versions, or its conversion carries a warning saying
+    where and why it differs. A silent difference is the one outcome never allowed."""
+    from dataclasses import replace
+
+    from ollama_fc.convert.sources import load_source
+    from ollama_fc.verify.runner import compare, open_oracles
+
+    _require(CORPUS)
+    silent: list[tuple[str, str, str]] = []
+    exact_templates = 0
+    with open_oracles([oracle.PINNED, oracle.LATEST]) as oracles:
+        for path in CORPUS:
+            source = load_source(path)
+            if not source.special_tokens:
+                source = replace(source, special_tokens={"bos_token": "<s>", "eos_token": "</s>"})
+            try:
+                conversion = convert(source)
+            except ConversionError:
+                continue
+            _, results = compare(source, conversion.template, oracles)
+            failing = [result for result in results if result.status in {"diff", "error"}]
+            if not failing:
+                exact_templates += 1
+            elif not conversion.warnings:
+                silent.extend((path.name, result.name, result.detail[:200]) for result in failing)
+    assert not silent, silent
+    assert exact_templates > 0

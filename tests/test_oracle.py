@@ -168,3 +168,28 @@ def test_execute_error_is_reported_like_the_server(scripted_model, ollama_host: 
     server_error = json.load(refused.value)["error"]
     assert "index out of range" in rejected.value.reason
     assert rejected.value.reason in server_error
+
+
+def test_batch_oracle_sends_a_repeated_template_once_and_renders_as_single_calls() -> None:
+    """The batch process keeps the last parsed template; results must equal one-shot renders,
+    including after a template Ollama rejects and after one that fails while executing."""
+    m1 = [{"role": "user", "content": "hi"}]
+    m2 = [{"role": "user", "content": "yo"}, {"role": "assistant", "content": "ok"}]
+    sequence = [
+        ("A{{ range .Messages }}{{ .Content }}{{ end }}", m1),
+        ("A{{ range .Messages }}{{ .Content }}{{ end }}", m2),
+        ("{{ if }}", m1),
+        ("{{ if }}", m2),
+        ("B{{ range .Messages }}[{{ .Role }}]{{ end }}", m2),
+        ("{{ (index .Messages 5).Content }}", m1),
+        ("{{ (index .Messages 5).Content }}", m1),
+        ("B{{ range .Messages }}[{{ .Role }}]{{ end }}", m1),
+    ]
+    with Oracle() as batch:
+        for template, messages in sequence:
+            got = batch.render(template, messages)
+            try:
+                expected: tuple[str | None, bool] = (render(template, messages), False)
+            except TemplateRejected:
+                expected = (None, True)
+            assert (got.prompt, got.error is not None) == expected, template

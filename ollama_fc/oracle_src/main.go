@@ -8,7 +8,8 @@
 // byte for byte; exit status 1 with Ollama's own error on stderr when the template is refused.
 //
 // Batch (-batch): one such JSON request per input line; one JSON line per request on stdout,
-// {"prompt": "..."} or {"error": "...", "stage": "parse"|"execute"|"request"}.
+// {"prompt": "..."} or {"error": "...", "stage": "parse"|"execute"|"request"}. A request with
+// "same_template": true and no template reuses the previous request's parsed template.
 package main
 
 import (
@@ -28,6 +29,9 @@ import (
 
 type request struct {
 	Template string `json:"template"`
+	// SameTemplate (batch only) renders with the template of the previous request, so a large
+	// template is sent once per batch of cases rather than once per case.
+	SameTemplate bool `json:"same_template"`
 	api.ChatRequest
 }
 
@@ -38,6 +42,13 @@ type renderError struct {
 
 func (e *renderError) Error() string { return e.err.Error() }
 
+// parsed keeps the last template parsed: the server parses a model's template once and
+// executes it for every request, and a batch usually renders one template many times.
+var parsed struct {
+	source string
+	tmpl   *template.Template
+}
+
 // render follows the server's chat path for a request without images or a Modelfile SYSTEM:
 // a model whose template infers thinking tags gets think=true when the request leaves it unset.
 func render(line []byte) (string, error) {
@@ -45,9 +56,16 @@ func render(line []byte) (string, error) {
 	if err := json.Unmarshal(line, &req); err != nil {
 		return "", &renderError{"request", err}
 	}
-	tmpl, err := template.Parse(req.Template)
-	if err != nil {
-		return "", &renderError{"parse", err}
+	tmpl := parsed.tmpl
+	if req.SameTemplate && tmpl == nil {
+		return "", &renderError{"request", fmt.Errorf("same_template given before any template")}
+	}
+	if !req.SameTemplate && (tmpl == nil || parsed.source != req.Template) {
+		var err error
+		if tmpl, err = template.Parse(req.Template); err != nil {
+			return "", &renderError{"parse", err}
+		}
+		parsed.source, parsed.tmpl = req.Template, tmpl
 	}
 	think := req.Think
 	if open, close := thinking.InferTags(tmpl.Template); think == nil && open != "" && close != "" {
