@@ -118,3 +118,51 @@ def test_tuple_assignment_sets_each_name(engine: oracle.Oracle) -> None:
         "{% for m in messages %}{% if m.role == 'tool' %}{% set sep, flag = ' | ', false %}{% endif %}{{ m.role }}{{ sep }}{% endfor %}{{ flag }}"
     )
     assert_renders_like_jinja(engine, template)
+
+
+def test_range_with_start_and_step_counts_like_python(engine: oracle.Oracle) -> None:
+    """`range(a, b)` and `range(a, b, -1)` in a loop (Gemma 4 looks ahead, Kimi scans backwards),
+    empty when Python's range is, with loop.* numbering the steps."""
+    template = (
+        "{% for m in messages %}{% for j in range(loop.index0 + 1, messages | length) %}"
+        "{% if loop.first %}{{ j }}:{{ messages[j].role }}{{ loop.length }}{% endif %}{% else %}end{% endfor %};{% endfor %}\n"
+        "{% for i in range(messages | length - 1, -1, -1) %}{{ i }}{{ messages[i].role[:1] }}{% if not loop.last %},{% endif %}{% endfor %}\n"
+        "{% for i in range(messages | length, 6, -1) %}{{ i }}{% endfor %}|{% for i in range(2, 5) %}{{ i }}{{ loop.index }}{% endfor %}"
+        "|{% for i in range(messages | length) %}{{ i }}{{ loop.last }}{% endfor %}"
+    )
+    assert_renders_like_jinja(engine, template)
+
+
+SPLIT_MESSAGES: list[dict[str, Any]] = [
+    {"role": "user", "content": "plan<sep>a<sep><sep>b"},
+    {"role": "assistant", "content": "<think>hmm</think>done</think>"},
+    {"role": "user", "content": "no separator"},
+    {"role": "assistant", "content": ""},
+]
+
+
+def test_split_results_kept_in_variables_indexed_sliced_and_looped(engine: oracle.Oracle) -> None:
+    """A split stored in a variable (Bielik, MiniCPM), `split(sep, 1)[1]` (DeepSeek V3.1), loops
+    over split parts (Gemma 4), indexes past the end (Undefined), |length, |join of a tail."""
+    template = (
+        "{% for m in messages %}{% set parts = m.content.split('<sep>') %}{{ parts | length }}"
+        "[{{ parts[0] }}|{{ parts[1] }}|{{ parts[2] is defined }}|{{ parts[-1] }}|{{ parts[1:] | join('+') }}]"
+        "{% if '</think>' in m.content %}{{ m.content.split('</think>', 1)[1] }}/{{ m.content.split('</think>', 1) | last }}"
+        "/{{ m.content.split('</think>')[-1] }}{% endif %}"
+        "{% set ns = namespace(out='') %}{% for p in m.content.split('<sep>') %}{% set ns.out = ns.out + loop.index|string + p %}{% endfor %}"
+        "({{ ns.out }}){% for i in range(1, parts | length) %}<{{ parts[i] }}>{% endfor %}\n{% endfor %}"
+    )
+    assert_renders_like_jinja(engine, template, SPLIT_MESSAGES)
+
+
+def test_type_tests_on_untyped_argument_values(engine: oracle.Oracle) -> None:
+    """`is boolean/none/number/true/false` on argument values decide as in Python (Gemma 4's
+    format_argument prints a bool as `true`, not Python's `True`)."""
+    call = {"function": {"name": "book", "arguments": {"seat": "window", "meals": True, "bags": 2, "note": None, "vip": False, "price": 9.5}}}
+    messages = [{"role": "user", "content": "Book it"}, {"role": "assistant", "content": "", "tool_calls": [call]}]
+    template = (
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments | dictsort %}"
+        "{{ k }}={% if v is boolean %}{{ 'true' if v else 'false' }}{% elif v is none %}null{% else %}{{ v }}{% endif %}"
+        "{{ v is number }}{{ v is true }}{{ v is false }}{{ v is none }};{% endfor %}{% endfor %}{% endfor %}"
+    )
+    assert_renders_like_jinja(engine, template, messages)

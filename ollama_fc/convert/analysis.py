@@ -45,6 +45,8 @@ def names_holding_text(tree: nodes.Template) -> set[str]:
         for a in tree.find_all((nodes.Assign, nodes.AssignBlock))
         if isinstance(a.target, (nodes.Name, nodes.NSRef))
     ]
+    # a loop over a text (its split parts, its characters) binds pieces of that text
+    assigns += [(f.target.name, f.iter) for f in tree.find_all(nodes.For) if isinstance(f.target, nodes.Name)]
     found: set[str] = set()
 
     def reads_text(expr: nodes.Node) -> bool:

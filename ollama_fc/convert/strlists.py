@@ -127,3 +127,44 @@ def each(em: Emitter, code: str) -> tuple[str, str, str]:
     em.action(f"{idx} := {seen}")
     em.action(f'{seen} = len (printf "%*s." {seen} "")')
     return item, idx, total
+
+
+def nth(em: Emitter, code: str, position: str) -> tuple[str, str]:
+    """`list[i]` for a run-time `i >= 0`: Go variables (element, whether it exists); Jinja's
+    subscript past the end is Undefined, here the empty text with the flag false."""
+    text, start, seen, i, result, found = (em.temp() for _ in range(6))
+    em.action(f'{text} := printf "%s\\xff" {code}')
+    em.action(f'{result} := ""')
+    em.action(f"{found} := false")
+    em.action(f"{start} := 1")
+    em.action(f"{seen} := 0")
+    em.action(f"range {i} := len {text}")
+    em.action(f"if and (gt {i} 0) (eq (index {text} {i}) {MARK_BYTE})")
+    em.action(f"if eq {seen} {position}")
+    em.action(f"{result} = slice {text} {start} {i}")
+    em.action(f"{found} = true")
+    em.action("break")
+    em.action("end")
+    em.action(f'{start} = len (printf "%*s." {i} "")')
+    em.action(f'{seen} = len (printf "%*s." {seen} "")')
+    em.action("end")
+    em.action("end")
+    return result, found
+
+
+def tail(em: Emitter, code: str, start: str) -> str:
+    """`list[start:]` for a run-time `start >= 0`: the encoding from the start-th marker on."""
+    text, seen, i, result = (em.temp() for _ in range(4))
+    em.action(f"{text} := {code}")
+    em.action(f'{result} := ""')
+    em.action(f"{seen} := 0")
+    em.action(f"range {i} := len {text}")
+    em.action(f"if eq (index {text} {i}) {MARK_BYTE}")
+    em.action(f"if eq {seen} {start}")
+    em.action(f"{result} = slice {text} {i}")
+    em.action("break")
+    em.action("end")
+    em.action(f'{seen} = len (printf "%*s." {seen} "")')
+    em.action("end")
+    em.action("end")
+    return result
