@@ -166,3 +166,23 @@ def test_type_tests_on_untyped_argument_values(engine: oracle.Oracle) -> None:
         "{{ v is number }}{{ v is true }}{{ v is false }}{{ v is none }};{% endfor %}{% endfor %}{% endfor %}"
     )
     assert_renders_like_jinja(engine, template, messages)
+
+
+def test_replace_filter_is_str_replace(engine: oracle.Oracle) -> None:
+    """`text | replace(old, new)` (Glimmer renames a phrase in the system prompt) chained, with a
+    run-time replacement, and on a constant."""
+    template = (
+        "{% for m in messages %}{{ m.content | replace('e', 'E') | replace('a', m.role) | replace('Paris', '') }}"
+        "{{ 'x-y-z' | replace('-', '+') }};{% endfor %}"
+    )
+    assert_renders_like_jinja(engine, template)
+
+
+def test_get_of_a_missing_message_key_is_none(engine: oracle.Oracle) -> None:
+    """`message.get('end_turn')` is None (printed `None`, `is none`, falsy), not Undefined; Glimmer
+    picks its end token from it."""
+    template = (
+        "{% for m in messages %}{% set e = m.get('end_turn') %}{{ e }}{{ e is none }}{{ m.get('x', 'd') }}"
+        "{% if e is none %}{% set e = not (m.get('recipient') and m.role != 'user') %}{% endif %}{{ 'T' if e else 'M' }};{% endfor %}"
+    )
+    assert_renders_like_jinja(engine, template)

@@ -355,6 +355,8 @@ class Translator:
             self.text(py_str(value.const))
         elif value.kind == UNDEF:
             return
+        elif value.kind == NONE and not value.extra.get("maybe_undefined"):
+            self.text("None")  # a variable certainly holding None
         elif value.kind == BOOL:
             self.action(f"if {value.code}")
             self.text("True")
@@ -1928,8 +1930,8 @@ class Translator:
                 return Value(strlists.element(self, base.code, which, var=base.code), STR)
             if method == "get" and args and args[0].is_const:
                 value = self.attr(base, args[0].const, node)
-                if value.kind == UNDEF and len(args) > 1:
-                    return args[1]
+                if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+                    return args[1] if len(args) > 1 else const(None)  # dict.get of a missing key
                 return value
             if method == "keys" and base.kind in {ARGS, PROPS}:
                 raise self.fail(node, ".keys()")
@@ -2116,6 +2118,8 @@ class Translator:
         if value.kind == "split" and name not in {"first", "last"}:
             value = self.split_list(value)
         args = [self.expr(a, frame) for a in node.args]
+        if name == "replace" and len(args) == 2 and not node.kwargs and value.kind in {STR, CONTENT} and not value.is_const:
+            return self.string_method("replace", value, args, node)  # the filter is str.replace
         if name == "trim":
             if value.is_const:
                 return const(value.const.strip(*(a.const for a in args)))
