@@ -186,3 +186,16 @@ def test_get_of_a_missing_message_key_is_none(engine: oracle.Oracle) -> None:
         "{% if e is none %}{% set e = not (m.get('recipient') and m.role != 'user') %}{% endif %}{{ 'T' if e else 'M' }};{% endfor %}"
     )
     assert_renders_like_jinja(engine, template)
+
+
+def test_pairs_of_a_constant_dict_literal_unpacked_in_a_loop(engine: oracle.Oracle) -> None:
+    """`for k, v in {...} | dictsort` (Seed-OSS's thinking-budget table) and `| items`: the pairs
+    are known, sorted as jinja2 sorts them (case-insensitive, reverse)."""
+    template = (
+        "{% set table = {0: 0, 512: 128, 3: 5} %}{% set ns = namespace(pick=none) %}"
+        "{% for k, v in table | dictsort %}{% if ns.pick is none and messages | length <= k %}{% set ns.pick = v %}{% endif %}"
+        "{{ k }}={{ v }}{{ loop.index }};{% endfor %}{{ ns.pick }}|{{ table[512] }}"
+        "{% for k, v in {'b': 1, 'A': 2} | dictsort %}{{ k }}{{ v }}{% endfor %}{% for k, v in {'b': 1, 'A': 2} | items %}{{ k }}{% endfor %}"
+        "{% for k, v in {'b': 1, 'A': 2} | dictsort(reverse=true) %}{{ k }}{% endfor %}"
+    )
+    assert_renders_like_jinja(engine, template)

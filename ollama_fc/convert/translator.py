@@ -1124,10 +1124,19 @@ class Translator:
             return
         if any(True for _ in nodes.Template(node.body).find_all((nodes.Break, nodes.Continue))):
             raise self.fail(node, "break/continue in a loop over a literal list")
-        if not isinstance(node.target, nodes.Name) or node.test is not None:
+        target = node.target
+        unpacks = isinstance(target, nodes.Tuple) and all(isinstance(n, nodes.Name) for n in target.items)
+        if not (isinstance(target, nodes.Name) or unpacks) or node.test is not None:
             raise self.fail(node, "a filtered or unpacking loop over a literal list")
         for i, element in enumerate(items):
-            body = Frame(names={node.target.name: const(element)}, parent=frame, loop=Loop("", "", "", fixed=(i, len(items))))
+            if unpacks:
+                names = [n.name for n in target.items]  # type: ignore[attr-defined]
+                if not isinstance(element, (list, tuple)) or len(element) != len(names):
+                    raise self.fail(node, "unpacking a literal list element of another length")
+                bound = {name: const(part) for name, part in zip(names, element)}
+            else:
+                bound = {target.name: const(element)}  # type: ignore[attr-defined]
+            body = Frame(names=bound, parent=frame, loop=Loop("", "", "", fixed=(i, len(items))))
             self.action("if true")
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
@@ -2118,6 +2127,11 @@ class Translator:
         if value.kind == "split" and name not in {"first", "last"}:
             value = self.split_list(value)
         args = [self.expr(a, frame) for a in node.args]
+        if name in {"dictsort", "items"} and value.is_const and isinstance(value.const, dict) and all(a.is_const for a in args):
+            # a dict literal of constants: its pairs are known, sorted by jinja2's own filter
+            options = {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}
+            pairs = jinja2.filters.do_dictsort(value.const, *(a.const for a in args), **options) if name == "dictsort" else list(value.const.items())
+            return const([list(pair) for pair in pairs])
         if name == "replace" and len(args) == 2 and not node.kwargs and value.kind in {STR, CONTENT} and not value.is_const:
             return self.string_method("replace", value, args, node)  # the filter is str.replace
         if name == "trim":
