@@ -199,3 +199,15 @@ def test_pairs_of_a_constant_dict_literal_unpacked_in_a_loop(engine: oracle.Orac
         "{% for k, v in {'b': 1, 'A': 2} | dictsort(reverse=true) %}{{ k }}{% endfor %}"
     )
     assert_renders_like_jinja(engine, template)
+
+
+def test_a_negative_namespace_marker_plus_a_constant(engine: oracle.Oracle) -> None:
+    """Kimi K2 keeps `namespace(last=-1)` as "not found" and slices `messages[:ns.last + 1]`:
+    -1 + 1 is 0, also after a loop that may or may not set it."""
+    template = (
+        "{% set ns = namespace(last=-1, other=-2) %}{{ ns.last + 1 }}"
+        "{% for i in range(messages | length - 1, -1, -1) %}{% if messages[i].role == 'assistant' and not messages[i].tool_calls %}"
+        "{% set ns.last = i %}{% endif %}{% endfor %}{{ (messages[:ns.last + 1]) | length }}|{{ ns.other + 5 }}|{{ 1 + ns.last }}"
+    )
+    assert_renders_like_jinja(engine, template)
+    assert_renders_like_jinja(engine, template, MESSAGES[:2])

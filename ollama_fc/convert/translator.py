@@ -522,6 +522,8 @@ class Translator:
             if target.attr not in attrs:
                 raise self.fail(node, f"set {target.name}.{target.attr}", "sets an attribute namespace() did not declare")
             joined = self.join(attrs[target.attr], value)
+            if any(v.extra.get("maybe_negative") or (v.is_const and isinstance(v.const, int) and v.const < 0) for v in (attrs[target.attr], value)):
+                joined.extra["maybe_negative"] = True  # Go's printf-width arithmetic needs to know
             if attrs[target.attr].extra.get("maybe_undefined"):
                 joined.extra["maybe_undefined"] = True
             if attrs[target.attr].kind == NONE or attrs[target.attr].extra.get("maybe_none") or value.kind == NONE:
@@ -1326,6 +1328,8 @@ class Translator:
             extra = {"maybe_undefined": True} if found.extra.get("maybe_undefined") else {}
             if found.kind == NONE or found.extra.get("maybe_none"):
                 extra["maybe_none"] = True  # None is held as "" until some path sets it
+            if found.extra.get("maybe_negative") or (found.is_const and isinstance(found.const, int) and found.const < 0):
+                extra["maybe_negative"] = True
             if name in base.extra.get("text_attrs", ()):
                 extra["final"] = f"{base.code}_{name}_final"
             return Value(f"{base.code}_{name}", found.kind if found.kind not in {NONE, UNDEF} else ANY, extra=extra)
@@ -1844,6 +1848,15 @@ class Translator:
         if STRLIST in {left.kind, right.kind}:
             return Value(strlists.concat(self.strlist_code(left, node), self.strlist_code(right, node)), STRLIST)
         if left.kind == INT and right.kind == INT:
+            if right.extra.get("maybe_negative") and left.is_const:
+                left, right = right, left
+            if left.extra.get("maybe_negative") and right.is_const and right.const >= 0:
+                # a negative left (a `namespace(x=-1)` marker) plus n: n - |x| (a printf width of -k pads to k)
+                below = f'(printf ".%s" (slice (printf "%*s" {right.code} "") (len (printf "%*s" {left.code} ""))))'
+                above = f'(printf ".%*s%*s" {left.code} "" {right.code} "")'
+                return Value(f"(len (slice (or (and (lt {left.code} 0) {below}) {above}) 1))", INT)
+            if left.extra.get("maybe_negative") or right.extra.get("maybe_negative"):
+                raise self.fail(node, "'+' of a possibly negative number and a non-constant")
             return Value(f'(len (printf "%*s%*s" {left.code} "" {right.code} ""))', INT)
         if {left.kind, right.kind} <= {STR, CONTENT} or (
             (left.kind in {STR, CONTENT} or right.kind in {STR, CONTENT})
