@@ -24,13 +24,13 @@ before the request is sent.
 
 from __future__ import annotations
 
-import re
 import warnings
 from typing import Any, AsyncIterator, Callable, Iterator, Literal, Mapping, Optional, Sequence, Union, overload
 
 import ollama
 from ollama import ChatResponse, Message
 
+from .convert.api import parse_tag, read_marker
 from .functions import function_to_tool
 from .parsers.base import ParsedCall, offered_names, tool_name
 from .parsers.registry import PARSERS, parsers_for
@@ -39,8 +39,6 @@ from .schema import validate_arguments
 
 ToolSpec = Union[Mapping[str, Any], ollama.Tool, Callable[..., Any]]
 
-FAMILY_MARKER = re.compile(r"\{\{-?\s*/\*\s*ollama-fc\s+family=(\S+)\s+format=(\S+?)\s*\*/\s*-?\}\}")
-_TOOL_CALLS_IF = re.compile(r"\{\{-?\s*if\b[^}]*\.ToolCalls[^}]*\}\}")
 
 # Tag (the text Ollama derives from the template) -> our format name, most specific first.
 _TAG_FORMATS: tuple[tuple[str, str], ...] = (
@@ -61,23 +59,19 @@ def format_from_template(template: str | None) -> str | None:
     """
     if not template:
         return None
-    marker = FAMILY_MARKER.search(template)
+    marker = read_marker(template)
     if marker:
-        if marker.group(2) in PARSERS:
-            return marker.group(2)
+        if marker[1] in PARSERS:
+            return marker[1]
         warnings.warn(
-            f"the model's template names tool-call format {marker.group(2)!r}, unknown to this "
+            f"the model's template names tool-call format {marker[1]!r}, unknown to this "
             "ollama-fc; trying every format (upgrade ollama-fc, or pass tool_format=)",
             stacklevel=4,
         )
         return None
-    block = _TOOL_CALLS_IF.search(template)
-    if block is None:
-        return None
-    following = template[block.end():]
-    tag = following.split("{{", 1)[0].split("{", 1)[0].strip()
+    tag = parse_tag(template)
     for needle, format_name in _TAG_FORMATS:
-        if tag and needle in tag:
+        if needle in tag:
             return format_name
     return None
 

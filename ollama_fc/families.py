@@ -18,7 +18,6 @@ A fix is one of three kinds, so every one can be switched off on its own:
 
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,24 +32,6 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
-
-MARKER_PATTERN = re.compile(r"\{\{/\* ollama-fc family=(?P<family>\S+) format=(?P<format>\S+) \*/\}\}")
-
-
-def family_marker(family: str, tool_format: str) -> str:
-    """The Go template comment that records the family in the model's TEMPLATE (`show` returns it)."""
-    return f"{{{{/* ollama-fc family={family} format={tool_format} */}}}}"
-
-
-def tag_declaration(tag: str) -> str:
-    """A block that renders nothing but is the first `{{ if .ToolCalls }}` Ollama's parseTag finds.
-
-    Ollama derives the tool-call tag from the first text inside the first `if` on `.ToolCalls`;
-    templates that loop over calls without such an `if` (or start it with an action) give the
-    tag `{`, which misses calls wrapped in a marker. `and false` keeps the block out of every render.
-    """
-    return f"{{{{- if and false .ToolCalls }}}}{tag}{{{{- end }}}}"
-
 
 class Fix(BaseModel):
     """One curated change on top of the faithful conversion (exactly one kind per fix)."""
@@ -222,28 +203,13 @@ def family_template(family: Family | str, *, faithful: bool = False, skip: Colle
     if any(fix.drop_bos for fix in recipe.fixes if fix.name in fixes):
         tokens["bos_token"] = ""
     source = TemplateSource(template=jinja, special_tokens=tokens, origin=str(family.folder / "template.jinja"))
-    conversion = convert(source, family=family.name, tool_format=recipe.tool_format)
-
-    body = MARKER_PATTERN.sub("", conversion.template, count=1)
-    tool_tag = conversion.tool_call_tag
-    parameters = {key: list(values) for key, values in conversion.parameters.items()}
-    for fix in recipe.fixes:
-        if fix.name not in fixes:
-            continue
-        if fix.tool_tag is not None and fix.tool_tag != tool_tag:
-            body = tag_declaration(fix.tool_tag) + body
-            tool_tag = fix.tool_tag
-        if fix.stop is not None:
-            parameters["stop"] = list(fix.stop)
-    template = family_marker(family.name, recipe.tool_format) + body
-    final = conversion.model_copy(update={"template": template, "parameters": parameters, "tool_call_tag": tool_tag})
-    return FamilyTemplate(family=family, jinja=jinja, conversion=final, fixes=fixes)
-
-
-def read_marker(template: str) -> tuple[str, str] | None:
-    """(family, format) from a TEMPLATE built by ollama-fc, else None."""
-    match = MARKER_PATTERN.search(template)
-    return (match["family"], match["format"]) if match else None
+    selected = [fix for fix in recipe.fixes if fix.name in fixes]
+    tool_tag = next((fix.tool_tag for fix in selected if fix.tool_tag is not None), None)
+    conversion = convert(source, family=family.name, tool_format=recipe.tool_format, tool_tag=tool_tag)
+    stops = next((fix.stop for fix in selected if fix.stop is not None), None)
+    if stops is not None:
+        conversion = conversion.model_copy(update={"parameters": {**conversion.parameters, "stop": list(stops)}})
+    return FamilyTemplate(family=family, jinja=jinja, conversion=conversion, fixes=fixes)
 
 
 def modelfile(built: FamilyTemplate, from_: str | None = None) -> str:

@@ -16,12 +16,12 @@ from click.testing import CliRunner
 
 from ollama_fc import oracle
 from ollama_fc.cli import main
+from ollama_fc.convert import read_marker
 from ollama_fc.errors import OllamaFcError, SourceError
 from ollama_fc.families import (
     apply_patches,
     family_names,
     load_family,
-    read_marker,
     selected_fixes,
     write_modelfiles,
 )

@@ -17,6 +17,20 @@ from .sources import TemplateSource, load_source
 from .translator import Translator
 
 #: Markers models print before their tool calls, shortest first within a family.
+MARKER_PATTERN = re.compile(r"\{\{-?\s*/\*\s*ollama-fc\s+family=(\S+)\s+format=(\S+?)\s*\*/\s*-?\}\}")
+
+
+def family_marker(family: str, tool_format: str) -> str:
+    """The Go comment recording a model's family and tool-call format; `show` returns it."""
+    return f"{{{{/* ollama-fc family={family} format={tool_format} */}}}}"
+
+
+def read_marker(template: str) -> tuple[str, str] | None:
+    """(family, format) from a TEMPLATE that carries a family marker, else None."""
+    match = MARKER_PATTERN.search(template)
+    return (match.group(1), match.group(2)) if match else None
+
+
 KNOWN_MARKERS = ("<tool_call>", "<function_call>", "functools[", "[TOOL_CALLS]", "<|python_tag|>", "<|tool_call|>", "<|tool_calls|>", "<tool_calls>", "<function=")
 PROBE_NAME = "ofc_probe_function"
 
@@ -207,8 +221,13 @@ def convert(
     special_tokens: dict[str, str] | None = None,
     family: str | None = None,
     tool_format: str | None = None,
+    tool_tag: str | None = None,
 ) -> Conversion:
-    """Translate a Jinja chat template into an Ollama Go TEMPLATE (see translator.py)."""
+    """Translate a Jinja chat template into an Ollama Go TEMPLATE (see translator.py).
+
+    `family`/`tool_format` put the family marker at the start; `tool_tag` makes Ollama's
+    tool-call tag that text instead of the marker read off the template's own renders.
+    """
     loaded = source if isinstance(source, TemplateSource) else load_source(source)
     tokens = {**loaded.special_tokens, **(special_tokens or {})}
     loaded = TemplateSource(loaded.template, tokens, loaded.origin)
@@ -221,21 +240,22 @@ def convert(
     # a template naming `tools` gets Ollama's tool round trip even where no probe renders it, so
     # that Ollama >= 0.30 keeps this Go template rather than preferring a GGUF's Jinja one
     tool_aware = capabilities.tools or any(n.name == "tools" for n in translator.tree.find_all(nodes.Name))
-    header = f"{{{{/* ollama-fc family={family} format={tool_format or 'auto'} */}}}}" if family else ""
+    header = family_marker(family, tool_format or "auto") if family else ""
     # Ollama renders per turn (dropping tool messages) unless the template names `.Messages`
     header += "{{- if and false .Messages }}{{- end }}"
     marker = None
     if tool_aware:
-        marker = _tool_marker(loaded)
+        marker = tool_tag if tool_tag is not None else _tool_marker(loaded)
         # Ollama reads its tool-call tag from the first `if` on a `.ToolCalls` field and wants a
         # tool-result branch; this block never renders but makes both explicit.
         tag_text = marker if marker else ""
         header += f'{{{{- if and false .ToolCalls (eq .Role "tool") }}}}{tag_text}{{{{- end }}}}'
     template = header + body
     warnings = [ConversionWarning(construct=w.construct, line=w.line, effect=w.effect) for w in translator.warnings]
+    stops = _stop_tokens(loaded)
     return Conversion(
         template=template,
-        parameters={"stop": _stop_tokens(loaded)} if _stop_tokens(loaded) else {},
+        parameters={"stop": stops} if stops else {},
         warnings=warnings,
         capabilities=capabilities,
         tool_call_tag=parse_tag(template) if tool_aware else None,
