@@ -20,7 +20,8 @@ from typing import Callable
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from fidelity import CORPUS, convert_all, hfjs_convert_all, with_tokens  # noqa: E402
+from fidelity import CORPUS, convert_all, hfjs_convert_all  # noqa: E402
+from ollama_fc.verify.runner import with_stand_in_tokens  # noqa: E402
 from ollama_fc.convert.sources import TemplateSource, load_source  # noqa: E402
 from ollama_fc.errors import ConversionError  # noqa: E402
 from table import Row, print_table  # noqa: E402
@@ -42,7 +43,7 @@ def best_cpu_seconds(sources: dict[str, TemplateSource], repeats: int) -> float:
 def measure(repeats: int = 3) -> list[Row]:
     if not CORPUS.is_dir():
         raise SystemExit("reference corpus not found next to the repository (expected ../shared/corpus)")
-    sources = {path.name: with_tokens(load_source(path)) for path in sorted(CORPUS.glob("*.jinja"))}
+    sources = {path.name: with_stand_in_tokens(load_source(path)) for path in sorted(CORPUS.glob("*.jinja"))}
     conversions, _ = convert_all(sources)
     refused = sum(isinstance(result, ConversionError) for result in conversions.values())
     crashed = sum(isinstance(result, Exception) for result in conversions.values()) - refused

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -35,7 +34,7 @@ from ollama_fc.convert.sources import TemplateSource, load_source  # noqa: E402
 from ollama_fc.errors import OllamaFcError  # noqa: E402
 from ollama_fc.verify.battery import CASES  # noqa: E402
 from ollama_fc.verify.reference import ReferenceRenderError  # noqa: E402
-from ollama_fc.verify.runner import CaseResult, compare, open_oracles  # noqa: E402
+from ollama_fc.verify.runner import CaseResult, compare, open_oracles, with_stand_in_tokens  # noqa: E402
 from ollama_fc.verify.shapes import Shape, probe, render_case  # noqa: E402
 
 SHARED = REPO.parent / "shared"
@@ -45,7 +44,6 @@ SEEDS = SHARED / "seeds" / "templates"
 NODE_DIR = REPO / "benchmarks" / "node"
 OUTPUT = REPO / "docs" / "FIDELITY.md"
 
-STAND_IN_TOKENS = {"bos_token": "<s>", "eos_token": "</s>"}
 VERSIONS = (oracle.PINNED, oracle.LATEST)
 
 
@@ -101,12 +99,6 @@ def tool_capability_from_sources() -> dict[str, bool]:
         if len(cells) > 7 and cells[1].startswith("`") and cells[1].endswith(".jinja`"):
             capable[cells[1].strip("`")] = cells[6] == "yes" or cells[6].startswith("partial")
     return capable
-
-
-def with_tokens(source: TemplateSource) -> TemplateSource:
-    if source.special_tokens:
-        return source
-    return replace(source, special_tokens=dict(STAND_IN_TOKENS))
 
 
 def renderable(source: TemplateSource, shape: Shape) -> list[str]:
@@ -319,17 +311,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--limit", type=int, default=None, help="only the first N corpus templates (a quick look)")
     args = parser.parse_args(argv)
     if not CORPUS.is_dir():
-        raise SystemExit(f"reference corpus not found next to the repository (expected ../shared/corpus)")
+        raise SystemExit("reference corpus not found next to the repository (expected ../shared/corpus)")
 
     capability = tool_capability_from_sources()
     pair_index = json.loads((PAIRS / "index.json").read_text(encoding="utf-8"))
     pair_tools = {entry["file_base"]: bool(entry["jinja_has_tools"]) for entry in pair_index}
     corpus_paths = sorted(CORPUS.glob("*.jinja"))[: args.limit]
     groups = {
-        "corpus": {path.name: with_tokens(load_source(path)) for path in corpus_paths},
-        "seeds": {path.name: with_tokens(load_source(path)) for path in sorted(SEEDS.glob("*.jinja"))},
+        "corpus": {path.name: with_stand_in_tokens(load_source(path)) for path in corpus_paths},
+        "seeds": {path.name: with_stand_in_tokens(load_source(path)) for path in sorted(SEEDS.glob("*.jinja"))},
         "pairs": {
-            path.name.removesuffix(".gguf.jinja"): with_tokens(load_source(path))
+            path.name.removesuffix(".gguf.jinja"): with_stand_in_tokens(load_source(path))
             for path in sorted(PAIRS.glob("*.gguf.jinja"))[: args.limit]
         },
     }

@@ -70,19 +70,15 @@ def test_faithful_or_loud_over_the_corpus() -> None:
     """Every corpus template that converts either renders exactly what the original renders on
     every battery case, under both Ollama versions, or its conversion carries a warning saying
     where and why it differs. A silent difference is the one outcome never allowed."""
-    from dataclasses import replace
-
     from ollama_fc.convert.sources import load_source
-    from ollama_fc.verify.runner import compare, open_oracles
+    from ollama_fc.verify.runner import compare, open_oracles, with_stand_in_tokens
 
     _require(CORPUS)
     silent: list[tuple[str, str, str]] = []
     exact_templates = 0
     with open_oracles([oracle.PINNED, oracle.LATEST]) as oracles:
         for path in CORPUS:
-            source = load_source(path)
-            if not source.special_tokens:
-                source = replace(source, special_tokens={"bos_token": "<s>", "eos_token": "</s>"})
+            source = with_stand_in_tokens(load_source(path))
             try:
                 conversion = convert(source)
             except ConversionError:

@@ -115,6 +115,17 @@ def _compare_one(expected: str, rendered: oracle.Rendered, bos_token: str) -> Ve
     return VersionResult(status="diff", detail=compact_diff(expected, rendered.prompt))
 
 
+#: bos/eos for a bare .jinja file with no tokenizer data, the same on both sides of a comparison
+STAND_IN_TOKENS = {"bos_token": "<s>", "eos_token": "</s>"}
+
+
+def with_stand_in_tokens(source: TemplateSource) -> TemplateSource:
+    """The source as is when it has special tokens, else with STAND_IN_TOKENS."""
+    if source.special_tokens:
+        return source
+    return TemplateSource(source.template, dict(STAND_IN_TOKENS), source.origin)
+
+
 def compare(
     source: TemplateSource,
     go_template: str,
