@@ -26,7 +26,7 @@ from typing import Collection
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from .convert import Conversion, TemplateSource, convert
-from .errors import ConversionError, OllamaFcError, SourceError
+from .errors import OllamaFcError, SourceError
 
 if sys.version_info >= (3, 11):
     import tomllib

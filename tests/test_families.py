@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ollama_fc import oracle
 from ollama_fc.cli import main
 from ollama_fc.convert import read_marker
 from ollama_fc.errors import OllamaFcError, SourceError

@@ -13,7 +13,6 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ollama_fc import ParsedCall, parse_tool_calls
 from ollama_fc.cli import main
 from ollama_fc.parsers import FORMATS, StreamingRecoverer, parsers_for
-from ollama_fc.parsers.streaming import result_from_pieces
 
 WEATHER = ParsedCall("get_weather", {"city": "Paris"})
 TOOLS = [{"type": "function", "function": {"name": "get_weather"}}]

@@ -994,7 +994,6 @@ class Translator:
             if not test.is_const:
                 guard = f"and {guard} {self.truth_of(test)}" if guard != "true" else self.truth_of(test)
             steps.append((step, guard))
-        loop: Loop | None = None
         if uses_loop:
             # which keys are set is known only at run time: count them first, then each step
             total, seen = self.temp(), self.temp()
