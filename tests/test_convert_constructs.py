@@ -6,6 +6,7 @@ import pytest
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
+from ollama_fc.errors import ConversionError
 from ollama_fc.verify.reference import render as reference_render
 
 MESSAGES = [
@@ -246,6 +247,32 @@ def test_loop_variables_over_tool_call_arguments(engine: oracle.Oracle) -> None:
     rendered = engine.render(convert(TemplateSource(template, {}, "args")).template, messages)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected
+
+
+def test_mapping_iterated_as_keys_and_percent_format(engine: oracle.Oracle) -> None:
+    """`for k in arguments` yields the keys; `arguments[k]` looks the key up (a missing one is
+    Undefined); `'%s'|format(v)` is Python's `%`, str() of each value."""
+    template = (
+        "{% for m in messages %}{% for tc in m.tool_calls or [] %}{% for k in tc.function.arguments %}"
+        "{{ k }}={{ '(%s)%%%s' | format(tc.function.arguments[k], loop.index) }}{{ tc.function.arguments[k ~ 'x'] is defined }}"
+        "{{ tc.function.arguments['zz' + k] }}{% if not loop.last %}, {% endif %}{% endfor %};{% endfor %}{% endfor %}"
+        "{% for t in tools %}{% for name in t.function.parameters.properties %}[{{ name }}]{% endfor %}{% endfor %}"
+    )
+    arguments = {"a": 1, "ax": "caf\u00e9 'q'", "b": [True, None, 2.5], "c": {"d": False}}  # Ollama sorts keys
+    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]}]
+    tools = [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {
+        "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}}}]
+    expected = reference_render(template, messages, tools=tools, add_generation_prompt=False)
+    rendered = engine.render(convert(TemplateSource(template, {}, "keys")).template, messages, tools=tools)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
+
+
+def test_format_with_other_conversions_is_refused() -> None:
+    """Only `%s` and `%%` map onto str(); `%d`, `%r` and a missing argument are refused."""
+    for template in ("{{ '%d' | format(messages | length) }}", "{{ '%r' | format(messages[0].content) }}", "{{ '%s %s' | format(messages[0].role) }}"):
+        with pytest.raises(ConversionError, match="format"):
+            convert(TemplateSource(template, {}, "format"))
 
 
 def test_in_on_a_schema_list(engine: oracle.Oracle) -> None:

@@ -816,11 +816,14 @@ class Translator:
         if seq.kind in {DICT, RECORD}:
             raise self.fail(node, "iterating a dict literal")
         if seq.kind in {PROPS, ARGS} or seq.extra.get("items"):
-            if not (isinstance(target, nodes.Tuple) and len(target.items) == 2):
-                raise self.fail(node, "iterating a mapping without (key, value)")
             key, val = (self.temp(), self.temp())
-            body.names[target.items[0].name] = Value(key, STR)  # type: ignore[attr-defined]
-            body.names[target.items[1].name] = Value(val, PROP if seq.kind == PROPS else ANY)  # type: ignore[attr-defined]
+            if isinstance(target, nodes.Name) and not seq.extra.get("items"):
+                body.names[target.name] = Value(key, STR)  # a mapping iterates as its keys
+            elif isinstance(target, nodes.Tuple) and len(target.items) == 2:
+                body.names[target.items[0].name] = Value(key, STR)  # type: ignore[attr-defined]
+                body.names[target.items[1].name] = Value(val, PROP if seq.kind == PROPS else ANY)  # type: ignore[attr-defined]
+            else:
+                raise self.fail(node, "iterating a mapping without (key, value)")
             if seq.kind == ARGS:
                 self.warn(node, "iterating tool call arguments", "keys come out sorted (Ollama passes a map)")
             # a nested property map is Ollama's ordered map: ranged (in the order sent) through .All
@@ -1468,7 +1471,23 @@ class Translator:
             return self.untyped_field(base, key.const)
         if base.kind in {STR} and key.kind == INT:
             raise self.fail(node, "indexing a string")
+        if base.kind == ARGS and key.kind == STR:
+            return self.argument_named(base, key)
         raise self.fail(node, f"subscript of {base.kind}")
+
+    def argument_named(self, args: Value, key: Value) -> Value:
+        """`arguments[key]` with a key known at run time: the argument's value where the call has
+        it, else Undefined — found by a scan, as Go's `index` of a missing key gives no value."""
+        value, found, k, v = (self.temp() for _ in range(4))
+        self.action(f'{value} := ""')
+        self.action(f"{found} := false")
+        self.action(f"range {k}, {v} := {args.code}")
+        self.action(f"if eq {k} {key.code}")
+        self.action(f"{value} = {v}")
+        self.action(f"{found} = true")
+        self.action("end")
+        self.action("end")
+        return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
 
     def slice(self, base: Value, sl: nodes.Slice, frame: Frame, node: nodes.Node) -> Value:
         if sl.step is not None:
@@ -2029,6 +2048,46 @@ class Translator:
     def trim(self, text_code: str, method: str, chars: str | None, extra: dict[str, Any] | None = None) -> Value:
         return Value(textops.strip(self, text_code, method, chars), STR, extra=dict(extra or {}))
 
+    def stringified(self, value: Value, node: nodes.Node) -> Value:
+        """`str(x)`, as `|string` and `%s` give it."""
+        if value.kind in {STR, CONTENT}:
+            return value
+        if value.is_const:
+            return const(py_str(value.const))
+        if value.kind == NONE and not value.extra.get("maybe_undefined"):
+            return const("None")
+        if value.kind == INT:
+            return Value(f'(printf "%d" {value.code})', STR)
+        if value.kind == ANY:
+            return self.untyped_str(value, node)
+        if value.kind in PYTHON_REPR or value.kind == LIST:
+            return Value(self.capture(lambda: self.repr_action(value, node), "|string", node), STR)
+        raise self.fail(node, f"|string of {value.kind}")
+
+    def percent_format(self, pattern: str, args: list[Value], node: nodes.Node) -> Value:
+        """`pattern | format(a, b)`: Python's `pattern % (a, b)` where the pattern (known here)
+        holds only `%s` and `%%`, so each `%s` is `str()` of its argument in turn."""
+        pieces: list[Value] = []
+        rest, used = pattern, 0
+        while rest:
+            at = rest.find("%")
+            if at < 0:
+                pieces.append(const(rest))
+                break
+            pieces.append(const(rest[:at]))
+            spec = rest[at + 1 : at + 2]
+            if spec == "%":
+                pieces.append(const("%"))
+            elif spec == "s" and used < len(args):
+                pieces.append(self.stringified(args[used], node))
+                used += 1
+            else:
+                raise self.fail(node, f"|format with %{spec}")
+            rest = rest[at + 2 :]
+        if used != len(args):
+            raise self.fail(node, "|format with more arguments than %s")
+        return self.concat(pieces, node)
+
     def untyped_str(self, value: Value, node: nodes.Node) -> Value:
         """`str(x)` of a value of unknown type (an argument value): a string bare, anything else
         its Python repr (written inline, so it can be stored)."""
@@ -2216,19 +2275,9 @@ class Translator:
                 return Value(result, value.kind, extra=keep)
             return value
         if name == "string":
-            if value.kind in {STR, CONTENT}:
-                return value
-            if value.is_const:
-                return const(py_str(value.const))
-            if value.kind == NONE and not value.extra.get("maybe_undefined"):
-                return const("None")
-            if value.kind == INT:
-                return Value(f'(printf "%d" {value.code})', STR)
-            if value.kind == ANY:
-                return self.untyped_str(value, node)
-            if value.kind in PYTHON_REPR or value.kind == LIST:
-                return Value(self.capture(lambda: self.repr_action(value, node), "|string", node), STR)
-            raise self.fail(node, f"|string of {value.kind}")
+            return self.stringified(value, node)
+        if name == "format" and value.is_const and isinstance(value.const, str) and not node.kwargs:
+            return self.percent_format(value.const, args, node)
         if name == "safe":
             return Value(value.code, value.kind, value.const, {**value.extra, "markup": True})
         if name == "tojson":
