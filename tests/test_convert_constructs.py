@@ -220,6 +220,43 @@ def test_tojson_escapes_strings_like_python_at_any_depth() -> None:
     ]
 
 
+def test_tojson_separators_and_ensure_ascii_match_python() -> None:
+    """`tojson(separators=...)` changes every separator (helpers and inline writer alike);
+    `ensure_ascii=True` escapes non-ASCII and DEL, astral characters as surrogate pairs."""
+    from ollama_fc.verify.battery import case_named
+
+    text = 'caf\u00e9 \x7f \u2028 \U0001f600\U0010fffd\U00010000 "q" <&>'
+    case = case_named("parallel_calls")
+    arguments = {"n": [1, {"k": text}], "z": text}  # Ollama sorts argument keys
+    messages = [
+        {"role": "user", "content": text},
+        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]},
+    ]
+    template = (
+        "{{ tools | tojson(separators=(',', ':')) }}\n{% set listing = tools | tojson(separators=(';', '=')) %}{{ listing }}\n"
+        "{{ tools | tojson(ensure_ascii=True) }}\n{{ tools | tojson(indent=1, separators=(',', ': ')) }}\n"
+        "{% for m in messages %}{{ m.content | tojson(ensure_ascii=True) }}{% set j = m.content | tojson(ensure_ascii=True) %}[{{ j }}]"
+        "{% for c in m.tool_calls or [] %}{{ c.function.arguments | tojson(ensure_ascii=True, separators=(',', ':')) }}"
+        "{{ {'k': 'v', 'n': c.function.name} | tojson(separators=(',', ':')) }}{% endfor %}{% endfor %}"
+        "{{ {'\u00e9': [1, 2]} | tojson(ensure_ascii=True, separators=(',', ':')) }}"
+    )
+    conversion = convert(TemplateSource(template, {}, "tojson-layouts"))
+    hf_messages = [
+        {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]} if "tool_calls" in m else m
+        for m in messages
+    ]
+    expected = reference_render(template, hf_messages, list(case.tools))
+    assert "\\ud83d\\ude00" in expected and "\\udbff\\udffd" in expected
+    assert oracle.render(conversion.template, messages, list(case.tools)) == expected
+
+
+def test_int_of_a_constant_folds_like_jinja() -> None:
+    """`x | default(64, true) | int` of an undefined variable is a constant; `|int` of a number keeps it."""
+    template = "{% set n = size | default(64, true) | int %}{% set m = '7' | int %}{{ n }} {{ m }} {{ (messages | length) | int }} {{ 'x' | int(3) }}"
+    conversion = convert(TemplateSource(template, {}, "int"))
+    assert oracle.render(conversion.template, MESSAGES) == reference_render(template, MESSAGES)
+
+
 def test_list_append_and_pop_match_unsandboxed_jinja(engine: oracle.Oracle) -> None:
     """transformers' sandbox refuses `.append`/`.pop`; where a runtime allows them, the converted
     template does what Python does (a queue of tool call ids, as Kimi K2 templates keep)."""

@@ -18,13 +18,14 @@ MAX_INDENT_DEPTH = 10
 PROPERTY_KEYS = ("AnyOf:anyOf", "Type:type", "Items:items", "Enum:enum", "Properties:properties", "Required:required", "Description:description")
 
 
-def _json_writer(name: str, indent: int | None, depth: int, child: str) -> str:
+def _json_writer(name: str, indent: int | None, depth: int, child: str, separators: tuple[str, str] | None = None) -> str:
     """One JSON writer: Python `json.dumps` layout over every type Ollama hands a template."""
+    item, key_sep = separators or ((", " if indent is None else ","), ": ")
     if indent is None:
-        open_pad, item_sep, close_pad = "", ", ", ""
+        open_pad, item_sep, close_pad = "", item, ""
     else:
         open_pad = "\n" + " " * (indent * (depth + 1))
-        item_sep = "," + open_pad
+        item_sep = item + open_pad
         close_pad = "\n" + " " * (indent * depth)
     lit = go_string
 
@@ -35,7 +36,7 @@ def _json_writer(name: str, indent: int | None, depth: int, child: str) -> str:
             code += (
                 f"{{{{- if {guard} }}}}{{{{- if $first }}}}{{{{- $first = false }}}}{{{{- else }}}}"
                 f"{{{{- {lit(item_sep)} }}}}{{{{- end }}}}"
-                f'"{key}": {value}{{{{- end }}}}'
+                f'"{key}"{key_sep}{value}{{{{- end }}}}'
             )
         return code
 
@@ -78,7 +79,7 @@ def _json_writer(name: str, indent: int | None, depth: int, child: str) -> str:
         return (
             f"{{{{- if . }}}}{{{{- $first := true }}}}{{{{- {lit('{' + open_pad)} }}}}{{{{- range $k, $v := {range_expr} }}}}"
             f"{{{{- if $first }}}}{{{{- $first = false }}}}{{{{- else }}}}{{{{- {lit(item_sep)} }}}}{{{{- end }}}}"
-            f'{quote("$k")}: {sub("$v")}{{{{- end }}}}{{{{- {lit(close_pad + "}")} }}}}'
+            f'{quote("$k")}{key_sep}{sub("$v")}{{{{- end }}}}{{{{- {lit(close_pad + "}")} }}}}'
             "{{- else }}{}{{- end }}"
         )
 
@@ -132,16 +133,25 @@ def _json_string_helper() -> str:
     return '{{ define "ofc_json_str" }}' + "".join(body.code) + "{{ " + result + " }}{{ end }}"
 
 
-def json_helpers(indent: int | None) -> tuple[str, str]:
-    """(entry helper name, Go code of all helpers) for `tojson` / `tojson(indent=N)`."""
+def json_helper_name(indent: int | None, depth: int, separators: tuple[str, str] | None = None) -> str:
+    """The writer for this layout at this nesting depth (`tojson(separators=...)` gets its own)."""
+    layout = "" if separators is None else "_sep_" + "_".join(part.encode().hex() for part in separators)
+    return f"ofc_json{layout}" if indent is None else f"ofc_json{indent}{layout}_{depth}"
+
+
+def json_helpers(indent: int | None, separators: tuple[str, str] | None = None) -> tuple[str, str]:
+    """(entry helper name, Go code of all helpers) for `tojson` / `tojson(indent=N)` (and with
+    explicit `separators`); the compact writer of a layout also ends its indented ones."""
+    compact = json_helper_name(None, 0, separators)
     if indent is None:
-        return "ofc_json", _untrimmed(_json_writer("ofc_json", None, 0, "ofc_json")) + _json_string_helper()
-    names = [f"ofc_json{indent}_{depth}" for depth in range(MAX_INDENT_DEPTH + 1)]
+        code = _untrimmed(_json_writer(compact, None, 0, compact, separators))
+        return compact, code + (_json_string_helper() if separators is None else "")
+    names = [json_helper_name(indent, depth, separators) for depth in range(MAX_INDENT_DEPTH + 1)]
     code = ""
     for depth, name in enumerate(names):
-        child = names[depth + 1] if depth < MAX_INDENT_DEPTH else "ofc_json"
-        code += _json_writer(name, indent, depth, child)
-    return names[0], _untrimmed(code)  # the depth-limit fallback `ofc_json` is emitted separately
+        child = names[depth + 1] if depth < MAX_INDENT_DEPTH else compact
+        code += _json_writer(name, indent, depth, child, separators)
+    return names[0], _untrimmed(code)  # the depth-limit fallback (the compact writer) is emitted separately
 
 
 #: Python repr of strings, numbers, booleans, None, lists and dicts (`{{ dict }}` in Jinja).

@@ -10,7 +10,7 @@ import json
 
 from .gohelpers import PROPERTY_KEYS, REPR_HELPER
 from .textops import json_string, repr_string
-from .model import ANY, ARGS, CALL, CALLS, ELEMENT, FUNC, INT, LIST, PARAMS, PROP, PROPS, STR, TFUNC, TOOL, TOOLS
+from .model import ANY, ARGS, CALL, CALLS, CONTENT, ELEMENT, FUNC, INT, LIST, PARAMS, PROP, PROPS, STR, TFUNC, TOOL, TOOLS
 
 if TYPE_CHECKING:
     from .translator import Translator
@@ -29,8 +29,14 @@ class JsonWriter:
     #: nesting inside one untyped value: each level doubles the code (a map and a list branch)
     MAX_UNTYPED = 3
 
-    def __init__(self, tr: "Translator", indent: int | None, node: nodes.Node, python: bool = False, schema: bool = False) -> None:
+    def __init__(
+        self, tr: "Translator", indent: int | None, node: nodes.Node, python: bool = False, schema: bool = False,
+        separators: tuple[str, str] | None = None,
+    ) -> None:
         self.tr, self.indent, self.node = tr, indent, node
+        #: `tojson(separators=(item, key))`; None for json.dumps' defaults
+        self.separators = separators
+        self.item_sep, self.key_sep = separators or ((", " if indent is None else ","), ": ")
         self.untyped_level = 0
         self.in_anyof = False
         #: Python's repr() layout instead (`{{ tool }}`, `tool | string`): quotes, True/False/None
@@ -42,18 +48,18 @@ class JsonWriter:
 
     def literal(self, value: object) -> str:
         """A constant as this layout writes it."""
-        return repr(value) if self.python else json.dumps(value, ensure_ascii=False)
+        return repr(value) if self.python else json.dumps(value, ensure_ascii=False, separators=(self.item_sep, self.key_sep))
 
     def pad(self, depth: int) -> str:
         return "" if self.indent is None else "\n" + " " * (self.indent * depth)
 
     def sep(self, depth: int) -> str:
-        return ", " if self.indent is None else "," + self.pad(depth)
+        return self.item_sep + self.pad(depth)
 
     def value(self, code: str, kind: str, depth: int) -> None:
         tr = self.tr
-        if kind in {STR}:
-            self.string(code)
+        if kind in {STR, CONTENT}:
+            self.string(code)  # Ollama's message content is always a string
         elif kind == INT:
             tr.put(code)
         elif kind in {TOOLS, CALLS, LIST}:
@@ -118,7 +124,7 @@ class JsonWriter:
             tr.put(f"(json {code})")
             return
         if tr.sink is None:
-            tr.call_helper(tr.json_helper(self.indent, depth, self.node), code, self.node)
+            tr.call_helper(tr.json_helper(self.indent, depth, self.node, self.separators), code, self.node)
             return
         tr.warn(
             self.node,
@@ -176,7 +182,7 @@ class JsonWriter:
         tr.text(self.sep(depth + 1))
         tr.action("end")
         self.string(k)
-        tr.text(": ")
+        tr.text(self.key_sep)
         if not self.too_deep(v, depth + 1):
             self.value(v, kind, depth + 1)
         tr.action("end")
@@ -202,7 +208,7 @@ class JsonWriter:
                 tr.action("else")
                 tr.text(self.sep(depth + 1))
                 tr.action("end")
-            tr.text(f"{self.literal(key)}: ")
+            tr.text(self.literal(key) + self.key_sep)
             if not self.too_deep(f"{obj}{field}", depth + 1):
                 self.value(f"{obj}{field}", kind, depth + 1)
             if present != "true":

@@ -273,3 +273,56 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.action("end")
     em.action(f'{out} = printf "%s%s%s%s" {quote} {out} (slice {text} {last}) {quote}')
     return out
+
+
+def _minus(value: str, amount: int) -> str:
+    """`value - amount` for an int `value` >= `amount` (Go templates have no arithmetic)."""
+    return f'(len (slice (printf "%*s" {value} "") {amount}))'
+
+
+def _times4(value: str) -> str:
+    return f'(len (printf "%[1]*s%[1]*s%[1]*s%[1]*s" {value} ""))'
+
+
+def _times(value: str, power_of_4: int) -> str:
+    for _ in range(power_of_4):
+        value = _times4(value)
+    return value
+
+
+def ascii_json(em: Emitter, text_code: str) -> str:
+    """`json.dumps(..., ensure_ascii=True)` from the `ensure_ascii=False` text in `text_code`.
+
+    The two differ only in characters outside ' '..'~' that the latter leaves raw (non-ASCII
+    ones and DEL), which become `\\uXXXX`: Go's `%+q` of such a character writes exactly that
+    within the Basic Multilingual Plane; a character beyond it becomes Python's UTF-16
+    surrogate pair, computed from its four UTF-8 bytes b0..b3 as 0xD7C0 + (b0-0xF0)*256 +
+    (b1-0x80)*4 + (b2-0x80)/16 and 0xDC00 + ((b2-0x80)%16)*64 + (b3-0x80).
+    """
+    text, out, last, i, b, char, escape, low = (em.temp() for _ in range(8))
+    over_16 = go_string("".join(chr(n >> 4) for n in range(64)))
+    mod_16 = go_string("".join(chr(n & 15) for n in range(64)))
+    em.action(f"{text} := {text_code}")
+    em.action(f'{out} := ""')
+    em.action(f"{last} := 0")
+    em.action(f"range {i} := len {text}")
+    em.action(f"{b} := index {text} {i}")
+    em.action(f"if or (eq {b} 127) (ge {b} 192)")
+    em.action(f'{char} := printf "%.1s" (slice {text} {i})')
+    em.action(f'{escape} := "\\\\u007f"')
+    em.action(f"if lt {b} 240")
+    em.action(f"if ge {b} 192")
+    em.action(f'{escape} = slice (printf "%+q" {char}) 1 7')
+    em.action("end")
+    em.action("else")
+    em.action(f"{low} := {_minus(f'(index {char} 2)', 128)}")
+    high = f'(len (printf "%*s%*s%*s%*s" 55232 "" {_times(_minus(b, 240), 4)} "" {_times4(_minus(f"(index {char} 1)", 128))} "" (index {over_16} {low}) ""))'
+    bottom = f'(len (printf "%*s%*s%*s" 56320 "" {_times(f"(index {mod_16} {low})", 3)} "" {_minus(f"(index {char} 3)", 128)} ""))'
+    em.action(f'{escape} = printf "\\\\u%04x\\\\u%04x" {high} {bottom}')
+    em.action("end")
+    em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {escape}')
+    em.action(f'{last} = len (printf "%*s%s" {i} "" {char})')
+    em.action("end")
+    em.action("end")
+    em.action(f'{out} = printf "%s%s" {out} (slice {text} {last})')
+    return out

@@ -19,7 +19,7 @@ from jinja2 import nodes
 from ..errors import ConversionError
 from . import schema, strlists, textops
 from .analysis import assigned_names, filtered_names, growing_lists, names_holding_text, parse_jinja, role_constants
-from .gohelpers import MAX_INDENT_DEPTH, REPR_HELPER, json_helpers
+from .gohelpers import MAX_INDENT_DEPTH, REPR_HELPER, json_helper_name, json_helpers
 from .textops import go_string
 from .jsonwriter import JsonWriter
 from .model import (
@@ -389,12 +389,16 @@ class Translator:
 
     def tojson(self, expr: nodes.Filter, frame: Frame) -> None:
         value, indent = self.tojson_options(expr, frame)
+        separators, ascii_only = self.tojson_layout(expr, frame)
         if value.is_const:
             import json
 
-            self.text(json.dumps(value.const, ensure_ascii=False, indent=indent))
+            self.text(json.dumps(value.const, ensure_ascii=ascii_only, indent=indent, separators=separators))
             return
-        self.json_action(value, indent, expr)
+        if ascii_only:
+            self.put(self.ascii_json_text(value, indent, separators, expr))
+            return
+        self.json_action(value, indent, expr, separators)
 
     def tojson_options(self, expr: nodes.Filter, frame: Frame) -> tuple[Value, int | None]:
         assert expr.node is not None
@@ -403,7 +407,7 @@ class Translator:
         for kw in expr.kwargs:
             if kw.key == "indent":
                 indent = self.const_of(kw.value, frame)
-            elif kw.key not in {"ensure_ascii"}:
+            elif kw.key not in {"ensure_ascii", "separators"}:
                 raise self.fail(expr, f"tojson({kw.key}=...)")
         if expr.args:
             indent = self.const_of(expr.args[0], frame)
@@ -411,7 +415,28 @@ class Translator:
             raise self.fail(expr, "tojson(indent=...) with a non-integer indent")
         return value, indent
 
-    def json_action(self, value: Value, indent: int | None, expr: nodes.Node) -> None:
+    def tojson_layout(self, expr: nodes.Filter, frame: Frame) -> tuple[tuple[str, str] | None, bool]:
+        """transformers' `tojson(separators=..., ensure_ascii=...)` options, which must be constant."""
+        options = {kw.key: self.const_of(kw.value, frame) for kw in expr.kwargs if kw.key in {"separators", "ensure_ascii"}}
+        positional = [self.const_of(arg, frame) for arg in expr.args[1:3]]  # tojson(indent, separators, sort_keys)
+        separators = options.get("separators", positional[0] if positional else None)
+        if len(positional) > 1 and positional[1]:
+            raise self.fail(expr, "tojson(sort_keys=True)")
+        if separators is not None:
+            if not (isinstance(separators, (list, tuple)) and len(separators) == 2 and all(isinstance(part, str) for part in separators)):
+                raise self.fail(expr, "tojson(separators=...) other than two strings")
+            separators = (separators[0], separators[1])
+        ascii_only = options.get("ensure_ascii", False)
+        if not isinstance(ascii_only, bool):
+            raise self.fail(expr, "tojson(ensure_ascii=...) other than True or False")
+        return separators, ascii_only
+
+    def ascii_json_text(self, value: Value, indent: int | None, separators: tuple[str, str] | None, expr: nodes.Filter) -> str:
+        """`tojson(ensure_ascii=True)`: the JSON text captured, then its non-ASCII escaped."""
+        text = self.capture(lambda: self.json_action(value, indent, expr, separators), "|tojson", expr)
+        return textops.ascii_json(self, text)
+
+    def json_action(self, value: Value, indent: int | None, expr: nodes.Node, separators: tuple[str, str] | None = None) -> None:
         """Print `value` as Python's json.dumps would."""
         if value.kind in {PART, PARTS}:
             # a part exists only as the template's view of a string (which Python iterates by character)
@@ -433,13 +458,13 @@ class Translator:
                 "written without indentation from there on",
             )
         if value.kind == RECORD:
-            self.json_record(value, indent, expr)
+            self.json_record(value, indent, expr, separators)
             return
         if self.sink is not None or value.kind in {CALL, CALLS, FUNC}:
             # inline: capturable, and it knows the tool call structures the helpers do not
-            JsonWriter(self, indent, expr).value(value.code, value.kind, 0)
+            JsonWriter(self, indent, expr, separators=separators).value(value.code, value.kind, 0)
             return
-        self.call_helper(self.json_helper(indent, 0, expr), value.code, expr)
+        self.call_helper(self.json_helper(indent, 0, expr, separators), value.code, expr)
 
     def repr_action(self, value: Value, node: nodes.Node) -> None:
         """Print a tool schema (or tool call arguments) as Python's repr() of the dict would."""
@@ -449,31 +474,34 @@ class Translator:
             self.warn(node, f"repr of a {value.kind} schema", schema.ORDER_EFFECT)
         JsonWriter(self, None, node, python=True, schema=value.kind != ARGS).value(value.code, value.kind, 0)
 
-    def json_record(self, value: Value, indent: int | None, expr: nodes.Node) -> None:
+    def json_record(self, value: Value, indent: int | None, expr: nodes.Node, separators: tuple[str, str] | None = None) -> None:
         """json.dumps of a dict literal whose keys are constant: each value written by its kind."""
         import json
 
         if indent is not None:
             raise self.fail(expr, "tojson(indent=...) of a dict literal with run-time values")
+        item_sep, key_sep = separators or (", ", ": ")
         self.text("{")
         for n, (key, field) in enumerate(self.dict_fields(value).items()):
             if field.kind == UNDEF:
                 raise self.fail(expr, "tojson of a dict literal holding an undefined value")
-            self.text((", " if n else "") + json.dumps(key, ensure_ascii=False) + ": ")
+            self.text((item_sep if n else "") + json.dumps(key, ensure_ascii=False) + key_sep)
             if field.is_const:
-                self.text(json.dumps(field.const, ensure_ascii=False))
+                self.text(json.dumps(field.const, ensure_ascii=False, separators=(item_sep, key_sep)))
             else:
-                self.json_action(field, None, expr)
+                self.json_action(field, None, expr, separators)
         self.text("}")
 
-    def json_helper(self, indent: int | None, depth: int, node: nodes.Node) -> str:
+    def json_helper(self, indent: int | None, depth: int, node: nodes.Node, separators: tuple[str, str] | None = None) -> str:
         """The `define` helper writing JSON at this nesting depth (emitted once per template)."""
         self.helpers.setdefault("ofc_json", json_helpers(None)[1])
+        compact, code = json_helpers(None, separators)
+        self.helpers.setdefault(compact, code)
         if indent is None or depth > MAX_INDENT_DEPTH:
-            return "ofc_json"
-        name, code = json_helpers(indent)
+            return compact
+        name, code = json_helpers(indent, separators)
         self.helpers.setdefault(name, code)
-        return f"ofc_json{indent}_{depth}"
+        return json_helper_name(indent, depth, separators)
 
     def stmt_If(self, node: nodes.If, frame: Frame) -> None:
         branches = [(node.test, node.body)] + [(e.test, e.body) for e in node.elif_]
@@ -2282,11 +2310,14 @@ class Translator:
             return Value(value.code, value.kind, value.const, {**value.extra, "markup": True})
         if name == "tojson":
             value, indent = self.tojson_options(node, frame)
+            separators, ascii_only = self.tojson_layout(node, frame)
             if value.is_const:
                 import json
 
-                return const(json.dumps(value.const, ensure_ascii=False, indent=indent))
-            return Value(self.capture(lambda: self.json_action(value, indent, node), "|tojson", node), STR, extra={"json_text": True})
+                return const(json.dumps(value.const, ensure_ascii=ascii_only, indent=indent, separators=separators))
+            if ascii_only:
+                return Value(self.ascii_json_text(value, indent, separators, node), STR, extra={"json_text": True})
+            return Value(self.capture(lambda: self.json_action(value, indent, node, separators), "|tojson", node), STR, extra={"json_text": True})
         if name == "join" and value.is_const:
             return const((args[0].const if args else "").join(value.const))
         if name == "join" and value.kind in {ANY, LIST} and not value.is_const and all(a.is_const and isinstance(a.const, str) for a in args):
@@ -2297,6 +2328,11 @@ class Translator:
         if name == "join" and value.kind == STRLIST:
             sep = args[0] if args else const("")
             return Value(strlists.join(self, value.code, self.strlist_item(sep, node)), STR)
+        if name == "int" and value.is_const and all(a.is_const for a in args):
+            options = {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}
+            return const(CONSTANT_FOLDER.call_filter(name, value.const, [a.const for a in args], options))
+        if name == "int" and value.kind == INT and not value.extra.get("maybe_undefined"):
+            return value  # already an int: |int leaves it as it is
         if name in CONSTANT_FILTERS and value.is_const and isinstance(value.const, str) and all(a.is_const for a in args):
             options = {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}
             return const(CONSTANT_FOLDER.call_filter(name, value.const, [a.const for a in args], options))
