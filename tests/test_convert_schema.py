@@ -228,3 +228,27 @@ def test_gemma_style_type_lists_and_missing_attributes(engine: oracle.Oracle) ->
     rendered = engine.render(convert(TemplateSource(template, {}, "gemma")).template, messages, tools=TOOLS)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected
+
+
+def test_map_attribute_of_a_selection_as_json(engine: oracle.Oracle) -> None:
+    """`tools | selectattr(..) | map(attribute=..) | list | tojson`, printed, indented and captured;
+    an empty selection is `[]`, and `dict(k=v)` is a dict literal."""
+    template = (
+        "{{ tools | map(attribute='function') | list | tojson(indent=2) }}\n"
+        "{% set ns = namespace(f='') %}{% set ns.f = tools | selectattr('type', 'eq', 'function') | map(attribute='function') | list | tojson %}"
+        "{% if ns.f %}[{{ ns.f }}]{% endif %}\n{{ tools | map(attribute='function.name') | list | tojson }}"
+        "{{ tools | map(attribute='function') | list | length }}"
+        "{{ tools | selectattr('type', 'eq', 'none') | map(attribute='function') | list | tojson }}"
+        "{% if tools | selectattr('type', 'eq', 'none') | map(attribute='function') | list %}!{% endif %}"
+        "{{ messages | map(attribute='role') | list | tojson }}{{ dict(role=messages[0].role, n=1) | tojson }}"
+    )
+    rendered, expected = render_both(template, engine)
+    assert rendered == expected
+
+
+def test_map_attribute_without_list_warns_where_jinja_fails() -> None:
+    """Jinja's `map` is a generator, which json.dumps refuses: the converter renders the list and says so."""
+    conversion = convert(TemplateSource("{{ tools | map(attribute='function') | tojson }}", {}, "lazy-map"))
+    assert "tojson of |map(...) without |list" in [w.construct for w in conversion.warnings]
+    with pytest.raises(ConversionError, match="map"):
+        convert(TemplateSource("{% set fs = tools | map(attribute='function') | list %}{{ fs | tojson }}", {}, "stored-map"))

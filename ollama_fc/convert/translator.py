@@ -35,6 +35,12 @@ CONSTANT_FILTERS = {"replace", "title", "capitalize", "center", "indent", "wordc
 CONSTANT_FOLDER = jinja2.Environment()
 #: kinds printed (or passed through |string) as Python's repr() of the dict or list
 PYTHON_REPR = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, ANYOF, ARGS}
+#: what json.dumps of a tool schema loses through Ollama's structs
+JSON_SCHEMA_EFFECT = (
+    "Ollama keeps only type/description/enum/items/properties/required of a schema and "
+    "sorts top-level properties; other schema keys are dropped and keys are written in "
+    "get_json_schema order"
+)
 #: how deep a recursive macro is expanded (calls of it inside one another)
 MAX_RECURSION = 3
 #: how deep a recursive macro is expanded on untyped arguments
@@ -441,14 +447,11 @@ class Translator:
         if value.kind in {PART, PARTS}:
             # a part exists only as the template's view of a string (which Python iterates by character)
             raise self.fail(expr, "tojson of a content part")
+        if value.kind in {"select", "mapped"}:
+            self.json_view(value, indent, expr)
+            return
         if value.kind in {TOOL, TOOLS, TFUNC, PARAMS, PROPS, PROP}:
-            self.warn(
-                expr,
-                "tojson of tools",
-                "Ollama keeps only type/description/enum/items/properties/required of a schema and "
-                "sorts top-level properties; other schema keys are dropped and keys are written in "
-                "get_json_schema order",
-            )
+            self.warn(expr, "tojson of tools", JSON_SCHEMA_EFFECT)
         if value.kind in {ARGS, CALL, FUNC, CALLS}:
             self.warn(expr, "tojson of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
         if indent is not None and value.kind in {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, ARGS, CALLS, CALL, FUNC, ANY}:
@@ -664,7 +667,7 @@ class Translator:
         return Value(old.code, ANY)
 
     def operand(self, value: Value, node: nodes.Node) -> str:
-        if value.kind in {"split", "select", "loop", BOUND_METHOD} or value.kind.startswith("method:"):
+        if value.kind in {"split", "select", "mapped", "loop", BOUND_METHOD} or value.kind.startswith("method:"):
             raise self.fail(node, f"a {value.kind.split(':')[0]} value stored in a variable")
         if value.is_const and value.kind == LIST:
             raise self.fail(node, "a list literal as a value")
@@ -1621,7 +1624,7 @@ class Translator:
             return "true" if value.extra["fields"] else "false"
         if value.extra.get("ordered"):
             return f"{value.code}.Len"  # a non-nil pointer to an empty map is still {}
-        if value.kind == "select":
+        if value.kind in {"select", "mapped"}:
             return self.count_selected(value).code  # a selection is true when some element passes
         return value.code
 
@@ -1965,6 +1968,10 @@ class Translator:
                 return UNDEFINED
             if name == "strftime_now":
                 return self.strftime(node, frame)
+            if name == "dict" and not node.args and not node.dyn_args and not node.dyn_kwargs and frame.lookup(name) is None:
+                # keyword arguments only: a dict literal with constant keys
+                pairs = [nodes.Pair(nodes.Const(kw.key), kw.value, lineno=node.lineno) for kw in node.kwargs]
+                return self.expr_Dict(nodes.Dict(pairs, lineno=node.lineno), frame)
             if name == "range":
                 args = [self.expr(a, frame) for a in node.args]
                 if len(args) == 1 and args[0].kind == INT:
@@ -2258,7 +2265,7 @@ class Translator:
                 return Value(f"(len {value.code})", INT)
             if value.kind in SEQUENCES or value.kind in {ARGS, PROPS}:
                 return Value(f"(len {self.plain_map(value)})", INT)
-            if value.kind == "select":
+            if value.kind in {"select", "mapped"}:
                 return self.count_selected(value)
             if value.kind == STRLIST:
                 return Value(strlists.count(self, value.code), INT)
@@ -2274,6 +2281,8 @@ class Translator:
                 return Value(value.code, "select", extra={"base": value.extra["base"], "filters": [*value.extra["filters"], (node, frame, None)]})
             raise self.fail(node, f"|{name} on {value.kind}")
         if name == "list":
+            if value.kind == "mapped":
+                return Value(value.code, value.kind, extra={**value.extra, "lazy": False})
             return value
         if name in {"first", "last"}:
             if value.kind in SEQUENCES and not value.is_const:
@@ -2364,6 +2373,8 @@ class Translator:
             return const(getattr(value.const, name)())
         if name == "map" and value.kind == ANY and len(args) == 1 and args[0].const in {"upper", "lower", "string"} and not node.kwargs:
             return self.untyped_map(value, args[0].const, node)
+        if name == "map" and value.kind in {MSGS, CALLS, TOOLS, "select", "mapped"} and not args and [kw.key for kw in node.kwargs] == ["attribute"]:
+            return self.mapped_attribute(value, self.const_of(node.kwargs[0].value, frame), node)
         if name in {"lower", "upper"} and value.kind == UNDEF and not value.extra.get("maybe_undefined"):
             return const("")  # str() of Undefined is empty
         if name in {"lower", "upper"} and value.kind == ANY:
@@ -2371,6 +2382,55 @@ class Translator:
         if name in {"lower", "upper"} and value.kind in {STR, CONTENT}:
             return self.change_case(value, name, node)
         raise self.fail(node, f"filter |{name} on {value.kind}")
+
+    def mapped_attribute(self, value: Value, attribute: Any, node: nodes.Node) -> Value:
+        """`seq | map(attribute='a.b')`: a view of the (selected) elements' attribute, written
+        out by `json_view`; the elements are Ollama's structs, so the attribute resolves statically."""
+        if not isinstance(attribute, str):
+            raise self.fail(node, "|map(attribute=...) with a non-string attribute")
+        base = value.extra["base"] if value.kind in {"select", "mapped"} else value
+        filters = value.extra["filters"] if value.kind in {"select", "mapped"} else []
+        path = [*value.extra.get("path", ()), *attribute.split(".")]
+        sample = Value("$", ELEMENT[base.kind])
+        for name in path:
+            sample = self.attr(sample, name, node)
+        if sample.kind == UNDEF or sample.extra.get("maybe_undefined"):
+            raise self.fail(node, f"|map(attribute={attribute!r}) of an attribute the elements may lack")
+        return Value(base.code, "mapped", extra={"base": base, "filters": filters, "path": path, "lazy": True})
+
+    def json_view(self, value: Value, indent: int | None, expr: nodes.Node) -> None:
+        """json.dumps of a selection (`selectattr`) or of its elements' attribute (`map`):
+        the passing elements written one by one, the brackets once the first one is known."""
+        base: Value = value.extra["base"]
+        if value.extra.get("lazy"):
+            self.warn(expr, "tojson of |map(...) without |list", "Jinja fails there (a generator is not JSON serializable); written as the list instead")
+        writer = JsonWriter(self, indent, expr)
+        first, idx, item = self.temp(), self.temp(), self.temp()
+        self.action(f"{first} := true")
+        self.action(f"range {idx}, {item} := {base.code}")
+        element = Value(item, ELEMENT[base.kind])
+        guard = self.selection_test(value.extra["filters"], element) if value.extra["filters"] else "true"
+        for name in value.extra.get("path", ()):
+            element = self.attr(element, name, expr)
+        if element.kind in {TOOL, TFUNC, PARAMS, PROPS, PROP}:
+            self.warn(expr, "tojson of tools", JSON_SCHEMA_EFFECT)
+        if element.kind in {ARGS, CALL, FUNC}:
+            self.warn(expr, "tojson of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
+        self.action(f"if {guard}")
+        self.action(f"if {first}")
+        self.action(f"{first} = false")
+        self.text("[" + writer.pad(1))
+        self.action("else")
+        self.text(writer.sep(1))
+        self.action("end")
+        writer.value(element.code, element.kind, 1)
+        self.action("end")
+        self.action("end")
+        self.action(f"if {first}")
+        self.text("[]")
+        self.action("else")
+        self.text(writer.pad(0) + "]")
+        self.action("end")
 
     def indent_json(self, value: Value, args: list[Any], options: dict[str, Any], node: nodes.Node) -> Value:
         """`tojson | indent(n)`: JSON text has no blank lines, so every newline gains the indent."""
@@ -2401,6 +2461,8 @@ class Translator:
 
     def count_selected(self, value: Value) -> Value:
         base: Value = value.extra["base"]
+        if not value.extra["filters"]:
+            return Value(f"(len {base.code})", INT)
         count, idx, item = self.temp(), self.temp(), self.temp()
         self.action(f"{count} := 0")
         self.action(f"range {idx}, {item} := {base.code}")
