@@ -211,3 +211,18 @@ def test_a_negative_namespace_marker_plus_a_constant(engine: oracle.Oracle) -> N
     )
     assert_renders_like_jinja(engine, template)
     assert_renders_like_jinja(engine, template, MESSAGES[:2])
+
+
+def test_loop_over_tool_calls_on_one_path_and_text_on_another(engine: oracle.Oracle) -> None:
+    """A variable holding a message's tool calls or a string: the loop steps through whichever it holds."""
+    template = (
+        "{% for m in messages %}{% if m.tool_calls is defined %}{% set items = m.tool_calls %}{% else %}{% set items = m.role %}{% endif %}"
+        "{% for c in items %}{% if c.function is defined %}{{ c.function.name }}{% else %}<{{ c }}>{% endif %}{{ loop.index }}{% endfor %};{% endfor %}"
+    )
+    assert_renders_like_jinja(engine, template)
+
+
+def test_json_and_slices_of_undefined_values_warn_where_jinja_fails() -> None:
+    """Jinja raises on `Undefined | tojson` and `Undefined[-2:]`; the converter renders empty text and says so."""
+    conversion = convert(TemplateSource("{% for m in messages %}{{ m.nothing | tojson }}{{ m.nothing[-2:] }}{% endfor %}", {}, "undefined"))
+    assert [w.construct for w in conversion.warnings] == ["tojson of an undefined value", "slicing an undefined value"]

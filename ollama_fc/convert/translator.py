@@ -450,6 +450,9 @@ class Translator:
         if value.kind in {"select", "mapped"}:
             self.json_view(value, indent, expr)
             return
+        if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+            self.warn(expr, "tojson of an undefined value", "Jinja fails there (Undefined is not JSON serializable); written as empty text instead")
+            return
         if value.kind in {TOOL, TOOLS, TFUNC, PARAMS, PROPS, PROP}:
             self.warn(expr, "tojson of tools", JSON_SCHEMA_EFFECT)
         if value.kind in {ARGS, CALL, FUNC, CALLS}:
@@ -625,10 +628,15 @@ class Translator:
         if strong:
             slot.kind = value.kind
             slot.extra.pop("maybe_undefined", None)
+            slot.extra.pop("list_or_text", None)
         else:
             if slot.kind == UNDEF or slot.extra.get("maybe_undefined"):
                 slot.extra["maybe_undefined"] = True
+            list_or_text = self.list_or_text(slot, value) if slot.extra.get("set") else None
             slot.kind = self.join(slot, value).kind if slot.extra.get("set") else value.kind
+            slot.extra.pop("list_or_text", None)
+            if list_or_text is not None and slot.kind == ANY:
+                slot.extra["list_or_text"] = list_or_text
         slot.extra["set"] = True
         flag = slot.extra.get("defined_flag")
         if flag:
@@ -654,6 +662,21 @@ class Translator:
         own = slot.extra.get("base", slot)
         unflagged = all(when is None for _, _, when in value.extra["filters"])
         return bool(slot.extra.get("filter_flag")) and base.code == own.code and base.kind == own.kind and unflagged
+
+    @staticmethod
+    def list_or_text(old: Value, new: Value) -> tuple[str, str] | None:
+        """(list kind, text kind) when a variable set on some paths holds Ollama's messages, tool
+        calls or tools on one and a message's text on another: a loop over it branches on the Go type."""
+        kinds: set[str] = set()
+        for value in (old, new):
+            if value.kind == ANY and value.extra.get("list_or_text"):
+                kinds.update(value.extra["list_or_text"])
+            elif value.kind != UNDEF:
+                kinds.add(value.kind)
+        lists, texts = kinds & {MSGS, CALLS, TOOLS}, kinds & {STR, CONTENT}
+        if len(lists) != 1 or len(texts) != 1 or len(kinds) != 2:
+            return None
+        return (lists.pop(), texts.pop())
 
     def join(self, old: Value, new: Value) -> Value:
         if old.kind in {UNDEF, NONE} or old.kind == new.kind:
@@ -826,6 +849,9 @@ class Translator:
         if seq.kind in schema.KEY_ORDER:
             self.schema_for(node, seq, frame, uses_loop)
             return
+        if seq.kind == ANY and seq.extra.get("list_or_text") and predicate is None and not seq.extra.get("items"):
+            self.list_or_text_for(node, seq, frame)
+            return
         if seq.kind == ANY and not seq.extra.get("items"):
             self.untyped_for(node, seq, frame, uses_loop)
             return
@@ -938,6 +964,22 @@ class Translator:
             self.cond_depth += 1
             self.visit_body(node.else_, frame)
             self.cond_depth -= 1
+        self.action("end")
+
+    def list_or_text_for(self, node: nodes.For, seq: Value, frame: Frame) -> None:
+        """A loop over a variable holding a list on some paths and text on others (see
+        `list_or_text`): the same loop twice, each under a test of the Go value's type."""
+        list_kind, text_kind = seq.extra["list_or_text"]
+        self.action(f'if eq (printf "%T" {seq.code}) "string"')
+        self.cond_depth += 1
+        for kind in (text_kind, list_kind):
+            if kind == list_kind:
+                self.action("else")
+            alias = Frame(names={"__alternative__": Value(seq.code, kind, extra=final_of(seq) if kind == text_kind else {})}, parent=frame)
+            alias.depth = frame.depth
+            loop = nodes.For(node.target, nodes.Name("__alternative__", "load"), node.body, node.else_, node.test, node.recursive, lineno=node.lineno)
+            self.stmt_For(loop, alias)
+        self.cond_depth -= 1
         self.action("end")
 
     @staticmethod
@@ -1528,6 +1570,9 @@ class Translator:
             raise self.fail(node, "slice with a step other than [::-1] of a list")
         start = self.expr(sl.start, frame) if sl.start is not None else None
         stop = self.expr(sl.stop, frame) if sl.stop is not None else None
+        if base.kind == UNDEF and not base.extra.get("maybe_undefined"):
+            self.warn(node, "slicing an undefined value", "Jinja fails there; rendered as an empty value instead")
+            return UNDEFINED
         if base.kind in {STR, CONTENT}:
             if start is None and stop is not None and stop.is_const and stop.const >= 0:
                 return Value(f'(printf "%.*s" {stop.code} {base.code})', STR)
