@@ -305,6 +305,43 @@ def test_mapping_iterated_as_keys_and_percent_format(engine: oracle.Oracle) -> N
     assert rendered.prompt == expected
 
 
+def test_tilde_of_untyped_values_and_or_of_an_unset_name(engine: oracle.Oracle) -> None:
+    """`~` takes str() of an argument value; `x or 'd'` of a name not set yet is 'd'."""
+    template = (
+        "{% set bom = bom or '<b>' %}{% set gone = gone and 'x' %}{{ gone is defined }}"
+        "{% for m in messages %}{{ bom + m.role }}{% for tc in m.tool_calls or [] %}"
+        "{% for k, v in tc.function.arguments.items() %}{% set s = k ~ '=' ~ v ~ ';' %}{{ s }}{{ '[' ~ v ~ ']' }}{% endfor %}"
+        "{% endfor %}{% endfor %}"
+    )
+    arguments = {"a": 1, "b": "caf\u00e9 <'q'>", "c": [True, None], "d": {"e": 2.5}}  # Ollama sorts keys
+    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]}]
+    expected = reference_render(template, messages, add_generation_prompt=False)
+    rendered = engine.render(convert(TemplateSource(template, {}, "tilde")).template, messages)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
+    assert "<b>user" in expected and "c=[True, None];" in expected
+
+
+def test_string_plus_arguments_stored_in_a_variable(engine: oracle.Oracle) -> None:
+    """`set p = '...' + arguments` only works on a JSON string: stored as that string."""
+    import json
+
+    template = (
+        "{% for m in messages %}{% for tc in m.tool_calls or [] %}"
+        "{% set p = '<' + tc.function.name + '>' + tc.function.arguments %}{{ p }}|{{ tc.function.arguments + '.' }}{% endfor %}{% endfor %}"
+    )
+    arguments = {"a": 1, "b": "caf\u00e9 <'q'>", "c": [True, None]}  # Ollama sorts keys
+    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]}]
+    hf_messages = [messages[0], {**messages[1], "tool_calls": [{"function": {"name": "f", "arguments": json.dumps(arguments, ensure_ascii=False)}}]}]
+    expected = reference_render(template, hf_messages, add_generation_prompt=False)
+    conversion = convert(TemplateSource(template, {}, "plus"))
+    rendered = engine.render(conversion.template, messages)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
+    assert '<f>{"a": 1, "b": "caf\u00e9' in expected
+    assert "tojson of tool call arguments" in [w.construct for w in conversion.warnings]
+
+
 def test_format_with_other_conversions_is_refused() -> None:
     """Only `%s` and `%%` map onto str(); `%d`, `%r` and a missing argument are refused."""
     for template in ("{{ '%d' | format(messages | length) }}", "{{ '%r' | format(messages[0].content) }}", "{{ '%s %s' | format(messages[0].role) }}"):

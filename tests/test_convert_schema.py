@@ -83,6 +83,33 @@ def test_loop_over_a_schema_dict_renders_like_jinja(name: str, engine: oracle.Or
     assert rendered == expected
 
 
+def test_key_in_a_property_and_a_tool_unwrapped_only_if_it_has_a_function(engine: oracle.Oracle) -> None:
+    """`'description' in p` tests the field Ollama fills; `if t.function` is always true, so the
+    `set t = t.function` under it always runs and `t` stays a tool's function."""
+    template = (
+        "{% for t in tools %}{% if t.function %}{% set t = t.function %}{% endif %}"
+        "{% if t.get('description') %}{{ t['description'].split('.')[0] }}{% endif %}{{ t.name }}:"
+        "{% for name, p in t.parameters.properties.items() %}{{ name }}{{ 'description' in p }}{{ 'enum' in p }}"
+        "{{ 'items' in p }}{{ 'default' in p }}{% if 'properties' in p %}{% for n, q in p.properties.items() %}"
+        "({{ n }}{{ 'enum' in q }}){% endfor %}{% endif %};{% endfor %}\n{% endfor %}"
+    )
+    rendered, expected = render_both(template, engine)
+    assert rendered == expected
+    assert "Plan a trip" in expected and "TrueTrueFalse" in expected  # `mode` has both keys
+    warnings = convert(TemplateSource(template, {}, "in-property")).warnings
+    assert [w.construct for w in warnings if "in a tool schema property" in w.construct] == ["'default' in a tool schema property"]
+
+
+def test_method_of_a_variable_only_ever_none_warns() -> None:
+    """Jinja fails calling `.get` on None: the converter says so rather than refusing the template."""
+    template = (
+        "{% macro show(s) %}{% set k = s.get('type') %}{{ k }}{% endmacro %}"
+        "{% set extra = none %}{% if messages[0].role == 'user' and extra is not none %}{{ show(extra) }}{% endif %}"
+    )
+    warnings = convert(TemplateSource(template, {}, "none-get")).warnings
+    assert [w.construct for w in warnings] == ["calling .get() of None"]
+
+
 def test_loop_over_a_schema_dict_warns_about_key_order() -> None:
     template = "{% for t in tools %}{% for k in t.function %}{{ k }}{% endfor %}{% endfor %}"
     warnings = convert(TemplateSource(template, {}, "order")).warnings

@@ -514,6 +514,8 @@ class Translator:
         first = self.expr(node.test, frame)
         if first.kind in {UNDEF, NONE} and not first.extra:
             first = const(False)
+        if not first.is_const and self.truth_of(first) == "true":
+            first = const(True)  # a mapping Ollama always fills (a message, a tool's function)
         if first.is_const:
             # resolved statically (Ollama's data model makes it certain): keep the branch taken
             if first.const:
@@ -1619,6 +1621,9 @@ class Translator:
 
     def logic(self, node: nodes.BinExpr, frame: Frame, op: str) -> Value:
         left = self.expr(node.left, frame)
+        if left.kind in {UNDEF, NONE} and not left.is_const:
+            # only ever Undefined or None (a name not set yet, a context variable Ollama lacks): falsy
+            return self.expr(node.right, frame) if op == "or" else left
         if left.is_const and bool(left.const) == (op == "or"):
             return left  # decided by the left operand: the right one is never evaluated (as in Jinja)
         right = self.expr(node.right, frame)
@@ -1814,6 +1819,12 @@ class Translator:
             return const(needle.const in FIELDS.get(hay.kind, {}) or (hay.kind == CALL and needle.const in {"function", "type"}))
         if hay.kind in {STR, CONTENT} and needle.is_const and isinstance(needle.const, str):
             return Value(textops.contains(self, hay.code, needle.const), BOOL)
+        if hay.kind == PROP and needle.is_const and isinstance(needle.const, str):
+            # a property has a key when Ollama's field for it is set; Ollama keeps no other key
+            if needle.const not in schema.KEY_ORDER[PROP]:
+                self.warn(node, f"'{needle.const}' in a tool schema property", "always false: Ollama keeps no such key of a property")
+                return const(False)
+            return Value(f"(not (not {schema.present(hay.code, PROP, needle.const)}))", BOOL)
         if hay.kind in {ARGS, PROPS} and needle.kind in {STR}:
             return Value(f"(not (not (index {self.plain_map(hay)} {needle.code})))", BOOL)
         if hay.kind == UNDEF and not hay.extra.get("maybe_undefined"):
@@ -1912,7 +1923,10 @@ class Translator:
         return {"true": "false", "false": "true"}.get(code, f"(not {code})")
 
     def expr_Concat(self, node: nodes.Concat, frame: Frame) -> Value:
-        return self.concat([self.expr(n, frame) for n in node.nodes], node)
+        values = [self.expr(n, frame) for n in node.nodes]
+        # `~` takes str() of each operand: an untyped value (an enum entry, an argument) too
+        values = [self.untyped_str(v, node) if v.kind == ANY and not v.is_const else v for v in values]
+        return self.concat(values, node)
 
     def concat(self, values: list[Value], node: nodes.Node) -> Value:
         if all(v.is_const for v in values):
@@ -1957,7 +1971,15 @@ class Translator:
             and (left.is_const or right.is_const)
         ):
             return self.concat([left, right], node)
+        if ARGS in {left.kind, right.kind} and ({left.kind, right.kind} - {ARGS}) <= {STR, CONTENT}:
+            # Python refuses `str + dict`: the arguments are the JSON string the template was written for
+            left, right = (self.arguments_json(v, node) if v.kind == ARGS else v for v in (left, right))
+            return self.concat([left, right], node)
         raise self.fail(node, f"'+' of {left.kind} and {right.kind}")
+
+    def arguments_json(self, arguments: Value, node: nodes.Node) -> Value:
+        """Tool call arguments as the JSON string a client sends them as (json.dumps layout)."""
+        return Value(self.capture(lambda: self.json_action(arguments, None, node), "|tojson", node), STR, extra={"json_text": True})
 
     def markup_add(self, left: Value, right: Value, node: nodes.Node) -> Value:
         """`'x'|safe + y`: a Markup string escapes the plain operand it is added to (either side).
@@ -2034,6 +2056,10 @@ class Translator:
                 return self.string_method(method, base, args, node)
             if base.kind == UNDEF and not base.extra.get("maybe_undefined"):
                 self.warn(node, f"calling .{method}() of an undefined value", "Jinja fails there; rendered as an empty value instead")
+                return UNDEFINED
+            if base.kind == NONE and not hasattr(None, method):
+                # a variable only ever None (or unset): no path reaches here without Jinja failing
+                self.warn(node, f"calling .{method}() of None", "Jinja fails there; rendered as an empty value instead")
                 return UNDEFINED
             if method == "items" and (base.kind in {PROPS, ARGS} or base.kind in schema.KEY_ORDER) and not args:
                 return Value(base.code, base.kind, extra={**base.extra, "items": True})
