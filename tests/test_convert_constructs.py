@@ -52,6 +52,7 @@ CONSTRUCTS = {
     "attribute_of_a_string": "{% for m in messages %}{% if m.content.content is defined %}{{ m.content.content }}{% else %}{{ m.content | string }}{% endif %}{% endfor %}",
     "mapping_compared_with_string": "{% if messages[0].role == 'system' %}{% set sys = messages[0] %}{% endif %}{% if sys and sys != '' %}[{{ sys.content }}]{% endif %}{{ messages[0] == 'x' }}{{ messages != '' }}",
     "string_slicing": "{% for m in messages %}[{{ m.content[:-1] }}|{{ m.content[2:] }}|{{ m.content[-3:] }}|{{ m.content[1:-2] }}|{{ m.content[-2:1] }}|{{ m.content[-40:] }}|{{ m.content[5:-40] }}]{% set j = {'r': m.role, 'n': loop.index} | tojson %}{{ j[:-1] }}{% endfor %}",
+    "runtime_affixes_lengths_and_slices": "{% set ns = namespace(prev='x') %}{% for m in messages %}{% set tail = m.content[-3:] %}{% set n = (m.content | length) - (tail | length) %}[{{ m.content.endswith(tail) }}{{ m.content.startswith(ns.prev) }}{{ m.role.endswith(ns.prev) }}|{{ m.content | length }}|{{ m.content[:n] }}|{{ m.content[n:] }}|{{ m.content[2:n] }}|{{ m.content[n:2] }}|{{ m.content[:n + 40] }}]{% set ns.prev = m.role[:2] %}{% endfor %}",
     "selectattr_count": "{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{% for m in messages | rejectattr('role', 'equalto', 'user') %}{{ m.role }}{% endfor %}",
 }
 

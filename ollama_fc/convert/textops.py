@@ -326,3 +326,10 @@ def ascii_json(em: Emitter, text_code: str) -> str:
     em.action("end")
     em.action(f'{out} = printf "%s%s" {out} (slice {text} {last})')
     return out
+
+
+def char_count(text: str) -> str:
+    """Python's `len()` of the string in Go variable `text`, in characters without a loop: `%-*s`
+    pads to a width counted in characters, so padding the text to its byte length adds
+    (bytes - characters) spaces, and characters = 2 * bytes - that padded length."""
+    return f'(len (slice (printf "%s%s" {text} {text}) (len (printf "%-*s" (len {text}) {text}))))'

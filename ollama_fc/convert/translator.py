@@ -1578,6 +1578,8 @@ class Translator:
         if base.kind in {STR, CONTENT}:
             if start is None and stop is not None and stop.is_const and stop.const >= 0:
                 return Value(f'(printf "%.*s" {stop.code} {base.code})', STR)
+            if self.runtime_count(start) or self.runtime_count(stop):
+                return self.slice_by_count(base, start, stop, node)
             bounds = [b.const if b is not None and b.is_const and isinstance(b.const, int) and not isinstance(b.const, bool) else b for b in (start, stop)]
             if any(isinstance(b, Value) for b in bounds):
                 raise self.fail(node, "string slicing with a bound known only at run time")
@@ -1600,6 +1602,28 @@ class Translator:
         if stop is None:
             return Value(f"(slice {base.code} {lo})", base.kind)
         return Value(f"(slice {base.code} {lo} {bound(stop)})", base.kind)
+
+    @staticmethod
+    def runtime_count(bound: Value | None) -> bool:
+        """A run-time int that cannot be negative (Go's printf-width subtraction fails below zero)."""
+        return bound is not None and not bound.is_const and bound.kind == INT and not bound.extra.get("maybe_negative")
+
+    def slice_by_count(self, base: Value, start: Value | None, stop: Value | None, node: nodes.Node) -> Value:
+        """`text[a:b]` with run-time bounds that are never negative: `%.*s` keeps the first n
+        characters (clamped to the text, as Python clamps)."""
+        for bound in (start, stop):
+            if bound is not None and not self.runtime_count(bound) and not (bound.is_const and isinstance(bound.const, int) and not isinstance(bound.const, bool) and bound.const >= 0):
+                raise self.fail(node, "string slicing with a bound known only at run time")
+        text, head = self.temp(), self.temp()
+        self.action(f"{text} := {base.code}")
+        self.action(f"{head} := {text}")
+        if stop is not None:
+            self.action(f'{head} = printf "%.*s" {stop.code} {text}')
+        if start is None:
+            return Value(head, STR)
+        result = self.temp()
+        self.action(f'{result} := slice {head} (len (printf "%.*s" {start.code} {head}))')
+        return Value(result, STR)
 
     def expr_Neg(self, node: nodes.Neg, frame: Frame) -> Value:
         inner = self.expr(node.node, frame)
@@ -2118,6 +2142,8 @@ class Translator:
         if method in {"strip", "lstrip", "rstrip"}:
             chars = args[0].const if args else None
             return self.trim(base.code, method, chars, final_of(base))
+        if method in {"startswith", "endswith"} and len(args) == 1 and args[0].kind in {STR, CONTENT} and not args[0].is_const:
+            return self.affix_test(method, base, args[0])
         if method in {"startswith", "endswith"}:
             if not args or not args[0].is_const:
                 raise self.fail(node, f".{method}() with a non-constant argument")
@@ -2150,6 +2176,16 @@ class Translator:
             finals = [v.extra["final"] for v in (base, new) if v.extra.get("final")]
             return Value(code, STR, extra={"final": finals[0] if len(finals) == 1 else f"(or {' '.join(finals)})"} if finals else {})
         raise self.fail(node, f"string method .{method}()")
+
+    def affix_test(self, method: str, base: Value, affix: Value) -> Value:
+        """`s.startswith(t)` / `s.endswith(t)` for a run-time string `t`, compared as bytes: in
+        valid UTF-8 a byte prefix or suffix that is itself whole text is a character one too."""
+        text, part = self.temp(), self.temp()
+        self.action(f"{text} := {base.code}")
+        self.action(f"{part} := {affix.code}")
+        start = "0" if method == "startswith" else f"(len (slice {text} (len {part})))"
+        end = f"(len {part})" if method == "startswith" else f"(len {text})"
+        return Value(f"(and (ge (len {text}) (len {part})) (eq (slice {text} {start} {end}) {part}))", BOOL)
 
     def trim(self, text_code: str, method: str, chars: str | None, extra: dict[str, Any] | None = None) -> Value:
         return Value(textops.strip(self, text_code, method, chars), STR, extra=dict(extra or {}))
@@ -2332,8 +2368,9 @@ class Translator:
                 self.action("end")
                 return Value(size, INT)
             if value.kind in {STR, CONTENT}:
-                self.warn(node, "|length of a string", "counts bytes, not characters, for non-ASCII text")
-                return Value(f"(len {value.code})", INT)
+                text = self.temp()
+                self.action(f"{text} := {value.code}")
+                return Value(textops.char_count(text), INT)
             if value.kind in SEQUENCES or value.kind in {ARGS, PROPS}:
                 return Value(f"(len {self.plain_map(value)})", INT)
             if value.kind in {"select", "mapped"}:
