@@ -100,6 +100,23 @@ def test_key_in_a_property_and_a_tool_unwrapped_only_if_it_has_a_function(engine
     assert [w.construct for w in warnings if "in a tool schema property" in w.construct] == ["'default' in a tool schema property"]
 
 
+def test_nested_properties_stored_on_some_paths_and_string_methods_of_untyped_values(engine: oracle.Oracle) -> None:
+    """A nested property map set under an `if` is still ranged in order; `.split()` of an untyped
+    value (a schema's `items`) is the string's (warned: Jinja fails on anything else)."""
+    template = (
+        "{% for t in tools %}{% for name, p in t.function.parameters.properties.items() %}"
+        "{% if p.type == 'object' %}{% set inner = p.get('properties', {}) %}"
+        "{% for n, q in inner.items() %}({{ n }}){% endfor %}{% endif %}"
+        "{% if 'items' in p %}{{ p['items'].get('type').strip('g') }}|{{ p['items']['type'].split('r') | join('-') }}{% endif %};"
+        "{% endfor %}{% endfor %}"
+    )
+    rendered, expected = render_both(template, engine)
+    assert rendered == expected
+    assert "(pets)(seat)" in expected and "strin|st-ing;" in expected
+    warnings = convert(TemplateSource(template, {}, "untyped-split")).warnings
+    assert {w.construct for w in warnings} >= {".strip() of an untyped value", ".split() of an untyped value"}
+
+
 def test_method_of_a_variable_only_ever_none_warns() -> None:
     """Jinja fails calling `.get` on None: the converter says so rather than refusing the template."""
     template = (

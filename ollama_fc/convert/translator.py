@@ -627,6 +627,14 @@ class Translator:
                 slot.extra.update(value.extra)
                 slot.extra["base"] = Value(slot.code, base.kind)
             return
+        if bool(value.extra.get("ordered")) != bool(slot.extra.get("ordered")) and value.kind not in {UNDEF, NONE}:
+            # a nested property map is ranged through .All, a plain map directly: one of them
+            if not (strong or slot.kind == UNDEF or not slot.extra.get("set")):
+                raise self.fail(node, f"set {target.name}", "(an ordered and a plain property map on different paths)")
+            if value.extra.get("ordered"):
+                slot.extra["ordered"] = True
+            else:
+                slot.extra.pop("ordered", None)
         if strong:
             slot.kind = value.kind
             slot.extra.pop("maybe_undefined", None)
@@ -2078,6 +2086,10 @@ class Translator:
             args = [self.expr(a, frame) for a in node.args]
             if base.kind in {STR, CONTENT} or (base.is_const and isinstance(base.const, str)):
                 return self.string_method(method, base, args, node)
+            if base.kind == ANY and hasattr(str, method) and not hasattr(dict, method) and not hasattr(list, method):
+                # a method only strings have: Jinja fails on any other value
+                self.warn(node, f".{method}() of an untyped value", "Jinja fails where it is not a string; here it applies to str() of the value")
+                return self.string_method(method, self.untyped_str(base, node), args, node)
             if base.kind == UNDEF and not base.extra.get("maybe_undefined"):
                 self.warn(node, f"calling .{method}() of an undefined value", "Jinja fails there; rendered as an empty value instead")
                 return UNDEFINED
