@@ -53,6 +53,7 @@ CONSTRUCTS = {
     "mapping_compared_with_string": "{% if messages[0].role == 'system' %}{% set sys = messages[0] %}{% endif %}{% if sys and sys != '' %}[{{ sys.content }}]{% endif %}{{ messages[0] == 'x' }}{{ messages != '' }}",
     "string_slicing": "{% for m in messages %}[{{ m.content[:-1] }}|{{ m.content[2:] }}|{{ m.content[-3:] }}|{{ m.content[1:-2] }}|{{ m.content[-2:1] }}|{{ m.content[-40:] }}|{{ m.content[5:-40] }}]{% set j = {'r': m.role, 'n': loop.index} | tojson %}{{ j[:-1] }}{% endfor %}",
     "runtime_affixes_lengths_and_slices": "{% set ns = namespace(prev='x') %}{% for m in messages %}{% set tail = m.content[-3:] %}{% set n = (m.content | length) - (tail | length) %}[{{ m.content.endswith(tail) }}{{ m.content.startswith(ns.prev) }}{{ m.role.endswith(ns.prev) }}|{{ m.content | length }}|{{ m.content[:n] }}|{{ m.content[n:] }}|{{ m.content[2:n] }}|{{ m.content[n:2] }}|{{ m.content[:n + 40] }}]{% set ns.prev = m.role[:2] %}{% endfor %}",
+    "str_format": "{% set tag = messages[0].role %}{% for m in messages %}{{ '<{}:{}>'.format(tag, loop.index) }}{% set s = '{0}/{0}{{x}}{r}'.format(m.role, r=m.content | trim) %}{{ s }}{% endfor %}{{ 'n={}'.format(messages | length) }}",
     "selectattr_count": "{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{% for m in messages | rejectattr('role', 'equalto', 'user') %}{{ m.role }}{% endfor %}",
 }
 
@@ -131,6 +132,20 @@ def test_untyped_value_prints_like_jinja() -> None:
     ]
     expected = reference_render(template, hf_messages, list(case.tools))
     assert oracle.render(conversion.template, list(case.messages), list(case.tools)) == expected
+
+
+def test_text_plus_an_untyped_value_is_the_string_it_holds() -> None:
+    """`str + v` works in Python only when `v` is a string: a value made one (by tojson) or a string argument."""
+    template = (
+        "{% set open = '[' %}{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments.items() %}"
+        "{% if v is not string %}{% set v = v | tojson %}{% endif %}{{ open + v }}{% set line = v + open %}{{ line }};{% endfor %}{% endfor %}{% endfor %}"
+    )
+    arguments = {"flag": True, "list": [1, "a"], "text": "caf\u00e9 'q'"}  # Ollama sorts keys
+    messages = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]}]
+    conversion = convert(TemplateSource(template, {}, "plus-untyped"))
+    hf_messages = [messages[0], {**messages[1], "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": arguments}}]}]
+    assert oracle.render(conversion.template, messages) == reference_render(template, hf_messages)
+    assert "'+' of text and an untyped value" in [w.construct for w in conversion.warnings]
 
 
 def test_string_of_an_untyped_value_is_str() -> None:

@@ -24,6 +24,20 @@ def test_unsupported_construct_names_construct_and_line() -> None:
         convert(TemplateSource("{{ {'a': 1} }}", {}, "t"))
 
 
+@pytest.mark.parametrize(
+    ("template", "construct"),
+    [
+        ("{{ '{:>4}'.format(messages[0].role) }}", "format spec"),
+        ("{{ '{} {0}'.format(messages[0].role) }}", r"field \{0\}"),
+        ("{{ '{} {}'.format(messages[0].role) }}", "without its argument"),
+        ("{{ messages[0].content | tojson(separators=',') }}", "separators"),
+    ],
+)
+def test_format_and_tojson_options_python_refuses_or_go_cannot_follow(template: str, construct: str) -> None:
+    with pytest.raises(ConversionError, match=rf"line 1: .*{construct}"):
+        convert(TemplateSource(template, {}, "t"))
+
+
 def test_missing_file_and_non_gguf(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="no such file"):
         load_source(tmp_path / "nope.jinja")

@@ -2007,6 +2007,10 @@ class Translator:
             # Python refuses `str + dict`: the arguments are the JSON string the template was written for
             left, right = (self.arguments_json(v, node) if v.kind == ARGS else v for v in (left, right))
             return self.concat([left, right], node)
+        if ANY in {left.kind, right.kind} and ({left.kind, right.kind} - {ANY}) <= {STR, CONTENT}:
+            # Python's `str + x` works only for a string x, which prints bare, as str() of it does
+            self.warn(node, "'+' of text and an untyped value", "Jinja fails where the value is not a string; here it is written as str() of it")
+            return self.concat([self.untyped_str(v, node) if v.kind == ANY else v for v in (left, right)], node)
         raise self.fail(node, f"'+' of {left.kind} and {right.kind}")
 
     def arguments_json(self, arguments: Value, node: nodes.Node) -> Value:
@@ -2084,6 +2088,8 @@ class Translator:
             base = self.expr(callee.node, frame)
             method = callee.attr
             args = [self.expr(a, frame) for a in node.args]
+            if method == "format" and base.is_const and isinstance(base.const, str) and not node.dyn_args and not node.dyn_kwargs:
+                return self.str_format(base.const, args, {kw.key: self.expr(kw.value, frame) for kw in node.kwargs}, node)
             if base.kind in {STR, CONTENT} or (base.is_const and isinstance(base.const, str)):
                 return self.string_method(method, base, args, node)
             if base.kind == ANY and hasattr(str, method) and not hasattr(dict, method) and not hasattr(list, method):
@@ -2240,6 +2246,39 @@ class Translator:
             rest = rest[at + 2 :]
         if used != len(args):
             raise self.fail(node, "|format with more arguments than %s")
+        return self.concat(pieces, node)
+
+    def str_format(self, pattern: str, args: list[Value], kwargs: dict[str, Value], node: nodes.Node) -> Value:
+        """`'...{}...'.format(a, name=b)` with the pattern known here: each plain replacement field
+        (`{}`, `{0}`, `{name}`) is `format(x, '')`, which is `str(x)` for every value a template holds."""
+        import string
+
+        pieces: list[Value] = []
+        auto = 0
+        try:
+            fields = list(string.Formatter().parse(pattern))
+        except ValueError as error:
+            raise self.fail(node, f".format() of a malformed pattern ({error})") from None
+        for literal, field, spec, conversion in fields:
+            pieces.append(const(literal))
+            if field is None:
+                continue
+            if spec or conversion:
+                raise self.fail(node, ".format() with a format spec or conversion")
+            if field == "" and auto >= 0:
+                key: int | str = auto
+                auto += 1
+            elif field.isdigit() and auto <= 0:
+                key = int(field)
+                auto = -1  # Python refuses automatic and manual numbering together
+            elif field.isidentifier():
+                key = field
+            else:
+                raise self.fail(node, f".format() field {{{field}}}")
+            found = args[key] if isinstance(key, int) and key < len(args) else kwargs.get(key) if isinstance(key, str) else None
+            if found is None or found.kind == UNDEF:
+                raise self.fail(node, f".format() field {{{field}}} without its argument")
+            pieces.append(self.stringified(found, node))
         return self.concat(pieces, node)
 
     def untyped_str(self, value: Value, node: nodes.Node) -> Value:
