@@ -107,6 +107,23 @@ def contains(em: Emitter, hay: str, needle: str) -> str:
     return found
 
 
+def contains_text(em: Emitter, hay: str, needle: str) -> str:
+    """Whether the string in Go operand `needle` (known only at run time) occurs in `hay`:
+    compared byte-wise at every offset; the empty string occurs in any string, as in Python."""
+    found, text, pattern, i, rest = em.temp(), em.temp(), em.temp(), em.temp(), em.temp()
+    em.action(f"{text} := {hay}")
+    em.action(f"{pattern} := {needle}")
+    em.action(f"{found} := eq (len {pattern}) 0")
+    em.action(f"range {i} := len {text}")
+    em.action(f"{rest} := slice {text} {i}")
+    em.action(f"if and (ge (len {rest}) (len {pattern})) (eq (slice {rest} 0 (len {pattern})) {pattern})")
+    em.action(f"{found} = true")
+    em.action("break")
+    em.action("end")
+    em.action("end")
+    return found
+
+
 def split_part(em: Emitter, text_code: str, sep: str, which: int) -> str:
     """`s.split(sep)[0]` / `[-1]`: the text before the first / after the last separator."""
     text, i, cut, result = em.temp(), em.temp(), em.temp(), em.temp()

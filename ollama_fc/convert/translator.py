@@ -1857,6 +1857,8 @@ class Translator:
                 self.warn(node, f"'{needle.const}' in a tool schema property", "always false: Ollama keeps no such key of a property")
                 return const(False)
             return Value(f"(not (not {schema.present(hay.code, PROP, needle.const)}))", BOOL)
+        if hay.kind in {STR, CONTENT} and needle.kind in {STR, CONTENT} and not needle.is_const:
+            return Value(textops.contains_text(self, hay.code, needle.code), BOOL)
         if hay.kind in {ARGS, PROPS} and needle.kind in {STR}:
             return Value(f"(not (not (index {self.plain_map(hay)} {needle.code})))", BOOL)
         if hay.kind == UNDEF and not hay.extra.get("maybe_undefined"):
