@@ -68,6 +68,8 @@ PREFILL_TEMPLATES = {
     "macro_value": "{% macro text(c) %}{% if c is string %}{{ c }}{% endif %}{% endmacro %}"
     "{% for m in messages %}{% set c = text(m.content) %}<{{ m.role }}>{{ c | trim }}<end>{% endfor %}",
     "namespace": "{% for m in messages %}{% set ns = namespace(val='') %}{% set ns.val = ns.val + m.content %}<{{ m.role }}>{{ ns.val }}<end>{% endfor %}",
+    "macro_parameter_split_into_a_namespace": "{% macro visible(text) %}{% set ns = namespace(result='') %}{% for part in text.split('</think>') %}"
+    "{% set ns.result = ns.result + part %}{% endfor %}{{ ns.result | trim }}{% endmacro %}{% for m in messages %}<{{ m.role }}>{{ visible(m.content) }}<end>{% endfor %}",
     "tool_calls_after_text": "{% for m in messages %}<{{ m.role }}>{{ m.content }}{% for c in m.tool_calls or [] %}<call>{{ c.function.name }}</call>{% endfor %}<end>{% endfor %}",
 }
 PREFILLS = ["Soft rain on the roof,", "  both sides \n", "trailing \n", "", "Hi", "x</think>y"]

@@ -47,6 +47,14 @@ def names_holding_text(tree: nodes.Template) -> set[str]:
     ]
     # a loop over a text (its split parts, its characters) binds pieces of that text
     assigns += [(f.target.name, f.iter) for f in tree.find_all(nodes.For) if isinstance(f.target, nodes.Name)]
+    # a macro's parameter holds what its calls pass it
+    macros = {m.name: m for m in tree.find_all(nodes.Macro)}
+    for call in tree.find_all(nodes.Call):
+        macro = macros.get(call.node.name) if isinstance(call.node, nodes.Name) else None
+        if macro is not None:
+            params = [p.name for p in macro.args]
+            assigns += list(zip(params, call.args))
+            assigns += [(kw.key, kw.value) for kw in call.kwargs if kw.key in params]
     found: set[str] = set()
 
     def reads_text(expr: nodes.Node) -> bool:
