@@ -149,6 +149,27 @@ def test_text_plus_an_untyped_value_is_the_string_it_holds() -> None:
     assert "'+' of text and an untyped value" in [w.construct for w in conversion.warnings]
 
 
+def test_namespace_attribute_set_on_some_paths_and_an_empty_list_beside_tool_calls() -> None:
+    """`ns.x is defined` follows whether some `set ns.x` ran; `calls if ... else []` is an empty list."""
+    from ollama_fc.verify.battery import case_named
+
+    template = (
+        "{% set ns = namespace(n=0) %}{% if messages[0].role == 'system' %}{% set ns.sys = messages[0].content %}{% else %}{% set ns.sys = '' %}{% endif %}"
+        "{{ ns.sys is defined }}{% if messages[-1].role == 'assistant' %}{% set ns.last = messages[-1].tool_calls if 'tool_calls' in messages[-1] else [] %}{% endif %}"
+        "{% for m in messages %}{% set calls = m.tool_calls if 'tool_calls' in m else [] %}[{{ calls | length }}{% for c in calls %}{{ c.function.name }}{% endfor %}]{% endfor %}"
+        "{{ ns.last is defined }}{% if ns.last is defined %}{{ ns.last | length }}{% endif %}"
+    )
+    conversion = convert(TemplateSource(template, {}, "ns-defined"))
+    for name in ("tool_call_result", "single_turn", "prefill", "system_prompt"):
+        case = case_named(name)
+        hf_messages = [
+            {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]} if "tool_calls" in m else m
+            for m in case.messages
+        ]
+        expected = reference_render(template, hf_messages, list(case.tools) or None)
+        assert oracle.render(conversion.template, list(case.messages), list(case.tools) or None) == expected, name
+
+
 def test_string_of_an_untyped_value_is_str() -> None:
     """`v | string` of an argument value is Python's str(): bare text, True/False, None, numbers."""
     template = (

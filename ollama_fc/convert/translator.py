@@ -562,6 +562,10 @@ class Translator:
                 joined.extra["maybe_negative"] = True  # Go's printf-width arithmetic needs to know
             if attrs[target.attr].extra.get("maybe_undefined"):
                 joined.extra["maybe_undefined"] = True
+                flag = attrs[target.attr].extra.get("defined_flag")
+                if flag and (value.kind == UNDEF or not value.extra.get("maybe_undefined")):
+                    joined.extra["defined_flag"] = flag
+                    self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
             if attrs[target.attr].kind == NONE or attrs[target.attr].extra.get("maybe_none") or value.kind == NONE:
                 joined.extra["maybe_none"] = True  # some path may leave (or set) None
             attrs[target.attr] = joined
@@ -589,7 +593,10 @@ class Translator:
             # Jinja lets `set ns.x` add attributes; declare them all now, undefined until set
             for attr in self.ns_refs.get(target.name, []):
                 if attr not in value.extra["attrs"]:
-                    value.extra["attrs"][attr] = Value("", UNDEF, extra={"maybe_undefined": True})
+                    # a Go flag tells whether some `set ns.attr` ran (for `ns.attr is defined`)
+                    flag = f"{slot.code}_{attr}_defined"
+                    value.extra["attrs"][attr] = Value("", UNDEF, extra={"maybe_undefined": True, "defined_flag": flag})
+                    self.action(f"{flag} := false")
             for attr, init in value.extra["attrs"].items():
                 if init.is_const and isinstance(init.const, list):
                     # a list attribute can only be a list of strings built at run time
@@ -1411,6 +1418,8 @@ class Translator:
                 return UNDEFINED
             found = attrs[name]
             extra = {"maybe_undefined": True} if found.extra.get("maybe_undefined") else {}
+            if found.extra.get("defined_flag"):
+                extra["defined_flag"] = found.extra["defined_flag"]
             if found.kind == NONE or found.extra.get("maybe_none"):
                 extra["maybe_none"] = True  # None is held as "" until some path sets it
             if found.extra.get("maybe_negative") or (found.is_const and isinstance(found.const, int) and found.const < 0):
@@ -1719,6 +1728,7 @@ class Translator:
         no = self.expr(node.expr2, frame) if node.expr2 is not None else UNDEFINED
         if test.is_const:
             return yes if test.const else no
+        yes, no = self.empty_list_as(yes, no), self.empty_list_as(no, yes)
         result = self.temp()
         self.action(f"{result} := {self.operand(no, node)}")
         self.action(f"if {self.truth_of(test)}")
@@ -1728,6 +1738,14 @@ class Translator:
         if yes.kind in {STR, CONTENT} and no.kind in {STR, CONTENT, UNDEF, NONE}:
             kind = STR
         return Value(result, kind)
+
+    @staticmethod
+    def empty_list_as(value: Value, other: Value) -> Value:
+        """`[]` beside a Go list (`x if c else []`): an empty Go slice, whose element type
+        no length or loop can see (a run-time Go list has no literal)."""
+        if value.is_const and value.const == [] and other.kind in {MSGS, CALLS} and not other.is_const:
+            return Value("(slice $.Messages 0 0)", other.kind)
+        return value
 
     def expr_Compare(self, node: nodes.Compare, frame: Frame) -> Value:
         left = self.expr(node.expr, frame)
