@@ -380,6 +380,25 @@ def test_string_plus_arguments_stored_in_a_variable(engine: oracle.Oracle) -> No
     assert "tojson of tool call arguments" in [w.construct for w in conversion.warnings]
 
 
+def test_dict_literal_set_on_some_paths(engine: oracle.Oracle) -> None:
+    """A variable given a dict literal under an `if`: a Go flag tells which value it holds when it
+    is tested or handed to a macro (expanded once for each); any other use is refused."""
+    template = (
+        "{% macro show(s) %}{% if s is none %}none{% else %}{{ s.get('type', '?') }}{% endif %}{% endmacro %}"
+        "{% for m in messages %}{% set x = none %}{% if m.role == 'user' %}{% set x = {'type': 'any'} %}"
+        "{% elif m.role == 'assistant' %}{% set x = m %}{% endif %}"
+        "[{{ x is none }}{{ x is defined }}{% if x %}T{% endif %}{{ show(x) }}]{% endfor %}"
+    )
+    expected = reference_render(template, MESSAGES, add_generation_prompt=False)
+    rendered = engine.render(convert(TemplateSource(template, {}, "literal")).template, MESSAGES)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
+    assert "[FalseTrueTany]" in expected and "[FalseTrueT?]" in expected and "[TrueTruenone]" in expected
+    for use in ("{{ x }}", "{{ x is mapping }}", "{% set y = x %}"):
+        with pytest.raises(ConversionError, match="literal"):
+            convert(TemplateSource(template.replace("{{ show(x) }}", use), {}, "literal"))
+
+
 def test_format_with_other_conversions_is_refused() -> None:
     """Only `%s` and `%%` map onto str(); `%d`, `%r` and a missing argument are refused."""
     for template in ("{{ '%d' | format(messages | length) }}", "{{ '%r' | format(messages[0].content) }}", "{{ '%s %s' | format(messages[0].role) }}"):

@@ -110,6 +110,15 @@ def filtered_names(tree: nodes.Template) -> set[str]:
     return found
 
 
+def literal_dict_names(tree: nodes.Template) -> set[str]:
+    """Names `set` to a dict literal: a `set` on some paths turns the literal on with a Go flag."""
+    return {
+        assign.target.name
+        for assign in tree.find_all(nodes.Assign)
+        if isinstance(assign.target, nodes.Name) and isinstance(assign.node, nodes.Dict)
+    }
+
+
 def assigned_names(body: Iterable[nodes.Node]) -> list[str]:
     """Names `set` in this scope (not inside nested for loops or macros, which scope their own)."""
     found: list[str] = []

@@ -28,6 +28,8 @@ STRLIST = "strlist"
 #: (`extra["fields"]` maps each constant key to its Value); keys are always resolved statically
 DICT, RECORD = "dict", "record"
 FUNCTION = "function"
+#: a variable holding a dict literal on some paths and a run-time value on others (a Go flag tells)
+LITERAL_OR = "literal_or"
 #: Callables the reference environment defines (`strftime_now is defined` is true).
 GLOBAL_FUNCTIONS = {"strftime_now", "raise_exception", "namespace", "range", "dict", "lipsum", "cycler", "joiner"}
 

@@ -18,12 +18,12 @@ from jinja2 import nodes
 
 from ..errors import ConversionError
 from . import schema, strlists, textops
-from .analysis import assigned_names, filtered_names, growing_lists, names_holding_text, parse_jinja, role_constants
+from .analysis import assigned_names, filtered_names, growing_lists, literal_dict_names, names_holding_text, parse_jinja, role_constants
 from .gohelpers import MAX_INDENT_DEPTH, REPR_HELPER, json_helper_name, json_helpers
 from .textops import go_string
 from .jsonwriter import JsonWriter
 from .model import (
-    ANY, ANYOF, ARGS, BOUND_METHOD, DICT_KINDS, DICT_METHODS, BOOL, CALL, CALLS, CONTENT, DICT, ELEMENT, RECORD, FIELDS, FUNC, FUNCTION, GLOBAL_FUNCTIONS, INT, LIST,
+    ANY, ANYOF, ARGS, BOUND_METHOD, DICT_KINDS, DICT_METHODS, BOOL, CALL, CALLS, CONTENT, DICT, ELEMENT, RECORD, FIELDS, FUNC, FUNCTION, GLOBAL_FUNCTIONS, INT, LIST, LITERAL_OR,
     MAPPINGS, MESSAGE_FIELDS, MONTHS, MSG, MSGS, NONE, NOT_CONST, NS, OPTIONAL_MESSAGE_KEYS, PARAMS, PART,
     PARTS, PROP, PROPS, SEQUENCES, STR, STRFTIME, STRLIST, TFUNC, TOOL, TOOL_RESULT_ROLES, TOOLS, UNDEF, UNDEFINED,
     Frame, Loop, Value, Warning_, const, final_of, py_str,
@@ -84,6 +84,9 @@ class Translator:
         self.growing = growing_lists(self.tree)
         #: variables that may hold a filtered view of a list (see `selection_test`)
         self.filtered = filtered_names(self.tree)
+        #: variables that may be given a dict literal on some paths (see `literal_or`)
+        self.literal_dicts = literal_dict_names(self.tree)
+        self.literal_uses = self.branching_uses(self.tree)
         #: attributes each name is given by `set name.attr` (Jinja lets a namespace grow)
         self.ns_refs: dict[str, list[str]] = {}
         for ref in self.tree.find_all(nodes.NSRef):
@@ -248,6 +251,9 @@ class Translator:
             if name in self.filtered:
                 slot.extra["filter_flag"] = var + "_filtered"
                 self.action(f"{var}_filtered := false")
+            if name in self.literal_dicts:
+                slot.extra["literal_flag"] = var + "_literal"
+                self.action(f"{var}_literal := false")
             if outer is not None:
                 slot.extra.update({k: v for k, v in outer.extra.items() if k in {"nullable", "maybe_none", "defined_flag"}})
             elif name in self.tested_defined:
@@ -618,6 +624,13 @@ class Translator:
                 slot.extra["base"] = Value(slot.code, slot.kind)
                 slot.kind = "select"
             return
+        if value.is_const and isinstance(value.const, dict) and not strong and slot.extra.get("literal_flag") and not slot.is_const:
+            # a dict literal on some paths: a Go flag says the variable holds it (see `literal_or`)
+            if slot.extra.get("literal", value).const != value.const:
+                raise self.fail(node, f"set {target.name}", "(different dict literals on different paths)")
+            slot.extra["literal"] = value
+            self.action(f"{slot.extra['literal_flag']} = true")
+            return
         if static or slot.is_const:
             # a literal list or a filtered list has no Go value: the variable holds it statically
             if not strong:
@@ -658,6 +671,8 @@ class Translator:
         flag = slot.extra.get("defined_flag")
         if flag:
             self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
+        if slot.extra.get("literal"):
+            self.action(f"{slot.extra['literal_flag']} = false")
         if slot.extra.get("final"):
             self.action(f"{slot.extra['final']} = {value.extra.get('final') or 'false'}")
         if value.kind in {UNDEF, NONE}:
@@ -707,7 +722,7 @@ class Translator:
         return Value(old.code, ANY)
 
     def operand(self, value: Value, node: nodes.Node) -> str:
-        if value.kind in {"split", "select", "mapped", "loop", BOUND_METHOD} or value.kind.startswith("method:"):
+        if value.kind in {"split", "select", "mapped", "loop", BOUND_METHOD, LITERAL_OR} or value.kind.startswith("method:"):
             raise self.fail(node, f"a {value.kind.split(':')[0]} value stored in a variable")
         if value.is_const and value.kind == LIST:
             raise self.fail(node, "a list literal as a value")
@@ -780,9 +795,22 @@ class Translator:
 
         return rebuild(chain)
 
-    def inline_macro(self, call: nodes.Call, frame: Frame) -> None:
+    def inline_macro(self, call: nodes.Call, frame: Frame, bound: dict[str, Value] | None = None) -> None:
+        """Expand a macro call in place; `bound` fixes some parameters' values (see `literal_or`)."""
         assert isinstance(call.node, nodes.Name)
         macro = self.macros[call.node.name]
+        bound = bound or {}
+        for param, source in zip([p.name for p in macro.args], call.args):
+            slot = frame.lookup(source.name) if isinstance(source, nodes.Name) and param not in bound else None
+            if slot is not None and slot.extra.get("literal"):
+                # the argument is a dict literal on some paths: expand the macro for each case
+                choice = self.literal_or(slot)
+                self.action(f"if {choice.extra['flag']}")
+                self.inline_macro(call, frame, {**bound, param: choice.extra["literal"]})
+                self.action("else")
+                self.inline_macro(call, frame, {**bound, param: choice.extra["other"]})
+                self.action("end")
+                return
         if [name for name, _ in self.expanding].count(macro.name) >= MAX_RECURSION:
             # each call is expanded in place; recursion stops where the data model makes the
             # arguments static, and is cut here where only run-time values could go deeper
@@ -803,7 +831,9 @@ class Translator:
             if source is None:
                 scope.names[param] = UNDEFINED
                 continue
-            value = self.expr(source, frame)
+            value = bound[param] if param in bound else self.expr(source, frame)
+            if value.kind == LITERAL_OR:
+                raise self.fail(call, f"macro {macro.name}() given a dict literal on some paths")
             if value.is_const or value.kind in {UNDEF, NONE, RECORD, BOUND_METHOD}:
                 scope.names[param] = value
             else:
@@ -1340,9 +1370,38 @@ class Translator:
         if node.name == "loop" and frame.lookup("loop") is None:
             return Value("", "loop")
         found = frame.lookup(node.name)
+        if found is not None and found.extra.get("literal"):
+            if id(node) not in self.literal_uses:
+                raise self.fail(node, f"{node.name} (a dict literal on some paths) used other than tested or handed to a macro")
+            return self.literal_or(found)
         if found is not None:
             return found
         return self.global_name(node.name, node)
+
+    @staticmethod
+    def branching_uses(tree: nodes.Template) -> set[int]:
+        """Name nodes where a `LITERAL_OR` value can branch on its flag: tested (truth, `is none`,
+        `is defined`) or handed to a macro."""
+        uses: set[int] = set()
+        macros = {m.name for m in tree.find_all(nodes.Macro)}
+        for node in tree.find_all((nodes.If, nodes.Not, nodes.CondExpr, nodes.Test, nodes.Call)):
+            if isinstance(node, (nodes.If, nodes.CondExpr)):
+                uses.add(id(node.test))
+            elif isinstance(node, nodes.Not):
+                uses.add(id(node.node))
+            elif isinstance(node, nodes.Test) and node.name in {"none", "defined", "undefined"}:
+                uses.add(id(node.node))
+            elif isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name) and node.node.name in macros:
+                uses.update(id(arg) for arg in node.args)
+        return uses
+
+    @staticmethod
+    def literal_or(slot: Value) -> Value:
+        """A variable given a dict literal on some paths: `LITERAL_OR`, which only `is none`,
+        `is defined`, truth tests and macro arguments take (each branches on the Go flag);
+        anything else refuses the kind."""
+        other = Value(slot.code, slot.kind, extra={k: v for k, v in slot.extra.items() if k not in {"literal", "literal_flag"}})
+        return Value(slot.code, LITERAL_OR, extra={"flag": slot.extra["literal_flag"], "literal": slot.extra["literal"], "other": other})
 
     def loop_of(self, frame: Frame) -> Loop:
         f: Frame | None = frame
@@ -1703,6 +1762,9 @@ class Translator:
 
     def truth_of(self, value: Value) -> str:
         """Go's truthiness matches Python's for strings, numbers, lists and maps."""
+        if value.kind == LITERAL_OR:
+            flag = value.extra["flag"]
+            return f"(or (and {flag} {self.truth_of(value.extra['literal'])}) (and (not {flag}) {self.truth_of(value.extra['other'])}))"
         if value.is_const:
             return "true" if value.const else "false"
         if (value.extra.get("maybe_undefined") or value.extra.get("maybe_none")) and value.code:
@@ -1895,6 +1957,9 @@ class Translator:
 
     def is_test(self, name: str, value: Value, node: nodes.Node, args: list[Value] | None = None) -> str:
         kind = value.kind
+        if kind == LITERAL_OR and name in {"none", "defined", "undefined"}:
+            flag, literal = value.extra["flag"], self.is_test(name, value.extra["literal"], node, args)
+            return f"(or (and {flag} {literal}) (and (not {flag}) {self.is_test(name, value.extra['other'], node, args)}))"
         if name in {"defined", "undefined"}:
             if kind == UNDEF and not value.extra.get("maybe_undefined"):
                 defined = "false"
