@@ -55,6 +55,7 @@ CONSTRUCTS = {
     "runtime_affixes_lengths_and_slices": "{% set ns = namespace(prev='x') %}{% for m in messages %}{% set tail = m.content[-3:] %}{% set n = (m.content | length) - (tail | length) %}[{{ m.content.endswith(tail) }}{{ m.content.startswith(ns.prev) }}{{ m.role.endswith(ns.prev) }}|{{ m.content | length }}|{{ m.content[:n] }}|{{ m.content[n:] }}|{{ m.content[2:n] }}|{{ m.content[n:2] }}|{{ m.content[:n + 40] }}]{% set ns.prev = m.role[:2] %}{% endfor %}",
     "str_format": "{% set tag = messages[0].role %}{% for m in messages %}{{ '<{}:{}>'.format(tag, loop.index) }}{% set s = '{0}/{0}{{x}}{r}'.format(m.role, r=m.content | trim) %}{{ s }}{% endfor %}{{ 'n={}'.format(messages | length) }}",
     "substring_in_with_a_run_time_needle": "{% set ns = namespace(seen='') %}{% for m in messages %}{{ (',' ~ m.role ~ ',') in ns.seen }}{% set ns.seen = ns.seen ~ ',' ~ m.role ~ ',' %}{{ m.content[2:6] in messages[1].content }}{{ m.content[:0] in m.content }}{{ m.role in 'users' }}{% endfor %}",
+    "characters_of_message_text": "{% for m in messages %}{% for c in m.content %}{{ c | tojson }}{{ loop.index }}{% endfor %}|{% endfor %}",
     "selectattr_count": "{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{% for m in messages | rejectattr('role', 'equalto', 'user') %}{{ m.role }}{% endfor %}",
 }
 

@@ -907,6 +907,11 @@ class Translator:
             raise self.fail(node, "loop.* in a filtered for loop")
         body = Frame(names={}, parent=frame)
         target = node.target
+        if seq.kind == CONTENT and self.elements_used_whole(node) and not node.else_ and node.test is None:
+            if seq.extra.get("final"):
+                self.warn(node, "a loop over the characters of a message's text", "an assistant prefill ending in this text is not cut there")
+            self.chars_for(node, Value(seq.code, STR), frame, uses_loop)
+            return
         if seq.kind in {CONTENT, PARTS}:
             if not isinstance(target, nodes.Name):
                 raise self.fail(node, "unpacking content parts")
@@ -1012,6 +1017,30 @@ class Translator:
             self.visit_body(node.else_, frame)
             self.cond_depth -= 1
         self.action("end")
+
+    @staticmethod
+    def elements_used_whole(node: nodes.For) -> bool:
+        """Does a loop over a message's text use its elements only whole (printed, filtered),
+        never as content parts (no attribute, item or test of them, not passed to a call)? Then
+        they are what Python's loop over Ollama's string gives: its characters."""
+        if not isinstance(node.target, nodes.Name):
+            return False
+        name = node.target.name
+        body = nodes.Template(node.body)
+
+        def is_target(expr: nodes.Node | None) -> bool:
+            return isinstance(expr, nodes.Name) and expr.name == name
+
+        for sub in body.find_all((nodes.Getattr, nodes.Getitem, nodes.Test)):
+            if is_target(sub.node):
+                return False
+        for call in body.find_all(nodes.Call):
+            if any(is_target(arg) for arg in (*call.args, *(kw.value for kw in call.kwargs))):
+                return False
+        for assign in body.find_all(nodes.Assign):
+            if any(is_target(n) for n in (assign.node, *assign.node.find_all(nodes.Name))):
+                return False  # kept under another name, which may be used as a part
+        return True
 
     def list_or_text_for(self, node: nodes.For, seq: Value, frame: Frame) -> None:
         """A loop over a variable holding a list on some paths and text on others (see
