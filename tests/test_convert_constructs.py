@@ -56,6 +56,7 @@ CONSTRUCTS = {
     "str_format": "{% set tag = messages[0].role %}{% for m in messages %}{{ '<{}:{}>'.format(tag, loop.index) }}{% set s = '{0}/{0}{{x}}{r}'.format(m.role, r=m.content | trim) %}{{ s }}{% endfor %}{{ 'n={}'.format(messages | length) }}",
     "substring_in_with_a_run_time_needle": "{% set ns = namespace(seen='') %}{% for m in messages %}{{ (',' ~ m.role ~ ',') in ns.seen }}{% set ns.seen = ns.seen ~ ',' ~ m.role ~ ',' %}{{ m.content[2:6] in messages[1].content }}{{ m.content[:0] in m.content }}{{ m.role in 'users' }}{% endfor %}",
     "characters_of_message_text": "{% for m in messages %}{% for c in m.content %}{{ c | tojson }}{{ loop.index }}{% endfor %}|{% endfor %}",
+    "filtered_for_else": "{% for m in messages if m.role == 'tool' %}{{ m.content }}{% else %}no tools{% endfor %}|{% for m in messages if m.role == 'user' %}[{{ loop.index }}{{ m.content }}]{% if loop.last %}{% break %}{% endif %}{% else %}none{% endfor %}|{% for m in messages | selectattr('role', 'equalto', 'system') %}S{% else %}no system{% endfor %}{% for m in messages | rejectattr('role', 'ne', 'tool') %}?{% else %}!{% endfor %}",
     "selectattr_count": "{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{% for m in messages | rejectattr('role', 'equalto', 'user') %}{{ m.role }}{% endfor %}",
 }
 

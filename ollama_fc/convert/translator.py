@@ -871,6 +871,9 @@ class Translator:
     def stmt_For(self, node: nodes.For, frame: Frame) -> None:
         if node.recursive:
             raise self.fail(node, "recursive for loop")
+        self.close_guard()
+        #: where a filtered loop's `else` flag is declared (before anything the loop emits)
+        flag_at = len(self.out)
         seq_node = node.iter
         predicate = None
         if isinstance(seq_node, nodes.Filter) and seq_node.name in {"selectattr", "rejectattr"}:
@@ -998,6 +1001,12 @@ class Translator:
         if filters:
             self.action(f"if {self.selection_test(filters, body.names[target.name])}")  # type: ignore[union-attr]
             guard += 1
+        iterated = None
+        if node.else_ and guard:
+            # Jinja's `else` runs when no element passed the filter: a Go flag set by each that does
+            iterated = self.temp()
+            self.out.insert(flag_at, f"{{{{ {iterated} := false }}}}")
+            self.action(f"{iterated} = true")
         if counted:
             total, seen = passing
             step, last = self.temp(), self.temp()
@@ -1009,9 +1018,13 @@ class Translator:
         self.visit_body(node.body, body)
         for _ in range(guard):
             self.action("end")
-        if node.else_:
-            if node.test is not None or filters:
-                raise self.fail(node, "for ... else with a filter")
+        if node.else_ and iterated is not None:
+            self.action("end")
+            self.action(f"if not {iterated}")
+            self.cond_depth += 1
+            self.visit_body(node.else_, frame)
+            self.cond_depth -= 1
+        elif node.else_:
             self.action("else")
             self.cond_depth += 1
             self.visit_body(node.else_, frame)
