@@ -10,6 +10,7 @@ import pytest
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.verify.reference import render as reference_render
+from ollama_fc.errors import ConversionError
 
 CALL = {"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
 #: two tool results in a row, then one alone: neighbours differ in role at every boundary
@@ -226,3 +227,37 @@ def test_json_and_slices_of_undefined_values_warn_where_jinja_fails() -> None:
     """Jinja raises on `Undefined | tojson` and `Undefined[-2:]`; the converter renders empty text and says so."""
     conversion = convert(TemplateSource("{% for m in messages %}{{ m.nothing | tojson }}{{ m.nothing[-2:] }}{% endfor %}", {}, "undefined"))
     assert [w.construct for w in conversion.warnings] == ["tojson of an undefined value", "slicing an undefined value"]
+
+
+def test_tools_replaced_by_an_empty_list_on_some_paths(engine: oracle.Oracle) -> None:
+    """Seed-OSS: `if tools is none: set tools = []`, then the list is used as a list; a list
+    literal stored on some paths but never read is dropped."""
+    template = (
+        "{% if not tools is defined or tools is none %}{% set tools = [] %}{% endif %}"
+        "{% if messages[0].role == 'nobody' %}{% set unused = [] %}{% endif %}"
+        "{{ tools is iterable }}{{ tools | length }}{% for t in tools %}[{{ t.function.name }}]{% endfor %}"
+    )
+    for tools in (TOOLS, None):
+        expected = reference_render(template, MESSAGES, tools=tools, add_generation_prompt=True)
+        rendered = engine.render(convert(TemplateSource(template, {}, "emptied")).template, MESSAGES, tools=tools)
+        assert rendered.error is None, rendered.error
+        assert rendered.prompt == expected
+    with pytest.raises(ConversionError, match=r"line 1: `is none` on a list set to \[\] on some paths"):
+        convert(TemplateSource("{% if not tools %}{% set tools = [] %}{% endif %}{{ tools is none }}", {}, "t"))
+
+
+def test_schema_keys_tested_with_in_and_a_tool_unwrapped_to_its_function(engine: oracle.Oracle) -> None:
+    """functionary: `if t.get('function')` holds for every Ollama tool (so the unwrapped
+    function keeps its type), `'key' in property` asks whether Ollama's field is set, and a
+    string repeated a number of times known at run time."""
+    tools = [*TOOLS, {"type": "function", "function": {"name": "pick", "description": "Pick", "parameters": {
+        "type": "object", "properties": {"n": {"type": "array", "items": {"type": "integer"}, "enum": [1, 2]}}}}}]
+    template = (
+        "{% for t in tools %}{% if t.get('function') %}{% set t = t.get('function') %}{% endif %}{{ t.name }}:"
+        "{% for name, p in t.parameters.properties.items() %}{{ name }}{{ 'description' in p }}{{ 'items' in p }}"
+        "{{ 'enum' in p }}{{ 'oneOf' in p }}{% endfor %}{{ '-' * loop.index }}{{ 2 * 'ab' }}\n{% endfor %}"
+    )
+    expected = reference_render(template, MESSAGES, tools=tools, add_generation_prompt=True)
+    rendered = engine.render(convert(TemplateSource(template, {}, "schema_in")).template, MESSAGES, tools=tools)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected

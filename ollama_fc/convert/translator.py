@@ -87,6 +87,8 @@ class Translator:
         #: variables that may be given a dict literal on some paths (see `literal_or`)
         self.literal_dicts = literal_dict_names(self.tree)
         self.literal_uses = self.branching_uses(self.tree)
+        #: names some expression reads (a `set` of any other name has no effect)
+        self.read_names = {n.name for n in self.tree.find_all(nodes.Name) if n.ctx == "load"}
         #: attributes each name is given by `set name.attr` (Jinja lets a namespace grow)
         self.ns_refs: dict[str, list[str]] = {}
         for ref in self.tree.find_all(nodes.NSRef):
@@ -520,8 +522,8 @@ class Translator:
         first = self.expr(node.test, frame)
         if first.kind in {UNDEF, NONE} and not first.extra:
             first = const(False)
-        if not first.is_const and self.truth_of(first) == "true":
-            first = const(True)  # a mapping Ollama always fills (a message, a tool's function)
+        if not first.is_const and self.truth_of(first) in {"true", "false"}:
+            first = const(self.truth_of(first) == "true")  # a mapping Ollama always fills (a message, a tool's function)
         if first.is_const:
             # resolved statically (Ollama's data model makes it certain): keep the branch taken
             if first.const:
@@ -631,8 +633,16 @@ class Translator:
             slot.extra["literal"] = value
             self.action(f"{slot.extra['literal_flag']} = true")
             return
+        if not strong and value.is_const and value.const == [] and slot.kind in {TOOLS, MSGS, CALLS} and not slot.is_const:
+            # `set tools = []` on some paths: an empty list of the kind the variable holds
+            self.action(f"{slot.code} = slice {slot.code} 0 0")
+            slot.extra["emptied"] = True  # no longer None where Ollama's list is empty
+            slot.extra["set"] = True
+            return
         if static or slot.is_const:
             # a literal list or a filtered list has no Go value: the variable holds it statically
+            if not strong and target.name not in self.read_names:
+                return  # never read: storing it changes nothing
             if not strong:
                 raise self.fail(node, f"set {target.name}", "(a list stored only on some paths)")
             slot.const = value.const if value.is_const else NOT_CONST
@@ -659,6 +669,7 @@ class Translator:
             slot.kind = value.kind
             slot.extra.pop("maybe_undefined", None)
             slot.extra.pop("list_or_text", None)
+            slot.extra.pop("emptied", None)
         else:
             if slot.kind == UNDEF or slot.extra.get("maybe_undefined"):
                 slot.extra["maybe_undefined"] = True
@@ -2021,6 +2032,8 @@ class Translator:
             if kind == NONE:
                 return "true"
             if kind == TOOLS:
+                if value.extra.get("emptied"):
+                    raise self.fail(node, "`is none` on a list set to [] on some paths", "(Go cannot tell [] from None there)")
                 return f"(not {value.code})"
             if value.extra.get("maybe_none"):
                 return f'(eq (printf "%v" {value.code}) "")'
@@ -2173,6 +2186,22 @@ class Translator:
         if left.kind == INT and right.kind == INT:
             return Value(f'(len (slice (printf "%*s" {left.code} "") {right.code}))', INT)
         raise self.fail(node, f"'-' of {left.kind} and {right.kind}")
+
+    def expr_Mul(self, node: nodes.Mul, frame: Frame) -> Value:
+        left, right = self.expr(node.left, frame), self.expr(node.right, frame)
+        if left.is_const and right.is_const:
+            return const(left.const * right.const)
+        if right.is_const and isinstance(right.const, str):
+            left, right = right, left
+        if left.is_const and isinstance(left.const, str) and right.kind == INT:
+            # a string repeated n times (none when n <= 0, as Go's range over an int)
+            repeated = self.temp()
+            self.action(f'{repeated} := ""')
+            self.action(f"range {right.code}")
+            self.action(f"{repeated} = printf \"%s%s\" {repeated} {left.code}")
+            self.action("end")
+            return Value(repeated, STR)
+        raise self.fail(node, f"'*' of {left.kind} and {right.kind}")
 
     def expr_Mod(self, node: nodes.Mod, frame: Frame) -> Value:
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
