@@ -261,3 +261,31 @@ def test_schema_keys_tested_with_in_and_a_tool_unwrapped_to_its_function(engine:
     rendered = engine.render(convert(TemplateSource(template, {}, "schema_in")).template, MESSAGES, tools=tools)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected
+
+
+def test_min_of_numbers_known_at_run_time_and_substring_of_an_argument_value(engine: oracle.Oracle) -> None:
+    """MiniCPM 5: `[a, b]|min` of counts, and `'<' in value` of an argument value that is text
+    (searched as a substring) or a list (searched for the element)."""
+    call = {"function": {"name": "note", "arguments": {"text": "a <b> & c", "tags": ["<", "x"]}}}
+    messages = [{"role": "user", "content": "a<sep>b<sep>c"}, {"role": "assistant", "content": "", "tool_calls": [call, call]}]
+    template = (
+        "{% for m in messages %}{% set parts = m.content.split('<sep>') %}"
+        "{{ [parts | length, 2] | min }}{{ [parts | length - 1, m.tool_calls | length if m.tool_calls else 0, 1] | max }}"
+        "{{ [4, 2] | min }};{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments | dictsort %}"
+        "{{ k }}{{ '<' in v }}{{ '&' in v }}{{ 'zz' in v }};{% endfor %}{% endfor %}{% endfor %}"
+    )
+    assert_renders_like_jinja(engine, template, messages)
+
+
+def test_a_check_that_only_raises_and_the_list_only_it_reads_are_dropped(engine: oracle.Oracle) -> None:
+    """Mistral Small 3.1: messages gathered into a list read only by a loop that can do nothing
+    but raise_exception; the loop renders nothing once the raise is dropped, and is warned."""
+    template = (
+        "{% set filtered = [] %}{% for m in messages %}{% if m.role != 'tool' %}{% set filtered = filtered + [m] %}{% endif %}{% endfor %}"
+        "{% for m in filtered %}{% if (m.role == 'user') != (loop.index0 % 2 == 0) %}{{- raise_exception('roles must alternate') }}{% endif %}{% endfor %}"
+        "{% for m in messages %}[{{ m.content }}]{% endfor %}"
+    )
+    messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}, {"role": "user", "content": "Bye"}]
+    assert_renders_like_jinja(engine, template, messages)
+    warnings = convert(TemplateSource(template, {}, "check")).warnings
+    assert [w.construct for w in warnings] == ["raise_exception()"]

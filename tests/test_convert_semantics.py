@@ -94,6 +94,26 @@ def test_assistant_prefill_is_continued_like_continue_final_message(name: str, f
     assert ollama_renders(conversion.template, answered, None, engines) == {reference_render(template, answered)}
 
 
+@pytest.mark.parametrize("final", ["Soft rain on the roof,", "  both sides \n", "x</think>y"])
+def test_message_texts_gathered_in_a_list_are_printed_and_the_prefill_cut_in_it(final: str, engines: dict) -> None:
+    """Solar Open: system texts gathered in a namespace list, printed later; a final assistant
+    text stored there too is continued where transformers cuts (it occurs once here)."""
+    template = (
+        "{% set ns = namespace(texts=[]) %}{% for m in messages %}{% if m.role == 'system' %}"
+        "{% set ns.texts = ns.texts + [m.content] %}{% endif %}{% endfor %}"
+        "{% if ns.texts %}<sys>{% for t in ns.texts %}{{ t }};{% endfor %}</sys>{% endif %}"
+        "{% set log = namespace(turns=[]) %}{% for m in messages %}{% set log.turns = log.turns + ['<' + m.role + '>', m.content] %}{% endfor %}"
+        "{% for t in log.turns %}{{ t }}|{% endfor %}"
+    )
+    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello"}, {"role": "assistant", "content": final}]
+    conversion = convert(TemplateSource(template, {}, "listed"))
+    assert any(w.construct == "a message's text stored in a list" for w in conversion.warnings)
+    expected = reference_render(template, messages, add_generation_prompt=False, continue_final_message=True)
+    assert ollama_renders(conversion.template, messages, None, engines) == {expected}
+    answered = messages[:2]
+    assert ollama_renders(conversion.template, answered, None, engines) == {reference_render(template, answered)}
+
+
 @pytest.mark.parametrize("case_name", ["single_turn", "system_prompt"])
 def test_a_message_that_may_be_none_is_tested_at_run_time(case_name: str, engines: dict) -> None:
     """`set x = none` then a message on some paths: `x and x.content` must not read a missing message."""

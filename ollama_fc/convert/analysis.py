@@ -174,3 +174,47 @@ def role_constants(tree: nodes.Template) -> set[str]:
         if call.name in {"selectattr", "rejectattr"} and call.args and strings(call.args[0]) == {"role"}:
             found |= {v for a in call.args[2:] for v in strings(a)}
     return found
+
+
+#: list and dict methods that change the object they are called on
+MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem"}
+
+
+def only_raises(statement: nodes.Node) -> bool:
+    """Is this `for`/`if` a check that does nothing but maybe call `raise_exception`?
+
+    It prints no text, sets no name and calls nothing that changes state, so once the
+    `raise_exception` calls are dropped (Ollama renders instead of refusing) the whole
+    statement renders nothing.
+    """
+    raises = False
+
+    def pure(expr: nodes.Node) -> bool:
+        for call in [expr, *expr.find_all(nodes.Call)]:
+            if not isinstance(call, nodes.Call):
+                continue
+            if isinstance(call.node, nodes.Getattr) and call.node.attr not in MUTATING_METHODS:
+                continue
+            if isinstance(call.node, nodes.Name) and call.node.name == "range":
+                continue
+            return False
+        return True
+
+    def check(node: nodes.Node) -> bool:
+        nonlocal raises
+        if isinstance(node, nodes.Output):
+            for child in node.nodes:
+                if isinstance(child, nodes.TemplateData) and not child.data:
+                    continue
+                is_raise = isinstance(child, nodes.Call) and isinstance(child.node, nodes.Name) and child.node.name == "raise_exception"
+                if not is_raise or not all(pure(a) for a in child.args):
+                    return False
+                raises = True
+            return True
+        if isinstance(node, nodes.If):
+            return pure(node.test) and all(check(n) for n in [*node.body, *node.elif_, *node.else_])
+        if isinstance(node, nodes.For):
+            return (node.test is None or pure(node.test)) and pure(node.iter) and all(check(n) for n in [*node.body, *node.else_])
+        return isinstance(node, (nodes.Continue, nodes.Break))
+
+    return isinstance(statement, (nodes.For, nodes.If)) and check(statement) and raises

@@ -18,7 +18,7 @@ from jinja2 import nodes
 
 from ..errors import ConversionError
 from . import schema, strlists, textops
-from .analysis import assigned_names, filtered_names, growing_lists, literal_dict_names, names_holding_text, parse_jinja, role_constants
+from .analysis import assigned_names, filtered_names, growing_lists, literal_dict_names, names_holding_text, only_raises, parse_jinja, role_constants
 from .gohelpers import MAX_INDENT_DEPTH, REPR_HELPER, json_helper_name, json_helpers
 from .textops import go_string
 from .jsonwriter import JsonWriter
@@ -87,8 +87,10 @@ class Translator:
         #: variables that may be given a dict literal on some paths (see `literal_or`)
         self.literal_dicts = literal_dict_names(self.tree)
         self.literal_uses = self.branching_uses(self.tree)
-        #: names some expression reads (a `set` of any other name has no effect)
-        self.read_names = {n.name for n in self.tree.find_all(nodes.Name) if n.ctx == "load"}
+        #: checks that only raise_exception (dropped: they render nothing)
+        self.dead_checks = {id(n) for n in self.tree.find_all((nodes.For, nodes.If)) if only_raises(n)}
+        unread = {id(name) for n in self.tree.find_all((nodes.For, nodes.If)) if id(n) in self.dead_checks for name in n.find_all(nodes.Name)}
+        self.read_names = self.names_read(unread)
         #: attributes each name is given by `set name.attr` (Jinja lets a namespace grow)
         self.ns_refs: dict[str, list[str]] = {}
         for ref in self.tree.find_all(nodes.NSRef):
@@ -97,6 +99,28 @@ class Translator:
         self.role_names = role_constants(self.tree)
         #: the role name this template gives tool results, when it is not Ollama's `tool`
         self.tool_role = next((r for r in TOOL_RESULT_ROLES if r in self.role_names), "tool")
+
+    def names_read(self, unread: set[int]) -> set[str]:
+        """Names some statement that renders reads (a `set` of any other name has no effect).
+
+        A read in the value of a `set` counts only once its target is read: a list a loop
+        keeps appending to, and nothing else reads, is never needed.
+        """
+        assigns = [a for a in self.tree.find_all(nodes.Assign) if isinstance(a.target, nodes.Name) and not self.calls_in(a.node)]
+        in_assign = {id(name): a.target.name for a in assigns for name in a.node.find_all(nodes.Name)}
+        loads = [n for n in self.tree.find_all(nodes.Name) if n.ctx == "load" and id(n) not in unread]
+        read = {ref.name for ref in self.tree.find_all(nodes.NSRef)}
+        read |= {n.name for n in loads if id(n) not in in_assign}
+        while True:
+            more = {n.name for n in loads if in_assign.get(id(n)) in read} - read
+            if not more:
+                return read
+            read |= more
+
+    @staticmethod
+    def calls_in(expr: nodes.Expr) -> bool:
+        """Does this expression call something (which may change state: `xs.append(x)`)?"""
+        return isinstance(expr, nodes.Call) or any(True for _ in expr.find_all(nodes.Call))
 
     # ---- plumbing -------------------------------------------------------------------
 
@@ -273,6 +297,9 @@ class Translator:
             self.visit(node, frame)
 
     def visit(self, node: nodes.Node, frame: Frame) -> None:
+        if id(node) in self.dead_checks:
+            self.warn(node, "raise_exception()", "dropped with the check around it: Ollama renders instead of refusing this conversation")
+            return
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
             raise self.fail(node, f"{{% {type(node).__name__.lower()} %}}")
@@ -562,7 +589,7 @@ class Translator:
             var = f"{ns.code}_{target.attr}"
             attrs = ns.extra["attrs"]
             if target.attr in attrs and attrs[target.attr].kind == STRLIST or value.kind == STRLIST:
-                value = Value(self.strlist_code(value, node), STRLIST)
+                value = Value(self.strlist_code(value, node), STRLIST, extra=final_of(value))
             if target.attr not in attrs:
                 raise self.fail(node, f"set {target.name}.{target.attr}", "sets an attribute namespace() did not declare")
             joined = self.join(attrs[target.attr], value)
@@ -588,13 +615,15 @@ class Translator:
             return
         if not isinstance(target, nodes.Name):
             raise self.fail(node, "tuple assignment in set")
+        if target.name not in self.read_names and not self.calls_in(node.node):
+            return  # never read, and computing it changes nothing
         value = self.expr(node.node, frame)
         if value.kind == "split":
             value = self.split_list(value)
         slot = frame.lookup(target.name)
         assert slot is not None, target.name
         if target.name in self.growing and (value.kind == STRLIST or (value.is_const and isinstance(value.const, list))):
-            value = Value(self.strlist_code(value, node), STRLIST)
+            value = Value(self.strlist_code(value, node), STRLIST, extra=final_of(value))
         if value.kind == NS:
             slot.kind = NS
             slot.extra["attrs"] = value.extra["attrs"]
@@ -641,8 +670,6 @@ class Translator:
             return
         if static or slot.is_const:
             # a literal list or a filtered list has no Go value: the variable holds it statically
-            if not strong and target.name not in self.read_names:
-                return  # never read: storing it changes nothing
             if not strong:
                 raise self.fail(node, f"set {target.name}", "(a list stored only on some paths)")
             slot.const = value.const if value.is_const else NOT_CONST
@@ -1395,16 +1422,36 @@ class Translator:
         items = [self.expr(item, frame) for item in node.items]
         if all(item.is_const for item in items):
             return const([item.const for item in items])
-        return Value(strlists.of_items([self.strlist_item(item, node) for item in items]), STRLIST)
+        codes = [self.strlist_item(item, node, may_be_final=True) for item in items]
+        return Value(strlists.of_items(codes), STRLIST, extra=self.any_final(items))
 
-    def strlist_item(self, value: Value, node: nodes.Node) -> str:
-        """Go operand of a string going into a run-time list (only strings can be held there)."""
+    @staticmethod
+    def any_final(values: list[Value]) -> dict[str, Any]:
+        """The `final` mark of a value built from these: set when any of them may be the final text."""
+        finals = [v.extra["final"] for v in values if v.extra.get("final")]
+        if not finals:
+            return {}
+        return {"final": finals[0] if len(finals) == 1 else f"(or {' '.join(finals)})"}
+
+    def strlist_item(self, value: Value, node: nodes.Node, may_be_final: bool = False) -> str:
+        """Go operand of a string going into a run-time list (only strings can be held there).
+
+        A message's text goes in only where the list carries the `final` mark on (`may_be_final`):
+        its elements are then printed as the final text may be, cut after the first holding it.
+        """
         if value.is_const and isinstance(value.const, str):
             return go_string(value.const)
         if value.kind not in {STR, CONTENT} or value.is_const:
             raise self.fail(node, f"a list of {value.kind if not value.is_const else type(value.const).__name__} values built at run time")
         if value.extra.get("final"):
-            raise self.fail(node, "a message's text stored in a list", "(an assistant prefill could not be cut inside it)")
+            if not may_be_final:
+                raise self.fail(node, "a message's text stored in a list", "(an assistant prefill could not be cut inside it)")
+            self.warn(
+                node,
+                "a message's text stored in a list",
+                "if it is the prefilled final message's text, the reply is cut after the first element "
+                "holding that text (transformers cuts after the last)",
+            )
         return value.code
 
     def strlist_code(self, value: Value, node: nodes.Node) -> str:
@@ -2126,7 +2173,7 @@ class Translator:
         if left.is_const and right.is_const:
             return const(left.const + right.const)
         if STRLIST in {left.kind, right.kind}:
-            return Value(strlists.concat(self.strlist_code(left, node), self.strlist_code(right, node)), STRLIST)
+            return Value(strlists.concat(self.strlist_code(left, node), self.strlist_code(right, node)), STRLIST, extra=self.any_final([left, right]))
         if left.kind == INT and right.kind == INT:
             if right.extra.get("maybe_negative") and left.is_const:
                 left, right = right, left
@@ -2446,11 +2493,13 @@ class Translator:
         return Value(text, STR)
 
     def untyped_contains(self, needle: Value, hay: Value, node: nodes.Node) -> Value:
-        """`text in x` of an untyped value: an element of a list, a key of a mapping; a
-        substring of a string is not searched (warned)."""
+        """`text in x` of an untyped value: an element of a list, a key of a mapping, a
+        substring of a string when the text is constant (else not searched, warned)."""
         if needle.kind == ANY:
             raise self.fail(node, "'in' of an untyped value on an untyped value")
-        self.warn(node, "'in' on an untyped value", "tests list elements and mapping keys; a string is never searched")
+        constant = needle.is_const and isinstance(needle.const, str)
+        if not constant:
+            self.warn(node, "'in' on an untyped value", "tests list elements and mapping keys; a string is never searched")
         obj, hit, k, v = self.temp(), self.temp(), self.temp(), self.temp()
         text = needle.code
         self.action(f"{obj} := {hay.code}")
@@ -2467,6 +2516,9 @@ class Translator:
         self.action(f"{hit} = true")
         self.action("end")
         self.action("end")
+        if constant:
+            self.action(f'else if eq (printf "%T" {obj}) "string"')
+            self.action(f"{hit} = {textops.contains(self, obj, needle.const)}")
         self.action("end")
         return Value(hit, BOOL)
 
@@ -2543,6 +2595,8 @@ class Translator:
         name = node.name
         if node.node is None:
             raise self.fail(node, f"|{name} block")
+        if name in {"min", "max"} and isinstance(node.node, (nodes.List, nodes.Tuple)) and not node.args and not node.kwargs:
+            return self.extreme_of_numbers(node.node, name, frame)
         value = self.expr(node.node, frame)
         if value.kind == "split" and name not in {"first", "last"}:
             value = self.split_list(value)
@@ -2746,6 +2800,23 @@ class Translator:
         self.action("else")
         self.text(writer.pad(0) + "]")
         self.action("end")
+
+    def extreme_of_numbers(self, items_node: nodes.List | nodes.Tuple, name: str, frame: Frame) -> Value:
+        """`[a, b]|min` (or max) of numbers: compared one by one, as Python's min() does."""
+        items = [self.expr(item, frame) for item in items_node.items]
+        if not items:
+            raise self.fail(items_node, f"|{name} of an empty list")
+        if all(item.is_const for item in items):
+            return const((min if name == "min" else max)(item.const for item in items))
+        if not all(item.kind == INT and not isinstance(item.const, bool) for item in items):
+            raise self.fail(items_node, f"|{name} of a list holding {', '.join(sorted({i.kind for i in items}))} values")
+        best = self.temp()
+        self.action(f"{best} := {items[0].code}")
+        for item in items[1:]:
+            self.action(f"if {'lt' if name == 'min' else 'gt'} {item.code} {best}")
+            self.action(f"{best} = {item.code}")
+            self.action("end")
+        return Value(best, INT, extra={"maybe_negative": True} if any(i.extra.get("maybe_negative") for i in items) else {})
 
     def indent_json(self, value: Value, args: list[Any], options: dict[str, Any], node: nodes.Node) -> Value:
         """`tojson | indent(n)`: JSON text has no blank lines, so every newline gains the indent."""
