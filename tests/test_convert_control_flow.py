@@ -289,3 +289,25 @@ def test_a_check_that_only_raises_and_the_list_only_it_reads_are_dropped(engine:
     assert_renders_like_jinja(engine, template, messages)
     warnings = convert(TemplateSource(template, {}, "check")).warnings
     assert [w.construct for w in warnings] == ["raise_exception()"]
+
+
+def test_call_block_title_and_a_tool_unwrapped_inside_a_run_time_if(engine: oracle.Oracle) -> None:
+    """MiniCPM 3: `{% call %}` hands a macro its body as `caller()` (printed and used as a value,
+    nested in a recursive call); `tool = tool.function` inside a run-time `if` holds for the rest
+    of that branch; `|title`; a dict literal looked up with a schema's type; a conditional
+    expression evaluates only the branch an absent key selects."""
+    tools = [*TOOLS, {"type": "function", "function": {"name": "pick_one", "description": "Pick", "parameters": {
+        "type": "object", "properties": {"max_count": {"type": "integer", "description": "how (many) of-them"}}, "required": []}}}]
+    template = (
+        "{% macro fields(spec, pad) %}{% set ns = namespace(f=caller()) %}"
+        "{% for name, p in spec.properties | items %}{% set ns.f = ns.f + pad + name | title + ':' + ({'string': 'str', 'integer': 'int'}[p.type] or '?') %}"
+        "{% set ns.f = ns.f + (' = ' + p.pattern | tojson if p.pattern else '') %}{% endfor %}{{ ns.f }}{% endmacro %}"
+        "{% macro wrap() %}<{{ caller() }}>{% endmacro %}"
+        "{% for tool in tools %}{% if tool.type == 'function' %}{% if tool.function is defined %}{% set tool = tool.function %}{% endif %}"
+        "{% call fields(tool.parameters, '  ') %}{% call wrap() %}{{ tool.name | title }}{% endcall %}{{ tool.description }}{% endcall %}"
+        "{% set shown = tool.name %}[{{ shown }}]{% endif %}\n{% endfor %}{{ 'a-b c(d' | title }}"
+    )
+    expected = reference_render(template, MESSAGES, tools=tools, add_generation_prompt=True)
+    rendered = engine.render(convert(TemplateSource(template, {}, "call_block")).template, MESSAGES, tools=tools)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected

@@ -164,6 +164,36 @@ def ascii_case(em: Emitter, text: str, method: str) -> str:
     return result
 
 
+#: the bytes before which Jinja's `|title` starts a word: `-`, ASCII whitespace, `(`, `{`, `[`, `<`
+TITLE_WORD_BREAKS = (45, 32, 9, 10, 11, 12, 13, 40, 123, 91, 60)
+
+
+def ascii_title(em: Emitter, text: str) -> str:
+    """Jinja's `|title` of the string in Go variable `text`, for ASCII letters: the first
+    character of each word upper-cased, the others lower-cased (bytes of other characters kept)."""
+    upper = "".join(chr(c).upper() for c in range(128))
+    lower = "".join(chr(c).lower() for c in range(128))
+    result, start, i, b = em.temp(), em.temp(), em.temp(), em.temp()
+    em.action(f'{result} := ""')
+    em.action(f"{start} := true")
+    em.action(f"range {i} := len {text}")
+    em.action(f"{b} := index {text} {i}")
+    em.action(f"if ge {b} 128")
+    em.action(f'{result} = printf "%s%s" {result} (slice {text} {i} (len (printf "%*s." {i} "")))')
+    em.action(f"{start} = false")
+    em.action(f"else if eq {b} {' '.join(map(str, TITLE_WORD_BREAKS))}")
+    em.action(f'{result} = printf "%s%c" {result} {b}')
+    em.action(f"{start} = true")
+    em.action(f"else if {start}")
+    em.action(f'{result} = printf "%s%c" {result} (index {go_string(upper)} {b})')
+    em.action(f"{start} = false")
+    em.action("else")
+    em.action(f'{result} = printf "%s%c" {result} (index {go_string(lower)} {b})')
+    em.action("end")
+    em.action("end")
+    return result
+
+
 def json_string(em: Emitter, text_code: str) -> str:
     """Python's `json.dumps` of a string (`ensure_ascii=False`, as transformers' `tojson`).
 

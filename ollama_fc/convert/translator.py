@@ -58,6 +58,10 @@ class Translator:
         self.warnings: list[Warning_] = []
         self.helpers: dict[str, str] = {}
         self.macros: dict[str, nodes.Macro] = {}
+        #: for each body being translated, the statements after the current one (see read_later)
+        self.following: list[tuple[Frame, int, list[nodes.Node]]] = []
+        #: bodies of the `{% call %}` blocks being expanded (innermost last), with their scopes
+        self.callers: list[tuple[list[nodes.Node], Frame]] = []
         #: macros being expanded, each with whether some argument is untyped
         self.expanding: list[tuple[str, bool]] = []
         self.counter = 0
@@ -293,8 +297,25 @@ class Translator:
     # ---- statements -----------------------------------------------------------------
 
     def visit_body(self, body: Iterable[nodes.Node], frame: Frame) -> None:
-        for node in body:
-            self.visit(node, frame)
+        statements = list(body)
+        for i, node in enumerate(statements):
+            self.following.append((frame, self.cond_depth, statements[i + 1 :]))
+            try:
+                self.visit(node, frame)
+            finally:
+                self.following.pop()
+
+    def read_later(self, name: str, owner: Frame) -> bool:
+        """May the variable `name` of scope `owner` be read once the run-time `if` around the
+        statement being translated has ended (or in a later branch of it)? If not, a `set` of it
+        on some paths is as good as certain wherever it is read."""
+        return any(
+            isinstance(n, nodes.Name) and n.name == name and n.ctx == "load"
+            for frame, depth, statements in self.following
+            if depth < self.cond_depth and frame.owner(name) is owner
+            for statement in statements
+            for n in [statement, *statement.find_all(nodes.Name)]
+        )
 
     def visit(self, node: nodes.Node, frame: Frame) -> None:
         if id(node) in self.dead_checks:
@@ -330,6 +351,9 @@ class Translator:
             name = expr.node.name
             if name in self.macros and frame.lookup(name) is None:
                 self.inline_macro(expr, frame)
+                return
+            if name == "caller" and frame.lookup(name) is None:
+                self.run_caller(expr)
                 return
             if name == "raise_exception":
                 self.warn(expr, "raise_exception()", "dropped: Ollama renders instead of refusing this conversation")
@@ -564,7 +588,11 @@ class Translator:
         test = self.truth_of(first)
         self.action(f"if {test}")
         self.cond_depth += 1
-        self.visit_body(node.body, frame)
+        self.following.append((frame, self.cond_depth - 1, [*node.elif_, *node.else_]))  # they see the old values
+        try:
+            self.visit_body(node.body, frame)
+        finally:
+            self.following.pop()
         if node.elif_:
             # the rest is an `if` of its own inside the else: its test is computed there and
             # may resolve statically
@@ -644,7 +672,7 @@ class Translator:
                 self.action(f"{slot.code}_{attr}_final := false")
             return
         owner = frame.owner(target.name)
-        strong = owner is not None and self.cond_depth == owner.depth
+        strong = owner is not None and (self.cond_depth == owner.depth or not self.read_later(target.name, owner))
         static = (value.is_const and isinstance(value.const, (list, tuple, dict))) or value.kind in {"select", "reversed", RECORD}
         if not strong and value.kind == "select" and self.filters_own_list(slot, value):
             # `set xs = xs | rejectattr(..)` on some paths: the filters apply once a Go flag is on
@@ -817,7 +845,27 @@ class Translator:
         raise self.fail(node, "{% do %}")
 
     def stmt_CallBlock(self, node: nodes.CallBlock, frame: Frame) -> None:
-        raise self.fail(node, "{% call %} block")
+        """`{% call m(..) %}body{% endcall %}`: m inlined, its `caller()` rendering body where the call is."""
+        call = node.call
+        if node.args or not isinstance(call.node, nodes.Name) or call.node.name not in self.macros or frame.lookup(call.node.name) is not None:
+            raise self.fail(node, "{% call %} block", "other than a macro called with a caller() taking no arguments has no Go template equivalent")
+        self.callers.append((node.body, frame))
+        try:
+            self.inline_macro(call, frame)
+        finally:
+            self.callers.pop()
+
+    def run_caller(self, node: nodes.Call) -> None:
+        """`caller()` in a macro: the body of the `{% call %}` block, in the scope it was written in."""
+        if not self.callers or node.args or node.kwargs:
+            raise self.fail(node, "caller()", "outside a {% call %} block, or with arguments, has no Go template equivalent")
+        body, frame = self.callers.pop()  # the body sees the callers outside its own block
+        try:
+            self.action("if true")
+            self.visit_body(body, frame)
+            self.action("end")
+        finally:
+            self.callers.append((body, frame))
 
     def stmt_FilterBlock(self, node: nodes.FilterBlock, frame: Frame) -> None:
         """`{% filter f %}...{% endfilter %}`: the body captured as text, printed through `f`."""
@@ -1886,14 +1934,20 @@ class Translator:
 
     def expr_CondExpr(self, node: nodes.CondExpr, frame: Frame) -> Value:
         test = self.expr(node.test, frame)
+        truth = None if test.is_const else self.truth_of(test)
+        if truth in {"true", "false"}:
+            test = const(truth == "true")  # known from the data model (an absent schema key...)
+        if test.is_const:
+            # only the branch taken is evaluated, as in Python
+            if test.const:
+                return self.expr(node.expr1, frame)
+            return self.expr(node.expr2, frame) if node.expr2 is not None else UNDEFINED
         yes = self.expr(node.expr1, frame)
         no = self.expr(node.expr2, frame) if node.expr2 is not None else UNDEFINED
-        if test.is_const:
-            return yes if test.const else no
         yes, no = self.empty_list_as(yes, no), self.empty_list_as(no, yes)
         result = self.temp()
         self.action(f"{result} := {self.operand(no, node)}")
-        self.action(f"if {self.truth_of(test)}")
+        self.action(f"if {truth}")
         self.action(f"{result} = {self.operand(yes, node)}")
         self.action("end")
         kind = yes.kind if yes.kind == no.kind or no.kind in {UNDEF, NONE} else ANY
@@ -2286,6 +2340,8 @@ class Translator:
             if name in self.macros and frame.lookup(name) is None:
                 captured = self.capture(lambda: self.inline_macro(node, frame), f"macro {name}() used as a value", node)
                 return self.captured(captured)
+            if name == "caller" and frame.lookup(name) is None:
+                return self.captured(self.capture(lambda: self.run_caller(node), "caller() used as a value", node))
             raise self.fail(node, f"function {name}()")
         if isinstance(callee, nodes.Getattr):
             base = self.expr(callee.node, frame)
@@ -2750,6 +2806,11 @@ class Translator:
             return self.change_case(self.untyped_str(value, node), name, node)  # Jinja's filter takes str() first
         if name in {"lower", "upper"} and value.kind in {STR, CONTENT}:
             return self.change_case(value, name, node)
+        if name == "title" and value.kind in {STR, CONTENT} and not args and not node.kwargs:
+            self.warn(node, "|title", "changes the case of ASCII letters only, and starts words after ASCII whitespace only")
+            text = self.temp()
+            self.action(f"{text} := {value.code}")
+            return Value(textops.ascii_title(self, text), STR)
         raise self.fail(node, f"filter |{name} on {value.kind}")
 
     def mapped_attribute(self, value: Value, attribute: Any, node: nodes.Node) -> Value:
@@ -2886,6 +2947,9 @@ class Translator:
             return fields.get(key.const, UNDEFINED)
         if key.kind == UNDEF and not key.extra.get("maybe_undefined"):
             return UNDEFINED  # no dict has Undefined as a key
+        if key.kind == ANY and all(isinstance(k, str) and k for k in fields):
+            # an untyped key (a schema's `type`) matches only when it is a string
+            key = Value(f'(or (and (eq (printf "%T" {key.code}) "string") (printf "%v" {key.code})) "")', STR)
         if key.kind not in {STR, CONTENT, INT} or not all(v.is_const and isinstance(v.const, (str, int)) and not isinstance(v.const, bool) for v in fields.values()):
             raise self.fail(node, "a dict literal looked up with a run-time key")
         kinds = {type(v.const) for v in fields.values()}
