@@ -396,7 +396,7 @@ def test_dict_literal_set_on_some_paths(engine: oracle.Oracle) -> None:
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected
     assert "[FalseTrueTany]" in expected and "[FalseTrueT?]" in expected and "[TrueTruenone]" in expected
-    for use in ("{{ x }}", "{{ x is mapping }}", "{% set y = x %}"):
+    for use in ("{{ x }}", "{{ x is mapping }}", "{% set y = x %}{{ y is none }}"):
         with pytest.raises(ConversionError, match="literal"):
             convert(TemplateSource(template.replace("{{ show(x) }}", use), {}, "literal"))
 
