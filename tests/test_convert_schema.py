@@ -296,3 +296,22 @@ def test_map_attribute_without_list_warns_where_jinja_fails() -> None:
     assert "tojson of |map(...) without |list" in [w.construct for w in conversion.warnings]
     with pytest.raises(ConversionError, match="map"):
         convert(TemplateSource("{% set fs = tools | map(attribute='function') | list %}{{ fs | tojson }}", {}, "stored-map"))
+
+
+def test_type_lists_in_tool_json_follow_the_layout(engine: oracle.Oracle) -> None:
+    """A property's `type` list is written with the separators and indentation of the rest of the
+    JSON, printed (the helpers) and captured (the inline writer) alike."""
+    tools = [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {
+        "type": "object", "properties": {
+            "a": {"type": ["string", "null"], "description": "x"},
+            "b": {"type": "array", "items": {"type": ["integer", "string"]}}}, "required": ["a"]}}}]
+    template = (
+        "{{ tools | tojson }}{% set x = tools | tojson %}{{ x }}{{ tools | tojson(separators=(';', '=')) }}"
+        "{{ tools | tojson(indent=2) }}{% set y = tools | tojson(indent=3) %}{{ y }}"
+        "{{ tools[0].function.parameters.properties.a | tojson(indent=1) }}"
+    )
+    messages = [{"role": "user", "content": "u"}]
+    expected = reference_render(template, messages, tools=tools)
+    rendered = engine.render(convert(TemplateSource(template, {}, "type-lists")).template, messages, tools=tools)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected

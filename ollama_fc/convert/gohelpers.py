@@ -63,9 +63,24 @@ def _json_writer(name: str, indent: int | None, depth: int, child: str, separato
             (".Required", "required", sub(".Required")),
         ]
     )
+    def type_names(expr: str, levels: int) -> str:
+        """A schema `type` (a list in Ollama): one name is a string, several a list `levels`
+        deeper than this writer's object, laid out as json.dumps lays out any list."""
+        if indent is None:
+            first, between, last = "", item, ""
+        else:
+            first = "\n" + " " * (indent * (depth + levels))
+            between, last = item + first, "\n" + " " * (indent * (depth + levels - 1))
+        return (
+            f"{{{{- if eq (len {expr}) 1 }}}}{quote(f'(index {expr} 0)')}"
+            f"{{{{- else if {expr} }}}}{{{{- {lit('[' + first)} }}}}{{{{- range $i, $n := {expr} }}}}"
+            f"{{{{- if $i }}}}{{{{- {lit(between)} }}}}{{{{- end }}}}{quote('$n')}{{{{- end }}}}{{{{- {lit(last + ']')} }}}}"
+            "{{- else }}[]{{- end }}"
+        )
+
     property_fields = members(
         [
-            (f".{field}", key, sub(f".{field}") if field != "Type" else '{{- json .Type }}')
+            (f".{field}", key, sub(f".{field}") if field != "Type" else type_names(".Type", 2))
             for field, key in (entry.split(":") for entry in PROPERTY_KEYS)
         ]
     )
@@ -98,7 +113,7 @@ def _json_writer(name: str, indent: int | None, depth: int, child: str, separato
         f'{{{{- else if eq $t "template.templateToolFunction" }}}}{obj(function_fields)}'
         f'{{{{- else if eq $t "template.templateToolFunctionParameters" }}}}{obj(parameter_fields)}'
         f'{{{{- else if eq $t "api.ToolProperty" }}}}{obj(property_fields)}'
-        '{{- else if eq $t "api.PropertyType" }}{{- json . }}'
+        f'{{{{- else if eq $t "api.PropertyType" }}}}{type_names(".", 1)}'
         f'{{{{- else if eq $t "*api.ToolPropertiesMap" }}}}{mapping(".All")}'
         f'{{{{- else if eq $t "map[string]interface {{}}" "template.templateArgs" "template.templateProperties" }}}}{mapping(".")}'
         f'{{{{- else if eq $t "[]interface {{}}" "[]string" "template.templateTools" "[]api.ToolProperty" }}}}{sequence}'

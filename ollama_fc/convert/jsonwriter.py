@@ -95,10 +95,8 @@ class JsonWriter:
             outer, self.in_anyof = self.in_anyof, True
             self.sequence(code, depth, lambda item: self.value(item, PROP, depth + 1))
             self.in_anyof = outer
-        elif kind == "json" and self.python:
-            self.types(code, depth)
         elif kind == "json":
-            tr.put(f"(json {code})")
+            self.types(code, depth)
         elif kind == ANY:
             self.untyped(code, depth)
         else:
