@@ -401,6 +401,43 @@ def test_dict_literal_set_on_some_paths(engine: oracle.Oracle) -> None:
             convert(TemplateSource(template.replace("{{ show(x) }}", use), {}, "literal"))
 
 
+def test_constants_known_until_the_next_branch(engine: oracle.Oracle) -> None:
+    """A variable or namespace attribute set to a constant is that constant until the next run-time
+    branch point: a macro's verdict (`ns.found = false`) resolves the `if` that reads it, where the
+    dead branch has no Go equivalent; values set under a branch or in a loop stay run-time."""
+    template = (
+        "{% set ns = namespace(found=false, last='start') %}"
+        "{% macro check(p) %}{% set ok = p is defined and p is not none %}{% set ns.found = ok %}{% endmacro %}"
+        "{% for m in messages %}{% set _ = check(m.citations) %}{% set f = ns.found %}"
+        "{% if m.role == 'user' and f %}{{ m.citations | map(attribute='id') | list }}{% endif %}"
+        "[{{ ns.last }}]{% set ns.last = m.role %}{% if m.role == 'user' %}{% set ns.last = 'u' %}{% endif %}{{ ns.last }};{% endfor %}{{ ns.last }}"
+    )
+    expected = reference_render(template, MESSAGES, add_generation_prompt=False)
+    rendered = engine.render(convert(TemplateSource(template, {}, "known")).template, MESSAGES)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
+    assert expected.startswith("[start]system;[system]u;")
+
+
+def test_int_of_a_string(engine: oracle.Oracle) -> None:
+    """`text | int`: the number plain digits spell (whitespace around them), else 0; a macro's
+    printed index read back as a number."""
+    template = (
+        "{% macro last_user() %}{% set ns = namespace(i=0) %}{% for m in messages %}{% if m.role == 'user' %}"
+        "{% set ns.i = loop.index0 %}{% endif %}{% endfor %}{{ ns.i }}{% endmacro %}{% set last = last_user() | int %}"
+        "{% for m in messages %}{{ m.content | int }},{{ (m.content | int) + 1 }}{% if loop.index0 == last %}*{% endif %};{% endfor %}"
+    )
+    contents = [" 42\n", "7x", "1 2", "000123", "", "\t9", "999999"]
+    messages = [{"role": "assistant" if i % 2 else "user", "content": c} for i, c in enumerate(contents)]
+    expected = reference_render(template, messages, add_generation_prompt=False)
+    conversion = convert(TemplateSource(template, {}, "int"))
+    rendered = engine.render(conversion.template, messages)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
+    assert expected == "42,43;0,1;0,1;123,124;0,1;9,10;999999,1000000*;"
+    assert [w.construct for w in conversion.warnings] == ["|int of a string"]
+
+
 def test_format_with_other_conversions_is_refused() -> None:
     """Only `%s` and `%%` map onto str(); `%d`, `%r` and a missing argument are refused."""
     for template in ("{{ '%d' | format(messages | length) }}", "{{ '%r' | format(messages[0].content) }}", "{{ '%s %s' | format(messages[0].role) }}"):

@@ -67,6 +67,10 @@ class Translator:
         self.counter = 0
         self.ns_attrs: dict[str, list[str]] = {}
         self.cond_depth = 0
+        #: advances at every run-time branch point (`if`, `else`, `range`, `end`...): a namespace
+        #: attribute set to a constant is known until the epoch moves on
+        self.flow_epoch = 0
+        self.open_blocks: list[bool] = []
         #: the Go variable output goes to while a `{% set x %}` body or a macro used as a value runs
         self.sink: str | None = None
         self.sink_construct = ""
@@ -145,7 +149,21 @@ class Translator:
 
     def action(self, code: str) -> None:
         self.close_guard()
+        self.track_flow(code)
         self.out.append("{{ " + code + " }}")
+
+    def track_flow(self, code: str) -> None:
+        """Count the run-time branch points (see `flow_epoch`): a value set since the last one
+        is certainly what a read sees; `if true` (an inlined macro's block) is no branch."""
+        word = code.split(" ", 1)[0]
+        if word in {"if", "range", "with"}:
+            runtime = code != "if true"
+            self.open_blocks.append(runtime)
+            self.flow_epoch += runtime
+        elif word == "end" and self.open_blocks:
+            self.flow_epoch += self.open_blocks.pop()
+        elif word in {"else", "break", "continue"}:
+            self.flow_epoch += 1
 
     def show(self, code: str) -> None:
         """Template output (text or a printing action); silent once an assistant prefill has ended."""
@@ -633,6 +651,8 @@ class Translator:
                 joined.extra["maybe_none"] = True  # some path may leave (or set) None
             attrs[target.attr] = joined
             self.action(f"{var} = {self.operand(value, node)}")
+            if value.is_const and not isinstance(value.const, (list, dict)):
+                joined.extra["known"] = (self.flow_epoch, value.const)  # until the next branch point
             if target.attr in ns.extra.get("text_attrs", ()):
                 self.action(f"{var}_final = {value.extra.get('final') or 'false'}")
             return
@@ -650,6 +670,7 @@ class Translator:
             value = self.split_list(value)
         slot = frame.lookup(target.name)
         assert slot is not None, target.name
+        slot.extra.pop("known", None)
         if target.name in self.growing and (value.kind == STRLIST or (value.is_const and isinstance(value.const, list))):
             value = Value(self.strlist_code(value, node), STRLIST, extra=final_of(value))
         if value.kind == NS:
@@ -739,6 +760,8 @@ class Translator:
             self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
         if slot.extra.get("literal"):
             self.action(f"{slot.extra['literal_flag']} = false")
+        if value.is_const and not isinstance(value.const, (list, dict)):
+            slot.extra["known"] = (self.flow_epoch, value.const)  # until the next branch point
         if slot.extra.get("final"):
             self.action(f"{slot.extra['final']} = {value.extra.get('final') or 'false'}")
         if value.kind in {UNDEF, NONE}:
@@ -1518,6 +1541,9 @@ class Translator:
         if node.name == "loop" and frame.lookup("loop") is None:
             return Value("", "loop")
         found = frame.lookup(node.name)
+        known = found.extra.get("known") if found is not None else None
+        if known is not None and known[0] == self.flow_epoch:
+            return const(known[1])  # set to a constant with no branch point since
         if found is not None and found.extra.get("literal"):
             if id(node) not in self.literal_uses:
                 raise self.fail(node, f"{node.name} (a dict literal on some paths) used other than tested or handed to a macro")
@@ -1624,6 +1650,9 @@ class Translator:
             if name not in attrs:
                 return UNDEFINED
             found = attrs[name]
+            known = found.extra.get("known")
+            if known is not None and known[0] == self.flow_epoch:
+                return const(known[1])  # set to a constant with no branch point since
             extra = {"maybe_undefined": True} if found.extra.get("maybe_undefined") else {}
             if found.extra.get("defined_flag"):
                 extra["defined_flag"] = found.extra["defined_flag"]
@@ -1881,6 +1910,8 @@ class Translator:
             return left if left.const else right
         if op == "or" and right.is_const and right.const in ([], {}) and (left.kind in SEQUENCES or left.kind in MAPPINGS or left.kind == ANY):
             return left  # `x or []`: an empty collection ranges, tests and measures like the empty one
+        if left.kind == BOOL and right.is_const and right.const is (op == "or"):
+            return right  # `b and False` is False, `b or True` is True, whichever bool b is
         if right.is_const and (right.const is None or isinstance(right.const, bool)):
             if op == "and" and not right.const:
                 # `x and false` is falsy either way; keep x's evaluation out
@@ -2767,6 +2798,8 @@ class Translator:
             return const(CONSTANT_FOLDER.call_filter(name, value.const, [a.const for a in args], options))
         if name == "int" and value.kind == INT and not value.extra.get("maybe_undefined"):
             return value  # already an int: |int leaves it as it is
+        if name == "int" and value.kind in {STR, CONTENT} and not args and not node.kwargs:
+            return self.parsed_int(value, node)
         if name in CONSTANT_FILTERS and value.is_const and isinstance(value.const, str) and all(a.is_const for a in args):
             options = {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}
             return const(CONSTANT_FOLDER.call_filter(name, value.const, [a.const for a in args], options))
@@ -2812,6 +2845,43 @@ class Translator:
             self.action(f"{text} := {value.code}")
             return Value(textops.ascii_title(self, text), STR)
         raise self.fail(node, f"filter |{name} on {value.kind}")
+
+    def parsed_int(self, text: Value, node: nodes.Node) -> Value:
+        """`text | int`: the number a string of decimal digits (whitespace around it) spells,
+        else 0, as Jinja gives for text that is no number. Go has no arithmetic: each digit
+        makes the value ten times wider plus the digit (printf widths, as elsewhere)."""
+        self.warn(
+            node,
+            "|int of a string",
+            "exact for up to 6 plain digits with whitespace around them; a sign, a fraction, '_' "
+            "between digits or a longer number gives 0 (or a wrong number) where Jinja reads the number",
+        )
+        digits, number, bad, seen, after, at, byte = (self.temp() for _ in range(7))
+        self.action(f"{digits} := {text.code}")
+        self.action(f"{number} := 0")
+        self.action(f"{bad} := false")
+        self.action(f"{seen} := false")
+        self.action(f"{after} := false")
+        self.action(f"range {at} := len {digits}")
+        self.action(f"{byte} := index {digits} {at}")
+        self.action(f"if and (ge {byte} 48) (le {byte} 57)")
+        self.action(f"if or {after} (ge (len (printf \"%d\" {number})) 6)")
+        self.action(f"{bad} = true")
+        self.action("else")
+        ten_times = " ".join([f'{number} ""'] * 10)
+        self.action(f'{number} = len (printf "{"%*s" * 11}" {ten_times} (len (slice (printf "%*s" {byte} "") 48)) "")')
+        self.action(f"{seen} = true")
+        self.action("end")
+        self.action(f"else if or (eq {byte} 32) (and (ge {byte} 9) (le {byte} 13))")
+        self.action(f"{after} = {seen}")
+        self.action("else")
+        self.action(f"{bad} = true")
+        self.action("end")
+        self.action("end")
+        self.action(f"if {bad}")
+        self.action(f"{number} = 0")
+        self.action("end")
+        return Value(number, INT)
 
     def mapped_attribute(self, value: Value, attribute: Any, node: nodes.Node) -> Value:
         """`seq | map(attribute='a.b')`: a view of the (selected) elements' attribute, written
