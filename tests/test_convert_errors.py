@@ -31,6 +31,7 @@ def test_unsupported_construct_names_construct_and_line() -> None:
         ("{{ '{} {0}'.format(messages[0].role) }}", r"field \{0\}"),
         ("{{ '{} {}'.format(messages[0].role) }}", "without its argument"),
         ("{{ messages[0].content | tojson(separators=',') }}", "separators"),
+        ("{{ messages[0].content.split('a', maxsplit=1)[-1] }}", "keyword or unpacked arguments"),
     ],
 )
 def test_format_and_tojson_options_python_refuses_or_go_cannot_follow(template: str, construct: str) -> None:

@@ -2380,7 +2380,10 @@ class Translator:
             args = [self.expr(a, frame) for a in node.args]
             if method == "format" and base.is_const and isinstance(base.const, str) and not node.dyn_args and not node.dyn_kwargs:
                 return self.str_format(base.const, args, {kw.key: self.expr(kw.value, frame) for kw in node.kwargs}, node)
-            if base.kind in {STR, CONTENT} or (base.is_const and isinstance(base.const, str)):
+            stringish = base.kind in {STR, CONTENT} or (base.is_const and isinstance(base.const, str))
+            if (node.kwargs or node.dyn_args or node.dyn_kwargs) and (stringish or (base.kind == ANY and hasattr(str, method))):
+                raise self.fail(node, f".{method}() with keyword or unpacked arguments")
+            if stringish:
                 return self.string_method(method, base, args, node)
             if base.kind == ANY and hasattr(str, method) and not hasattr(dict, method) and not hasattr(list, method):
                 # a method only strings have: Jinja fails on any other value
