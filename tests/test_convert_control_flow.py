@@ -311,3 +311,20 @@ def test_call_block_title_and_a_tool_unwrapped_inside_a_run_time_if(engine: orac
     rendered = engine.render(convert(TemplateSource(template, {}, "call_block")).template, MESSAGES, tools=tools)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected
+
+
+def test_a_message_or_none_keeps_its_none(engine: oracle.Oracle) -> None:
+    """`prev = messages[i - 1] if i > 0 else none`: where the else side is taken, the variable is
+    None for `is none`, `is mapping` and truth, not a message."""
+    template = (
+        "{% for m in messages %}{% set prev = messages[loop.index0 - 1] if loop.index0 > 0 else none %}"
+        "{{ prev is mapping }}{{ prev is none }}{{ prev is not none and prev.role == 'tool' }}"
+        "{% if prev %}[{{ prev.role }}]{% endif %},{% endfor %}"
+    )
+    assert_renders_like_jinja(engine, template)
+
+
+def test_a_message_or_undefined_is_refused_where_definedness_is_asked() -> None:
+    template = "{% for m in messages %}{% set prev = messages[loop.index0 - 1] if loop.index0 > 0 %}{{ prev is mapping }}{% endfor %}"
+    with pytest.raises(ConversionError, match="is defined"):
+        convert(TemplateSource(template, {}, "undefined-or-message"))

@@ -319,3 +319,37 @@ def test_type_lists_in_tool_json_follow_the_layout(engine: oracle.Oracle) -> Non
     rendered = engine.render(convert(TemplateSource(template, {}, "type-lists")).template, messages, tools=tools)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected
+
+
+def test_get_of_untyped_values_gives_none_or_the_default_for_a_missing_key(engine: oracle.Oracle) -> None:
+    """`v.get(k)` of an argument value is None where the key is missing, `v.get(k, d)` is `d`:
+    printed, tested and stored, as Python's dict.get gives them."""
+    template = (
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments | items %}"
+        "{% if v is mapping %}{{ k }}:{{ v.get('x') }}|{{ v.get('x') is none }}|{{ v.get('x') is defined }}"
+        "|{{ v.get('x', 'dflt') }}|{{ v.get('x', 7) }}{% set got = v.get('y', '-') %}|{{ got }};{% endif %}"
+        "{% endfor %}{% endfor %}{% endfor %}"
+    )
+    args = {"a": {"x": None, "y": "b"}, "b": {"x": [1, "s"]}, "c": {}, "d": {"x": "q", "y": 2}}
+    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": args}}]}]
+    expected = reference_render(template, messages, add_generation_prompt=False)
+    rendered = engine.render(convert(TemplateSource(template, {}, "get")).template, messages)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
+
+
+def test_get_of_untyped_values_with_an_empty_container_default_warns(engine: oracle.Oracle) -> None:
+    """Go has no empty-dict literal: `.get(k, {})` gives Undefined for a missing key, which loops
+    and counts like `{}` (rendered alike here) but would print differently, so it is warned."""
+    template = (
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments | items %}"
+        "{% if v is mapping %}{{ k }}:{{ v.get('x', {}) | length }}{% for i in v.get('x', []) %}[{{ i }}]{% endfor %};{% endif %}"
+        "{% endfor %}{% endfor %}{% endfor %}"
+    )
+    args = {"a": {"x": ["p", "q"]}, "b": {}}
+    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": args}}]}]
+    conversion = convert(TemplateSource(template, {}, "get-empty"))
+    assert {".get(key, {}) of an untyped value", ".get(key, []) of an untyped value"} <= {w.construct for w in conversion.warnings}
+    rendered = engine.render(conversion.template, messages)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == reference_render(template, messages, add_generation_prompt=False)

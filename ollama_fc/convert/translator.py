@@ -755,6 +755,11 @@ class Translator:
             if list_or_text is not None and slot.kind == ANY:
                 slot.extra["list_or_text"] = list_or_text
         slot.extra["set"] = True
+        if value.extra.get("maybe_none") and value.kind in MAPPINGS:
+            slot.extra["maybe_none"] = True  # `x if c else none`: None is held as ""
+        if value.extra.get("maybe_undefined") and not value.extra.get("defined_flag") and value.kind in MAPPINGS:
+            slot.extra["maybe_undefined"] = True  # no flag tells where: `is defined` of it is refused
+            slot.extra.pop("defined_flag", None)
         flag = slot.extra.get("defined_flag")
         if flag:
             self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
@@ -1734,6 +1739,31 @@ class Translator:
         self.action("end")
         return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
 
+    def untyped_get(self, base: Value, key: str, default: Value | None, node: nodes.Node) -> Value:
+        """`x.get(key[, default])` of an untyped value: the key's value where `x` is a mapping that
+        has it, else the default, None without one (Go's nil: `index` of a missing map key)."""
+        if default is not None and default.kind in {UNDEF, NONE}:
+            default = None
+        if default is not None and not (
+            default.kind in {STR, CONTENT, ANY} or (default.is_const and isinstance(default.const, (str, int)))
+        ):
+            raise self.fail(node, f".get() of an untyped value with a {default.kind} default")
+        obj, result, k, v = self.temp(), self.temp(), self.temp(), self.temp()
+        self.action(f"{obj} := {base.code}")
+        initial = '""' if default is None else self.operand(default, node)
+        self.action(f"{result} := {initial}")
+        self.action(f'if eq (printf "%.3T" {obj}) "map"')
+        if default is None:
+            self.action(f"{result} = index {obj} {go_string(key)}")
+        else:
+            self.action(f"range {k}, {v} := {obj}")
+            self.action(f"if eq {k} {go_string(key)}")
+            self.action(f"{result} = {v}")
+            self.action("end")
+            self.action("end")
+        self.action("end")
+        return Value(result, ANY)
+
     def untyped_element(self, base: Value, at: int) -> Value:
         """`x[i]` of an untyped value: the element where `x` is a list long enough, else Undefined."""
         seq, value, found = self.temp(), self.temp(), self.temp()
@@ -1984,7 +2014,11 @@ class Translator:
         kind = yes.kind if yes.kind == no.kind or no.kind in {UNDEF, NONE} else ANY
         if yes.kind in {STR, CONTENT} and no.kind in {STR, CONTENT, UNDEF, NONE}:
             kind = STR
-        return Value(result, kind)
+        extra: dict[str, Any] = {}
+        if kind in MAPPINGS and {yes.kind, no.kind} & {UNDEF, NONE}:
+            # a message (or tool...) on one side, None or Undefined ("" in Go) on the other
+            extra["maybe_none" if NONE in {yes.kind, no.kind} else "maybe_undefined"] = True
+        return Value(result, kind, extra=extra)
 
     @staticmethod
     def empty_list_as(value: Value, other: Value) -> Value:
@@ -2181,6 +2215,10 @@ class Translator:
                 return f'(eq (printf "%T" {value.code}) "string")'
             return "false"
         if name in {"mapping"}:
+            if kind in MAPPINGS and value.extra.get("maybe_none"):
+                return f'(ne (printf "%v" {value.code}) "")'  # None is held as ""
+            if kind in MAPPINGS and value.extra.get("maybe_undefined"):
+                return self.is_test("defined", value, node)
             if kind in MAPPINGS:
                 return "true"
             if kind == ANY:
@@ -2409,6 +2447,14 @@ class Translator:
             if base.kind == STRLIST and method == "pop" and all(a.is_const for a in args) and [a.const for a in args] in ([], [0], [-1]):
                 which = args[0].const if args else -1
                 return Value(strlists.element(self, base.code, which, var=base.code), STR)
+            if method == "get" and base.kind == ANY and 1 <= len(args) <= 2 and args[0].is_const and isinstance(args[0].const, str):
+                default = args[1] if len(args) > 1 else None
+                if default is not None and default.is_const and default.const in ([], {}):
+                    # Go has no literal for an empty container: a missing key gives Undefined
+                    self.warn(node, f".get(key, {default.const!r}) of an untyped value",
+                              "a missing key gives Undefined: it loops, counts and tests like the empty default, but prints as '' and is not defined")
+                    return self.attr(base, args[0].const, node)
+                return self.untyped_get(base, args[0].const, default, node)
             if method == "get" and args and args[0].is_const:
                 value = self.attr(base, args[0].const, node)
                 if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
