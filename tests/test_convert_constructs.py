@@ -469,3 +469,14 @@ def test_equal_messages_compare_equal_like_python_dicts(engine: oracle.Oracle) -
     rendered = engine.render(convert(TemplateSource(template, {}, "equal")).template, messages)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected
+
+
+def test_warnings_come_in_source_order() -> None:
+    """A macro defined late but expanded early still reports its line in source order."""
+    template = (
+        "{% macro shout(x) %}{{ x | upper }}{% endmacro %}\n"
+        "{{ messages[0].content | lower }}\n"
+        "{{ shout(messages[0].content) }}"
+    )
+    lines = [w.line for w in convert(TemplateSource(template, {}, "order")).warnings]
+    assert lines == sorted(lines) and len(lines) == 2

@@ -251,7 +251,9 @@ def convert(
         tag_text = marker if marker else ""
         header += f'{{{{- if and false .ToolCalls (eq .Role "tool") }}}}{tag_text}{{{{- end }}}}'
     template = header + body
-    warnings = [ConversionWarning(construct=w.construct, line=w.line, effect=w.effect) for w in translator.warnings]
+    # in source order: a macro expanded at several call sites warns in the order it was expanded
+    ordered = sorted(translator.warnings, key=lambda w: w.line or 0)
+    warnings = [ConversionWarning(construct=w.construct, line=w.line, effect=w.effect) for w in ordered]
     stops = _stop_tokens(loaded)
     return Conversion(
         template=template,
