@@ -353,3 +353,20 @@ def test_get_of_untyped_values_with_an_empty_container_default_warns(engine: ora
     rendered = engine.render(conversion.template, messages)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == reference_render(template, messages, add_generation_prompt=False)
+
+
+def test_optional_schema_keys_tested_with_in_follow_ollamas_fields(engine: oracle.Oracle) -> None:
+    """A tool sent without a description (or without required parameters) has no such key in
+    the dict transformers passes, and Ollama leaves the field empty: `in` agrees with both."""
+    template = (
+        "{% for t in tools %}{{ t.function.name }}:{{ 'description' in t.function }}"
+        "{{ 'required' in t.function.parameters }}{{ t.function.description is defined }};{% endfor %}"
+    )
+    tools = [
+        {"type": "function", "function": {"name": "bare", "parameters": {"type": "object", "properties": {}}}},
+        TOOLS[0],
+    ]
+    expected = reference_render(template, MESSAGES, tools=tools, add_generation_prompt=False)
+    rendered = engine.render(convert(TemplateSource(template, {}, "optional-in")).template, MESSAGES, tools=tools)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected

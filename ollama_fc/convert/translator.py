@@ -2146,6 +2146,9 @@ class Translator:
             if key in MESSAGE_FIELDS:
                 return Value(f"(not (not {hay.code}.{MESSAGE_FIELDS[key][0]}))", BOOL)
             return const(False)
+        if hay.kind in {TFUNC, PARAMS} and needle.is_const and schema.optional(hay.kind, needle.const):
+            # the dict has the key only where Ollama's field is set (a tool without a description)
+            return Value(f"(not (not {schema.present(hay.code, hay.kind, needle.const)}))", BOOL)
         if hay.kind in {CALL, FUNC, TOOL, TFUNC, PARAMS} and needle.is_const:
             return const(needle.const in FIELDS.get(hay.kind, {}) or (hay.kind == CALL and needle.const in {"function", "type"}))
         if hay.kind in {STR, CONTENT} and needle.is_const and isinstance(needle.const, str):
