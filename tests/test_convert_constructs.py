@@ -260,6 +260,32 @@ def test_tojson_escapes_strings_like_python_at_any_depth() -> None:
     ]
 
 
+def test_captured_repr_of_untyped_values_matches_python_at_any_depth() -> None:
+    """An argument value printed inside a capture is Python's repr at any depth: quotes chosen per
+    string, escapes, `<>&`, True/False/None, `, ` and `: `; no depth limit, so no warning of one."""
+    text = "it's <b>&\x01\x1b\x7f\x08\x0c\n\r\t\\ caf\u00e9 \u2028 \U0001f600 true, null: false"
+    nested: object = [text, 'say "hi"', "both ' and \"", 'a "q" \\"', "", 7, -2.5, True, False, None, [], {}]
+    for level in range(12):
+        nested = [nested, level] if level % 2 else {"k": nested, "n\"'": level}
+    arguments = {"a": nested, "b": text, "c": [1, {"x": None}], "d": 3}  # keys sorted, as Ollama sorts them
+    messages = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]},
+    ]
+    template = (
+        "{% macro show(v) %}<{{ v }}>{% endmacro %}"
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments.items() %}"
+        "{% set kept %}{{ k }}={{ v }}{% endset %}{{ kept }};{% set shown = show(v) %}{{ shown }}|{% endfor %}{% endfor %}{% endfor %}"
+    )
+    conversion = convert(TemplateSource(template, {}, "captured-repr"))
+    hf_messages = [messages[0], {**messages[1], "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": arguments}}]}]
+    expected = reference_render(template, hf_messages)
+    assert "\\u2028" in expected and "\\'" in expected and '"both' not in expected
+    for version in (oracle.PINNED, oracle.LATEST):
+        assert oracle.render(conversion.template, messages, version=version) == expected, version
+    assert not [w for w in conversion.warnings if "deeper" in w.construct]
+
+
 def test_tojson_separators_and_ensure_ascii_match_python() -> None:
     """`tojson(separators=...)` changes every separator (helpers and inline writer alike);
     `ensure_ascii=True` escapes non-ASCII and DEL, astral characters as surrogate pairs."""

@@ -9,7 +9,7 @@ from jinja2 import nodes
 import json
 
 from .gohelpers import PROPERTY_KEYS, REPR_HELPER
-from .textops import json_string, repr_string
+from .textops import json_string, repr_of_json, repr_string
 from .model import ANY, ARGS, CALL, CALLS, CONTENT, ELEMENT, FUNC, INT, LIST, PARAMS, PROP, PROPS, STR, TFUNC, TOOL, TOOLS
 
 if TYPE_CHECKING:
@@ -238,6 +238,11 @@ class JsonWriter:
         else:
             tr.put(json_string(tr, code))
 
+    def captured_repr(self, code: str) -> None:
+        """The repr of an untyped value being captured: one loop rewriting Ollama's `json` text
+        of it, at any depth, instead of code unrolled per level and per Go type."""
+        self.tr.put(repr_of_json(self.tr, f"(json {code})"))
+
     def untyped(self, code: str, depth: int) -> None:
         """A value of unknown Go type: branch on `%T` (maps keep Go's sorted key order)."""
         tr = self.tr
@@ -247,6 +252,9 @@ class JsonWriter:
             return
         if tr.sink is None:
             self.beyond_limit(code, depth)  # the helpers write any value at any depth
+            return
+        if self.python:
+            self.captured_repr(code)
             return
         v, t = tr.temp(), tr.temp()
         tr.action(f"{v} := {code}")

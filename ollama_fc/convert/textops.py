@@ -322,6 +322,102 @@ def repr_string(em: Emitter, text_code: str) -> str:
     return out
 
 
+def repr_of_json(em: Emitter, json_code: str) -> str:
+    r"""Python's `repr()` of a JSON-decoded value, rewritten from Go's compact `json` text of it.
+
+    A captured value cannot go through the recursive `ofc_repr` helper, and writing the repr
+    inline level by level multiplies the code; Ollama's `json` function gives the whole value
+    as text in one call (maps with sorted keys, as Go ranges them), which one loop turns into
+    repr: `, ` and `: ` separators, True/False/None, and each string quoted as `repr_string`
+    quotes it. Go writes `<`, `>`, `&` and control bytes as `\u00XX` escapes: they come back
+    as the character, or as Python's `\xXX` for a control byte (`\u2028`/`\u2029` stay, as in
+    Python's repr).
+    """
+    text, out, last, quote, i, b, piece, step, escape = (em.temp() for _ in range(9))
+    rest, single, double, escaped, j, c = (em.temp() for _ in range(6))
+    q = go_string
+    em.action(f"{text} := {json_code}")
+    em.action(f'{out} := ""')
+    em.action(f"{last} := 0")  # the first byte not yet copied or rewritten
+    em.action(f'{quote} := ""')  # the quote of the string being read, empty outside strings
+    em.action(f"range {i} := len {text}")
+    em.action(f"if lt {i} {last}")  # inside an escape or a word already rewritten
+    em.action("continue")
+    em.action("end")
+    em.action(f"{b} := index {text} {i}")
+    em.action(f'{piece} := ""')
+    em.action(f"{step} := 1")
+    em.action(f"if {quote}")
+    em.action(f"if eq {b} 92")
+    em.action(f'{escape} := printf "%.2s" (slice {text} {i})')
+    em.action(f"{step} = 2")
+    em.action(f"{piece} = {escape}")  # \\ \n \r \t: Python writes them the same
+    em.action(f"if eq {escape} {q(chr(92) + 'u')}")
+    em.action(f'{escape} = printf "%.6s" (slice {text} {i})')
+    em.action(f"{step} = 6")
+    em.action(f"{piece} = {escape}")
+    for code, char in (("003c", "<"), ("003e", ">"), ("0026", "&")):
+        em.action(f"{'if' if code == '003c' else 'else if'} eq {escape} {q(chr(92) + 'u' + code)}")
+        em.action(f"{piece} = {q(char)}")
+    em.action(f"else if eq (slice {escape} 0 4) {q(chr(92) + 'u00')}")
+    em.action(f"{piece} = printf {q(chr(92) + 'x%s')} (slice {escape} 4)")
+    em.action("end")
+    for short, python in (('"', '"'), ("b", "\\x08"), ("f", "\\x0c")):
+        em.action(f"else if eq {escape} {q(chr(92) + short)}")
+        em.action(f"{piece} = {q(python)}")
+    em.action("end")
+    em.action(f"else if eq {b} 34")
+    em.action(f"{piece} = {quote}")
+    em.action(f'{quote} = ""')
+    em.action(f"else if eq {b} 39")
+    em.action(f"{piece} = {q(chr(39))}")
+    em.action(f"if eq {quote} {q(chr(39))}")
+    em.action(f"{piece} = {q(chr(92) + chr(39))}")
+    em.action("end")
+    em.action(f"else if eq {b} 127")
+    em.action(f"{piece} = {q(chr(92) + 'x7f')}")
+    em.action("else")
+    em.action("continue")
+    em.action("end")
+    em.action(f"else if eq {b} 34")
+    # a string opens: single quotes unless it holds a ' and no " (escaped as \" in JSON)
+    em.action(f"{rest} := slice (slice {text} {i}) 1")
+    em.action(f"{single} := false")
+    em.action(f"{double} := false")
+    em.action(f"{escaped} := false")
+    em.action(f"range {j} := len {rest}")
+    em.action(f"{c} := index {rest} {j}")
+    em.action(f"if {escaped}")
+    em.action(f"{double} = or {double} (eq {c} 34)")
+    em.action(f"{escaped} = false")
+    em.action(f"else if eq {c} 92")
+    em.action(f"{escaped} = true")
+    em.action(f"else if eq {c} 39")
+    em.action(f"{single} = true")
+    em.action(f"else if eq {c} 34")
+    em.action("break")
+    em.action("end")
+    em.action("end")
+    em.action(f"{quote} = {q(chr(39))}")
+    em.action(f"if and {single} (not {double})")
+    em.action(f"{quote} = {q(chr(34))}")
+    em.action("end")
+    em.action(f"{piece} = {quote}")
+    for byte, word in ((44, ", "), (58, ": "), (116, "True"), (102, "False"), (110, "None")):
+        em.action(f"else if eq {b} {byte}")
+        em.action(f"{piece} = {q(word)}")
+        if byte > 58:
+            em.action(f"{step} = {len(word)}")  # the JSON word true/false/null is as long
+    em.action("else")
+    em.action("continue")  # digits, signs and brackets are the same in both
+    em.action("end")
+    em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {piece}')
+    em.action(f'{last} = len (printf "%*s%*s" {i} "" {step} "")')
+    em.action("end")
+    em.action(f'{out} = printf "%s%s" {out} (slice {text} {last})')
+    return out
+
+
 def _minus(value: str, amount: int) -> str:
     """`value - amount` for an int `value` >= `amount` (Go templates have no arithmetic)."""
     return f'(len (slice (printf "%*s" {value} "") {amount}))'
