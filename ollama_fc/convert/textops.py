@@ -168,9 +168,14 @@ def ascii_case(em: Emitter, text: str, method: str) -> str:
 TITLE_WORD_BREAKS = (45, 32, 9, 10, 11, 12, 13, 40, 123, 91, 60)
 
 
-def ascii_title(em: Emitter, text: str) -> str:
-    """Jinja's `|title` of the string in Go variable `text`, for ASCII letters: the first
-    character of each word upper-cased, the others lower-cased (bytes of other characters kept)."""
+#: bytes after which Python's `str.title()` starts a word: every ASCII character but a letter
+PYTHON_TITLE_BREAKS = tuple(c for c in range(128) if not chr(c).isalpha())
+
+
+def ascii_title(em: Emitter, text: str, breaks: tuple[int, ...] = TITLE_WORD_BREAKS) -> str:
+    """Jinja's `|title` (or, with PYTHON_TITLE_BREAKS, `str.title()`) of the string in Go
+    variable `text`, for ASCII letters: the first character of each word upper-cased, the
+    others lower-cased (bytes of other characters kept)."""
     upper = "".join(chr(c).upper() for c in range(128))
     lower = "".join(chr(c).lower() for c in range(128))
     result, start, i, b = em.temp(), em.temp(), em.temp(), em.temp()
@@ -181,7 +186,7 @@ def ascii_title(em: Emitter, text: str) -> str:
     em.action(f"if ge {b} 128")
     em.action(f'{result} = printf "%s%s" {result} (slice {text} {i} (len (printf "%*s." {i} "")))')
     em.action(f"{start} = false")
-    em.action(f"else if eq {b} {' '.join(map(str, TITLE_WORD_BREAKS))}")
+    em.action(f"else if eq {b} {' '.join(map(str, breaks))}")
     em.action(f'{result} = printf "%s%c" {result} {b}')
     em.action(f"{start} = true")
     em.action(f"else if {start}")

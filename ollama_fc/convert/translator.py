@@ -2502,6 +2502,13 @@ class Translator:
         if method in {"strip", "lstrip", "rstrip"}:
             chars = args[0].const if args else None
             return self.trim(base.code, method, chars, final_of(base))
+        if method == "title" and not args:
+            if base.is_const:
+                return const(base.const.title())
+            self.warn(node, ".title()", "changes the case of ASCII letters only (any other character counts as a letter)")
+            text = self.temp()
+            self.action(f"{text} := {base.code}")
+            return Value(textops.ascii_title(self, text, textops.PYTHON_TITLE_BREAKS), STR)
         if method in {"startswith", "endswith"} and len(args) == 1 and args[0].kind in {STR, CONTENT} and not args[0].is_const:
             return self.affix_test(method, base, args[0])
         if method in {"startswith", "endswith"}:
