@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ollama_fc import oracle
@@ -15,6 +17,19 @@ MESSAGES = [
     {"role": "assistant", "content": "thought</think> answer  "},
     {"role": "user", "content": "last"},
 ]
+
+
+def as_hf(messages: Any) -> list[dict[str, Any]]:
+    """The conversation as a Hugging Face template takes it: each tool call wrapped as a function."""
+    return [
+        {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]} if "tool_calls" in m else m
+        for m in messages
+    ]
+
+
+def call_conversation(arguments: dict[str, Any], user: str = "q") -> list[dict[str, Any]]:
+    """A user turn, then an assistant turn calling `f` with `arguments`, as Ollama receives it."""
+    return [{"role": "user", "content": user}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]}]
 
 CONSTRUCTS = {
     "trim": "{% for m in messages %}[{{ m.content | trim }}]{% endfor %}",
@@ -87,10 +102,7 @@ def test_tojson_with_indent_and_python_repr_match_python() -> None:
         "{% for m in messages %}{% if m.tool_calls %}{% for c in m.tool_calls %}{{ c.function.arguments | tojson }} {{ c.function.arguments }}\n{% endfor %}{% endif %}{% endfor %}"
     )
     conversion = convert(TemplateSource(template, {}, "tojson"))
-    hf_messages = [
-        {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]} if "tool_calls" in m else m
-        for m in case.messages
-    ]
+    hf_messages = as_hf(case.messages)
     expected = reference_render(template, hf_messages, list(case.tools))
     assert oracle.render(conversion.template, list(case.messages), list(case.tools)) == expected
     assert any(w.construct.startswith("tojson") for w in conversion.warnings)
@@ -130,10 +142,7 @@ def test_untyped_value_prints_like_jinja() -> None:
         "{{ k }}=<{{ v }}>{{ v | tojson if v is not string else v }};{% endfor %}{% endfor %}{% endfor %}"
     )
     conversion = convert(TemplateSource(template, {}, "untyped"))
-    hf_messages = [
-        {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]} if "tool_calls" in m else m
-        for m in case.messages
-    ]
+    hf_messages = as_hf(case.messages)
     expected = reference_render(template, hf_messages, list(case.tools))
     assert oracle.render(conversion.template, list(case.messages), list(case.tools)) == expected
 
@@ -145,9 +154,9 @@ def test_text_plus_an_untyped_value_is_the_string_it_holds() -> None:
         "{% if v is not string %}{% set v = v | tojson %}{% endif %}{{ open + v }}{% set line = v + open %}{{ line }};{% endfor %}{% endfor %}{% endfor %}"
     )
     arguments = {"flag": True, "list": [1, "a"], "text": "caf\u00e9 'q'"}  # Ollama sorts keys
-    messages = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]}]
+    messages = call_conversation(arguments)
     conversion = convert(TemplateSource(template, {}, "plus-untyped"))
-    hf_messages = [messages[0], {**messages[1], "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": arguments}}]}]
+    hf_messages = as_hf(messages)
     assert oracle.render(conversion.template, messages) == reference_render(template, hf_messages)
     assert "'+' of text and an untyped value" in [w.construct for w in conversion.warnings]
 
@@ -165,10 +174,7 @@ def test_namespace_attribute_set_on_some_paths_and_an_empty_list_beside_tool_cal
     conversion = convert(TemplateSource(template, {}, "ns-defined"))
     for name in ("tool_call_result", "single_turn", "prefill", "system_prompt"):
         case = case_named(name)
-        hf_messages = [
-            {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]} if "tool_calls" in m else m
-            for m in case.messages
-        ]
+        hf_messages = as_hf(case.messages)
         expected = reference_render(template, hf_messages, list(case.tools) or None)
         assert oracle.render(conversion.template, list(case.messages), list(case.tools) or None) == expected, name
 
@@ -180,9 +186,9 @@ def test_string_of_an_untyped_value_is_str() -> None:
         "{% set s = v | string %}{{ k }}=<{{ s }}>;{% endfor %}{% endfor %}{% endfor %}"
     )
     arguments = {"flag": True, "n": 3, "none": None, "off": False, "text": "caf\u00e9 'q'"}  # Ollama sorts keys
-    messages = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]}]
+    messages = call_conversation(arguments)
     conversion = convert(TemplateSource(template, {}, "string-of-untyped"))
-    hf_messages = [messages[0], {**messages[1], "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": arguments}}]}]
+    hf_messages = as_hf(messages)
     assert oracle.render(conversion.template, messages) == reference_render(template, hf_messages)
     constructs = [w.construct for w in conversion.warnings]
     assert constructs[0] == "iterating tool call arguments"
@@ -207,10 +213,7 @@ def test_tojson_inside_expressions_matches_python() -> None:
         "{% set args = c.function.arguments | tojson %}{{ args }}{% endfor %}{% endfor %}"
     )
     conversion = convert(TemplateSource(template, {}, "tojson-expressions"))
-    hf_messages = [
-        {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]} if "tool_calls" in m else m
-        for m in case.messages
-    ]
+    hf_messages = as_hf(case.messages)
     expected = reference_render(template, hf_messages, list(case.tools))
     assert oracle.render(conversion.template, list(case.messages), list(case.tools)) == expected
 
@@ -241,20 +244,14 @@ def test_tojson_escapes_strings_like_python_at_any_depth() -> None:
     printed and captured alike; only the captured copy may warn about depth."""
     text = 'a\x07b\x0bc\x1bd\x7fe\u00a0f\u2028g<h>&i"j\\k\nl\tm\x08\x0c\r\U0001f600 caf\u00e9'
     arguments = {"a": [{"b": {"c": [[{"d": {"e": [text, 1.5, True, None]}}]]}}], "z": text}
-    messages = [
-        {"role": "user", "content": text},
-        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]},
-    ]
+    messages = call_conversation(arguments, text)
     template = (
         "{% for m in messages %}{{ m.content | tojson }}{% set kept = m.role | tojson %}{{ kept }}"
         "{% if m.tool_calls %}{{ m.tool_calls | tojson }}{{ m.tool_calls[0].function.arguments | tojson }}"
         "{% set z = '<' + (m.tool_calls[0].function.arguments.z | tojson) + '>' %}{{ z }}{% endif %}{% endfor %}"
     )
     conversion = convert(TemplateSource(template, {}, "json-strings"))
-    hf_messages = [
-        {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]} if "tool_calls" in m else m
-        for m in messages
-    ]
+    hf_messages = as_hf(messages)
     assert oracle.render(conversion.template, messages) == reference_render(template, hf_messages)
     assert [w.construct for w in conversion.warnings if "deeper" in w.construct] == [
         "tojson of a captured value nested deeper than 10 levels or 3 levels of arguments"
@@ -279,7 +276,7 @@ def test_captured_repr_of_untyped_values_matches_python_at_any_depth() -> None:
         "{% set kept %}{{ k }}={{ v }}{% endset %}{{ kept }};{% set shown = show(v) %}{{ shown }}|{% endfor %}{% endfor %}{% endfor %}"
     )
     conversion = convert(TemplateSource(template, {}, "captured-repr"))
-    hf_messages = [messages[0], {**messages[1], "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": arguments}}]}]
+    hf_messages = as_hf(messages)
     expected = reference_render(template, hf_messages)
     assert "\\u2028" in expected and "\\'" in expected and '"both' not in expected
     for version in (oracle.PINNED, oracle.LATEST):
@@ -295,10 +292,7 @@ def test_tojson_separators_and_ensure_ascii_match_python() -> None:
     text = 'caf\u00e9 \x7f \u2028 \U0001f600\U0010fffd\U00010000 "q" <&>'
     case = case_named("parallel_calls")
     arguments = {"n": [1, {"k": text}], "z": text}  # Ollama sorts argument keys
-    messages = [
-        {"role": "user", "content": text},
-        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]},
-    ]
+    messages = call_conversation(arguments, text)
     template = (
         "{{ tools | tojson(separators=(',', ':')) }}\n{% set listing = tools | tojson(separators=(';', '=')) %}{{ listing }}\n"
         "{{ tools | tojson(ensure_ascii=True) }}\n{{ tools | tojson(indent=1, separators=(',', ': ')) }}\n"
@@ -308,10 +302,7 @@ def test_tojson_separators_and_ensure_ascii_match_python() -> None:
         "{{ {'\u00e9': [1, 2]} | tojson(ensure_ascii=True, separators=(',', ':')) }}"
     )
     conversion = convert(TemplateSource(template, {}, "tojson-layouts"))
-    hf_messages = [
-        {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]} if "tool_calls" in m else m
-        for m in messages
-    ]
+    hf_messages = as_hf(messages)
     expected = reference_render(template, hf_messages, list(case.tools))
     assert "\\ud83d\\ude00" in expected and "\\udbff\\udffd" in expected
     assert oracle.render(conversion.template, messages, list(case.tools)) == expected
@@ -363,7 +354,7 @@ def test_mapping_iterated_as_keys_and_percent_format(engine: oracle.Oracle) -> N
         "{% for t in tools %}{% for name in t.function.parameters.properties %}[{{ name }}]{% endfor %}{% endfor %}"
     )
     arguments = {"a": 1, "ax": "caf\u00e9 'q'", "b": [True, None, 2.5], "c": {"d": False}}  # Ollama sorts keys
-    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]}]
+    messages = call_conversation(arguments, "u")
     tools = [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {
         "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}}}]
     expected = reference_render(template, messages, tools=tools, add_generation_prompt=False)
@@ -381,7 +372,7 @@ def test_tilde_of_untyped_values_and_or_of_an_unset_name(engine: oracle.Oracle) 
         "{% endfor %}{% endfor %}"
     )
     arguments = {"a": 1, "b": "caf\u00e9 <'q'>", "c": [True, None], "d": {"e": 2.5}}  # Ollama sorts keys
-    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]}]
+    messages = call_conversation(arguments, "u")
     expected = reference_render(template, messages, add_generation_prompt=False)
     rendered = engine.render(convert(TemplateSource(template, {}, "tilde")).template, messages)
     assert rendered.error is None, rendered.error
@@ -398,7 +389,7 @@ def test_string_plus_arguments_stored_in_a_variable(engine: oracle.Oracle) -> No
         "{% set p = '<' + tc.function.name + '>' + tc.function.arguments %}{{ p }}|{{ tc.function.arguments + '.' }}{% endfor %}{% endfor %}"
     )
     arguments = {"a": 1, "b": "caf\u00e9 <'q'>", "c": [True, None]}  # Ollama sorts keys
-    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]}]
+    messages = call_conversation(arguments, "u")
     hf_messages = [messages[0], {**messages[1], "tool_calls": [{"function": {"name": "f", "arguments": json.dumps(arguments, ensure_ascii=False)}}]}]
     expected = reference_render(template, hf_messages, add_generation_prompt=False)
     conversion = convert(TemplateSource(template, {}, "plus"))

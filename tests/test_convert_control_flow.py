@@ -33,9 +33,11 @@ def engine():
         yield pinned
 
 
-def assert_renders_like_jinja(engine: oracle.Oracle, template: str, messages: list[dict[str, Any]] = MESSAGES) -> None:
-    expected = reference_render(template, messages, add_generation_prompt=True)
-    rendered = engine.render(convert(TemplateSource(template, {}, "construct")).template, messages)
+def assert_renders_like_jinja(
+    engine: oracle.Oracle, template: str, messages: list[dict[str, Any]] = MESSAGES, tools: list[dict[str, Any]] | None = None
+) -> None:
+    expected = reference_render(template, messages, tools=tools, add_generation_prompt=True)
+    rendered = engine.render(convert(TemplateSource(template, {}, "construct")).template, messages, tools=tools)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected
 
@@ -95,10 +97,7 @@ def test_safe_string_plus_text_is_html_escaped_like_markup(engine: oracle.Oracle
         "{% for t in tools %}{{ \"Use '\" | safe + t.function.name + \"' to '\" + t.function.description + \"'\\n\" | safe + t.function | tojson }}\n"
         "{% set line = t.function.description + ('<b>' | safe) %}{{ line }}{{ t.function.description + '&' }}\n{% endfor %}"
     )
-    expected = reference_render(template, MESSAGES, tools=TOOLS, add_generation_prompt=True)
-    rendered = engine.render(convert(TemplateSource(template, {}, "markup")).template, MESSAGES, tools=TOOLS)
-    assert rendered.error is None, rendered.error
-    assert rendered.prompt == expected
+    assert_renders_like_jinja(engine, template, tools=TOOLS)
 
 
 def test_loop_variables_count_only_the_elements_a_filter_lets_through(engine: oracle.Oracle) -> None:
@@ -257,10 +256,7 @@ def test_schema_keys_tested_with_in_and_a_tool_unwrapped_to_its_function(engine:
         "{% for name, p in t.parameters.properties.items() %}{{ name }}{{ 'description' in p }}{{ 'items' in p }}"
         "{{ 'enum' in p }}{{ 'oneOf' in p }}{% endfor %}{{ '-' * loop.index }}{{ 2 * 'ab' }}\n{% endfor %}"
     )
-    expected = reference_render(template, MESSAGES, tools=tools, add_generation_prompt=True)
-    rendered = engine.render(convert(TemplateSource(template, {}, "schema_in")).template, MESSAGES, tools=tools)
-    assert rendered.error is None, rendered.error
-    assert rendered.prompt == expected
+    assert_renders_like_jinja(engine, template, tools=tools)
 
 
 def test_min_of_numbers_known_at_run_time_and_substring_of_an_argument_value(engine: oracle.Oracle) -> None:
@@ -307,10 +303,7 @@ def test_call_block_title_and_a_tool_unwrapped_inside_a_run_time_if(engine: orac
         "{% call fields(tool.parameters, '  ') %}{% call wrap() %}{{ tool.name | title }}{% endcall %}{{ tool.description }}{% endcall %}"
         "{% set shown = tool.name %}[{{ shown }}]{% endif %}\n{% endfor %}{{ 'a-b c(d' | title }}"
     )
-    expected = reference_render(template, MESSAGES, tools=tools, add_generation_prompt=True)
-    rendered = engine.render(convert(TemplateSource(template, {}, "call_block")).template, MESSAGES, tools=tools)
-    assert rendered.error is None, rendered.error
-    assert rendered.prompt == expected
+    assert_renders_like_jinja(engine, template, tools=tools)
 
 
 def test_a_message_or_none_keeps_its_none(engine: oracle.Oracle) -> None:
