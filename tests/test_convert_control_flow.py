@@ -319,5 +319,5 @@ def test_a_message_or_none_keeps_its_none(engine: oracle.Oracle) -> None:
 
 def test_a_message_or_undefined_is_refused_where_definedness_is_asked() -> None:
     template = "{% for m in messages %}{% set prev = messages[loop.index0 - 1] if loop.index0 > 0 %}{{ prev is mapping }}{% endfor %}"
-    with pytest.raises(ConversionError, match="is defined"):
+    with pytest.raises(ConversionError, match="`is mapping` of a value left undefined on some paths"):
         convert(TemplateSource(template, {}, "undefined-or-message"))

@@ -2221,6 +2221,8 @@ class Translator:
             if kind in MAPPINGS and value.extra.get("maybe_none"):
                 return f'(ne (printf "%v" {value.code}) "")'  # None is held as ""
             if kind in MAPPINGS and value.extra.get("maybe_undefined"):
+                if not value.extra.get("defined_flag"):
+                    raise self.fail(node, "`is mapping` of a value left undefined on some paths")
                 return self.is_test("defined", value, node)
             if kind in MAPPINGS:
                 return "true"
