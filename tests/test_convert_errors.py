@@ -132,3 +132,22 @@ def test_modelfile_holds_what_its_parser_would_drop_or_end_at() -> None:
         messages = [{"role": "user", "content": content}]
         assert oracle.render(quoted, messages) == oracle.render(conversion.template, messages)
 
+
+
+def test_template_read_from_a_pipe_is_read_whole(tmp_path: Path) -> None:
+    """`ollama-fc convert /dev/stdin < t.jinja`: the source is a pipe, which can be read once."""
+    import os
+    import threading
+
+    template = "{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}"
+    fifo = tmp_path / "template"
+    os.mkfifo(fifo)
+    loaded: dict[str, TemplateSource] = {}
+    reader = threading.Thread(target=lambda: loaded.update(source=load_source(fifo)), daemon=True)
+    reader.start()
+    fifo.write_text(template)
+    reader.join(10)
+    if reader.is_alive():  # a second open waits for a writer that never comes: release it
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(10)
+    assert "source" in loaded and loaded["source"].template == template

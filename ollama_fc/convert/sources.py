@@ -35,7 +35,8 @@ def load_source(path: str | Path) -> TemplateSource:
         raise SourceError(f"{path}: no such file or folder; give a .jinja, tokenizer_config.json, model folder or .gguf")
     if path.is_dir():
         return _from_folder(path)
-    if path.suffix == ".gguf" or _has_gguf_magic(path):
+    # sniffing a pipe (`/dev/stdin`) would eat the bytes the template is read from
+    if path.suffix == ".gguf" or (path.is_file() and _has_gguf_magic(path)):
         return _from_gguf(path)
     if path.suffix == ".json":
         data = _read_json(path)
