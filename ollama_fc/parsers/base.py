@@ -133,3 +133,14 @@ def calls_from_value(value: Any) -> list[ParsedCall] | None:
         return None
     return [call for call in calls if call is not None]
 
+
+def calls_from_values(values: Iterable[Any]) -> list[ParsedCall] | None:
+    """The calls of a run of values, each a call or a list of them; None if any is not."""
+    calls: list[ParsedCall] = []
+    for value in values:
+        found = calls_from_value(value)
+        if found is None:
+            return None
+        calls.extend(found)
+    return calls
+

@@ -6,7 +6,7 @@ may sit in a Markdown fence, and `arguments` may be a JSON string.
 
 from __future__ import annotations
 
-from .base import Marker, ParsedCall, ToolCallParser, calls_from_value
+from .base import Marker, ParsedCall, ToolCallParser, calls_from_values
 from .lenient import NotALiteral, read_values, strip_fence
 
 OPEN = "<tool_call>"
@@ -26,10 +26,4 @@ class HermesParser(ToolCallParser):
             values = read_values(strip_fence(inner))
         except NotALiteral:
             return None
-        calls: list[ParsedCall] = []
-        for value in values:
-            found = calls_from_value(value)
-            if found is None:
-                return None
-            calls.extend(found)
-        return calls
+        return calls_from_values(values)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Marker, ParsedCall, ToolCallParser, calls_from_value
+from .base import Marker, ParsedCall, ToolCallParser, calls_from_values
 from .lenient import NotALiteral, read_values, strip_fence
 
 
@@ -25,13 +25,7 @@ class JsonCallsParser(ToolCallParser):
             values = read_values(strip_fence(region))
         except NotALiteral:
             return None
-        calls: list[ParsedCall] = []
-        for value in values:
-            found = calls_from_value(_unwrap(value))
-            if found is None:
-                return None
-            calls.extend(found)
-        return calls
+        return calls_from_values(map(_unwrap, values))
 
 
 def _unwrap(value: Any) -> Any:

@@ -3,7 +3,7 @@ several separated by `;`."""
 
 from __future__ import annotations
 
-from .base import Marker, ParsedCall, ToolCallParser, calls_from_value
+from .base import Marker, ParsedCall, ToolCallParser, calls_from_values
 from .lenient import NotALiteral, read_values
 
 PYTHON_TAG = "<|python_tag|>"
@@ -25,10 +25,6 @@ class Llama3JsonParser(ToolCallParser):
             values = read_values(body)
         except NotALiteral:
             return None
-        calls: list[ParsedCall] = []
-        for value in values:
-            found = calls_from_value(value) if isinstance(value, dict) else None
-            if found is None:
-                return None
-            calls.extend(found)
-        return calls
+        if not all(isinstance(value, dict) for value in values):
+            return None
+        return calls_from_values(values)
