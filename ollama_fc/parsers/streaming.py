@@ -13,6 +13,7 @@ its pieces are joined once, when it is resolved. A whole text is simply one chun
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Sequence, Union
@@ -191,22 +192,30 @@ class _Region:
         return self.pieces[0] if self.pieces else ""
 
 
+@functools.lru_cache(maxsize=64)
+def _scanner_tables(
+    parsers: tuple[ToolCallParser, ...],
+) -> tuple[dict[str, _Trigger], re.Pattern[str], frozenset[str], int]:
+    """The markers of `parsers`: their triggers, one pattern finding any of them (or `<think>`),
+    every proper prefix of one, and the longest one's length. Built once per set of parsers."""
+    triggers: dict[str, _Trigger] = {}
+    for parser in parsers:
+        for marker in parser.markers:
+            known = triggers.get(marker.text)
+            owners = (known.parsers if known else ()) + (parser,)
+            triggers[marker.text] = _Trigger(known.marker if known else marker, owners)
+    texts = sorted([*triggers, THINK_OPEN], key=len, reverse=True)
+    pattern = re.compile("|".join(map(re.escape, texts)))
+    prefixes = frozenset(text[:k] for text in texts for k in range(1, len(text)))
+    return triggers, pattern, prefixes, max(map(len, texts))
+
+
 class StreamingRecoverer:
     """Feed model text chunk by chunk; get back content text and recovered calls in order."""
 
     def __init__(self, parsers: Sequence[ToolCallParser], tools: ToolsArg = None) -> None:
         self._names = offered_names(tools)
-        triggers: dict[str, _Trigger] = {}
-        for parser in parsers:
-            for marker in parser.markers:
-                known = triggers.get(marker.text)
-                owners = (known.parsers if known else ()) + (parser,)
-                triggers[marker.text] = _Trigger(known.marker if known else marker, owners)
-        self._triggers = triggers
-        texts = sorted([*triggers, THINK_OPEN], key=len, reverse=True)
-        self._pattern = re.compile("|".join(map(re.escape, texts)))
-        self._prefixes = frozenset(text[:k] for text in texts for k in range(1, len(text)))
-        self._longest = max(map(len, texts))
+        self._triggers, self._pattern, self._prefixes, self._longest = _scanner_tables(tuple(parsers))
         self._held = ""
         self._base = 0  # stream offset of the text being scanned
         self._dead_before = 0
@@ -269,7 +278,7 @@ class StreamingRecoverer:
                 self._hold(data, index, keep)
                 return
             start = match.start()
-            if not final and data[start:] in self._prefixes:
+            if not final and len(data) - start < self._longest and data[start:] in self._prefixes:
                 self._hold(data, index, len(data) - start)
                 return
             if match.group() in ("{", "[") and self._is_dead(self._base + start):
