@@ -37,10 +37,11 @@ def run_tools(
     if max_rounds < 1:
         raise ToolCallError(f"max_rounds must be at least 1, got {max_rounds}")
     functions = {function.__name__: function for function in tools}
-    schemas = {name: function_to_tool(function)["function"]["parameters"] for name, function in functions.items()}
+    offered = [function_to_tool(function) for function in tools]
+    schemas = {tool["function"]["name"]: tool["function"]["parameters"] for tool in offered}
     transcript = [_as_dict(message) for message in messages]
     for _ in range(max_rounds):
-        response = client.chat(model, transcript, tools=list(tools), validate=False, **chat_kwargs)
+        response = client.chat(model, transcript, tools=offered, validate=False, **chat_kwargs)
         message = response.message
         transcript.append(_as_dict(message))
         if not message.tool_calls:
