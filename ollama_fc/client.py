@@ -32,7 +32,7 @@ from ollama import ChatResponse, Message
 
 from .convert.api import parse_tag, read_marker
 from .functions import function_to_tool
-from .parsers.base import ParsedCall, offered_names, tool_name
+from .parsers.base import ParsedCall, tool_name
 from .parsers.registry import PARSERS, parsers_for
 from .parsers.streaming import StreamingRecoverer, recover_text
 from .schema import validate_arguments
@@ -110,10 +110,6 @@ class _Offered:
                 parameters = parameters.model_dump(by_alias=True, exclude_none=True)
             if name:
                 self.schemas[name] = parameters
-
-    @property
-    def names(self) -> frozenset[str] | None:
-        return offered_names(self.wire)
 
     def tool_calls(self, calls: Sequence[ParsedCall], validate: bool) -> list[Message.ToolCall]:
         """Ollama's ToolCall objects for recovered calls, checked against the schemas."""
