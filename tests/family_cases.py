@@ -22,6 +22,8 @@ class Turns:
     trigger: str
 
 
+HERMES_CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+
 CASES: dict[str, Turns] = {
     "minimax": Turns(
         assistant="<beginning_of_sentence>ai name=assistant\n",
@@ -34,14 +36,14 @@ CASES: dict[str, Turns] = {
         assistant="<|im_start|>assistant",
         end="<|im_end|>",
         tool_result="<|im_start|>user\n<tool_response>",
-        call='<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+        call=HERMES_CALL,
         trigger="<tool_response>",
     ),
     "gemma3-tools": Turns(
         assistant="<start_of_turn>model\n",
         end="<end_of_turn>",
         tool_result="<start_of_turn>tool\n",
-        call='<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+        call=HERMES_CALL,
         trigger="<tool_response>",
     ),
     "phi4-mini": Turns(
@@ -56,7 +58,8 @@ CASES: dict[str, Turns] = {
         end="<|eot_id|>",
         tool_result="<|start_header_id|>tool<|end_header_id|>\n\n",
         call='[Function(arguments1={"city": "Paris"}, name1=get_weather)]',
-        trigger="tool<|end_header_id|>",
+        # the tool result is shown through tojson, so the quotes of its JSON text are escaped
+        trigger='{\\"city\\"',
     ),
 }
 

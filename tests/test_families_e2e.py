@@ -59,13 +59,6 @@ def reference(family: str, jinja: str, messages: list[dict[str, Any]], tools: li
     return render(jinja, to_hf(messages, probe(jinja, tokens)), tools, special_tokens=tokens)
 
 
-def trigger(family: str) -> str:
-    """Text only the family's tool-result turn contains, so the scripted model answers after it."""
-    if family == "typhoon2":
-        return '{\\"city\\"'  # typhoon2 shows a string result through tojson: escaped quotes
-    return CASES[family].trigger
-
-
 @pytest.mark.parametrize("family", sorted(CASES))
 def test_family_end_to_end(family: str, ollama_host: str, tmp_path: Path) -> None:
     case, recipe = CASES[family], load_family(family).recipe
@@ -73,7 +66,7 @@ def test_family_end_to_end(family: str, ollama_host: str, tmp_path: Path) -> Non
         tmp_path / f"{family}.gguf",
         case.call + case.end,
         after=ANSWER + case.end,
-        trigger=trigger(family),
+        trigger=case.trigger,
         special_tokens=recipe.special_tokens.control,
     )
     result = build(family, from_=str(gguf), name=f"e2e-{family}", host=ollama_host)
