@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import pytest
 
 from ollama_fc.errors import OllamaFcError
 from ollama_fc.oracle import PINNED
-
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+from shared_data import IN_CI
 
 ScriptedModel = Callable[..., str]
 

@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def missing(message: str) -> NoReturn:
+    """Something a test needs is not here: skip the test, or fail it when CI=true."""
+    if IN_CI:
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
 
 
 def shared_path(*parts: str) -> Path:
     """A path under ../shared; missing data skips the test, or fails it when CI=true."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        message = f"reference data {Path('shared', *parts)} not found next to the repository"
-        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
+        missing(f"reference data {Path('shared', *parts)} not found next to the repository")
     return path
 
 

