@@ -14,7 +14,6 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import httpx
 import ollama
 import pytest
 
@@ -24,6 +23,7 @@ from ollama_fc.errors import BuildError
 from ollama_fc.families import load_family
 from ollama_fc.functions import function_to_tool
 from ollama_fc.testbed.scripted import write_scripted_gguf
+from ollama_fc.testbed.server import rendered_prompt
 from ollama_fc.verify.reference import render
 from ollama_fc.verify.shapes import probe, to_hf
 
@@ -43,14 +43,6 @@ def get_weather(city: str) -> str:
         city: the city's name
     """
     return json.dumps({"city": city, "temperature": 21, "sky": "sunny"})
-
-
-def debug_render(host: str, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
-    """The prompt the server renders for this request, without generating."""
-    body = {"model": model, "messages": messages, "tools": tools, "stream": False, "_debug_render_only": True}
-    response = httpx.post(f"{host}/api/chat", json=body, timeout=120)
-    response.raise_for_status()
-    return str(response.json()["_debug_info"]["rendered_template"])
 
 
 def reference(family: str, jinja: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
@@ -90,7 +82,7 @@ def test_family_end_to_end(family: str, ollama_host: str, tmp_path: Path) -> Non
     # (fixed) template renders it under Hugging Face.
     history = [{key: value for key, value in message.items() if value not in (None, [], "")} for message in transcript[:3]]
     history[1].setdefault("content", "")
-    served = debug_render(ollama_host, result.name, history, tools)
+    served = rendered_prompt(ollama_host, result.name, history, tools)
     expected = reference(family, result.built.jinja, history, tools)
     served_result = turn(served, case.tool_result, case.end, after=QUESTION)
     assert served_result == turn(expected, case.tool_result, case.end, after=QUESTION)
@@ -125,8 +117,8 @@ def test_checked_in_modelfile_creates_the_same_model_as_build(
         {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]},
         {"role": "tool", "tool_name": "get_weather", "content": get_weather("Paris")},
     ]
-    from_modelfile = debug_render(ollama_server.host, f"mf-{family}", history, tools)
-    assert from_modelfile == debug_render(ollama_server.host, built.name, history, tools)
+    from_modelfile = rendered_prompt(ollama_server.host, f"mf-{family}", history, tools)
+    assert from_modelfile == rendered_prompt(ollama_server.host, built.name, history, tools)
     assert QUESTION in from_modelfile and "sunny" in from_modelfile
 
 

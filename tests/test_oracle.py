@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import urllib.error
-import urllib.request
 from typing import Any
 
 import ollama
 import pytest
 
 from ollama_fc.oracle import LATEST, PINNED, Oracle, TemplateRejected, render
+from ollama_fc.testbed.server import rendered_prompt
 
 TOOLS = [
     {
@@ -98,17 +98,6 @@ TEMPLATES = {
 }
 
 
-def server_render(host: str, model: str, messages: list[dict[str, Any]], tools: list | None) -> str:
-    body: dict[str, Any] = {"model": model, "messages": messages, "stream": False, "_debug_render_only": True}
-    if tools:
-        body["tools"] = tools
-    request = urllib.request.Request(
-        f"{host}/api/chat", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request) as response:
-        return str(json.load(response)["_debug_info"]["rendered_template"])
-
-
 # The server refuses tools for a template without .Tools ("does not support tools").
 CASES = [
     pytest.param(name, conversation, tools, id=f"{name}-{conversation}-{'tools' if tools else 'no-tools'}")
@@ -125,7 +114,7 @@ def test_oracle_renders_what_the_server_renders(
     template = TEMPLATES[template_name]
     model = scripted_model("unused answer", template=template)
     messages = CONVERSATIONS[conversation]
-    expected = server_render(ollama_host, model, messages, tools)
+    expected = rendered_prompt(ollama_host, model, messages, tools)
     assert render(template, messages, tools=tools) == expected
     with Oracle() as oracle:
         assert oracle.render(template, messages, tools=tools).prompt == expected
@@ -137,7 +126,7 @@ def test_thinking_template_gets_think_by_default_like_the_server(scripted_model,
     model = scripted_model("unused answer", template=template)
     prompt = render(template, [USER])
     assert prompt.endswith("<|assistant|><think>")
-    assert prompt == server_render(ollama_host, model, [USER], None)
+    assert prompt == rendered_prompt(ollama_host, model, [USER], None)
 
 
 @pytest.mark.parametrize("version", [PINNED, LATEST])
@@ -164,7 +153,7 @@ def test_execute_error_is_reported_like_the_server(scripted_model, ollama_host: 
     with pytest.raises(TemplateRejected) as rejected:
         render(template, [USER])
     with pytest.raises(urllib.error.HTTPError) as refused:
-        server_render(ollama_host, model, [USER], None)
+        rendered_prompt(ollama_host, model, [USER], None)
     server_error = json.load(refused.value)["error"]
     assert "index out of range" in rejected.value.reason
     assert rejected.value.reason in server_error

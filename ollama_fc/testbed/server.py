@@ -25,7 +25,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO, Any, Callable
 
 from ..errors import OllamaUnavailableError
 from ..oracle import PINNED, cache_dir
@@ -256,6 +256,23 @@ def server_version(host: str, timeout: float = 2.0) -> str | None:
             return str(json.load(response)["version"])
     except (OSError, ValueError, KeyError, urllib.error.URLError):
         return None
+
+
+def rendered_prompt(
+    host: str, model: str, messages: list[dict[str, Any]], tools: list[Any] | None = None, timeout: float = 120.0
+) -> str:
+    """The prompt the server at `host` renders for this chat request, without generating.
+
+    Raises urllib.error.HTTPError with the server's JSON error when it refuses the request.
+    """
+    body: dict[str, Any] = {"model": model, "messages": messages, "stream": False, "_debug_render_only": True}
+    if tools:
+        body["tools"] = tools
+    request = urllib.request.Request(
+        f"{host}/api/chat", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return str(json.load(response)["_debug_info"]["rendered_template"])
 
 
 class PinnedServer:
