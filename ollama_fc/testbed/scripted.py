@@ -250,18 +250,22 @@ def write_scripted_gguf(
     writer.add_add_eos_token(False)
 
     ones = np.ones(n_embd, dtype=np.float32)
-    writer.add_tensor("token_embd.weight", embeddings)
-    writer.add_tensor("output_norm.weight", ones)
-    writer.add_tensor("output.weight", output)
-    writer.add_tensor("blk.0.attn_norm.weight", ones)
-    writer.add_tensor("blk.0.attn_q.weight", wq)
-    writer.add_tensor("blk.0.attn_k.weight", wk)
-    writer.add_tensor("blk.0.attn_v.weight", wv)
-    writer.add_tensor("blk.0.attn_output.weight", wo)
-    writer.add_tensor("blk.0.ffn_norm.weight", ones)
-    writer.add_tensor("blk.0.ffn_gate.weight", gate)
-    writer.add_tensor("blk.0.ffn_up.weight", up)
-    writer.add_tensor("blk.0.ffn_down.weight", down)
+    tensors = {
+        "token_embd.weight": embeddings,
+        "output_norm.weight": ones,
+        "output.weight": output,
+        "blk.0.attn_norm.weight": ones,
+        "blk.0.attn_q.weight": wq,
+        "blk.0.attn_k.weight": wk,
+        "blk.0.attn_v.weight": wv,
+        "blk.0.attn_output.weight": wo,
+        "blk.0.ffn_norm.weight": ones,
+        "blk.0.ffn_gate.weight": gate,
+        "blk.0.ffn_up.weight": up,
+        "blk.0.ffn_down.weight": down,
+    }
+    for name, tensor in tensors.items():
+        writer.add_tensor(name, tensor)
 
     path.parent.mkdir(parents=True, exist_ok=True)
     writer.write_header_to_file()
