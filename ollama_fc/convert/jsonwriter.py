@@ -238,23 +238,20 @@ class JsonWriter:
         else:
             tr.put(json_string(tr, code))
 
-    def captured_repr(self, code: str) -> None:
-        """The repr of an untyped value being captured: one loop rewriting Ollama's `json` text
-        of it, at any depth, instead of code unrolled per level and per Go type."""
-        self.tr.put(repr_of_json(self.tr, f"(json {code})"))
-
     def untyped(self, code: str, depth: int) -> None:
         """A value of unknown Go type: branch on `%T` (maps keep Go's sorted key order)."""
         tr = self.tr
-        if tr.sink is None and self.python:
+        if self.python and tr.sink is None:
             tr.helpers.setdefault("ofc_repr", REPR_HELPER)
             tr.call_helper("ofc_repr", code, self.node)  # the repr of any untyped value at any depth
             return
+        if self.python:
+            # being captured: one loop rewriting Ollama's `json` text of the value, at any depth,
+            # instead of code unrolled per level and per Go type
+            tr.put(repr_of_json(tr, f"(json {code})"))
+            return
         if tr.sink is None:
             self.beyond_limit(code, depth)  # the helpers write any value at any depth
-            return
-        if self.python:
-            self.captured_repr(code)
             return
         v, t = tr.temp(), tr.temp()
         tr.action(f"{v} := {code}")
@@ -263,13 +260,6 @@ class JsonWriter:
         self.string(v)
         tr.action(f'else if eq {t} "<nil>"')
         tr.text(self.literal(None))
-        if self.python:
-            tr.action(f'else if eq {t} "bool"')
-            tr.action(f"if {v}")
-            tr.text("True")
-            tr.action("else")
-            tr.text("False")
-            tr.action("end")
         if self.untyped_level < self.MAX_UNTYPED and depth <= self.MAX_DEPTH:
             self.untyped_level += 1
             tr.action(f'else if eq {t} "map[string]interface {{}}"')
