@@ -78,17 +78,12 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
     em.action("end")
     em.action("end")
     result = em.temp()
-    if method == "strip":
-        em.action(f'{result} := ""')
-        em.action(f"if ge {last} 0")
-        em.action(f'{result} = printf "%s%.1s" (slice {text} {start} {last}) (slice {text} {last})')
-        em.action("end")
-    elif method == "lstrip":
+    if method == "lstrip":
         em.action(f"{result} := slice {text} {start}")
-    else:
+    else:  # up to and with the last kept character: from the first one, or (rstrip) the start
         em.action(f'{result} := ""')
         em.action(f"if ge {last} 0")
-        em.action(f'{result} = printf "%s%.1s" (slice {text} 0 {last}) (slice {text} {last})')
+        em.action(f'{result} = printf "%s%.1s" (slice {text} {start if method == "strip" else 0} {last}) (slice {text} {last})')
         em.action("end")
     return result
 
