@@ -10,13 +10,14 @@ from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.verify.battery import case_named
 from ollama_fc.verify.reference import render as reference_render
+from ollama_fc.verify.runner import open_oracles
 from shared_data import shared_path
 
 
 @pytest.fixture(scope="module")
 def engines():
-    with oracle.Oracle(oracle.PINNED) as pinned, oracle.Oracle(oracle.LATEST) as latest:
-        yield {oracle.PINNED: pinned, oracle.LATEST: latest}
+    with open_oracles((oracle.PINNED, oracle.LATEST)) as both:
+        yield both
 
 
 def ollama_renders(template: str, messages: list, tools: list | None, engines: dict) -> set[str]:
