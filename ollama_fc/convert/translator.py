@@ -1061,10 +1061,7 @@ class Translator:
                 size = f"{mapvar}.Len" if ordered else f"(len {mapvar})"
                 self.action(f"{seen} := 0")
                 self.action(f"range {key}, {val} := {mapvar}{'.All' if ordered else ''}")
-                self.action(f"{idx} := {seen}")
-                self.action(f'{seen} = len (printf "%*s." {seen} "")')
-                self.action(f'{last} := len (slice (printf "%*s" {size} "") 1)')
-                body.loop = Loop(index=idx, seq=mapvar, last=last, length=size if ordered else None)
+                body.loop = self.counted_step(idx, seen, last, size)
             else:
                 self.action(f"range {key}, {val} := {seq.code}{'.All' if ordered else ''}")
         elif seq.kind == STRLIST:
@@ -1123,11 +1120,7 @@ class Translator:
             self.action(f"{iterated} = true")
         if counted:
             total, seen = passing
-            step, last = self.temp(), self.temp()
-            self.action(f"{step} := {seen}")
-            self.action(f'{seen} = len (printf "%*s." {seen} "")')
-            self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
-            body.loop = Loop(index=step, seq="", last=last, length=total)
+            body.loop = self.counted_step(self.temp(), seen, self.temp(), total)
         self.declare_scope(body, node.body)
         self.visit_body(node.body, body)
         for _ in range(guard):
@@ -1244,6 +1237,14 @@ class Translator:
         self.action(f"{seen} := 0")
         return total, seen
 
+    def counted_step(self, idx: str, seen: str, last: str, total: str) -> Loop:
+        """Number a step of a loop whose Go `range` gives no usable index (a map, a filtered or a
+        schema loop): `idx` := the steps `seen` so far (then one more), `last` := `total` - 1."""
+        self.action(f"{idx} := {seen}")
+        self.action(f'{seen} = len (printf "%*s." {seen} "")')
+        self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
+        return Loop(index=idx, seq="", last=last, length=total)
+
     def schema_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
         """A loop over a tool schema dict: one step per key its Ollama struct has set."""
         target = node.target
@@ -1285,11 +1286,7 @@ class Translator:
         for step, guard in steps:
             self.action(f"if {guard}")
             if uses_loop:
-                idx, last = self.temp(), self.temp()
-                self.action(f"{idx} := {seen}")
-                self.action(f'{seen} = len (printf "%*s." {seen} "")')
-                self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
-                step.loop = Loop(index=idx, seq="", last=last, length=total)
+                step.loop = self.counted_step(self.temp(), seen, self.temp(), total)
             self.declare_scope(step, node.body)
             self.visit_body(node.body, step)
             self.action("end")
@@ -1313,10 +1310,7 @@ class Translator:
                 seen, ignored = self.temp(), self.temp()
                 self.action(f"{seen} := 0")
                 self.action(f"range {item}, {ignored} := {obj}")
-                self.action(f"{idx} := {seen}")
-                self.action(f'{seen} = len (printf "%*s." {seen} "")')
-                self.action(f'{last} := len (slice (printf "%*s" (len {obj}) "") 1)')
-                loop = Loop(index=idx, seq=obj, last=last)
+                loop = self.counted_step(idx, seen, last, f"(len {obj})")
             body = Frame(names={node.target.name: Value(item, STR if not is_list else ANY)}, parent=frame, loop=loop)
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
