@@ -1724,14 +1724,19 @@ class Translator:
         self.action(f'{value} := ""')
         self.action(f"{found} := false")
         self.action(f'if eq (printf "%.3T" {obj}) "map"')
-        self.action(f"range {k}, {v} := {obj}")
-        self.action(f"if eq {k} {go_string(name)}")
-        self.action(f"{value} = {v}")
-        self.action(f"{found} = true")
-        self.action("end")
-        self.action("end")
+        self.key_scan(k, v, obj, go_string(name), f"{value} = {v}", f"{found} = true")
         self.action("end")
         return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
+
+    def key_scan(self, k: str, v: str, mapping: str, key: str, *statements: str) -> None:
+        """Run `statements` where the Go map `mapping` (ranged as `k`, `v`) has the key `key`:
+        a scan, as Go's `index` of a missing key gives the same as a key holding null."""
+        self.action(f"range {k}, {v} := {mapping}")
+        self.action(f"if eq {k} {key}")
+        for statement in statements:
+            self.action(statement)
+        self.action("end")
+        self.action("end")
 
     def untyped_get(self, base: Value, key: str, default: Value | None, node: nodes.Node) -> Value:
         """`x.get(key[, default])` of an untyped value: the key's value where `x` is a mapping that
@@ -1750,11 +1755,7 @@ class Translator:
         if default is None:
             self.action(f"{result} = index {obj} {go_string(key)}")
         else:
-            self.action(f"range {k}, {v} := {obj}")
-            self.action(f"if eq {k} {go_string(key)}")
-            self.action(f"{result} = {v}")
-            self.action("end")
-            self.action("end")
+            self.key_scan(k, v, obj, go_string(key), f"{result} = {v}")
         self.action("end")
         return Value(result, ANY)
 
@@ -1833,12 +1834,7 @@ class Translator:
         value, found, k, v = (self.temp() for _ in range(4))
         self.action(f'{value} := ""')
         self.action(f"{found} := false")
-        self.action(f"range {k}, {v} := {args.code}")
-        self.action(f"if eq {k} {key.code}")
-        self.action(f"{value} = {v}")
-        self.action(f"{found} = true")
-        self.action("end")
-        self.action("end")
+        self.key_scan(k, v, args.code, key.code, f"{value} = {v}", f"{found} = true")
         return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
 
     def slice(self, base: Value, sl: nodes.Slice, frame: Frame, node: nodes.Node) -> Value:
@@ -2647,11 +2643,7 @@ class Translator:
         self.action(f"{obj} := {hay.code}")
         self.action(f"{hit} := false")
         self.action(f'if eq (printf "%.3T" {obj}) "map"')
-        self.action(f"range {k}, {v} := {obj}")
-        self.action(f"if eq {k} {text}")
-        self.action(f"{hit} = true")
-        self.action("end")
-        self.action("end")
+        self.key_scan(k, v, obj, text, f"{hit} = true")
         self.action(f'else if eq (printf "%.2T" {obj}) "[]"')
         self.action(f"range {k}, {v} := {obj}")
         self.action(f'if and (eq (printf "%T" {v}) "string") (eq (printf "%v" {v}) {text})')
