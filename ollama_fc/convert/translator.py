@@ -1943,9 +1943,7 @@ class Translator:
             kind = BOOL
         if all(v.kind in {STR, CONTENT} or (v.is_const and isinstance(v.const, str)) for v in (left, right)):
             # Go's and/or return an operand, as Python's do: text either way (`content or ''`)
-            finals = [v.extra["final"] for v in (left, right) if v.extra.get("final")]
-            extra = {"final": finals[0] if len(finals) == 1 else f"(or {' '.join(finals)})"} if finals else {}
-            return Value(f"({op} {self.truth_operand(left)} {self.truth_operand(right)})", STR, extra=extra)
+            return Value(f"({op} {self.truth_operand(left)} {self.truth_operand(right)})", STR, extra=self.any_final([left, right]))
         return Value(f"({op} {self.truth_operand(left)} {self.truth_operand(right)})", kind)
 
     def truth_operand(self, value: Value) -> str:
@@ -2280,9 +2278,8 @@ class Translator:
                 raise self.fail(node, f"string concatenation with {v.kind}")
         fmt = "%v" * len(pieces)
         # text holding a message's text may hold the prefilled final one (cut inside it, see print_final_text)
-        finals = list(dict.fromkeys(v.extra["final"] for v in values if v.extra.get("final")))
-        extra = {"final": finals[0] if len(finals) == 1 else f"(or {' '.join(finals)})"} if finals else {}
-        return Value(f'(printf "{fmt}" {" ".join(pieces)})', STR, extra=extra)
+        distinct = list({v.extra["final"]: v for v in values if v.extra.get("final")}.values())
+        return Value(f'(printf "{fmt}" {" ".join(pieces)})', STR, extra=self.any_final(distinct))
 
     def expr_Add(self, node: nodes.Add, frame: Frame) -> Value:
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
@@ -2532,8 +2529,7 @@ class Translator:
             if not (new.is_const and isinstance(new.const, str)) and new.kind not in {STR, CONTENT}:
                 raise self.fail(node, f".replace() with a {new.kind} replacement")
             code = textops.replace(self, base.code, args[0].const, new.code)
-            finals = [v.extra["final"] for v in (base, new) if v.extra.get("final")]
-            return Value(code, STR, extra={"final": finals[0] if len(finals) == 1 else f"(or {' '.join(finals)})"} if finals else {})
+            return Value(code, STR, extra=self.any_final([base, new]))
         raise self.fail(node, f"string method .{method}()")
 
     def affix_test(self, method: str, base: Value, affix: Value) -> Value:
