@@ -144,9 +144,6 @@ class Translator:
         self.counter += 1
         return f"$_{self.counter}"
 
-    def emit(self, code: str) -> None:
-        self.out.append(code)
-
     def action(self, code: str) -> None:
         self.close_guard()
         self.track_flow(code)
@@ -1415,8 +1412,6 @@ class Translator:
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
             self.action("end")
-        if not items and node.else_:
-            self.visit_body(node.else_, frame)
 
     def selection_test(self, filters: list[tuple[nodes.Filter, Frame, str | None]], item: Value) -> str:
         """Go condition: `item` passes every filter of a selection; a filter stored on some paths
@@ -1711,8 +1706,6 @@ class Translator:
             raise self.fail(node, f".{name}() on a list")
         if base.kind == ANY:
             return self.untyped_field(base, name)
-        if base.kind in {PROPS, ARGS, PROP, TOOL, TFUNC, PARAMS, MSG, CALL, FUNC} or base.kind == ANY:
-            raise self.fail(node, f"attribute .{name} of {base.kind}")
         raise self.fail(node, f"attribute .{name} of {base.kind}")
 
     def untyped_field(self, base: Value, name: str) -> Value:
@@ -2063,7 +2056,7 @@ class Translator:
         if right.is_const:
             value = right.const
             if value is None:
-                return "false" if left.kind in {STR, CONTENT, INT, MSGS, TOOLS} else "false"
+                return "false"
             if isinstance(value, str):
                 if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
                     return "false"  # never equal to a string (nor is Undefined, when it may be unset)
@@ -2106,8 +2099,10 @@ class Translator:
             if needle.is_const:
                 return const(needle.const in keys)
             texts = [k for k in keys if isinstance(k, str)]
-            if needle.kind not in {STR, CONTENT} or not texts:
-                return const(False) if needle.kind in {STR, CONTENT} else self.fail_value(node, f"'in' on a dict literal with a {needle.kind}")
+            if needle.kind not in {STR, CONTENT}:
+                raise self.fail(node, f"'in' on a dict literal with a {needle.kind}")
+            if not texts:
+                return const(False)
             return Value(f"(eq {needle.code} " + " ".join(go_string(k) for k in texts) + ")", BOOL)
         if hay.kind == LIST and not hay.is_const and (needle.kind in {STR, CONTENT} or needle.is_const):
             # a Go list of strings (a schema's `required`): compare element by element
@@ -2156,9 +2151,6 @@ class Translator:
         if hay.kind in {UNDEF, NONE}:
             raise self.fail(node, "'in' on an undefined value")
         raise self.fail(node, f"'in' on {hay.kind}")
-
-    def fail_value(self, node: nodes.Node, construct: str) -> Value:
-        raise self.fail(node, construct)
 
     def expr_Test(self, node: nodes.Test, frame: Frame) -> Value:
         value = self.expr(node.node, frame)
