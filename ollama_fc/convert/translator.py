@@ -370,9 +370,6 @@ class Translator:
             if name == "caller" and frame.lookup(name) is None:
                 self.run_caller(expr)
                 return
-            if name == "raise_exception":
-                self.warn(expr, "raise_exception()", "dropped: Ollama renders instead of refusing this conversation")
-                return
         if isinstance(expr, nodes.CondExpr):
             test = self.truth(expr.test, frame)
             self.action(f"if {test}")
