@@ -18,6 +18,12 @@ PY_WHITESPACE = (
 )
 
 
+def plus_one(number: str) -> str:
+    """Go code for the int `number + 1`: text/template has no arithmetic, but the length of
+    `number` spaces and one more character is it (`number` must not be negative)."""
+    return f'len (printf "%*s." {number} "")'
+
+
 def go_string(text: str) -> str:
     """A Go interpreted string literal for `text`."""
     out = ['"']
@@ -153,7 +159,7 @@ def ascii_case(em: Emitter, text: str, method: str) -> str:
     em.action(f"if and (ge {b} {lo}) (le {b} {hi})")
     em.action(f'{result} = printf "%s%c" {result} (index {go_string(table)} {b})')
     em.action("else")
-    em.action(f'{result} = printf "%s%s" {result} (slice {text} {i} (len (printf "%*s." {i} "")))')
+    em.action(f'{result} = printf "%s%s" {result} (slice {text} {i} ({plus_one(i)}))')
     em.action("end")
     em.action("end")
     return result
@@ -179,7 +185,7 @@ def ascii_title(em: Emitter, text: str, breaks: tuple[int, ...] = TITLE_WORD_BRE
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
     em.action(f"if ge {b} 128")
-    em.action(f'{result} = printf "%s%s" {result} (slice {text} {i} (len (printf "%*s." {i} "")))')
+    em.action(f'{result} = printf "%s%s" {result} (slice {text} {i} ({plus_one(i)}))')
     em.action(f"{start} = false")
     em.action(f"else if eq {b} {' '.join(map(str, breaks))}")
     em.action(f'{result} = printf "%s%c" {result} {b}')
@@ -217,7 +223,7 @@ def json_string(em: Emitter, text_code: str) -> str:
     em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
     em.action("end")
     em.action(f'{quoted} = printf "%s%s%s" {quoted} (slice {text} {last} {i}) {escape}')
-    em.action(f'{last} = len (printf "%*s." {i} "")')
+    em.action(f'{last} = {plus_one(i)}')
     em.action("end")
     em.action("end")
     em.action(f'{quoted} = printf "\\"%s%s\\"" {quoted} (slice {text} {last})')
@@ -240,7 +246,7 @@ def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | N
     em.action(f'{result} = printf "%s%s%v" {result} (slice {text} {last} {i}) {new_code}')
     em.action(f'{last} = len (printf "%*s%*s" {i} "" {len(old.encode())} "")')
     if limit is not None:
-        em.action(f'{done} = len (printf "%*s." {done} "")')
+        em.action(f'{done} = {plus_one(done)}')
     em.action("end")
     em.action("end")
     em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
@@ -257,7 +263,7 @@ def slice_text(em: Emitter, text_code: str, start: int | None, stop: int | None)
         em.action(f"range {i} := len {text}")
         em.action(f"{b} := index {text} {i}")
         em.action(f"if or (lt {b} 128) (ge {b} 192)")
-        em.action(f'{count} = len (printf "%*s." {count} "")')
+        em.action(f'{count} = {plus_one(count)}')
         em.action("end")
         em.action("end")
 
@@ -315,7 +321,7 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
     em.action("end")
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {escape}')
-    em.action(f'{last} = len (printf "%*s." {i} "")')
+    em.action(f'{last} = {plus_one(i)}')
     em.action("end")
     em.action("end")
     em.action(f'{out} = printf "%s%s%s%s" {quote} {out} (slice {text} {last}) {quote}')

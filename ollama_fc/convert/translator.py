@@ -1089,7 +1089,7 @@ class Translator:
                 if seq.extra.get("reversed"):
                     # the i-th step takes element len-1-i, which is len(seq[i+1:])
                     self.action(f"range {idx} := len {seqvar}")
-                    self.action(f'{item} := index {seqvar} (len (slice {seqvar} (len (printf "%*s." {idx} ""))))')
+                    self.action(f'{item} := index {seqvar} (len (slice {seqvar} ({textops.plus_one(idx)})))')
                 else:
                     self.action(f"range {idx}, {item} := {seqvar}")
                 last = self.temp()
@@ -1201,7 +1201,7 @@ class Translator:
             raise self.fail(call, "range() from a negative number")
         count = self.temp()
         if step.const == -1 and stop.is_const and stop.const == -1:
-            self.action(f'{count} := len (printf "%*s." {start.code} "")')  # start, start-1, ..., 0
+            self.action(f'{count} := {textops.plus_one(start.code)}')  # start, start-1, ..., 0
         elif stop.is_const and stop.const < 0:
             raise self.fail(call, "range() down to a negative number other than -1")
         else:
@@ -1225,7 +1225,7 @@ class Translator:
         if node.test is not None:
             tests.append(self.truth(node.test, scope))
         self.action(f"if {tests[0] if len(tests) == 1 else '(and ' + ' '.join(tests) + ')'}")
-        self.action(f'{total} = len (printf "%*s." {total} "")')
+        self.action(f'{total} = {textops.plus_one(total)}')
         self.action("end")
         self.action("end")
         self.action(f"{seen} := 0")
@@ -1235,7 +1235,7 @@ class Translator:
         """Number a step of a loop whose Go `range` gives no usable index (a map, a filtered or a
         schema loop): `idx` := the steps `seen` so far (then one more), `last` := `total` - 1."""
         self.action(f"{idx} := {seen}")
-        self.action(f'{seen} = len (printf "%*s." {seen} "")')
+        self.action(f'{seen} = {textops.plus_one(seen)}')
         self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
         return Loop(index=idx, seq="", last=last, length=total)
 
@@ -1275,7 +1275,7 @@ class Translator:
             self.action(f"{seen} := 0")
             for _, guard in steps:
                 self.action(f"if {guard}")
-                self.action(f'{total} = len (printf "%*s." {total} "")')
+                self.action(f'{total} = {textops.plus_one(total)}')
                 self.action("end")
         for step, guard in steps:
             self.action(f"if {guard}")
@@ -1327,7 +1327,7 @@ class Translator:
             self.action(f"{total} := 0")
             self.action(f"range {at} := len {text}")
             self.action(f"if not (and (ge (index {text} {at}) 128) (lt (index {text} {at}) 192))")
-            self.action(f'{total} = len (printf "%*s." {total} "")')
+            self.action(f'{total} = {textops.plus_one(total)}')
             self.action("end")
             self.action("end")
         self.action(f"{count} := 0")
@@ -1336,7 +1336,7 @@ class Translator:
         self.action(f"if not (and (ge (index {text} {at}) 128) (lt (index {text} {at}) 192))")
         self.action(f'{char} := printf "%.1s" (slice {text} {at})')
         self.action(f"{idx} := {count}")
-        self.action(f'{count} = len (printf "%*s." {count} "")')
+        self.action(f'{count} = {textops.plus_one(count)}')
         self.action(f"{last} := -1")
         self.action(f"if eq (len (slice {text} {at})) (len {char})")
         self.action(f"{last} = {idx}")
@@ -1595,7 +1595,7 @@ class Translator:
         if node.attr == "index0":
             return Value(loop.index, INT)
         if node.attr == "index":
-            return Value(f'(len (printf "%*s." {loop.index} ""))', INT)
+            return Value(f'({textops.plus_one(loop.index)})', INT)
         if node.attr == "first":
             return Value(f"(eq {loop.index} 0)", BOOL)
         if node.attr == "last":
@@ -1618,7 +1618,7 @@ class Translator:
             position = f'(len (slice (printf "%*s" {loop.index} "") 1))'
         else:
             self.action(f"{exists} := lt {loop.index} (len (slice {loop.seq} 1))")
-            position = f'(len (printf "%*s." {loop.index} ""))'
+            position = f'({textops.plus_one(loop.index)})'
         self.action(f"{item} := false")
         self.action(f"if {exists}")
         self.action(f"{item} = index {loop.seq} {position}")
@@ -3017,7 +3017,7 @@ class Translator:
         self.action(f"range {idx}, {item} := {base.code}")
         test = self.selection_test(value.extra["filters"], Value(item, ELEMENT[base.kind]))
         self.action(f"if {test}")
-        self.action(f'{count} = len (printf "%*s." {count} "")')
+        self.action(f'{count} = {textops.plus_one(count)}')
         self.action("end")
         self.action("end")
         return Value(count, INT)
