@@ -4,6 +4,10 @@ against the reference renderer, on battery conversations in each side's own shap
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from ollama_fc import oracle
@@ -143,3 +147,19 @@ def test_a_role_printed_as_is_matches_the_role_the_reference_is_given(tool_role:
     assert shape.tool_role == tool_role
     tool_cases = [r for r in results if "tool_results" in r.needs]
     assert tool_cases and all(r.status == "exact" for r in tool_cases), [(r.name, r.detail) for r in tool_cases]
+
+
+def test_conversion_is_the_same_on_every_run() -> None:
+    """Checked-in Modelfiles must not change from one run to the next: nothing in the output may
+    follow Python's per-process string hashing (set order)."""
+    template = (
+        "{% set ns = namespace(a='', b='', c='', d='') %}{% for m in messages %}{% set ns.a = m.content %}"
+        "{% set ns.b = m.content %}{% set ns.c = m.content %}{% set ns.d = m.content %}{% endfor %}{{ ns.a }}{{ ns.b }}{{ ns.c }}{{ ns.d }}"
+    )
+    script = "import sys; from ollama_fc.convert import TemplateSource, convert; print(convert(TemplateSource(sys.argv[1], {}, 'x')).template)"
+    outputs = {
+        subprocess.run([sys.executable, "-c", script, template], capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+        for seed in range(6)
+    }
+    assert len(outputs) == 1

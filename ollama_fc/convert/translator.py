@@ -682,7 +682,8 @@ class Translator:
                     # a list attribute can only be a list of strings built at run time
                     init = value.extra["attrs"][attr] = Value(self.strlist_code(init, node), STRLIST)
                 self.action(f"{slot.code}_{attr} := {self.operand(init, node)}")
-            slot.extra["text_attrs"] = {a for a in value.extra["attrs"] if f"{target.name}.{a}" in self.text_names}
+            # a list, not a set: the flags are declared in attribute order, the same on every run
+            slot.extra["text_attrs"] = [a for a in value.extra["attrs"] if f"{target.name}.{a}" in self.text_names]
             for attr in slot.extra["text_attrs"]:
                 self.action(f"{slot.code}_{attr}_final := false")
             return
