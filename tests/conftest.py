@@ -31,6 +31,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
+def engine() -> Iterator[Any]:
+    """Ollama's own template package (the pinned version's oracle), one process for the session."""
+    from ollama_fc import oracle
+
+    with oracle.Oracle() as pinned:
+        yield pinned
+
+
+@pytest.fixture(scope="session")
 def ollama_server() -> Iterator[Any]:
     """The pinned `ollama serve` on a free loopback port, for the whole session."""
     from ollama_fc.testbed.server import PinnedServer

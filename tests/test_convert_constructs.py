@@ -77,12 +77,6 @@ CONSTRUCTS = {
 }
 
 
-@pytest.fixture(scope="module")
-def engine():
-    with oracle.Oracle() as pinned:
-        yield pinned
-
-
 @pytest.mark.parametrize("name", sorted(CONSTRUCTS))
 def test_construct_renders_like_jinja(name: str, engine: oracle.Oracle) -> None:
     template = CONSTRUCTS[name]

@@ -27,12 +27,6 @@ MESSAGES: list[dict[str, Any]] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def engine():
-    with oracle.Oracle() as pinned:
-        yield pinned
-
-
 def assert_renders_like_jinja(
     engine: oracle.Oracle, template: str, messages: list[dict[str, Any]] = MESSAGES, tools: list[dict[str, Any]] | None = None
 ) -> None:

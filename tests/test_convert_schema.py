@@ -40,12 +40,6 @@ TOOLS: list[dict[str, Any]] = [
 MESSAGES = [{"role": "user", "content": "go"}]
 
 
-@pytest.fixture(scope="module")
-def engine():
-    with oracle.Oracle() as pinned:
-        yield pinned
-
-
 def render_both(template: str, engine: oracle.Oracle) -> tuple[str, str]:
     expected = reference_render(template, MESSAGES, tools=TOOLS, add_generation_prompt=False)
     rendered = engine.render(convert(TemplateSource(template, {}, "schema")).template, MESSAGES, tools=TOOLS)

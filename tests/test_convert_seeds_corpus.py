@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -10,17 +9,15 @@ import pytest
 from ollama_fc import oracle
 from ollama_fc.convert import convert
 from ollama_fc.errors import ConversionError
+from shared_data import SHARED, missing
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 SEEDS = sorted((SHARED / "seeds" / "templates").glob("*.jinja"))
 CORPUS = sorted((SHARED / "corpus" / "templates").glob("*.jinja"))
 
 
 def _require(paths: list[Path]) -> None:
     if not paths:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"reference data missing under {SHARED}")
-        pytest.skip(f"reference data not found under {SHARED}")
+        missing("reference data shared/seeds or shared/corpus not found next to the repository")
 
 
 @pytest.mark.parametrize("seed", SEEDS, ids=lambda p: p.stem)
