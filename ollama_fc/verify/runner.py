@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from pathlib import Path
-from typing import Any, Iterator, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping, Sequence
 
 from pydantic import BaseModel
 
@@ -27,6 +27,9 @@ from ..convert.sources import TemplateSource, load_source
 from .battery import CASES, Case
 from .reference import ReferenceRenderError
 from .shapes import Shape, probe, render_case
+
+if TYPE_CHECKING:
+    from ..convert.api import Capabilities, ConversionWarning
 
 Status = Literal["exact", "diff", "cannot-render", "error"]
 DIFF_CONTEXT = 24
@@ -168,7 +171,7 @@ def open_oracles(versions: Sequence[str]) -> Iterator[dict[str, oracle.Oracle]]:
         yield {version: stack.enter_context(oracle.Oracle(version)) for version in versions}
 
 
-def _capability_notes(shape: Shape, capabilities: Any) -> list[str]:
+def _capability_notes(shape: Shape, capabilities: Capabilities) -> list[str]:
     """Where the converter's claimed capabilities disagree with what the reference renders."""
     notes = []
     pairs = (
@@ -179,22 +182,19 @@ def _capability_notes(shape: Shape, capabilities: Any) -> list[str]:
         ("tool_results", "tool_results"),
     )
     for claimed_name, probed_name in pairs:
-        claimed = getattr(capabilities, claimed_name, None)
+        claimed = getattr(capabilities, claimed_name)
         probed = shape.supports(probed_name)
-        if claimed is not None and bool(claimed) != probed:
+        if claimed != probed:
             notes.append(
-                f"capability {claimed_name}: converter says {bool(claimed)}, the reference "
+                f"capability {claimed_name}: converter says {claimed}, the reference "
                 f"{'renders' if probed else 'does not render'} it"
             )
     return notes
 
 
-def _warning_text(warning: Any) -> str:
-    line = getattr(warning, "line", None)
-    construct = getattr(warning, "construct", "")
-    effect = getattr(warning, "effect", "")
-    where = f"line {line}: " if line is not None else ""
-    return f"{where}{construct}: {effect}" if construct or effect else str(warning)
+def _warning_text(warning: ConversionWarning) -> str:
+    where = f"line {warning.line}: " if warning.line is not None else ""
+    return f"{where}{warning.construct}: {warning.effect}"
 
 
 def verify(
