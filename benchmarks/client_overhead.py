@@ -21,8 +21,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import ollama
 
@@ -30,14 +31,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+from table import Row, median_ratio_spread, print_table  # noqa: E402
+from test_client_e2e import ASK, HERMES, PLAIN_TOOLS, SPECIALS  # noqa: E402
+from test_client_e2e import TOOLS as FUNCTIONS  # noqa: E402
+
 from ollama_fc import Client  # noqa: E402
 from ollama_fc.client import _StreamRewriter  # noqa: E402
 from ollama_fc.functions import function_to_tool  # noqa: E402
 from ollama_fc.testbed.scripted import write_scripted_gguf  # noqa: E402
 from ollama_fc.testbed.server import PinnedServer  # noqa: E402
-from table import Row, median_ratio_spread, print_table  # noqa: E402
-from test_client_e2e import ASK, HERMES, PLAIN_TOOLS, SPECIALS  # noqa: E402
-from test_client_e2e import TOOLS as FUNCTIONS  # noqa: E402
 
 TOOLS = [function_to_tool(function) for function in FUNCTIONS]
 
@@ -82,7 +84,9 @@ def post_processing_ms(client: Client, model: str, response: Any, stream: bool, 
         else:
             client._recover(response.model_copy(deep=True), offered, format_name, True)
 
-    copying = 0.0 if stream else statistics.median(timed(lambda: response.model_copy(deep=True)) for _ in range(repeats))
+    copying = (
+        0.0 if stream else statistics.median(timed(lambda: response.model_copy(deep=True)) for _ in range(repeats))
+    )
     return (statistics.median(timed(once) for _ in range(repeats)) - copying) * 1000
 
 
@@ -105,6 +109,7 @@ def measure(seconds_per_case: float = 15.0, host: str | None = None) -> list[Row
             model = f"ofc-bench-{case}"
             plain.create(model=model, files={path.name: plain.create_blob(path)}, template=template)
             for stream in (False, True):
+
                 def run_plain() -> Any:
                     result = plain.chat(model, ASK, tools=TOOLS, stream=stream)
                     return list(result) if stream else result
@@ -117,14 +122,16 @@ def measure(seconds_per_case: float = 15.0, host: str | None = None) -> list[Row
                 our_times, plain_times = alternate(run_ours, run_plain, seconds_per_case)
                 ratio, low, high = median_ratio_spread(our_times, plain_times)
                 ours_ms = post_processing_ms(ours, model, run_plain(), stream)
-                rows.append(Row(
-                    f"client/plain ollama.chat, {case}, {'streamed' if stream else 'whole'}",
-                    f"{statistics.median(our_times) * 1000:.1f} ms",
-                    f"{statistics.median(plain_times) * 1000:.1f} ms",
-                    ratio,
-                    f"90% {low:.2f}-{high:.2f} over {len(our_times)} pairs; our post-processing "
-                    f"{ours_ms:.3f} ms = {ours_ms / (statistics.median(plain_times) * 1000):.1%}",
-                ))
+                rows.append(
+                    Row(
+                        f"client/plain ollama.chat, {case}, {'streamed' if stream else 'whole'}",
+                        f"{statistics.median(our_times) * 1000:.1f} ms",
+                        f"{statistics.median(plain_times) * 1000:.1f} ms",
+                        ratio,
+                        f"90% {low:.2f}-{high:.2f} over {len(our_times)} pairs; our post-processing "
+                        f"{ours_ms:.3f} ms = {ours_ms / (statistics.median(plain_times) * 1000):.1%}",
+                    )
+                )
             plain.delete(model)
     return rows
 

@@ -14,17 +14,18 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from fidelity import CORPUS, convert_all, hfjs_convert_all  # noqa: E402
-from ollama_fc.verify.runner import with_stand_in_tokens  # noqa: E402
+from table import Row, print_table  # noqa: E402
+
 from ollama_fc.convert.sources import TemplateSource, load_source  # noqa: E402
 from ollama_fc.errors import ConversionError  # noqa: E402
-from table import Row, print_table  # noqa: E402
+from ollama_fc.verify.runner import with_stand_in_tokens  # noqa: E402
 
 
 def best_seconds(work: Callable[[], object], repeats: int) -> float:
@@ -49,11 +50,15 @@ def measure(repeats: int = 3) -> list[Row]:
     crashed = sum(isinstance(result, Exception) for result in conversions.values()) - refused
     ours = best_cpu_seconds(sources, repeats)
     theirs = best_seconds(lambda: hfjs_convert_all(sources), repeats)
-    return [Row(
-        f"corpus conversion, {len(sources)} templates, ours/@huggingface/ollama-utils",
-        f"{ours:.2f} s CPU", f"{theirs:.2f} s", ours / theirs,
-        f"best of {repeats}; {ours / len(sources) * 1000:.1f} ms per template; {refused} refused by us (ConversionError), {crashed} crashed",
-    )]
+    return [
+        Row(
+            f"corpus conversion, {len(sources)} templates, ours/@huggingface/ollama-utils",
+            f"{ours:.2f} s CPU",
+            f"{theirs:.2f} s",
+            ours / theirs,
+            f"best of {repeats}; {ours / len(sources) * 1000:.1f} ms per template; {refused} refused by us (ConversionError), {crashed} crashed",
+        )
+    ]
 
 
 if __name__ == "__main__":

@@ -22,9 +22,10 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -173,7 +174,9 @@ def hfjs_convert_all(sources: Mapping[str, TemplateSource]) -> dict[str, str | N
 def our_score(source: TemplateSource, shape: Shape, conversion: Any, oracles: Mapping[str, oracle.Oracle]) -> Score:
     if isinstance(conversion, Exception):
         failed = dict.fromkeys(renderable(source, shape), "error")
-        kind = "conversion" if isinstance(conversion, OllamaFcError) else f"converter crash ({type(conversion).__name__})"
+        kind = (
+            "conversion" if isinstance(conversion, OllamaFcError) else f"converter crash ({type(conversion).__name__})"
+        )
         return Score(statuses=failed, errors=[f"{kind}: {conversion}"])
     score = score_template(source, shape, conversion.template, oracles)
     score.warnings = [warning_text(warning) for warning in conversion.warnings]
@@ -248,9 +251,11 @@ def write_report(
         f"- (template, case) pairs where {' and '.join(VERSIONS)} render differently: ollama-fc "
         f"{sum(len(r.ours.split) for r in rows)}, ollama-utils {sum(len(r.hfjs.split) for r in rows)}, "
         f"hand-written {sum(len(r.ollama.split) for r in pairs if r.ollama)}"
-        + "".join(f"; {r.name} {note}" for r in rows for note in r.ours.split[:1])[:600] + ".",
+        + "".join(f"; {r.name} {note}" for r in rows for note in r.ours.split[:1])[:600]
+        + ".",
         f"- Templates not fully exact and explained by neither a warning nor an error: {len(unexplained)}"
-        + (f" ({', '.join(unexplained[:12])}{', ...' if len(unexplained) > 12 else ''})" if unexplained else "") + ".",
+        + (f" ({', '.join(unexplained[:12])}{', ...' if len(unexplained) > 12 else ''})" if unexplained else "")
+        + ".",
         "- @huggingface/ollama-utils first looks the Jinja up in its table of Ollama library templates (by the",
         "  first 128 characters, so it may pick another tag's template), then matches by special tokens, and",
         "  converts only plain linear chat templates itself, never tools.",
@@ -261,7 +266,9 @@ def write_report(
     ]
     lines += _case_breakdown(rows)
     lines += _table("Seeds", seeds, with_ollama=False)
-    lines += _table("hfjs-automap pairs (Jinja of an Ollama library model vs its hand-written template)", pairs, with_ollama=True)
+    lines += _table(
+        "hfjs-automap pairs (Jinja of an Ollama library model vs its hand-written template)", pairs, with_ollama=True
+    )
     lines += _table("Corpus", rows, with_ollama=False)
     output.parent.mkdir(parents=True, exist_ok=True)
     text = "\n".join(lines) + "\n"
@@ -272,7 +279,12 @@ def write_report(
 
 def _case_breakdown(rows: Sequence[Row]) -> list[str]:
     """Per battery case: on how many corpus templates it is exact, for each converter."""
-    lines = ["## Per case (corpus)", "", "| case | ollama-fc exact / rendered | ollama-utils exact / rendered |", "|---|---|---|"]
+    lines = [
+        "## Per case (corpus)",
+        "",
+        "| case | ollama-fc exact / rendered | ollama-utils exact / rendered |",
+        "|---|---|---|",
+    ]
     for case in CASES:
         cells = []
         for scores in ([row.ours for row in rows], [row.hfjs for row in rows]):
@@ -293,7 +305,9 @@ def _table(title: str, rows: Sequence[Row], *, with_ollama: bool) -> list[str]:
     lines = [f"## {title}", "", header, rule]
     for row in rows:
         notes = row.ours.errors + row.ours.warnings
-        explained = "; ".join(escape(note, 90) for note in notes[:3]) + (f" (+{len(notes) - 3})" if len(notes) > 3 else "")
+        explained = "; ".join(escape(note, 90) for note in notes[:3]) + (
+            f" (+{len(notes) - 3})" if len(notes) > 3 else ""
+        )
         line = (
             f"| {row.name} | {'yes' if row.tool_capable else 'no'} | {cell(row.ours)} | {explained} | "
             f"{not_exact(row.ours)} |"

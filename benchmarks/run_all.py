@@ -16,18 +16,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import client_overhead  # noqa: E402
-import corpus_convert  # noqa: E402
-import fidelity  # noqa: E402
-import streaming_parse  # noqa: E402
-from table import print_table  # noqa: E402
+import client_overhead
+import corpus_convert
+import fidelity
+import streaming_parse
+from table import print_table
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=15.0, help="client: alternating runs per case (default 15)")
     parser.add_argument("--host", help="client: an Ollama already running (default: start the pinned one)")
-    parser.add_argument("--fidelity", action="store_true", help="also run benchmarks/fidelity.py (writes docs/FIDELITY.md)")
+    parser.add_argument(
+        "--fidelity", action="store_true", help="also run benchmarks/fidelity.py (writes docs/FIDELITY.md)"
+    )
     args = parser.parse_args()
     rows = streaming_parse.measure()
     rows += client_overhead.measure(args.seconds, args.host)

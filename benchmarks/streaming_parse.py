@@ -15,14 +15,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ollama_fc.parsers import StreamingRecoverer, parsers_for  # noqa: E402
-from table import Row, print_table  # noqa: E402
+from table import Row, print_table
+
+from ollama_fc.parsers import StreamingRecoverer, parsers_for
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather"}}]
 BLOCK = (
     "The forecast [see note 1] says it's mild; {temperatures} vary.\n"
     "<think>Should I call a tool? Maybe [get_weather(city='x')].</think>\n"
-    "```python\nprint(get_weather(city=\"Paris\"))\n```\n"
+    '```python\nprint(get_weather(city="Paris"))\n```\n'
     '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "note": "a (b) [c] {d}"}}\n</tool_call>\n'
 )
 SMALL, LARGE = 20_000, 200_000
@@ -47,11 +48,15 @@ def measure(repeats: int = 3) -> list[Row]:
     for format_name in ("hermes", None):
         small = statistics.median(stream_seconds(response(SMALL), format_name) for _ in range(repeats))
         large = statistics.median(stream_seconds(response(LARGE), format_name) for _ in range(repeats))
-        rows.append(Row(
-            f"streaming 200k/20k chars, 1-char chunks ({format_name or 'all formats'})",
-            f"{large:.3f} s", f"{small:.3f} s", large / small,
-            f"linear = 10; {large / LARGE * 1e6:.2f} µs per chunk",
-        ))
+        rows.append(
+            Row(
+                f"streaming 200k/20k chars, 1-char chunks ({format_name or 'all formats'})",
+                f"{large:.3f} s",
+                f"{small:.3f} s",
+                large / small,
+                f"linear = 10; {large / LARGE * 1e6:.2f} µs per chunk",
+            )
+        )
     return rows
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,9 @@ def print_table(rows: Sequence[Row]) -> None:
         print("  ".join(str(value).ljust(width) for value, width in zip(line, widths)) + "  " + line[4])
 
 
-def median_ratio_spread(ours: Sequence[float], plain: Sequence[float], resamples: int = 2000) -> tuple[float, float, float]:
+def median_ratio_spread(
+    ours: Sequence[float], plain: Sequence[float], resamples: int = 2000
+) -> tuple[float, float, float]:
     """The median of the paired ratios ours[i] / plain[i] (neighbouring calls share the machine's
     load, so each ratio cancels most of it), and the 5th and 95th percentile of that median over
     bootstrap resamples: how far noise alone moves it."""

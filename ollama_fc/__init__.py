@@ -4,6 +4,8 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from .client import AsyncClient, Client, DroppedOutputWarning, chat
+from .convert import Conversion, convert
 from .errors import (
     BuildError,
     ConversionError,
@@ -12,8 +14,6 @@ from .errors import (
     SourceError,
     ToolCallError,
 )
-from .client import AsyncClient, Client, DroppedOutputWarning, chat
-from .convert import Conversion, convert
 from .functions import function_to_tool
 from .loop import run_tools
 from .parsers import ParsedCall, ParseResult, parse_tool_calls
@@ -21,26 +21,26 @@ from .schema import InvalidToolCall, validate_arguments
 from .verify import VerifyReport, verify
 
 __all__ = [
-    "__version__",
-    "BuildError",
-    "ConversionError",
-    "OllamaFcError",
-    "OllamaUnavailableError",
-    "SourceError",
-    "ToolCallError",
     "AsyncClient",
-    "Conversion",
-    "convert",
+    "BuildError",
     "Client",
+    "Conversion",
+    "ConversionError",
     "DroppedOutputWarning",
     "InvalidToolCall",
+    "OllamaFcError",
+    "OllamaUnavailableError",
     "ParseResult",
     "ParsedCall",
+    "SourceError",
+    "ToolCallError",
+    "VerifyReport",
+    "__version__",
     "chat",
+    "convert",
     "function_to_tool",
     "parse_tool_calls",
     "run_tools",
     "validate_arguments",
-    "VerifyReport",
     "verify",
 ]

@@ -10,9 +10,9 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Collection, Iterator
 from urllib.parse import urlsplit
 
 import httpx
@@ -173,7 +173,11 @@ def build(
         source = {"from_": base}
     try:
         for event in client.create(
-            model=name, template=built.template, parameters=built.parameters, stream=True, **source  # type: ignore[arg-type]
+            model=name,
+            template=built.template,
+            parameters=built.parameters,
+            stream=True,
+            **source,  # type: ignore[arg-type]
         ):
             progress(_step(event.status, event.digest), event.completed, event.total)
     except ollama.ResponseError as exc:

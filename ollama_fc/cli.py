@@ -10,8 +10,9 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 import click
 
@@ -66,7 +67,9 @@ def convert_command(source: str, output: str | None, as_json: bool, from_: str) 
         try:
             Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise OllamaFcError(f"cannot write {output}: {exc.strerror or exc}; give -o a path in a writable folder") from None
+            raise OllamaFcError(
+                f"cannot write {output}: {exc.strerror or exc}; give -o a path in a writable folder"
+            ) from None
     else:
         click.echo(text, nl=False)
     for warning in conversion.warnings:
@@ -134,12 +137,22 @@ class _ProgressPrinter:
 
 @main.command("build")
 @click.argument("family")
-@click.option("--from", "from_", metavar="BASE", help="Ollama model name or .gguf file (default: the family's suggested base).")
+@click.option(
+    "--from", "from_", metavar="BASE", help="Ollama model name or .gguf file (default: the family's suggested base)."
+)
 @click.option("--name", help="Name of the model to create (default: FAMILY-fc).")
 @click.option("--faithful", is_flag=True, help="Skip every curated fix: the pure conversion of the source template.")
-@click.option("--skip-fix", "skip_fixes", multiple=True, metavar="FIX", help="Skip one curated fix (repeatable; see `ollama-fc show`).")
+@click.option(
+    "--skip-fix",
+    "skip_fixes",
+    multiple=True,
+    metavar="FIX",
+    help="Skip one curated fix (repeatable; see `ollama-fc show`).",
+)
 @friendly_errors
-def build_command(family: str, from_: str | None, name: str | None, faithful: bool, skip_fixes: tuple[str, ...]) -> None:
+def build_command(
+    family: str, from_: str | None, name: str | None, faithful: bool, skip_fixes: tuple[str, ...]
+) -> None:
     """Create an Ollama model of FAMILY over BASE with its curated template (honours OLLAMA_HOST)."""
     from .build import build
 
@@ -193,8 +206,13 @@ def modelfiles_command(check: bool) -> None:
 
 @main.command("parse")
 @click.option("--format", "format_name", default=None, help="Tool-call format (default: try all).")
-@click.option("--tools", "tools_file", type=click.Path(dir_okay=False), default=None,
-              help="JSON file with the offered tools (a list of tool definitions); other names are not calls.")
+@click.option(
+    "--tools",
+    "tools_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="JSON file with the offered tools (a list of tool definitions); other names are not calls.",
+)
 @friendly_errors
 def parse_command(format_name: str | None, tools_file: str | None) -> None:
     """Recover tool calls from model text on stdin; print them and the remaining content as JSON.
@@ -221,9 +239,13 @@ def _read_tools_file(tools_file: str) -> list[Any]:
     try:
         tools = json.loads(Path(tools_file).read_text(encoding="utf-8"))
     except OSError as exc:
-        raise OllamaFcError(f"cannot read tools from {tools_file}: {exc.strerror or exc}; give --tools a JSON file") from None
+        raise OllamaFcError(
+            f"cannot read tools from {tools_file}: {exc.strerror or exc}; give --tools a JSON file"
+        ) from None
     except ValueError as exc:
-        raise OllamaFcError(f"{tools_file} is not valid JSON ({exc}); give --tools a JSON list of tool definitions") from None
+        raise OllamaFcError(
+            f"{tools_file} is not valid JSON ({exc}); give --tools a JSON list of tool definitions"
+        ) from None
     if not isinstance(tools, list):
         raise OllamaFcError(f"{tools_file} must hold a JSON list of tool definitions, not a {type(tools).__name__}")
     for index, tool in enumerate(tools):

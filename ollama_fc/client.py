@@ -25,7 +25,8 @@ before the request is sent.
 from __future__ import annotations
 
 import warnings
-from typing import Any, AsyncIterator, Callable, Iterator, Literal, Mapping, Optional, Sequence, Union, overload
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from typing import Any, Literal, Union, overload
 
 import ollama
 from ollama import ChatResponse, Message
@@ -96,8 +97,8 @@ def warn_if_dropped(response: ChatResponse) -> None:
 class _Offered:
     """The tools of one request: what is sent to Ollama, and the schemas to check calls against."""
 
-    def __init__(self, tools: Optional[Sequence[ToolSpec]]) -> None:
-        self.wire: Optional[list[Any]] = None
+    def __init__(self, tools: Sequence[ToolSpec] | None) -> None:
+        self.wire: list[Any] | None = None
         self.schemas: dict[str, Any] = {}
         if tools is None:
             return
@@ -105,7 +106,9 @@ class _Offered:
         for tool in self.wire:
             name = tool_name(tool)
             function = tool.get("function") if isinstance(tool, Mapping) else getattr(tool, "function", None)
-            parameters = function.get("parameters") if isinstance(function, Mapping) else getattr(function, "parameters", None)
+            parameters = (
+                function.get("parameters") if isinstance(function, Mapping) else getattr(function, "parameters", None)
+            )
             if isinstance(parameters, ollama.Tool.Function.Parameters):
                 parameters = parameters.model_dump(by_alias=True, exclude_none=True)
             if name:
@@ -118,7 +121,8 @@ class _Offered:
                 function=Message.ToolCall.Function(
                     name=call.name,
                     arguments=validate_arguments(call.name, self.schemas.get(call.name), call.arguments)
-                    if validate else call.arguments,
+                    if validate
+                    else call.arguments,
                 )
             )
             for call in calls
@@ -162,16 +166,18 @@ class _StreamRewriter:
 class _Recovery:
     """What Client and AsyncClient share: format lookup cache and the response rewriting."""
 
-    _formats: dict[str, Optional[str]]
+    _formats: dict[str, str | None]
 
     @staticmethod
-    def _offer(tools: Optional[Sequence[ToolSpec]], tool_format: Optional[str]) -> _Offered:
+    def _offer(tools: Sequence[ToolSpec] | None, tool_format: str | None) -> _Offered:
         """The request's tools; an unknown `tool_format` fails here, before the request is sent."""
         if tool_format is not None:
             parsers_for(tool_format)
         return _Offered(tools)
 
-    def _recover(self, response: ChatResponse, offered: _Offered, format_name: Optional[str], validate: bool) -> ChatResponse:
+    def _recover(
+        self, response: ChatResponse, offered: _Offered, format_name: str | None, validate: bool
+    ) -> ChatResponse:
         message = response.message
         if offered.wire is None or message.tool_calls:
             return response
@@ -189,37 +195,53 @@ class _Recovery:
 class Client(ollama.Client, _Recovery):
     """`ollama.Client` whose `chat` also returns the tool calls Ollama left in the text."""
 
-    def __init__(self, host: Optional[str] = None, **kwargs: Any) -> None:
+    def __init__(self, host: str | None = None, **kwargs: Any) -> None:
         super().__init__(host, **kwargs)
         self._formats = {}
 
-    def tool_format(self, model: str) -> Optional[str]:
+    def tool_format(self, model: str) -> str | None:
         """The model's tool-call format, from its template (asked once per model)."""
         if model not in self._formats:
             self._formats[model] = format_from_template(self.show(model).template)
         return self._formats[model]
 
     @overload
-    def chat(self, model: str = "", messages: Optional[Sequence[Union[Mapping[str, Any], Message]]] = None, *,
-             tools: Optional[Sequence[ToolSpec]] = None, stream: Literal[False] = False,
-             tool_format: Optional[str] = None, validate: bool = True, **kwargs: Any) -> ChatResponse: ...
+    def chat(
+        self,
+        model: str = "",
+        messages: Sequence[Mapping[str, Any] | Message] | None = None,
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        stream: Literal[False] = False,
+        tool_format: str | None = None,
+        validate: bool = True,
+        **kwargs: Any,
+    ) -> ChatResponse: ...
 
     @overload
-    def chat(self, model: str = "", messages: Optional[Sequence[Union[Mapping[str, Any], Message]]] = None, *,
-             tools: Optional[Sequence[ToolSpec]] = None, stream: Literal[True] = True,
-             tool_format: Optional[str] = None, validate: bool = True, **kwargs: Any) -> Iterator[ChatResponse]: ...
+    def chat(
+        self,
+        model: str = "",
+        messages: Sequence[Mapping[str, Any] | Message] | None = None,
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        stream: Literal[True] = True,
+        tool_format: str | None = None,
+        validate: bool = True,
+        **kwargs: Any,
+    ) -> Iterator[ChatResponse]: ...
 
     def chat(  # type: ignore[override]
         self,
         model: str = "",
-        messages: Optional[Sequence[Union[Mapping[str, Any], Message]]] = None,
+        messages: Sequence[Mapping[str, Any] | Message] | None = None,
         *,
-        tools: Optional[Sequence[ToolSpec]] = None,
+        tools: Sequence[ToolSpec] | None = None,
         stream: bool = False,
-        tool_format: Optional[str] = None,
+        tool_format: str | None = None,
         validate: bool = True,
         **kwargs: Any,
-    ) -> Union[ChatResponse, Iterator[ChatResponse]]:
+    ) -> ChatResponse | Iterator[ChatResponse]:
         """`ollama.Client.chat`, plus `tool_format=` (a format name) and `validate=` (schema check)."""
         offered = self._offer(tools, tool_format)
         response = super().chat(model, messages, tools=offered.wire, stream=stream, **kwargs)
@@ -235,11 +257,11 @@ class Client(ollama.Client, _Recovery):
 class AsyncClient(ollama.AsyncClient, _Recovery):
     """`ollama.AsyncClient` whose `chat` also returns the tool calls Ollama left in the text."""
 
-    def __init__(self, host: Optional[str] = None, **kwargs: Any) -> None:
+    def __init__(self, host: str | None = None, **kwargs: Any) -> None:
         super().__init__(host, **kwargs)
         self._formats = {}
 
-    async def tool_format(self, model: str) -> Optional[str]:
+    async def tool_format(self, model: str) -> str | None:
         """The model's tool-call format, from its template (asked once per model)."""
         if model not in self._formats:
             self._formats[model] = format_from_template((await self.show(model)).template)
@@ -248,14 +270,14 @@ class AsyncClient(ollama.AsyncClient, _Recovery):
     async def chat(  # type: ignore[override]
         self,
         model: str = "",
-        messages: Optional[Sequence[Union[Mapping[str, Any], Message]]] = None,
+        messages: Sequence[Mapping[str, Any] | Message] | None = None,
         *,
-        tools: Optional[Sequence[ToolSpec]] = None,
+        tools: Sequence[ToolSpec] | None = None,
         stream: bool = False,
-        tool_format: Optional[str] = None,
+        tool_format: str | None = None,
         validate: bool = True,
         **kwargs: Any,
-    ) -> Union[ChatResponse, AsyncIterator[ChatResponse]]:
+    ) -> ChatResponse | AsyncIterator[ChatResponse]:
         """`ollama.AsyncClient.chat`, plus `tool_format=` and `validate=` as in Client.chat."""
         offered = self._offer(tools, tool_format)
         response = await super().chat(model, messages, tools=offered.wire, stream=stream, **kwargs)
@@ -273,7 +295,7 @@ class AsyncClient(ollama.AsyncClient, _Recovery):
         return rewritten()
 
 
-_default_client: Optional[Client] = None
+_default_client: Client | None = None
 
 
 def chat(*args: Any, **kwargs: Any) -> Any:

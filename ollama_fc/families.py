@@ -19,9 +19,9 @@ A fix is one of three kinds, so every one can be switched off on its own:
 from __future__ import annotations
 
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Collection
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
@@ -32,6 +32,7 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
+
 
 class Fix(BaseModel):
     """One curated change on top of the faithful conversion (exactly one kind per fix)."""

@@ -13,8 +13,10 @@ import inspect
 import re
 import types
 import typing
-from collections.abc import Mapping as AbcMapping, Sequence as AbcSequence
-from typing import Any, Callable, Literal, Union
+from collections.abc import Callable
+from collections.abc import Mapping as AbcMapping
+from collections.abc import Sequence as AbcSequence
+from typing import Any, Literal, Union
 
 import pydantic
 
@@ -105,7 +107,8 @@ def type_schema(annotation: Any, depth: int = 0) -> dict[str, Any]:
         hints = typing.get_type_hints(annotation)
         fields = dataclasses.fields(annotation)
         required = {
-            field.name for field in fields
+            field.name
+            for field in fields
             if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
         }
         return _object_schema(annotation, {field.name: hints[field.name] for field in fields}, required, {}, depth)

@@ -8,8 +8,9 @@ its next call. Calls of one round run in parallel threads; results keep the call
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 from ollama import Message
 
@@ -49,7 +50,9 @@ def run_tools(
         calls = [(call.function.name, dict(call.function.arguments)) for call in message.tool_calls]
         with ThreadPoolExecutor(max_workers=max(1, min(8, len(calls)))) as pool:
             results = list(pool.map(lambda call: _run_one(call[0], call[1], functions, schemas, on_invalid), calls))
-        transcript.extend({"role": "tool", "tool_name": name, "content": result} for (name, _), result in zip(calls, results))
+        transcript.extend(
+            {"role": "tool", "tool_name": name, "content": result} for (name, _), result in zip(calls, results)
+        )
     return transcript
 
 

@@ -17,9 +17,10 @@ import os
 import shutil
 import subprocess
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .errors import OllamaFcError, OllamaUnavailableError
 
@@ -176,7 +177,7 @@ class Oracle:
             self._process.stdin.close()
             self._process.wait(timeout=10)
 
-    def __enter__(self) -> "Oracle":
+    def __enter__(self) -> Oracle:
         return self
 
     def __exit__(self, *exc: object) -> None:

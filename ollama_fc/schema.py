@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .errors import ToolCallError
 
@@ -83,14 +84,13 @@ def _check(value: Any, schema: Schema, root: Schema, path: str, problems: list[s
     if isinstance(value, dict):
         value = _check_object(value, schema, root, path, problems)
     elif isinstance(value, list) and isinstance(schema.get("items"), Mapping):
-        value = [
-            _check(item, schema["items"], root, f"{path}[{index}]", problems)
-            for index, item in enumerate(value)
-        ]
+        value = [_check(item, schema["items"], root, f"{path}[{index}]", problems) for index, item in enumerate(value)]
     return value
 
 
-def _check_object(value: dict[str, Any], schema: Schema, root: Schema, path: str, problems: list[str]) -> dict[str, Any]:
+def _check_object(
+    value: dict[str, Any], schema: Schema, root: Schema, path: str, problems: list[str]
+) -> dict[str, Any]:
     properties: Mapping[str, Any] = schema.get("properties") or {}
     for name in schema.get("required") or ():
         if name not in value:
@@ -186,8 +186,15 @@ def _coerce(value: Any, name: str) -> Any:
 
 
 def _kind(value: Any) -> str:
-    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
-            dict: "object", type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        bool: "boolean",
+        int: "integer",
+        float: "number",
+        str: "string",
+        list: "array",
+        dict: "object",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
 
 
 def _short(value: Any) -> str:

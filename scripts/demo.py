@@ -40,12 +40,18 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="ollama-fc-demo-") as folder, PinnedServer() as server:
         say("ollama", f"{server.version} serving on {server.host}")
         demo_model = write_scripted_gguf(
-            Path(folder) / "minimax-demo.gguf", CALL, after=ANSWER, trigger="function_response=functions",
+            Path(folder) / "minimax-demo.gguf",
+            CALL,
+            after=ANSWER,
+            trigger="function_response=functions",
             special_tokens=tokens,
         )
         built = build("minimax", from_=str(demo_model), name="minimax-fc", host=server.host)
-        say("built", f"{built.name} in {built.seconds:.1f}s over a tiny deterministic test model (not a language "
-                     "model: it prints a fixed MiniMax tool call, then a fixed answer once it sees the tool result)")
+        say(
+            "built",
+            f"{built.name} in {built.seconds:.1f}s over a tiny deterministic test model (not a language "
+            "model: it prints a fixed MiniMax tool call, then a fixed answer once it sees the tool result)",
+        )
         client = Client(host=server.host)
         say("tool format", f"{client.tool_format(built.name)} (read from the model's template)")
         transcript = run_tools(client, built.name, [{"role": "user", "content": QUESTION}], [get_current_weather])

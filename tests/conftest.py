@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import pytest
+from shared_data import IN_CI
 
 from ollama_fc.errors import OllamaFcError
 from ollama_fc.oracle import PINNED
-from shared_data import IN_CI
 
 ScriptedModel = Callable[..., str]
 
@@ -109,4 +110,3 @@ def scripted_model(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -
         return model
 
     return create
-

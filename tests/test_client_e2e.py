@@ -88,7 +88,7 @@ RECOVERED = {
         "Let me check.",
     ),
     "functools": (
-        "functools[{\"name\": \"get_weather\", \"arguments\": {'city': 'Paris'}}, {\"name\": \"get_time\", \"arguments\": {\"zone\": \"UTC\"}}]",
+        'functools[{"name": "get_weather", "arguments": {\'city\': \'Paris\'}}, {"name": "get_time", "arguments": {"zone": "UTC"}}]',
         PLAIN_TOOLS,
         [("get_weather", {"city": "Paris"}), ("get_time", {"zone": "UTC"})],
         "",
@@ -134,7 +134,9 @@ async def ask(host: str, model: str, mode: str, stream: bool, **kwargs: Any) -> 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
 @pytest.mark.parametrize("mode", ["sync", "async"])
 @pytest.mark.parametrize("shape", sorted(RECOVERED))
-async def test_calls_left_as_text_are_recovered(scripted_model, ollama_host: str, shape: str, mode: str, stream: bool) -> None:
+async def test_calls_left_as_text_are_recovered(
+    scripted_model, ollama_host: str, shape: str, mode: str, stream: bool
+) -> None:
     script, template, expected_calls, expected_content = RECOVERED[shape]
     model = scripted_model(script, template=template, special_tokens=SPECIALS)
     plain = ollama.Client(host=ollama_host).chat(model, ASK, tools=TOOLS)
@@ -148,12 +150,14 @@ async def test_calls_left_as_text_are_recovered(scripted_model, ollama_host: str
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
 @pytest.mark.parametrize("mode", ["sync", "async"])
-async def test_calls_ollama_parsed_pass_through_untouched(scripted_model, ollama_host: str, mode: str, stream: bool) -> None:
+async def test_calls_ollama_parsed_pass_through_untouched(
+    scripted_model, ollama_host: str, mode: str, stream: bool
+) -> None:
     script = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": "x"}}\n</tool_call>'
     model = scripted_model(script, template=HERMES, special_tokens=SPECIALS)
     plain = ollama.Client(host=ollama_host).chat(model, ASK, tools=TOOLS, stream=stream)
     plain_responses = list(plain) if stream else [plain]
-    calls, content, responses = await ask(ollama_host, model, mode, stream)
+    calls, _content, responses = await ask(ollama_host, model, mode, stream)
     # Untouched: not even the schema check (days "x" is not an integer) alters Ollama's own calls.
     assert calls == [call for response in plain_responses for call in calls_of(response.message)]
     assert calls == [("get_weather", {"city": "Paris", "days": "x"})]
@@ -177,8 +181,11 @@ async def test_explicit_tool_format_overrides_detection(scripted_model, ollama_h
 
 
 def test_format_is_read_from_the_model_once(scripted_model, ollama_host: str) -> None:
-    model = scripted_model('[Function(arguments1={"city": "Oslo"}, name1=get_weather)]',
-                           template=family("function_list"), special_tokens=SPECIALS)
+    model = scripted_model(
+        '[Function(arguments1={"city": "Oslo"}, name1=get_weather)]',
+        template=family("function_list"),
+        special_tokens=SPECIALS,
+    )
     client = Client(host=ollama_host)
     assert client.tool_format(model) == "function_list"
     hermes = scripted_model("hi", template=HERMES, special_tokens=SPECIALS)
@@ -196,7 +203,9 @@ async def test_invalid_recovered_call_raises_with_tool_and_argument(scripted_mod
     assert calls == [("get_weather", {"city": "Paris", "days": "many"})]
 
 
-def test_module_level_chat_matches_ollama_chat(scripted_model, ollama_host: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_module_level_chat_matches_ollama_chat(
+    scripted_model, ollama_host: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     model = scripted_model('[get_weather(city="Paris")]', template=PLAIN_TOOLS, special_tokens=SPECIALS)
     monkeypatch.setenv("OLLAMA_HOST", ollama_host)
     monkeypatch.setattr(ollama_fc.client, "_default_client", None)
@@ -211,8 +220,12 @@ def test_chat_without_tools_is_plain_ollama(scripted_model, ollama_host: str) ->
 
 
 def test_run_tools_runs_parallel_calls_and_hands_back_results_and_errors(scripted_model, ollama_host: str) -> None:
-    model = scripted_model('[get_weather(city="Paris", days="2"), get_time(zone="UTC"), get_weather(days=1)]',
-                           after="It is sunny in Paris.", template=PLAIN_TOOLS, special_tokens=SPECIALS)
+    model = scripted_model(
+        '[get_weather(city="Paris", days="2"), get_time(zone="UTC"), get_weather(days=1)]',
+        after="It is sunny in Paris.",
+        template=PLAIN_TOOLS,
+        special_tokens=SPECIALS,
+    )
     transcript = run_tools(Client(host=ollama_host), model, ASK, TOOLS)
     assert [m["role"] for m in transcript] == ["user", "assistant", "tool", "tool", "tool", "assistant"]
     results = transcript[2:5]
@@ -230,14 +243,18 @@ def test_run_tools_stops_at_the_round_limit(scripted_model, ollama_host: str) ->
 
 
 def test_run_tools_can_raise_on_invalid_calls(scripted_model, ollama_host: str) -> None:
-    model = scripted_model('[get_weather(days=1)]', template=PLAIN_TOOLS, special_tokens=SPECIALS)
+    model = scripted_model("[get_weather(days=1)]", template=PLAIN_TOOLS, special_tokens=SPECIALS)
     with pytest.raises(InvalidToolCall, match="'city' is required"):
         run_tools(Client(host=ollama_host), model, ASK, TOOLS, on_invalid="raise")
 
 
-async def test_a_family_format_this_version_does_not_know_warns_and_tries_every_format(scripted_model, ollama_host: str) -> None:
+async def test_a_family_format_this_version_does_not_know_warns_and_tries_every_format(
+    scripted_model, ollama_host: str
+) -> None:
     """A model built by a newer ollama-fc still gets its calls recovered, with a warning, not a crash."""
-    model = scripted_model('[get_weather(city="Paris")]', template=family("some_future_format"), special_tokens=SPECIALS)
+    model = scripted_model(
+        '[get_weather(city="Paris")]', template=family("some_future_format"), special_tokens=SPECIALS
+    )
     for mode in ("sync", "async"):
         with pytest.warns(UserWarning, match="'some_future_format', unknown to this ollama-fc"):
             calls, content, _ = await ask(ollama_host, model, mode, False)

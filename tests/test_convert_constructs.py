@@ -22,14 +22,20 @@ MESSAGES = [
 def as_hf(messages: Any) -> list[dict[str, Any]]:
     """The conversation as a Hugging Face template takes it: each tool call wrapped as a function."""
     return [
-        {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]} if "tool_calls" in m else m
+        {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]}
+        if "tool_calls" in m
+        else m
         for m in messages
     ]
 
 
 def call_conversation(arguments: dict[str, Any], user: str = "q") -> list[dict[str, Any]]:
     """A user turn, then an assistant turn calling `f` with `arguments`, as Ollama receives it."""
-    return [{"role": "user", "content": user}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]}]
+    return [
+        {"role": "user", "content": user},
+        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]},
+    ]
+
 
 CONSTRUCTS = {
     "trim": "{% for m in messages %}[{{ m.content | trim }}]{% endfor %}",
@@ -116,7 +122,13 @@ def test_string_arguments_in_plus_and_role_printed_as_is() -> None:
     )
     conversion = convert(TemplateSource(template, {}, "string-arguments"))
     hf_messages = [
-        {**m, "tool_calls": [{"type": "function", "function": {**c["function"], "arguments": json.dumps(c["function"]["arguments"])}} for c in m["tool_calls"]]}
+        {
+            **m,
+            "tool_calls": [
+                {"type": "function", "function": {**c["function"], "arguments": json.dumps(c["function"]["arguments"])}}
+                for c in m["tool_calls"]
+            ],
+        }
         if "tool_calls" in m
         else m
         for m in case.messages
@@ -186,7 +198,9 @@ def test_string_of_an_untyped_value_is_str() -> None:
     assert oracle.render(conversion.template, messages) == reference_render(template, hf_messages)
     constructs = [w.construct for w in conversion.warnings]
     assert constructs[0] == "iterating tool call arguments"
-    assert all(c.startswith("repr of a value nested deeper") for c in constructs[1:])  # lists and dicts: repr up to a depth
+    assert all(
+        c.startswith("repr of a value nested deeper") for c in constructs[1:]
+    )  # lists and dicts: repr up to a depth
 
 
 def test_case_change_of_free_text_warns() -> None:
@@ -224,7 +238,13 @@ def test_tojson_of_tool_calls_and_absent_tools_match_python() -> None:
     for name, tools in (("tool_call_result", None), ("single_turn", None)):
         case = case_named(name)
         hf_messages = [
-            {**m, "tool_calls": [{**({"id": c["id"]} if "id" in c else {}), "type": "function", "function": c["function"]} for c in m["tool_calls"]]}
+            {
+                **m,
+                "tool_calls": [
+                    {**({"id": c["id"]} if "id" in c else {}), "type": "function", "function": c["function"]}
+                    for c in m["tool_calls"]
+                ],
+            }
             if "tool_calls" in m
             else m
             for m in case.messages
@@ -318,7 +338,9 @@ def test_list_append_and_pop_match_unsandboxed_jinja(engine: oracle.Oracle) -> N
         "{% set q = namespace(ids=[]) %}{% for m in messages %}{% set _ = q.ids.append(m.role ~ loop.index) %}"
         "{% if loop.index % 2 == 0 %}[{{ q.ids.pop(0) }}]{% endif %}{% endfor %}{{ q.ids | join(',') }}|{{ q.ids.pop() }}|{{ q.ids | length }}"
     )
-    expected = jinja2.Environment(extensions=["jinja2.ext.loopcontrols"]).from_string(template).render(messages=MESSAGES)
+    expected = (
+        jinja2.Environment(extensions=["jinja2.ext.loopcontrols"]).from_string(template).render(messages=MESSAGES)
+    )
     rendered = engine.render(convert(TemplateSource(template, {}, "queue")).template, MESSAGES)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected
@@ -349,8 +371,16 @@ def test_mapping_iterated_as_keys_and_percent_format(engine: oracle.Oracle) -> N
     )
     arguments = {"a": 1, "ax": "caf\u00e9 'q'", "b": [True, None, 2.5], "c": {"d": False}}  # Ollama sorts keys
     messages = call_conversation(arguments, "u")
-    tools = [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {
-        "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}}}]
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "f",
+                "description": "d",
+                "parameters": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}},
+            },
+        }
+    ]
     expected = reference_render(template, messages, tools=tools, add_generation_prompt=False)
     rendered = engine.render(convert(TemplateSource(template, {}, "keys")).template, messages, tools=tools)
     assert rendered.error is None, rendered.error
@@ -384,7 +414,13 @@ def test_string_plus_arguments_stored_in_a_variable(engine: oracle.Oracle) -> No
     )
     arguments = {"a": 1, "b": "caf\u00e9 <'q'>", "c": [True, None]}  # Ollama sorts keys
     messages = call_conversation(arguments, "u")
-    hf_messages = [messages[0], {**messages[1], "tool_calls": [{"function": {"name": "f", "arguments": json.dumps(arguments, ensure_ascii=False)}}]}]
+    hf_messages = [
+        messages[0],
+        {
+            **messages[1],
+            "tool_calls": [{"function": {"name": "f", "arguments": json.dumps(arguments, ensure_ascii=False)}}],
+        },
+    ]
     expected = reference_render(template, hf_messages, add_generation_prompt=False)
     conversion = convert(TemplateSource(template, {}, "plus"))
     rendered = engine.render(conversion.template, messages)
@@ -452,7 +488,11 @@ def test_int_of_a_string(engine: oracle.Oracle) -> None:
 
 def test_format_with_other_conversions_is_refused() -> None:
     """Only `%s` and `%%` map onto str(); `%d`, `%r` and a missing argument are refused."""
-    for template in ("{{ '%d' | format(messages | length) }}", "{{ '%r' | format(messages[0].content) }}", "{{ '%s %s' | format(messages[0].role) }}"):
+    for template in (
+        "{{ '%d' | format(messages | length) }}",
+        "{{ '%r' | format(messages[0].content) }}",
+        "{{ '%s %s' | format(messages[0].role) }}",
+    ):
         with pytest.raises(ConversionError, match="format"):
             convert(TemplateSource(template, {}, "format"))
 
@@ -463,9 +503,24 @@ def test_in_on_a_schema_list(engine: oracle.Oracle) -> None:
         "{% for t in tools %}{% for name, p in t.function.parameters.properties | items %}"
         "{{ name }}{% if name in t.function.parameters.required %}*{% endif %}{% if 'c' in p.enum %}+{% endif %};{% endfor %}{% endfor %}"
     )
-    tools = [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {
-        "type": "object", "required": ["a", "c"], "properties": {
-            "a": {"type": "string", "enum": ["b", "c"]}, "b": {"type": "integer"}, "c": {"type": "string", "enum": ["cc"]}}}}}]
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "f",
+                "description": "d",
+                "parameters": {
+                    "type": "object",
+                    "required": ["a", "c"],
+                    "properties": {
+                        "a": {"type": "string", "enum": ["b", "c"]},
+                        "b": {"type": "integer"},
+                        "c": {"type": "string", "enum": ["cc"]},
+                    },
+                },
+            },
+        }
+    ]
     messages = [{"role": "user", "content": "u"}]
     expected = reference_render(template, messages, tools=tools, add_generation_prompt=False)
     rendered = engine.render(convert(TemplateSource(template, {}, "required")).template, messages, tools=tools)
@@ -476,7 +531,11 @@ def test_in_on_a_schema_list(engine: oracle.Oracle) -> None:
 def test_equal_messages_compare_equal_like_python_dicts(engine: oracle.Oracle) -> None:
     """Two identical user messages are `==` in Python: both count as the last user message."""
     template = "{% set users = messages | selectattr('role', 'equalto', 'user') | list %}{% for m in messages %}{{ m.content }}{% if m == users[-1] %}*{% endif %};{% endfor %}"
-    messages = [{"role": "user", "content": "same"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": "same"}]
+    messages = [
+        {"role": "user", "content": "same"},
+        {"role": "assistant", "content": "a"},
+        {"role": "user", "content": "same"},
+    ]
     expected = reference_render(template, messages, add_generation_prompt=False)
     rendered = engine.render(convert(TemplateSource(template, {}, "equal")).template, messages)
     assert rendered.error is None, rendered.error

@@ -9,8 +9,8 @@ import pytest
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
-from ollama_fc.verify.reference import render as reference_render
 from ollama_fc.errors import ConversionError
+from ollama_fc.verify.reference import render as reference_render
 
 CALL = {"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
 #: two tool results in a row, then one alone: neighbours differ in role at every boundary
@@ -28,7 +28,10 @@ MESSAGES: list[dict[str, Any]] = [
 
 
 def assert_renders_like_jinja(
-    engine: oracle.Oracle, template: str, messages: list[dict[str, Any]] = MESSAGES, tools: list[dict[str, Any]] | None = None
+    engine: oracle.Oracle,
+    template: str,
+    messages: list[dict[str, Any]] = MESSAGES,
+    tools: list[dict[str, Any]] | None = None,
 ) -> None:
     expected = reference_render(template, messages, tools=tools, add_generation_prompt=True)
     rendered = engine.render(convert(TemplateSource(template, {}, "construct")).template, messages, tools=tools)
@@ -62,10 +65,26 @@ def test_or_and_of_texts_is_text(engine: oracle.Oracle) -> None:
 
 #: in the key order transformers' get_json_schema writes (the order Ollama's JSON is written in)
 TOOLS = [
-    {"type": "function", "function": {"name": "get_weather", "description": "Weather <now> & 'here'", "parameters": {
-        "type": "object", "properties": {"city": {"type": "string", "description": "a \"city\""}}, "required": ["city"]}}},
-    {"type": "function", "function": {"name": "search", "description": "Search", "parameters": {
-        "type": "object", "properties": {"q": {"type": "string"}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Weather <now> & 'here'",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string", "description": 'a "city"'}},
+                "required": ["city"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "search",
+            "description": "Search",
+            "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+        },
+    },
 ]
 
 
@@ -88,7 +107,7 @@ def test_list_filtered_on_some_paths_and_chained_filters(engine: oracle.Oracle) 
 def test_safe_string_plus_text_is_html_escaped_like_markup(engine: oracle.Oracle) -> None:
     """`'...'|safe + value` is a Markup concatenation in Python: the plain operands come out HTML-escaped."""
     template = (
-        "{% for t in tools %}{{ \"Use '\" | safe + t.function.name + \"' to '\" + t.function.description + \"'\\n\" | safe + t.function | tojson }}\n"
+        '{% for t in tools %}{{ "Use \'" | safe + t.function.name + "\' to \'" + t.function.description + "\'\\n" | safe + t.function | tojson }}\n'
         "{% set line = t.function.description + ('<b>' | safe) %}{{ line }}{{ t.function.description + '&' }}\n{% endfor %}"
     )
     assert_renders_like_jinja(engine, template, tools=TOOLS)
@@ -152,7 +171,12 @@ def test_split_results_kept_in_variables_indexed_sliced_and_looped(engine: oracl
 def test_type_tests_on_untyped_argument_values(engine: oracle.Oracle) -> None:
     """`is boolean/none/number/true/false` on argument values decide as in Python (Gemma 4's
     format_argument prints a bool as `true`, not Python's `True`)."""
-    call = {"function": {"name": "book", "arguments": {"seat": "window", "meals": True, "bags": 2, "note": None, "vip": False, "price": 9.5}}}
+    call = {
+        "function": {
+            "name": "book",
+            "arguments": {"seat": "window", "meals": True, "bags": 2, "note": None, "vip": False, "price": 9.5},
+        }
+    }
     messages = [{"role": "user", "content": "Book it"}, {"role": "assistant", "content": "", "tool_calls": [call]}]
     template = (
         "{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments | dictsort %}"
@@ -218,7 +242,11 @@ def test_loop_over_tool_calls_on_one_path_and_text_on_another(engine: oracle.Ora
 
 def test_json_and_slices_of_undefined_values_warn_where_jinja_fails() -> None:
     """Jinja raises on `Undefined | tojson` and `Undefined[-2:]`; the converter renders empty text and says so."""
-    conversion = convert(TemplateSource("{% for m in messages %}{{ m.nothing | tojson }}{{ m.nothing[-2:] }}{% endfor %}", {}, "undefined"))
+    conversion = convert(
+        TemplateSource(
+            "{% for m in messages %}{{ m.nothing | tojson }}{{ m.nothing[-2:] }}{% endfor %}", {}, "undefined"
+        )
+    )
     assert [w.construct for w in conversion.warnings] == ["tojson of an undefined value", "slicing an undefined value"]
 
 
@@ -243,8 +271,20 @@ def test_schema_keys_tested_with_in_and_a_tool_unwrapped_to_its_function(engine:
     """functionary: `if t.get('function')` holds for every Ollama tool (so the unwrapped
     function keeps its type), `'key' in property` asks whether Ollama's field is set, and a
     string repeated a number of times known at run time."""
-    tools = [*TOOLS, {"type": "function", "function": {"name": "pick", "description": "Pick", "parameters": {
-        "type": "object", "properties": {"n": {"type": "array", "items": {"type": "integer"}, "enum": [1, 2]}}}}}]
+    tools = [
+        *TOOLS,
+        {
+            "type": "function",
+            "function": {
+                "name": "pick",
+                "description": "Pick",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"n": {"type": "array", "items": {"type": "integer"}, "enum": [1, 2]}},
+                },
+            },
+        },
+    ]
     template = (
         "{% for t in tools %}{% if t.get('function') %}{% set t = t.get('function') %}{% endif %}{{ t.name }}:"
         "{% for name, p in t.parameters.properties.items() %}{{ name }}{{ 'description' in p }}{{ 'items' in p }}"
@@ -257,7 +297,10 @@ def test_min_of_numbers_known_at_run_time_and_substring_of_an_argument_value(eng
     """MiniCPM 5: `[a, b]|min` of counts, and `'<' in value` of an argument value that is text
     (searched as a substring) or a list (searched for the element)."""
     call = {"function": {"name": "note", "arguments": {"text": "a <b> & c", "tags": ["<", "x"]}}}
-    messages = [{"role": "user", "content": "a<sep>b<sep>c"}, {"role": "assistant", "content": "", "tool_calls": [call, call]}]
+    messages = [
+        {"role": "user", "content": "a<sep>b<sep>c"},
+        {"role": "assistant", "content": "", "tool_calls": [call, call]},
+    ]
     template = (
         "{% for m in messages %}{% set parts = m.content.split('<sep>') %}"
         "{{ [parts | length, 2] | min }}{{ [parts | length - 1, m.tool_calls | length if m.tool_calls else 0, 1] | max }}"
@@ -275,7 +318,11 @@ def test_a_check_that_only_raises_and_the_list_only_it_reads_are_dropped(engine:
         "{% for m in filtered %}{% if (m.role == 'user') != (loop.index0 % 2 == 0) %}{{- raise_exception('roles must alternate') }}{% endif %}{% endfor %}"
         "{% for m in messages %}[{{ m.content }}]{% endfor %}"
     )
-    messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}, {"role": "user", "content": "Bye"}]
+    messages = [
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": "Hello"},
+        {"role": "user", "content": "Bye"},
+    ]
     assert_renders_like_jinja(engine, template, messages)
     warnings = convert(TemplateSource(template, {}, "check")).warnings
     assert [w.construct for w in warnings] == ["raise_exception()"]
@@ -286,8 +333,21 @@ def test_call_block_title_and_a_tool_unwrapped_inside_a_run_time_if(engine: orac
     nested in a recursive call); `tool = tool.function` inside a run-time `if` holds for the rest
     of that branch; `|title`; a dict literal looked up with a schema's type; a conditional
     expression evaluates only the branch an absent key selects."""
-    tools = [*TOOLS, {"type": "function", "function": {"name": "pick_one", "description": "Pick", "parameters": {
-        "type": "object", "properties": {"max_count": {"type": "integer", "description": "how (many) of-them"}}, "required": []}}}]
+    tools = [
+        *TOOLS,
+        {
+            "type": "function",
+            "function": {
+                "name": "pick_one",
+                "description": "Pick",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"max_count": {"type": "integer", "description": "how (many) of-them"}},
+                    "required": [],
+                },
+            },
+        },
+    ]
     template = (
         "{% macro fields(spec, pad) %}{% set ns = namespace(f=caller()) %}"
         "{% for name, p in spec.properties | items %}{% set ns.f = ns.f + pad + name | title + ':' + ({'string': 'str', 'integer': 'int'}[p.type] or '?') %}"

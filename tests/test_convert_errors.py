@@ -133,7 +133,6 @@ def test_modelfile_holds_what_its_parser_would_drop_or_end_at() -> None:
         assert oracle.render(quoted, messages) == oracle.render(conversion.template, messages)
 
 
-
 def test_template_read_from_a_pipe_is_read_whole(tmp_path: Path) -> None:
     """`ollama-fc convert /dev/stdin < t.jinja`: the source is a pipe, which can be read once."""
     import os

@@ -91,7 +91,9 @@ def test_key_in_a_property_and_a_tool_unwrapped_only_if_it_has_a_function(engine
     assert rendered == expected
     assert "Plan a trip" in expected and "TrueTrueFalse" in expected  # `mode` has both keys
     warnings = convert(TemplateSource(template, {}, "in-property")).warnings
-    assert [w.construct for w in warnings if "in a tool schema property" in w.construct] == ["'default' in a tool schema property"]
+    assert [w.construct for w in warnings if "in a tool schema property" in w.construct] == [
+        "'default' in a tool schema property"
+    ]
 
 
 def test_nested_properties_stored_on_some_paths_and_string_methods_of_untyped_values(engine: oracle.Oracle) -> None:
@@ -148,7 +150,9 @@ def test_recursive_macro_over_a_schema_is_expanded_until_its_arguments_are_stati
 
 
 def test_recursion_cut_at_the_bound_warns() -> None:
-    template = "{% macro f(s) %}{% for c in s %}{{ f({'type': c}.type) }}{% endfor %}{% endmacro %}{{ f(messages[0].role) }}"
+    template = (
+        "{% macro f(s) %}{% for c in s %}{{ f({'type': c}.type) }}{% endfor %}{% endmacro %}{{ f(messages[0].role) }}"
+    )
     warnings = convert(TemplateSource(template, {}, "deep")).warnings
     assert any(w.construct.startswith("recursive macro f()") and "renders nothing" in w.effect for w in warnings)
 
@@ -179,7 +183,7 @@ def test_string_of_a_tool_is_python_repr_printed_or_captured(engine: oracle.Orac
         "{% set ns = namespace(s='') %}{% for t in tools %}{% set ns.s = ns.s ~ (t | string) ~ '\\n' %}{% endfor %}"
         "{{ ns.s }}{{ tools }}\n{{ tools[0].function.parameters.properties | string }}"
     )
-    tools = [{**TOOLS[0], "function": {**TOOLS[0]["function"], "description": "It's \"quoted\" \\ here."}}]
+    tools = [{**TOOLS[0], "function": {**TOOLS[0]["function"], "description": 'It\'s "quoted" \\ here.'}}]
     expected = reference_render(template, MESSAGES, tools=tools, add_generation_prompt=False)
     conversion = convert(TemplateSource(template, {}, "repr"))
     rendered = engine.render(conversion.template, MESSAGES, tools=tools)
@@ -216,7 +220,10 @@ def test_string_of_argument_values_is_python_str_stored_or_printed(engine: oracl
         "{% set s = v if v is string else v | string %}{{ k }}={{ s }}|{{ v | string }};{% endfor %}{% endfor %}{% endfor %}"
     )
     args = {"a": "it's", "b": {"x": [1, True, None], "y": "q\"'"}, "c": [True, "s"], "d": 2}
-    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": args}}]}]
+    messages = [
+        {"role": "user", "content": "u"},
+        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": args}}]},
+    ]
     expected = reference_render(template, messages, add_generation_prompt=False)
     rendered = engine.render(convert(TemplateSource(template, {}, "str")).template, messages)
     assert rendered.error is None, rendered.error
@@ -235,7 +242,10 @@ def test_untyped_values_are_looked_into_like_python(engine: oracle.Oracle) -> No
         "{% if p['items'] is defined %}{{ n }}:{{ p['items'].type }}{{ p['items'].missing is defined }}{% endif %}{% endfor %}{% endfor %}"
     )
     args = {"a": {"x": None, "y": "b"}, "b": ["a", "b", 3], "c": "xyz", "d": {"b": True}}
-    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": args}}]}]
+    messages = [
+        {"role": "user", "content": "u"},
+        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": args}}]},
+    ]
     expected = reference_render(template, messages, tools=TOOLS, add_generation_prompt=False)
     conversion = convert(TemplateSource(template, {}, "untyped"))
     rendered = engine.render(conversion.template, messages, tools=TOOLS)
@@ -248,7 +258,11 @@ def test_namespace_attribute_set_to_none_tests_as_none(engine: oracle.Oracle) ->
         "{% set ns = namespace(fmt=none) %}{% for m in messages %}{{ ns.fmt is none }}"
         "{% if m.role == 'assistant' %}{% set ns.fmt = 'text' %}{% endif %}{% endfor %}{{ ns.fmt is none }}"
     )
-    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": "v"}]
+    messages = [
+        {"role": "user", "content": "u"},
+        {"role": "assistant", "content": "a"},
+        {"role": "user", "content": "v"},
+    ]
     expected = reference_render(template, messages, add_generation_prompt=False)
     rendered = engine.render(convert(TemplateSource(template, {}, "ns-none")).template, messages)
     assert rendered.error is None, rendered.error
@@ -265,7 +279,10 @@ def test_gemma_style_type_lists_and_missing_attributes(engine: oracle.Oracle) ->
         "{% for t in tools %}{% for n, p in t.function.parameters.properties | items %}{% if p.enum %}{{ p.enum.description | upper }}.{% endif %}{% endfor %}{% endfor %}"
     )
     args = {"n": "x", "types": ["string", "null"]}  # Ollama sorts keys; case changes are ASCII-only (warned)
-    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": args}}]}]
+    messages = [
+        {"role": "user", "content": "u"},
+        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": args}}]},
+    ]
     expected = reference_render(template, messages, tools=TOOLS, add_generation_prompt=False)
     rendered = engine.render(convert(TemplateSource(template, {}, "gemma")).template, messages, tools=TOOLS)
     assert rendered.error is None, rendered.error
@@ -293,16 +310,31 @@ def test_map_attribute_without_list_warns_where_jinja_fails() -> None:
     conversion = convert(TemplateSource("{{ tools | map(attribute='function') | tojson }}", {}, "lazy-map"))
     assert "tojson of |map(...) without |list" in [w.construct for w in conversion.warnings]
     with pytest.raises(ConversionError, match="map"):
-        convert(TemplateSource("{% set fs = tools | map(attribute='function') | list %}{{ fs | tojson }}", {}, "stored-map"))
+        convert(
+            TemplateSource("{% set fs = tools | map(attribute='function') | list %}{{ fs | tojson }}", {}, "stored-map")
+        )
 
 
 def test_type_lists_in_tool_json_follow_the_layout(engine: oracle.Oracle) -> None:
     """A property's `type` list is written with the separators and indentation of the rest of the
     JSON, printed (the helpers) and captured (the inline writer) alike."""
-    tools = [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {
-        "type": "object", "properties": {
-            "a": {"type": ["string", "null"], "description": "x"},
-            "b": {"type": "array", "items": {"type": ["integer", "string"]}}}, "required": ["a"]}}}]
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "f",
+                "description": "d",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "a": {"type": ["string", "null"], "description": "x"},
+                        "b": {"type": "array", "items": {"type": ["integer", "string"]}},
+                    },
+                    "required": ["a"],
+                },
+            },
+        }
+    ]
     template = (
         "{{ tools | tojson }}{% set x = tools | tojson %}{{ x }}{{ tools | tojson(separators=(';', '=')) }}"
         "{{ tools | tojson(indent=2) }}{% set y = tools | tojson(indent=3) %}{{ y }}"
@@ -325,7 +357,10 @@ def test_get_of_untyped_values_gives_none_or_the_default_for_a_missing_key(engin
         "{% endfor %}{% endfor %}{% endfor %}"
     )
     args = {"a": {"x": None, "y": "b"}, "b": {"x": [1, "s"]}, "c": {}, "d": {"x": "q", "y": 2}}
-    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": args}}]}]
+    messages = [
+        {"role": "user", "content": "u"},
+        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": args}}]},
+    ]
     expected = reference_render(template, messages, add_generation_prompt=False)
     rendered = engine.render(convert(TemplateSource(template, {}, "get")).template, messages)
     assert rendered.error is None, rendered.error
@@ -341,9 +376,14 @@ def test_get_of_untyped_values_with_an_empty_container_default_warns(engine: ora
         "{% endfor %}{% endfor %}{% endfor %}"
     )
     args = {"a": {"x": ["p", "q"]}, "b": {}}
-    messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": args}}]}]
+    messages = [
+        {"role": "user", "content": "u"},
+        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": args}}]},
+    ]
     conversion = convert(TemplateSource(template, {}, "get-empty"))
-    assert {".get(key, {}) of an untyped value", ".get(key, []) of an untyped value"} <= {w.construct for w in conversion.warnings}
+    assert {".get(key, {}) of an untyped value", ".get(key, []) of an untyped value"} <= {
+        w.construct for w in conversion.warnings
+    }
     rendered = engine.render(conversion.template, messages)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == reference_render(template, messages, add_generation_prompt=False)

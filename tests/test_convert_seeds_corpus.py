@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from shared_data import SHARED, missing
 
 from ollama_fc import oracle
 from ollama_fc.convert import convert
 from ollama_fc.errors import ConversionError
-from shared_data import SHARED, missing
 
 SEEDS = sorted((SHARED / "seeds" / "templates").glob("*.jinja"))
 CORPUS = sorted((SHARED / "corpus" / "templates").glob("*.jinja"))
@@ -25,7 +25,9 @@ def test_seed_is_exact_on_every_battery_case(seed: Path) -> None:
     from ollama_fc.verify.runner import verify
 
     report = verify(seed)
-    failing = [(case.name, case.status, case.detail) for case in report.cases if case.status not in {"exact", "skipped"}]
+    failing = [
+        (case.name, case.status, case.detail) for case in report.cases if case.status not in {"exact", "skipped"}
+    ]
     assert not failing, failing
     assert report.exact == report.rendered > 0
 

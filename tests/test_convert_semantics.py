@@ -9,13 +9,13 @@ import subprocess
 import sys
 
 import pytest
+from shared_data import shared_path
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.verify.battery import case_named
 from ollama_fc.verify.reference import render as reference_render
 from ollama_fc.verify.runner import open_oracles
-from shared_data import shared_path
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +110,11 @@ def test_message_texts_gathered_in_a_list_are_printed_and_the_prefill_cut_in_it(
         "{% set log = namespace(turns=[]) %}{% for m in messages %}{% set log.turns = log.turns + ['<' + m.role + '>', m.content] %}{% endfor %}"
         "{% for t in log.turns %}{{ t }}|{% endfor %}"
     )
-    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello"}, {"role": "assistant", "content": final}]
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Hello"},
+        {"role": "assistant", "content": final},
+    ]
     conversion = convert(TemplateSource(template, {}, "listed"))
     assert any(w.construct == "a message's text stored in a list" for w in conversion.warnings)
     expected = reference_render(template, messages, add_generation_prompt=False, continue_final_message=True)
@@ -158,8 +162,13 @@ def test_conversion_is_the_same_on_every_run() -> None:
     )
     script = "import sys; from ollama_fc.convert import TemplateSource, convert; print(convert(TemplateSource(sys.argv[1], {}, 'x')).template)"
     outputs = {
-        subprocess.run([sys.executable, "-c", script, template], capture_output=True, text=True, check=True,
-                       env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+        subprocess.run(
+            [sys.executable, "-c", script, template],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout
         for seed in range(6)
     }
     assert len(outputs) == 1

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from family_cases import CASES, turn
+from shared_data import seed_template
 
 from ollama_fc.cli import main
 from ollama_fc.convert import read_marker
@@ -26,11 +28,8 @@ from ollama_fc.families import (
 )
 from ollama_fc.parsers import parse_tool_calls
 from ollama_fc.testbed.server import free_port
-from ollama_fc.verify.shapes import probe, to_hf
 from ollama_fc.verify.reference import render
-
-from family_cases import CASES, turn
-from shared_data import seed_template
+from ollama_fc.verify.shapes import probe, to_hf
 
 FAMILIES = ["gemma3-tools", "minimax", "phi4-mini", "qwen2.5", "typhoon2"]
 SEEDS = {
@@ -136,7 +135,7 @@ def test_fixes_can_be_skipped_one_by_one_or_all() -> None:
 
 
 def test_marker_round_trip() -> None:
-    assert read_marker('{{/* ollama-fc family=qwen2.5 format=hermes */}}{{ .Prompt }}') == ("qwen2.5", "hermes")
+    assert read_marker("{{/* ollama-fc family=qwen2.5 format=hermes */}}{{ .Prompt }}") == ("qwen2.5", "hermes")
     assert read_marker("{{ .Prompt }}") is None
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import ollama
 import pytest
+from family_cases import CASES, turn
+from shared_data import missing, shared_path
 
 from ollama_fc import Client, run_tools
 from ollama_fc.build import build
@@ -26,9 +28,6 @@ from ollama_fc.testbed.scripted import write_scripted_gguf
 from ollama_fc.testbed.server import rendered_prompt
 from ollama_fc.verify.reference import render
 from ollama_fc.verify.shapes import probe, to_hf
-
-from family_cases import CASES, turn
-from shared_data import missing, shared_path
 
 pytestmark = pytest.mark.ollama
 
@@ -80,7 +79,9 @@ def test_family_end_to_end(family: str, ollama_host: str, tmp_path: Path) -> Non
 
     # The round that carries the tool result, as the server renders it and as the model's own
     # (fixed) template renders it under Hugging Face.
-    history = [{key: value for key, value in message.items() if value not in (None, [], "")} for message in transcript[:3]]
+    history = [
+        {key: value for key, value in message.items() if value not in (None, [], "")} for message in transcript[:3]
+    ]
     history[1].setdefault("content", "")
     served = rendered_prompt(ollama_host, result.name, history, tools)
     expected = reference(family, result.built.jinja, history, tools)
@@ -88,22 +89,27 @@ def test_family_end_to_end(family: str, ollama_host: str, tmp_path: Path) -> Non
     assert served_result == turn(expected, case.tool_result, case.end, after=QUESTION)
     assert "sunny" in served_result
     # The model's earlier call is shown back to it in its own format.
-    assert turn(served, case.assistant, case.end, after=QUESTION) == turn(expected, case.assistant, case.end, after=QUESTION)
+    assert turn(served, case.assistant, case.end, after=QUESTION) == turn(
+        expected, case.assistant, case.end, after=QUESTION
+    )
 
 
 @pytest.mark.parametrize("family", sorted(CASES))
-def test_checked_in_modelfile_creates_the_same_model_as_build(
-    family: str, ollama_server: Any, tmp_path: Path
-) -> None:
+def test_checked_in_modelfile_creates_the_same_model_as_build(family: str, ollama_server: Any, tmp_path: Path) -> None:
     """`ollama create -f modelfiles/<family>/Modelfile` (FROM edited) makes the model `build` makes."""
-    gguf = write_scripted_gguf(tmp_path / "base.gguf", "Hello there.", special_tokens=load_family(family).recipe.special_tokens.control)
+    gguf = write_scripted_gguf(
+        tmp_path / "base.gguf", "Hello there.", special_tokens=load_family(family).recipe.special_tokens.control
+    )
     checked_in = (Path(__file__).resolve().parents[1] / "modelfiles" / family / "Modelfile").read_text(encoding="utf-8")
     lines = [f"FROM {gguf}" if line.startswith("FROM ") else line for line in checked_in.splitlines()]
     (tmp_path / "Modelfile").write_text("\n".join(lines) + "\n", encoding="utf-8")
     env = {**os.environ, "OLLAMA_HOST": ollama_server.host.removeprefix("http://")}
     created = subprocess.run(
         [str(ollama_server.binary), "create", f"mf-{family}", "-f", str(tmp_path / "Modelfile")],
-        env=env, capture_output=True, text=True, timeout=300,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert created.returncode == 0, created.stderr
     built = build(family, from_=str(gguf), name=f"api-{family}", host=ollama_server.host)
@@ -114,7 +120,11 @@ def test_checked_in_modelfile_creates_the_same_model_as_build(
     history: list[dict[str, Any]] = [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": QUESTION},
-        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}],
+        },
         {"role": "tool", "tool_name": "get_weather", "content": get_weather("Paris")},
     ]
     from_modelfile = rendered_prompt(ollama_server.host, f"mf-{family}", history, tools)
@@ -125,7 +135,10 @@ def test_checked_in_modelfile_creates_the_same_model_as_build(
 def test_build_reports_ollamas_own_message_when_create_fails(ollama_host: str, tmp_path: Path) -> None:
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"GGUF" + b"\x00" * 12)  # a GGUF header and nothing else
-    with pytest.raises(BuildError, match=r"^ollama create broken-fc failed: .+; Ollama could not read .*broken.gguf: if it is truncated"):
+    with pytest.raises(
+        BuildError,
+        match=r"^ollama create broken-fc failed: .+; Ollama could not read .*broken.gguf: if it is truncated",
+    ):
         build("qwen2.5", from_=str(broken), name="broken-fc", host=ollama_host)
 
 
@@ -137,7 +150,9 @@ def test_build_from_a_base_model_ollama_cannot_find(ollama_host: str) -> None:
 def test_build_from_an_ollama_model_name(ollama_host: str, tmp_path: Path) -> None:
     """--from NAME: a model already on the server (here one built from a scripted GGUF) is the base."""
     case = CASES["qwen2.5"]
-    gguf = write_scripted_gguf(tmp_path / "q.gguf", case.call + case.end, special_tokens=load_family("qwen2.5").recipe.special_tokens.control)
+    gguf = write_scripted_gguf(
+        tmp_path / "q.gguf", case.call + case.end, special_tokens=load_family("qwen2.5").recipe.special_tokens.control
+    )
     base = build("qwen2.5", from_=str(gguf), name="qwen-base", host=ollama_host, faithful=True)
     derived = build("qwen2.5", from_=base.name, name="qwen-derived", host=ollama_host)
     client = Client(host=ollama_host)
@@ -166,11 +181,17 @@ def test_gemma3_tools_over_real_gemma3_270m(gemma3_270m: Path, ollama_host: str)
     text, or a literal BOS on top of the one the runner adds, would change the count.
     """
     built = build("gemma3-tools", from_=str(gemma3_270m), name="gemma3-tools-real", host=ollama_host)
-    ollama_gemma3 = shared_path("corpus", "ollama-templates", "template", "gemma3-instruct.gotmpl").read_text(encoding="utf-8")
+    ollama_gemma3 = shared_path("corpus", "ollama-templates", "template", "gemma3-instruct.gotmpl").read_text(
+        encoding="utf-8"
+    )
     # The file ends with a newline after its last action, which renders as one more "\n" token.
     ollama_gemma3 = ollama_gemma3.removesuffix("\n")
     client = Client(host=ollama_host)
-    client.create(model="gemma3-ollama-template", files={gemma3_270m.name: client.create_blob(gemma3_270m)}, template=ollama_gemma3)
+    client.create(
+        model="gemma3-ollama-template",
+        files={gemma3_270m.name: client.create_blob(gemma3_270m)},
+        template=ollama_gemma3,
+    )
 
     greeting = client.chat(
         built.name, [{"role": "user", "content": "Say hello to Paris."}], options={"num_predict": 12, "temperature": 0}
@@ -197,7 +218,11 @@ def test_cli_build_honours_ollama_host(ollama_host: str, tmp_path: Path) -> None
 
     from ollama_fc.cli import main
 
-    gguf = write_scripted_gguf(tmp_path / "p.gguf", CASES["phi4-mini"].call, special_tokens=load_family("phi4-mini").recipe.special_tokens.control)
+    gguf = write_scripted_gguf(
+        tmp_path / "p.gguf",
+        CASES["phi4-mini"].call,
+        special_tokens=load_family("phi4-mini").recipe.special_tokens.control,
+    )
     result = CliRunner().invoke(
         main, ["build", "phi4-mini", "--from", str(gguf), "--name", "cli-phi4"], env={"OLLAMA_HOST": ollama_host}
     )

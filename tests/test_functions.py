@@ -5,7 +5,7 @@ annotations, and these tests run both converters on the same functions.
 """
 
 from dataclasses import dataclass
-from typing import Literal, Optional, TypedDict
+from typing import Literal, TypedDict
 
 import pydantic
 from ollama._utils import convert_function_to_tool
@@ -15,7 +15,7 @@ from ollama_fc import function_to_tool, validate_arguments
 
 class Address(pydantic.BaseModel):
     street: str = pydantic.Field(description="Street and number")
-    zip_code: Optional[str] = None
+    zip_code: str | None = None
 
 
 class Window(TypedDict):
@@ -29,8 +29,14 @@ class Point:
     y: float = 0.0
 
 
-def get_weather(city: str, unit: Literal["c", "f"] = "c", days: int = 1, tags: list[int] | None = None,
-                when: int | str = 0, extra: Optional[dict] = None) -> str:
+def get_weather(
+    city: str,
+    unit: Literal["c", "f"] = "c",
+    days: int = 1,
+    tags: list[int] | None = None,
+    when: int | str = 0,
+    extra: dict | None = None,
+) -> str:
     """Get the weather forecast.
 
     Longer explanation that stays in the description.
@@ -73,7 +79,11 @@ def test_defaulted_and_optional_parameters_are_not_required() -> None:
 
 
 def test_literal_becomes_enum_where_ollama_loses_it() -> None:
-    assert parameters(get_weather)["properties"]["unit"] == {"enum": ["c", "f"], "type": "string", "description": "Temperature unit."}
+    assert parameters(get_weather)["properties"]["unit"] == {
+        "enum": ["c", "f"],
+        "type": "string",
+        "description": "Temperature unit.",
+    }
     assert convert_function_to_tool(get_weather).function.parameters.properties["unit"].enum is None
 
 
@@ -92,11 +102,18 @@ def test_nested_pydantic_typeddict_and_dataclass() -> None:
     props = parameters(ship)["properties"]
     assert props["to"]["properties"]["street"] == {"type": "string", "description": "Street and number"}
     assert props["to"]["required"] == ["street"]
-    assert props["window"] == {"type": "object", "properties": {"start": {"type": "integer"}, "end": {"type": "integer"}},
-                               "required": ["start", "end"]}
+    assert props["window"] == {
+        "type": "object",
+        "properties": {"start": {"type": "integer"}, "end": {"type": "integer"}},
+        "required": ["start", "end"],
+    }
     assert props["at"]["required"] == ["x"] and props["at"]["properties"]["y"] == {"type": "number"}
 
 
 def test_generated_schema_drives_validation() -> None:
     schema = parameters(get_weather)
-    assert validate_arguments("get_weather", schema, {"city": "Oslo", "days": "2", "unit": "f"}) == {"city": "Oslo", "days": 2, "unit": "f"}
+    assert validate_arguments("get_weather", schema, {"city": "Oslo", "days": "2", "unit": "f"}) == {
+        "city": "Oslo",
+        "days": 2,
+        "unit": "f",
+    }

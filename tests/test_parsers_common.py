@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ollama_fc import ParsedCall, parse_tool_calls
 from ollama_fc.cli import main
@@ -78,11 +79,15 @@ def _stream(text: str, cuts: list[int], format_name: str | None) -> tuple[list[P
     return calls, content
 
 
-STREAM_TEXTS = list(SAMPLES.values()) + NOT_CALLS + [
-    "Intro [1] text.\n" + SAMPLES["hermes"] + "\n" + SAMPLES["hermes"],
-    SAMPLES["minimax_ts"] + "\nand then " + SAMPLES["functools"],
-    "<think>plan [a] {b}</think>" + SAMPLES["function_list"],
-]
+STREAM_TEXTS = (
+    list(SAMPLES.values())
+    + NOT_CALLS
+    + [
+        "Intro [1] text.\n" + SAMPLES["hermes"] + "\n" + SAMPLES["hermes"],
+        SAMPLES["minimax_ts"] + "\nand then " + SAMPLES["functools"],
+        "<think>plan [a] {b}</think>" + SAMPLES["function_list"],
+    ]
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -105,9 +110,41 @@ def test_one_character_chunks_release_prose_before_a_marker_completes() -> None:
     assert released == "Hello there "  # the possible start of `<tool_call>` is held back
 
 
-FRAGMENTS = ["<tool_call>", "</tool_call>", "<function_call>", "```typescript\n", "```", "functools[", "[TOOL_CALLS]",
-             "[ARGS]", "<|python_tag|>", "<think>", "</think>", "{", "}", "[", "]", "(", ")", '"', "'", "\\", ":", ",",
-             "=", "functions.", "get_weather", "Function", "name1=", "arguments1=", '"name": ', '"arguments": ', " ", "\n", "x"]
+FRAGMENTS = [
+    "<tool_call>",
+    "</tool_call>",
+    "<function_call>",
+    "```typescript\n",
+    "```",
+    "functools[",
+    "[TOOL_CALLS]",
+    "[ARGS]",
+    "<|python_tag|>",
+    "<think>",
+    "</think>",
+    "{",
+    "}",
+    "[",
+    "]",
+    "(",
+    ")",
+    '"',
+    "'",
+    "\\",
+    ":",
+    ",",
+    "=",
+    "functions.",
+    "get_weather",
+    "Function",
+    "name1=",
+    "arguments1=",
+    '"name": ',
+    '"arguments": ',
+    " ",
+    "\n",
+    "x",
+]
 
 
 @settings(max_examples=300, deadline=None)
@@ -146,14 +183,17 @@ def test_deep_nesting_is_handled_without_error() -> None:
     assert parse_tool_calls(text).tool_calls == []
 
 
-def _cli(args: list[str], text: str) -> "Result":
+def _cli(args: list[str], text: str) -> Result:
     return CliRunner().invoke(main, ["parse", *args], input=text)
 
 
 def test_cli_parse_prints_calls_and_content() -> None:
     out = _cli(["--format", "functools"], 'Sure. functools[{"name": "get_weather", "arguments": {"city": "Paris"}}]')
     assert out.exit_code == 0
-    assert json.loads(out.stdout) == {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}], "content": "Sure."}
+    assert json.loads(out.stdout) == {
+        "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+        "content": "Sure.",
+    }
 
 
 def test_cli_parse_tools_file_filters_names(tmp_path: Path) -> None:

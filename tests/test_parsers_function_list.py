@@ -10,13 +10,18 @@ TOOLS = [{"type": "function", "function": {"name": name}} for name in ("get_weat
 def test_seed_shape_with_numbered_keywords() -> None:
     text = '[Function(arguments1={"city": "Bangkok"}, name1=get_weather), Function(arguments2={"zone": "ICT"}, name2=get_time)]'
     result = parse_tool_calls(text, format="function_list", tools=TOOLS)
-    assert result.tool_calls == [ParsedCall("get_weather", {"city": "Bangkok"}), ParsedCall("get_time", {"zone": "ICT"})]
+    assert result.tool_calls == [
+        ParsedCall("get_weather", {"city": "Bangkok"}),
+        ParsedCall("get_time", {"zone": "ICT"}),
+    ]
     assert result.content == ""
 
 
 def test_doubled_braces_and_bare_keys_as_in_the_prompt() -> None:
     text = '[Function(arguments1={{city: "Bangkok", days: 3}}, name1=get_weather)]'
-    assert parse_tool_calls(text, format="function_list").tool_calls == [ParsedCall("get_weather", {"city": "Bangkok", "days": 3})]
+    assert parse_tool_calls(text, format="function_list").tool_calls == [
+        ParsedCall("get_weather", {"city": "Bangkok", "days": 3})
+    ]
 
 
 def test_unnumbered_quoted_name_first() -> None:
@@ -26,7 +31,9 @@ def test_unnumbered_quoted_name_first() -> None:
 
 def test_pythonic_items_are_accepted_too() -> None:
     text = '[get_weather(city="Chiang Mai")]'
-    assert parse_tool_calls(text, format="function_list", tools=TOOLS).tool_calls == [ParsedCall("get_weather", {"city": "Chiang Mai"})]
+    assert parse_tool_calls(text, format="function_list", tools=TOOLS).tool_calls == [
+        ParsedCall("get_weather", {"city": "Chiang Mai"})
+    ]
 
 
 def test_leading_prose_then_list_at_the_end() -> None:
@@ -48,5 +55,5 @@ def test_function_code_is_never_evaluated() -> None:
 
 
 def test_unoffered_name_stays_content() -> None:
-    text = '[Function(arguments1={}, name1=reboot)]'
+    text = "[Function(arguments1={}, name1=reboot)]"
     assert parse_tool_calls(text, format="function_list", tools=TOOLS).tool_calls == []

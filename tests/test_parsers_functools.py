@@ -16,12 +16,16 @@ def test_seed_shape_parallel_calls() -> None:
 
 def test_closing_bracket_inside_a_string_does_not_end_the_list() -> None:
     text = 'functools[{"name": "get_weather", "arguments": {"city": "Paris [France]"}}]'
-    assert parse_tool_calls(text, format="functools").tool_calls == [ParsedCall("get_weather", {"city": "Paris [France]"})]
+    assert parse_tool_calls(text, format="functools").tool_calls == [
+        ParsedCall("get_weather", {"city": "Paris [France]"})
+    ]
 
 
 def test_python_dict_arguments_as_the_seed_template_renders_them() -> None:
     text = "functools[{\"name\": \"get_weather\", \"arguments\": {'city': 'Paris', 'metric': True}}]"
-    assert parse_tool_calls(text, format="functools").tool_calls == [ParsedCall("get_weather", {"city": "Paris", "metric": True})]
+    assert parse_tool_calls(text, format="functools").tool_calls == [
+        ParsedCall("get_weather", {"city": "Paris", "metric": True})
+    ]
 
 
 def test_unclosed_list_at_the_end() -> None:

@@ -16,8 +16,8 @@ def test_qwen_single_call_is_recovered_and_removed_from_content() -> None:
 
 def test_parallel_calls_keep_order_and_leading_text_stays_content() -> None:
     text = (
-        "I'll look both up.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}\n</tool_call>\n"
-        "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"zone\": \"Europe/Oslo\"}}\n</tool_call>"
+        'I\'ll look both up.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>\n'
+        '<tool_call>\n{"name": "get_time", "arguments": {"zone": "Europe/Oslo"}}\n</tool_call>'
     )
     result = parse_tool_calls(text, format="hermes", tools=TOOLS)
     assert [call.name for call in result.tool_calls] == ["get_weather", "get_time"]
@@ -53,7 +53,9 @@ def test_raw_newlines_inside_string_values() -> None:
 
 
 def test_call_without_arguments() -> None:
-    assert parse_tool_calls('<tool_call>{"name": "get_time"}</tool_call>', format="hermes").tool_calls == [ParsedCall("get_time", {})]
+    assert parse_tool_calls('<tool_call>{"name": "get_time"}</tool_call>', format="hermes").tool_calls == [
+        ParsedCall("get_time", {})
+    ]
 
 
 def test_prose_about_the_tag_is_not_a_call() -> None:
@@ -69,7 +71,9 @@ def test_call_inside_think_is_not_a_call() -> None:
 
 
 def test_call_after_think_is_recovered() -> None:
-    text = '<think>I need the weather.</think>\n<tool_call>{"name": "get_weather", "arguments": {"city": "X"}}</tool_call>'
+    text = (
+        '<think>I need the weather.</think>\n<tool_call>{"name": "get_weather", "arguments": {"city": "X"}}</tool_call>'
+    )
     result = parse_tool_calls(text, format="hermes", tools=TOOLS)
     assert result.tool_calls == [ParsedCall("get_weather", {"city": "X"})]
     assert result.content == "<think>I need the weather.</think>"

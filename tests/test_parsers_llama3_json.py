@@ -9,7 +9,9 @@ TOOLS = [{"type": "function", "function": {"name": name}} for name in ("get_weat
 
 def test_bare_object_with_parameters() -> None:
     text = '{"name": "get_weather", "parameters": {"city": "Austin"}}'
-    assert parse_tool_calls(text, format="llama3_json", tools=TOOLS).tool_calls == [ParsedCall("get_weather", {"city": "Austin"})]
+    assert parse_tool_calls(text, format="llama3_json", tools=TOOLS).tool_calls == [
+        ParsedCall("get_weather", {"city": "Austin"})
+    ]
 
 
 def test_python_tag_and_semicolon_separated_calls() -> None:

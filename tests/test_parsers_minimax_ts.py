@@ -29,7 +29,9 @@ def test_several_blocks_and_several_calls_in_one_block() -> None:
     )
     result = parse_tool_calls(text, format="minimax_ts", tools=TOOLS)
     assert [call.arguments for call in result.tool_calls] == [
-        {"location": "Paris"}, {"query": "Paris events"}, {"location": "Lyon"}
+        {"location": "Paris"},
+        {"query": "Paris events"},
+        {"location": "Lyon"},
     ]
 
 
@@ -41,7 +43,9 @@ def test_brackets_and_quotes_inside_string_values_are_safe() -> None:
 
 def test_python_style_arguments() -> None:
     text = "```typescript\nfunctions.search({'query': 'weather', 'exact': False})\n```"
-    assert parse_tool_calls(text, format="minimax_ts").tool_calls == [ParsedCall("search", {"query": "weather", "exact": False})]
+    assert parse_tool_calls(text, format="minimax_ts").tool_calls == [
+        ParsedCall("search", {"query": "weather", "exact": False})
+    ]
 
 
 def test_typescript_code_sample_is_not_a_call() -> None:
@@ -51,7 +55,7 @@ def test_typescript_code_sample_is_not_a_call() -> None:
 
 
 def test_prose_naming_the_function_is_not_a_call() -> None:
-    text = "I would call functions.get_current_weather({\"location\": \"Paris\"}) if you asked."
+    text = 'I would call functions.get_current_weather({"location": "Paris"}) if you asked.'
     assert parse_tool_calls(text, format="minimax_ts", tools=TOOLS).tool_calls == []
 
 

@@ -9,7 +9,9 @@ TOOLS = [{"type": "function", "function": {"name": name}} for name in ("get_weat
 
 def test_json_list_after_the_marker() -> None:
     text = '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Lyon"}, "id": "abc123def"}]'
-    assert parse_tool_calls(text, format="mistral", tools=TOOLS).tool_calls == [ParsedCall("get_weather", {"city": "Lyon"})]
+    assert parse_tool_calls(text, format="mistral", tools=TOOLS).tool_calls == [
+        ParsedCall("get_weather", {"city": "Lyon"})
+    ]
 
 
 def test_name_args_form_repeated() -> None:

@@ -24,7 +24,9 @@ def test_negative_numbers_and_json_names() -> None:
 
 
 def test_truncated_list_is_closed() -> None:
-    assert parse_tool_calls('[get_weather(city="Paris"', format="pythonic").tool_calls == [ParsedCall("get_weather", {"city": "Paris"})]
+    assert parse_tool_calls('[get_weather(city="Paris"', format="pythonic").tool_calls == [
+        ParsedCall("get_weather", {"city": "Paris"})
+    ]
 
 
 def test_text_cut_inside_a_value_is_not_a_call() -> None:

@@ -29,24 +29,45 @@ def test_valid_arguments_pass_unchanged() -> None:
 
 
 def test_unambiguous_coercions() -> None:
-    got = validate_arguments("get_weather", SCHEMA, {
-        "city": "Oslo", "days": "7", "threshold": 7, "metric": "true", "tags": "[1, 2]", "where": {"lat": "59.9"}, "limit": "3",
-    })
-    assert got == {"city": "Oslo", "days": 7, "threshold": 7.0, "metric": True, "tags": [1, 2], "where": {"lat": 59.9}, "limit": 3}
+    got = validate_arguments(
+        "get_weather",
+        SCHEMA,
+        {
+            "city": "Oslo",
+            "days": "7",
+            "threshold": 7,
+            "metric": "true",
+            "tags": "[1, 2]",
+            "where": {"lat": "59.9"},
+            "limit": "3",
+        },
+    )
+    assert got == {
+        "city": "Oslo",
+        "days": 7,
+        "threshold": 7.0,
+        "metric": True,
+        "tags": [1, 2],
+        "where": {"lat": 59.9},
+        "limit": 3,
+    }
     assert isinstance(got["threshold"], float)
 
 
-@pytest.mark.parametrize(("arguments", "fragment"), [
-    ({"city": "Oslo"}, "argument 'days' is required but missing"),
-    ({"city": "Oslo", "days": "a week"}, "argument 'days': expected integer, got string \"a week\""),
-    ({"city": "Oslo", "days": 2.5}, "argument 'days': expected integer"),
-    ({"city": "Oslo", "days": 1, "metric": "yes"}, "argument 'metric': expected boolean"),
-    ({"city": "Oslo", "days": 1, "metric": 1}, "argument 'metric': expected boolean"),
-    ({"city": "Oslo", "days": 1, "unit": "kelvin"}, "argument 'unit': \"kelvin\" is not one of \"c\", \"f\""),
-    ({"city": "Oslo", "days": 1, "tags": [1, "x"]}, "argument 'tags[1]': expected integer"),
-    ({"city": "Oslo", "days": 1, "where": {}}, "argument 'where.lat' is required but missing"),
-    ({"city": "Oslo", "days": 1, "limit": "many"}, "argument 'limit': \"many\" matches none of the allowed shapes"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "fragment"),
+    [
+        ({"city": "Oslo"}, "argument 'days' is required but missing"),
+        ({"city": "Oslo", "days": "a week"}, "argument 'days': expected integer, got string \"a week\""),
+        ({"city": "Oslo", "days": 2.5}, "argument 'days': expected integer"),
+        ({"city": "Oslo", "days": 1, "metric": "yes"}, "argument 'metric': expected boolean"),
+        ({"city": "Oslo", "days": 1, "metric": 1}, "argument 'metric': expected boolean"),
+        ({"city": "Oslo", "days": 1, "unit": "kelvin"}, 'argument \'unit\': "kelvin" is not one of "c", "f"'),
+        ({"city": "Oslo", "days": 1, "tags": [1, "x"]}, "argument 'tags[1]': expected integer"),
+        ({"city": "Oslo", "days": 1, "where": {}}, "argument 'where.lat' is required but missing"),
+        ({"city": "Oslo", "days": 1, "limit": "many"}, "argument 'limit': \"many\" matches none of the allowed shapes"),
+    ],
+)
 def test_invalid_arguments_name_tool_argument_and_problem(arguments: dict, fragment: str) -> None:
     with pytest.raises(InvalidToolCall) as caught:
         validate_arguments("get_weather", SCHEMA, arguments)

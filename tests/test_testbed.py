@@ -20,10 +20,7 @@ import pytest
 from ollama_fc.oracle import PINNED
 from ollama_fc.testbed.scripted import ScriptError, split_script, write_scripted_gguf
 
-CHATML = (
-    "{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}"
-    "<|im_start|>assistant\n"
-)
+CHATML = "{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n"
 CHATML_SPECIALS = ("<|im_start|>", "<|im_end|>")
 
 HERMES = """{{- if or .System .Tools }}<|im_start|>system
@@ -123,9 +120,7 @@ def test_script_holds_under_any_sampling(scripted_model, client: ollama.Client, 
 
 def test_hermes_script_comes_back_as_parsed_tool_calls(scripted_model, client: ollama.Client) -> None:
     model = scripted_model(TOOL_CALL_SCRIPT, after=FINAL_ANSWER, template=HERMES, special_tokens=CHATML_SPECIALS)
-    answer = client.chat(
-        model=model, messages=[{"role": "user", "content": "Weather in Paris?"}], tools=[WEATHER_TOOL]
-    )
+    answer = client.chat(model=model, messages=[{"role": "user", "content": "Weather in Paris?"}], tools=[WEATHER_TOOL])
     calls = answer.message.tool_calls or []
     assert [(call.function.name, dict(call.function.arguments)) for call in calls] == [
         ("get_weather", {"city": "Paris"})
@@ -169,7 +164,7 @@ def test_turn_after_tool_result_returns_the_final_answer(scripted_model, client:
 def test_trigger_is_found_inside_ordinary_text(scripted_model, client: ollama.Client) -> None:
     """The template glues the trigger to other text; a tokenizer must still see it."""
     template = (
-        "{{- range .Messages }}{{ if eq .Role \"tool\" }}xx<tool_response>yy{{ .Content }}"
+        '{{- range .Messages }}{{ if eq .Role "tool" }}xx<tool_response>yy{{ .Content }}'
         "{{ else }}{{ .Role }}:{{ .Content }}{{ end }}\n{{ end }}assistant:"
     )
     model = scripted_model("first answer", after="second answer", template=template)
@@ -185,10 +180,14 @@ def test_special_tokens_are_single_control_tokens(tmp_path: Path) -> None:
         tmp_path / "m.gguf", "hello there", after="bye now", special_tokens=["<start_of_turn>", "<end_of_turn>"]
     )
     reader = gguf.GGUFReader(path)
-    tokens = [str(bytes(reader.fields["tokenizer.ggml.tokens"].parts[i]), "utf-8")
-              for i in reader.fields["tokenizer.ggml.tokens"].data]
-    types = [int(reader.fields["tokenizer.ggml.token_type"].parts[i][0])
-             for i in reader.fields["tokenizer.ggml.token_type"].data]
+    tokens = [
+        str(bytes(reader.fields["tokenizer.ggml.tokens"].parts[i]), "utf-8")
+        for i in reader.fields["tokenizer.ggml.tokens"].data
+    ]
+    types = [
+        int(reader.fields["tokenizer.ggml.token_type"].parts[i][0])
+        for i in reader.fields["tokenizer.ggml.token_type"].data
+    ]
     kinds = dict(zip(tokens, types))
     assert kinds["<start_of_turn>"] == gguf.TokenType.CONTROL
     assert kinds["<end_of_turn>"] == gguf.TokenType.CONTROL

@@ -9,13 +9,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from shared_data import shared_path
 
 from ollama_fc import oracle
 from ollama_fc.verify.battery import CASES
-from shared_data import shared_path
 
-SEEDS = ("gemma3-tools.jinja", "minimax-text-01.jinja", "phi4-mini-functools.jinja", "qwen2.5-hermes.jinja",
-         "typhoon2-llama3.1-function-list.jinja")
+SEEDS = (
+    "gemma3-tools.jinja",
+    "minimax-text-01.jinja",
+    "phi4-mini-functools.jinja",
+    "qwen2.5-hermes.jinja",
+    "typhoon2-llama3.1-function-list.jinja",
+)
 CASE_LINE = re.compile(r"^(?P<name>\S+) +(?P<status>exact|diff: .+|error: .+|cannot-render: .+)$")
 
 

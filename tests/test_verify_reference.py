@@ -102,4 +102,6 @@ def test_continue_final_message_cuts_like_transformers(final: str, expected_end:
 def test_continue_final_message_refuses_a_template_that_drops_the_text() -> None:
     template = "{% for m in messages %}<{{ m.role }}>{% endfor %}"
     with pytest.raises(ReferenceRenderError, match="final message"):
-        render(template, [{"role": "assistant", "content": "x"}], add_generation_prompt=False, continue_final_message=True)
+        render(
+            template, [{"role": "assistant", "content": "x"}], add_generation_prompt=False, continue_final_message=True
+        )

@@ -52,7 +52,10 @@ def test_a_missing_generation_prompt_is_a_diff_at_the_end(oracles) -> None:
 
 
 def test_template_refusal_is_cannot_render_not_a_failure(oracles) -> None:
-    jinja = "{% if messages[0].role == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}" + CHATML_JINJA
+    jinja = (
+        "{% if messages[0].role == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}"
+        + CHATML_JINJA
+    )
     _, results = compare(TemplateSource(jinja), CHATML_GO, oracles)
     by_name = {result.name: result for result in results}
     assert by_name["system_prompt"].status == "cannot-render"
@@ -73,7 +76,9 @@ def test_leading_bos_added_by_the_runner_is_not_counted(oracles) -> None:
 
 
 def test_compact_diff_shows_the_first_difference_with_context() -> None:
-    assert compact_diff("abcXdef", "abcYdef", context=2) == "at char 3 (line 1 col 4): reference 'bcXd' vs ollama 'bcYd'"
+    assert (
+        compact_diff("abcXdef", "abcYdef", context=2) == "at char 3 (line 1 col 4): reference 'bcXd' vs ollama 'bcYd'"
+    )
     assert compact_diff("ab\ncd", "ab\nc", context=1) == "at char 4 (line 2 col 2): reference 'cd' vs ollama 'c'"
 
 
@@ -84,6 +89,9 @@ def test_a_difference_on_one_version_names_that_version() -> None:
     assert status == "diff"
     assert detail == "v0.34.4: diff at char 1; exact on v0.24.0"
     status, detail = _combine(
-        {"v0.24.0": VersionResult(status="diff", detail="at char 1"), "v0.34.4": VersionResult(status="diff", detail="at char 1")}
+        {
+            "v0.24.0": VersionResult(status="diff", detail="at char 1"),
+            "v0.34.4": VersionResult(status="diff", detail="at char 1"),
+        }
     )
     assert (status, detail) == ("diff", "at char 1")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from shared_data import seed_template, shared_path
 
 from ollama_fc.verify.battery import CASES, case_named
 from ollama_fc.verify.shapes import Shape, probe, render_case, role_names, to_hf
-from shared_data import seed_template, shared_path
 
 
 def test_minimax_wants_parts_content_and_function_role_and_drops_calls() -> None:
@@ -81,7 +81,10 @@ def test_system_needing_parts_makes_parts_content() -> None:
 def test_to_hf_rewrites_the_ollama_shape() -> None:
     shape = Shape(content="parts", tool_role="function", arguments="string", call_wrapper="flat")
     messages = to_hf(case_named("tool_call_result").messages, shape)
-    assert messages[0] == {"role": "user", "content": [{"type": "text", "text": "What's the weather like in Paris today?"}]}
+    assert messages[0] == {
+        "role": "user",
+        "content": [{"type": "text", "text": "What's the weather like in Paris today?"}],
+    }
     call = messages[1]["tool_calls"][0]
     assert call == {"id": "call0001a", "name": "get_weather", "arguments": '{"location": "Paris", "unit": "celsius"}'}
     assert json.loads(call["arguments"]) == {"location": "Paris", "unit": "celsius"}
@@ -93,18 +96,33 @@ def test_to_hf_rewrites_the_ollama_shape() -> None:
 def test_prefill_is_continued_without_a_generation_prompt() -> None:
     template = seed_template("qwen2.5-hermes.jinja")
     prompt = render_case(template, case_named("prefill"), probe(template))
-    assert prompt.endswith("<|im_start|>user\nWrite a haiku about rain.<|im_end|>\n<|im_start|>assistant\nSoft rain on the roof,")
+    assert prompt.endswith(
+        "<|im_start|>user\nWrite a haiku about rain.<|im_end|>\n<|im_start|>assistant\nSoft rain on the roof,"
+    )
     answered = render_case(template, case_named("single_turn"), probe(template))
     assert answered.endswith("<|im_start|>user\nHello! How are you?<|im_end|>\n<|im_start|>assistant\n")
 
 
 def test_battery_covers_the_issue_list() -> None:
     names = {case.name for case in CASES}
-    assert {"single_turn", "system_prompt", "multi_turn", "tools", "tool_call_result", "parallel_calls",
-            "tool_call_with_text", "prefill", "unicode", "special_chars", "surrounding_whitespace",
-            "empty_content"} <= names
-    properties = case_named("tools").tools[0]["function"]["parameters"]["properties"] | \
-        case_named("tools").tools[1]["function"]["parameters"]["properties"]
+    assert {
+        "single_turn",
+        "system_prompt",
+        "multi_turn",
+        "tools",
+        "tool_call_result",
+        "parallel_calls",
+        "tool_call_with_text",
+        "prefill",
+        "unicode",
+        "special_chars",
+        "surrounding_whitespace",
+        "empty_content",
+    } <= names
+    properties = (
+        case_named("tools").tools[0]["function"]["parameters"]["properties"]
+        | case_named("tools").tools[1]["function"]["parameters"]["properties"]
+    )
     kinds = {prop["type"] for prop in properties.values()} | {"enum" for prop in properties.values() if "enum" in prop}
     assert {"integer", "array", "object", "enum"} <= kinds
     specials = " ".join(m["content"] for m in case_named("special_chars").messages)

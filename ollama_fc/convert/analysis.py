@@ -6,7 +6,7 @@ below answer whole-tree questions the single pass of the translator needs up fro
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import jinja2
 from jinja2 import nodes
@@ -36,12 +36,14 @@ def parse_jinja(template: str) -> nodes.Template:
         raise ConversionError(f"the chat template is not valid Jinja (line {exc.lineno}: {exc.message})") from exc
 
 
-
 def names_holding_text(tree: nodes.Template) -> set[str]:
     """Names (and `ns.attr`s) set from an expression reading some `content` or `text` (or such a
     name), transitively."""
     assigns = [
-        (a.target.name if isinstance(a.target, nodes.Name) else f"{a.target.name}.{a.target.attr}", a.node if isinstance(a, nodes.Assign) else a)
+        (
+            a.target.name if isinstance(a.target, nodes.Name) else f"{a.target.name}.{a.target.attr}",
+            a.node if isinstance(a, nodes.Assign) else a,
+        )
         for a in tree.find_all((nodes.Assign, nodes.AssignBlock))
         if isinstance(a.target, (nodes.Name, nodes.NSRef))
     ]
@@ -64,9 +66,17 @@ def names_holding_text(tree: nodes.Template) -> set[str]:
                     return True
             if isinstance(sub, nodes.Getattr) and sub.attr in {"content", "text"}:
                 return True
-            if isinstance(sub, nodes.Getattr) and isinstance(sub.node, nodes.Name) and f"{sub.node.name}.{sub.attr}" in found:
+            if (
+                isinstance(sub, nodes.Getattr)
+                and isinstance(sub.node, nodes.Name)
+                and f"{sub.node.name}.{sub.attr}" in found
+            ):
                 return True
-            if isinstance(sub, nodes.Getitem) and isinstance(sub.arg, nodes.Const) and sub.arg.value in {"content", "text"}:
+            if (
+                isinstance(sub, nodes.Getitem)
+                and isinstance(sub.arg, nodes.Const)
+                and sub.arg.value in {"content", "text"}
+            ):
                 return True
             if isinstance(sub, nodes.Name) and sub.name in found:
                 return True
@@ -92,7 +102,11 @@ def growing_lists(tree: nodes.Template) -> set[str]:
                 found.add(assign.target.name)
     for call in tree.find_all(nodes.Call):
         callee = call.node
-        if isinstance(callee, nodes.Getattr) and callee.attr in {"append", "pop"} and isinstance(callee.node, nodes.Name):
+        if (
+            isinstance(callee, nodes.Getattr)
+            and callee.attr in {"append", "pop"}
+            and isinstance(callee.node, nodes.Name)
+        ):
             found.add(callee.node.name)
     return found
 
@@ -206,7 +220,11 @@ def only_raises(statement: nodes.Node) -> bool:
             for child in node.nodes:
                 if isinstance(child, nodes.TemplateData) and not child.data:
                     continue
-                is_raise = isinstance(child, nodes.Call) and isinstance(child.node, nodes.Name) and child.node.name == "raise_exception"
+                is_raise = (
+                    isinstance(child, nodes.Call)
+                    and isinstance(child.node, nodes.Name)
+                    and child.node.name == "raise_exception"
+                )
                 if not is_raise or not all(pure(a) for a in child.args):
                     return False
                 raises = True
@@ -214,7 +232,11 @@ def only_raises(statement: nodes.Node) -> bool:
         if isinstance(node, nodes.If):
             return pure(node.test) and all(check(n) for n in [*node.body, *node.elif_, *node.else_])
         if isinstance(node, nodes.For):
-            return (node.test is None or pure(node.test)) and pure(node.iter) and all(check(n) for n in [*node.body, *node.else_])
+            return (
+                (node.test is None or pure(node.test))
+                and pure(node.iter)
+                and all(check(n) for n in [*node.body, *node.else_])
+            )
         return isinstance(node, (nodes.Continue, nodes.Break))
 
     return isinstance(statement, (nodes.For, nodes.If)) and check(statement) and raises

@@ -31,7 +31,17 @@ def read_marker(template: str) -> tuple[str, str] | None:
     return (match.group(1), match.group(2)) if match else None
 
 
-KNOWN_MARKERS = ("<tool_call>", "<function_call>", "functools[", "[TOOL_CALLS]", "<|python_tag|>", "<|tool_call|>", "<|tool_calls|>", "<tool_calls>", "<function=")
+KNOWN_MARKERS = (
+    "<tool_call>",
+    "<function_call>",
+    "functools[",
+    "[TOOL_CALLS]",
+    "<|python_tag|>",
+    "<|tool_call|>",
+    "<|tool_calls|>",
+    "<tool_calls>",
+    "<function=",
+)
 PROBE_NAME = "ofc_probe_function"
 
 
@@ -150,7 +160,9 @@ def _tool_marker(source: TemplateSource) -> str | None:
     """The literal text a model prints before a call, read off the template's own rendering."""
     base = [{"role": "user", "content": "Q"}]
     call = {"type": "function", "function": {"name": PROBE_NAME, "arguments": {"x": 1}}}
-    with_call = _probe(source.template, source.special_tokens, base + [{"role": "assistant", "content": "", "tool_calls": [call]}])
+    with_call = _probe(
+        source.template, source.special_tokens, base + [{"role": "assistant", "content": "", "tool_calls": [call]}]
+    )
     without = _probe(source.template, source.special_tokens, base + [{"role": "assistant", "content": ""}])
     if with_call and without is not None and PROBE_NAME in with_call:
         start = 0
@@ -175,7 +187,11 @@ def _stop_tokens(source: TemplateSource) -> list[str]:
     """eos and the end-of-turn token the template writes right after an assistant's text."""
     stops: list[str] = []
     needle = "OFCANSWER"
-    rendered = _probe(source.template, source.special_tokens, [{"role": "user", "content": "Q"}, {"role": "assistant", "content": needle}])
+    rendered = _probe(
+        source.template,
+        source.special_tokens,
+        [{"role": "user", "content": "Q"}, {"role": "assistant", "content": needle}],
+    )
     if not rendered or needle not in rendered:  # templates that read content as a list of parts
         parts = [{"type": "text", "text": text} for text in ("Q", needle)]
         rendered = _probe(
@@ -236,7 +252,9 @@ def convert(
         body = translator.translate()
     except RecursionError as exc:
         raise ConversionError("the chat template nests too deeply to translate") from exc
-    capabilities = _capabilities(translator.tree, loaded.template, probe(loaded.template, tokens, translator.role_names))
+    capabilities = _capabilities(
+        translator.tree, loaded.template, probe(loaded.template, tokens, translator.role_names)
+    )
     # a template naming `tools` gets Ollama's tool round trip even where no probe renders it, so
     # that Ollama >= 0.30 keeps this Go template rather than preferring a GGUF's Jinja one
     tool_aware = capabilities.tools or any(n.name == "tools" for n in translator.tree.find_all(nodes.Name))

@@ -15,10 +15,20 @@ from .textops import go_string, json_string
 MAX_INDENT_DEPTH = 10
 
 #: Key order used for a property schema: the order `transformers.get_json_schema` writes.
-PROPERTY_KEYS = ("AnyOf:anyOf", "Type:type", "Items:items", "Enum:enum", "Properties:properties", "Required:required", "Description:description")
+PROPERTY_KEYS = (
+    "AnyOf:anyOf",
+    "Type:type",
+    "Items:items",
+    "Enum:enum",
+    "Properties:properties",
+    "Required:required",
+    "Description:description",
+)
 
 
-def _json_writer(name: str, indent: int | None, depth: int, child: str, separators: tuple[str, str] | None = None) -> str:
+def _json_writer(
+    name: str, indent: int | None, depth: int, child: str, separators: tuple[str, str] | None = None
+) -> str:
     """One JSON writer: Python `json.dumps` layout over every type Ollama hands a template."""
     item, key_sep = separators or ((", " if indent is None else ","), ": ")
     if indent is None:
@@ -46,9 +56,7 @@ def _json_writer(name: str, indent: int | None, depth: int, child: str, separato
     def sub(expr: str) -> str:
         return f'{{{{- template "{child}" {expr} }}}}'
 
-    tool_fields = members(
-        [("true", "type", quote(".Type")), ("true", "function", sub(".Function"))]
-    )
+    tool_fields = members([("true", "type", quote(".Type")), ("true", "function", sub(".Function"))])
     function_fields = members(
         [
             ("true", "name", quote(".Name")),
@@ -63,6 +71,7 @@ def _json_writer(name: str, indent: int | None, depth: int, child: str, separato
             (".Required", "required", sub(".Required")),
         ]
     )
+
     def type_names(expr: str, levels: int) -> str:
         """A schema `type` (a list in Ollama): one name is a string, several a list `levels`
         deeper than this writer's object, laid out as json.dumps lays out any list."""
@@ -86,21 +95,25 @@ def _json_writer(name: str, indent: int | None, depth: int, child: str, separato
     )
 
     def obj(fields: str) -> str:
-        return '{{- "{" }}' + (f"{{{{- {lit(open_pad)} }}}}" if open_pad else "") + fields + (
-            f"{{{{- {lit(close_pad)} }}}}" if close_pad else ""
-        ) + "}"
+        return (
+            '{{- "{" }}'
+            + (f"{{{{- {lit(open_pad)} }}}}" if open_pad else "")
+            + fields
+            + (f"{{{{- {lit(close_pad)} }}}}" if close_pad else "")
+            + "}"
+        )
 
     def mapping(range_expr: str) -> str:
         return (
             f"{{{{- if . }}}}{{{{- $first := true }}}}{{{{- {lit('{' + open_pad)} }}}}{{{{- range $k, $v := {range_expr} }}}}"
             f"{{{{- if $first }}}}{{{{- $first = false }}}}{{{{- else }}}}{{{{- {lit(item_sep)} }}}}{{{{- end }}}}"
-            f'{quote("$k")}{key_sep}{sub("$v")}{{{{- end }}}}{{{{- {lit(close_pad + "}")} }}}}'
+            f"{quote('$k')}{key_sep}{sub('$v')}{{{{- end }}}}{{{{- {lit(close_pad + '}')} }}}}"
             "{{- else }}{}{{- end }}"
         )
 
     sequence = (
         f"{{{{- if . }}}}{{{{- {lit('[' + open_pad)} }}}}{{{{- range $i, $v := . }}}}{{{{- if $i }}}}{{{{- {lit(item_sep)} }}}}{{{{- end }}}}"
-        f'{sub("$v")}{{{{- end }}}}{{{{- {lit(close_pad + "]")} }}}}{{{{- else }}}}[]{{{{- end }}}}'
+        f"{sub('$v')}{{{{- end }}}}{{{{- {lit(close_pad + ']')} }}}}{{{{- else }}}}[]{{{{- end }}}}"
     )
     return (
         f'{{{{- define "{name}" }}}}{{{{- $t := printf "%T" . }}}}'
@@ -177,17 +190,17 @@ REPR_HELPER = _untrimmed(
     '{{- else if eq $t "<nil>" }}None'
     '{{- else if eq $t "float64" "int" }}{{- json . }}'
     '{{- else if eq $t "map[string]interface {}" "template.templateArgs" }}{{- $first := true }}{{- "{" }}'
-    '{{- range $k, $v := . }}{{- if $first }}{{- $first = false }}{{- else }}, {{- end }}'
+    "{{- range $k, $v := . }}{{- if $first }}{{- $first = false }}{{- else }}, {{- end }}"
     '{{- template "ofc_repr_str" $k }}: {{ template "ofc_repr" $v }}{{- end }}}'
     '{{- else if eq $t "[]interface {}" "[]string" }}[{{- range $i, $v := . }}{{- if $i }}, {{ end }}'
     '{{- template "ofc_repr" $v }}{{- end }}]'
-    '{{- else }}{{- print . }}{{- end }}{{- end }}'
+    "{{- else }}{{- print . }}{{- end }}{{- end }}"
     # strings: single quotes unless the text has ' and no ", like CPython's repr
     '{{- define "ofc_repr_str" }}{{- $s := . }}{{- $sq := false }}{{- $dq := false }}'
     '{{- range $i := len $s }}{{- $c := slice $s $i }}{{- if eq (printf "%.1s" $c) "\'" }}{{- $sq = true }}'
     '{{- else if eq (printf "%.1s" $c) "\\"" }}{{- $dq = true }}{{- end }}{{- end }}'
     '{{- $q := "\'" }}{{- if and $sq (not $dq) }}{{- $q = "\\"" }}{{- end }}{{- $q }}'
-    '{{- range $i := len $s }}{{- $b := index $s $i }}{{- if and (ge $b 128) (lt $b 192) }}{{- continue }}{{- end }}'
+    "{{- range $i := len $s }}{{- $b := index $s $i }}{{- if and (ge $b 128) (lt $b 192) }}{{- continue }}{{- end }}"
     '{{- $c := printf "%.1s" (slice $s $i) }}'
     '{{- if eq $c "\\\\" }}\\\\{{- else if eq $c "\\n" }}\\n{{- else if eq $c "\\r" }}\\r{{- else if eq $c "\\t" }}\\t'
     '{{- else if eq $c $q }}\\{{ $q }}{{- else if or (lt $b 32) (eq $b 127) }}{{- printf "\\\\x%02x" $b }}{{- else }}{{- $c }}{{- end }}{{- end }}'

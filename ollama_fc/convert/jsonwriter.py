@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from jinja2 import nodes
 
-import json
-
 from .gohelpers import PROPERTY_KEYS, REPR_HELPER
+from .model import (
+    ANY,
+    ARGS,
+    CALL,
+    CALLS,
+    CONTENT,
+    ELEMENT,
+    FUNC,
+    INT,
+    LIST,
+    PARAMS,
+    PROP,
+    PROPS,
+    STR,
+    TFUNC,
+    TOOL,
+    TOOLS,
+)
 from .textops import json_string, repr_of_json, repr_string
-from .model import ANY, ARGS, CALL, CALLS, CONTENT, ELEMENT, FUNC, INT, LIST, PARAMS, PROP, PROPS, STR, TFUNC, TOOL, TOOLS
 
 if TYPE_CHECKING:
     from .translator import Translator
@@ -30,7 +47,12 @@ class JsonWriter:
     MAX_UNTYPED = 3
 
     def __init__(
-        self, tr: "Translator", indent: int | None, node: nodes.Node, python: bool = False, schema: bool = False,
+        self,
+        tr: Translator,
+        indent: int | None,
+        node: nodes.Node,
+        python: bool = False,
+        schema: bool = False,
         separators: tuple[str, str] | None = None,
     ) -> None:
         self.tr, self.indent, self.node = tr, indent, node
@@ -48,7 +70,11 @@ class JsonWriter:
 
     def literal(self, value: object) -> str:
         """A constant as this layout writes it."""
-        return repr(value) if self.python else json.dumps(value, ensure_ascii=False, separators=(self.item_sep, self.key_sep))
+        return (
+            repr(value)
+            if self.python
+            else json.dumps(value, ensure_ascii=False, separators=(self.item_sep, self.key_sep))
+        )
 
     def pad(self, depth: int) -> str:
         return "" if self.indent is None else "\n" + " " * (self.indent * depth)
@@ -69,11 +95,32 @@ class JsonWriter:
         elif kind == TOOL:
             self.fields(code, depth, [("true", "type", ".Type", STR), ("true", "function", ".Function", TFUNC)])
         elif kind == TFUNC:
-            self.fields(code, depth, [("true", "name", ".Name", STR), (".Description", "description", ".Description", STR), ("true", "parameters", ".Parameters", PARAMS)])
+            self.fields(
+                code,
+                depth,
+                [
+                    ("true", "name", ".Name", STR),
+                    (".Description", "description", ".Description", STR),
+                    ("true", "parameters", ".Parameters", PARAMS),
+                ],
+            )
         elif kind == PARAMS:
-            self.fields(code, depth, [("true", "type", ".Type", STR), ("true", "properties", ".Properties", PROPS), (".Required", "required", ".Required", LIST)])
+            self.fields(
+                code,
+                depth,
+                [
+                    ("true", "type", ".Type", STR),
+                    ("true", "properties", ".Properties", PROPS),
+                    (".Required", "required", ".Required", LIST),
+                ],
+            )
         elif kind == CALL:
-            self.fields(code, depth, [(".ID", "id", ".ID", STR), ("true", "type", "", "function"), ("true", "function", ".Function", FUNC)], always_first=False)
+            self.fields(
+                code,
+                depth,
+                [(".ID", "id", ".ID", STR), ("true", "type", "", "function"), ("true", "function", ".Function", FUNC)],
+                always_first=False,
+            )
         elif kind == "function":
             tr.text(self.literal("function"))
         elif kind == FUNC:
@@ -82,7 +129,15 @@ class JsonWriter:
             pairs = []
             for entry in PROPERTY_KEYS:
                 go, key = entry.split(":")
-                sub = {"AnyOf": "anyof", "Type": "json", "Items": ANY, "Enum": LIST, "Properties": PROPS, "Required": LIST, "Description": STR}[go]
+                sub = {
+                    "AnyOf": "anyof",
+                    "Type": "json",
+                    "Items": ANY,
+                    "Enum": LIST,
+                    "Properties": PROPS,
+                    "Required": LIST,
+                    "Description": STR,
+                }[go]
                 pairs.append((f".{go}", key, f".{go}", sub))
             self.fields(code, depth, pairs, always_first=False)
         elif kind in {PROPS, ARGS}:
@@ -275,4 +330,3 @@ class JsonWriter:
             tr.action("else")
             self.beyond_limit(v, depth)
         tr.action("end")
-

@@ -55,7 +55,15 @@ MESSAGE_FIELDS = {
     "reasoning": ("Thinking", STR),
 }
 #: Message keys a Hugging Face message has only when Ollama's field is non-empty.
-OPTIONAL_MESSAGE_KEYS = {"tool_calls", "name", "tool_name", "tool_call_id", "reasoning_content", "thinking", "reasoning"}
+OPTIONAL_MESSAGE_KEYS = {
+    "tool_calls",
+    "name",
+    "tool_name",
+    "tool_call_id",
+    "reasoning_content",
+    "thinking",
+    "reasoning",
+}
 FIELDS = {
     MSG: MESSAGE_FIELDS,
     CALL: {"function": ("Function", FUNC), "id": ("ID", STR)},
@@ -69,7 +77,20 @@ FIELDS = {
 #: Roles templates give tool results, most common first (Ollama's is always `tool`).
 TOOL_RESULT_ROLES = ("tool", "function", "tools", "ipython", "observation", "tool_response", "tool_results")
 STRFTIME = {"%Y": (0, 4), "%m": (5, 7), "%d": (8, 10), "%y": (2, 4)}
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 
 
 @dataclass
@@ -147,7 +168,7 @@ class Frame:
     """A Jinja scope: names bound to Go variables (or fixed values), and the enclosing loop."""
 
     names: dict[str, Value]
-    parent: "Frame | None" = None
+    parent: Frame | None = None
     loop: Loop | None = None
     #: how many runtime `if`s enclosed the scope's start; a `set` at the same depth always runs
     depth: int = 0
@@ -160,7 +181,7 @@ class Frame:
             frame = frame.parent
         return None
 
-    def owner(self, name: str) -> "Frame | None":
+    def owner(self, name: str) -> Frame | None:
         frame: Frame | None = self
         while frame is not None:
             if name in frame.names:

@@ -8,7 +8,8 @@ whether Ollama's field is set (an unset field is a key the dict does not have).
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from jinja2.defaults import DEFAULT_TESTS
 

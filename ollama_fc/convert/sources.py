@@ -7,9 +7,10 @@ data next to it. Every loader returns both, plus a short description of where th
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..errors import SourceError
 
@@ -32,7 +33,9 @@ def load_source(path: str | Path) -> TemplateSource:
     """Load the chat template from a .jinja file, tokenizer_config.json, HF model folder or .gguf."""
     path = Path(path)
     if not path.exists():
-        raise SourceError(f"{path}: no such file or folder; give a .jinja, tokenizer_config.json, model folder or .gguf")
+        raise SourceError(
+            f"{path}: no such file or folder; give a .jinja, tokenizer_config.json, model folder or .gguf"
+        )
     if path.is_dir():
         return _from_folder(path)
     # sniffing a pipe (`/dev/stdin`) would eat the bytes the template is read from
@@ -96,12 +99,16 @@ def _pick_template(value: Any, path: Path) -> str:
             return named["default"]
         if named:
             return next(iter(named.values()))
-    raise SourceError(f"{path}: no chat template found (no usable `chat_template` entry); give the model's chat_template.jinja, or a tokenizer_config.json that has one")
+    raise SourceError(
+        f"{path}: no chat template found (no usable `chat_template` entry); give the model's chat_template.jinja, or a tokenizer_config.json that has one"
+    )
 
 
 def _from_config(data: Any, path: Path, tokens: dict[str, str]) -> TemplateSource:
     if not isinstance(data, Mapping) or "chat_template" not in data:
-        raise SourceError(f"{path}: no chat template found (no `chat_template` key); give the model's chat_template.jinja, or a tokenizer_config.json that has one")
+        raise SourceError(
+            f"{path}: no chat template found (no `chat_template` key); give the model's chat_template.jinja, or a tokenizer_config.json that has one"
+        )
     return TemplateSource(template=_pick_template(data["chat_template"], path), special_tokens=tokens, origin=str(path))
 
 
@@ -148,7 +155,9 @@ def _from_gguf(path: Path) -> TemplateSource:
     try:
         reader = gguf.GGUFReader(str(path), "r")
     except Exception as exc:  # the reader raises assorted errors on truncated or corrupt files
-        raise SourceError(f"{path}: cannot read GGUF ({exc}); the file looks truncated or damaged, download it again") from exc
+        raise SourceError(
+            f"{path}: cannot read GGUF ({exc}); the file looks truncated or damaged, download it again"
+        ) from exc
 
     def field_value(key: str) -> Any:
         found = reader.get_field(key)
@@ -156,7 +165,9 @@ def _from_gguf(path: Path) -> TemplateSource:
 
     template = field_value(gguf.Keys.Tokenizer.CHAT_TEMPLATE)
     if not isinstance(template, str) or not template:
-        raise SourceError(f"{path}: no chat template found (GGUF has no `tokenizer.chat_template`); convert the model's chat_template.jinja or tokenizer_config.json instead")
+        raise SourceError(
+            f"{path}: no chat template found (GGUF has no `tokenizer.chat_template`); convert the model's chat_template.jinja or tokenizer_config.json instead"
+        )
     vocabulary = field_value(gguf.Keys.Tokenizer.LIST) or []
     tokens: dict[str, str] = {}
     for name, key in (

@@ -45,7 +45,7 @@ def count(em: Emitter, code: str) -> str:
     em.action(f"{n} := 0")
     em.action(f"range {i} := len {text}")
     em.action(f"if eq (index {text} {i}) {MARK_BYTE}")
-    em.action(f'{n} = {plus_one(n)}')
+    em.action(f"{n} = {plus_one(n)}")
     em.action("end")
     em.action("end")
     return n
@@ -61,7 +61,7 @@ def join(em: Emitter, code: str, sep_code: str) -> str:
     em.action(f"range {i} := len {text}")
     em.action(f"if and (gt {i} 0) (eq (index {text} {i}) {MARK_BYTE})")
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {sep_code}')
-    em.action(f'{last} = {plus_one(i)}')
+    em.action(f"{last} = {plus_one(i)}")
     em.action("end")
     em.action("end")
     em.action(f'{out} = printf "%s%s" {out} (slice {text} {last})')
@@ -105,7 +105,7 @@ def element(em: Emitter, code: str, which: int, var: str | None = None) -> str:
         if var is not None:
             em.action(f"{var} = slice {text} {cut}")
     else:
-        em.action(f'{result} = slice {text} ({plus_one(cut)})')
+        em.action(f"{result} = slice {text} ({plus_one(cut)})")
         if var is not None:
             em.action(f"{var} = slice {text} 0 {cut}")
     em.action("end")
@@ -123,9 +123,9 @@ def each(em: Emitter, code: str) -> tuple[str, str, str]:
     em.action(f"range {i} := len {text}")
     em.action(f"if and (gt {i} 0) (eq (index {text} {i}) {MARK_BYTE})")
     em.action(f"{item} := slice {text} {start} {i}")
-    em.action(f'{start} = {plus_one(i)}')
+    em.action(f"{start} = {plus_one(i)}")
     em.action(f"{idx} := {seen}")
-    em.action(f'{seen} = {plus_one(seen)}')
+    em.action(f"{seen} = {plus_one(seen)}")
     return item, idx, total
 
 
@@ -145,8 +145,8 @@ def nth(em: Emitter, code: str, position: str) -> tuple[str, str]:
     em.action(f"{found} = true")
     em.action("break")
     em.action("end")
-    em.action(f'{start} = {plus_one(i)}')
-    em.action(f'{seen} = {plus_one(seen)}')
+    em.action(f"{start} = {plus_one(i)}")
+    em.action(f"{seen} = {plus_one(seen)}")
     em.action("end")
     em.action("end")
     return result, found
@@ -164,7 +164,7 @@ def tail(em: Emitter, code: str, start: str) -> str:
     em.action(f"{result} = slice {text} {i}")
     em.action("break")
     em.action("end")
-    em.action(f'{seen} = {plus_one(seen)}')
+    em.action(f"{seen} = {plus_one(seen)}")
     em.action("end")
     em.action("end")
     return result

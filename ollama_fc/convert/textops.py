@@ -89,7 +89,9 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
     else:  # up to and with the last kept character: from the first one, or (rstrip) the start
         em.action(f'{result} := ""')
         em.action(f"if ge {last} 0")
-        em.action(f'{result} = printf "%s%.1s" (slice {text} {start if method == "strip" else 0} {last}) (slice {text} {last})')
+        em.action(
+            f'{result} = printf "%s%.1s" (slice {text} {start if method == "strip" else 0} {last}) (slice {text} {last})'
+        )
         em.action("end")
     return result
 
@@ -223,7 +225,7 @@ def json_string(em: Emitter, text_code: str) -> str:
     em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
     em.action("end")
     em.action(f'{quoted} = printf "%s%s%s" {quoted} (slice {text} {last} {i}) {escape}')
-    em.action(f'{last} = {plus_one(i)}')
+    em.action(f"{last} = {plus_one(i)}")
     em.action("end")
     em.action("end")
     em.action(f'{quoted} = printf "\\"%s%s\\"" {quoted} (slice {text} {last})')
@@ -246,7 +248,7 @@ def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | N
     em.action(f'{result} = printf "%s%s%v" {result} (slice {text} {last} {i}) {new_code}')
     em.action(f'{last} = len (printf "%*s%*s" {i} "" {len(old.encode())} "")')
     if limit is not None:
-        em.action(f'{done} = {plus_one(done)}')
+        em.action(f"{done} = {plus_one(done)}")
     em.action("end")
     em.action("end")
     em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
@@ -263,7 +265,7 @@ def slice_text(em: Emitter, text_code: str, start: int | None, stop: int | None)
         em.action(f"range {i} := len {text}")
         em.action(f"{b} := index {text} {i}")
         em.action(f"if or (lt {b} 128) (ge {b} 192)")
-        em.action(f'{count} = {plus_one(count)}')
+        em.action(f"{count} = {plus_one(count)}")
         em.action("end")
         em.action("end")
 
@@ -305,7 +307,7 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.action(f"{double} = true")
     em.action("end")
     em.action("end")
-    em.action(f"{quote} := \"'\"")
+    em.action(f'{quote} := "\'"')
     em.action(f"if and {single} (not {double})")
     em.action(f'{quote} = "\\""')
     em.action("end")
@@ -321,7 +323,7 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
     em.action("end")
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {escape}')
-    em.action(f'{last} = {plus_one(i)}')
+    em.action(f"{last} = {plus_one(i)}")
     em.action("end")
     em.action("end")
     em.action(f'{out} = printf "%s%s%s%s" {quote} {out} (slice {text} {last}) {quote}')

@@ -10,25 +10,81 @@ ConversionWarning naming the construct and line.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-import markupsafe
 import jinja2
+import markupsafe
 from jinja2 import nodes
 
 from ..errors import ConversionError
 from . import schema, strlists, textops
-from .analysis import assigned_names, filtered_names, growing_lists, literal_dict_names, names_holding_text, only_raises, parse_jinja, role_constants
+from .analysis import (
+    assigned_names,
+    filtered_names,
+    growing_lists,
+    literal_dict_names,
+    names_holding_text,
+    only_raises,
+    parse_jinja,
+    role_constants,
+)
 from .gohelpers import MAX_INDENT_DEPTH, REPR_HELPER, json_helper_name, json_helpers
-from .textops import go_string
 from .jsonwriter import JsonWriter
 from .model import (
-    ANY, ANYOF, ARGS, BOUND_METHOD, DICT_KINDS, DICT_METHODS, BOOL, CALL, CALLS, CONTENT, DICT, ELEMENT, RECORD, FIELDS, FUNC, FUNCTION, GLOBAL_FUNCTIONS, INT, LIST, LITERAL_OR,
-    MAPPINGS, MESSAGE_FIELDS, MONTHS, MSG, MSGS, NONE, NOT_CONST, NS, OPTIONAL_MESSAGE_KEYS, PARAMS, PART,
-    PARTS, PROP, PROPS, SEQUENCES, STR, STRFTIME, STRLIST, TFUNC, TOOL, TOOL_RESULT_ROLES, TOOLS, UNDEF, UNDEFINED,
-    Frame, Loop, Value, Warning_, const, final_of, py_str,
+    ANY,
+    ANYOF,
+    ARGS,
+    BOOL,
+    BOUND_METHOD,
+    CALL,
+    CALLS,
+    CONTENT,
+    DICT,
+    DICT_KINDS,
+    DICT_METHODS,
+    ELEMENT,
+    FIELDS,
+    FUNC,
+    FUNCTION,
+    GLOBAL_FUNCTIONS,
+    INT,
+    LIST,
+    LITERAL_OR,
+    MAPPINGS,
+    MESSAGE_FIELDS,
+    MONTHS,
+    MSG,
+    MSGS,
+    NONE,
+    NOT_CONST,
+    NS,
+    OPTIONAL_MESSAGE_KEYS,
+    PARAMS,
+    PART,
+    PARTS,
+    PROP,
+    PROPS,
+    RECORD,
+    SEQUENCES,
+    STR,
+    STRFTIME,
+    STRLIST,
+    TFUNC,
+    TOOL,
+    TOOL_RESULT_ROLES,
+    TOOLS,
+    UNDEF,
+    UNDEFINED,
+    Frame,
+    Loop,
+    Value,
+    Warning_,
+    const,
+    final_of,
+    py_str,
 )
-
+from .textops import go_string
 
 #: string filters applied at conversion time to a constant (jinja2's own, so exactly)
 CONSTANT_FILTERS = {"replace", "title", "capitalize", "center", "indent", "wordcount"}
@@ -97,7 +153,12 @@ class Translator:
         self.literal_uses = self.branching_uses(self.tree)
         #: checks that only raise_exception (dropped: they render nothing)
         self.dead_checks = {id(n) for n in self.tree.find_all((nodes.For, nodes.If)) if only_raises(n)}
-        unread = {id(name) for n in self.tree.find_all((nodes.For, nodes.If)) if id(n) in self.dead_checks for name in n.find_all(nodes.Name)}
+        unread = {
+            id(name)
+            for n in self.tree.find_all((nodes.For, nodes.If))
+            if id(n) in self.dead_checks
+            for name in n.find_all(nodes.Name)
+        }
         self.read_names = self.names_read(unread)
         #: attributes each name is given by `set name.attr` (Jinja lets a namespace grow)
         self.ns_refs: dict[str, list[str]] = {}
@@ -114,7 +175,11 @@ class Translator:
         A read in the value of a `set` counts only once its target is read: a list a loop
         keeps appending to, and nothing else reads, is never needed.
         """
-        assigns = [a for a in self.tree.find_all(nodes.Assign) if isinstance(a.target, nodes.Name) and not self.calls_in(a.node)]
+        assigns = [
+            a
+            for a in self.tree.find_all(nodes.Assign)
+            if isinstance(a.target, nodes.Name) and not self.calls_in(a.node)
+        ]
         in_assign = {id(name): a.target.name for a in assigns for name in a.node.find_all(nodes.Name)}
         loads = [n for n in self.tree.find_all(nodes.Name) if n.ctx == "load" and id(n) not in unread]
         read = {ref.name for ref in self.tree.find_all(nodes.NSRef)}
@@ -300,13 +365,17 @@ class Translator:
                 slot.extra["literal_flag"] = var + "_literal"
                 self.action(f"{var}_literal := false")
             if outer is not None:
-                slot.extra.update({k: v for k, v in outer.extra.items() if k in {"nullable", "maybe_none", "defined_flag"}})
+                slot.extra.update(
+                    {k: v for k, v in outer.extra.items() if k in {"nullable", "maybe_none", "defined_flag"}}
+                )
             elif name in self.tested_defined:
                 slot.extra["defined_flag"] = var + "_defined"
                 self.action(f"{var}_defined := false")
             if name in self.text_names:
                 slot.extra["final"] = var + "_final"
-                self.action(f"{var}_final := {final_of(outer)['final'] if outer is not None and final_of(outer) else 'false'}")
+                self.action(
+                    f"{var}_final := {final_of(outer)['final'] if outer is not None and final_of(outer) else 'false'}"
+                )
             frame.names[name] = slot
 
     # ---- statements -----------------------------------------------------------------
@@ -334,7 +403,11 @@ class Translator:
 
     def visit(self, node: nodes.Node, frame: Frame) -> None:
         if id(node) in self.dead_checks:
-            self.warn(node, "raise_exception()", "dropped with the check around it: Ollama renders instead of refusing this conversation")
+            self.warn(
+                node,
+                "raise_exception()",
+                "dropped with the check around it: Ollama renders instead of refusing this conversation",
+            )
             return
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
@@ -385,7 +458,11 @@ class Translator:
         if isinstance(expr, nodes.Filter) and expr.name == "tojson":
             self.tojson(expr, frame)
             return
-        if isinstance(expr, nodes.Filter) and expr.name == "string" and isinstance(expr.node, (nodes.Name, nodes.Getattr, nodes.Getitem)):
+        if (
+            isinstance(expr, nodes.Filter)
+            and expr.name == "string"
+            and isinstance(expr.node, (nodes.Name, nodes.Getattr, nodes.Getitem))
+        ):
             # a plain lookup (no side effects to repeat): a schema's repr printed, not captured
             inner = self.expr(expr.node, frame)
             if inner.kind in PYTHON_REPR or (inner.kind == LIST and not inner.is_const):
@@ -494,13 +571,19 @@ class Translator:
 
     def tojson_layout(self, expr: nodes.Filter, frame: Frame) -> tuple[tuple[str, str] | None, bool]:
         """transformers' `tojson(separators=..., ensure_ascii=...)` options, which must be constant."""
-        options = {kw.key: self.const_of(kw.value, frame) for kw in expr.kwargs if kw.key in {"separators", "ensure_ascii"}}
+        options = {
+            kw.key: self.const_of(kw.value, frame) for kw in expr.kwargs if kw.key in {"separators", "ensure_ascii"}
+        }
         positional = [self.const_of(arg, frame) for arg in expr.args[1:3]]  # tojson(indent, separators, sort_keys)
         separators = options.get("separators", positional[0] if positional else None)
         if len(positional) > 1 and positional[1]:
             raise self.fail(expr, "tojson(sort_keys=True)")
         if separators is not None:
-            if not (isinstance(separators, (list, tuple)) and len(separators) == 2 and all(isinstance(part, str) for part in separators)):
+            if not (
+                isinstance(separators, (list, tuple))
+                and len(separators) == 2
+                and all(isinstance(part, str) for part in separators)
+            ):
                 raise self.fail(expr, "tojson(separators=...) other than two strings")
             separators = (separators[0], separators[1])
         ascii_only = options.get("ensure_ascii", False)
@@ -508,12 +591,16 @@ class Translator:
             raise self.fail(expr, "tojson(ensure_ascii=...) other than True or False")
         return separators, ascii_only
 
-    def ascii_json_text(self, value: Value, indent: int | None, separators: tuple[str, str] | None, expr: nodes.Filter) -> str:
+    def ascii_json_text(
+        self, value: Value, indent: int | None, separators: tuple[str, str] | None, expr: nodes.Filter
+    ) -> str:
         """`tojson(ensure_ascii=True)`: the JSON text captured, then its non-ASCII escaped."""
         text = self.capture(lambda: self.json_action(value, indent, expr, separators), "|tojson", expr)
         return textops.ascii_json(self, text)
 
-    def json_action(self, value: Value, indent: int | None, expr: nodes.Node, separators: tuple[str, str] | None = None) -> None:
+    def json_action(
+        self, value: Value, indent: int | None, expr: nodes.Node, separators: tuple[str, str] | None = None
+    ) -> None:
         """Print `value` as Python's json.dumps would."""
         if value.kind in {PART, PARTS}:
             # a part exists only as the template's view of a string (which Python iterates by character)
@@ -522,7 +609,11 @@ class Translator:
             self.json_view(value, indent, expr)
             return
         if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
-            self.warn(expr, "tojson of an undefined value", "Jinja fails there (Undefined is not JSON serializable); written as empty text instead")
+            self.warn(
+                expr,
+                "tojson of an undefined value",
+                "Jinja fails there (Undefined is not JSON serializable); written as empty text instead",
+            )
             return
         if value.kind in {TOOL, TOOLS, TFUNC, PARAMS, PROPS, PROP}:
             self.warn(expr, "tojson of tools", JSON_SCHEMA_EFFECT)
@@ -551,7 +642,9 @@ class Translator:
             self.warn(node, f"repr of a {value.kind} schema", schema.ORDER_EFFECT)
         JsonWriter(self, None, node, python=True, schema=value.kind != ARGS).value(value.code, value.kind, 0)
 
-    def json_record(self, value: Value, indent: int | None, expr: nodes.Node, separators: tuple[str, str] | None = None) -> None:
+    def json_record(
+        self, value: Value, indent: int | None, expr: nodes.Node, separators: tuple[str, str] | None = None
+    ) -> None:
         """json.dumps of a dict literal whose keys are constant: each value written by its kind."""
         import json
 
@@ -569,7 +662,9 @@ class Translator:
                 self.json_action(field, None, expr, separators)
         self.text("}")
 
-    def json_helper(self, indent: int | None, depth: int, node: nodes.Node, separators: tuple[str, str] | None = None) -> str:
+    def json_helper(
+        self, indent: int | None, depth: int, node: nodes.Node, separators: tuple[str, str] | None = None
+    ) -> str:
         """The `define` helper writing JSON at this nesting depth (emitted once per template)."""
         self.helpers.setdefault("ofc_json", json_helpers(None)[1])
         compact, code = json_helpers(None, separators)
@@ -586,7 +681,9 @@ class Translator:
         if first.kind in {UNDEF, NONE} and not first.extra:
             first = const(False)
         if not first.is_const and self.truth_of(first) in {"true", "false"}:
-            first = const(self.truth_of(first) == "true")  # a mapping Ollama always fills (a message, a tool's function)
+            first = const(
+                self.truth_of(first) == "true"
+            )  # a mapping Ollama always fills (a message, a tool's function)
         if first.is_const:
             # resolved statically (Ollama's data model makes it certain): keep the branch taken
             if first.const:
@@ -610,7 +707,9 @@ class Translator:
             # may resolve statically
             self.action("else")
             first_elif = node.elif_[0]
-            self.stmt_If(nodes.If(first_elif.test, first_elif.body, node.elif_[1:], node.else_, lineno=first_elif.lineno), frame)
+            self.stmt_If(
+                nodes.If(first_elif.test, first_elif.body, node.elif_[1:], node.else_, lineno=first_elif.lineno), frame
+            )
         elif node.else_:
             self.action("else")
             self.visit_body(node.else_, frame)
@@ -628,12 +727,17 @@ class Translator:
                 value = self.split_list(value)
             var = f"{ns.code}_{target.attr}"
             attrs = ns.extra["attrs"]
-            if target.attr in attrs and attrs[target.attr].kind == STRLIST or value.kind == STRLIST:
+            if (target.attr in attrs and attrs[target.attr].kind == STRLIST) or value.kind == STRLIST:
                 value = Value(self.strlist_code(value, node), STRLIST, extra=final_of(value))
             if target.attr not in attrs:
-                raise self.fail(node, f"set {target.name}.{target.attr}", "sets an attribute namespace() did not declare")
+                raise self.fail(
+                    node, f"set {target.name}.{target.attr}", "sets an attribute namespace() did not declare"
+                )
             joined = self.join(attrs[target.attr], value)
-            if any(v.extra.get("maybe_negative") or (v.is_const and isinstance(v.const, int) and v.const < 0) for v in (attrs[target.attr], value)):
+            if any(
+                v.extra.get("maybe_negative") or (v.is_const and isinstance(v.const, int) and v.const < 0)
+                for v in (attrs[target.attr], value)
+            ):
                 joined.extra["maybe_negative"] = True  # Go's printf-width arithmetic needs to know
             if attrs[target.attr].extra.get("maybe_undefined"):
                 joined.extra["maybe_undefined"] = True
@@ -650,7 +754,11 @@ class Translator:
             if target.attr in ns.extra.get("text_attrs", ()):
                 self.action(f"{var}_final = {value.extra.get('final') or 'false'}")
             return
-        if isinstance(target, nodes.Tuple) and isinstance(node.node, nodes.Tuple) and self.independent_pairs(target, node.node):
+        if (
+            isinstance(target, nodes.Tuple)
+            and isinstance(node.node, nodes.Tuple)
+            and self.independent_pairs(target, node.node)
+        ):
             # `set a, b = x, y`: one assignment per pair (no right side reads a name set here)
             for name, item in zip(target.items, node.node.items):
                 self.stmt_Assign(nodes.Assign(name, item, lineno=node.lineno), frame)
@@ -665,7 +773,9 @@ class Translator:
         slot = frame.lookup(target.name)
         assert slot is not None, target.name
         slot.extra.pop("known", None)
-        if target.name in self.growing and (value.kind == STRLIST or (value.is_const and isinstance(value.const, list))):
+        if target.name in self.growing and (
+            value.kind == STRLIST or (value.is_const and isinstance(value.const, list))
+        ):
             value = Value(self.strlist_code(value, node), STRLIST, extra=final_of(value))
         if value.kind == NS:
             slot.kind = NS
@@ -689,24 +799,43 @@ class Translator:
             return
         owner = frame.owner(target.name)
         strong = owner is not None and (self.cond_depth == owner.depth or not self.read_later(target.name, owner))
-        static = (value.is_const and isinstance(value.const, (list, tuple, dict))) or value.kind in {"select", "reversed", RECORD}
+        static = (value.is_const and isinstance(value.const, (list, tuple, dict))) or value.kind in {
+            "select",
+            "reversed",
+            RECORD,
+        }
         if not strong and value.kind == "select" and self.filters_own_list(slot, value):
             # `set xs = xs | rejectattr(..)` on some paths: the filters apply once a Go flag is on
             flag = slot.extra["filter_flag"]
             self.action(f"{flag} = true")
-            slot.extra["filters"] = [*slot.extra.get("filters", []), *((f, fr, flag) for f, fr, _ in value.extra["filters"])]
+            slot.extra["filters"] = [
+                *slot.extra.get("filters", []),
+                *((f, fr, flag) for f, fr, _ in value.extra["filters"]),
+            ]
             if slot.kind != "select":
                 slot.extra["base"] = Value(slot.code, slot.kind)
                 slot.kind = "select"
             return
-        if value.is_const and isinstance(value.const, dict) and not strong and slot.extra.get("literal_flag") and not slot.is_const:
+        if (
+            value.is_const
+            and isinstance(value.const, dict)
+            and not strong
+            and slot.extra.get("literal_flag")
+            and not slot.is_const
+        ):
             # a dict literal on some paths: a Go flag says the variable holds it (see `literal_or`)
             if slot.extra.get("literal", value).const != value.const:
                 raise self.fail(node, f"set {target.name}", "(different dict literals on different paths)")
             slot.extra["literal"] = value
             self.action(f"{slot.extra['literal_flag']} = true")
             return
-        if not strong and value.is_const and value.const == [] and slot.kind in {TOOLS, MSGS, CALLS} and not slot.is_const:
+        if (
+            not strong
+            and value.is_const
+            and value.const == []
+            and slot.kind in {TOOLS, MSGS, CALLS}
+            and not slot.is_const
+        ):
             # `set tools = []` on some paths: an empty list of the kind the variable holds
             self.action(f"{slot.code} = slice {slot.code} 0 0")
             slot.extra["emptied"] = True  # no longer None where Ollama's list is empty
@@ -811,7 +940,9 @@ class Translator:
         return Value(old.code, ANY)
 
     def operand(self, value: Value, node: nodes.Node) -> str:
-        if value.kind in {"split", "select", "mapped", "loop", BOUND_METHOD, LITERAL_OR} or value.kind.startswith("method:"):
+        if value.kind in {"split", "select", "mapped", "loop", BOUND_METHOD, LITERAL_OR} or value.kind.startswith(
+            "method:"
+        ):
             raise self.fail(node, f"a {value.kind.split(':')[0]} value stored in a variable")
         if value.is_const and value.kind == LIST:
             raise self.fail(node, "a list literal as a value")
@@ -827,7 +958,10 @@ class Translator:
         assert slot is not None
         captured = self.capture(lambda: self.visit_body(node.body, frame), "{% set %}...{% endset %} block", node)
         value = self.captured(captured)
-        self.stmt_Assign(nodes.Assign(node.target, nodes.Name("__captured__", "load"), lineno=node.lineno), Frame({"__captured__": value}, parent=frame))
+        self.stmt_Assign(
+            nodes.Assign(node.target, nodes.Name("__captured__", "load"), lineno=node.lineno),
+            Frame({"__captured__": value}, parent=frame),
+        )
 
     def capture(self, produce: Callable[[], None], construct: str, node: nodes.Node) -> str:
         """Run `produce` with its output appended to a fresh Go string variable; that variable."""
@@ -870,8 +1004,17 @@ class Translator:
     def stmt_CallBlock(self, node: nodes.CallBlock, frame: Frame) -> None:
         """`{% call m(..) %}body{% endcall %}`: m inlined, its `caller()` rendering body where the call is."""
         call = node.call
-        if node.args or not isinstance(call.node, nodes.Name) or call.node.name not in self.macros or frame.lookup(call.node.name) is not None:
-            raise self.fail(node, "{% call %} block", "other than a macro called with a caller() taking no arguments has no Go template equivalent")
+        if (
+            node.args
+            or not isinstance(call.node, nodes.Name)
+            or call.node.name not in self.macros
+            or frame.lookup(call.node.name) is not None
+        ):
+            raise self.fail(
+                node,
+                "{% call %} block",
+                "other than a macro called with a caller() taking no arguments has no Go template equivalent",
+            )
         self.callers.append((node.body, frame))
         try:
             self.inline_macro(call, frame)
@@ -881,7 +1024,9 @@ class Translator:
     def run_caller(self, node: nodes.Call) -> None:
         """`caller()` in a macro: the body of the `{% call %}` block, in the scope it was written in."""
         if not self.callers or node.args or node.kwargs:
-            raise self.fail(node, "caller()", "outside a {% call %} block, or with arguments, has no Go template equivalent")
+            raise self.fail(
+                node, "caller()", "outside a {% call %} block, or with arguments, has no Go template equivalent"
+            )
         body, frame = self.callers.pop()  # the body sees the callers outside its own block
         try:
             self.action("if true")
@@ -893,13 +1038,20 @@ class Translator:
     def stmt_FilterBlock(self, node: nodes.FilterBlock, frame: Frame) -> None:
         """`{% filter f %}...{% endfilter %}`: the body captured as text, printed through `f`."""
         captured = self.capture(lambda: self.visit_body(node.body, frame), "{% filter %} block", node)
-        self.output(self.filtered_capture(node.filter, node), Frame({"__captured__": self.captured(captured)}, parent=frame))
+        self.output(
+            self.filtered_capture(node.filter, node), Frame({"__captured__": self.captured(captured)}, parent=frame)
+        )
 
     @staticmethod
     def filtered_capture(chain: nodes.Filter, node: nodes.Node) -> nodes.Expr:
         """The block filter `chain` (whose innermost filter has no operand) applied to `__captured__`."""
+
         def rebuild(f: nodes.Filter) -> nodes.Filter:
-            inner = rebuild(f.node) if isinstance(f.node, nodes.Filter) else nodes.Name("__captured__", "load", lineno=node.lineno)
+            inner = (
+                rebuild(f.node)
+                if isinstance(f.node, nodes.Filter)
+                else nodes.Name("__captured__", "load", lineno=node.lineno)
+            )
             return nodes.Filter(inner, f.name, f.args, f.kwargs, f.dyn_args, f.dyn_kwargs, lineno=node.lineno)
 
         return rebuild(chain)
@@ -932,7 +1084,7 @@ class Translator:
         scope = Frame(names={}, parent=self.root_of(frame), loop=None)
         args = list(call.args)
         params = [p.name for p in macro.args]
-        defaults = dict(zip(params[len(params) - len(macro.defaults):], macro.defaults))
+        defaults = dict(zip(params[len(params) - len(macro.defaults) :], macro.defaults))
         kwargs = {kw.key: kw.value for kw in call.kwargs}
         self.action("if true")
         for i, param in enumerate(params):
@@ -949,7 +1101,12 @@ class Translator:
                 var = self.temp()
                 self.action(f"{var} := {value.code}")
                 # what is known of the argument holds for the parameter (it may be unset, None...)
-                known = {k: v for k, v in value.extra.items() if k in {"defined_flag", "maybe_none", "nullable", "final", "items", "sorted", "ordered", "optional"}}
+                known = {
+                    k: v
+                    for k, v in value.extra.items()
+                    if k
+                    in {"defined_flag", "maybe_none", "nullable", "final", "items", "sorted", "ordered", "optional"}
+                }
                 if "defined_flag" in known and value.extra.get("maybe_undefined"):
                     known["maybe_undefined"] = True
                 scope.names[param] = Value(var, value.kind, extra={"var": True, "set": True, **known})
@@ -1021,7 +1178,11 @@ class Translator:
         target = node.target
         if seq.kind == CONTENT and self.elements_used_whole(node) and not node.else_ and node.test is None:
             if seq.extra.get("final"):
-                self.warn(node, "a loop over the characters of a message's text", "an assistant prefill ending in this text is not cut there")
+                self.warn(
+                    node,
+                    "a loop over the characters of a message's text",
+                    "an assistant prefill ending in this text is not cut there",
+                )
             self.chars_for(node, Value(seq.code, STR), frame, uses_loop)
             return
         if seq.kind in {CONTENT, PARTS}:
@@ -1090,7 +1251,7 @@ class Translator:
                 if seq.extra.get("reversed"):
                     # the i-th step takes element len-1-i, which is len(seq[i+1:])
                     self.action(f"range {idx} := len {seqvar}")
-                    self.action(f'{item} := index {seqvar} (len (slice {seqvar} ({textops.plus_one(idx)})))')
+                    self.action(f"{item} := index {seqvar} (len (slice {seqvar} ({textops.plus_one(idx)})))")
                 else:
                     self.action(f"range {idx}, {item} := {seqvar}")
                 last = self.temp()
@@ -1166,9 +1327,20 @@ class Translator:
         for kind in (text_kind, list_kind):
             if kind == list_kind:
                 self.action("else")
-            alias = Frame(names={"__alternative__": Value(seq.code, kind, extra=final_of(seq) if kind == text_kind else {})}, parent=frame)
+            alias = Frame(
+                names={"__alternative__": Value(seq.code, kind, extra=final_of(seq) if kind == text_kind else {})},
+                parent=frame,
+            )
             alias.depth = frame.depth
-            loop = nodes.For(node.target, nodes.Name("__alternative__", "load"), node.body, node.else_, node.test, node.recursive, lineno=node.lineno)
+            loop = nodes.For(
+                node.target,
+                nodes.Name("__alternative__", "load"),
+                node.body,
+                node.else_,
+                node.test,
+                node.recursive,
+                lineno=node.lineno,
+            )
             self.stmt_For(loop, alias)
         self.cond_depth -= 1
         self.action("end")
@@ -1187,7 +1359,10 @@ class Translator:
         """`range(start, stop[, step])` looped over: the step count as a Go int (0 when Python's
         range is empty), with the first value and the step (1 or -1) the loop computes values from."""
         args = [self.expr(a, frame) for a in call.args]
-        if all(a.is_const and isinstance(a.const, int) and not isinstance(a.const, bool) for a in args) and 1 <= len(args) <= 3:
+        if (
+            all(a.is_const and isinstance(a.const, int) and not isinstance(a.const, bool) for a in args)
+            and 1 <= len(args) <= 3
+        ):
             return const(list(range(*(a.const for a in args))))
         if len(args) == 1:
             return self.expr(call, frame)
@@ -1202,7 +1377,7 @@ class Translator:
             raise self.fail(call, "range() from a negative number")
         count = self.temp()
         if step.const == -1 and stop.is_const and stop.const == -1:
-            self.action(f'{count} := {textops.plus_one(start.code)}')  # start, start-1, ..., 0
+            self.action(f"{count} := {textops.plus_one(start.code)}")  # start, start-1, ..., 0
         elif stop.is_const and stop.const < 0:
             raise self.fail(call, "range() down to a negative number other than -1")
         else:
@@ -1214,7 +1389,12 @@ class Translator:
         return Value(count, INT, extra={"start": start.code, "step": step.const})
 
     def count_passing(
-        self, node: nodes.For, filters: list[tuple[nodes.Filter, Frame, str | None]], seqvar: str, kind: str, frame: Frame
+        self,
+        node: nodes.For,
+        filters: list[tuple[nodes.Filter, Frame, str | None]],
+        seqvar: str,
+        kind: str,
+        frame: Frame,
     ) -> tuple[str, str]:
         """Go variables: how many elements pass a filtered loop's filters, and a step counter at 0."""
         assert isinstance(node.target, nodes.Name)
@@ -1226,7 +1406,7 @@ class Translator:
         if node.test is not None:
             tests.append(self.truth(node.test, scope))
         self.action(f"if {tests[0] if len(tests) == 1 else '(and ' + ' '.join(tests) + ')'}")
-        self.action(f'{total} = {textops.plus_one(total)}')
+        self.action(f"{total} = {textops.plus_one(total)}")
         self.action("end")
         self.action("end")
         self.action(f"{seen} := 0")
@@ -1236,7 +1416,7 @@ class Translator:
         """Number a step of a loop whose Go `range` gives no usable index (a map, a filtered or a
         schema loop): `idx` := the steps `seen` so far (then one more), `last` := `total` - 1."""
         self.action(f"{idx} := {seen}")
-        self.action(f'{seen} = {textops.plus_one(seen)}')
+        self.action(f"{seen} = {textops.plus_one(seen)}")
         self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
         return Loop(index=idx, seq="", last=last, length=total)
 
@@ -1276,7 +1456,7 @@ class Translator:
             self.action(f"{seen} := 0")
             for _, guard in steps:
                 self.action(f"if {guard}")
-                self.action(f'{total} = {textops.plus_one(total)}')
+                self.action(f"{total} = {textops.plus_one(total)}")
                 self.action("end")
         for step, guard in steps:
             self.action(f"if {guard}")
@@ -1328,7 +1508,7 @@ class Translator:
             self.action(f"{total} := 0")
             self.action(f"range {at} := len {text}")
             self.action(f"if not (and (ge (index {text} {at}) 128) (lt (index {text} {at}) 192))")
-            self.action(f'{total} = {textops.plus_one(total)}')
+            self.action(f"{total} = {textops.plus_one(total)}")
             self.action("end")
             self.action("end")
         self.action(f"{count} := 0")
@@ -1337,12 +1517,16 @@ class Translator:
         self.action(f"if not (and (ge (index {text} {at}) 128) (lt (index {text} {at}) 192))")
         self.action(f'{char} := printf "%.1s" (slice {text} {at})')
         self.action(f"{idx} := {count}")
-        self.action(f'{count} = {textops.plus_one(count)}')
+        self.action(f"{count} = {textops.plus_one(count)}")
         self.action(f"{last} := -1")
         self.action(f"if eq (len (slice {text} {at})) (len {char})")
         self.action(f"{last} = {idx}")
         self.action("end")
-        body = Frame(names={node.target.name: Value(char, STR)}, parent=frame, loop=Loop(index=idx, seq="", last=last, length=total))
+        body = Frame(
+            names={node.target.name: Value(char, STR)},
+            parent=frame,
+            loop=Loop(index=idx, seq="", last=last, length=total),
+        )
         self.declare_scope(body, node.body)
         self.visit_body(node.body, body)
         self.action("end")
@@ -1353,7 +1537,9 @@ class Translator:
             self.action(f"{listed} := {types}")
             self.action(f"range {i}, {item} := {listed}")
             self.action(f"{final} := len (slice {listed} 1)")
-            body = Frame(names={node.target.name: Value(item, STR)}, parent=frame, loop=Loop(index=i, seq=listed, last=final))
+            body = Frame(
+                names={node.target.name: Value(item, STR)}, parent=frame, loop=Loop(index=i, seq=listed, last=final)
+            )
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
             self.action("end")
@@ -1505,10 +1691,15 @@ class Translator:
         if value.is_const and isinstance(value.const, str):
             return go_string(value.const)
         if value.kind not in {STR, CONTENT} or value.is_const:
-            raise self.fail(node, f"a list of {value.kind if not value.is_const else type(value.const).__name__} values built at run time")
+            raise self.fail(
+                node,
+                f"a list of {value.kind if not value.is_const else type(value.const).__name__} values built at run time",
+            )
         if value.extra.get("final"):
             if not may_be_final:
-                raise self.fail(node, "a message's text stored in a list", "(an assistant prefill could not be cut inside it)")
+                raise self.fail(
+                    node, "a message's text stored in a list", "(an assistant prefill could not be cut inside it)"
+                )
             self.warn(
                 node,
                 "a message's text stored in a list",
@@ -1538,7 +1729,9 @@ class Translator:
             return const(known[1])  # set to a constant with no branch point since
         if found is not None and found.extra.get("literal"):
             if id(node) not in self.literal_uses:
-                raise self.fail(node, f"{node.name} (a dict literal on some paths) used other than tested or handed to a macro")
+                raise self.fail(
+                    node, f"{node.name} (a dict literal on some paths) used other than tested or handed to a macro"
+                )
             return self.literal_or(found)
         if found is not None:
             return found
@@ -1553,9 +1746,9 @@ class Translator:
         for node in tree.find_all((nodes.If, nodes.Not, nodes.CondExpr, nodes.Test, nodes.Call)):
             if isinstance(node, (nodes.If, nodes.CondExpr)):
                 uses.add(id(node.test))
-            elif isinstance(node, nodes.Not):
-                uses.add(id(node.node))
-            elif isinstance(node, nodes.Test) and node.name in {"none", "defined", "undefined"}:
+            elif isinstance(node, nodes.Not) or (
+                isinstance(node, nodes.Test) and node.name in {"none", "defined", "undefined"}
+            ):
                 uses.add(id(node.node))
             elif isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name) and node.node.name in macros:
                 uses.update(id(arg) for arg in node.args)
@@ -1566,8 +1759,14 @@ class Translator:
         """A variable given a dict literal on some paths: `LITERAL_OR`, which only `is none`,
         `is defined`, truth tests and macro arguments take (each branches on the Go flag);
         anything else refuses the kind."""
-        other = Value(slot.code, slot.kind, extra={k: v for k, v in slot.extra.items() if k not in {"literal", "literal_flag"}})
-        return Value(slot.code, LITERAL_OR, extra={"flag": slot.extra["literal_flag"], "literal": slot.extra["literal"], "other": other})
+        other = Value(
+            slot.code, slot.kind, extra={k: v for k, v in slot.extra.items() if k not in {"literal", "literal_flag"}}
+        )
+        return Value(
+            slot.code,
+            LITERAL_OR,
+            extra={"flag": slot.extra["literal_flag"], "literal": slot.extra["literal"], "other": other},
+        )
 
     def loop_of(self, frame: Frame) -> Loop:
         f: Frame | None = frame
@@ -1589,14 +1788,22 @@ class Translator:
         loop = self.loop_of(frame)
         if loop.fixed is not None:
             i, n = loop.fixed
-            values = {"first": i == 0, "last": i == n - 1, "index0": i, "index": i + 1, "length": n, "revindex": n - i, "revindex0": n - i - 1}
+            values = {
+                "first": i == 0,
+                "last": i == n - 1,
+                "index0": i,
+                "index": i + 1,
+                "length": n,
+                "revindex": n - i,
+                "revindex0": n - i - 1,
+            }
             if node.attr in values:
                 return const(values[node.attr])
             raise self.fail(node, f"loop.{node.attr}")
         if node.attr == "index0":
             return Value(loop.index, INT)
         if node.attr == "index":
-            return Value(f'({textops.plus_one(loop.index)})', INT)
+            return Value(f"({textops.plus_one(loop.index)})", INT)
         if node.attr == "first":
             return Value(f"(eq {loop.index} 0)", BOOL)
         if node.attr == "last":
@@ -1619,7 +1826,7 @@ class Translator:
             position = f'(len (slice (printf "%*s" {loop.index} "") 1))'
         else:
             self.action(f"{exists} := lt {loop.index} (len (slice {loop.seq} 1))")
-            position = f'({textops.plus_one(loop.index)})'
+            position = f"({textops.plus_one(loop.index)})"
         self.action(f"{item} := false")
         self.action(f"if {exists}")
         self.action(f"{item} = index {loop.seq} {position}")
@@ -1650,7 +1857,9 @@ class Translator:
                 extra["defined_flag"] = found.extra["defined_flag"]
             if found.kind == NONE or found.extra.get("maybe_none"):
                 extra["maybe_none"] = True  # None is held as "" until some path sets it
-            if found.extra.get("maybe_negative") or (found.is_const and isinstance(found.const, int) and found.const < 0):
+            if found.extra.get("maybe_negative") or (
+                found.is_const and isinstance(found.const, int) and found.const < 0
+            ):
                 extra["maybe_negative"] = True
             if name in base.extra.get("text_attrs", ()):
                 extra["final"] = f"{base.code}_{name}_final"
@@ -1831,7 +2040,13 @@ class Translator:
     def slice(self, base: Value, sl: nodes.Slice, frame: Frame, node: nodes.Node) -> Value:
         if sl.step is not None:
             step = self.expr(sl.step, frame)
-            if step.is_const and step.const == -1 and sl.start is None and sl.stop is None and base.kind in {MSGS, CALLS, TOOLS}:
+            if (
+                step.is_const
+                and step.const == -1
+                and sl.start is None
+                and sl.stop is None
+                and base.kind in {MSGS, CALLS, TOOLS}
+            ):
                 return Value(base.code, "reversed", extra={"base": base})
             raise self.fail(node, "slice with a step other than [::-1] of a list")
         start = self.expr(sl.start, frame) if sl.start is not None else None
@@ -1844,13 +2059,24 @@ class Translator:
                 return Value(f'(printf "%.*s" {stop.code} {base.code})', STR)
             if self.runtime_count(start) or self.runtime_count(stop):
                 return self.slice_by_count(base, start, stop, node)
-            bounds = [b.const if b is not None and b.is_const and isinstance(b.const, int) and not isinstance(b.const, bool) else b for b in (start, stop)]
+            bounds = [
+                b.const
+                if b is not None and b.is_const and isinstance(b.const, int) and not isinstance(b.const, bool)
+                else b
+                for b in (start, stop)
+            ]
             if any(isinstance(b, Value) for b in bounds):
                 raise self.fail(node, "string slicing with a bound known only at run time")
             return Value(textops.slice_text(self, base.code, bounds[0], bounds[1]), STR)
         if base.kind == "split":
             base = self.split_list(base)
-        if base.kind == STRLIST and stop is None and start is not None and start.kind == INT and not (start.is_const and start.const < 0):
+        if (
+            base.kind == STRLIST
+            and stop is None
+            and start is not None
+            and start.kind == INT
+            and not (start.is_const and start.const < 0)
+        ):
             return Value(strlists.tail(self, base.code, start.code), STRLIST, extra=final_of(base))
         if base.kind not in {MSGS, CALLS, TOOLS}:
             raise self.fail(node, f"slicing {base.kind}")
@@ -1876,7 +2102,16 @@ class Translator:
         """`text[a:b]` with run-time bounds that are never negative: `%.*s` keeps the first n
         characters (clamped to the text, as Python clamps)."""
         for bound in (start, stop):
-            if bound is not None and not self.runtime_count(bound) and not (bound.is_const and isinstance(bound.const, int) and not isinstance(bound.const, bool) and bound.const >= 0):
+            if (
+                bound is not None
+                and not self.runtime_count(bound)
+                and not (
+                    bound.is_const
+                    and isinstance(bound.const, int)
+                    and not isinstance(bound.const, bool)
+                    and bound.const >= 0
+                )
+            ):
                 raise self.fail(node, "string slicing with a bound known only at run time")
         text, head = self.temp(), self.temp()
         self.action(f"{text} := {base.code}")
@@ -1919,7 +2154,12 @@ class Translator:
             if op == "and":
                 return right if left.const else left
             return left if left.const else right
-        if op == "or" and right.is_const and right.const in ([], {}) and (left.kind in SEQUENCES or left.kind in MAPPINGS or left.kind == ANY):
+        if (
+            op == "or"
+            and right.is_const
+            and right.const in ([], {})
+            and (left.kind in SEQUENCES or left.kind in MAPPINGS or left.kind == ANY)
+        ):
             return left  # `x or []`: an empty collection ranges, tests and measures like the empty one
         if left.kind == BOOL and right.is_const and right.const is (op == "or"):
             return right  # `b and False` is False, `b or True` is True, whichever bool b is
@@ -1934,7 +2174,11 @@ class Translator:
             kind = BOOL
         if all(v.kind in {STR, CONTENT} or (v.is_const and isinstance(v.const, str)) for v in (left, right)):
             # Go's and/or return an operand, as Python's do: text either way (`content or ''`)
-            return Value(f"({op} {self.truth_operand(left)} {self.truth_operand(right)})", STR, extra=self.any_final([left, right]))
+            return Value(
+                f"({op} {self.truth_operand(left)} {self.truth_operand(right)})",
+                STR,
+                extra=self.any_final([left, right]),
+            )
         return Value(f"({op} {self.truth_operand(left)} {self.truth_operand(right)})", kind)
 
     def truth_operand(self, value: Value) -> str:
@@ -2024,8 +2268,14 @@ class Translator:
         if left.is_const and right.is_const and not isinstance(left.const, list):
             import operator
 
-            ops = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "gt": operator.gt,
-                   "lteq": operator.le, "gteq": operator.ge}
+            ops = {
+                "eq": operator.eq,
+                "ne": operator.ne,
+                "lt": operator.lt,
+                "gt": operator.gt,
+                "lteq": operator.le,
+                "gteq": operator.ge,
+            }
             if op in ops:
                 return const(ops[op](left.const, right.const))
         if op in {"in", "notin"}:
@@ -2077,14 +2327,19 @@ class Translator:
             return f"(eq {left.code} {right.code})"
         if left.kind == MSG and right.kind == MSG:
             # Python compares the message dicts by value: every field Ollama keeps
-            fields = " ".join(f"(eq {left.code}.{go} {right.code}.{go})" for go in ("Role", "Content", "Thinking", "ToolName", "ToolCallID"))
+            fields = " ".join(
+                f"(eq {left.code}.{go} {right.code}.{go})"
+                for go in ("Role", "Content", "Thinking", "ToolName", "ToolCallID")
+            )
             return f"(and {fields} (eq (json {left.code}.ToolCalls) (json {right.code}.ToolCalls)))"
         if left.kind == ANY or right.kind == ANY:
             return f'(eq (printf "%v" {left.code}) (printf "%v" {right.code}))'
         raise self.fail(node, f"comparing {left.kind} with {right.kind}")
 
     def contains(self, needle: Value, hay: Value, node: nodes.Node) -> Value:
-        if hay.kind == ANY and needle.kind in {STR, CONTENT} | {ANY} or (hay.kind == ANY and needle.is_const and isinstance(needle.const, str)):
+        if (hay.kind == ANY and needle.kind in {STR, CONTENT} | {ANY}) or (
+            hay.kind == ANY and needle.is_const and isinstance(needle.const, str)
+        ):
             return self.untyped_contains(needle, hay, node)
         if hay.is_const and isinstance(hay.const, list):
             if needle.is_const:
@@ -2131,13 +2386,19 @@ class Translator:
             # the dict has the key only where Ollama's field is set (a tool without a description)
             return Value(f"(not (not {schema.present(hay.code, hay.kind, needle.const)}))", BOOL)
         if hay.kind in {CALL, FUNC, TOOL, TFUNC, PARAMS} and needle.is_const:
-            return const(needle.const in FIELDS.get(hay.kind, {}) or (hay.kind == CALL and needle.const in {"function", "type"}))
+            return const(
+                needle.const in FIELDS.get(hay.kind, {}) or (hay.kind == CALL and needle.const in {"function", "type"})
+            )
         if hay.kind in {STR, CONTENT} and needle.is_const and isinstance(needle.const, str):
             return Value(textops.contains(self, hay.code, needle.const), BOOL)
         if hay.kind == PROP and needle.is_const and isinstance(needle.const, str):
             # a property has a key when Ollama's field for it is set; Ollama keeps no other key
             if needle.const not in schema.KEY_ORDER[PROP]:
-                self.warn(node, f"'{needle.const}' in a tool schema property", "always false: Ollama keeps no such key of a property")
+                self.warn(
+                    node,
+                    f"'{needle.const}' in a tool schema property",
+                    "always false: Ollama keeps no such key of a property",
+                )
                 return const(False)
             return Value(f"(not (not {schema.present(hay.code, PROP, needle.const)}))", BOOL)
         if hay.kind in {STR, CONTENT} and needle.kind in {STR, CONTENT} and not needle.is_const:
@@ -2159,7 +2420,9 @@ class Translator:
         kind = value.kind
         if kind == LITERAL_OR and name in {"none", "defined", "undefined"}:
             flag, literal = value.extra["flag"], self.is_test(name, value.extra["literal"], node, args)
-            return f"(or (and {flag} {literal}) (and (not {flag}) {self.is_test(name, value.extra['other'], node, args)}))"
+            return (
+                f"(or (and {flag} {literal}) (and (not {flag}) {self.is_test(name, value.extra['other'], node, args)}))"
+            )
         if name in {"defined", "undefined"}:
             if kind == UNDEF and not value.extra.get("maybe_undefined"):
                 defined = "false"
@@ -2180,7 +2443,9 @@ class Translator:
                 return "true"
             if kind == TOOLS:
                 if value.extra.get("emptied"):
-                    raise self.fail(node, "`is none` on a list set to [] on some paths", "(Go cannot tell [] from None there)")
+                    raise self.fail(
+                        node, "`is none` on a list set to [] on some paths", "(Go cannot tell [] from None there)"
+                    )
                 return f"(not {value.code})"
             if value.extra.get("maybe_none"):
                 return f'(eq (printf "%v" {value.code}) "")'
@@ -2222,7 +2487,9 @@ class Translator:
             if kind == ANY:
                 # a decoded JSON number is a float64 either way (an untyped 1.0 tests as an integer)
                 if name == "integer":
-                    self.warn(node, "`is integer` of an untyped value", "a whole float such as 1.0 also counts as an integer")
+                    self.warn(
+                        node, "`is integer` of an untyped value", "a whole float such as 1.0 also counts as an integer"
+                    )
                     whole = f'(eq (printf "%v" {value.code}) (printf "%.0f" {value.code}))'
                     return f'(and (eq (printf "%T" {value.code}) "float64") {whole})'
                 return f'(eq (printf "%T" {value.code}) "float64" "bool")'  # Python's bool is a Number
@@ -2278,7 +2545,11 @@ class Translator:
         if left.is_const and right.is_const:
             return const(left.const + right.const)
         if STRLIST in {left.kind, right.kind}:
-            return Value(strlists.concat(self.strlist_code(left, node), self.strlist_code(right, node)), STRLIST, extra=self.any_final([left, right]))
+            return Value(
+                strlists.concat(self.strlist_code(left, node), self.strlist_code(right, node)),
+                STRLIST,
+                extra=self.any_final([left, right]),
+            )
         if left.kind == INT and right.kind == INT:
             if right.extra.get("maybe_negative") and left.is_const:
                 left, right = right, left
@@ -2291,8 +2562,7 @@ class Translator:
                 raise self.fail(node, "'+' of a possibly negative number and a non-constant")
             return Value(f'(len (printf "%*s%*s" {left.code} "" {right.code} ""))', INT)
         if {left.kind, right.kind} <= {STR, CONTENT} or (
-            (left.kind in {STR, CONTENT} or right.kind in {STR, CONTENT})
-            and (left.is_const or right.is_const)
+            (left.kind in {STR, CONTENT} or right.kind in {STR, CONTENT}) and (left.is_const or right.is_const)
         ):
             return self.concat([left, right], node)
         if ARGS in {left.kind, right.kind} and ({left.kind, right.kind} - {ARGS}) <= {STR, CONTENT}:
@@ -2301,13 +2571,21 @@ class Translator:
             return self.concat([left, right], node)
         if ANY in {left.kind, right.kind} and ({left.kind, right.kind} - {ANY}) <= {STR, CONTENT}:
             # Python's `str + x` works only for a string x, which prints bare, as str() of it does
-            self.warn(node, "'+' of text and an untyped value", "Jinja fails where the value is not a string; here it is written as str() of it")
+            self.warn(
+                node,
+                "'+' of text and an untyped value",
+                "Jinja fails where the value is not a string; here it is written as str() of it",
+            )
             return self.concat([self.untyped_str(v, node) if v.kind == ANY else v for v in (left, right)], node)
         raise self.fail(node, f"'+' of {left.kind} and {right.kind}")
 
     def arguments_json(self, arguments: Value, node: nodes.Node) -> Value:
         """Tool call arguments as the JSON string a client sends them as (json.dumps layout)."""
-        return Value(self.capture(lambda: self.json_action(arguments, None, node), "|tojson", node), STR, extra={"json_text": True})
+        return Value(
+            self.capture(lambda: self.json_action(arguments, None, node), "|tojson", node),
+            STR,
+            extra={"json_text": True},
+        )
 
     def markup_add(self, left: Value, right: Value, node: nodes.Node) -> Value:
         """`'x'|safe + y`: a Markup string escapes the plain operand it is added to (either side).
@@ -2327,9 +2605,17 @@ class Translator:
             return const(str(markupsafe.escape(value.const)))
         if value.kind in {STR, CONTENT} and not value.is_const:
             if value.extra.get("final"):
-                raise self.fail(node, "a message's text HTML-escaped by a |safe concatenation", "(an assistant prefill could not be cut inside it)")
+                raise self.fail(
+                    node,
+                    "a message's text HTML-escaped by a |safe concatenation",
+                    "(an assistant prefill could not be cut inside it)",
+                )
             return Value(f"(html {value.code})", STR)
-        raise self.fail(node, f"'+' of a |safe string and {value.kind if not value.is_const else type(value.const).__name__}", "(Python escapes it as HTML; Go cannot here)")
+        raise self.fail(
+            node,
+            f"'+' of a |safe string and {value.kind if not value.is_const else type(value.const).__name__}",
+            "(Python escapes it as HTML; Go cannot here)",
+        )
 
     def expr_Sub(self, node: nodes.Sub, frame: Frame) -> Value:
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
@@ -2350,7 +2636,7 @@ class Translator:
             repeated = self.temp()
             self.action(f'{repeated} := ""')
             self.action(f"range {right.code}")
-            self.action(f"{repeated} = printf \"%s%s\" {repeated} {left.code}")
+            self.action(f'{repeated} = printf "%s%s" {repeated} {left.code}')
             self.action("end")
             return Value(repeated, STR)
         raise self.fail(node, f"'*' of {left.kind} and {right.kind}")
@@ -2379,7 +2665,13 @@ class Translator:
                 return UNDEFINED
             if name == "strftime_now":
                 return self.strftime(node, frame)
-            if name == "dict" and not node.args and not node.dyn_args and not node.dyn_kwargs and frame.lookup(name) is None:
+            if (
+                name == "dict"
+                and not node.args
+                and not node.dyn_args
+                and not node.dyn_kwargs
+                and frame.lookup(name) is None
+            ):
                 # keyword arguments only: a dict literal with constant keys
                 pairs = [nodes.Pair(nodes.Const(kw.key), kw.value, lineno=node.lineno) for kw in node.kwargs]
                 return self.expr_Dict(nodes.Dict(pairs, lineno=node.lineno), frame)
@@ -2398,19 +2690,37 @@ class Translator:
             base = self.expr(callee.node, frame)
             method = callee.attr
             args = [self.expr(a, frame) for a in node.args]
-            if method == "format" and base.is_const and isinstance(base.const, str) and not node.dyn_args and not node.dyn_kwargs:
-                return self.str_format(base.const, args, {kw.key: self.expr(kw.value, frame) for kw in node.kwargs}, node)
+            if (
+                method == "format"
+                and base.is_const
+                and isinstance(base.const, str)
+                and not node.dyn_args
+                and not node.dyn_kwargs
+            ):
+                return self.str_format(
+                    base.const, args, {kw.key: self.expr(kw.value, frame) for kw in node.kwargs}, node
+                )
             stringish = base.kind in {STR, CONTENT} or (base.is_const and isinstance(base.const, str))
-            if (node.kwargs or node.dyn_args or node.dyn_kwargs) and (stringish or (base.kind == ANY and hasattr(str, method))):
+            if (node.kwargs or node.dyn_args or node.dyn_kwargs) and (
+                stringish or (base.kind == ANY and hasattr(str, method))
+            ):
                 raise self.fail(node, f".{method}() with keyword or unpacked arguments")
             if stringish:
                 return self.string_method(method, base, args, node)
             if base.kind == ANY and hasattr(str, method) and not hasattr(dict, method) and not hasattr(list, method):
                 # a method only strings have: Jinja fails on any other value
-                self.warn(node, f".{method}() of an untyped value", "Jinja fails where it is not a string; here it applies to str() of the value")
+                self.warn(
+                    node,
+                    f".{method}() of an untyped value",
+                    "Jinja fails where it is not a string; here it applies to str() of the value",
+                )
                 return self.string_method(method, self.untyped_str(base, node), args, node)
             if base.kind == UNDEF and not base.extra.get("maybe_undefined"):
-                self.warn(node, f"calling .{method}() of an undefined value", "Jinja fails there; rendered as an empty value instead")
+                self.warn(
+                    node,
+                    f"calling .{method}() of an undefined value",
+                    "Jinja fails there; rendered as an empty value instead",
+                )
                 return UNDEFINED
             if base.kind == NONE and not hasattr(None, method):
                 # a variable only ever None (or unset): no path reaches here without Jinja failing
@@ -2419,22 +2729,38 @@ class Translator:
             if method == "items" and (base.kind in {PROPS, ARGS} or base.kind in schema.KEY_ORDER) and not args:
                 return Value(base.code, base.kind, extra={**base.extra, "items": True})
             if method == "items" and base.kind == ANY and not args:
-                self.warn(node, ".items() of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)")
+                self.warn(
+                    node, ".items() of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
+                )
                 return Value(base.code, ANY, extra={**base.extra, "items": True})
             if method == "keys" and base.kind in schema.KEY_ORDER and not args:
                 return base  # a dict iterates as its keys
             if base.kind == STRLIST and method == "append" and len(args) == 1:
                 strlists.append(self, base.code, self.strlist_item(args[0], node))
                 return const(None)
-            if base.kind == STRLIST and method == "pop" and all(a.is_const for a in args) and [a.const for a in args] in ([], [0], [-1]):
+            if (
+                base.kind == STRLIST
+                and method == "pop"
+                and all(a.is_const for a in args)
+                and [a.const for a in args] in ([], [0], [-1])
+            ):
                 which = args[0].const if args else -1
                 return Value(strlists.element(self, base.code, which, var=base.code), STR)
-            if method == "get" and base.kind == ANY and 1 <= len(args) <= 2 and args[0].is_const and isinstance(args[0].const, str):
+            if (
+                method == "get"
+                and base.kind == ANY
+                and 1 <= len(args) <= 2
+                and args[0].is_const
+                and isinstance(args[0].const, str)
+            ):
                 default = args[1] if len(args) > 1 else None
                 if default is not None and default.is_const and default.const in ([], {}):
                     # Go has no literal for an empty container: a missing key gives Undefined
-                    self.warn(node, f".get(key, {default.const!r}) of an untyped value",
-                              "a missing key gives Undefined: it loops, counts and tests like the empty default, but prints as '' and is not defined")
+                    self.warn(
+                        node,
+                        f".get(key, {default.const!r}) of an untyped value",
+                        "a missing key gives Undefined: it loops, counts and tests like the empty default, but prints as '' and is not defined",
+                    )
                     return self.attr(base, args[0].const, node)
                 return self.untyped_get(base, args[0].const, default, node)
             if method == "get" and args and args[0].is_const:
@@ -2476,7 +2802,11 @@ class Translator:
         return Value(f'(printf "{"%s" * len(pieces)}" {" ".join(pieces)})', STR)
 
     def string_method(self, method: str, base: Value, args: list[Value], node: nodes.Node) -> Value:
-        if base.is_const and all(a.is_const for a in args) and method in {"startswith", "endswith", "strip", "lower", "upper"}:
+        if (
+            base.is_const
+            and all(a.is_const for a in args)
+            and method in {"startswith", "endswith", "strip", "lower", "upper"}
+        ):
             return const(getattr(base.const, method)(*[a.const for a in args]))
         if method in {"strip", "lstrip", "rstrip"}:
             chars = args[0].const if args else None
@@ -2484,11 +2814,18 @@ class Translator:
         if method == "title" and not args:
             if base.is_const:
                 return const(base.const.title())
-            self.warn(node, ".title()", "changes the case of ASCII letters only (any other character counts as a letter)")
+            self.warn(
+                node, ".title()", "changes the case of ASCII letters only (any other character counts as a letter)"
+            )
             text = self.temp()
             self.action(f"{text} := {base.code}")
             return Value(textops.ascii_title(self, text, textops.PYTHON_TITLE_BREAKS), STR)
-        if method in {"startswith", "endswith"} and len(args) == 1 and args[0].kind in {STR, CONTENT} and not args[0].is_const:
+        if (
+            method in {"startswith", "endswith"}
+            and len(args) == 1
+            and args[0].kind in {STR, CONTENT}
+            and not args[0].is_const
+        ):
             return self.affix_test(method, base, args[0])
         if method in {"startswith", "endswith"}:
             if not args or not args[0].is_const:
@@ -2514,7 +2851,13 @@ class Translator:
             if limit is not None and limit >= 0:
                 extra["limit"] = limit
             return Value(base.code, "split", extra=extra)
-        if method == "replace" and len(args) == 2 and args[0].is_const and isinstance(args[0].const, str) and args[0].const:
+        if (
+            method == "replace"
+            and len(args) == 2
+            and args[0].is_const
+            and isinstance(args[0].const, str)
+            and args[0].const
+        ):
             new = args[1]
             if not (new.is_const and isinstance(new.const, str)) and new.kind not in {STR, CONTENT}:
                 raise self.fail(node, f".replace() with a {new.kind} replacement")
@@ -2602,7 +2945,13 @@ class Translator:
                 key = field
             else:
                 raise self.fail(node, f".format() field {{{field}}}")
-            found = args[key] if isinstance(key, int) and key < len(args) else kwargs.get(key) if isinstance(key, str) else None
+            found = (
+                args[key]
+                if isinstance(key, int) and key < len(args)
+                else kwargs.get(key)
+                if isinstance(key, str)
+                else None
+            )
             if found is None or found.kind == UNDEF:
                 raise self.fail(node, f".format() field {{{field}}} without its argument")
             pieces.append(self.stringified(found, node))
@@ -2623,7 +2972,9 @@ class Translator:
             raise self.fail(node, "'in' of an untyped value on an untyped value")
         constant = needle.is_const and isinstance(needle.const, str)
         if not constant:
-            self.warn(node, "'in' on an untyped value", "tests list elements and mapping keys; a string is never searched")
+            self.warn(
+                node, "'in' on an untyped value", "tests list elements and mapping keys; a string is never searched"
+            )
         obj, hit, k, v = self.temp(), self.temp(), self.temp(), self.temp()
         text = needle.code
         self.action(f"{obj} := {hay.code}")
@@ -2715,18 +3066,38 @@ class Translator:
         name = node.name
         if node.node is None:
             raise self.fail(node, f"|{name} block")
-        if name in {"min", "max"} and isinstance(node.node, (nodes.List, nodes.Tuple)) and not node.args and not node.kwargs:
+        if (
+            name in {"min", "max"}
+            and isinstance(node.node, (nodes.List, nodes.Tuple))
+            and not node.args
+            and not node.kwargs
+        ):
             return self.extreme_of_numbers(node.node, name, frame)
         value = self.expr(node.node, frame)
         if value.kind == "split" and name not in {"first", "last"}:
             value = self.split_list(value)
         args = [self.expr(a, frame) for a in node.args]
-        if name in {"dictsort", "items"} and value.is_const and isinstance(value.const, dict) and all(a.is_const for a in args):
+        if (
+            name in {"dictsort", "items"}
+            and value.is_const
+            and isinstance(value.const, dict)
+            and all(a.is_const for a in args)
+        ):
             # a dict literal of constants: its pairs are known, sorted by jinja2's own filter
             options = {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}
-            pairs = jinja2.filters.do_dictsort(value.const, *(a.const for a in args), **options) if name == "dictsort" else list(value.const.items())
+            pairs = (
+                jinja2.filters.do_dictsort(value.const, *(a.const for a in args), **options)
+                if name == "dictsort"
+                else list(value.const.items())
+            )
             return const([list(pair) for pair in pairs])
-        if name == "replace" and len(args) == 2 and not node.kwargs and value.kind in {STR, CONTENT} and not value.is_const:
+        if (
+            name == "replace"
+            and len(args) == 2
+            and not node.kwargs
+            and value.kind in {STR, CONTENT}
+            and not value.is_const
+        ):
             return self.string_method("replace", value, args, node)  # the filter is str.replace
         if name == "trim":
             if value.is_const:
@@ -2740,11 +3111,15 @@ class Translator:
             if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
                 return const(0)  # Jinja's Undefined has length 0
             if value.kind == ANY:
-                self.warn(node, "|length of an untyped value", "counts bytes, not characters, where it is non-ASCII text")
+                self.warn(
+                    node, "|length of an untyped value", "counts bytes, not characters, where it is non-ASCII text"
+                )
                 obj, size = self.temp(), self.temp()
                 self.action(f"{obj} := {value.code}")
                 self.action(f"{size} := 0")
-                self.action(f'if or (eq (printf "%.3T" {obj}) "map") (eq (printf "%.2T" {obj}) "[]") (eq (printf "%T" {obj}) "string")')
+                self.action(
+                    f'if or (eq (printf "%.3T" {obj}) "map") (eq (printf "%.2T" {obj}) "[]") (eq (printf "%T" {obj}) "string")'
+                )
                 self.action(f"{size} = len {obj}")
                 self.action("end")
                 return Value(size, INT)
@@ -2767,7 +3142,11 @@ class Translator:
             if value.kind in {MSGS, CALLS, TOOLS}:
                 return Value(value.code, "select", extra={"base": value, "filters": [(node, frame, None)]})
             if value.kind == "select":
-                return Value(value.code, "select", extra={"base": value.extra["base"], "filters": [*value.extra["filters"], (node, frame, None)]})
+                return Value(
+                    value.code,
+                    "select",
+                    extra={"base": value.extra["base"], "filters": [*value.extra["filters"], (node, frame, None)]},
+                )
             raise self.fail(node, f"|{name} on {value.kind}")
         if name == "list":
             if value.kind == "mapped":
@@ -2784,7 +3163,9 @@ class Translator:
             if value.kind == "split":
                 value = self.split_list(value)
             if value.kind == STRLIST:
-                return Value(strlists.element(self, value.code, 0 if name == "first" else -1), STR, extra=final_of(value))
+                return Value(
+                    strlists.element(self, value.code, 0 if name == "first" else -1), STR, extra=final_of(value)
+                )
             raise self.fail(node, f"|{name} of {value.kind}")
         if name == "default":
             fallback = args[0] if args else const("")
@@ -2815,12 +3196,25 @@ class Translator:
                 return const(json.dumps(value.const, ensure_ascii=ascii_only, indent=indent, separators=separators))
             if ascii_only:
                 return Value(self.ascii_json_text(value, indent, separators, node), STR, extra={"json_text": True})
-            return Value(self.capture(lambda: self.json_action(value, indent, node, separators), "|tojson", node), STR, extra={"json_text": True})
+            return Value(
+                self.capture(lambda: self.json_action(value, indent, node, separators), "|tojson", node),
+                STR,
+                extra={"json_text": True},
+            )
         if name == "join" and value.is_const:
             return const((args[0].const if args else "").join(value.const))
-        if name == "join" and value.kind in {ANY, LIST} and not value.is_const and all(a.is_const and isinstance(a.const, str) for a in args):
+        if (
+            name == "join"
+            and value.kind in {ANY, LIST}
+            and not value.is_const
+            and all(a.is_const and isinstance(a.const, str) for a in args)
+        ):
             if value.kind == ANY:
-                self.warn(node, "|join of an untyped value", "joins the elements of a list; any other value is written as str() of it")
+                self.warn(
+                    node,
+                    "|join of an untyped value",
+                    "joins the elements of a list; any other value is written as str() of it",
+                )
             sep = args[0].const if args else ""
             return Value(self.capture(lambda: self.untyped_join(value.code, sep, node), "|join", node), STR)
         if name == "join" and value.kind == STRLIST:
@@ -2833,12 +3227,25 @@ class Translator:
             return value  # already an int: |int leaves it as it is
         if name == "int" and value.kind in {STR, CONTENT} and not args and not node.kwargs:
             return self.parsed_int(value, node)
-        if name in CONSTANT_FILTERS and value.is_const and isinstance(value.const, str) and all(a.is_const for a in args):
+        if (
+            name in CONSTANT_FILTERS
+            and value.is_const
+            and isinstance(value.const, str)
+            and all(a.is_const for a in args)
+        ):
             options = {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}
             return const(CONSTANT_FOLDER.call_filter(name, value.const, [a.const for a in args], options))
         if name == "indent" and value.extra.get("json_text") and all(a.is_const for a in args):
-            return self.indent_json(value, [a.const for a in args], {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}, node)
-        if name in {"select", "reject"} and value.kind in schema.KEY_ORDER and not value.extra.get("items") and args and all(a.is_const for a in args):
+            return self.indent_json(
+                value, [a.const for a in args], {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}, node
+            )
+        if (
+            name in {"select", "reject"}
+            and value.kind in schema.KEY_ORDER
+            and not value.extra.get("items")
+            and args
+            and all(a.is_const for a in args)
+        ):
             # keys are constants once the loop is unrolled: the test runs here, as Jinja's own
             tests = [*value.extra.get("key_tests", ()), (name, args[0].const, [a.const for a in args[1:]])]
             return Value(value.code, value.kind, extra={**value.extra, "key_tests": tests})
@@ -2853,18 +3260,33 @@ class Translator:
         if name in {"dictsort", "items"} and value.kind == ANY and not args:
             # a run-time map (an argument value, a schema's items) ranges in Go's sorted key order
             if name == "dictsort":
-                self.warn(node, "|dictsort of an untyped mapping", "keys are sorted by byte value (dictsort ignores case)")
+                self.warn(
+                    node, "|dictsort of an untyped mapping", "keys are sorted by byte value (dictsort ignores case)"
+                )
             else:
-                self.warn(node, "|items of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)")
+                self.warn(
+                    node, "|items of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
+                )
             return Value(value.code, ANY, extra={**value.extra, "items": True})
         if name == "dictsort" and (value.kind in {PROPS, ARGS} or value.kind in schema.KEY_ORDER):
             # an ordered map (nested properties) is sorted as the Go map it converts to
             return Value(self.plain_map(value), value.kind, extra={"items": True, "sorted": True})
         if name in {"lower", "upper"} and value.is_const:
             return const(getattr(value.const, name)())
-        if name == "map" and value.kind == ANY and len(args) == 1 and args[0].const in {"upper", "lower", "string"} and not node.kwargs:
+        if (
+            name == "map"
+            and value.kind == ANY
+            and len(args) == 1
+            and args[0].const in {"upper", "lower", "string"}
+            and not node.kwargs
+        ):
             return self.untyped_map(value, args[0].const, node)
-        if name == "map" and value.kind in {MSGS, CALLS, TOOLS, "select", "mapped"} and not args and [kw.key for kw in node.kwargs] == ["attribute"]:
+        if (
+            name == "map"
+            and value.kind in {MSGS, CALLS, TOOLS, "select", "mapped"}
+            and not args
+            and [kw.key for kw in node.kwargs] == ["attribute"]
+        ):
             return self.mapped_attribute(value, self.const_of(node.kwargs[0].value, frame), node)
         if name in {"lower", "upper"} and value.kind == UNDEF and not value.extra.get("maybe_undefined"):
             return const("")  # str() of Undefined is empty
@@ -2873,7 +3295,9 @@ class Translator:
         if name in {"lower", "upper"} and value.kind in {STR, CONTENT}:
             return self.change_case(value, name, node)
         if name == "title" and value.kind in {STR, CONTENT} and not args and not node.kwargs:
-            self.warn(node, "|title", "changes the case of ASCII letters only, and starts words after ASCII whitespace only")
+            self.warn(
+                node, "|title", "changes the case of ASCII letters only, and starts words after ASCII whitespace only"
+            )
             text = self.temp()
             self.action(f"{text} := {value.code}")
             return Value(textops.ascii_title(self, text), STR)
@@ -2898,7 +3322,7 @@ class Translator:
         self.action(f"range {at} := len {digits}")
         self.action(f"{byte} := index {digits} {at}")
         self.action(f"if and (ge {byte} 48) (le {byte} 57)")
-        self.action(f"if or {after} (ge (len (printf \"%d\" {number})) 6)")
+        self.action(f'if or {after} (ge (len (printf "%d" {number})) 6)')
         self.action(f"{bad} = true")
         self.action("else")
         ten_times = " ".join([f'{number} ""'] * 10)
@@ -2936,7 +3360,11 @@ class Translator:
         the passing elements written one by one, the brackets once the first one is known."""
         base: Value = value.extra["base"]
         if value.extra.get("lazy"):
-            self.warn(expr, "tojson of |map(...) without |list", "Jinja fails there (a generator is not JSON serializable); written as the list instead")
+            self.warn(
+                expr,
+                "tojson of |map(...) without |list",
+                "Jinja fails there (a generator is not JSON serializable); written as the list instead",
+            )
         writer = JsonWriter(self, indent, expr)
         first, idx, item = self.temp(), self.temp(), self.temp()
         self.action(f"{first} := true")
@@ -2973,20 +3401,29 @@ class Translator:
         if all(item.is_const for item in items):
             return const((min if name == "min" else max)(item.const for item in items))
         if not all(item.kind == INT and not isinstance(item.const, bool) for item in items):
-            raise self.fail(items_node, f"|{name} of a list holding {', '.join(sorted({i.kind for i in items}))} values")
+            raise self.fail(
+                items_node, f"|{name} of a list holding {', '.join(sorted({i.kind for i in items}))} values"
+            )
         best = self.temp()
         self.action(f"{best} := {items[0].code}")
         for item in items[1:]:
             self.action(f"if {'lt' if name == 'min' else 'gt'} {item.code} {best}")
             self.action(f"{best} = {item.code}")
             self.action("end")
-        return Value(best, INT, extra={"maybe_negative": True} if any(i.extra.get("maybe_negative") for i in items) else {})
+        return Value(
+            best, INT, extra={"maybe_negative": True} if any(i.extra.get("maybe_negative") for i in items) else {}
+        )
 
     def indent_json(self, value: Value, args: list[Any], options: dict[str, Any], node: nodes.Node) -> Value:
         """`tojson | indent(n)`: JSON text has no blank lines, so every newline gains the indent."""
         width, first = (args + [4, False])[:2]
         first = options.get("first", first)
-        if not isinstance(width, int) or isinstance(width, bool) or options.get("blank") or set(options) - {"first", "blank"}:
+        if (
+            not isinstance(width, int)
+            or isinstance(width, bool)
+            or options.get("blank")
+            or set(options) - {"first", "blank"}
+        ):
             raise self.fail(node, "|indent with these options")
         self.warn(node, "|indent of JSON text", "U+0085, U+2028 and U+2029 inside JSON strings do not start a new line")
         pad = " " * width
@@ -3018,7 +3455,7 @@ class Translator:
         self.action(f"range {idx}, {item} := {base.code}")
         test = self.selection_test(value.extra["filters"], Value(item, ELEMENT[base.kind]))
         self.action(f"if {test}")
-        self.action(f'{count} = {textops.plus_one(count)}')
+        self.action(f"{count} = {textops.plus_one(count)}")
         self.action("end")
         self.action("end")
         return Value(count, INT)
@@ -3053,7 +3490,9 @@ class Translator:
         if key.kind == ANY and all(isinstance(k, str) and k for k in fields):
             # an untyped key (a schema's `type`) matches only when it is a string
             key = Value(f'(or (and (eq (printf "%T" {key.code}) "string") (printf "%v" {key.code})) "")', STR)
-        if key.kind not in {STR, CONTENT, INT} or not all(v.is_const and isinstance(v.const, (str, int)) and not isinstance(v.const, bool) for v in fields.values()):
+        if key.kind not in {STR, CONTENT, INT} or not all(
+            v.is_const and isinstance(v.const, (str, int)) and not isinstance(v.const, bool) for v in fields.values()
+        ):
             raise self.fail(node, "a dict literal looked up with a run-time key")
         kinds = {type(v.const) for v in fields.values()}
         if len(kinds) > 1:

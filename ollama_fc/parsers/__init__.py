@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import ParseResult, ParsedCall, ToolCallParser
+from .base import ParsedCall, ParseResult, ToolCallParser
 from .registry import FORMATS, PARSERS, parse_tool_calls, parsers_for
 from .streaming import StreamingRecoverer
 

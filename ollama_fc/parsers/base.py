@@ -8,12 +8,13 @@ A format is described by its markers (where a call can begin and how its region 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, Literal, Mapping, Sequence, Union
+from typing import Any, ClassVar, Literal, Union
 
 from .lenient import NotALiteral, read_value
 
-ToolsArg = Union[Sequence[Union[Mapping[str, Any], Any, Callable[..., Any]]], None]
+ToolsArg = Union[Sequence[Mapping[str, Any] | Any | Callable[..., Any]], None]
 
 
 @dataclass(frozen=True)
@@ -143,4 +144,3 @@ def calls_from_values(values: Iterable[Any]) -> list[ParsedCall] | None:
             return None
         calls.extend(found)
     return calls
-

@@ -17,7 +17,7 @@ class FunctoolsParser(ToolCallParser):
 
     def read_region(self, region: str) -> list[ParsedCall] | None:
         try:
-            value = read_value(region[len(MARKER) - 1:])
+            value = read_value(region[len(MARKER) - 1 :])
         except NotALiteral:
             return None
         if not isinstance(value, list):

@@ -19,7 +19,7 @@ class HermesParser(ToolCallParser):
     markers = (Marker(OPEN, "tag", closers=((CLOSE, True), (OPEN, False))),)
 
     def read_region(self, region: str) -> list[ParsedCall] | None:
-        inner = region[len(OPEN):]
+        inner = region[len(OPEN) :]
         if inner.endswith(CLOSE):
             inner = inner[: -len(CLOSE)]
         try:

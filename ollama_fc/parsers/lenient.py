@@ -33,7 +33,7 @@ VALUE_STARTS = frozenset("[{(:,=")
 class BracketTracker:
     """Incremental bracket and string state over a text fed one character at a time."""
 
-    __slots__ = ("stack", "quote", "escaped", "last")
+    __slots__ = ("escaped", "last", "quote", "stack")
 
     def __init__(self) -> None:
         self.stack: list[str] = []
@@ -127,8 +127,12 @@ def literal_from_source(source: str) -> Any:
 
 
 _NAMED_CONSTANTS: dict[str, Any] = {
-    "True": True, "False": False, "None": None,
-    "true": True, "false": False, "null": None,
+    "True": True,
+    "False": False,
+    "None": None,
+    "true": True,
+    "false": False,
+    "null": None,
 }
 
 
@@ -187,7 +191,7 @@ def read_values(text: str) -> list[Any]:
         if index >= length:
             break
         if text[index] not in "{[":
-            raise NotALiteral(f"unexpected text {text[index:index + 20]!r}")
+            raise NotALiteral(f"unexpected text {text[index : index + 20]!r}")
         end = scan_balanced(text, index)
         if end is None:
             end = length
@@ -206,7 +210,7 @@ def strip_fence(text: str) -> str:
     newline = stripped.find("\n")
     if newline < 0:
         return stripped
-    body = stripped[newline + 1:]
+    body = stripped[newline + 1 :]
     if body.rstrip().endswith("```"):
         body = body.rstrip()[:-3]
     return body.strip()

@@ -28,10 +28,10 @@ class MiniMaxTypeScriptParser(ToolCallParser):
     def read_region(self, region: str) -> list[ParsedCall] | None:
         body = region
         if body.startswith(CALL_TOKEN):
-            body = body[len(CALL_TOKEN):].lstrip()
+            body = body[len(CALL_TOKEN) :].lstrip()
         if body.startswith("```"):
             newline = body.find("\n")
-            body = body[newline + 1:] if newline >= 0 else ""
+            body = body[newline + 1 :] if newline >= 0 else ""
         if body.rstrip().endswith("```"):
             body = body.rstrip()[:-3]
         return read_call_lines(body, require_namespace=True)
@@ -53,9 +53,9 @@ def read_call_lines(body: str, *, require_namespace: bool) -> list[ParsedCall] |
         end = scan_balanced(body, open_paren)
         if end is None:
             end = len(body)
-            inner = body[open_paren + 1:].rstrip().removesuffix(")")
+            inner = body[open_paren + 1 :].rstrip().removesuffix(")")
         else:
-            inner = body[open_paren + 1: end - 1]
+            inner = body[open_paren + 1 : end - 1]
         if inner.strip():
             try:
                 arguments = read_value(inner)

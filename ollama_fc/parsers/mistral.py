@@ -17,7 +17,7 @@ class MistralParser(ToolCallParser):
     markers = (Marker(TOOL_CALLS, "rest"),)
 
     def read_region(self, region: str) -> list[ParsedCall] | None:
-        body = region[len(TOOL_CALLS):].strip().removesuffix("</s>").rstrip()
+        body = region[len(TOOL_CALLS) :].strip().removesuffix("</s>").rstrip()
         if body.startswith("["):
             try:
                 value = read_value(body)
@@ -32,7 +32,7 @@ class MistralParser(ToolCallParser):
                 return None
             end = scan_balanced(body, match.end()) or len(body)
             try:
-                arguments = read_value(body[match.end():end])
+                arguments = read_value(body[match.end() : end])
             except NotALiteral:
                 return None
             if not isinstance(arguments, dict):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..errors import ToolCallError
 from .base import ParseResult, ToolCallParser, ToolsArg
 from .function_list import FunctionListParser
 from .functools_list import FunctoolsParser
@@ -12,7 +13,6 @@ from .minimax_ts import MiniMaxTypeScriptParser
 from .mistral import MistralParser
 from .pythonic import PythonicParser
 from .streaming import recover_text
-from ..errors import ToolCallError
 
 PARSERS: dict[str, ToolCallParser] = {
     parser.name: parser
@@ -41,9 +41,7 @@ def parsers_for(format: str | None) -> list[ToolCallParser]:
     try:
         return [PARSERS[format]]
     except KeyError:
-        raise ToolCallError(
-            f"unknown tool-call format {format!r}; use one of: {', '.join(FORMATS)}"
-        ) from None
+        raise ToolCallError(f"unknown tool-call format {format!r}; use one of: {', '.join(FORMATS)}") from None
 
 
 def parse_tool_calls(text: str, format: str | None = None, tools: ToolsArg = None) -> ParseResult:

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence, Union
+from typing import Union
 
 from .base import Marker, ParsedCall, ParseResult, ToolCallParser, ToolsArg, offered_names
 from .lenient import BracketTracker
@@ -59,7 +60,7 @@ class _TagFinder:
         if best is not None:
             pos, closer, consume = best
             return base + pos + (len(closer) if consume else 0)
-        self.tail = window[-self.keep:] if self.keep else ""
+        self.tail = window[-self.keep :] if self.keep else ""
         return None
 
     def finish(self) -> int:
@@ -268,7 +269,7 @@ class StreamingRecoverer:
                     keep = 0 if final else self._partial_tail(data, index, (THINK_CLOSE,))
                     self._hold(data, index, keep)
                     return
-                self._emit(data[index: close + len(THINK_CLOSE)])
+                self._emit(data[index : close + len(THINK_CLOSE)])
                 index = close + len(THINK_CLOSE)
                 self._in_think = False
                 continue
@@ -282,7 +283,7 @@ class StreamingRecoverer:
                 self._hold(data, index, len(data) - start)
                 return
             if match.group() in ("{", "[") and self._is_dead(self._base + start):
-                self._emit(data[index: start + 1])
+                self._emit(data[index : start + 1])
                 index = start + 1
                 continue
             self._emit(data[index:start])
@@ -321,8 +322,8 @@ class StreamingRecoverer:
 
     def _hold(self, data: str, index: int, keep: int) -> None:
         """Release data[index:] except its last `keep` characters, which are held for later."""
-        self._emit(data[index: len(data) - keep])
-        self._held = data[len(data) - keep:]
+        self._emit(data[index : len(data) - keep])
+        self._held = data[len(data) - keep :]
         self._base += len(data)
 
     def _read(self, trigger: _Trigger, region: str) -> list[ParsedCall] | None:

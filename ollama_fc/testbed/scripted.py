@@ -28,8 +28,8 @@ How the network works (one layer, all weights written by hand):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import gguf
 import numpy as np
@@ -62,9 +62,7 @@ class ScriptError(OllamaFcError):
 def _byte_to_unicode() -> dict[int, str]:
     """GPT-2's reversible byte -> printable character map, which llama.cpp's BPE decodes."""
     printable = (
-        list(range(ord("!"), ord("~") + 1))
-        + list(range(ord("¡"), ord("¬") + 1))
-        + list(range(ord("®"), ord("ÿ") + 1))
+        list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
     )
     mapping = {b: chr(b) for b in printable}
     extra = 0

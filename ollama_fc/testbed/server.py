@@ -24,8 +24,9 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any
 
 from ..errors import OllamaUnavailableError
 from ..oracle import PINNED, cache_dir
@@ -186,8 +187,19 @@ def _miniaudio_header(work: Path, log: IO[str], log_path: Path) -> Path:
     """miniaudio.h from the miniaudio source package on PyPI (no Debian package ships it)."""
     downloads = work / "miniaudio"
     _run_logged(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-         MINIAUDIO_SDIST, "-d", str(downloads)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            MINIAUDIO_SDIST,
+            "-d",
+            str(downloads),
+        ],
         work,
         log,
         log_path,
@@ -207,13 +219,9 @@ def _miniaudio_header(work: Path, log: IO[str], log_path: Path) -> Path:
     return header
 
 
-def _go_build(
-    go: str, version: str, src: Path, output: Path, log: IO[str], log_path: Path, report: Report
-) -> None:
+def _go_build(go: str, version: str, src: Path, output: Path, log: IO[str], log_path: Path, report: Report) -> None:
     """`go build` of the writable module copy, with a progress line every 20 seconds."""
-    flags = (
-        f"-s -w -X={MODULE}/version.Version={version.lstrip('v')} -X={MODULE}/server.mode=release"
-    )
+    flags = f"-s -w -X={MODULE}/version.Version={version.lstrip('v')} -X={MODULE}/server.mode=release"
     command = [go, "build", "-x", "-trimpath", f"-ldflags={flags}", "-o", str(output), "."]
     log.write(f"$ {' '.join(command)}\n")
     log.flush()
@@ -297,7 +305,7 @@ class PinnedServer:
         """The server's process id (also its process group), while it runs."""
         return self._process.pid if self._process else None
 
-    def start(self) -> "PinnedServer":
+    def start(self) -> PinnedServer:
         self.binary = provision(self.version, self.report)
         self.port = free_port()
         self.host = f"http://127.0.0.1:{self.port}"
@@ -366,7 +374,7 @@ class PinnedServer:
         if self._own_workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
-    def __enter__(self) -> "PinnedServer":
+    def __enter__(self) -> PinnedServer:
         try:
             return self.start()
         except BaseException:
@@ -392,4 +400,3 @@ def serve_forever(version: str = PINNED, port: int | None = None) -> None:
         env["OLLAMA_HOST"] = f"127.0.0.1:{port}"
     _say(f"serving {binary} on {env.get('OLLAMA_HOST', '127.0.0.1:11434')}")
     os.execve(binary, [str(binary), "serve"], env)
-

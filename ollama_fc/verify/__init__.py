@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from .reference import ReferenceRenderError, render as render_reference
+from .reference import ReferenceRenderError
+from .reference import render as render_reference
 from .runner import CaseResult, VerifyReport, compact_diff, compare, verify
 
-__all__ = ["CaseResult", "ReferenceRenderError", "VerifyReport", "compact_diff", "compare", "render_reference", "verify"]
+__all__ = [
+    "CaseResult",
+    "ReferenceRenderError",
+    "VerifyReport",
+    "compact_diff",
+    "compare",
+    "render_reference",
+    "verify",
+]

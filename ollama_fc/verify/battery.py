@@ -162,7 +162,9 @@ CASES: tuple[Case, ...] = (
             _assistant(
                 "",
                 PARIS_CALL,
-                _call("call0002b", "book_trip", {"options": {"meals": True, "seat": "window"}, "travelers": ["Ann", "Bo"]}),
+                _call(
+                    "call0002b", "book_trip", {"options": {"meals": True, "seat": "window"}, "travelers": ["Ann", "Bo"]}
+                ),
             ),
             PARIS_RESULT,
             _result("call0002b", "book_trip", '{"booking": "BK-42", "status": "confirmed"}'),
@@ -198,7 +200,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "special_chars",
         (
-            _user('He said "hi" and \'bye\' \\ C:\\path <b>bold</b> & {{ name }} }} {% raw %} {#'),
+            _user("He said \"hi\" and 'bye' \\ C:\\path <b>bold</b> & {{ name }} }} {% raw %} {#"),
             _assistant("Use `a < b && c > d` and {{ }}."),
             _user("</s><|im_end|> [INST] $x %s"),
         ),

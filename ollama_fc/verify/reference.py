@@ -10,9 +10,10 @@ its body), a `tojson` that does not HTML-escape and keeps non-ASCII text, and th
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import jinja2
 from jinja2 import nodes

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
@@ -77,7 +78,7 @@ class VerifyReport(BaseModel):
 def compact_diff(expected: str, actual: str, context: int = DIFF_CONTEXT) -> str:
     """Where two renders first differ (char offset, line, column), a little of each side around it."""
     position = 0
-    for position, (left, right) in enumerate(zip(expected, actual)):
+    for position, (left, right) in enumerate(zip(expected, actual)):  # noqa: B007 (read after the loop)
         if left != right:
             break
     else:
@@ -112,7 +113,7 @@ def _compare_one(expected: str, rendered: oracle.Rendered, bos_token: str) -> Ve
     if rendered.prompt is None:
         return VersionResult(status="error", detail=f"Ollama {rendered.stage} error: {rendered.error}")
     if bos_token and expected.startswith(bos_token) and not rendered.prompt.startswith(bos_token):
-        expected = expected[len(bos_token):]
+        expected = expected[len(bos_token) :]
     if rendered.prompt == expected:
         return VersionResult(status="exact")
     return VersionResult(status="diff", detail=compact_diff(expected, rendered.prompt))

@@ -12,15 +12,15 @@ the oracle gets the same conversation as Ollama receives it.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 from ..convert.analysis import role_constants
 from ..convert.model import TOOL_RESULT_ROLES
 from . import battery
 from .battery import Case, Message
 from .reference import ReferenceRenderError, compile_template, environment, render
-
 
 
 @dataclass(frozen=True)
@@ -121,12 +121,22 @@ ARGUMENT_NEEDLE = "argument_needle"
 RESULT_NEEDLE = "result-needle-9d2"
 
 
-def _try(template: str, messages: Sequence[Message], shape: Shape, tools: Sequence[Mapping[str, Any]] = (),
-         special_tokens: Mapping[str, str] | None = None) -> str | None:
+def _try(
+    template: str,
+    messages: Sequence[Message],
+    shape: Shape,
+    tools: Sequence[Mapping[str, Any]] = (),
+    special_tokens: Mapping[str, str] | None = None,
+) -> str | None:
     """The reference render of a probe, or None when the template refuses or crashes on it."""
     try:
-        return render(template, to_hf(messages, shape), list(tools) or None, add_generation_prompt=True,
-                      special_tokens=special_tokens)
+        return render(
+            template,
+            to_hf(messages, shape),
+            list(tools) or None,
+            add_generation_prompt=True,
+            special_tokens=special_tokens,
+        )
     except ReferenceRenderError:
         return None
 
@@ -202,7 +212,9 @@ def probe(template: str, special_tokens: Mapping[str, str] | None = None, roles:
         for ids in (False, True)
     )
     for candidate in candidates:
-        rendered = _try(template, _call_messages(CALL_NEEDLES[:1], ids=candidate.needs_ids), candidate, tools, special_tokens)
+        rendered = _try(
+            template, _call_messages(CALL_NEEDLES[:1], ids=candidate.needs_ids), candidate, tools, special_tokens
+        )
         if rendered is not None and CALL_NEEDLES[0] in rendered:
             shape = replace(candidate, tool_calls=True)
             break
