@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -17,9 +18,10 @@ from .upstream import Upstream
 EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 
-def create_app(upstream_url: str) -> Starlette:
-    """The proxy in front of the Ollama at `upstream_url` (served by uvicorn, or any ASGI server)."""
-    upstream = Upstream(upstream_url)
+def create_app(upstream_url: str, transport: httpx.AsyncBaseTransport | None = None) -> Starlette:
+    """The proxy in front of the Ollama at `upstream_url` (served by uvicorn, or any ASGI server);
+    `transport` is httpx's, for a caller that wants to watch or route the upstream traffic."""
+    upstream = Upstream(upstream_url, transport)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -53,9 +53,9 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def uvicorn_config(upstream: str) -> uvicorn.Config:
+def uvicorn_config(upstream: str, transport: httpx.AsyncBaseTransport | None = None) -> uvicorn.Config:
     return uvicorn.Config(
-        create_app(upstream),
+        create_app(upstream, transport),
         log_level="warning",
         access_log=False,  # a line per request would cost more than the proxy's own work
         server_header=False,
@@ -104,18 +104,23 @@ def serve(
     )
     try:
         uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn shuts down gracefully, then re-raises Ctrl+C
+        pass
     finally:
         sock.close()
+    say("ollama-fc serve: stopped")
 
 
 class ProxyThread:
     """The proxy on a loopback port in a background thread of this process (for tests, benchmarks
     and programs that embed it). Use as a context manager; `.url` is the proxy's base URL."""
 
-    def __init__(self, upstream: str, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self, upstream: str, host: str = "127.0.0.1", port: int = 0, transport: httpx.AsyncBaseTransport | None = None
+    ) -> None:
         self.sock = bind(host, port)
         self.url = f"http://{host}:{self.sock.getsockname()[1]}"
-        self.server = uvicorn.Server(uvicorn_config(upstream.rstrip("/")))
+        self.server = uvicorn.Server(uvicorn_config(upstream.rstrip("/"), transport))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 
     def __enter__(self) -> ProxyThread:

@@ -97,6 +97,8 @@ class Upstream:
             elif length is not None and int(length) <= SMALL_BODY:
                 body = await request.body()
         content: bytes | AsyncIterator[bytes] = request.stream() if body is None else body
+        if body is not None:  # httpx sets the length of the body it is given (maybe re-encoded)
+            headers = [(name, value) for name, value in headers if name != "content-length"]
         upstream_request = self.client.build_request(
             request.method,
             path,
