@@ -19,7 +19,7 @@ import ollama
 import openai
 import pytest
 from family_cases import CASES
-from test_client_e2e import ASK, PLAIN_TOOLS, RECOVERED, SPECIALS, TOOLS, calls_of
+from test_client_e2e import ASK, HERMES, PLAIN_TOOLS, RECOVERED, SPECIALS, TOOLS, calls_of
 
 from ollama_fc import Client, run_tools
 from ollama_fc.build import build
@@ -209,6 +209,32 @@ def test_invalid_call_is_passed_on_as_written_and_logged(
     coerced = scripted_model('[get_weather(city="Paris", days="3")]', template=PLAIN_TOOLS, special_tokens=SPECIALS)
     response = ollama.Client(host=proxy).chat(coerced, ASK, tools=TOOL_DICTS)
     assert calls_of(response.message) == [("get_weather", {"city": "Paris", "days": 3})]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_calls_ollama_parsed_pass_through_untouched(
+    scripted_model: Any, ollama_host: str, proxy: str, stream: bool
+) -> None:
+    """Not even the schema check (days "x" is not an integer) alters the calls Ollama parsed itself."""
+    script = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": "x"}}\n</tool_call>'
+    model = scripted_model(script, template=HERMES, special_tokens=SPECIALS)
+    body = {"model": model, "messages": ASK, "tools": TOOL_DICTS, "stream": stream}
+    direct = httpx.post(f"{ollama_host}/api/chat", json=body, timeout=60).content.splitlines()
+    proxied = httpx.post(f"{proxy}/api/chat", json=body, timeout=60).content.splitlines()
+    assert len(proxied) == len(direct)
+    calls = [json.loads(line)["message"].get("tool_calls") for line in proxied]
+    assert [call["function"]["arguments"] for chunk in calls if chunk for call in chunk] == [
+        {"city": "Paris", "days": "x"}
+    ]
+    assert [_without_ids(line) for line in proxied] == [_without_ids(line) for line in direct]
+
+
+def _without_ids(line: bytes) -> dict[str, Any]:
+    """A chunk's message without its calls' ids (Ollama draws new ones on every answer)."""
+    message = dict(json.loads(line)["message"])
+    for call in message.get("tool_calls") or ():
+        call.pop("id")
+    return message
 
 
 def test_only_offered_tools_are_calls(scripted_model: Any, proxy: str) -> None:
