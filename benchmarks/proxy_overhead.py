@@ -13,8 +13,9 @@ Rows:
   a chat without tools (forwarded unchanged).
 - time to first byte of a streamed answer: medians, and the median of the paired differences
   (target: at most 2 ms added).
-- memory: the proxy process's resident set size after 1,000 and after 10,000 requests (a mix of
-  both APIs, streamed and not, 8 at a time), sampled from /proc every 500 requests.
+- memory: the proxy process's resident set size after 1,000 and after 10,000 requests (both
+  APIs, streamed and not, each with a call to recover, 8 at a time), sampled from /proc every
+  500 requests.
 
 Run: python benchmarks/proxy_overhead.py [--seconds S] [--requests N] [--host URL]
 """
@@ -80,6 +81,12 @@ def rss_mb(pid: int) -> float:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def request(path: str, model: str, stream: bool, tools: bool = True) -> dict[str, Any]:
     body: dict[str, Any] = {"model": model, "messages": ASK, "stream": stream}
     if tools:
@@ -141,13 +148,9 @@ def latency_row(label: str, ours: list[float], direct: list[float]) -> Row:
 
 async def soak(proxy: str, pid: int, models: dict[str, str], total: int, every: int = 500) -> list[tuple[int, float]]:
     """`total` requests through the proxy, 8 at a time, cycling through both APIs streamed and
-    not; the proxy's RSS in MB after each `every` requests."""
-    kinds = [
-        (path, case, stream)
-        for path in ("/api/chat", "/v1/chat/completions")
-        for case in models
-        for stream in (False, True)
-    ]
+    not, each with a call to recover (one model: switching models would make Ollama reload
+    runners); the proxy's RSS in MB after each `every` requests."""
+    kinds = [(path, "recovered", stream) for path in ("/api/chat", "/v1/chat/completions") for stream in (False, True)]
     samples: list[tuple[int, float]] = []
     done = 0
     async with httpx.AsyncClient(base_url=proxy, timeout=120) as client:
@@ -222,7 +225,9 @@ def measure(seconds_per_case: float = 10.0, requests: int = 10_000, host: str | 
                         [total for _, total in theirs_pairs],
                     )
                 )
+        cpu_before = cpu_seconds(pid)
         samples = asyncio.run(soak(proxy, pid, models, requests))
+        cpu_per_request = (cpu_seconds(pid) - cpu_before) / requests * 1000
         after_warmup = next(rss for count, rss in samples if count >= min(1000, requests))
         final = samples[-1][1]
         trace = ", ".join(f"{rss:.1f}" for _, rss in samples)
@@ -232,7 +237,8 @@ def measure(seconds_per_case: float = 10.0, requests: int = 10_000, host: str | 
                 f"{final:.1f} MB",
                 f"{after_warmup:.1f} MB",
                 final / after_warmup,
-                f"{final - after_warmup:+.1f} MB; every 500 requests: {trace}",
+                f"{final - after_warmup:+.1f} MB; proxy CPU {cpu_per_request:.2f} ms per request; "
+                f"RSS every 500 requests: {trace}",
             )
         )
         for model in models.values():

@@ -3,7 +3,8 @@
     python benchmarks/run_all.py               # ~1-2 minutes: starts the pinned Ollama
     python benchmarks/run_all.py --fidelity    # also re-measure docs/FIDELITY.md (much longer)
 
-Rows: streaming recovery 200k vs 20k characters, the client against plain `ollama.chat`, and
+Rows: streaming recovery 200k vs 20k characters, the client against plain `ollama.chat`, the
+proxy (`ollama-fc serve`) against direct Ollama, and
 whole-corpus conversion against @huggingface/ollama-utils. Results go to docs/BENCHMARKS.md by
 hand, with the machine's load noted.
 """
@@ -19,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import client_overhead
 import corpus_convert
 import fidelity
+import proxy_overhead
 import streaming_parse
 from table import print_table
 
@@ -28,11 +30,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15.0, help="client: alternating runs per case (default 15)")
     parser.add_argument("--host", help="client: an Ollama already running (default: start the pinned one)")
     parser.add_argument(
+        "--requests", type=int, default=10_000, help="proxy: requests of the memory soak (default 10,000)"
+    )
+    parser.add_argument(
         "--fidelity", action="store_true", help="also run benchmarks/fidelity.py (writes docs/FIDELITY.md)"
     )
     args = parser.parse_args()
     rows = streaming_parse.measure()
     rows += client_overhead.measure(args.seconds, args.host)
+    rows += proxy_overhead.measure(args.seconds, args.requests, args.host)
     rows += corpus_convert.measure()
     print_table(rows)
     if args.fidelity:
