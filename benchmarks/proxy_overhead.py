@@ -71,7 +71,11 @@ def proxy_process(upstream: str) -> Iterator[tuple[str, int]]:
         yield f"http://127.0.0.1:{port}", process.pid
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def rss_mb(pid: int) -> float:
@@ -153,12 +157,16 @@ async def soak(proxy: str, pid: int, models: dict[str, str], total: int, every: 
     kinds = [(path, "recovered", stream) for path in ("/api/chat", "/v1/chat/completions") for stream in (False, True)]
     samples: list[tuple[int, float]] = []
     done = 0
+    failures: list[str] = []
     async with httpx.AsyncClient(base_url=proxy, timeout=120) as client:
 
         async def one(index: int) -> None:
             path, case, stream = kinds[index % len(kinds)]
-            response = await client.post(path, json=request(path, models[case], stream))
-            response.raise_for_status()
+            try:
+                response = await client.post(path, json=request(path, models[case], stream))
+                response.raise_for_status()
+            except httpx.HTTPError as error:  # counted and reported, so one stall does not end the run
+                failures.append(f"{path} stream={stream}: {type(error).__name__}")
 
         while done < total:
             batch = min(every, total - done)
@@ -167,6 +175,8 @@ async def soak(proxy: str, pid: int, models: dict[str, str], total: int, every: 
             done += batch
             samples.append((done, rss_mb(pid)))
             progress(f"soak: {done:,} requests, proxy RSS {samples[-1][1]:.1f} MB")
+    for failure in failures:
+        progress(f"soak: failed: {failure}")
     return samples
 
 
