@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -67,6 +68,8 @@ def proxy_process(upstream: str) -> Iterator[tuple[str, int]]:
             break
     else:
         raise RuntimeError(f"ollama-fc serve exited with status {process.wait()}")
+    # Keep reading what it prints, so a full pipe never blocks it.
+    threading.Thread(target=process.stderr.read, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{port}", process.pid
     finally:

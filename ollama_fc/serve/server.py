@@ -95,7 +95,12 @@ def serve(
             f"the upstream {upstream} is this proxy itself (is OLLAMA_HOST pointing at it?); pass --upstream with Ollama's URL"
         )
     _check_upstream(upstream, say)
-    logging.basicConfig(level=logging.INFO, format="ollama-fc serve: %(message)s")
+    # The proxy's own lines only (httpx would log every upstream request at INFO).
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("ollama-fc serve: %(message)s"))
+    logger = logging.getLogger("ollama_fc.serve")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
     warnings.simplefilter("always", DroppedOutputWarning)  # every lost response, not only the first
     warnings.showwarning = _log_warning
     config = uvicorn_config(upstream)
