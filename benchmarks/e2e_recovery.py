@@ -207,23 +207,28 @@ def replay(
             except ScriptError as exc:
                 skipped.append(f"{sample.id}: {exc}")
                 continue
-            digest = plain.create_blob(path)
-            model = f"ofc-e2e-{number}"
-            create(plain, model, digest, path.name, setup, passthrough=False)
-            if passthrough:  # before any delete: deleting a model prunes the blob both share
-                create(plain, model + "-pt", digest, path.name, setup, passthrough=True)
-            results = {
-                "ollama": ask(plain, model, sample, stream=False),
-                "ollama stream": ask(plain, model, sample, stream=True),
-                "ollama_fc": ask(ours, model, sample, stream=False),
-                "ollama_fc stream": ask(ours, model, sample, stream=True),
-            }
-            if passthrough:
-                results["ollama_fc passthrough"] = ask(ours, model + "-pt", sample, stream=False)
-                results["ollama_fc passthrough stream"] = ask(ours, model + "-pt", sample, stream=True)
-                plain.delete(model + "-pt")
-            plain.delete(model)
-            path.unlink()
+            try:
+                digest = plain.create_blob(path)
+                model = f"ofc-e2e-{number}"
+                create(plain, model, digest, path.name, setup, passthrough=False)
+                if passthrough:  # before any delete: deleting a model prunes the blob both share
+                    create(plain, model + "-pt", digest, path.name, setup, passthrough=True)
+                results = {
+                    "ollama": ask(plain, model, sample, stream=False),
+                    "ollama stream": ask(plain, model, sample, stream=True),
+                    "ollama_fc": ask(ours, model, sample, stream=False),
+                    "ollama_fc stream": ask(ours, model, sample, stream=True),
+                }
+                if passthrough:
+                    results["ollama_fc passthrough"] = ask(ours, model + "-pt", sample, stream=False)
+                    results["ollama_fc passthrough stream"] = ask(ours, model + "-pt", sample, stream=True)
+                    plain.delete(model + "-pt")
+                plain.delete(model)
+            except ollama.ResponseError as exc:  # the server refused a create: say which record
+                skipped.append(f"{sample.id}: {exc}")
+                continue
+            finally:
+                path.unlink()
             outcomes[sample.id] = results
             if number % 20 == 0 or number == len(samples):
                 progress(f"{number}/{len(samples)} records replayed in {time.monotonic() - started:.0f}s")
