@@ -31,7 +31,7 @@ from typing import Any, Literal, Union, overload
 import ollama
 from ollama import ChatResponse, Message
 
-from .convert.api import parse_tag, read_marker
+from .markers import parse_tag, read_marker
 from .functions import function_to_tool
 from .parsers.base import ParsedCall, tool_name
 from .parsers.registry import PARSERS, parsers_for

@@ -74,8 +74,6 @@ FIELDS = {
     PROP: {"description": ("Description", STR), "enum": ("Enum", LIST), "items": ("Items", ANY)},
 }
 
-#: Roles templates give tool results, most common first (Ollama's is always `tool`).
-TOOL_RESULT_ROLES = ("tool", "function", "tools", "ipython", "observation", "tool_response", "tool_results")
 STRFTIME = {"%Y": (0, 4), "%m": (5, 7), "%d": (8, 10), "%y": (2, 4)}
 MONTHS = (
     "January",
@@ -91,15 +89,6 @@ MONTHS = (
     "November",
     "December",
 )
-
-
-@dataclass
-class Warning_:
-    """One approximation the translation forced, where it comes from and what it changes."""
-
-    construct: str
-    line: int | None
-    effect: str
 
 
 @dataclass

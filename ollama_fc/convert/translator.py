@@ -27,10 +27,11 @@ from .analysis import (
     names_holding_text,
     only_raises,
     parse_jinja,
-    role_constants,
 )
+from ..hf.shapes import TOOL_RESULT_ROLES, role_constants
 from .gohelpers import MAX_INDENT_DEPTH, REPR_HELPER, json_helper_name, json_helpers
 from .jsonwriter import JsonWriter
+from .result import ConversionWarning
 from .model import (
     ANY,
     ANYOF,
@@ -72,14 +73,12 @@ from .model import (
     STRLIST,
     TFUNC,
     TOOL,
-    TOOL_RESULT_ROLES,
     TOOLS,
     UNDEF,
     UNDEFINED,
     Frame,
     Loop,
     Value,
-    Warning_,
     const,
     final_of,
     py_str,
@@ -111,7 +110,7 @@ class Translator:
         self.tree = parse_jinja(template)
         self.tokens = special_tokens
         self.out: list[str] = []
-        self.warnings: list[Warning_] = []
+        self.warnings: list[ConversionWarning] = []
         self.helpers: dict[str, str] = {}
         self.macros: dict[str, nodes.Macro] = {}
         #: for each body being translated, the statements after the current one (see read_later)
@@ -203,7 +202,7 @@ class Translator:
     def warn(self, node: nodes.Node | None, construct: str, effect: str) -> None:
         line = getattr(node, "lineno", None)
         if not any(w.construct == construct and w.line == line for w in self.warnings):
-            self.warnings.append(Warning_(construct, line, effect))
+            self.warnings.append(ConversionWarning(construct=construct, line=line, effect=effect))
 
     def temp(self) -> str:
         self.counter += 1
