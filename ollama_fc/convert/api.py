@@ -14,7 +14,7 @@ from ..hf.shapes import Shape, probe
 from ..markers import KNOWN_MARKERS, family_marker, parse_tag
 from .result import Capabilities, Conversion
 from .sources import TemplateSource, load_source
-from .translator import Translator
+from .translate import Translator
 
 PROBE_NAME = "ofc_probe_function"
 

@@ -1,17 +1,20 @@
-"""What the translator knows about a value: its kind in Ollama's data model, and Jinja scopes.
+"""What the translator knows about a value: its kind in Ollama's data model.
 
 Each Jinja expression becomes a `Value`: Go operand code tagged with the kind of thing it holds
 (a message, the tool list, a string...). The kind decides how attributes, tests and filters map
-onto Ollama's fields. A `Frame` is a Jinja scope binding names to such values.
+onto Ollama's fields.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ConversionError
-from .textops import go_string
+from jinja2 import nodes
+
+from ...errors import ConversionError
+from ..go.textops import go_string
 
 NOT_CONST = object()
 
@@ -152,28 +155,7 @@ class Loop:
     item_kind: str | None = None
 
 
-@dataclass
-class Frame:
-    """A Jinja scope: names bound to Go variables (or fixed values), and the enclosing loop."""
-
-    names: dict[str, Value]
-    parent: Frame | None = None
-    loop: Loop | None = None
-    #: how many runtime `if`s enclosed the scope's start; a `set` at the same depth always runs
-    depth: int = 0
-
-    def lookup(self, name: str) -> Value | None:
-        frame: Frame | None = self
-        while frame is not None:
-            if name in frame.names:
-                return frame.names[name]
-            frame = frame.parent
-        return None
-
-    def owner(self, name: str) -> Frame | None:
-        frame: Frame | None = self
-        while frame is not None:
-            if name in frame.names:
-                return frame
-            frame = frame.parent
-        return None
+#: Evaluates an expression in the scope it was written in: how an operation that evaluates
+#: arguments later (a selection's test) or only some of them (`tojson`'s options) gets them
+#: without holding the scope itself.
+ValueOf = Callable[[nodes.Expr], Value]

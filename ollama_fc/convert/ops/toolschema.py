@@ -13,8 +13,8 @@ from typing import Any
 
 from jinja2.defaults import DEFAULT_TESTS
 
-from .gohelpers import PROPERTY_KEYS
-from .model import PARAMS, PROP, TFUNC, TOOL
+from ..go.gohelpers import PROPERTY_KEYS
+from .values import PARAMS, PROP, TFUNC, TOOL
 
 #: keys of each schema object, in the order `get_json_schema` writes them
 KEY_ORDER: dict[str, tuple[str, ...]] = {
