@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import jinja2
 import markupsafe
 from jinja2 import nodes
 
@@ -28,10 +27,6 @@ from .values import (
     final_of,
     py_str,
 )
-
-#: string filters applied at conversion time to a constant (jinja2's own, so exactly)
-CONSTANT_FILTERS = {"replace", "title", "capitalize", "center", "indent", "wordcount"}
-CONSTANT_FOLDER = jinja2.Environment()
 
 
 class Strings(ToJson):

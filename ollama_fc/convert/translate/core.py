@@ -20,6 +20,7 @@ from ..analysis import (
     only_raises,
     parse_jinja,
 )
+from ..ops.filters import Lowering
 from ..ops.values import (
     UNDEF,
     Loop,
@@ -27,11 +28,10 @@ from ..ops.values import (
     ValueOf,
     final_of,
 )
-from ..ops.views import Views
 from .scope import Frame
 
 
-class Core(Views):
+class Core(Lowering):
     """The translator's state and the dispatch: `visit` for statements, `expr` for expressions."""
 
     def __init__(self, template: str, special_tokens: dict[str, str]) -> None:

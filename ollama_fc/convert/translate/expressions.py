@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import jinja2
 from jinja2 import nodes
 
 from ..go import strlists, textops
 from ..go.textops import go_string
 from ..ops import toolschema as schema
-from ..ops.strings import CONSTANT_FILTERS, CONSTANT_FOLDER
 from ..ops.values import (
     ANY,
     ARGS,
@@ -23,14 +21,12 @@ from ..ops.values import (
     DICT_METHODS,
     ELEMENT,
     INT,
-    LIST,
     MAPPINGS,
     MONTHS,
     MSGS,
     NONE,
     NS,
     PART,
-    PARTS,
     PROPS,
     RECORD,
     SEQUENCES,
@@ -405,250 +401,7 @@ class Expressions(Macros):
         raise self.fail(node, "this function call")
 
     def expr_Filter(self, node: nodes.Filter, frame: Frame) -> Value:
-        name = node.name
-        if node.node is None:
-            raise self.fail(node, f"|{name} block")
-        if (
-            name in {"min", "max"}
-            and isinstance(node.node, (nodes.List, nodes.Tuple))
-            and not node.args
-            and not node.kwargs
-        ):
-            return self.extreme_of_numbers(node.node, name, frame)
-        value = self.expr(node.node, frame)
-        if value.kind == "split" and name not in {"first", "last"}:
-            value = self.split_list(value)
-        args = [self.expr(a, frame) for a in node.args]
-        if (
-            name in {"dictsort", "items"}
-            and value.is_const
-            and isinstance(value.const, dict)
-            and all(a.is_const for a in args)
-        ):
-            # a dict literal of constants: its pairs are known, sorted by jinja2's own filter
-            options = {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}
-            pairs = (
-                jinja2.filters.do_dictsort(value.const, *(a.const for a in args), **options)
-                if name == "dictsort"
-                else list(value.const.items())
-            )
-            return const([list(pair) for pair in pairs])
-        if (
-            name == "replace"
-            and len(args) == 2
-            and not node.kwargs
-            and value.kind in {STR, CONTENT}
-            and not value.is_const
-        ):
-            return self.string_method("replace", value, args, node)  # the filter is str.replace
-        if name == "trim":
-            if value.is_const:
-                return const(value.const.strip(*(a.const for a in args)))
-            if value.kind in {UNDEF, NONE}:
-                return const("")
-            return self.trim(value.code, "strip", args[0].const if args else None, final_of(value))
-        if name in {"length", "count"}:
-            if value.is_const:
-                return const(len(value.const))
-            if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
-                return const(0)  # Jinja's Undefined has length 0
-            if value.kind == ANY:
-                self.warn(
-                    node, "|length of an untyped value", "counts bytes, not characters, where it is non-ASCII text"
-                )
-                obj, size = self.temp(), self.temp()
-                self.action(f"{obj} := {value.code}")
-                self.action(f"{size} := 0")
-                self.action(
-                    f'if or (eq (printf "%.3T" {obj}) "map") (eq (printf "%.2T" {obj}) "[]") (eq (printf "%T" {obj}) "string")'
-                )
-                self.action(f"{size} = len {obj}")
-                self.action("end")
-                return Value(size, INT)
-            if value.kind in {STR, CONTENT}:
-                text = self.temp()
-                self.action(f"{text} := {value.code}")
-                return Value(textops.char_count(text), INT)
-            if value.kind in SEQUENCES or value.kind in {ARGS, PROPS}:
-                return Value(f"(len {self.plain_map(value)})", INT)
-            if value.kind in {"select", "mapped"}:
-                return self.count_selected(value)
-            if value.kind == STRLIST:
-                return Value(strlists.count(self, value.code), INT)
-            if value.kind == "reversed":
-                return Value(f"(len {value.code})", INT)
-            raise self.fail(node, f"|length of {value.kind}")
-        if name in {"selectattr", "rejectattr"}:
-            if value.kind in {CONTENT, PARTS}:
-                return Value(value.code, PARTS)
-            if value.kind in {MSGS, CALLS, TOOLS}:
-                return Value(
-                    value.code, "select", extra={"base": value, "filters": [(node, self.value_of(frame), None)]}
-                )
-            if value.kind == "select":
-                return Value(
-                    value.code,
-                    "select",
-                    extra={
-                        "base": value.extra["base"],
-                        "filters": [*value.extra["filters"], (node, self.value_of(frame), None)],
-                    },
-                )
-            raise self.fail(node, f"|{name} on {value.kind}")
-        if name == "list":
-            if value.kind == "mapped":
-                return Value(value.code, value.kind, extra={**value.extra, "lazy": False})
-            return value
-        if name in {"first", "last"}:
-            if value.kind in SEQUENCES and not value.is_const:
-                element = ELEMENT.get(value.kind, ANY)
-                if name == "first":
-                    return Value(f"(index {value.code} 0)", element)
-                return Value(f"(index {value.code} (len (slice {value.code} 1)))", element)
-            if value.kind == "split" and not (name == "last" and "limit" in value.extra):
-                return self.split_part(value, 0 if name == "first" else -1, node)
-            if value.kind == "split":
-                value = self.split_list(value)
-            if value.kind == STRLIST:
-                return Value(
-                    strlists.element(self, value.code, 0 if name == "first" else -1), STR, extra=final_of(value)
-                )
-            raise self.fail(node, f"|{name} of {value.kind}")
-        if name == "default":
-            fallback = args[0] if args else const("")
-            if value.kind == UNDEF:
-                return fallback
-            if len(args) > 1 and args[1].is_const and args[1].const:
-                result = self.temp()
-                self.action(f"{result} := {self.operand(fallback, node)}")
-                self.action(f"if {self.truth_of(value)}")
-                self.action(f"{result} = {value.code}")
-                self.action("end")
-                # an empty fallback leaves a message's text (and where a prefill ends) as it was
-                keep = final_of(value) if fallback.is_const and fallback.const == "" else {}
-                return Value(result, value.kind, extra=keep)
-            return value
-        if name == "string":
-            return self.stringified(value, node)
-        if name == "format" and value.is_const and isinstance(value.const, str) and not node.kwargs:
-            return self.percent_format(value.const, args, node)
-        if name == "safe":
-            return Value(value.code, value.kind, value.const, {**value.extra, "markup": True})
-        if name == "tojson":
-            value, indent = self.tojson_options(node, self.value_of(frame))
-            separators, ascii_only = self.tojson_layout(node, self.value_of(frame))
-            if value.is_const:
-                import json
-
-                return const(json.dumps(value.const, ensure_ascii=ascii_only, indent=indent, separators=separators))
-            if ascii_only:
-                return Value(self.ascii_json_text(value, indent, separators, node), STR, extra={"json_text": True})
-            return Value(
-                self.capture(lambda: self.json_action(value, indent, node, separators), "|tojson", node),
-                STR,
-                extra={"json_text": True},
-            )
-        if name == "join" and value.is_const:
-            return const((args[0].const if args else "").join(value.const))
-        if (
-            name == "join"
-            and value.kind in {ANY, LIST}
-            and not value.is_const
-            and all(a.is_const and isinstance(a.const, str) for a in args)
-        ):
-            if value.kind == ANY:
-                self.warn(
-                    node,
-                    "|join of an untyped value",
-                    "joins the elements of a list; any other value is written as str() of it",
-                )
-            sep = args[0].const if args else ""
-            return Value(self.capture(lambda: self.untyped_join(value.code, sep, node), "|join", node), STR)
-        if name == "join" and value.kind == STRLIST:
-            sep = args[0] if args else const("")
-            return Value(strlists.join(self, value.code, self.strlist_item(sep, node)), STR)
-        if name == "int" and value.is_const and all(a.is_const for a in args):
-            options = {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}
-            return const(CONSTANT_FOLDER.call_filter(name, value.const, [a.const for a in args], options))
-        if name == "int" and value.kind == INT and not value.extra.get("maybe_undefined"):
-            return value  # already an int: |int leaves it as it is
-        if name == "int" and value.kind in {STR, CONTENT} and not args and not node.kwargs:
-            return self.parsed_int(value, node)
-        if (
-            name in CONSTANT_FILTERS
-            and value.is_const
-            and isinstance(value.const, str)
-            and all(a.is_const for a in args)
-        ):
-            options = {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}
-            return const(CONSTANT_FOLDER.call_filter(name, value.const, [a.const for a in args], options))
-        if name == "indent" and value.extra.get("json_text") and all(a.is_const for a in args):
-            return self.indent_json(
-                value, [a.const for a in args], {kw.key: self.const_of(kw.value, frame) for kw in node.kwargs}, node
-            )
-        if (
-            name in {"select", "reject"}
-            and value.kind in schema.KEY_ORDER
-            and not value.extra.get("items")
-            and args
-            and all(a.is_const for a in args)
-        ):
-            # keys are constants once the loop is unrolled: the test runs here, as Jinja's own
-            tests = [*value.extra.get("key_tests", ()), (name, args[0].const, [a.const for a in args[1:]])]
-            return Value(value.code, value.kind, extra={**value.extra, "key_tests": tests})
-        if name == "items" and value.kind == UNDEF and not value.extra.get("maybe_undefined"):
-            return const([])  # Jinja's |items of Undefined is empty
-        if name == "items" and value.is_const and isinstance(value.const, dict):
-            return const([list(pair) for pair in value.const.items()])
-        if name == "items" and value.kind == RECORD:
-            return Value("", RECORD, extra={**value.extra, "items": True})  # only its (absent) attributes are usable
-        if name == "items" and (value.kind in {PROPS, ARGS} or value.kind in schema.KEY_ORDER):
-            return Value(value.code, value.kind, extra={**value.extra, "items": True})
-        if name in {"dictsort", "items"} and value.kind == ANY and not args:
-            # a run-time map (an argument value, a schema's items) ranges in Go's sorted key order
-            if name == "dictsort":
-                self.warn(
-                    node, "|dictsort of an untyped mapping", "keys are sorted by byte value (dictsort ignores case)"
-                )
-            else:
-                self.warn(
-                    node, "|items of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
-                )
-            return Value(value.code, ANY, extra={**value.extra, "items": True})
-        if name == "dictsort" and (value.kind in {PROPS, ARGS} or value.kind in schema.KEY_ORDER):
-            # an ordered map (nested properties) is sorted as the Go map it converts to
-            return Value(self.plain_map(value), value.kind, extra={"items": True, "sorted": True})
-        if name in {"lower", "upper"} and value.is_const:
-            return const(getattr(value.const, name)())
-        if (
-            name == "map"
-            and value.kind == ANY
-            and len(args) == 1
-            and args[0].const in {"upper", "lower", "string"}
-            and not node.kwargs
-        ):
-            return self.untyped_map(value, args[0].const, node)
-        if (
-            name == "map"
-            and value.kind in {MSGS, CALLS, TOOLS, "select", "mapped"}
-            and not args
-            and [kw.key for kw in node.kwargs] == ["attribute"]
-        ):
-            return self.mapped_attribute(value, self.const_of(node.kwargs[0].value, frame), node)
-        if name in {"lower", "upper"} and value.kind == UNDEF and not value.extra.get("maybe_undefined"):
-            return const("")  # str() of Undefined is empty
-        if name in {"lower", "upper"} and value.kind == ANY:
-            return self.change_case(self.untyped_str(value, node), name, node)  # Jinja's filter takes str() first
-        if name in {"lower", "upper"} and value.kind in {STR, CONTENT}:
-            return self.change_case(value, name, node)
-        if name == "title" and value.kind in {STR, CONTENT} and not args and not node.kwargs:
-            self.warn(
-                node, "|title", "changes the case of ASCII letters only, and starts words after ASCII whitespace only"
-            )
-            text = self.temp()
-            self.action(f"{text} := {value.code}")
-            return Value(textops.ascii_title(self, text), STR)
-        raise self.fail(node, f"filter |{name} on {value.kind}")
+        return self.apply_filter(node, self.value_of(frame))  # see ops/filters.py: FILTERS
 
     def expr_Slice(self, node: nodes.Slice, frame: Frame) -> Value:
         raise self.fail(node, "a slice outside a subscript")
@@ -818,24 +571,3 @@ class Expressions(Macros):
                 pieces.append(go_string(fmt[i]))
                 i += 1
         return Value(f'(printf "{"%s" * len(pieces)}" {" ".join(pieces)})', STR)
-
-    def extreme_of_numbers(self, items_node: nodes.List | nodes.Tuple, name: str, frame: Frame) -> Value:
-        """`[a, b]|min` (or max) of numbers: compared one by one, as Python's min() does."""
-        items = [self.expr(item, frame) for item in items_node.items]
-        if not items:
-            raise self.fail(items_node, f"|{name} of an empty list")
-        if all(item.is_const for item in items):
-            return const((min if name == "min" else max)(item.const for item in items))
-        if not all(item.kind == INT and not isinstance(item.const, bool) for item in items):
-            raise self.fail(
-                items_node, f"|{name} of a list holding {', '.join(sorted({i.kind for i in items}))} values"
-            )
-        best = self.temp()
-        self.action(f"{best} := {items[0].code}")
-        for item in items[1:]:
-            self.action(f"if {'lt' if name == 'min' else 'gt'} {item.code} {best}")
-            self.action(f"{best} = {item.code}")
-            self.action("end")
-        return Value(
-            best, INT, extra={"maybe_negative": True} if any(i.extra.get("maybe_negative") for i in items) else {}
-        )
