@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from jinja2 import nodes
 
 from ..go import strlists, textops
@@ -259,98 +262,16 @@ class Logic(Access):
         return Value(hit, BOOL)
 
     def is_test(self, name: str, value: Value, node: nodes.Node, args: list[Value] | None = None) -> str:
-        kind = value.kind
-        if kind == LITERAL_OR and name in {"none", "defined", "undefined"}:
+        """`value is name(args)` as a Go condition, through TESTS."""
+        entry = TESTS.get(name)
+        if entry is None:
+            raise self.fail(node, f"test `is {name}`")
+        if value.kind == LITERAL_OR and entry.splits_literal_or:
             flag, literal = value.extra["flag"], self.is_test(name, value.extra["literal"], node, args)
             return (
                 f"(or (and {flag} {literal}) (and (not {flag}) {self.is_test(name, value.extra['other'], node, args)}))"
             )
-        if name in {"defined", "undefined"}:
-            if kind == UNDEF and not value.extra.get("maybe_undefined"):
-                defined = "false"
-            elif value.extra.get("maybe_undefined"):
-                flag = value.extra.get("defined_flag")
-                if not flag:
-                    raise self.fail(node, "`is defined` on a variable set only on some paths")
-                defined = flag
-            elif value.extra.get("optional"):
-                defined = f"(not (not {value.code}))"
-            else:
-                defined = "true"
-            return defined if name == "defined" else self.negate(defined)
-        if name == "none":
-            if value.is_const:
-                return "true" if value.const is None else "false"
-            if kind == NONE:
-                return "true"
-            if kind == TOOLS:
-                if value.extra.get("emptied"):
-                    raise self.fail(
-                        node, "`is none` on a list set to [] on some paths", "(Go cannot tell [] from None there)"
-                    )
-                return f"(not {value.code})"
-            if value.extra.get("maybe_none"):
-                return f'(eq (printf "%v" {value.code}) "")'
-            if kind == ANY:
-                return f'(eq (printf "%T" {value.code}) "<nil>")'  # JSON null
-            return "false"
-        if name == "string":
-            if value.is_const:
-                return "true" if isinstance(value.const, str) else "false"
-            if kind in {STR, CONTENT}:
-                return "true"
-            if kind == ANY:
-                return f'(eq (printf "%T" {value.code}) "string")'
-            return "false"
-        if name in {"mapping"}:
-            if kind in MAPPINGS and value.extra.get("maybe_none"):
-                return f'(ne (printf "%v" {value.code}) "")'  # None is held as ""
-            if kind in MAPPINGS and value.extra.get("maybe_undefined"):
-                if not value.extra.get("defined_flag"):
-                    raise self.fail(node, "`is mapping` of a value left undefined on some paths")
-                return self.is_test("defined", value, node)
-            if kind in MAPPINGS:
-                return "true"
-            if kind == ANY:
-                return f'(eq (printf "%.3T" {value.code}) "map")'
-            return "false"
-        if name in {"iterable", "sequence"}:
-            if kind in {STR, CONTENT, STRLIST} or kind in SEQUENCES or value.extra.get("items"):
-                return "true"
-            if kind == UNDEF and not value.extra.get("maybe_undefined"):
-                return "true"  # Jinja's Undefined has a length (0) and iterates as empty
-            if kind in MAPPINGS:
-                return "true" if name == "iterable" else "false"
-            if kind == ANY:
-                # Jinja's sequence test holds for anything with a length and items: a dict too
-                return f'(or (eq (printf "%T" {value.code}) "string") (eq (printf "%.2T" {value.code}) "[]") (eq (printf "%.3T" {value.code}) "map"))'
-            return "false"
-        if name in {"number", "integer"}:
-            if kind == ANY:
-                # a decoded JSON number is a float64 either way (an untyped 1.0 tests as an integer)
-                if name == "integer":
-                    self.warn(
-                        node, "`is integer` of an untyped value", "a whole float such as 1.0 also counts as an integer"
-                    )
-                    whole = f'(eq (printf "%v" {value.code}) (printf "%.0f" {value.code}))'
-                    return f'(and (eq (printf "%T" {value.code}) "float64") {whole})'
-                return f'(eq (printf "%T" {value.code}) "float64" "bool")'  # Python's bool is a Number
-            return "true" if kind == INT else "false"
-        if name == "boolean":
-            if kind == ANY:
-                return f'(eq (printf "%T" {value.code}) "bool")'
-            return "true" if kind == BOOL else "false"
-        if name in {"true", "false"}:
-            if value.is_const:
-                return "true" if value.const is (name == "true") else "false"
-            if kind == BOOL:
-                return value.code if name == "true" else f"(not {value.code})"
-            if kind == ANY:
-                return f'(eq (printf "%T:%v" {value.code} {value.code}) "bool:{name}")'
-            return "false"
-        if name in {"equalto", "eq", "sameas"} and args:
-            return self.compare_eq(value, args[0], node)
-        raise self.fail(node, f"test `is {name}`")
+        return entry.apply(self, name, value, node, args or [])
 
     @staticmethod
     def negate(code: str) -> str:
@@ -399,3 +320,148 @@ class Logic(Access):
         self.action("end")
         self.action("end")
         return Value(count, INT)
+
+
+TestFunction = Callable[[Logic, str, Value, nodes.Node, list[Value]], str]
+
+
+@dataclass
+class JinjaTest:
+    apply: TestFunction
+    #: a variable holding a dict literal on some paths tests each side (see `literal_or`)
+    splits_literal_or: bool = False
+
+
+#: Jinja tests (`x is defined`), one registered function each: the Go condition it gives.
+TESTS: dict[str, JinjaTest] = {}
+
+
+def test(*names: str, splits_literal_or: bool = False) -> Callable[[TestFunction], TestFunction]:
+    """Register a function as the translation of the Jinja tests `names`."""
+
+    def register(function: TestFunction) -> TestFunction:
+        for name in names:
+            if name in TESTS:
+                raise ValueError(f"test `{name}` is registered twice")
+            TESTS[name] = JinjaTest(function, splits_literal_or)
+        return function
+
+    return register
+
+
+@test("defined", "undefined", splits_literal_or=True)
+def defined(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if kind == UNDEF and not value.extra.get("maybe_undefined"):
+        defined = "false"
+    elif value.extra.get("maybe_undefined"):
+        flag = value.extra.get("defined_flag")
+        if not flag:
+            raise ops.fail(node, "`is defined` on a variable set only on some paths")
+        defined = flag
+    elif value.extra.get("optional"):
+        defined = f"(not (not {value.code}))"
+    else:
+        defined = "true"
+    return defined if name == "defined" else ops.negate(defined)
+
+
+@test("none", splits_literal_or=True)
+def none(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if value.is_const:
+        return "true" if value.const is None else "false"
+    if kind == NONE:
+        return "true"
+    if kind == TOOLS:
+        if value.extra.get("emptied"):
+            raise ops.fail(node, "`is none` on a list set to [] on some paths", "(Go cannot tell [] from None there)")
+        return f"(not {value.code})"
+    if value.extra.get("maybe_none"):
+        return f'(eq (printf "%v" {value.code}) "")'
+    if kind == ANY:
+        return f'(eq (printf "%T" {value.code}) "<nil>")'  # JSON null
+    return "false"
+
+
+@test("string")
+def string(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if value.is_const:
+        return "true" if isinstance(value.const, str) else "false"
+    if kind in {STR, CONTENT}:
+        return "true"
+    if kind == ANY:
+        return f'(eq (printf "%T" {value.code}) "string")'
+    return "false"
+
+
+@test("mapping")
+def mapping(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if kind in MAPPINGS and value.extra.get("maybe_none"):
+        return f'(ne (printf "%v" {value.code}) "")'  # None is held as ""
+    if kind in MAPPINGS and value.extra.get("maybe_undefined"):
+        if not value.extra.get("defined_flag"):
+            raise ops.fail(node, "`is mapping` of a value left undefined on some paths")
+        return ops.is_test("defined", value, node)
+    if kind in MAPPINGS:
+        return "true"
+    if kind == ANY:
+        return f'(eq (printf "%.3T" {value.code}) "map")'
+    return "false"
+
+
+@test("iterable", "sequence")
+def iterable(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if kind in {STR, CONTENT, STRLIST} or kind in SEQUENCES or value.extra.get("items"):
+        return "true"
+    if kind == UNDEF and not value.extra.get("maybe_undefined"):
+        return "true"  # Jinja's Undefined has a length (0) and iterates as empty
+    if kind in MAPPINGS:
+        return "true" if name == "iterable" else "false"
+    if kind == ANY:
+        # Jinja's sequence test holds for anything with a length and items: a dict too
+        return f'(or (eq (printf "%T" {value.code}) "string") (eq (printf "%.2T" {value.code}) "[]") (eq (printf "%.3T" {value.code}) "map"))'
+    return "false"
+
+
+@test("number", "integer")
+def number(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if kind == ANY:
+        # a decoded JSON number is a float64 either way (an untyped 1.0 tests as an integer)
+        if name == "integer":
+            ops.warn(node, "`is integer` of an untyped value", "a whole float such as 1.0 also counts as an integer")
+            whole = f'(eq (printf "%v" {value.code}) (printf "%.0f" {value.code}))'
+            return f'(and (eq (printf "%T" {value.code}) "float64") {whole})'
+        return f'(eq (printf "%T" {value.code}) "float64" "bool")'  # Python's bool is a Number
+    return "true" if kind == INT else "false"
+
+
+@test("boolean")
+def boolean(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if kind == ANY:
+        return f'(eq (printf "%T" {value.code}) "bool")'
+    return "true" if kind == BOOL else "false"
+
+
+@test("true", "false")
+def true_or_false(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if value.is_const:
+        return "true" if value.const is (name == "true") else "false"
+    if kind == BOOL:
+        return value.code if name == "true" else f"(not {value.code})"
+    if kind == ANY:
+        return f'(eq (printf "%T:%v" {value.code} {value.code}) "bool:{name}")'
+    return "false"
+
+
+@test("equalto", "eq", "sameas")
+def equal_to(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    if args:
+        return ops.compare_eq(value, args[0], node)
+    raise ops.fail(node, f"test `is {name}`")
