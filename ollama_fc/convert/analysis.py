@@ -7,6 +7,7 @@ below answer whole-tree questions the single pass of the translator needs up fro
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import cast
 
 import jinja2
 from jinja2 import nodes
@@ -26,12 +27,13 @@ def parse_jinja(template: str) -> nodes.Template:
 def names_holding_text(tree: nodes.Template) -> set[str]:
     """Names (and `ns.attr`s) set from an expression reading some `content` or `text` (or such a
     name), transitively."""
-    assigns = [
+    sets = [cast("nodes.Assign | nodes.AssignBlock", a) for a in tree.find_all((nodes.Assign, nodes.AssignBlock))]
+    assigns: list[tuple[str, nodes.Node]] = [
         (
             a.target.name if isinstance(a.target, nodes.Name) else f"{a.target.name}.{a.target.attr}",
             a.node if isinstance(a, nodes.Assign) else a,
         )
-        for a in tree.find_all((nodes.Assign, nodes.AssignBlock))
+        for a in sets
         if isinstance(a.target, (nodes.Name, nodes.NSRef))
     ]
     # a loop over a text (its split parts, its characters) binds pieces of that text
@@ -175,7 +177,7 @@ def only_raises(statement: nodes.Node) -> bool:
                     and isinstance(child.node, nodes.Name)
                     and child.node.name == "raise_exception"
                 )
-                if not is_raise or not all(pure(a) for a in child.args):
+                if not is_raise or not all(pure(a) for a in cast(nodes.Call, child).args):
                     return False
                 raises = True
             return True

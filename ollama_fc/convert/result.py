@@ -17,7 +17,7 @@ with warnings.catch_warnings():  # `construct` is the agreed field name; it shad
 
         model_config = ConfigDict(protected_namespaces=())
 
-        construct: str
+        construct: str  # type: ignore[assignment]  # shadows BaseModel.construct (see above)
         line: int | None = None
         effect: str
 

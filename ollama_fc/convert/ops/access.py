@@ -153,7 +153,7 @@ class Access(Emit):
             known = found.extra.get("known")
             if known is not None and known[0] == self.flow_epoch:
                 return const(known[1])  # set to a constant with no branch point since
-            extra = {"maybe_undefined": True} if found.extra.get("maybe_undefined") else {}
+            extra: dict[str, Any] = {"maybe_undefined": True} if found.extra.get("maybe_undefined") else {}
             if found.extra.get("defined_flag"):
                 extra["defined_flag"] = found.extra["defined_flag"]
             if found.kind == NONE or found.extra.get("maybe_none"):
@@ -332,7 +332,8 @@ class Access(Emit):
 
     def dict_fields(self, value: Value) -> dict[Any, Value]:
         if value.kind == RECORD:
-            return value.extra["fields"]
+            fields: dict[Any, Value] = value.extra["fields"]
+            return fields
         return {k: const(v) for k, v in value.const.items()}
 
     def dict_lookup(self, base: Value, key: Value, node: nodes.Node) -> Value:

@@ -43,6 +43,7 @@ from .values import (
     ValueOf,
     const,
     final_of,
+    keyword_arguments,
 )
 from .views import Views
 
@@ -67,11 +68,11 @@ class FilterCall:
 
     @property
     def keywords(self) -> list[str]:
-        return [kw.key for kw in self.node.kwargs]
+        return [kw.key for kw in keyword_arguments(self.node)]
 
     def options(self, ops: Lowering) -> dict[str, Any]:
         """The keyword arguments, which must be constants."""
-        return {kw.key: ops.constant(kw.value, self.value_of(kw.value)) for kw in self.node.kwargs}
+        return {kw.key: ops.constant(kw.value, self.value_of(kw.value)) for kw in keyword_arguments(self.node)}
 
 
 FilterFunction = Callable[["Lowering", FilterCall], Value]

@@ -38,6 +38,7 @@ from .values import (
     UNDEF,
     Value,
     ValueOf,
+    keyword_arguments,
 )
 
 
@@ -45,6 +46,7 @@ class JsonEmitter(Emitter, Protocol):
     """What the JSON writer writes through: an `Emitter` that also prints, warns and fails."""
 
     sink: str | None
+    helpers: dict[str, str]
 
     def put(self, code: str) -> None: ...
 
@@ -377,7 +379,7 @@ class ToJson(Logic):
         assert expr.node is not None
         value = value_of(expr.node)
         indent = None
-        for kw in expr.kwargs:
+        for kw in keyword_arguments(expr):
             if kw.key == "indent":
                 indent = self.constant(kw.value, value_of(kw.value))
             elif kw.key not in {"ensure_ascii", "separators"}:
@@ -392,7 +394,7 @@ class ToJson(Logic):
         """transformers' `tojson(separators=..., ensure_ascii=...)` options, which must be constant."""
         options = {
             kw.key: self.constant(kw.value, value_of(kw.value))
-            for kw in expr.kwargs
+            for kw in keyword_arguments(expr)
             if kw.key in {"separators", "ensure_ascii"}
         }
         positional = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from jinja2 import nodes
 
@@ -153,6 +153,11 @@ class Loop:
     length: str | None = None
     #: the kind of `seq`'s elements when `loop.previtem`/`nextitem` can index it (a forward loop)
     item_kind: str | None = None
+
+
+def keyword_arguments(node: nodes.Filter | nodes.Test) -> list[nodes.Keyword]:
+    """A filter's or test's keyword arguments (jinja2 annotates them as plain expressions)."""
+    return cast("list[nodes.Keyword]", node.kwargs)
 
 
 #: Evaluates an expression in the scope it was written in: how an operation that evaluates

@@ -5,7 +5,7 @@ dispatch every statement and expression goes through (`visit`, `expr`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from jinja2 import nodes
 
@@ -89,7 +89,7 @@ class Core(Lowering):
             for a in self.tree.find_all(nodes.Assign)
             if isinstance(a.target, nodes.Name) and not self.calls_in(a.node)
         ]
-        in_assign = {id(name): a.target.name for a in assigns for name in a.node.find_all(nodes.Name)}
+        in_assign = {id(name): cast(nodes.Name, a.target).name for a in assigns for name in a.node.find_all(nodes.Name)}
         loads = [n for n in self.tree.find_all(nodes.Name) if n.ctx == "load" and id(n) not in unread]
         read = {ref.name for ref in self.tree.find_all(nodes.NSRef)}
         read |= {n.name for n in loads if id(n) not in in_assign}
@@ -100,7 +100,7 @@ class Core(Lowering):
             read |= more
 
     @staticmethod
-    def calls_in(expr: nodes.Expr) -> bool:
+    def calls_in(expr: nodes.Node) -> bool:
         """Does this expression call something (which may change state: `xs.append(x)`)?"""
         return isinstance(expr, nodes.Call) or any(True for _ in expr.find_all(nodes.Call))
 
@@ -170,7 +170,7 @@ class Core(Lowering):
                 known = self.global_name(name, None)
                 outer = known if known.kind != UNDEF else None
             var = "$" + name if not name.startswith("_") else "$v" + name
-            init = self.operand(outer, body) if outer is not None and outer.code else '""'
+            init = self.operand(outer, cast(nodes.Node, body)) if outer is not None and outer.code else '""'
             kind = outer.kind if outer is not None else UNDEF
             self.action(f"{var} := {init}")
             slot = Value(var, kind, extra={"var": True, "set": outer is not None})
@@ -233,16 +233,17 @@ class Core(Lowering):
         or only some of them (a selection's test, `tojson`'s options)."""
         return lambda node: self.expr(node, frame)
 
-    def expr(self, node: nodes.Expr, frame: Frame) -> Value:
+    def expr(self, node: nodes.Node, frame: Frame) -> Value:
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
             raise self.fail(node, f"expression {type(node).__name__}")
-        return method(node, frame)
+        value: Value = method(node, frame)
+        return value
 
     def const_of(self, node: nodes.Expr, frame: Frame) -> Any:
         return self.constant(node, self.expr(node, frame))
 
-    def truth(self, node: nodes.Expr, frame: Frame) -> str:
+    def truth(self, node: nodes.Node, frame: Frame) -> str:
         return self.truth_of(self.expr(node, frame))
 
     def root_of(self, frame: Frame) -> Frame:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from jinja2 import nodes
 
@@ -448,7 +448,8 @@ class Expressions(Macros):
             ]
             if any(isinstance(b, Value) for b in bounds):
                 raise self.fail(node, "string slicing with a bound known only at run time")
-            return Value(textops.slice_text(self, base.code, bounds[0], bounds[1]), STR)
+            start_at, stop_at = cast("list[int | None]", bounds)  # no run-time bound is left
+            return Value(textops.slice_text(self, base.code, start_at, stop_at), STR)
         if base.kind == "split":
             base = self.split_list(base)
         if (

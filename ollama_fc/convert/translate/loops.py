@@ -4,7 +4,8 @@ and literal lists unrolled.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 from jinja2 import nodes
 
@@ -56,7 +57,11 @@ class Loops(Core):
             predicate = seq_node
             assert seq_node.node is not None
             seq_node = seq_node.node
-        seq = self.range_of(seq_node, frame) if self.is_range(seq_node, frame) else self.expr(seq_node, frame)
+        seq = (
+            self.range_of(cast(nodes.Call, seq_node), frame)
+            if self.is_range(seq_node, frame)
+            else self.expr(seq_node, frame)
+        )
         if seq.kind == "reversed":
             seq = Value(seq.code, seq.extra["base"].kind, extra={"reversed": True})
         if seq.kind == "split":
@@ -220,7 +225,7 @@ class Loops(Core):
             return isinstance(expr, nodes.Name) and expr.name == name
 
         for sub in body.find_all((nodes.Getattr, nodes.Getitem, nodes.Test)):
-            if is_target(sub.node):
+            if is_target(cast("nodes.Getattr | nodes.Getitem | nodes.Test", sub).node):
                 return False
         for call in body.find_all(nodes.Call):
             if any(is_target(arg) for arg in (*call.args, *(kw.value for kw in call.kwargs))):
@@ -484,7 +489,7 @@ class Loops(Core):
             self.cond_depth -= 1
             self.action("end")
 
-    def unrolled_for(self, node: nodes.For, items: list[Any], frame: Frame) -> None:
+    def unrolled_for(self, node: nodes.For, items: Sequence[Any], frame: Frame) -> None:
         """A loop over a literal list: the body once per element, with the element as a constant."""
         if not items:
             self.visit_body(node.else_, frame)

@@ -58,11 +58,11 @@ class Macros(Core):
         kwargs = {kw.key: kw.value for kw in call.kwargs}
         self.action("if true")
         for i, param in enumerate(params):
-            source = args[i] if i < len(args) else kwargs.get(param, defaults.get(param))
-            if source is None:
+            given: nodes.Expr | None = args[i] if i < len(args) else kwargs.get(param, defaults.get(param))
+            if given is None:
                 scope.names[param] = UNDEFINED
                 continue
-            value = bound[param] if param in bound else self.expr(source, frame)
+            value = bound[param] if param in bound else self.expr(given, frame)
             if value.kind == LITERAL_OR:
                 raise self.fail(call, f"macro {macro.name}() given a dict literal on some paths")
             if value.is_const or value.kind in {UNDEF, NONE, RECORD, BOUND_METHOD}:
