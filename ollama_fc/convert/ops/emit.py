@@ -16,7 +16,11 @@ from .values import (
     BOUND_METHOD,
     LIST,
     LITERAL_OR,
+    LOOP,
+    MAPPED,
     NONE,
+    SELECT,
+    SPLIT,
     STR,
     UNDEF,
     Value,
@@ -155,9 +159,7 @@ class Emit:
         return Value(var, STR, extra={"final": f"{var}_final"} if var in self.capture_finals else {})
 
     def operand(self, value: Value, node: nodes.Node) -> str:
-        if value.kind in {"split", "select", "mapped", "loop", BOUND_METHOD, LITERAL_OR} or value.kind.startswith(
-            "method:"
-        ):
+        if value.kind in {SPLIT, SELECT, MAPPED, LOOP, BOUND_METHOD, LITERAL_OR} or value.kind.startswith("method:"):
             raise self.fail(node, f"a {value.kind.split(':')[0]} value stored in a variable")
         if value.is_const and value.kind == LIST:
             raise self.fail(node, "a list literal as a value")

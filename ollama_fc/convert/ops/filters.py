@@ -29,12 +29,16 @@ from .values import (
     ELEMENT,
     INT,
     LIST,
+    MAPPED,
     MSGS,
     NONE,
     PARTS,
     PROPS,
     RECORD,
+    REVERSED,
+    SELECT,
     SEQUENCES,
+    SPLIT,
     STR,
     STRLIST,
     TOOLS,
@@ -134,7 +138,7 @@ class Lowering(Views):
         ):
             return entry.of_literal_list(self, FilterCall(node, const(None), [], value_of), node.node)
         value = value_of(node.node)
-        if value.kind == "split" and not (entry is not None and entry.takes_split):
+        if value.kind == SPLIT and not (entry is not None and entry.takes_split):
             value = self.split_list(value)
         call = FilterCall(node, value, [value_of(a) for a in node.args], value_of)
         if entry is None:
@@ -304,11 +308,11 @@ def length(ops: Lowering, call: FilterCall) -> Value:
         return Value(textops.char_count(text), INT)
     if value.kind in SEQUENCES or value.kind in {ARGS, PROPS}:
         return Value(f"(len {ops.plain_map(value)})", INT)
-    if value.kind in {"select", "mapped"}:
+    if value.kind in {SELECT, MAPPED}:
         return ops.count_selected(value)
     if value.kind == STRLIST:
         return Value(strlists.count(ops, value.code), INT)
-    if value.kind == "reversed":
+    if value.kind == REVERSED:
         return Value(f"(len {value.code})", INT)
     raise ops.fail(call.node, f"|length of {value.kind}")
 
@@ -319,11 +323,11 @@ def selectattr(ops: Lowering, call: FilterCall) -> Value:
     if value.kind in {CONTENT, PARTS}:
         return Value(value.code, PARTS)
     if value.kind in {MSGS, CALLS, TOOLS}:
-        return Value(value.code, "select", extra={"base": value, "filters": [(call.node, call.value_of, None)]})
-    if value.kind == "select":
+        return Value(value.code, SELECT, extra={"base": value, "filters": [(call.node, call.value_of, None)]})
+    if value.kind == SELECT:
         return Value(
             value.code,
-            "select",
+            SELECT,
             extra={"base": value.extra["base"], "filters": [*value.extra["filters"], (call.node, call.value_of, None)]},
         )
     raise ops.fail(call.node, f"|{call.name} on {value.kind}")
@@ -332,7 +336,7 @@ def selectattr(ops: Lowering, call: FilterCall) -> Value:
 @filter("list")
 def to_list(ops: Lowering, call: FilterCall) -> Value:
     value = call.value
-    if value.kind == "mapped":
+    if value.kind == MAPPED:
         return Value(value.code, value.kind, extra={**value.extra, "lazy": False})
     return value
 
@@ -345,9 +349,9 @@ def first_or_last(ops: Lowering, call: FilterCall) -> Value:
         if first:
             return Value(f"(index {value.code} 0)", element)
         return Value(f"(index {value.code} (len (slice {value.code} 1)))", element)
-    if value.kind == "split" and not (not first and "limit" in value.extra):
+    if value.kind == SPLIT and not (not first and "limit" in value.extra):
         return ops.split_part(value, 0 if first else -1, call.node)
-    if value.kind == "split":
+    if value.kind == SPLIT:
         value = ops.split_list(value)
     if value.kind == STRLIST:
         return Value(strlists.element(ops, value.code, 0 if first else -1), STR, extra=final_of(value))
@@ -470,7 +474,7 @@ def map_(ops: Lowering, call: FilterCall) -> Value:
     value, args = call.value, call.args
     if value.kind == ANY and len(args) == 1 and args[0].const in {"upper", "lower", "string"} and not call.keywords:
         return ops.untyped_map(value, args[0].const, call.node)
-    if value.kind in {MSGS, CALLS, TOOLS, "select", "mapped"} and not args and call.keywords == ["attribute"]:
+    if value.kind in {MSGS, CALLS, TOOLS, SELECT, MAPPED} and not args and call.keywords == ["attribute"]:
         attribute = ops.constant(call.node.kwargs[0].value, call.value_of(call.node.kwargs[0].value))
         return ops.mapped_attribute(value, attribute, call.node)
     raise ops.unsupported(call)

@@ -26,6 +26,7 @@ from .values import (
     INT,
     LIST,
     LITERAL_OR,
+    MAPPED,
     MAPPINGS,
     MESSAGE_FIELDS,
     MSG,
@@ -37,6 +38,7 @@ from .values import (
     PROP,
     PROPS,
     RECORD,
+    SELECT,
     SEQUENCES,
     STR,
     STRLIST,
@@ -82,7 +84,7 @@ class Logic(Access):
             return "true" if value.extra["fields"] else "false"
         if value.extra.get("ordered"):
             return f"{value.code}.Len"  # a non-nil pointer to an empty map is still {}
-        if value.kind in {"select", "mapped"}:
+        if value.kind in {SELECT, MAPPED}:
             return self.count_selected(value).code  # a selection is true when some element passes
         return value.code
 

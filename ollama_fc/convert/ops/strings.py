@@ -19,6 +19,7 @@ from .values import (
     INT,
     LIST,
     NONE,
+    SPLIT,
     STR,
     STRLIST,
     UNDEF,
@@ -94,7 +95,7 @@ class Strings(ToJson):
             extra = {"sep": args[0].const, "node": node, **final_of(base)}
             if limit is not None and limit >= 0:
                 extra["limit"] = limit
-            return Value(base.code, "split", extra=extra)
+            return Value(base.code, SPLIT, extra=extra)
         if (
             method == "replace"
             and len(args) == 2

@@ -25,12 +25,14 @@ from .values import (
     FUNC,
     INT,
     LIST,
+    MAPPED,
     PARAMS,
     PART,
     PARTS,
     PROP,
     PROPS,
     RECORD,
+    SELECT,
     STR,
     TFUNC,
     TOOL,
@@ -430,7 +432,7 @@ class ToJson(Logic):
         if value.kind in {PART, PARTS}:
             # a part exists only as the template's view of a string (which Python iterates by character)
             raise self.fail(expr, "tojson of a content part")
-        if value.kind in {"select", "mapped"}:
+        if value.kind in {SELECT, MAPPED}:
             self.json_view(value, indent, expr)
             return
         if value.kind == UNDEF and not value.extra.get("maybe_undefined"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, cast
 
 from jinja2 import nodes
@@ -18,35 +19,88 @@ from ..go.textops import go_string
 
 NOT_CONST = object()
 
-#: What a value is in Ollama's data model; decides how attributes, tests and filters map.
-STR, INT, BOOL, NONE, UNDEF, ANY = "str", "int", "bool", "none", "undef", "any"
-MSGS, MSG, CALLS, CALL, FUNC, ARGS = "msgs", "msg", "calls", "call", "func", "args"
-TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP = "tools", "tool", "tfunc", "params", "props", "prop"
-CONTENT, PART, PARTS, NS, LIST = "content", "part", "parts", "ns", "list"
-#: a property's `anyOf`: a list of properties
-ANYOF = "anyof"
-#: a list of strings built at run time, held in one Go string (see strlists.py)
-STRLIST = "strlist"
-#: a dict literal: DICT when wholly constant (`const` holds it), RECORD when some value is not
-#: (`extra["fields"]` maps each constant key to its Value); keys are always resolved statically
-DICT, RECORD = "dict", "record"
-FUNCTION = "function"
-#: a variable holding a dict literal on some paths and a run-time value on others (a Go flag tells)
-LITERAL_OR = "literal_or"
+
+class Kind(str, Enum):
+    """What a value is in Ollama's data model; decides how attributes, tests and filters map.
+
+    A kind is also the string it names (`Kind.STR == "str"`), so it prints as that string in
+    messages. A method looked up but not yet called has the kind `method:<name>`.
+    """
+
+    STR = "str"
+    INT = "int"
+    BOOL = "bool"
+    NONE = "none"
+    UNDEF = "undef"
+    #: a value of unknown Go type (an argument value, a schema's `items`), tested at run time
+    ANY = "any"
+    MSGS = "msgs"
+    MSG = "msg"
+    CALLS = "calls"
+    CALL = "call"
+    FUNC = "func"
+    ARGS = "args"
+    TOOLS = "tools"
+    TOOL = "tool"
+    TFUNC = "tfunc"
+    PARAMS = "params"
+    PROPS = "props"
+    PROP = "prop"
+    CONTENT = "content"
+    PART = "part"
+    PARTS = "parts"
+    NS = "ns"
+    LIST = "list"
+    #: a property's `anyOf`: a list of properties
+    ANYOF = "anyof"
+    #: a list of strings built at run time, held in one Go string (see go/strlists.py)
+    STRLIST = "strlist"
+    #: a dict literal: DICT when wholly constant (`const` holds it), RECORD when some value is not
+    #: (`extra["fields"]` maps each constant key to its Value); keys are always resolved statically
+    DICT = "dict"
+    RECORD = "record"
+    FUNCTION = "function"
+    #: a variable holding a dict literal on some paths and a run-time value on others (a Go flag tells)
+    LITERAL_OR = "literal_or"
+    #: a dict's method looked up as an attribute (`schema.items`), not called
+    BOUND_METHOD = "bound_method"
+    #: `text.split(sep)` before it is used: indexed, it needs no list at all
+    SPLIT = "split"
+    #: a list filtered by `selectattr`/`rejectattr` (`extra["base"]`, `extra["filters"]`)
+    SELECT = "select"
+    #: `map(attribute=...)` of a list or a selection (`extra["path"]`)
+    MAPPED = "mapped"
+    #: `seq[::-1]` of a list (`extra["base"]`)
+    REVERSED = "reversed"
+    #: the `loop` variable of a for loop
+    LOOP = "loop"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return self.value.__format__(spec)
+
+
+STR, INT, BOOL, NONE, UNDEF, ANY = Kind.STR, Kind.INT, Kind.BOOL, Kind.NONE, Kind.UNDEF, Kind.ANY
+MSGS, MSG, CALLS, CALL, FUNC, ARGS = Kind.MSGS, Kind.MSG, Kind.CALLS, Kind.CALL, Kind.FUNC, Kind.ARGS
+TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP = Kind.TOOLS, Kind.TOOL, Kind.TFUNC, Kind.PARAMS, Kind.PROPS, Kind.PROP
+CONTENT, PART, PARTS, NS, LIST = Kind.CONTENT, Kind.PART, Kind.PARTS, Kind.NS, Kind.LIST
+ANYOF, STRLIST, DICT, RECORD, FUNCTION = Kind.ANYOF, Kind.STRLIST, Kind.DICT, Kind.RECORD, Kind.FUNCTION
+LITERAL_OR, BOUND_METHOD = Kind.LITERAL_OR, Kind.BOUND_METHOD
+SPLIT, SELECT, MAPPED, REVERSED, LOOP = Kind.SPLIT, Kind.SELECT, Kind.MAPPED, Kind.REVERSED, Kind.LOOP
 #: Callables the reference environment defines (`strftime_now is defined` is true).
 GLOBAL_FUNCTIONS = {"strftime_now", "raise_exception", "namespace", "range", "dict", "lipsum", "cycler", "joiner"}
 
-#: a dict's method looked up as an attribute (`schema.items`), not called
-BOUND_METHOD = "bound_method"
 #: kinds that are Python dicts on the Hugging Face side, and the methods such a dict has
-DICT_KINDS = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, DICT, RECORD}
+DICT_KINDS: set[str] = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, DICT, RECORD}
 DICT_METHODS = {"items", "keys", "values", "get", "pop", "copy", "update", "setdefault", "clear", "popitem", "fromkeys"}
 
-MAPPINGS = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, PART, NS, DICT, RECORD}
-SEQUENCES = {MSGS, CALLS, TOOLS, PARTS, LIST, ANYOF}
-ELEMENT = {MSGS: MSG, CALLS: CALL, TOOLS: TOOL, PARTS: PART, ANYOF: PROP}
+MAPPINGS: set[str] = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, PART, NS, DICT, RECORD}
+SEQUENCES: set[str] = {MSGS, CALLS, TOOLS, PARTS, LIST, ANYOF}
+ELEMENT: dict[str, str] = {MSGS: MSG, CALLS: CALL, TOOLS: TOOL, PARTS: PART, ANYOF: PROP}
 
-MESSAGE_FIELDS = {
+MESSAGE_FIELDS: dict[str, tuple[str, str]] = {
     "role": ("Role", STR),
     "content": ("Content", CONTENT),
     "tool_calls": ("ToolCalls", CALLS),
@@ -67,7 +121,7 @@ OPTIONAL_MESSAGE_KEYS = {
     "thinking",
     "reasoning",
 }
-FIELDS = {
+FIELDS: dict[str, dict[str, tuple[str, str]]] = {
     MSG: MESSAGE_FIELDS,
     CALL: {"function": ("Function", FUNC), "id": ("ID", STR)},
     FUNC: {"name": ("Name", STR), "arguments": ("Arguments", ARGS)},
@@ -99,6 +153,7 @@ class Value:
     """A translated expression: Go operand code, what it holds, and its value if constant."""
 
     code: str
+    #: a Kind, or `method:<name>` for a method looked up but not yet called
     kind: str
     const: Any = NOT_CONST
     extra: dict[str, Any] = field(default_factory=dict)

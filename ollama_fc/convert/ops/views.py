@@ -9,6 +9,8 @@ from jinja2 import nodes
 from .strings import Strings
 from .values import (
     ELEMENT,
+    MAPPED,
+    SELECT,
     UNDEF,
     Value,
 )
@@ -22,15 +24,15 @@ class Views(Strings):
         out by `json_view`; the elements are Ollama's structs, so the attribute resolves statically."""
         if not isinstance(attribute, str):
             raise self.fail(node, "|map(attribute=...) with a non-string attribute")
-        base = value.extra["base"] if value.kind in {"select", "mapped"} else value
-        filters = value.extra["filters"] if value.kind in {"select", "mapped"} else []
+        base = value.extra["base"] if value.kind in {SELECT, MAPPED} else value
+        filters = value.extra["filters"] if value.kind in {SELECT, MAPPED} else []
         path = [*value.extra.get("path", ()), *attribute.split(".")]
         sample = Value("$", ELEMENT[base.kind])
         for name in path:
             sample = self.attr(sample, name, node)
         if sample.kind == UNDEF or sample.extra.get("maybe_undefined"):
             raise self.fail(node, f"|map(attribute={attribute!r}) of an attribute the elements may lack")
-        return Value(base.code, "mapped", extra={"base": base, "filters": filters, "path": path, "lazy": True})
+        return Value(base.code, MAPPED, extra={"base": base, "filters": filters, "path": path, "lazy": True})
 
     def selected_element(self, value: Value, which: int) -> Value:
         """`(list | selectattr(...))[0]` / `[-1]`: the first / last element passing the test

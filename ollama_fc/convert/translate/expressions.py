@@ -21,6 +21,7 @@ from ..ops.values import (
     DICT_METHODS,
     ELEMENT,
     INT,
+    LOOP,
     MAPPINGS,
     MONTHS,
     MSGS,
@@ -29,7 +30,10 @@ from ..ops.values import (
     PART,
     PROPS,
     RECORD,
+    REVERSED,
+    SELECT,
     SEQUENCES,
+    SPLIT,
     STR,
     STRFTIME,
     STRLIST,
@@ -64,7 +68,7 @@ class Expressions(Macros):
 
     def expr_Name(self, node: nodes.Name, frame: Frame) -> Value:
         if node.name == "loop" and frame.lookup("loop") is None:
-            return Value("", "loop")
+            return Value("", LOOP)
         found = frame.lookup(node.name)
         known = found.extra.get("known") if found is not None else None
         if known is not None and known[0] == self.flow_epoch:
@@ -81,7 +85,7 @@ class Expressions(Macros):
 
     def expr_Getattr(self, node: nodes.Getattr, frame: Frame) -> Value:
         base = self.expr(node.node, frame)
-        if base.kind == "loop":
+        if base.kind == LOOP:
             return self.loop_attr(node, frame)
         if base.kind in DICT_KINDS and node.attr in DICT_METHODS:
             return Value("", BOUND_METHOD)  # Jinja's getattr finds dict methods before keys
@@ -93,7 +97,7 @@ class Expressions(Macros):
             return self.slice(base, node.arg, frame, node)
         key = self.expr(node.arg, frame)
         if key.is_const and isinstance(key.const, str):
-            if base.kind == "loop":
+            if base.kind == LOOP:
                 return self.loop_attr(nodes.Getattr(node.node, key.const, "load", lineno=node.lineno), frame)
             value = self.attr(base, key.const, node)
             if base.kind in DICT_KINDS and key.const in DICT_METHODS:
@@ -103,13 +107,13 @@ class Expressions(Macros):
                 if value.extra.pop("optional", None):
                     value.extra["or_method"] = True
             return value
-        if base.kind == "split":
+        if base.kind == SPLIT:
             if key.is_const and (key.const == 0 or (key.const == -1 and "limit" not in base.extra)):
                 return self.split_part(base, key.const, node)
             base = self.split_list(base)
         if base.kind in {DICT, RECORD}:
             return self.dict_lookup(base, key, node)
-        if base.kind == "select" and key.is_const and key.const in (0, -1):
+        if base.kind == SELECT and key.is_const and key.const in (0, -1):
             return self.selected_element(base, key.const)
         if base.kind == STRLIST and key.is_const and key.const in (0, -1):
             return Value(strlists.element(self, base.code, key.const), STR, extra=final_of(base))
@@ -428,7 +432,7 @@ class Expressions(Macros):
                 and sl.stop is None
                 and base.kind in {MSGS, CALLS, TOOLS}
             ):
-                return Value(base.code, "reversed", extra={"base": base})
+                return Value(base.code, REVERSED, extra={"base": base})
             raise self.fail(node, "slice with a step other than [::-1] of a list")
         start = self.expr(sl.start, frame) if sl.start is not None else None
         stop = self.expr(sl.stop, frame) if sl.stop is not None else None
@@ -450,7 +454,7 @@ class Expressions(Macros):
                 raise self.fail(node, "string slicing with a bound known only at run time")
             start_at, stop_at = cast("list[int | None]", bounds)  # no run-time bound is left
             return Value(textops.slice_text(self, base.code, start_at, stop_at), STR)
-        if base.kind == "split":
+        if base.kind == SPLIT:
             base = self.split_list(base)
         if (
             base.kind == STRLIST

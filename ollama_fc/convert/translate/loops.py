@@ -28,6 +28,9 @@ from ..ops.values import (
     PROP,
     PROPS,
     RECORD,
+    REVERSED,
+    SELECT,
+    SPLIT,
     STR,
     STRLIST,
     TOOLS,
@@ -62,14 +65,14 @@ class Loops(Core):
             if self.is_range(seq_node, frame)
             else self.expr(seq_node, frame)
         )
-        if seq.kind == "reversed":
+        if seq.kind == REVERSED:
             seq = Value(seq.code, seq.extra["base"].kind, extra={"reversed": True})
-        if seq.kind == "split":
+        if seq.kind == SPLIT:
             seq = self.split_list(seq)
         filters: list[tuple[nodes.Filter, ValueOf, str | None]] = (
             [] if predicate is None else [(predicate, self.value_of(frame), None)]
         )
-        if seq.kind == "select":
+        if seq.kind == SELECT:
             filters, seq = [*seq.extra["filters"], *filters], seq.extra["base"]
         if seq.is_const and isinstance(seq.const, (list, tuple)):
             self.unrolled_for(node, seq.const, frame)

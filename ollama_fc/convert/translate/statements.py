@@ -22,6 +22,9 @@ from ..ops.values import (
     NOT_CONST,
     NS,
     RECORD,
+    REVERSED,
+    SELECT,
+    SPLIT,
     STR,
     STRLIST,
     TOOLS,
@@ -226,7 +229,7 @@ class Statements(Macros):
             if ns is None or ns.kind != NS:
                 raise self.fail(node, f"set {target.name}.{target.attr}", "on something that is not a namespace()")
             value = self.expr(node.node, frame)
-            if value.kind == "split":
+            if value.kind == SPLIT:
                 value = self.split_list(value)
             var = f"{ns.code}_{target.attr}"
             attrs = ns.extra["attrs"]
@@ -271,7 +274,7 @@ class Statements(Macros):
         if target.name not in self.read_names and not self.calls_in(node.node):
             return  # never read, and computing it changes nothing
         value = self.expr(node.node, frame)
-        if value.kind == "split":
+        if value.kind == SPLIT:
             value = self.split_list(value)
         slot = frame.lookup(target.name)
         assert slot is not None, target.name
@@ -303,11 +306,11 @@ class Statements(Macros):
         owner = frame.owner(target.name)
         strong = owner is not None and (self.cond_depth == owner.depth or not self.read_later(target.name, owner))
         static = (value.is_const and isinstance(value.const, (list, tuple, dict))) or value.kind in {
-            "select",
-            "reversed",
+            SELECT,
+            REVERSED,
             RECORD,
         }
-        if not strong and value.kind == "select" and self.filters_own_list(slot, value):
+        if not strong and value.kind == SELECT and self.filters_own_list(slot, value):
             # `set xs = xs | rejectattr(..)` on some paths: the filters apply once a Go flag is on
             flag = slot.extra["filter_flag"]
             self.action(f"{flag} = true")
@@ -315,9 +318,9 @@ class Statements(Macros):
                 *slot.extra.get("filters", []),
                 *((f, fr, flag) for f, fr, _ in value.extra["filters"]),
             ]
-            if slot.kind != "select":
+            if slot.kind != SELECT:
                 slot.extra["base"] = Value(slot.code, slot.kind)
-                slot.kind = "select"
+                slot.kind = SELECT
             return
         if (
             value.is_const
@@ -354,7 +357,7 @@ class Statements(Macros):
             slot.extra["set"] = True
             if value.kind == RECORD:
                 slot.extra["fields"] = value.extra["fields"]
-            if value.kind in {"select", "reversed"}:
+            if value.kind in {SELECT, REVERSED}:
                 base: Value = value.extra["base"]
                 self.action(f"{slot.code} = {base.code}")
                 slot.extra.update(value.extra)
