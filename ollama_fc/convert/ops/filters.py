@@ -43,6 +43,7 @@ from .values import (
     STRLIST,
     TOOLS,
     UNDEF,
+    SelectionFilter,
     Value,
     ValueOf,
     const,
@@ -323,12 +324,17 @@ def selectattr(ops: Lowering, call: FilterCall) -> Value:
     if value.kind in {CONTENT, PARTS}:
         return Value(value.code, PARTS)
     if value.kind in {MSGS, CALLS, TOOLS}:
-        return Value(value.code, SELECT, extra={"base": value, "filters": [(call.node, call.value_of, None)]})
+        return Value(
+            value.code, SELECT, extra={"base": value, "filters": [SelectionFilter(call.node, call.value_of, None)]}
+        )
     if value.kind == SELECT:
         return Value(
             value.code,
             SELECT,
-            extra={"base": value.extra["base"], "filters": [*value.extra["filters"], (call.node, call.value_of, None)]},
+            extra={
+                "base": value.extra["base"],
+                "filters": [*value.extra["filters"], SelectionFilter(call.node, call.value_of, None)],
+            },
         )
     raise ops.fail(call.node, f"|{call.name} on {value.kind}")
 

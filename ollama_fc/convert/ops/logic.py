@@ -46,6 +46,7 @@ from .values import (
     TOOL,
     TOOLS,
     UNDEF,
+    SelectionFilter,
     Value,
     ValueOf,
     const,
@@ -279,7 +280,7 @@ class Logic(Access):
     def negate(code: str) -> str:
         return {"true": "false", "false": "true"}.get(code, f"(not {code})")
 
-    def selection_test(self, filters: list[tuple[nodes.Filter, ValueOf, str | None]], item: Value) -> str:
+    def selection_test(self, filters: list[SelectionFilter], item: Value) -> str:
         """Go condition: `item` passes every filter of a selection; a filter stored on some paths
         only applies when its Go flag is on."""
         tests = []

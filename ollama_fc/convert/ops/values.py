@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from jinja2 import nodes
 
@@ -210,12 +210,22 @@ class Loop:
     item_kind: str | None = None
 
 
-def keyword_arguments(node: nodes.Filter | nodes.Test) -> list[nodes.Keyword]:
-    """A filter's or test's keyword arguments (jinja2 annotates them as plain expressions)."""
-    return cast("list[nodes.Keyword]", node.kwargs)
-
-
 #: Evaluates an expression in the scope it was written in: how an operation that evaluates
 #: arguments later (a selection's test) or only some of them (`tojson`'s options) gets them
 #: without holding the scope itself.
 ValueOf = Callable[[nodes.Expr], Value]
+
+
+class SelectionFilter(NamedTuple):
+    """One `selectattr`/`rejectattr` of a selection, tested on each element when it is used."""
+
+    node: nodes.Filter
+    #: evaluates the filter's arguments in the scope it was written in
+    value_of: ValueOf
+    #: a Go flag when the filter applies on some paths only (a variable filtered in an `if`)
+    when: str | None
+
+
+def keyword_arguments(node: nodes.Filter | nodes.Test) -> list[nodes.Keyword]:
+    """A filter's or test's keyword arguments (jinja2 annotates them as plain expressions)."""
+    return cast("list[nodes.Keyword]", node.kwargs)

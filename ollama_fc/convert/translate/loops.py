@@ -36,8 +36,8 @@ from ..ops.values import (
     TOOLS,
     UNDEF,
     Loop,
+    SelectionFilter,
     Value,
-    ValueOf,
     const,
     final_of,
 )
@@ -69,8 +69,8 @@ class Loops(Core):
             seq = Value(seq.code, seq.extra["base"].kind, extra={"reversed": True})
         if seq.kind == SPLIT:
             seq = self.split_list(seq)
-        filters: list[tuple[nodes.Filter, ValueOf, str | None]] = (
-            [] if predicate is None else [(predicate, self.value_of(frame), None)]
+        filters: list[SelectionFilter] = (
+            [] if predicate is None else [SelectionFilter(predicate, self.value_of(frame), None)]
         )
         if seq.kind == SELECT:
             filters, seq = [*seq.extra["filters"], *filters], seq.extra["base"]
@@ -311,7 +311,7 @@ class Loops(Core):
     def count_passing(
         self,
         node: nodes.For,
-        filters: list[tuple[nodes.Filter, ValueOf, str | None]],
+        filters: list[SelectionFilter],
         seqvar: str,
         kind: str,
         frame: Frame,

@@ -29,6 +29,7 @@ from ..ops.values import (
     STRLIST,
     TOOLS,
     UNDEF,
+    SelectionFilter,
     Value,
     const,
     final_of,
@@ -316,7 +317,7 @@ class Statements(Macros):
             self.action(f"{flag} = true")
             slot.extra["filters"] = [
                 *slot.extra.get("filters", []),
-                *((f, fr, flag) for f, fr, _ in value.extra["filters"]),
+                *(SelectionFilter(f, fr, flag) for f, fr, _ in value.extra["filters"]),
             ]
             if slot.kind != SELECT:
                 slot.extra["base"] = Value(slot.code, slot.kind)
