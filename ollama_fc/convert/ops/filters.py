@@ -92,19 +92,23 @@ class Filter:
     of_literal_list: LiteralListFunction | None = None
     #: the operand may stay a split string (`text.split(sep) | first` picks one part)
     takes_split: bool = False
+    #: printed `a + b` with this filter on either side is a string concatenation
+    gives_text: bool = False
 
 
 FILTERS: dict[str, Filter] = {}
 
 
-def filter(*names: str, takes_split: bool = False) -> Callable[[FilterFunction], FilterFunction]:
+def filter(
+    *names: str, takes_split: bool = False, gives_text: bool = False
+) -> Callable[[FilterFunction], FilterFunction]:
     """Register a function as the translation of the Jinja filters `names`."""
 
     def register(function: FilterFunction) -> FilterFunction:
         for name in names:
             if name in FILTERS:
                 raise ValueError(f"filter |{name} is registered twice")
-            FILTERS[name] = Filter(function, takes_split=takes_split)
+            FILTERS[name] = Filter(function, takes_split=takes_split, gives_text=gives_text)
         return function
 
     return register
@@ -275,7 +279,7 @@ def indent(ops: Lowering, call: FilterCall) -> Value:
     raise ops.unsupported(call)
 
 
-@filter("trim")
+@filter("trim", gives_text=True)
 def trim(ops: Lowering, call: FilterCall) -> Value:
     value, args = call.value, call.args
     if value.is_const:
@@ -382,7 +386,7 @@ def default(ops: Lowering, call: FilterCall) -> Value:
     return value
 
 
-@filter("string")
+@filter("string", gives_text=True)
 def string(ops: Lowering, call: FilterCall) -> Value:
     return ops.stringified(call.value, call.node)
 
@@ -401,7 +405,7 @@ def safe(ops: Lowering, call: FilterCall) -> Value:
     return Value(value.code, value.kind, value.const, {**value.extra, "markup": True})
 
 
-@filter("tojson")
+@filter("tojson", gives_text=True)
 def tojson(ops: Lowering, call: FilterCall) -> Value:
     value, indent = ops.tojson_options(call.node, call.value_of)
     separators, ascii_only = ops.tojson_layout(call.node, call.value_of)
@@ -459,7 +463,7 @@ def select(ops: Lowering, call: FilterCall) -> Value:
     raise ops.unsupported(call)
 
 
-@filter("lower", "upper")
+@filter("lower", "upper", gives_text=True)
 def change_case(ops: Lowering, call: FilterCall) -> Value:
     value = call.value
     if value.is_const:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from jinja2 import nodes
 
 from ..go.gohelpers import REPR_HELPER
+from ..ops.filters import FILTERS
 from ..ops.tojson import PYTHON_REPR
 from ..ops.values import (
     ANY,
@@ -124,7 +125,7 @@ class Statements(Macros):
                 return True
             if isinstance(leaf, nodes.Const) and isinstance(leaf.value, str):
                 return True
-            if isinstance(leaf, nodes.Filter) and leaf.name in {"tojson", "trim", "string", "upper", "lower"}:
+            if isinstance(leaf, nodes.Filter) and leaf.name in FILTERS and FILTERS[leaf.name].gives_text:
                 return True
             if isinstance(leaf, (nodes.Concat, nodes.TemplateData)):
                 return True
