@@ -105,7 +105,7 @@ def convert(
     tool_format: str | None = None,
     tool_tag: str | None = None,
 ) -> Conversion:
-    """Translate a Jinja chat template into an Ollama Go TEMPLATE (see translator.py).
+    """Translate a Jinja chat template into an Ollama Go TEMPLATE (see translate/).
 
     `family`/`tool_format` put the family marker at the start; `tool_tag` makes Ollama's
     tool-call tag that text instead of the marker read off the template's own renders.
