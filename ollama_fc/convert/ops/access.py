@@ -10,7 +10,7 @@ from jinja2 import nodes
 
 from ..go import strlists, textops
 from ..go.textops import go_string
-from . import toolschema as schema
+from . import toolschema
 from .emit import Emit
 from .values import (
     ANY,
@@ -136,7 +136,7 @@ class Access(Emit):
 
     def attr(self, base: Value, name: str, node: nodes.Node) -> Value:
         value = self.field(base, name, node)
-        if schema.optional(base.kind, name) and value.kind != UNDEF:
+        if toolschema.optional(base.kind, name) and value.kind != UNDEF:
             value.extra["optional"] = True
         return value
 

@@ -9,7 +9,7 @@ from jinja2 import nodes
 
 from ..go import strlists, textops
 from ..go.textops import go_string
-from . import toolschema as schema
+from . import toolschema
 from .access import Access
 from .values import (
     ANY,
@@ -207,9 +207,9 @@ class Logic(Access):
             if key in MESSAGE_FIELDS:
                 return Value(f"(not (not {hay.code}.{MESSAGE_FIELDS[key][0]}))", BOOL)
             return const(False)
-        if hay.kind in {TFUNC, PARAMS} and needle.is_const and schema.optional(hay.kind, needle.const):
+        if hay.kind in {TFUNC, PARAMS} and needle.is_const and toolschema.optional(hay.kind, needle.const):
             # the dict has the key only where Ollama's field is set (a tool without a description)
-            return Value(f"(not (not {schema.present(hay.code, hay.kind, needle.const)}))", BOOL)
+            return Value(f"(not (not {toolschema.present(hay.code, hay.kind, needle.const)}))", BOOL)
         if hay.kind in {CALL, FUNC, TOOL, TFUNC, PARAMS} and needle.is_const:
             return const(
                 needle.const in FIELDS.get(hay.kind, {}) or (hay.kind == CALL and needle.const in {"function", "type"})
@@ -218,14 +218,14 @@ class Logic(Access):
             return Value(textops.contains(self, hay.code, needle.const), BOOL)
         if hay.kind == PROP and needle.is_const and isinstance(needle.const, str):
             # a property has a key when Ollama's field for it is set; Ollama keeps no other key
-            if needle.const not in schema.KEY_ORDER[PROP]:
+            if needle.const not in toolschema.KEY_ORDER[PROP]:
                 self.warn(
                     node,
                     f"'{needle.const}' in a tool schema property",
                     "always false: Ollama keeps no such key of a property",
                 )
                 return const(False)
-            return Value(f"(not (not {schema.present(hay.code, PROP, needle.const)}))", BOOL)
+            return Value(f"(not (not {toolschema.present(hay.code, PROP, needle.const)}))", BOOL)
         if hay.kind in {STR, CONTENT} and needle.kind in {STR, CONTENT} and not needle.is_const:
             return Value(textops.contains_text(self, hay.code, needle.code), BOOL)
         if hay.kind in {ARGS, PROPS} and needle.kind in {STR}:

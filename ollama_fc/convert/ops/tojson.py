@@ -12,7 +12,7 @@ from ...errors import ConversionError
 from ..go import textops
 from ..go.gohelpers import MAX_INDENT_DEPTH, PROPERTY_KEYS, REPR_HELPER, json_helper_name, json_helpers
 from ..go.textops import Emitter, go_string, json_string, repr_of_json, repr_string
-from . import toolschema as schema
+from . import toolschema
 from .logic import Logic
 from .values import (
     ANY,
@@ -466,7 +466,7 @@ class ToJson(Logic):
         if value.kind == ARGS:
             self.warn(node, "repr of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
         elif value.kind != LIST:
-            self.warn(node, f"repr of a {value.kind} schema", schema.ORDER_EFFECT)
+            self.warn(node, f"repr of a {value.kind} schema", toolschema.ORDER_EFFECT)
         JsonWriter(self, None, node, python=True, schema=value.kind != ARGS).value(value.code, value.kind, 0)
 
     def json_record(

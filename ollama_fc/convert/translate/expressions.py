@@ -8,7 +8,7 @@ from jinja2 import nodes
 
 from ..go import strlists, textops
 from ..go.textops import go_string
-from ..ops import toolschema as schema
+from ..ops import toolschema
 from ..ops.values import (
     ANY,
     ARGS,
@@ -358,14 +358,14 @@ class Expressions(Macros):
                 # a variable only ever None (or unset): no path reaches here without Jinja failing
                 self.warn(node, f"calling .{method}() of None", "Jinja fails there; rendered as an empty value instead")
                 return UNDEFINED
-            if method == "items" and (base.kind in {PROPS, ARGS} or base.kind in schema.KEY_ORDER) and not args:
+            if method == "items" and (base.kind in {PROPS, ARGS} or base.kind in toolschema.KEY_ORDER) and not args:
                 return Value(base.code, base.kind, extra={**base.extra, "items": True})
             if method == "items" and base.kind == ANY and not args:
                 self.warn(
                     node, ".items() of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
                 )
                 return Value(base.code, ANY, extra={**base.extra, "items": True})
-            if method == "keys" and base.kind in schema.KEY_ORDER and not args:
+            if method == "keys" and base.kind in toolschema.KEY_ORDER and not args:
                 return base  # a dict iterates as its keys
             if base.kind == STRLIST and method == "append" and len(args) == 1:
                 strlists.append(self, base.code, self.strlist_item(args[0], node))

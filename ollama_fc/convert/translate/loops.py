@@ -10,7 +10,7 @@ from typing import Any, cast
 from jinja2 import nodes
 
 from ..go import strlists, textops
-from ..ops import toolschema as schema
+from ..ops import toolschema
 from ..ops.values import (
     ANY,
     ANYOF,
@@ -82,7 +82,7 @@ class Loops(Core):
             self.visit_body(node.else_, frame)
             return
         uses_loop = any(n.name == "loop" for n in nodes.Template(node.body).find_all(nodes.Name))
-        if seq.kind in schema.KEY_ORDER:
+        if seq.kind in toolschema.KEY_ORDER:
             self.schema_for(node, seq, frame, uses_loop)
             return
         if seq.kind == ANY and seq.extra.get("list_or_text") and predicate is None and not seq.extra.get("items"):
@@ -349,15 +349,15 @@ class Loops(Core):
             raise self.fail(node, f"this loop over a {seq.kind} schema dict")
         if any(True for _ in nodes.Template(node.body).find_all((nodes.Break, nodes.Continue))):
             raise self.fail(node, "break/continue in a loop over a schema dict")
-        keys = schema.KEY_ORDER[seq.kind]
+        keys = toolschema.KEY_ORDER[seq.kind]
         if seq.extra.get("sorted"):
             keys = tuple(sorted(keys, key=str.lower))
-        self.warn(node, f"iterating a {seq.kind} schema dict", schema.ORDER_EFFECT)
+        self.warn(node, f"iterating a {seq.kind} schema dict", toolschema.ORDER_EFFECT)
         obj = Value(self.temp(), seq.kind)
         self.action(f"{obj.code} := {seq.code}")
         steps = []
         for key in keys:
-            if not schema.passes(key, seq.extra.get("key_tests", ())):
+            if not toolschema.passes(key, seq.extra.get("key_tests", ())):
                 continue
             step = Frame(names={names[0]: const(key)}, parent=frame)
             if pairs:
@@ -365,7 +365,7 @@ class Loops(Core):
             test = self.expr(node.test, step) if node.test is not None else const(True)
             if test.is_const and not test.const:
                 continue
-            guard = schema.present(obj.code, seq.kind, key)
+            guard = toolschema.present(obj.code, seq.kind, key)
             if not test.is_const:
                 guard = f"and {guard} {self.truth_of(test)}" if guard != "true" else self.truth_of(test)
             steps.append((step, guard))
