@@ -11,13 +11,14 @@
 // {"prompt": "..."} or {"error": "...", "stage": "parse"|"execute"|"request"}. A request with
 // "same_template": true and no template reuses the previous request's parsed template.
 //
-// Timing (-time): batch requests with "runs", "budget_ms", "parses" and "drop" besides; the
-// template is parsed "parses" times and executed up to "runs" times (at least 3, more until
-// "budget_ms" is spent), and with "drop" > 0 the server's truncation loop (chatPrompt in
-// server/prompt.go: one render per message dropped, then the final one) is timed the same way.
-// One JSON line per request with Go's own wall-clock timings in nanoseconds:
-// {"parse_ns": [...], "execute_ns": [...], "truncate_ns": [...], "prompt_bytes": n,
-// "truncated_bytes": n} or an error line as in batch. -cpuprofile FILE profiles the timed work.
+// Timing (-time): batch requests with "runs", "budget_ms", "parses" and "drop" besides. The
+// template is parsed "parses" times, then executed up to "runs" times (at least 3, more until
+// "budget_ms" is spent; with "runs" 0 not at all, not even the untimed warm-up render), and with
+// "drop" > 0 the server's truncation loop (chatPrompt in server/prompt.go: one render per
+// message dropped, then the final one) is timed the same way. One JSON line per request with
+// Go's own wall-clock timings in nanoseconds: {"parse_ns": [...], "execute_ns": [...],
+// "truncate_ns": [...], "prompt_bytes": n, "truncated_bytes": n} or an error line as in batch.
+// -cpuprofile FILE writes a CPU profile of the timed work.
 package main
 
 import (
@@ -181,17 +182,20 @@ func timeRender(line []byte) (*timingResult, error) {
 	}
 	budget := time.Duration(spec.BudgetMS) * time.Millisecond
 	result := &timingResult{}
-	var out bytes.Buffer
-	if err := execute(tmpl, values, req.Messages, &out); err != nil { // untimed warm-up
-		return nil, &renderError{"execute", err}
-	}
-	result.PromptBytes = out.Len()
 	if result.ParseNS, err = repeat(spec.Parses, 0, func() error {
 		_, err := template.Parse(parsed.source)
 		return err
 	}); err != nil {
 		return nil, &renderError{"parse", err}
 	}
+	if spec.Runs == 0 {
+		return result, nil
+	}
+	var out bytes.Buffer
+	if err := execute(tmpl, values, req.Messages, &out); err != nil { // untimed warm-up
+		return nil, &renderError{"execute", err}
+	}
+	result.PromptBytes = out.Len()
 	if result.ExecuteNS, err = repeat(spec.Runs, budget, func() error {
 		return execute(tmpl, values, req.Messages, &out)
 	}); err != nil {
