@@ -390,11 +390,12 @@ def report(pairs: Sequence[PairResult], corpus: Sequence[CorpusResult]) -> list[
         + (f" ({', '.join(tool_free)})" if tool_free else "")
         + "."
     )
+    reasons: dict[str, set[str]] = {}
+    for p in failed:
+        reasons.setdefault((p.converted.error or p.hand_written.error or "")[:100], set()).add(p.name)
     lines.append(
-        f"- Pairs not timed: {len(failed)}"
-        + "".join(
-            f"; {p.name} ({p.version}): {(p.converted.error or p.hand_written.error or '')[:100]}" for p in failed
-        )
+        f"- Pairs not timed: {len({p.name for p in failed})}"
+        + "".join(f"; {reason}: {', '.join(sorted(names))}" for reason, names in reasons.items())
         + "."
     )
     refused = sorted({c.name for c in corpus if c.error is not None})
