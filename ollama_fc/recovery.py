@@ -16,8 +16,8 @@ from typing import Any, Union
 import ollama
 from ollama import ChatResponse, Message
 
-from .convert.api import parse_tag, read_marker
 from .functions import function_to_tool
+from .markers import parse_tag, read_marker
 from .parsers.base import ParsedCall, tool_name
 from .parsers.registry import PARSERS, parsers_for
 from .parsers.streaming import StreamingRecoverer, recover_text
