@@ -31,6 +31,10 @@ def read_marker(template: str) -> tuple[str, str] | None:
     return (match.group(1), match.group(2)) if match else None
 
 
+#: Ollama's built-in parser that returns the model's text untouched (no tool-call or thinking
+#: parsing); the template still renders `.Tools`, and ollama-fc's client parses the text.
+PASSTHROUGH_PARSER = "passthrough"
+
 KNOWN_MARKERS = (
     "<tool_call>",
     "<function_call>",
@@ -77,9 +81,12 @@ class Conversion(BaseModel):
     tool_call_tag: str | None = None
     special_tokens: dict[str, str] = Field(default_factory=dict)
 
-    def modelfile(self, from_: str) -> str:
-        """Modelfile text: FROM, the TEMPLATE as Ollama's Modelfile parser reads it back, PARAMETERs."""
+    def modelfile(self, from_: str, *, parser: str | None = PASSTHROUGH_PARSER) -> str:
+        """Modelfile text: FROM, the TEMPLATE as Ollama's Modelfile parser reads it back, PARSER,
+        PARAMETERs. `parser=None` leaves the model's text to Ollama's template-derived parsing."""
         lines = [f"FROM {from_}", f'TEMPLATE """{modelfile_quotable(self.template)}"""']
+        if parser:
+            lines.append(f"PARSER {parser}")
         for name, values in self.parameters.items():
             for value in values:
                 quoted = f'"{value}"' if '"' not in value else f'"""{value}"""'
