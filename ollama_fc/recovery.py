@@ -181,13 +181,13 @@ class StreamRewriter:
             StreamingRecoverer(parsers_for(format_name), offered.wire) if offered.wire is not None else None
         )
         self.splitter = ThinkingSplitter() if thinking else None
-        self.passthrough = False  # set once Ollama returned parsed calls: then it parses this model
+        self.ollama_parsed = False  # set once Ollama returned parsed calls: it parses this model
         self.saw_content = False
 
     def rewrite(self, chunk: ChatResponse) -> ChatResponse:
         message = chunk.message
-        if self.passthrough or message.tool_calls:
-            self.passthrough = True  # Ollama parses this model's calls itself
+        if self.ollama_parsed or message.tool_calls:
+            self.ollama_parsed = True  # Ollama parses this model's calls itself
             return chunk
         raw = message.content or ""
         self.saw_content = self.saw_content or bool(raw)
