@@ -16,6 +16,7 @@ import argparse
 import contextlib
 import sys
 import tempfile
+import warnings
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -93,6 +94,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", help="an Ollama v0.24.0 already running (default: start the pinned one)")
     args = parser.parse_args()
+    warnings.simplefilter("ignore")  # DroppedOutputWarning: the table counts those as lost
     with server(args.host) as host, tempfile.TemporaryDirectory() as folder:
         print_table(measure(host, Path(folder)))
 
