@@ -428,3 +428,15 @@ def test_chat_without_tools_and_without_thinking_asks_no_show(scripted_model, ol
     client = Client(host=ollama_host)
     assert client.chat(model, ASK, think=False).message.content == "Hello there."
     assert client._profiles == {}
+
+
+def test_format_is_not_enforced_on_a_passthrough_thinking_model(scripted_model, ollama_host: str) -> None:
+    """The README's caveat: Ollama applies `format=` once it has seen the thinking end, which it
+    never sees for a passthrough model with a thinking template; without one, format applies."""
+    script = "<think>Hmm, Paris.</think>It is sunny in Paris."
+    plain = ollama.Client(host=ollama_host)
+    ask_json = {"format": "json", "options": {"num_predict": 40}}
+    thinking = scripted_model(script, template=THINKING, special_tokens=SPECIALS, parser="passthrough")
+    assert plain.chat(thinking, ASK, **ask_json).message.content == script  # not constrained
+    no_thinking = scripted_model(script, template=HERMES, special_tokens=SPECIALS, parser="passthrough")
+    assert plain.chat(no_thinking, ASK, **ask_json).message.content.startswith("{")  # the grammar applies
