@@ -17,9 +17,9 @@ goes to `message.thinking` whenever Ollama would have split it (`think=True` or 
 `think` not given for a model with the thinking capability). Without tools and with
 `think=False` the response is plain ollama's, with no `show`.
 
-Ollama itself can lose a response: when the model prints the template's tool-call tag and what
-follows does not parse, Ollama returns no content and no calls (v0.24.0 through at least
-v0.32). Nothing is left to recover then, so the client says so with a DroppedOutputWarning
+Ollama itself can lose a response of a model it parses (not passthrough): when the model prints
+the template's tool-call tag and what follows does not parse, Ollama returns no content and no
+calls (v0.24.0 through at least v0.32). Nothing is left to recover then, so the client says so with a DroppedOutputWarning
 instead of returning an empty answer silently.
 
 Errors stay ollama-python's, so code written for it keeps working: `ConnectionError` when no
