@@ -28,9 +28,9 @@ import ollama
 from ollama import ProgressResponse
 from ollama._types import CreateRequest
 
-from .convert.api import PASSTHROUGH_PARSER
 from .errors import BuildError, OllamaUnavailableError, SourceError
 from .families import FamilyTemplate, family_template, load_family
+from .markers import PASSTHROUGH_PARSER
 from .recovery import parser_from_show
 
 #: step, bytes or units done, total (None when the step has no size).

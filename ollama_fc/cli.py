@@ -69,7 +69,7 @@ def convert_command(source: str, output: str | None, as_json: bool, from_: str, 
     ollama_fc.Client parses tool calls and thinking (see README, "Who parses the model's text").
     """
     from .convert import convert
-    from .convert.api import PASSTHROUGH_PARSER
+    from .markers import PASSTHROUGH_PARSER
 
     conversion = convert(source)
     parser = None if ollama_parses else PASSTHROUGH_PARSER
@@ -84,8 +84,7 @@ def convert_command(source: str, output: str | None, as_json: bool, from_: str, 
     else:
         click.echo(text, nl=False)
     for warning in conversion.warnings:
-        where = f"line {warning.line}: " if warning.line is not None else ""
-        click.echo(f"warning: {where}{warning.construct}: {warning.effect}", err=True)
+        click.echo(f"warning: {warning}", err=True)
 
 
 @main.command("verify")
@@ -221,8 +220,8 @@ def list_command() -> None:
 @friendly_errors
 def show_command(family: str, faithful: bool, ollama_parses: bool) -> None:
     """Print the Modelfile `build FAMILY` creates (edit FROM to use it with `ollama create -f`)."""
-    from .convert.api import PASSTHROUGH_PARSER
     from .families import family_template, modelfile
+    from .markers import PASSTHROUGH_PARSER
 
     parser = None if ollama_parses else PASSTHROUGH_PARSER
     click.echo(modelfile(family_template(family, faithful=faithful), parser=parser), nl=False)

@@ -26,8 +26,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from .convert import Conversion, TemplateSource, convert
-from .convert.api import PASSTHROUGH_PARSER
 from .errors import OllamaFcError, SourceError
+from .markers import PASSTHROUGH_PARSER
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -132,7 +132,7 @@ class FamilyTemplate:
 
     @property
     def warnings(self) -> list[str]:
-        return [f"line {w.line}: {w.construct}: {w.effect}" for w in self.conversion.warnings]
+        return [str(w) for w in self.conversion.warnings]
 
 
 class UnknownFamilyError(OllamaFcError):

@@ -23,8 +23,8 @@ from typing import Any, Union
 import ollama
 from ollama import ChatResponse, Message
 
-from .convert.api import PASSTHROUGH_PARSER, parse_tag, read_marker
 from .functions import function_to_tool
+from .markers import PASSTHROUGH_PARSER, parse_tag, read_marker
 from .parsers.base import ParsedCall, tool_name
 from .parsers.registry import PARSERS, parsers_for
 from .parsers.streaming import StreamingRecoverer, recover_text
