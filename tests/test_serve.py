@@ -19,7 +19,19 @@ import ollama
 import openai
 import pytest
 from family_cases import CASES
-from test_client_e2e import ASK, HERMES, PLAIN_TOOLS, RECOVERED, SPECIALS, TOOLS, calls_of
+from test_client_e2e import (
+    ASK,
+    HERMES,
+    PLAIN_TOOLS,
+    RECOVERED,
+    SPECIALS,
+    THINKING,
+    THINKING_SCRIPTS,
+    THOUGHT,
+    TOOLS,
+    calls_of,
+    joined,
+)
 
 from ollama_fc import Client, run_tools
 from ollama_fc.build import build
@@ -496,3 +508,41 @@ def test_malformed_requests_are_400(proxy: str) -> None:
             error = response.json()["error"]
             message = error["message"] if path.startswith("/v1") else error
             assert "malformed" in message
+
+
+# -- thinking of passthrough models ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("think", [True, None, False], ids=["think", "unset", "no-think"])
+@pytest.mark.parametrize("tools", [False, True], ids=["no-tools", "tools"])
+def test_passthrough_thinking_is_split_as_ollama_splits_it(
+    scripted_model: Any, ollama_host: str, proxy: str, think: Any, tools: bool
+) -> None:
+    """Through the proxy, a passthrough thinking model answers as Ollama answers for the same
+    model it parses itself: thinking, content and calls, whole and streamed."""
+    for script in ("answer", "call"):
+        text = THINKING_SCRIPTS[script]
+        ollamas = scripted_model(text, template=THINKING, special_tokens=SPECIALS)
+        ours = scripted_model(text, template=THINKING, special_tokens=SPECIALS, parser="passthrough")
+        kwargs: dict[str, Any] = {} if think is None else {"think": think}
+        if tools:
+            kwargs["tools"] = TOOL_DICTS
+        for stream in (False, True):
+            expected = ollama.Client(host=ollama_host).chat(ollamas, ASK, stream=stream, **kwargs)
+            got = ollama.Client(host=proxy).chat(ours, ASK, stream=stream, **kwargs)
+            expected_responses = list(expected) if stream else [expected]
+            got_responses = list(got) if stream else [got]
+            assert joined(got_responses) == joined(expected_responses), (script, stream)
+    if think is not False:
+        assert joined(expected_responses)[0] == THOUGHT  # the case is what it says
+
+
+def test_openai_reasoning_of_a_passthrough_model(scripted_model: Any, proxy: str) -> None:
+    """OpenAI clients get the thinking as `reasoning`, as Ollama's own /v1 gives it."""
+    model = scripted_model(THINKING_SCRIPTS["answer"], template=THINKING, special_tokens=SPECIALS, parser="passthrough")
+    completion = openai_client(proxy).chat.completions.create(model=model, messages=ASK)
+    message = completion.choices[0].message
+    assert message.content == "It is sunny in Paris."
+    assert getattr(message, "reasoning", None) == THOUGHT + "\n"
+    completion = openai_client(proxy).chat.completions.create(model=model, messages=ASK, reasoning_effort="none")
+    assert completion.choices[0].message.content == THINKING_SCRIPTS["answer"]

@@ -43,12 +43,14 @@ async def chat(request: Request) -> Response:
     except httpx.TransportError as error:
         return upstream.unreachable(PATH, error)
     tools = payload.get("tools")
-    if not tools or response.status_code != 200:
+    model = str(payload.get("model", ""))
+    profile = await upstream.profile(model) if response.status_code == 200 else None
+    thinking = profile is not None and profile.splits_thinking(payload.get("think"))
+    if profile is None or not (tools or thinking):
         return relay(response, response.aiter_raw(), keep_length=True)
     streamed = response.headers.get("content-type", "").startswith("application/x-ndjson")
     try:
-        model = str(payload.get("model", ""))
-        recovery = ResponseRecovery(tools, await upstream.tool_format(model), model)
+        recovery = ResponseRecovery(tools, profile.tool_format, model, thinking=thinking)
         if streamed:
             return relay(response, _rewritten_lines(response, recovery), keep_length=False)
         whole = await until_disconnected(request, response.aread())

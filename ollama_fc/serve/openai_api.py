@@ -56,12 +56,14 @@ async def chat_completions(request: Request) -> Response:
     except httpx.TransportError as error:
         return upstream.unreachable(PATH, error)
     tools = payload.get("tools")
-    if not tools or response.status_code != 200:
+    model = str(payload.get("model", ""))
+    profile = await upstream.profile(model) if response.status_code == 200 else None
+    thinking = profile is not None and profile.splits_thinking(reasoning_effort(payload))
+    if profile is None or not (tools or thinking):
         return relay(response, response.aiter_raw(), keep_length=True)
     streamed = response.headers.get("content-type", "").startswith("text/event-stream")
     try:
-        model = str(payload.get("model", ""))
-        recovery = ResponseRecovery(tools, await upstream.tool_format(model), model)
+        recovery = ResponseRecovery(tools, profile.tool_format, model, thinking=thinking)
         if streamed:
             return relay(response, StreamRepair(recovery).lines(response), keep_length=False)
         whole = await until_disconnected(request, response.aread())
@@ -74,6 +76,16 @@ async def chat_completions(request: Request) -> Response:
             await response.aclose()
     headers = {name: value for name, value in response.headers.items() if name.lower() != "content-length"}
     return Response(_repaired_completion(whole, recovery), response.status_code, headers)
+
+
+def reasoning_effort(payload: Mapping[str, Any]) -> Any:
+    """The request's `think` as Ollama's OpenAI layer reads it: `reasoning_effort`, else
+    `reasoning.effort`; None when neither is given (a thinking model then thinks)."""
+    effort = payload.get("reasoning_effort")
+    reasoning = payload.get("reasoning")
+    if effort is None and isinstance(reasoning, Mapping):
+        effort = reasoning.get("effort")
+    return effort
 
 
 def name_tool_results(payload: Mapping[str, Any]) -> bool:

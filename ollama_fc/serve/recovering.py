@@ -38,17 +38,22 @@ def tool_call_id() -> str:
 class ResponseRecovery:
     """The engine's state for one response (whole or streamed) to one request."""
 
-    def __init__(self, tools: Sequence[Mapping[str, Any]], format_name: str | None, model: str) -> None:
-        self.offered = offer(tools, None)
+    def __init__(
+        self, tools: Sequence[Mapping[str, Any]] | None, format_name: str | None, model: str, *, thinking: bool = False
+    ) -> None:
+        self.offered = offer(tools or None, None)
         self.format_name = format_name
         self.model = model
-        self.rewriter = StreamRewriter(self.offered, format_name, validate=False)
+        self.thinking = thinking
+        self.rewriter = StreamRewriter(self.offered, format_name, validate=False, thinking=thinking)
         self.calls_sent = 0
 
     def whole(self, response: ChatResponse) -> Message | None:
         """The message with recovered calls, or None when the response stays as Ollama sent it."""
         before = response.message.model_copy()
-        message = recover_response(response, self.offered, self.format_name, validate=False).message
+        message = recover_response(
+            response, self.offered, self.format_name, validate=False, thinking=self.thinking
+        ).message
         return None if message == before else self._checked(message)
 
     def chunk(self, chunk: ChatResponse) -> Message | None:

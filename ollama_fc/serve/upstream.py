@@ -18,10 +18,11 @@ from collections.abc import AsyncIterator, Awaitable, Mapping
 from typing import Any, TypeVar
 
 import httpx
+import ollama
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from ..recovery import format_from_template
+from ..recovery import ModelProfile
 
 log = logging.getLogger("ollama_fc.serve")
 
@@ -60,7 +61,7 @@ class ClientGone(Exception):
 
 
 class Upstream:
-    """One Ollama server: an httpx connection pool, and the tool-call format of each model."""
+    """One Ollama server: an httpx connection pool, and what the response side knows of each model."""
 
     def __init__(self, base_url: str, transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.base_url = base_url.rstrip("/")
@@ -72,7 +73,7 @@ class Upstream:
             trust_env=False,  # the upstream is addressed directly, never through HTTP_PROXY
             transport=transport,
         )
-        self._formats: dict[str, tuple[float, asyncio.Future[tuple[str | None, bool]]]] = {}
+        self._profiles: dict[str, tuple[float, asyncio.Future[tuple[ModelProfile, bool]]]] = {}
 
     async def close(self) -> None:
         await self.client.aclose()
@@ -115,7 +116,7 @@ class Upstream:
         raw_path = request.scope.get("raw_path")
         path = raw_path.decode("latin-1") if raw_path else request.url.path  # as the app encoded it
         if request.url.path in MUTATING:
-            self._formats.clear()  # a model may have changed under its name
+            self._profiles.clear()  # a model may have changed under its name
         try:
             response = await self.send(request, path)
         except ClientGone:
@@ -124,29 +125,29 @@ class Upstream:
             return self.unreachable(path, error)
         return relay(response, response.aiter_raw(), keep_length=True)
 
-    async def tool_format(self, model: str) -> str | None:
-        """The model's tool-call format from its template (`show`, cached per model; concurrent
-        first requests share one `show`). None when the template does not say or `show` fails
-        (then every format is tried, and the next request asks again)."""
+    async def profile(self, model: str) -> ModelProfile:
+        """The model's tool-call format, parser and thinking capability from `show` (cached per
+        model; concurrent first requests share one `show`). When `show` fails every format is
+        tried, nothing is split off as thinking, and the next request asks again."""
         now = time.monotonic()
-        cached = self._formats.get(model)
+        cached = self._profiles.get(model)
         if cached is None or now - cached[0] > FORMAT_TTL:
-            cached = (now, asyncio.ensure_future(self._read_format(model)))
-            self._formats[model] = cached
-        format_name, known = await asyncio.shield(cached[1])
-        if not known and self._formats.get(model) is cached:
-            del self._formats[model]
-        return format_name
+            cached = (now, asyncio.ensure_future(self._read_profile(model)))
+            self._profiles[model] = cached
+        profile, known = await asyncio.shield(cached[1])
+        if not known and self._profiles.get(model) is cached:
+            del self._profiles[model]
+        return profile
 
-    async def _read_format(self, model: str) -> tuple[str | None, bool]:
+    async def _read_profile(self, model: str) -> tuple[ModelProfile, bool]:
         try:
             response = await self.client.post("/api/show", json={"model": model})
             response.raise_for_status()
-            template = response.json().get("template")
+            show = ollama.ShowResponse.model_validate(response.json())
         except (httpx.HTTPError, ValueError) as error:
             log.warning("cannot read the template of %s from Ollama (%s); trying every tool-call format", model, error)
-            return None, False
-        return format_from_template(template if isinstance(template, str) else None), True
+            return ModelProfile(), False
+        return ModelProfile.from_show(show), True
 
 
 def relay(response: httpx.Response, body: AsyncIterator[bytes], keep_length: bool) -> StreamingResponse:
