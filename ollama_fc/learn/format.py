@@ -1,0 +1,116 @@
+"""A tool-call format learned from a chat template, as data.
+
+The format says how a model writes a block of calls: the text that opens and closes the block,
+the text around each call and between calls, and how one call writes its name and arguments.
+It is serialised as JSON (`ollama-fc formats learn`) and, compactly, inside the Go TEMPLATE's
+family-marker comment, so a model carries its own format through `ollama create` and `show`.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import zlib
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ..errors import ToolCallError
+
+LEARNED_PREFIX = "learned:"
+"""A format name of this form carries its learned format: `learned:<compact token>`."""
+
+INDEX = "{index}"
+"""Placeholder in a marker for a call's position (`:0`, `:1` in Kimi K2's `functions.f:0`)."""
+CALL_ID = "{id}"
+"""Placeholder in a marker for a call's id (Solar Open writes it before the name)."""
+
+Style = Literal["json", "name_json", "tagged", "pythonic"]
+
+SPECIAL_TOKEN = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^｜<>]{1,40}｜>|\[[A-Z_]{2,20}\]|</?[A-Za-z_][\w:.\-]{0,40}>")
+
+
+class LearnedFormat(BaseModel):
+    """How one model writes tool calls, read off its own chat template.
+
+    style: how one call writes its name and arguments:
+      - "json": a JSON object holding the name and the arguments (`name_key`, `arguments_key`
+        are dotted paths; `name_is_key` for `{"NAME": {...}}`); `list_wrapped` when the block
+        is one JSON list of such objects;
+      - "name_json": the name as text, `name_close`, then the arguments as a JSON object;
+      - "tagged": the name as text, `name_close`, then each argument as
+        `param_open KEY param_mid VALUE param_close` (XML-style parameters);
+      - "pythonic": `name(key=value, ...)`, in a `[...]` list when `list_wrapped`.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    style: Style
+    block_open: str = ""
+    block_close: str = ""
+    call_open: str = ""
+    call_close: str = ""
+    call_separator: str = ""
+    name_close: str = ""
+    name_key: str = "name"
+    arguments_key: str = "arguments"
+    name_is_key: bool = False
+    arguments_as_string: bool = False
+    list_wrapped: bool = False
+    param_open: str = ""
+    param_mid: str = ""
+    param_mid_string: str = ""
+    param_close: str = ""
+    raw_strings: bool = False
+    special_tokens: list[str] = []
+
+    @property
+    def opener(self) -> str:
+        """The first fixed text of a block: where the scanner starts to hold text."""
+        first = (self.block_open or self.call_open).split(INDEX)[0].split(CALL_ID)[0]
+        return first.strip() or first
+
+    @property
+    def closer(self) -> str:
+        """The last fixed text of a block, or "" when a block runs to the end of the output."""
+        last = self.block_close or (self.call_close if not self.block_open else "")
+        return last.strip() or last
+
+    def token(self) -> str:
+        """A compact, Go-comment-safe form (zlib + base64url, no `*/`, no spaces)."""
+        data = self.model_dump_json(exclude_defaults=True).encode("utf-8")
+        return base64.urlsafe_b64encode(zlib.compress(data, 9)).decode("ascii").rstrip("=")
+
+    @classmethod
+    def from_token(cls, token: str) -> LearnedFormat:
+        """The format a `token()` encodes; ToolCallError naming the problem otherwise."""
+        try:
+            padded = token + "=" * (-len(token) % 4)
+            data = zlib.decompress(base64.urlsafe_b64decode(padded.encode("ascii")))
+            return cls.model_validate_json(data)
+        except (ValueError, zlib.error, ValidationError) as exc:
+            raise ToolCallError(
+                f"the learned tool-call format in the template is damaged ({type(exc).__name__}); "
+                "convert the template again with this ollama-fc"
+            ) from None
+
+    def format_name(self) -> str:
+        """The name to give `parse_tool_calls(format=...)` or `Client.chat(tool_format=...)`."""
+        return LEARNED_PREFIX + self.token()
+
+    def summary(self) -> str:
+        """One line: the style and the fixed texts around a call."""
+        parts = [self.style]
+        for label, text in (("block", self.block_open), ("call", self.call_open), ("close", self.closer)):
+            if text.strip():
+                parts.append(f"{label} {text.strip()!r}")
+        return ", ".join(parts)
+
+
+def framing_tokens(texts: list[str]) -> list[str]:
+    """The special-token-looking pieces of the fixed texts, in order, once each."""
+    found: dict[str, None] = {}
+    for text in texts:
+        for match in SPECIAL_TOKEN.finditer(text):
+            found[match.group()] = None
+    return list(found)
