@@ -61,6 +61,7 @@ def tool_definitions(probe: Probe) -> list[dict[str, Any]]:
         for key, value in call.arguments.items():
             kind = json_type(value)
             properties[call.name][key] = {"type": kind} if kind != "null" else {}
+            properties[call.name][key]["description"] = f"The {key}."
     return [
         {
             "type": "function",
@@ -130,7 +131,7 @@ def inserted(longer: str, shorter: str, starts: str = "") -> str:
             return 3
         before = longer[start - 1] if start else "\n"
         good_start = text[:1] not in (">", "|", "｜", "]", ")")
-        good_before = before.isspace() or before in ">]|｜}"
+        good_before = before.isspace() or before in ">]}"
         return int(good_start) + int(good_before)
 
     best = max(candidates, key=lambda start: (score(start), -start))

@@ -38,6 +38,8 @@ def round_trip(spec: LearnedFormat, source: TemplateSource, shape: Shape, probe:
         return Outcome(probe.label, "skipped", "the template refuses this conversation")
     if probe.content and probe.content not in text:
         return Outcome(probe.label, "skipped", "the template drops content next to calls")
+    if probe.content and not text.lstrip().startswith(probe.content):
+        return Outcome(probe.label, "skipped", "the template writes the content after the calls, or inside them")
     if not all(call.name in text for call in probe.calls):
         return Outcome(probe.label, "skipped", "the template drops calls next to content")
     return compare(spec, text, probe)

@@ -81,7 +81,10 @@ class LearnedParser(ToolCallParser):
         opener, closer = spec.opener, spec.closer
         quoted = spec.style in ("json", "name_json") or not spec.raw_strings
         if opener and opener not in ("{", "["):
-            if closer:
+            if closer in ("]", "}") and opener.endswith("[{"[closer == "}"]):
+                # `[TOOL_CALLS] [...]`: the block ends where its bracket closes
+                return Marker(opener, "bracket")
+            if len(closer) > 1:
                 return Marker(opener, "tag", closers=((closer, True),), quoted=quoted)
             return Marker(opener, "rest")
         return Marker(opener or ("[" if spec.style == "pythonic" else "{"), "bracket", must_end=True)
