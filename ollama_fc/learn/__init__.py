@@ -14,7 +14,10 @@ def learn_format(source: str | Path | TemplateSource) -> LearnedFormat:
     tokenizer_config.json, HF folder, .gguf). Raises FormatNotLearned with a one-line reason
     when the template renders no calls or its probes do not agree; the built-in formats remain."""
     loaded = source if isinstance(source, TemplateSource) else load_source(source)
-    return learn_from_source(loaded)
+    try:
+        return learn_from_source(loaded)
+    except FormatNotLearned as exc:
+        raise FormatNotLearned(f"{loaded.origin}: tool-call format not learned: {exc}") from None
 
 
 __all__ = ["LEARNED_PREFIX", "FormatNotLearned", "LearnedFormat", "learn_format"]

@@ -68,7 +68,8 @@ class LearnedFormat(BaseModel):
     def opener(self) -> str:
         """The first fixed text of a block: where the scanner starts to hold text."""
         first = (self.block_open or self.call_open).split(INDEX)[0].split(CALL_ID)[0]
-        return first.strip() or first
+        words = first.split()
+        return words[0] if words else first  # up to the first whitespace, which models may vary
 
     @property
     def closer(self) -> str:
