@@ -61,13 +61,17 @@ class _Span:
     args_start: int = 0
 
 
-def learn_from_source(source: TemplateSource) -> LearnedFormat:
-    """The tool-call format `source`'s template writes; FormatNotLearned with a one-line reason."""
+def learn_from_source(source: TemplateSource, shape: Shape | None = None) -> LearnedFormat:
+    """The tool-call format `source`'s template writes; FormatNotLearned with a one-line reason.
+
+    `shape` is the template's input shape (`verify.shapes.probe`) when the caller has it.
+    """
     try:
         compile_template(source.template)
     except ReferenceRenderError as exc:
         raise FormatNotLearned(str(exc)) from None
-    shape = probe(source.template, source.special_tokens)
+    if shape is None:
+        shape = probe(source.template, source.special_tokens)
     if not shape.tool_calls:
         raise FormatNotLearned("the template renders no tool calls (an assistant's calls leave no text)")
     single = call_text(source, shape, SIMPLE)
@@ -407,6 +411,6 @@ def _check(spec: LearnedFormat, source: TemplateSource, shape: Shape) -> None:
     for probe_ in (SIMPLE, PARALLEL, AWKWARD, CONTENT):
         if probe_ is PARALLEL and not shape.parallel_calls:
             continue
-        outcome = round_trip(spec, source, shape, probe_)
+        outcome, _ = round_trip(spec, source, shape, probe_)
         if outcome.status == "mismatch" and not outcome.detail.startswith("content"):
             raise FormatNotLearned(f"the {probe_.label} probe does not read back: {outcome.detail}")

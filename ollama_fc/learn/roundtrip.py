@@ -7,11 +7,13 @@ coerced against the offered tools' schemas as `ollama_fc.Client` does) and the s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ..convert.sources import TemplateSource
 from ..errors import ToolCallError
+from ..parsers.base import ToolCallParser
 from ..parsers.learned import LearnedParser
 from ..parsers.streaming import recover_text
 from ..schema import validate_arguments
@@ -29,25 +31,38 @@ class Outcome:
     detail: str = ""
 
 
-def round_trip(spec: LearnedFormat, source: TemplateSource, shape: Shape, probe: Probe) -> Outcome:
-    """Render `probe` with the template and read it back with `spec`."""
+def round_trip(
+    spec: LearnedFormat,
+    source: TemplateSource,
+    shape: Shape,
+    probe: Probe,
+    others: Sequence[ToolCallParser] = (),
+) -> tuple[Outcome, Outcome | None]:
+    """Render `probe` with the template and read it back with `spec` (and, to compare, with
+    the parsers `others` on the same text)."""
     if len(probe.calls) > 1 and not shape.parallel_calls:
-        return Outcome(probe.label, "skipped", "the template renders one call per turn")
+        skipped = Outcome(probe.label, "skipped", "the template renders one call per turn")
+        return skipped, skipped if others else None
     text = call_text(source, shape, probe)
+    reason = ""
     if text is None:
-        return Outcome(probe.label, "skipped", "the template refuses this conversation")
-    if probe.content and probe.content not in text:
-        return Outcome(probe.label, "skipped", "the template drops content next to calls")
-    if probe.content and not text.lstrip().startswith(probe.content):
-        return Outcome(probe.label, "skipped", "the template writes the content after the calls, or inside them")
-    if not all(call.name in text for call in probe.calls):
-        return Outcome(probe.label, "skipped", "the template drops calls next to content")
-    return compare(spec, text, probe)
+        reason = "the template refuses this conversation"
+    elif probe.content and probe.content not in text:
+        reason = "the template drops content next to calls"
+    elif probe.content and not text.lstrip().startswith(probe.content):
+        reason = "the template writes the content after the calls, or inside them"
+    elif not all(call.name in text for call in probe.calls):
+        reason = "the template drops calls next to content"
+    if text is None or reason:
+        skipped = Outcome(probe.label, "skipped", reason)
+        return skipped, skipped if others else None
+    learned = compare([LearnedParser(spec)], text, probe)
+    return learned, compare(others, text, probe) if others else None
 
 
-def compare(spec: LearnedFormat, text: str, probe: Probe) -> Outcome:
-    """Parse `text` with `spec` (offering the probe's tools) and compare with the probe."""
-    result = recover_text(text, [LearnedParser(spec)], tool_definitions(probe))
+def compare(parsers: Sequence[ToolCallParser], text: str, probe: Probe) -> Outcome:
+    """Parse `text` with `parsers` (offering the probe's tools) and compare with the probe."""
+    result = recover_text(text, parsers, tool_definitions(probe))
     got = [(call.name, call.arguments) for call in result.tool_calls]
     want = [(call.name, call.arguments) for call in probe.calls]
     if len(got) != len(want) or any(g[0] != w[0] for g, w in zip(got, want)):
@@ -114,10 +129,11 @@ def call_shapes(spec: LearnedFormat) -> list[Probe]:
 
 @dataclass
 class TemplateReport:
-    """The round trips of one template."""
+    """The round trips of one template, read with the learned format and with the built-ins."""
 
     spec: LearnedFormat
     outcomes: list[Outcome]
+    builtin: list[Outcome] = field(default_factory=list)
 
     @property
     def exact(self) -> int:
@@ -127,6 +143,45 @@ class TemplateReport:
     def measured(self) -> int:
         return sum(outcome.status != "skipped" for outcome in self.outcomes)
 
+    @property
+    def builtin_exact(self) -> int:
+        return sum(outcome.status == "exact" for outcome in self.builtin)
 
-def measure(spec: LearnedFormat, source: TemplateSource, shape: Shape) -> TemplateReport:
-    return TemplateReport(spec, [round_trip(spec, source, shape, probe) for probe in call_shapes(spec)])
+
+def measure(
+    spec: LearnedFormat, source: TemplateSource, shape: Shape, others: Sequence[ToolCallParser] = ()
+) -> TemplateReport:
+    report = TemplateReport(spec, [])
+    for probe in call_shapes(spec):
+        learned, other = round_trip(spec, source, shape, probe, others)
+        report.outcomes.append(learned)
+        if other is not None:
+            report.builtin.append(other)
+    return report
+
+
+@dataclass
+class Evaluation:
+    """One template: does it render calls, what was learned (or why not), and its round trips."""
+
+    name: str
+    renders_calls: bool
+    spec: LearnedFormat | None = None
+    reason: str = ""
+    report: TemplateReport | None = None
+
+
+def evaluate(name: str, source: TemplateSource, others: Sequence[ToolCallParser] = ()) -> Evaluation:
+    """Learn `source`'s format and measure its round trips on every call shape (and, on the
+    same texts, those of the parsers `others`)."""
+    from ..verify.shapes import probe
+    from .derive import FormatNotLearned, learn_from_source
+
+    shape = probe(source.template, source.special_tokens)
+    if not shape.tool_calls:
+        return Evaluation(name, False, reason="the template renders no tool calls")
+    try:
+        spec = learn_from_source(source, shape)
+    except FormatNotLearned as exc:
+        return Evaluation(name, True, reason=str(exc))
+    return Evaluation(name, True, spec, report=measure(spec, source, shape, others))
