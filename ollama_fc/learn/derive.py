@@ -22,7 +22,7 @@ from ..errors import OllamaFcError
 from ..parsers.lenient import NotALiteral, read_value, scan_balanced
 from ..verify.reference import ReferenceRenderError, compile_template
 from ..verify.shapes import Shape, probe
-from .format import CALL_ID, INDEX, LearnedFormat, framing_tokens
+from .format import CALL_ID, INDEX, LearnedFormat, framing_tokens, unquote
 from .probes import CALL_IDS, Call, Probe, call_text
 
 SIMPLE = Probe("one call", (Call("get_weather", {"city": "Paris", "unit": "celsius"}),))
@@ -284,8 +284,27 @@ def _tagged(text: str, span: _Span, call: Call, spec: LearnedFormat | None) -> t
 # --- step 3: the block around the calls ---
 
 
+def _string_quote(text: str, value: str) -> str:
+    """The text around a string value when it is not a JSON quote: Gemma 4 writes `<|"|>x<|"|>`."""
+    at = text.find(value)
+    if at < 0:
+        return ""
+    end = at + len(value)
+    for size in range(2, 16):
+        before, after = text[at - size : at], text[end : end + size]
+        if before == after and before.strip() and not before.strip("\"' \n"):
+            return ""
+        if before == after and before.strip() and before.strip() == before:
+            return before
+    return ""
+
+
 def _derive(single: str, parallel: str | None) -> LearnedFormat:
-    single = _with_ids(single)
+    quote = _string_quote(single, "Paris")
+    if quote and _string_quote(single, "celsius") != quote:
+        quote = ""
+    single = unquote(_with_ids(single), quote)
+    parallel = unquote(parallel, quote) if parallel is not None else None
     spans, spec = _call_spans(single, SIMPLE.calls, None)
     if spec.style == "tagged":
         spec, end = _tagged(single, spans[0], SIMPLE.calls[0], None)
@@ -327,6 +346,7 @@ def _derive(single: str, parallel: str | None) -> LearnedFormat:
     spec.call_separator = separator
     if spec.style == "name_json":
         spec.name_close = _general(closes)
+    spec.string_quote = quote
     if spec.style in ("name_json", "tagged") and not (spec.block_open + spec.call_open).strip():
         raise FormatNotLearned("nothing marks where a call starts (the name is the first thing written)")
     return spec

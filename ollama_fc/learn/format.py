@@ -9,6 +9,7 @@ family-marker comment, so a model carries its own format through `ollama create`
 from __future__ import annotations
 
 import base64
+import json
 import re
 import zlib
 from typing import Literal
@@ -41,6 +42,7 @@ class LearnedFormat(BaseModel):
       - "tagged": the name as text, `name_close`, then each argument as
         `param_open KEY param_mid VALUE param_close` (XML-style parameters);
       - "pythonic": `name(key=value, ...)`, in a `[...]` list when `list_wrapped`.
+    `string_quote` is a text that quotes strings instead of `"` (Gemma 4's `<|"|>`), keys bare.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -62,6 +64,7 @@ class LearnedFormat(BaseModel):
     param_mid_string: str = ""
     param_close: str = ""
     raw_strings: bool = False
+    string_quote: str = ""
     special_tokens: list[str] = []
 
     @property
@@ -115,3 +118,13 @@ def framing_tokens(texts: list[str]) -> list[str]:
         for match in SPECIAL_TOKEN.finditer(text):
             found[match.group()] = None
     return list(found)
+
+
+def unquote(text: str, quote: str) -> str:
+    """`text` with strings quoted by `quote` rewritten as JSON strings (bare keys stay bare)."""
+    if not quote or quote not in text:
+        return text
+    pieces = text.split(quote)
+    if len(pieces) % 2 == 0:  # an unclosed string: the text was cut inside a value
+        return text
+    return "".join(json.dumps(piece, ensure_ascii=False) if index % 2 else piece for index, piece in enumerate(pieces))

@@ -89,11 +89,33 @@ def _turn(probe: Probe, with_calls: bool) -> list[dict[str, Any]]:
     return [{"role": "user", "content": "What is the weather like?"}, assistant]
 
 
-def _render(source: TemplateSource, shape: Shape, messages: Sequence[Mapping[str, Any]], probe: Probe) -> str | None:
+def _render(
+    source: TemplateSource,
+    shape: Shape,
+    messages: Sequence[Mapping[str, Any]],
+    probe: Probe,
+    add_generation_prompt: bool = False,
+) -> str | None:
     try:
         return render(
             source.template,
             to_hf(messages, shape),  # type: ignore[arg-type]
+            tool_definitions(probe),
+            add_generation_prompt=add_generation_prompt,
+            special_tokens=source.special_tokens,
+        )
+    except ReferenceRenderError:
+        return None
+
+
+def _render_raw(source: TemplateSource, shape: Shape, messages: list[dict[str, Any]], probe: Probe) -> str | None:
+    """Like `_render`, with the final assistant message's content None."""
+    converted = to_hf(messages, shape)  # type: ignore[arg-type]
+    converted[-1]["content"] = None
+    try:
+        return render(
+            source.template,
+            converted,
             tool_definitions(probe),
             add_generation_prompt=False,
             special_tokens=source.special_tokens,
@@ -118,7 +140,10 @@ def inserted(longer: str, shorter: str, starts: str = "") -> str:
         suffix += 1
     end = len(longer) - suffix
     if len(shorter) - prefix - suffix != 0:
-        return longer[prefix:end]
+        start = prefix  # a replacement: start where the token it begins in starts
+        while start > max(prefix - 40, 0) and not longer[start - 1].isspace() and longer[start - 1] not in ">]}":
+            start -= 1
+        return longer[start if start > max(prefix - 40, 0) else prefix : end]
     length = end - prefix
     left = prefix
     while left > 0 and longer[left - 1] == longer[left - 1 + length]:
@@ -141,8 +166,14 @@ def inserted(longer: str, shorter: str, starts: str = "") -> str:
 def call_text(source: TemplateSource, shape: Shape, probe: Probe) -> str | None:
     """The text the template writes for the probe's turn (its content, then its calls) beyond
     an empty turn, or None when the template refuses the probe or writes nothing for it."""
-    with_calls = _render(source, shape, _turn(probe, True), probe)
+    turn = _turn(probe, True)
+    with_calls = _render(source, shape, turn, probe)
+    if with_calls is None and not probe.content and shape.content == "string":
+        # some templates want no content at all next to calls (None, as OpenAI sends it)
+        with_calls = _render_raw(source, shape, turn, probe)
     without = _render(source, shape, _turn(probe, False), probe)
+    if without is None:  # a template that refuses an empty assistant turn: compare with the prompt
+        without = _render(source, shape, _turn(probe, False)[:1], probe, add_generation_prompt=True)
     if with_calls is None or without is None or with_calls == without:
         return None
     return inserted(with_calls, without, probe.content)

@@ -86,8 +86,9 @@ def _short(text: str) -> str:
 
 def call_shapes(spec: LearnedFormat) -> list[Probe]:
     """At least 20 call shapes: names, nesting, parallel calls, content, unicode, and strings
-    holding the format's own markers (its closers only where strings are quoted: a raw value
-    holding the closer is ambiguous in the format itself)."""
+    holding the format's own markers (its closers only where strings are JSON-quoted: a raw
+    value holding the closer is ambiguous in the format itself, and a string in a custom quote
+    is not followed by the scanner)."""
     weather = "get_weather"
     shapes = [
         Probe("simple string", (Call(weather, {"city": "Paris"}),)),
@@ -122,7 +123,8 @@ def call_shapes(spec: LearnedFormat) -> list[Probe]:
     if opener.strip():
         shapes.append(Probe("value holding the block opener", (Call("echo", {"text": f"write {opener} to start"}),)))
     closers = [text for text in (spec.closer, spec.call_close.strip(), spec.param_close.strip()) if text.strip()]
-    if closers and (spec.style in ("json", "name_json", "pythonic") or not spec.raw_strings):
+    quoted = spec.style in ("json", "name_json", "pythonic") or not spec.raw_strings
+    if closers and quoted and not spec.string_quote:
         shapes.append(Probe("value holding the closers", (Call("echo", {"text": "end: " + " ".join(closers)}),)))
     return shapes
 

@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from ..learn.format import CALL_ID, INDEX, LEARNED_PREFIX, LearnedFormat
+from ..learn.format import CALL_ID, INDEX, LEARNED_PREFIX, LearnedFormat, unquote
 from .base import Marker, ParsedCall, ToolCallParser, call_from_object
 from .lenient import NotALiteral, read_value, scan_balanced
 from .pythonic import read_call_list
@@ -79,7 +79,7 @@ class LearnedParser(ToolCallParser):
     def _marker(self) -> Marker:
         spec = self.spec
         opener, closer = spec.opener, spec.closer
-        quoted = spec.style in ("json", "name_json") or not spec.raw_strings
+        quoted = (spec.style in ("json", "name_json") or not spec.raw_strings) and not spec.string_quote
         if opener and opener not in ("{", "["):
             if closer in ("]", "}") and opener.endswith("[{"[closer == "}"]):
                 # `[TOOL_CALLS] [...]`: the block ends where its bracket closes
@@ -93,7 +93,7 @@ class LearnedParser(ToolCallParser):
 
     def read_region(self, region: str) -> list[ParsedCall] | None:
         spec = self.spec
-        body = region.strip()
+        body = unquote(region.strip(), spec.string_quote)
         if spec.block_open.strip():
             match = fixed(spec.block_open.strip()).match(body)
             if match is None:
