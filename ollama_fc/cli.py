@@ -63,20 +63,11 @@ def convert_command(source: str, output: str | None, as_json: bool, from_: str) 
     The tool-call format the template writes is learned from it and recorded in the TEMPLATE's
     first comment, where `ollama_fc.Client` finds it through `show`.
     """
-    from .convert import convert, load_source
-    from .learn import FormatNotLearned, learn_format
+    from .learn import convert_with_format
 
-    loaded = load_source(source)
-    try:
-        learned = learn_format(loaded)
-    except FormatNotLearned as exc:
-        learned, reason = None, str(exc)
-    if learned is not None:
-        conversion = convert(loaded, family="auto", tool_format=learned.format_name())
-    else:
-        conversion = convert(loaded)
-        if conversion.capabilities.tools:
-            click.echo(f"note: {reason}; clients try the built-in formats", err=True)
+    conversion, learned, reason = convert_with_format(source)
+    if learned is None and conversion.capabilities.tools:
+        click.echo(f"note: {reason}; clients try the built-in formats", err=True)
     text = conversion.model_dump_json(indent=2) + "\n" if as_json else conversion.modelfile(from_)
     if output:
         try:

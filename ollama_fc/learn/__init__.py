@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..convert.sources import TemplateSource, load_source
 from .derive import FormatNotLearned, learn_from_source
-from .format import LEARNED_PREFIX, LearnedFormat
+from .format import LEARNED_PREFIX, UNPRINTED_TAG, LearnedFormat
+
+if TYPE_CHECKING:
+    from ..convert import Conversion
 
 
 def learn_format(source: str | Path | TemplateSource) -> LearnedFormat:
@@ -20,4 +24,20 @@ def learn_format(source: str | Path | TemplateSource) -> LearnedFormat:
         raise FormatNotLearned(f"{loaded.origin}: tool-call format not learned: {exc}") from None
 
 
-__all__ = ["LEARNED_PREFIX", "FormatNotLearned", "LearnedFormat", "learn_format"]
+def convert_with_format(source: str | Path | TemplateSource) -> tuple[Conversion, LearnedFormat | None, str]:
+    """`convert` with the template's learned tool-call format recorded in the TEMPLATE's first
+    comment (what `ollama-fc convert` writes); the format, or None and the reason it was not
+    learned. Where Ollama cannot read the calls itself, its tool tag is text no model prints, so
+    Ollama leaves them for the client instead of dropping the response."""
+    from ..convert import convert
+
+    loaded = source if isinstance(source, TemplateSource) else load_source(source)
+    try:
+        learned = learn_format(loaded)
+    except FormatNotLearned as exc:
+        return convert(loaded), None, str(exc)
+    tag = None if learned.ollama_reads_it else UNPRINTED_TAG
+    return convert(loaded, family="auto", tool_format=learned.format_name(), tool_tag=tag), learned, ""
+
+
+__all__ = ["LEARNED_PREFIX", "FormatNotLearned", "LearnedFormat", "convert_with_format", "learn_format"]

@@ -18,6 +18,11 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import ToolCallError
 
+UNPRINTED_TAG = "<|ollama-fc:learned-format|>"
+"""Ollama's tool tag for a converted template whose calls Ollama cannot read itself: text no
+model prints, so Ollama leaves the calls in the content (its parser drops a response that
+starts with its tag and does not parse) and ollama_fc.Client reads them."""
+
 LEARNED_PREFIX = "learned:"
 """A format name of this form carries its learned format: `learned:<compact token>`."""
 
@@ -79,6 +84,17 @@ class LearnedFormat(BaseModel):
         """The last fixed text of a block, or "" when a block runs to the end of the output."""
         last = self.block_close or (self.call_close if not self.block_open else "")
         return last.strip() or last
+
+    @property
+    def ollama_reads_it(self) -> bool:
+        """Whether Ollama's own parser reads these calls: JSON objects with `name` and
+        `arguments` (or `parameters`) after the template's tag."""
+        return (
+            self.style == "json"
+            and self.name_key == "name"
+            and self.arguments_key in ("arguments", "parameters")
+            and not (self.name_is_key or self.arguments_as_string or self.string_quote)
+        )
 
     def token(self) -> str:
         """A compact, Go-comment-safe form (zlib + base64url, no `*/`, no spaces)."""
