@@ -29,7 +29,6 @@ FAMILIES = {
     "deepseek-r1.jinja": "DeepSeek V3 / R1 (function<｜tool▁sep｜>name + fenced JSON)",
     "deepseek-v3.1.jinja": "DeepSeek V3.1",
     "deepseek-v3.2.jinja": "DeepSeek V3.2 DSML parameters",
-    "llamacpp-fixed-deepseek-r1.jinja": "DeepSeek R1 (llama.cpp-fixed)",
     "qwen3-coder.jinja": "Qwen3-Coder XML parameters",
     "glm-4.6.jinja": "GLM-4.6 arg_key/arg_value",
     "kimi-k2-instruct.jinja": "Kimi K2 functions.name:index",
@@ -74,9 +73,12 @@ def test_learned_format_end_to_end(template_name: str, scripted_model: Any, olla
     assert learned is not None
     shape = probe(source.template, source.special_tokens)
     calls = CALLS if shape.parallel_calls else CALLS[:1]
-    script = call_text(source, shape, Probe("e2e", calls, content="Checking now."))
+    content = "Checking now."
+    script = call_text(source, shape, Probe("e2e", calls, content=content))
+    if script is None or not script.strip().startswith(content):  # the template writes content elsewhere
+        content, script = "", call_text(source, shape, Probe("e2e", calls))
     assert script is not None and "get_weather" in script
-    model = scripted_model(script.strip(), template=conversion.template)
+    model = scripted_model(script.strip(), template=conversion.template, parameters=conversion.parameters)
 
     client = Client(host=ollama_host)
     assert client.tool_format(model) == learned.format_name()  # read from `show`
@@ -85,7 +87,7 @@ def test_learned_format_end_to_end(template_name: str, scripted_model: Any, olla
 
     response = client.chat(model, ask, tools=[get_weather, get_time], options={"temperature": 0})
     assert calls_of(response.message) == expected, (FAMILIES[template_name], script, response.message.content)
-    assert response.message.content.strip() in ("Checking now.", "")
+    assert response.message.content.strip() == content
 
     chunks = list(client.chat(model, ask, tools=[get_weather, get_time], stream=True))
     streamed = [call for chunk in chunks for call in calls_of(chunk.message)]
@@ -103,7 +105,7 @@ def test_plain_ollama_client_gets_the_call_text_not_an_empty_answer(scripted_mod
     shape = probe(source.template, source.special_tokens)
     script = call_text(source, shape, Probe("e2e", CALLS[:1]))
     assert script is not None
-    model = scripted_model(script.strip(), template=conversion.template)
+    model = scripted_model(script.strip(), template=conversion.template, parameters=conversion.parameters)
     plain = ollama.Client(host=ollama_host).chat(
         model, [{"role": "user", "content": "Weather?"}], tools=[get_weather], options={"temperature": 0}
     )

@@ -37,7 +37,11 @@ def convert_with_format(source: str | Path | TemplateSource) -> tuple[Conversion
     except FormatNotLearned as exc:
         return convert(loaded), None, str(exc)
     tag = None if learned.ollama_reads_it else UNPRINTED_TAG
-    return convert(loaded, family="auto", tool_format=learned.format_name(), tool_tag=tag), learned, ""
+    conversion = convert(loaded, family="auto", tool_format=learned.format_name(), tool_tag=tag)
+    stops = conversion.parameters.setdefault("stop", [])
+    if learned.end.strip() and learned.end.strip() not in stops:
+        stops.append(learned.end.strip())  # the template ends a turn of calls with it
+    return conversion, learned, ""
 
 
 __all__ = ["LEARNED_PREFIX", "FormatNotLearned", "LearnedFormat", "convert_with_format", "learn_format"]

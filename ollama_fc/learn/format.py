@@ -48,6 +48,8 @@ class LearnedFormat(BaseModel):
         `param_open KEY param_mid VALUE param_close` (XML-style parameters);
       - "pythonic": `name(key=value, ...)`, in a `[...]` list when `list_wrapped`.
     `string_quote` is a text that quotes strings instead of `"` (Gemma 4's `<|"|>`), keys bare.
+    `end` is what the template writes after a turn's calls when nothing opens a block of them
+    (Gemma 4's `<|tool_response>`): it ends the model's turn, so it is a stop sequence.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -70,6 +72,7 @@ class LearnedFormat(BaseModel):
     param_close: str = ""
     raw_strings: bool = False
     string_quote: str = ""
+    end: str = ""
     special_tokens: list[str] = []
 
     @property
@@ -82,7 +85,10 @@ class LearnedFormat(BaseModel):
     @property
     def closer(self) -> str:
         """The last fixed text of a block, or "" when a block runs to the end of the output."""
-        last = self.block_close or (self.call_close if not self.block_open else "")
+        if not self.block_open.strip() and self.call_close.strip():
+            last = self.call_close  # calls close themselves: one region per call
+        else:
+            last = self.block_close or (self.call_close if not self.block_open else "")
         return last.strip() or last
 
     @property

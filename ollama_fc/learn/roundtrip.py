@@ -56,6 +56,8 @@ def round_trip(
     if text is None or reason:
         skipped = Outcome(probe.label, "skipped", reason)
         return skipped, skipped if others else None
+    if spec.end and spec.end in text:  # a stop sequence: Ollama ends the output there
+        text = text[: text.index(spec.end)]
     learned = compare([LearnedParser(spec)], text, probe)
     return learned, compare(others, text, probe) if others else None
 
