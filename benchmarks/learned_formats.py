@@ -138,7 +138,7 @@ def write(
         f"- Round trips with the learned formats: {pct(exact, measured)} exact "
         f"({min(shapes_per, default=0)}-{max(shapes_per, default=0)} shapes per template).",
         f"- The same texts read with every built-in format at once: {pct(builtin, measured)} exact.",
-        f"- Styles learned: " + ", ".join(f"{style} {count}" for style, count in styles.most_common()) + ".",
+        "- Styles learned: " + ", ".join(f"{style} {count}" for style, count in styles.most_common()) + ".",
         f"- Learning and measuring everything took {seconds:.1f} s of CPU time.",
         "",
         "## Seeds: learned formats against the built-in ones",
@@ -163,9 +163,7 @@ def write(
         note = ""
         if own and own.report:
             differ = [
-                mine.probe
-                for mine, theirs in zip(report.outcomes, own.report.builtin)
-                if mine.status != theirs.status
+                mine.probe for mine, theirs in zip(report.outcomes, own.report.builtin) if mine.status != theirs.status
             ]
             if differ:
                 note = "differ on: " + ", ".join(differ)
@@ -192,7 +190,7 @@ def write(
         "parser and a grammar from them. The learned formats here cover the same three (`json`,",
         "`name_json`, `tagged`) plus pythonic call lists (LFM2, MiniCPM3), read by the one streaming",
         "scanner of `ollama_fc/parsers/`, and are checked on every probe before they are used. Neither",
-        "covers Gemma 4's own value syntax (`key:<|\"|>text<|\"|>`), which no probe here can split into",
+        'covers Gemma 4\'s own value syntax (`key:<|"|>text<|"|>`), which no probe here can split into',
         "parameters.",
         "",
         "## Per template",

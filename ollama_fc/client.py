@@ -34,8 +34,9 @@ from ollama import ChatResponse, Message
 from .convert.api import parse_tag, read_marker
 from .errors import ToolCallError
 from .functions import function_to_tool
+from .learn.format import LEARNED_PREFIX
 from .parsers.base import ParsedCall, tool_name
-from .parsers.learned import LEARNED_PREFIX, learned_parser
+from .parsers.learned import learned_parser
 from .parsers.registry import PARSERS, parsers_for
 from .parsers.streaming import StreamingRecoverer, recover_text
 from .schema import validate_arguments

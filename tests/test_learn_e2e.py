@@ -36,7 +36,7 @@ FAMILIES = {
     "gguf-llama4-latest.jinja": "Llama 4 (its template writes JSON calls)",
     "lfm2.5-8b-a1b.jinja": "LFM2 pythonic list",
     "minimax-m2.jinja": "MiniMax-M2 invoke/parameter",
-    "gemma-4-31b-it.jinja": "Gemma 4 call:name{key:<|\"|>value<|\"|>}",
+    "gemma-4-31b-it.jinja": 'Gemma 4 call:name{key:<|"|>value<|"|>}',
 }
 
 CALLS = (Call("get_weather", {"city": "Paris", "days": 2}), Call("get_time", {"zone": "Europe/Paris"}))

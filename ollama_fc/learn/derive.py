@@ -81,7 +81,15 @@ def learn_from_source(source: TemplateSource, shape: Shape | None = None) -> Lea
     spec = _derive(single, parallel)
     _refine_values(spec, source, shape)
     spec.special_tokens = framing_tokens(
-        [spec.block_open, spec.call_open, spec.name_close, spec.param_open, spec.param_close, spec.call_close, spec.block_close]
+        [
+            spec.block_open,
+            spec.call_open,
+            spec.name_close,
+            spec.param_open,
+            spec.param_close,
+            spec.call_close,
+            spec.block_close,
+        ]
     )
     _check(spec, source, shape)
     return spec
@@ -137,9 +145,11 @@ def _call_spans(text: str, calls: tuple[Call, ...], spec: LearnedFormat | None) 
         items = value if isinstance(value, list) else [value]
         if not items or not all(isinstance(item, dict) for item in items):
             continue
-        if len(items) == len(calls) and all(
-            item == {call.name: call.arguments} for item, call in zip(items, calls)
-        ) and style in (None, "json"):
+        if (
+            len(items) == len(calls)
+            and all(item == {call.name: call.arguments} for item, call in zip(items, calls))
+            and style in (None, "json")
+        ):
             found = LearnedFormat(style="json", name_is_key=True, list_wrapped=isinstance(value, list))
             return _element_spans(text, start, end, value, len(calls)), found
     json_calls = []
@@ -153,11 +163,7 @@ def _call_spans(text: str, calls: tuple[Call, ...], spec: LearnedFormat | None) 
         name_path = _path_to(first, calls[0].name)
         args_path = _path_to(first, calls[0].arguments, parse_strings=True)
         if name_path and args_path and (calls[0].arguments or True):
-            matched = [
-                (s, e, v)
-                for (s, e, v, item) in json_calls
-                if any(_path_to(item, call.name) for call in calls)
-            ]
+            matched = [(s, e, v) for (s, e, v, item) in json_calls if any(_path_to(item, call.name) for call in calls)]
             list_value = matched[0][2] if isinstance(matched[0][2], list) else None
             found = LearnedFormat(
                 style="json",
@@ -178,15 +184,16 @@ def _call_spans(text: str, calls: tuple[Call, ...], spec: LearnedFormat | None) 
             raise FormatNotLearned(f"the call text does not show the function name: {_short(text)}")
         name_end = name_at + len(call.name)
         after = next(((s, e) for s, e, v in values if s >= name_end and v == call.arguments), None)
-        if after is not None and kind in (None, "name_json") and not text[name_end:after[0]].rstrip().endswith("("):
+        if after is not None and kind in (None, "name_json") and not text[name_end : after[0]].rstrip().endswith("("):
             kind = "name_json"
             spans.append(_Span(name_at, after[1], name_end, after[0]))
             index = after[1]
             continue
         if text.startswith("(", name_end) and kind in (None, "pythonic"):
-            end = scan_balanced(text, name_end)
-            if end is None:
+            closed = scan_balanced(text, name_end)
+            if closed is None:
                 raise FormatNotLearned(f"unbalanced call text: {_short(text)}")
+            end = closed
             if after is not None and after[1] == end - 1:
                 kind = "name_json"  # TypeScript-style functions.name({...})
                 spans.append(_Span(name_at, after[1], name_end, after[0]))
@@ -329,7 +336,9 @@ def _derive(single: str, parallel: str | None) -> LearnedFormat:
         block_close = post[len(call_close) :]
         one_pre = single[: spans[0].start]
         one_post = single[spans[0].end :]
-        if _squash(one_pre) != _squash(block_open + call_open) or _squash(one_post) != _squash(call_close + block_close):
+        if _squash(one_pre) != _squash(block_open + call_open) or _squash(one_post) != _squash(
+            call_close + block_close
+        ):
             raise FormatNotLearned(
                 f"the one-call and two-call probes frame calls differently ({_short(one_pre)} vs {_short(block_open + call_open)})"
             )

@@ -126,7 +126,7 @@ class LearnedFormat(BaseModel):
 
     def summary(self) -> str:
         """One line: the style and the fixed texts around a call."""
-        parts = [self.style]
+        parts: list[str] = [self.style]
         for label, text in (("block", self.block_open), ("call", self.call_open), ("close", self.closer)):
             if text.strip():
                 parts.append(f"{label} {text.strip()!r}")

@@ -110,7 +110,7 @@ def _render(
 
 def _render_raw(source: TemplateSource, shape: Shape, messages: list[dict[str, Any]], probe: Probe) -> str | None:
     """Like `_render`, with the final assistant message's content None."""
-    converted = to_hf(messages, shape)  # type: ignore[arg-type]
+    converted = to_hf(messages, shape)
     converted[-1]["content"] = None
     try:
         return render(

@@ -101,7 +101,7 @@ def call_shapes(spec: LearnedFormat) -> list[Probe]:
         Probe("booleans and null", (Call("set_flags", {"enabled": True, "verbose": False, "parent": None}),)),
         Probe("negative float", (Call("move", {"dx": -0.25, "dy": 12.75}),)),
         Probe("unicode", (Call(weather, {"city": "東京 Zürich Ελλάδα 🌧️"}),)),
-        Probe("quotes and backslashes", (Call("echo", {"text": 'she said "hi" \\ and \'bye\''}),)),
+        Probe("quotes and backslashes", (Call("echo", {"text": "she said \"hi\" \\ and 'bye'"}),)),
         Probe("newlines and tabs", (Call("write_file", {"path": "a.txt", "body": "line 1\nline 2\n\tindented"}),)),
         Probe("empty string", (Call("search", {"query": "", "limit": 3}),)),
         Probe("json-looking string", (Call("echo", {"text": '{"a": [1, 2]} and [3]'}),)),

@@ -45,12 +45,12 @@ class LearnedParser(ToolCallParser):
     """Reads the calls of one learned format."""
 
     name = "learned"
-    markers: tuple[Marker, ...] = ()  # set per instance
+    markers: tuple[Marker, ...] = ()  # type: ignore[misc]  # each instance has its format's own
 
     def __init__(self, spec: LearnedFormat) -> None:
         self.spec = spec
         self.name = spec.format_name()  # type: ignore[misc]
-        self.markers = (self._marker(),)  # type: ignore[misc]
+        self.markers = (self._marker(),)
         self._head = re.compile(
             fixed(spec.call_open).pattern + NAME + fixed(spec.name_close).pattern
             if spec.style in ("name_json", "tagged")
@@ -69,7 +69,9 @@ class LearnedParser(ToolCallParser):
         self._param_close = fixed(spec.param_close) if spec.param_close else None
         self._param_close_exact = re.compile(re.escape(spec.param_close)) if spec.param_close else None
         self._after_value = re.compile(
-            r"\s*(?:" + "|".join(p for p in (fixed(spec.param_open).pattern, fixed(spec.call_close).pattern) if p) + "|$)"
+            r"\s*(?:"
+            + "|".join(p for p in (fixed(spec.param_open).pattern, fixed(spec.call_close).pattern) if p)
+            + "|$)"
         )
 
     @classmethod
