@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from ollama_fc.cli import main
-from ollama_fc.client import format_from_template
+from ollama_fc.recovery import format_from_template
 from ollama_fc.convert import TemplateSource
 from ollama_fc.errors import ToolCallError
 from ollama_fc.learn import FormatNotLearned, LearnedFormat, convert_with_format, learn_format
