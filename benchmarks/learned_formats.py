@@ -42,7 +42,7 @@ def seed_families() -> dict[str, str]:
 
 
 def pct(part: int, whole: int) -> str:
-    return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else "0/0"
+    return f"{part}/{whole} ({100 * part / whole:.2f}%)" if whole else "0/0"
 
 
 def cell(text: str) -> str:

@@ -15,6 +15,7 @@ from .errors import (
     ToolCallError,
 )
 from .functions import function_to_tool
+from .learn import FormatNotLearned, LearnedFormat, learn_format
 from .loop import run_tools
 from .parsers import ParsedCall, ParseResult, parse_tool_calls
 from .recovery import DroppedOutputWarning
@@ -28,7 +29,9 @@ __all__ = [
     "Conversion",
     "ConversionError",
     "DroppedOutputWarning",
+    "FormatNotLearned",
     "InvalidToolCall",
+    "LearnedFormat",
     "OllamaFcError",
     "OllamaUnavailableError",
     "ParseResult",
@@ -40,6 +43,7 @@ __all__ = [
     "chat",
     "convert",
     "function_to_tool",
+    "learn_format",
     "parse_tool_calls",
     "run_tools",
     "validate_arguments",

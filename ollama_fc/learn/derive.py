@@ -444,4 +444,6 @@ def _check(spec: LearnedFormat, source: TemplateSource, shape: Shape) -> None:
             continue
         outcome, _ = round_trip(spec, source, shape, probe_)
         if outcome.status == "mismatch" and not outcome.detail.startswith("content"):
-            raise FormatNotLearned(f"the {probe_.label} probe does not read back: {outcome.detail}")
+            raise FormatNotLearned(
+                f"what the template writes for the {probe_.label} probe does not read back: {outcome.detail}"
+            )

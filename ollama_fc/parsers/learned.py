@@ -237,6 +237,8 @@ class LearnedParser(ToolCallParser):
             search_from = found.start() + 1
 
     def _value(self, text: str, raw_string: bool) -> Any:
+        if text.startswith("<![CDATA[") and text.endswith("]]>"):  # XML's own quoting (MiniCPM)
+            return text[len("<![CDATA[") : -len("]]>")]
         if raw_string:
             return text
         if not self.spec.raw_strings:
