@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from ollama_fc import oracle
 from ollama_fc.cli import main
-from ollama_fc.recovery import format_from_template
 from ollama_fc.convert import TemplateSource
 from ollama_fc.errors import ToolCallError
 from ollama_fc.learn import FormatNotLearned, LearnedFormat, convert_with_format, learn_format
@@ -21,6 +21,7 @@ from ollama_fc.learn.format import UNPRINTED_TAG
 from ollama_fc.parsers import StreamingRecoverer, parse_tool_calls
 from ollama_fc.parsers.learned import LearnedParser
 from ollama_fc.parsers.streaming import result_from_pieces
+from ollama_fc.recovery import format_from_template
 
 HEAD = (
     "{% if tools %}<|system|>Tools:{% for t in tools %} {{ t.function.name }}{% endfor %}<|end|>{% endif %}"
@@ -197,3 +198,17 @@ def test_cli_formats_learn_parse_template_and_convert(tmp_path: Path) -> None:
     refused = runner.invoke(main, ["formats", "learn", str(bare)])
     assert refused.exit_code == 1
     assert refused.output.strip().count("\n") == 0 and "renders no tool calls" in refused.output
+
+
+def test_a_template_that_writes_calls_but_no_tool_list_still_takes_tools() -> None:
+    """DeepSeek V3/R1 templates write calls but leave the tool list to a system message: the
+    converted template names `.Tools` (in a block that never renders) so that Ollama accepts
+    requests with tools, and renders exactly what it rendered before."""
+    no_list = '{% for m in messages %}<|{{ m.role }}|>{{ m.content or \'\' }}{% for c in m.tool_calls or [] %}<tool_call>{"name": "{{ c.function.name }}", "arguments": {{ c.function.arguments | tojson }}}</tool_call>{% endfor %}<|end|>{% endfor %}'
+    conversion, spec, _ = convert_with_format(TemplateSource(no_list, {}, "test.jinja"))
+    assert spec is not None and conversion.capabilities.tool_calls and not conversion.capabilities.tools
+    assert "{{- if and false .Tools }}{{- end }}" in conversion.template
+    messages = [{"role": "user", "content": "hi"}]
+    assert oracle.render(conversion.template, messages) == "<|user|>hi<|end|>"
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}]
+    assert oracle.render(conversion.template, messages, tools) == "<|user|>hi<|end|>"
