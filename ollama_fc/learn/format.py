@@ -33,7 +33,14 @@ CALL_ID = "{id}"
 
 Style = Literal["json", "name_json", "tagged", "pythonic"]
 
-SPECIAL_TOKEN = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^｜<>]{1,40}｜>|\[[A-Z_]{2,20}\]|</?[A-Za-z_][\w:.\-]{0,40}>")
+SPECIAL_TOKEN = re.compile(
+    r"<\|[^|<>\s]{1,40}\|>"  # <|im_start|>
+    r"|<｜[^｜<>]{1,40}｜>"  # DeepSeek's <｜tool▁calls▁begin｜>
+    r"|</?｜[^<>\s]{1,60}>"  # DeepSeek V3.2's <｜DSML｜invoke ...
+    r"|<\|[\w:.\-]{1,40}>|<[\w:.\-]{1,40}\|>"  # Gemma 4's <|tool_call> ... <tool_call|>
+    r"|\[[A-Z_]{2,20}\]"  # Mistral's [TOOL_CALLS]
+    r"|</?[A-Za-z_][\w:.\-]{0,40}>"  # <tool_call>, </parameter>
+)
 
 
 class LearnedFormat(BaseModel):
