@@ -143,6 +143,9 @@ def test_only_offered_tools_and_lenient_whitespace() -> None:
     squeezed = "<tool_call><function=get_weather><parameter=city>Oslo</parameter></function></tool_call>"
     result = parse_tool_calls(squeezed, format=spec.format_name(), tools=TOOLS)
     assert [(c.name, c.arguments) for c in result.tool_calls] == [("get_weather", {"city": "Oslo"})]
+    unclosed = '<|calls_begin|><|call_begin|>functions.get_weather:0<|args|>{"city": "Oslo"}'  # cut after the value
+    kimi_name = learned(KIMI_LIKE).format_name()
+    assert [c.name for c in parse_tool_calls(unclosed, format=kimi_name, tools=TOOLS).tool_calls] == ["get_weather"]
     cut = '<|calls_begin|><|call_begin|>functions.get_weather:0<|args|>{"city": "Os'
     kimi = learned(KIMI_LIKE)
     assert parse_tool_calls(cut, format=kimi.format_name(), tools=TOOLS).tool_calls == []  # no guessed value
