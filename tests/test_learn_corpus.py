@@ -12,7 +12,7 @@ import pytest
 from shared_data import shared_path
 
 from ollama_fc.convert import load_source
-from ollama_fc.learn.roundtrip import Evaluation, evaluate
+from ollama_fc.learn.survey import Evaluation, evaluate
 from ollama_fc.parsers.registry import parsers_for
 from ollama_fc.verify.runner import with_stand_in_tokens
 

@@ -1,22 +1,24 @@
-"""Learn a model's tool-call format from its own chat template (see derive.py for how)."""
+"""Learn a model's tool-call format from its own chat template (see derive.py for how).
+
+This package's top imports only the format's data model, so the parsers can read a learned
+format without importing the learning (which renders templates and uses the parsers).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from ..convert import Conversion, convert
 from ..convert.sources import TemplateSource, load_source
-from .derive import FormatNotLearned, learn_from_source
-from .format import LEARNED_PREFIX, UNPRINTED_TAG, LearnedFormat
-
-if TYPE_CHECKING:
-    from ..convert import Conversion
+from .format import LEARNED_PREFIX, UNPRINTED_TAG, FormatNotLearned, LearnedFormat
 
 
 def learn_format(source: str | Path | TemplateSource) -> LearnedFormat:
     """The tool-call format a chat template writes (source as for `convert`: .jinja,
     tokenizer_config.json, HF folder, .gguf). Raises FormatNotLearned with a one-line reason
     when the template renders no calls or its probes do not agree; the built-in formats remain."""
+    from .derive import learn_from_source
+
     loaded = source if isinstance(source, TemplateSource) else load_source(source)
     try:
         return learn_from_source(loaded)
@@ -29,8 +31,6 @@ def convert_with_format(source: str | Path | TemplateSource) -> tuple[Conversion
     comment (what `ollama-fc convert` writes); the format, or None and the reason it was not
     learned. Where Ollama cannot read the calls itself, its tool tag is text no model prints, so
     Ollama leaves them for the client instead of dropping the response."""
-    from ..convert import convert
-
     loaded = source if isinstance(source, TemplateSource) else load_source(source)
     try:
         learned = learn_format(loaded)

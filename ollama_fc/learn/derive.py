@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..convert.sources import TemplateSource
-from ..errors import OllamaFcError
 from ..parsers.lenient import NotALiteral, read_value, scan_balanced
 from ..verify.reference import ReferenceRenderError, compile_template
 from ..verify.shapes import Shape, probe
-from .format import CALL_ID, INDEX, LearnedFormat, framing_tokens, unquote
+from .format import CALL_ID, INDEX, FormatNotLearned, LearnedFormat, framing_tokens, unquote
 from .probes import CALL_IDS, Call, Probe, call_text
+from .roundtrip import round_trip
 
 SIMPLE = Probe("one call", (Call("get_weather", {"city": "Paris", "unit": "celsius"}),))
 PARALLEL = Probe(
@@ -47,10 +47,6 @@ AWKWARD = Probe(
     ),
 )
 CONTENT = Probe("content before the call", SIMPLE.calls, content="Let me check that for you.")
-
-
-class FormatNotLearned(OllamaFcError):
-    """The template does not show a tool-call format that can be read back (the reason says why)."""
 
 
 @dataclass
@@ -437,8 +433,6 @@ def _refine_values(spec: LearnedFormat, source: TemplateSource, shape: Shape) ->
 
 
 def _check(spec: LearnedFormat, source: TemplateSource, shape: Shape) -> None:
-    from .roundtrip import round_trip
-
     for probe_ in (SIMPLE, PARALLEL, AWKWARD, CONTENT):
         if probe_ is PARALLEL and not shape.parallel_calls:
             continue

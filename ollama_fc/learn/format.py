@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..errors import ToolCallError
+from ..errors import OllamaFcError, ToolCallError
 
 UNPRINTED_TAG = "<|ollama-fc:learned-format|>"
 """Ollama's tool tag for a converted template whose calls Ollama cannot read itself: text no
@@ -30,6 +30,11 @@ INDEX = "{index}"
 """Placeholder in a marker for a call's position (`:0`, `:1` in Kimi K2's `functions.f:0`)."""
 CALL_ID = "{id}"
 """Placeholder in a marker for a call's id (Solar Open writes it before the name)."""
+
+
+class FormatNotLearned(OllamaFcError):
+    """The template does not show a tool-call format that can be read back (the reason says why)."""
+
 
 Style = Literal["json", "name_json", "tagged", "pythonic"]
 

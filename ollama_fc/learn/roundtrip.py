@@ -162,30 +162,3 @@ def measure(
         if other is not None:
             report.builtin.append(other)
     return report
-
-
-@dataclass
-class Evaluation:
-    """One template: does it render calls, what was learned (or why not), and its round trips."""
-
-    name: str
-    renders_calls: bool
-    spec: LearnedFormat | None = None
-    reason: str = ""
-    report: TemplateReport | None = None
-
-
-def evaluate(name: str, source: TemplateSource, others: Sequence[ToolCallParser] = ()) -> Evaluation:
-    """Learn `source`'s format and measure its round trips on every call shape (and, on the
-    same texts, those of the parsers `others`)."""
-    from ..verify.shapes import probe
-    from .derive import FormatNotLearned, learn_from_source
-
-    shape = probe(source.template, source.special_tokens)
-    if not shape.tool_calls:
-        return Evaluation(name, False, reason="the template renders no tool calls")
-    try:
-        spec = learn_from_source(source, shape)
-    except FormatNotLearned as exc:
-        return Evaluation(name, True, reason=str(exc))
-    return Evaluation(name, True, spec, report=measure(spec, source, shape, others))
