@@ -89,6 +89,8 @@ class _QuotedTagFinder:
                         end = self.length + offset + 1
                         return end if consume else end - len(closer)
             tracker.feed(char)
+            if tracker.quote:
+                self.tail = ""  # a closer never spans a string
         self.length += len(piece)
         return None
 
