@@ -16,10 +16,10 @@ from typing import Any, Union
 import ollama
 from ollama import ChatResponse, Message
 
-from .convert.api import parse_tag, read_marker
 from .errors import ToolCallError
 from .functions import function_to_tool
 from .learn.format import LEARNED_PREFIX
+from .markers import parse_tag, read_marker
 from .parsers.base import ParsedCall, tool_name
 from .parsers.learned import learned_parser
 from .parsers.registry import PARSERS, parsers_for

@@ -17,10 +17,10 @@ from shared_data import shared_path
 
 from ollama_fc import Client
 from ollama_fc.convert import load_source
+from ollama_fc.hf.shapes import probe
 from ollama_fc.learn import convert_with_format
 from ollama_fc.learn.probes import Call, Probe, call_text
 from ollama_fc.verify.runner import with_stand_in_tokens
-from ollama_fc.verify.shapes import probe
 
 pytestmark = pytest.mark.ollama
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..convert.sources import TemplateSource
+from ..hf.reference import ReferenceRenderError, compile_template
+from ..hf.shapes import Shape, probe
 from ..parsers.lenient import NotALiteral, read_value, scan_balanced
-from ..verify.reference import ReferenceRenderError, compile_template
-from ..verify.shapes import Shape, probe
 from .format import CALL_ID, INDEX, FormatNotLearned, LearnedFormat, framing_tokens, unquote
 from .probes import CALL_IDS, Call, Probe, call_text
 from .roundtrip import round_trip
@@ -60,7 +60,7 @@ class _Span:
 def learn_from_source(source: TemplateSource, shape: Shape | None = None) -> LearnedFormat:
     """The tool-call format `source`'s template writes; FormatNotLearned with a one-line reason.
 
-    `shape` is the template's input shape (`verify.shapes.probe`) when the caller has it.
+    `shape` is the template's input shape (`hf.shapes.probe`) when the caller has it.
     """
     try:
         compile_template(source.template)

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..convert.sources import TemplateSource
-from ..verify.reference import ReferenceRenderError, render
-from ..verify.shapes import Shape, to_hf
+from ..hf.reference import ReferenceRenderError, render
+from ..hf.shapes import Shape, to_hf
 
 CALL_IDS = ("Xq7Lp2Wm0", "Rt5Kd8Nz3", "Bv4Hs9Jc1", "Mw6Fy3Tg5")
 """Nine characters each: Mistral's templates refuse other ids."""

@@ -13,11 +13,11 @@ from typing import Literal
 
 from ..convert.sources import TemplateSource
 from ..errors import ToolCallError
+from ..hf.shapes import Shape
 from ..parsers.base import ToolCallParser
 from ..parsers.learned import LearnedParser
 from ..parsers.streaming import recover_text
 from ..schema import validate_arguments
-from ..verify.shapes import Shape
 from .format import LearnedFormat
 from .probes import Call, Probe, call_text, schemas, tool_definitions
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..convert.sources import TemplateSource
+from ..hf.shapes import probe
 from ..parsers.base import ToolCallParser
-from ..verify.shapes import probe
 from .derive import learn_from_source
 from .format import FormatNotLearned, LearnedFormat
 from .roundtrip import TemplateReport, measure
