@@ -1,22 +1,27 @@
 """Learn a model's tool-call format from its own chat template (see derive.py for how).
 
-This package's top imports only the format's data model, so the parsers can read a learned
-format without importing the learning (which renders templates and uses the parsers).
+This package's top imports only the format's data model, so the parsers (and a program that
+only uses the client) read a learned format without loading the learning, the converter or the
+Hugging Face renderer.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..convert import Conversion, convert
-from ..convert.sources import TemplateSource, load_source
 from .format import LEARNED_PREFIX, UNPRINTED_TAG, FormatNotLearned, LearnedFormat
+
+if TYPE_CHECKING:
+    from ..convert import Conversion
+    from ..convert.sources import TemplateSource
 
 
 def learn_format(source: str | Path | TemplateSource) -> LearnedFormat:
     """The tool-call format a chat template writes (source as for `convert`: .jinja,
     tokenizer_config.json, HF folder, .gguf). Raises FormatNotLearned with a one-line reason
     when the template renders no calls or its probes do not agree; the built-in formats remain."""
+    from ..convert.sources import TemplateSource, load_source
     from .derive import learn_from_source
 
     loaded = source if isinstance(source, TemplateSource) else load_source(source)
@@ -31,6 +36,9 @@ def convert_with_format(source: str | Path | TemplateSource) -> tuple[Conversion
     comment (what `ollama-fc convert` writes); the format, or None and the reason it was not
     learned. Where Ollama cannot read the calls itself, its tool tag is text no model prints, so
     Ollama leaves them for the client instead of dropping the response."""
+    from ..convert import convert
+    from ..convert.sources import TemplateSource, load_source
+
     loaded = source if isinstance(source, TemplateSource) else load_source(source)
     try:
         learned = learn_format(loaded)
