@@ -18,6 +18,7 @@ from .errors import (
     ToolCallError,
 )
 from .functions import function_to_tool
+from .learn import FormatNotLearned, LearnedFormat, learn_format
 from .loop import run_tools
 from .parsers import ParsedCall, ParseResult, parse_tool_calls
 from .recovery import DroppedOutputWarning
@@ -76,7 +77,9 @@ __all__ = [
     "Conversion",
     "ConversionError",
     "DroppedOutputWarning",
+    "FormatNotLearned",
     "InvalidToolCall",
+    "LearnedFormat",
     "OllamaFcError",
     "OllamaUnavailableError",
     "ParseResult",
@@ -88,6 +91,7 @@ __all__ = [
     "chat",
     "convert",
     "function_to_tool",
+    "learn_format",
     "parse_tool_calls",
     "run_tools",
     "validate_arguments",

@@ -67,11 +67,15 @@ def convert_command(source: str, output: str | None, as_json: bool, from_: str, 
 
     The Modelfile has `PARSER passthrough`: Ollama returns the model's text untouched and
     ollama_fc.Client parses tool calls and thinking (see README, "Who parses the model's text").
+    The tool-call format the template writes is learned from it and recorded in the TEMPLATE's
+    first comment, where `ollama_fc.Client` finds it through `show`.
     """
-    from .convert import convert
+    from .learn import convert_with_format
     from .markers import PASSTHROUGH_PARSER
 
-    conversion = convert(source)
+    conversion, learned, reason = convert_with_format(source)
+    if learned is None and conversion.capabilities.tools:
+        click.echo(f"note: {reason}; clients try the built-in formats", err=True)
     parser = None if ollama_parses else PASSTHROUGH_PARSER
     text = conversion.model_dump_json(indent=2) + "\n" if as_json else conversion.modelfile(from_, parser=parser)
     if output:
@@ -262,8 +266,42 @@ def serve_command(host: str, port: int, upstream: str | None) -> None:
     serve(host, port, upstream)
 
 
+@main.group("formats")
+def formats_group() -> None:
+    """Tool-call formats: the built-in ones, and formats learned from chat templates."""
+
+
+@formats_group.command("learn")
+@click.argument("source")
+@friendly_errors
+def formats_learn_command(source: str) -> None:
+    """Print the tool-call format SOURCE's chat template writes, as JSON (with its format name)."""
+    import json
+
+    from .learn import learn_format
+
+    learned = learn_format(source)
+    payload = {"name": learned.format_name(), **learned.model_dump(mode="json")}
+    click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+
+
+@formats_group.command("list")
+def formats_list_command() -> None:
+    """The built-in formats (any chat template's own format can be learned: `formats learn`)."""
+    from .parsers import FORMATS
+
+    for name in FORMATS:
+        click.echo(name)
+
+
 @main.command("parse")
 @click.option("--format", "format_name", default=None, help="Tool-call format (default: try all).")
+@click.option(
+    "--template",
+    "template_source",
+    default=None,
+    help="Chat template (.jinja, tokenizer_config.json, HF folder, .gguf) whose own format to parse with.",
+)
 @click.option(
     "--tools",
     "tools_file",
@@ -272,10 +310,11 @@ def serve_command(host: str, port: int, upstream: str | None) -> None:
     help="JSON file with the offered tools (a list of tool definitions); other names are not calls.",
 )
 @friendly_errors
-def parse_command(format_name: str | None, tools_file: str | None) -> None:
+def parse_command(format_name: str | None, template_source: str | None, tools_file: str | None) -> None:
     """Recover tool calls from model text on stdin; print them and the remaining content as JSON.
 
-    Empty input is a model that printed nothing: no calls, empty content.
+    Empty input is a model that printed nothing: no calls, empty content. With --template, the
+    format is learned from that chat template (when it cannot be, every format is tried).
     """
     import json
 
@@ -284,6 +323,15 @@ def parse_command(format_name: str | None, tools_file: str | None) -> None:
     tools = None if tools_file is None else _read_tools_file(tools_file)
     if sys.stdin.isatty():
         raise OllamaFcError("parse reads the model's text on stdin; pipe it in, e.g. `echo '...' | ollama-fc parse`")
+    if template_source is not None:
+        if format_name is not None:
+            raise OllamaFcError("give --format or --template, not both")
+        from .learn import FormatNotLearned, learn_format
+
+        try:
+            format_name = learn_format(template_source).format_name()
+        except FormatNotLearned as exc:
+            click.echo(f"note: {exc}; trying every built-in format", err=True)
     result = parse_tool_calls(sys.stdin.read(), format=format_name, tools=tools)
     click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
 

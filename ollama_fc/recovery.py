@@ -23,9 +23,12 @@ from typing import Any, Union
 import ollama
 from ollama import ChatResponse, Message
 
+from .errors import ToolCallError
 from .functions import function_to_tool
+from .learn.format import LEARNED_PREFIX
 from .markers import PASSTHROUGH_PARSER, parse_tag, read_marker
 from .parsers.base import ParsedCall, tool_name
+from .parsers.learned import learned_parser
 from .parsers.registry import PARSERS, parsers_for
 from .parsers.streaming import StreamingRecoverer, recover_text
 from .schema import validate_arguments
@@ -49,7 +52,8 @@ def format_from_template(template: str | None) -> str | None:
     """The tool-call format a model's Go template asks for, or None if it does not say.
 
     A family marker naming a format this version does not know (a model built by a newer
-    ollama-fc) warns and gives None, so every format is tried rather than the chat failing.
+    ollama-fc) warns and gives None, so every format is tried rather than the chat failing. A
+    `learned:<token>` format (written by `ollama-fc convert`) carries the format itself.
     """
     if not template:
         return None
@@ -57,6 +61,12 @@ def format_from_template(template: str | None) -> str | None:
     if marker:
         if marker[1] in PARSERS:
             return marker[1]
+        if marker[1].startswith(LEARNED_PREFIX):
+            try:
+                return learned_parser(marker[1]).name
+            except ToolCallError as exc:
+                warnings.warn(f"{exc}; trying every format", stacklevel=4)
+                return None
         warnings.warn(
             f"the model's template names tool-call format {marker[1]!r}, unknown to this "
             "ollama-fc; trying every format (upgrade ollama-fc, or pass tool_format=)",

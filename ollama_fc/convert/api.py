@@ -123,7 +123,8 @@ def convert(
     )
     # a template naming `tools` gets Ollama's tool round trip even where no probe renders it, so
     # that Ollama >= 0.30 keeps this Go template rather than preferring a GGUF's Jinja one
-    tool_aware = capabilities.tools or any(n.name == "tools" for n in translator.tree.find_all(nodes.Name))
+    names_tools = any(n.name == "tools" for n in translator.tree.find_all(nodes.Name))
+    tool_aware = capabilities.tools or names_tools or capabilities.tool_calls
     header = family_marker(family, tool_format or "auto") if family else ""
     # Ollama renders per turn (dropping tool messages) unless the template names `.Messages`
     header += "{{- if and false .Messages }}{{- end }}"
@@ -134,6 +135,10 @@ def convert(
         # tool-result branch; this block never renders but makes both explicit.
         tag_text = marker if marker else ""
         header += f'{{{{- if and false .ToolCalls (eq .Role "tool") }}}}{tag_text}{{{{- end }}}}'
+        if not (capabilities.tools or names_tools):
+            # it writes calls but not the tool list (DeepSeek V3/R1: tools go in a system
+            # message): naming `.Tools` lets Ollama accept a request with tools at all
+            header += "{{- if and false .Tools }}{{- end }}"
     template = header + body
     # in source order: a macro expanded at several call sites warns in the order it was expanded
     warnings = sorted(translator.warnings, key=lambda w: w.line or 0)

@@ -50,13 +50,15 @@ class Marker:
     region), "fence" at the Markdown fence that closes the block, "bracket" where the bracket
     that starts at or after the marker closes, "rest" at the end of the output. With `must_end`
     the region is a call only if nothing but whitespace follows it (for formats with no marker
-    of their own, where a call is the last thing a model prints).
+    of their own, where a call is the last thing a model prints). With `quoted`, a "tag"
+    closer inside a quoted string does not count (a JSON value may hold the format's own tags).
     """
 
     text: str
     kind: RegionKind
     closers: tuple[tuple[str, bool], ...] = ()
     must_end: bool = False
+    quoted: bool = False
 
 
 class ToolCallParser:

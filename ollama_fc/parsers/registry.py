@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from ..errors import ToolCallError
+from ..learn.format import LEARNED_PREFIX
 from .base import ParseResult, ToolCallParser, ToolsArg
 from .function_list import FunctionListParser
 from .functools_list import FunctoolsParser
 from .hermes import HermesParser
 from .json_calls import JsonCallsParser
+from .learned import learned_parser
 from .llama3_json import Llama3JsonParser
 from .minimax_ts import MiniMaxTypeScriptParser
 from .mistral import MistralParser
@@ -35,9 +37,14 @@ FORMATS: tuple[str, ...] = tuple(PARSERS)
 
 
 def parsers_for(format: str | None) -> list[ToolCallParser]:
-    """The parsers to run for a format name, or all of them for None."""
+    """The parsers to run for a format name, or all of them for None.
+
+    A `learned:<token>` name (a format learned from a chat template) is read from its token.
+    """
     if format is None:
         return list(PARSERS.values())
+    if format.startswith(LEARNED_PREFIX):
+        return [learned_parser(format)]
     try:
         return [PARSERS[format]]
     except KeyError:

@@ -67,6 +67,37 @@ class _TagFinder:
         return self.length
 
 
+class _QuotedTagFinder:
+    """Finds the first closer after the marker that is not inside a quoted string."""
+
+    def __init__(self, closers: tuple[tuple[str, bool], ...], skip: int) -> None:
+        self.closers = closers
+        self.tracker = BracketTracker()
+        self.skip = skip
+        self.length = 0
+        self.tail = ""
+        self.keep = max(len(closer) for closer, _ in closers)
+
+    def feed(self, piece: str) -> int | None:
+        tracker = self.tracker
+        for offset in range(max(self.skip - self.length, 0), len(piece)):
+            char = piece[offset]
+            if not tracker.quote:
+                self.tail = (self.tail + char)[-self.keep :]
+                for closer, consume in self.closers:
+                    if self.tail.endswith(closer):
+                        end = self.length + offset + 1
+                        return end if consume else end - len(closer)
+            tracker.feed(char)
+            if tracker.quote:
+                self.tail = ""  # a closer never spans a string
+        self.length += len(piece)
+        return None
+
+    def finish(self) -> int:
+        return self.length
+
+
 class _FenceFinder:
     """Finds the `needed`-th run of three backticks after the marker, outside quoted strings
     (a value may itself contain a fence)."""
@@ -153,8 +184,10 @@ class _Region:
         self.start = start
         marker = trigger.marker
         self.pieces: list[str] = []
-        self.finder: _TagFinder | _FenceFinder | _BracketFinder | None
-        if marker.kind == "tag":
+        self.finder: _TagFinder | _QuotedTagFinder | _FenceFinder | _BracketFinder | None
+        if marker.kind == "tag" and marker.quoted:
+            self.finder = _QuotedTagFinder(marker.closers, len(marker.text))
+        elif marker.kind == "tag":
             self.finder = _TagFinder(marker.closers, len(marker.text))
         elif marker.kind == "fence":
             self.finder = _FenceFinder(len(marker.text), 1 if "```" in marker.text else 2)

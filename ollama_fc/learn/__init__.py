@@ -1,0 +1,55 @@
+"""Learn a model's tool-call format from its own chat template (see derive.py for how).
+
+This package's top imports only the format's data model, so the parsers (and a program that
+only uses the client) read a learned format without loading the learning, the converter or the
+Hugging Face renderer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .format import LEARNED_PREFIX, UNPRINTED_TAG, FormatNotLearned, LearnedFormat
+
+if TYPE_CHECKING:
+    from ..convert import Conversion
+    from ..convert.sources import TemplateSource
+
+
+def learn_format(source: str | Path | TemplateSource) -> LearnedFormat:
+    """The tool-call format a chat template writes (source as for `convert`: .jinja,
+    tokenizer_config.json, HF folder, .gguf). Raises FormatNotLearned with a one-line reason
+    when the template renders no calls or its probes do not agree; the built-in formats remain."""
+    from ..convert.sources import TemplateSource, load_source
+    from .derive import learn_from_source
+
+    loaded = source if isinstance(source, TemplateSource) else load_source(source)
+    try:
+        return learn_from_source(loaded)
+    except FormatNotLearned as exc:
+        raise FormatNotLearned(f"{loaded.origin}: tool-call format not learned: {exc}") from None
+
+
+def convert_with_format(source: str | Path | TemplateSource) -> tuple[Conversion, LearnedFormat | None, str]:
+    """`convert` with the template's learned tool-call format recorded in the TEMPLATE's first
+    comment (what `ollama-fc convert` writes); the format, or None and the reason it was not
+    learned. Where Ollama cannot read the calls itself, its tool tag is text no model prints, so
+    Ollama leaves them for the client instead of dropping the response."""
+    from ..convert import convert
+    from ..convert.sources import TemplateSource, load_source
+
+    loaded = source if isinstance(source, TemplateSource) else load_source(source)
+    try:
+        learned = learn_format(loaded)
+    except FormatNotLearned as exc:
+        return convert(loaded), None, str(exc)
+    tag = None if learned.ollama_reads_it else UNPRINTED_TAG
+    conversion = convert(loaded, family="auto", tool_format=learned.format_name(), tool_tag=tag)
+    stops = conversion.parameters.setdefault("stop", [])
+    if learned.end.strip() and learned.end.strip() not in stops:
+        stops.append(learned.end.strip())  # the template ends a turn of calls with it
+    return conversion, learned, ""
+
+
+__all__ = ["LEARNED_PREFIX", "FormatNotLearned", "LearnedFormat", "convert_with_format", "learn_format"]

@@ -1,0 +1,443 @@
+"""Derive a LearnedFormat from the call texts of probe conversations.
+
+1. Render probes: one call with simple string arguments, two parallel calls, one call with
+   awkward values (quotes, newlines, unicode, numbers, booleans, null, nesting), one call with
+   content before it.
+2. In the one-call text, find how the call writes its name and arguments: a JSON object that
+   holds both, the name then a JSON object, the name then tagged parameters, or `name(...)`.
+3. Cut the parallel text at the two calls: what precedes both is the call opener, what follows
+   both the call closer, what is left the block's own opener, closer and the separator.
+4. Read every probe back with the derived format; any disagreement means it was not learned.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..convert.sources import TemplateSource
+from ..hf.reference import ReferenceRenderError, compile_template
+from ..hf.shapes import Shape, probe
+from ..parsers.lenient import NotALiteral, read_value, scan_balanced
+from .format import CALL_ID, INDEX, FormatNotLearned, LearnedFormat, framing_tokens, unquote
+from .probes import CALL_IDS, Call, Probe, call_text
+from .roundtrip import round_trip
+
+SIMPLE = Probe("one call", (Call("get_weather", {"city": "Paris", "unit": "celsius"}),))
+PARALLEL = Probe(
+    "two parallel calls",
+    (Call("get_weather", {"city": "Paris", "unit": "celsius"}), Call("get_time", {"zone": "Tokyo", "style": "iso"})),
+)
+AWKWARD = Probe(
+    "awkward values",
+    (
+        Call(
+            "get_weather",
+            {
+                "city": 'Saint-Étienne "le centre"\nligne 2 ✓ 東京',
+                "days": 3,
+                "ratio": -1.5,
+                "metric": True,
+                "note": None,
+                "filters": {"tags": ["a", "b"], "range": {"min": 0, "max": 10}},
+            },
+        ),
+    ),
+)
+CONTENT = Probe("content before the call", SIMPLE.calls, content="Let me check that for you.")
+
+
+@dataclass
+class _Span:
+    start: int
+    end: int
+    name_end: int = 0
+    args_start: int = 0
+
+
+def learn_from_source(source: TemplateSource, shape: Shape | None = None) -> LearnedFormat:
+    """The tool-call format `source`'s template writes; FormatNotLearned with a one-line reason.
+
+    `shape` is the template's input shape (`hf.shapes.probe`) when the caller has it.
+    """
+    try:
+        compile_template(source.template)
+    except ReferenceRenderError as exc:
+        raise FormatNotLearned(str(exc)) from None
+    if shape is None:
+        shape = probe(source.template, source.special_tokens)
+    if not shape.tool_calls:
+        raise FormatNotLearned("the template renders no tool calls (an assistant's calls leave no text)")
+    single = call_text(source, shape, SIMPLE)
+    if single is None:
+        raise FormatNotLearned("the template refuses a one-call conversation")
+    parallel = call_text(source, shape, PARALLEL) if shape.parallel_calls else None
+    spec = _derive(single, parallel)
+    _refine_values(spec, source, shape)
+    spec.special_tokens = framing_tokens(
+        [
+            spec.block_open,
+            spec.call_open,
+            spec.name_close,
+            spec.param_open,
+            spec.param_close,
+            spec.call_close,
+            spec.block_close,
+        ]
+    )
+    _check(spec, source, shape)
+    return spec
+
+
+# --- step 2: one call ---
+
+
+def _json_values(text: str) -> list[tuple[int, int, Any]]:
+    """The bracketed literals of `text`, outermost only, with their spans."""
+    found: list[tuple[int, int, Any]] = []
+    index = 0
+    while index < len(text):
+        if text[index] in "{[":
+            end = scan_balanced(text, index)
+            if end is not None:
+                try:
+                    found.append((index, end, read_value(text[index:end])))
+                    index = end
+                    continue
+                except NotALiteral:
+                    pass
+        index += 1
+    return found
+
+
+def _path_to(value: Any, wanted: Any, parse_strings: bool = False, prefix: str = "") -> tuple[str, bool] | None:
+    """The dotted path of `wanted` inside nested dicts; the flag says it was a JSON string there."""
+    if not isinstance(value, dict):
+        return None
+    for key, item in value.items():
+        path = f"{prefix}{key}"
+        if item == wanted:
+            return path, False
+        if parse_strings and isinstance(item, str):
+            try:
+                if json.loads(item) == wanted:
+                    return path, True
+            except ValueError:
+                pass
+        inner = _path_to(item, wanted, parse_strings, path + ".")
+        if inner is not None:
+            return inner
+    return None
+
+
+def _call_spans(text: str, calls: tuple[Call, ...], spec: LearnedFormat | None) -> tuple[list[_Span], LearnedFormat]:
+    """Where each call is written in `text`, and the style that writes it that way."""
+    values = _json_values(text)
+    style = spec.style if spec else None
+    # a JSON object per call, or one list of them
+    for start, end, value in values:
+        items = value if isinstance(value, list) else [value]
+        if not items or not all(isinstance(item, dict) for item in items):
+            continue
+        if (
+            len(items) == len(calls)
+            and all(item == {call.name: call.arguments} for item, call in zip(items, calls))
+            and style in (None, "json")
+        ):
+            found = LearnedFormat(style="json", name_is_key=True, list_wrapped=isinstance(value, list))
+            return _element_spans(text, start, end, value, len(calls)), found
+    json_calls = []
+    for start, end, value in values:
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, dict):
+                json_calls.append((start, end, value, item))
+    if len(json_calls) >= len(calls) and style in (None, "json"):
+        first = json_calls[0][3]
+        name_path = _path_to(first, calls[0].name)
+        args_path = _path_to(first, calls[0].arguments, parse_strings=True)
+        if name_path and args_path and (calls[0].arguments or True):
+            matched = [(s, e, v) for (s, e, v, item) in json_calls if any(_path_to(item, call.name) for call in calls)]
+            list_value = matched[0][2] if isinstance(matched[0][2], list) else None
+            found = LearnedFormat(
+                style="json",
+                name_key=name_path[0],
+                arguments_key=args_path[0],
+                arguments_as_string=args_path[1],
+                list_wrapped=list_value is not None,
+            )
+            if list_value is not None:
+                return _element_spans(text, matched[0][0], matched[0][1], list_value, len(calls)), found
+            return [_Span(s, e) for s, e, _ in matched[: len(calls)]], found
+    spans: list[_Span] = []
+    index = 0
+    kind: str | None = None
+    for call in calls:
+        name_at = _find_name(text, call.name, index)
+        if name_at < 0:
+            raise FormatNotLearned(f"the call text does not show the function name: {_short(text)}")
+        name_end = name_at + len(call.name)
+        after = next(((s, e) for s, e, v in values if s >= name_end and v == call.arguments), None)
+        if after is not None and kind in (None, "name_json") and not text[name_end : after[0]].rstrip().endswith("("):
+            kind = "name_json"
+            spans.append(_Span(name_at, after[1], name_end, after[0]))
+            index = after[1]
+            continue
+        if text.startswith("(", name_end) and kind in (None, "pythonic"):
+            closed = scan_balanced(text, name_end)
+            if closed is None:
+                raise FormatNotLearned(f"unbalanced call text: {_short(text)}")
+            end = closed
+            if after is not None and after[1] == end - 1:
+                kind = "name_json"  # TypeScript-style functions.name({...})
+                spans.append(_Span(name_at, after[1], name_end, after[0]))
+                index = after[1]
+                continue
+            kind = "pythonic"
+            spans.append(_Span(name_at, end, name_end, name_end))
+            index = end
+            continue
+        kind = "tagged"
+        spans.append(_Span(name_at, -1, name_end, name_end))
+        index = name_end
+    return spans, LearnedFormat(style=kind or "tagged")  # type: ignore[arg-type]
+
+
+def _find_name(text: str, name: str, start: int) -> int:
+    """The name as a whole word (not inside `get_weather_v2`, nor a longer identifier)."""
+    for match in re.finditer(re.escape(name), text[start:]):
+        at = start + match.start()
+        end = at + len(name)
+        before = text[at - 1] if at else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return at
+    return -1
+
+
+def _element_spans(text: str, start: int, end: int, value: Any, count: int) -> list[_Span]:
+    """The spans of a list's elements (or of the one object)."""
+    if not isinstance(value, list):
+        return [_Span(start, end)]
+    spans: list[_Span] = []
+    index = start + 1
+    while len(spans) < count and index < end:
+        open_at = text.find("{", index)
+        if open_at < 0:
+            break
+        close = scan_balanced(text, open_at) or end
+        spans.append(_Span(open_at, close))
+        index = close
+    return spans
+
+
+# --- tagged parameters ---
+
+
+def _tagged(text: str, span: _Span, call: Call, spec: LearnedFormat | None) -> tuple[LearnedFormat, int]:
+    """Learn (or follow) `param_open KEY param_mid VALUE param_close` from a call with two
+    string arguments; return the format and where the call's last parameter ends."""
+    keys = list(call.arguments)
+    if len(keys) != 2 or not all(isinstance(v, str) for v in call.arguments.values()):
+        raise FormatNotLearned("tagged parameters need a two-argument probe")
+    positions: list[int] = []
+    index = span.name_end
+    for key in keys:
+        for needle in (key, call.arguments[key]):
+            at = text.find(needle, index)
+            if at < 0:
+                raise FormatNotLearned(f"the call text does not show argument {needle!r}: {_short(text)}")
+            positions.append(at)
+            index = at + len(needle)
+    k1, v1, k2, v2 = positions
+    (key1, value1), (key2, value2) = call.arguments.items()
+    quoted = text[v1 - 1 : v1] == '"' and text[v1 + len(value1) : v1 + len(value1) + 1] == '"'
+    q = 1 if quoted else 0
+    a = text[span.name_end : k1]
+    b = text[k1 + len(key1) : v1 - q]
+    c = text[v1 + len(value1) + q : k2]
+    d = text[k2 + len(key2) : v2 - q]
+    after_last = v2 + len(value2) + q
+    e = text[after_last:]
+    if b != d:
+        raise FormatNotLearned(f"two parameters are written differently ({b!r}, {d!r})")
+    if spec is not None:
+        if not text.startswith(spec.param_close, after_last):
+            raise FormatNotLearned("the parallel probe writes parameters differently from the single one")
+        return spec, after_last + len(spec.param_close)
+    param_open = _token_start(_common_suffix(a, c))
+    name_close = a[: len(a) - len(param_open)]
+    param_close = _common_prefix(c[: len(c) - len(param_open)], e)
+    separator = c[len(param_close) : len(c) - len(param_open)]
+    if separator.strip() or not param_open.strip() or not param_close.strip():
+        raise FormatNotLearned(f"cannot tell where one parameter ends and the next starts ({c!r})")
+    found = LearnedFormat(
+        style="tagged",
+        name_close=name_close,
+        param_open=param_open,
+        param_mid=b,
+        param_close=param_close,
+        raw_strings=not quoted,
+    )
+    return found, after_last + len(param_close)
+
+
+# --- step 3: the block around the calls ---
+
+
+def _string_quote(text: str, value: str) -> str:
+    """The text around a string value when it is not a JSON quote: Gemma 4 writes `<|"|>x<|"|>`."""
+    at = text.find(value)
+    if at < 0:
+        return ""
+    end = at + len(value)
+    for size in range(2, 16):
+        before, after = text[at - size : at], text[end : end + size]
+        if before == after and before.strip() and not before.strip("\"' \n"):
+            return ""
+        if before == after and before.strip() and before.strip() == before:
+            return before
+    return ""
+
+
+def _derive(single: str, parallel: str | None) -> LearnedFormat:
+    quote = _string_quote(single, "Paris")
+    if quote and _string_quote(single, "celsius") != quote:
+        quote = ""
+    single = unquote(_with_ids(single), quote)
+    parallel = unquote(parallel, quote) if parallel is not None else None
+    spans, spec = _call_spans(single, SIMPLE.calls, None)
+    if spec.style == "tagged":
+        spec, end = _tagged(single, spans[0], SIMPLE.calls[0], None)
+        spans[0].end = end
+    closes = [_name_close(single, span) for span in spans if spec.style == "name_json"]
+    if parallel is not None:
+        parallel = _with_ids(parallel)
+        pspans, pspec = _call_spans(parallel, PARALLEL.calls, spec)
+        if pspec.style != spec.style or len(pspans) != 2:
+            raise FormatNotLearned("the one-call and two-call probes write calls differently")
+        if spec.style == "tagged":
+            for span, call in zip(pspans, PARALLEL.calls):
+                _, span.end = _tagged(parallel, span, call, spec)
+        closes += [_name_close(parallel, span) for span in pspans if spec.style == "name_json"]
+        pre = parallel[: pspans[0].start]
+        mid = parallel[pspans[0].end : pspans[1].start]
+        post = parallel[pspans[1].end :]
+        call_open = _token_start(_common_suffix(pre, mid))
+        call_close = _common_prefix(mid[: len(mid) - len(call_open)], post)
+        separator = mid[len(call_close) : len(mid) - len(call_open)]
+        block_open = pre[: len(pre) - len(call_open)]
+        block_close = post[len(call_close) :]
+        one_pre = single[: spans[0].start]
+        one_post = single[spans[0].end :]
+        if _squash(one_pre) != _squash(block_open + call_open) or _squash(one_post) != _squash(
+            call_close + block_close
+        ):
+            raise FormatNotLearned(
+                f"the one-call and two-call probes frame calls differently ({_short(one_pre)} vs {_short(block_open + call_open)})"
+            )
+    else:
+        call_open, call_close, separator = "", "", ""
+        block_open, block_close = single[: spans[0].start], single[spans[0].end :]
+        if spec.style in ("name_json", "tagged"):  # the name's opener is the call's own
+            call_open, block_open = block_open, ""
+            call_close, block_close = block_close, ""
+    if spec.list_wrapped or spec.style == "pythonic":
+        spec.list_wrapped = block_open.rstrip().endswith("[") and block_close.lstrip().startswith("]")
+    spec.block_open, spec.block_close = block_open.strip(), block_close.strip()
+    spec.call_open, spec.call_close = call_open.lstrip() if not block_open.strip() else call_open, call_close
+    spec.call_separator = separator
+    if spec.style == "name_json":
+        spec.name_close = _general(closes)
+    spec.string_quote = quote
+    if not spec.block_open and spec.block_close and spec.call_close.strip():
+        spec.end, spec.block_close = spec.block_close, ""
+    if spec.style in ("name_json", "tagged") and not (spec.block_open + spec.call_open).strip():
+        raise FormatNotLearned("nothing marks where a call starts (the name is the first thing written)")
+    return spec
+
+
+def _token_start(text: str) -> str:
+    """`text` from its first whitespace or tag start on: a common suffix such as `>\n<invoke`
+    begins with the end of the previous tag, which belongs to the text before it."""
+    cut = next((i for i, ch in enumerate(text) if ch.isspace() or ch in "<["), 0)
+    return text[cut:]
+
+
+def _name_close(text: str, span: _Span) -> str:
+    return text[span.name_end : span.args_start]
+
+
+def _general(variants: list[str]) -> str:
+    """One text for all variants; digits that differ between calls become {index}."""
+    if len(set(variants)) <= 1:
+        return variants[0] if variants else ""
+    general = {re.sub(r"\d+", INDEX, variant) for variant in variants}
+    if len(general) == 1:
+        return general.pop()
+    raise FormatNotLearned(f"calls are written differently from one call to the next ({variants!r})")
+
+
+def _with_ids(text: str) -> str:
+    for call_id in CALL_IDS:
+        text = text.replace(call_id, CALL_ID)
+    return text
+
+
+def _common_prefix(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+def _common_suffix(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return a[len(a) - n :]
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _short(text: str) -> str:
+    text = text.strip()
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+# --- values of tagged parameters ---
+
+
+def _refine_values(spec: LearnedFormat, source: TemplateSource, shape: Shape) -> None:
+    """Tagged formats may write non-string values after another mid (DeepSeek V3.2's
+    `string="false"`): read it off the awkward probe."""
+    if spec.style != "tagged":
+        return
+    text = call_text(source, shape, AWKWARD)
+    if text is None:
+        return
+    at = text.find("days")
+    value_at = text.find("3", at + 4) if at >= 0 else -1
+    if value_at < 0:
+        return
+    mid = text[at + 4 : value_at]
+    if mid != spec.param_mid and mid.strip():
+        spec.param_mid_string, spec.param_mid = spec.param_mid, mid
+
+
+# --- step 4: read every probe back ---
+
+
+def _check(spec: LearnedFormat, source: TemplateSource, shape: Shape) -> None:
+    for probe_ in (SIMPLE, PARALLEL, AWKWARD, CONTENT):
+        if probe_ is PARALLEL and not shape.parallel_calls:
+            continue
+        outcome, _ = round_trip(spec, source, shape, probe_)
+        if outcome.status == "mismatch" and not outcome.detail.startswith("content"):
+            raise FormatNotLearned(
+                f"what the template writes for the {probe_.label} probe does not read back: {outcome.detail}"
+            )

@@ -1,0 +1,298 @@
+"""A tool-call format learned from a chat template (see `ollama_fc.learn`), read like any other.
+
+The learned format is data; this parser turns it into markers for the one scanner and reads a
+region by walking the format's fixed texts. Whitespace inside a fixed text is matched exactly
+when it is there and skipped when a model leaves it out; JSON is read by bracket scanning and
+the lenient literal reader; a raw (XML-style) value ends at the first parameter closer that is
+followed by the next parameter or the end of the call. Work is linear in the region.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from typing import Any
+
+from ..learn.format import CALL_ID, INDEX, LEARNED_PREFIX, LearnedFormat, unquote
+from .base import Marker, ParsedCall, ToolCallParser, call_from_object
+from .lenient import NotALiteral, read_value, scan_balanced
+from .pythonic import read_call_list
+
+NAME = r"(?P<name>[A-Za-z_][\w\-.]*)"
+_LITERALS = {"True": True, "False": False, "None": None, "true": True, "false": False, "null": None}
+
+
+@functools.lru_cache(maxsize=512)
+def fixed(text: str) -> re.Pattern[str]:
+    """A pattern for a fixed text: exact whitespace preferred, any (or none) accepted."""
+    out: list[str] = []
+    for piece in re.split(r"(\s+|\{index\}|\{id\})", text):
+        if not piece:
+            continue
+        if piece == INDEX:
+            out.append(r"\d+")
+        elif piece == CALL_ID:
+            out.append(r"[^\s<>|]*?")
+        elif piece.isspace():
+            out.append(f"(?:{re.escape(piece)}|\\s*)")
+        else:
+            out.append(re.escape(piece))
+    return re.compile("".join(out))
+
+
+class LearnedParser(ToolCallParser):
+    """Reads the calls of one learned format."""
+
+    name = "learned"
+    markers: tuple[Marker, ...] = ()  # type: ignore[misc]  # each instance has its format's own
+
+    def __init__(self, spec: LearnedFormat) -> None:
+        self.spec = spec
+        self.name = spec.format_name()  # type: ignore[misc]
+        self.markers = (self._marker(),)
+        self._head = re.compile(
+            fixed(spec.call_open).pattern + NAME + fixed(spec.name_close).pattern
+            if spec.style in ("name_json", "tagged")
+            else fixed(spec.call_open).pattern
+        )
+        mids = [m for m in (spec.param_mid_string, spec.param_mid) if m]
+        self._param = re.compile(
+            r"\s*"
+            + fixed(spec.param_open).pattern
+            + r"(?P<key>[^\s<>=\"'/]+?)"
+            + "(?:"
+            + "|".join(f"(?P<m{i}>{fixed(m).pattern})" for i, m in enumerate(mids))
+            + ")"
+        )
+        self._string_mid = 0 if spec.param_mid_string else -1
+        self._param_close = fixed(spec.param_close) if spec.param_close else None
+        self._param_close_exact = re.compile(re.escape(spec.param_close)) if spec.param_close else None
+        self._after_value = re.compile(
+            r"\s*(?:"
+            + "|".join(p for p in (fixed(spec.param_open).pattern, fixed(spec.call_close).pattern) if p)
+            + "|$)"
+        )
+
+    @classmethod
+    def from_name(cls, format_name: str) -> LearnedParser:
+        return cls(LearnedFormat.from_token(format_name[len(LEARNED_PREFIX) :]))
+
+    def _marker(self) -> Marker:
+        spec = self.spec
+        opener, closer = spec.opener, spec.closer
+        quoted = (spec.style in ("json", "name_json") or not spec.raw_strings) and not spec.string_quote
+        if opener and opener not in ("{", "["):
+            if closer in ("]", "}") and opener.endswith("[{"[closer == "}"]):
+                # `[TOOL_CALLS] [...]`: the block ends where its bracket closes
+                return Marker(opener, "bracket")
+            if len(closer) > 1:
+                return Marker(opener, "tag", closers=((closer, True),), quoted=quoted)
+            return Marker(opener, "rest")
+        return Marker(opener or ("[" if spec.style == "pythonic" else "{"), "bracket", must_end=True)
+
+    # --- reading one region ---
+
+    def read_region(self, region: str) -> list[ParsedCall] | None:
+        spec = self.spec
+        body = unquote(region.strip(), spec.string_quote)
+        if spec.block_open.strip():
+            match = fixed(spec.block_open.strip()).match(body)
+            if match is None:
+                return None
+            body = body[match.end() :]
+        closer = spec.block_close.strip()
+        if closer and body.rstrip().endswith(closer):
+            body = body.rstrip()[: -len(closer)]
+        try:
+            if spec.style == "pythonic":
+                calls = self._pythonic(body)
+            elif spec.style == "json" and spec.list_wrapped:
+                calls = self._json_list(body)
+            else:
+                calls = self._sequence(body)
+        except NotALiteral:
+            return None
+        return calls or None
+
+    def _sequence(self, body: str) -> list[ParsedCall] | None:
+        """Calls one after another: call_open, the call, call_close, a separator."""
+        spec = self.spec
+        calls: list[ParsedCall] = []
+        close = fixed(spec.call_close.strip()) if spec.call_close.strip() else None
+        separator = fixed(spec.call_separator.strip()) if spec.call_separator.strip() else None
+        index = _skip_space(body, 0)
+        while index < len(body):
+            if calls and separator is not None:
+                found = separator.match(body, index)
+                if found:
+                    index = _skip_space(body, found.end())
+            head = self._head.match(body, index)
+            if head is None and index == 0 and spec.call_open.strip():
+                head = self._head.match(body, index)
+            if head is None:
+                return None
+            index = head.end()
+            if spec.style == "json":
+                call, index = self._json_call(body, index)
+            elif spec.style == "name_json":
+                call, index = self._named_json(body, index, head.group("name"))
+            else:
+                call, index = self._tagged(body, index, head.group("name"))
+            if call is None:
+                return None
+            calls.append(call)
+            index = _skip_space(body, index)
+            if close is not None:
+                found = close.match(body, index)
+                if found:
+                    index = _skip_space(body, found.end())
+                elif index < len(body):
+                    return None
+        return calls
+
+    def _json_value(self, body: str, index: int) -> tuple[Any, int]:
+        index = _skip_space(body, index)
+        if index >= len(body) or body[index] not in "{[":
+            raise NotALiteral("no JSON value")
+        end = scan_balanced(body, index) or len(body)
+        return read_value(body[index:end]), end
+
+    def _json_call(self, body: str, index: int) -> tuple[ParsedCall | None, int]:
+        value, end = self._json_value(body, index)
+        return self._call_from_value(value), end
+
+    def _call_from_value(self, value: Any) -> ParsedCall | None:
+        spec = self.spec
+        if not isinstance(value, dict):
+            return None
+        if spec.name_is_key:
+            if len(value) != 1:
+                return None
+            ((name, arguments),) = value.items()
+            return ParsedCall(name, arguments) if isinstance(arguments, dict) else None
+        name = _at(value, spec.name_key)
+        arguments = _at(value, spec.arguments_key)
+        if not isinstance(name, str):
+            return call_from_object(value)
+        if isinstance(arguments, str):
+            try:
+                arguments = read_value(arguments) if arguments.strip() else {}
+            except NotALiteral:
+                return None
+        if arguments is None:
+            arguments = {}
+        return ParsedCall(name.strip(), arguments) if isinstance(arguments, dict) else None
+
+    def _json_list(self, body: str) -> list[ParsedCall] | None:
+        values: list[Any] = []
+        index = _skip_space(body, 0)
+        while index < len(body):
+            value, index = self._json_value(body, index)
+            values.extend(value if isinstance(value, list) else [value])
+            index = _skip_space(body, index)
+            while index < len(body) and body[index] in ",;":
+                index = _skip_space(body, index + 1)
+        calls = [self._call_from_value(value) for value in values]
+        if not calls or any(call is None for call in calls):
+            return None
+        return [call for call in calls if call is not None]
+
+    def _named_json(self, body: str, index: int, name: str) -> tuple[ParsedCall | None, int]:
+        start = _skip_space(body, index)
+        if start >= len(body) or body[start] not in "{[":
+            return ParsedCall(name, {}), start  # a call without arguments
+        value, end = self._json_value(body, start)
+        if self.spec.arguments_as_string and isinstance(value, str):
+            value = read_value(value)
+        return (ParsedCall(name, value), end) if isinstance(value, dict) else (None, end)
+
+    def _tagged(self, body: str, index: int, name: str) -> tuple[ParsedCall | None, int]:
+        arguments: dict[str, Any] = {}
+        close = self._param_close
+        while True:
+            param = self._param.match(body, index)
+            if param is None or close is None:
+                break
+            raw_string = param.group("m0") is not None and self._string_mid == 0
+            found = self._value_end(body, param.end(), self._param_close_exact) or self._value_end(
+                body, param.end(), close
+            )
+            if found is None:
+                return None, index
+            arguments[param.group("key")] = self._value(body[param.end() : found.start()], raw_string)
+            index = found.end()
+        return ParsedCall(name, arguments), index
+
+    def _value_end(self, body: str, start: int, close: re.Pattern[str] | None) -> re.Match[str] | None:
+        """The parameter closer that ends a raw value: the first one followed by the next
+        parameter or the end of the call (a value may hold the closer's text itself)."""
+        if close is None:
+            return None
+        search_from = start
+        while True:
+            found = close.search(body, search_from)
+            if found is None or self._after_value.match(body, found.end()):
+                return found
+            search_from = found.start() + 1
+
+    def _value(self, text: str, raw_string: bool) -> Any:
+        if text.startswith("<![CDATA[") and text.endswith("]]>"):  # XML's own quoting (MiniCPM)
+            return text[len("<![CDATA[") : -len("]]>")]
+        if raw_string:
+            return text
+        if not self.spec.raw_strings:
+            return read_value(text)
+        stripped = text.strip()
+        if stripped in _LITERALS:
+            return _LITERALS[stripped]
+        if stripped[:1] in "{[-0123456789" and stripped:
+            try:
+                return json.loads(stripped)
+            except ValueError:
+                if stripped[0] in "{[":
+                    try:
+                        return read_value(stripped)
+                    except NotALiteral:
+                        return text
+        return text
+
+    def _pythonic(self, body: str) -> list[ParsedCall] | None:
+        spec = self.spec
+        text = body.strip()
+        if spec.list_wrapped or text.startswith("["):
+            return read_call_list(text if text.startswith("[") else f"[{text}]", function_wrappers=False)
+        pieces: list[str] = []
+        index = 0
+        call_start = re.compile(r"[\s,;]*" + NAME + r"\s*\(")
+        while index < len(text):
+            match = call_start.match(text, index)
+            if match is None:
+                if text[index:].strip(" \t\r\n,;"):
+                    return None
+                break
+            end = scan_balanced(text, match.end() - 1) or len(text)
+            pieces.append(text[match.start("name") : end])
+            index = end
+        return read_call_list("[" + ", ".join(pieces) + "]", function_wrappers=False) if pieces else None
+
+
+def _skip_space(text: str, index: int) -> int:
+    while index < len(text) and text[index].isspace():
+        index += 1
+    return index
+
+
+def _at(value: Any, path: str) -> Any:
+    for key in path.split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+@functools.lru_cache(maxsize=64)
+def learned_parser(format_name: str) -> LearnedParser:
+    """The parser of a `learned:<token>` format name, built once per name (the scanner caches
+    its tables per parser)."""
+    return LearnedParser.from_name(format_name)
