@@ -17,7 +17,7 @@ from .errors import (
 from .functions import function_to_tool
 from .loop import run_tools
 from .parsers import ParsedCall, ParseResult, parse_tool_calls
-from .schema import InvalidToolCall, validate_arguments
+from .arguments import InvalidToolCall, validate_arguments
 from .verify import VerifyReport, verify
 
 __all__ = [

@@ -36,7 +36,7 @@ from .functions import function_to_tool
 from .parsers.base import ParsedCall, tool_name
 from .parsers.registry import PARSERS, parsers_for
 from .parsers.streaming import StreamingRecoverer, recover_text
-from .schema import validate_arguments
+from .arguments import validate_arguments
 
 ToolSpec = Union[Mapping[str, Any], ollama.Tool, Callable[..., Any]]
 

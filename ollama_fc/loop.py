@@ -16,7 +16,7 @@ from ollama import Message
 
 from .errors import ToolCallError
 from .functions import function_to_tool
-from .schema import InvalidToolCall, validate_arguments
+from .arguments import InvalidToolCall, validate_arguments
 
 
 def run_tools(
