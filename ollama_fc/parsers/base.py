@@ -126,24 +126,32 @@ NAME_KEYS = ("name", "function", "tool", "tool_name", "action", "function_name")
 ARGUMENT_KEYS = ("arguments", "parameters", "args", "params", "tool_input", "action_input", "input", "kwargs")
 ENVELOPE_KEYS = ("function_call", "tool_call", "function", "call")
 LIST_ENVELOPE_KEYS = ("tool_calls", "function_calls", "calls", "tool_uses")
-_READING: ContextVar[tuple[frozenset[str] | None, tuple[ToolCallParser, ...]]] = ContextVar(
-    "ollama_fc_reading", default=(None, ())
-)
+@dataclass(frozen=True)
+class Reading:
+    """What the scanner knows while a parser reads a region: the offered names, the active
+    parsers, and how many wrapper bodies deep the read is."""
+
+    names: frozenset[str] | None = None
+    parsers: tuple[ToolCallParser, ...] = ()
+    depth: int = 0
+
+
+_READING: ContextVar[Reading] = ContextVar("ollama_fc_reading", default=Reading())
 
 
 @contextmanager
 def reading_for(names: frozenset[str] | None, parsers: tuple[ToolCallParser, ...]) -> Iterator[None]:
     """While the scanner reads a region: the offered names and active parsers, for readers of a
     wrapper's body (`<tools>...</tools>`, a fenced block) that scan it for calls in any shape."""
-    token = _READING.set((names, parsers))
+    token = _READING.set(Reading(names, parsers, _READING.get().depth + 1))
     try:
         yield
     finally:
         _READING.reset(token)
 
 
-def reading_context() -> tuple[frozenset[str] | None, tuple[ToolCallParser, ...]]:
-    """The offered names and active parsers of the region being read (see `reading_for`)."""
+def reading_context() -> Reading:
+    """The offered names, active parsers and depth of the region being read (see `reading_for`)."""
     return _READING.get()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import sys
 import warnings
 from typing import Any
@@ -33,16 +34,79 @@ class NotALiteral(ValueError):
 VALUE_STARTS = frozenset("[{(:,=")
 
 
-class BracketTracker:
-    """Incremental bracket and string state over a text fed one character at a time."""
+_PLAIN_STOPS = re.compile(r"[\[\]{}()\"']")
+_QUOTE_STOPS = {'"': re.compile(r'[\\"]'), "'": re.compile(r"[\\']")}
+SCAN_FAILED = -1
 
-    __slots__ = ("escaped", "last", "quote", "stack")
+
+class BracketTracker:
+    """Incremental bracket and string state over a text fed one character at a time (`feed`),
+    or a stretch at a time (`scan`, which jumps from one bracket or quote to the next)."""
+
+    __slots__ = ("escaped", "last", "opens", "quote", "stack")
 
     def __init__(self) -> None:
         self.stack: list[str] = []
+        self.opens: list[int] = []
         self.quote = ""
         self.escaped = False
         self.last = ""
+
+    def scan(self, data: str, index: int, offset: int) -> int | None:
+        """Feed `data[index:]`, whose first character is at position `offset` of the tracked
+        text. Return the position just past the bracket that empties the stack, SCAN_FAILED at
+        a closer that was not opened, or None when the data ends first. `opens` keeps the
+        positions of the brackets still open."""
+        length = len(data)
+        position = index
+        while position < length:
+            if self.quote:
+                if self.escaped:
+                    self.escaped = False
+                    position += 1
+                    continue
+                found = _QUOTE_STOPS[self.quote].search(data, position)
+                if found is None:
+                    return None
+                stop = found.start()
+                if data[stop] == "\\":
+                    self.escaped = True
+                else:
+                    self.quote = ""
+                    self.last = data[stop]
+                position = stop + 1
+                continue
+            found = _PLAIN_STOPS.search(data, position)
+            if found is None:
+                break
+            stop = found.start()
+            char = data[stop]
+            if char in QUOTES:
+                back = stop - 1
+                while back >= index and data[back].isspace():
+                    back -= 1
+                if (data[back] if back >= index else self.last) in VALUE_STARTS:
+                    self.quote = char
+            elif char in OPENERS:
+                self.stack.append(OPENERS[char])
+                self.opens.append(offset + stop - index)
+            else:
+                if not self.stack or self.stack[-1] != char:
+                    return SCAN_FAILED
+                self.stack.pop()
+                self.opens.pop()
+                if not self.stack:
+                    self.last = char
+                    return offset + stop - index + 1
+            self.last = char
+            position = stop + 1
+        if not self.quote:
+            back = length - 1
+            while back >= index and data[back].isspace():
+                back -= 1
+            if back >= index:
+                self.last = data[back]
+        return None
 
     def feed(self, char: str) -> bool:
         """Advance by one character; False if it closes a bracket that is not open."""
@@ -71,13 +135,8 @@ class BracketTracker:
 def scan_balanced(text: str, start: int) -> int | None:
     """Index just past the bracket that closes `text[start]`, or None if the text ends first
     (or a bracket closes that was not opened). Brackets inside quoted strings do not count."""
-    tracker = BracketTracker()
-    for index in range(start, len(text)):
-        if not tracker.feed(text[index]):
-            return None
-        if not tracker.stack and not tracker.quote:
-            return index + 1
-    return None
+    end = BracketTracker().scan(text, start, start)
+    return None if end is None or end == SCAN_FAILED else end
 
 
 def repair(text: str) -> str:
@@ -242,10 +301,11 @@ def strip_fence(text: str) -> str:
     stripped = text.strip()
     if not stripped.startswith("```"):
         return stripped
-    newline = stripped.find("\n")
-    if newline < 0:
-        return stripped
-    body = stripped[newline + 1 :]
+    body = stripped[3:]
     if body.rstrip().endswith("```"):
         body = body.rstrip()[:-3]
+    newline = body.find("\n")
+    first = body if newline < 0 else body[:newline]
+    if first.strip().isidentifier() or not first.strip():  # the block's language, if any
+        body = "" if newline < 0 else body[newline + 1 :]
     return body.strip()

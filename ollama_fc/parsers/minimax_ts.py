@@ -11,7 +11,7 @@ import re
 
 from .base import Marker, ParsedCall, ToolCallParser
 from .lenient import NotALiteral, read_value, scan_balanced
-from .regions import FenceFinder
+from .regions import closing_fence
 
 CALL_TOKEN = "<function_call>"
 CALL_CLOSE = "</function_call>"
@@ -39,9 +39,7 @@ class MiniMaxTypeScriptParser(ToolCallParser):
         newline = region.find("\n", index)
         if newline < 0:
             return None
-        finder = FenceFinder(0, 1)
-        close = finder.feed(region[newline + 1 :])
-        end = len(region) if close is None else newline + 1 + close
+        end = closing_fence(region, newline + 1)
         body = region[newline + 1 : end]
         calls = read_call_lines(body.rstrip().removesuffix("```"), require_namespace=True)
         if not calls:

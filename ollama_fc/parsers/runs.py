@@ -3,9 +3,10 @@
 A shape with no marker of its own (`{"name": ...}`, `[f(x=1)]`, `get_weather(city="Paris")`, a
 ```` ```json ```` block) counts as a call only as the last thing a model prints: a run of such
 items, separated by whitespace, `,` or `;` (and closed by tokens like `<|eom_id|>`), with only
-whitespace after it. Each item is read once, as soon as it closes: an item that is not a call
-ends the run there (everything up to it is content), so citations `[1], [2]` or a long list of
-`[x]` cost one read each, and the run never holds more than the calls it may still return.
+whitespace after it. So nothing is read while the run goes on: when prose follows, the whole
+run is content at once; at the end of the output its items are read from the last one back, and
+the calls are the items after the last one that is not a call. Citations `[1], [2]` or a long
+line of `[x]` therefore cost one pass over their brackets and no reads.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .base import ParsedCall, ToolCallParser
 from .lenient import OPENERS
-from .regions import FAIL, BracketFinder, FenceFinder
+from .regions import FAIL, BracketFinder, FenceFinder, Span
 
 # An unclosed last item is read (the model forgot a closing bracket) only when this few are
 # missing; more is a text cut off, or prose with an opening bracket.
@@ -34,8 +35,8 @@ class Head:
 
 @dataclass
 class Outcome:
-    """How a run ended: calls and content to emit, where to scan again (an offset into the run's
-    text, or None when it consumed everything), and opening brackets that cannot start a call."""
+    """How a run ended: calls and content to emit, where to scan again (a run position, or None
+    when it took everything), and opening brackets that cannot start a call."""
 
     pieces: list[str | list[ParsedCall]]
     rescan_from: int | None
@@ -53,67 +54,50 @@ class Run:
         heads: dict[str, Head],
         head_prefixes: frozenset[str],
         end_tokens: tuple[str, ...],
-        read_item: ReadItem,
         is_dead: Callable[[int], bool],
         start: int,
     ) -> None:
         self.heads = heads
         self.head_prefixes = head_prefixes
         self.end_tokens = end_tokens
-        self.read_item = read_item
         self.is_dead = is_dead
         self.start = start
-        self.pieces: list[str] = []
+        self.span = Span()
         self.length = 0
-        self.calls: list[ParsedCall] = []
-        self.calls_end = 0  # run offset after the last item that was a call
+        self.items: list[tuple[Head, int, int]] = []  # (head, start, end) of each closed item
         self.pending = ""  # text that may still become a head or an end token
         self.pending_at = 0
         self.item: Head | None = None
         self.item_at = 0
-        self.item_pieces: list[str] = []
-        self.item_length = 0
         self.finder: BracketFinder | FenceFinder | None = None
 
-    def text(self) -> str:
-        if len(self.pieces) > 1:
-            self.pieces = ["".join(self.pieces)]
-        return self.pieces[0] if self.pieces else ""
-
-    def feed(self, piece: str) -> Outcome | None:
-        offset = 0
-        base = self.length
-        self.pieces.append(piece)
-        self.length += len(piece)
-        while offset < len(piece):
+    def feed(self, data: str, index: int) -> Outcome | None:
+        """Take `data[index:]`; an Outcome once the run is resolved, else None."""
+        base = self.length - index  # run position of data[0]
+        self.span.attach(data, index)
+        self.length += len(data) - index
+        position = index
+        while position < len(data):
             if self.finder is not None:
-                rest = piece[offset:]
-                self.item_pieces.append(rest)
-                fed_before = self.item_length
-                self.item_length += len(rest)
-                end = self.finder.feed(rest)
+                end = self.finder.feed(data, position)
                 if end is None:
                     return None
                 if end == FAIL:
                     return self._item_failed()
-                consumed = end - fed_before
-                self.item_pieces[-1] = rest[:consumed]
-                offset += consumed
-                outcome = self._item_closed(base + offset)
-                if outcome is not None:
-                    return outcome
+                assert self.item is not None
+                self.items.append((self.item, self.item_at, self.item_at + end))
+                self.finder = None
+                position = self.item_at + end - base
                 continue
-            char = piece[offset]
+            char = data[position]
             candidate = self.pending + char
             if not self.pending:
-                self.pending_at = base + offset
+                self.pending_at = base + position
             if candidate in self.heads:
-                head = self.heads[candidate]
-                opener_at = self.pending_at + len(candidate) - 1
-                if candidate in ("{", "[") and self.is_dead(self.start + opener_at):
+                if candidate[-1] in OPENERS and self.is_dead(self.start + self.pending_at + len(candidate) - 1):
                     return self._trailing_failed()
                 self.pending = ""
-                self._open_item(head, candidate)
+                self._open_item(self.heads[candidate], candidate)
             elif candidate in self.end_tokens:
                 self.pending = ""
             elif candidate in self.head_prefixes:
@@ -122,59 +106,59 @@ class Run:
                 pass
             else:
                 return self._trailing_failed()
-            offset += 1
+            position += 1
         return None
 
-    def finish(self) -> Outcome:
+    def finish(self, read_item: ReadItem) -> Outcome:
+        """The end of the output: the items after the last one that is not a call are calls."""
+        text = self.span.slice(0)
+        unclosed: list[ParsedCall] | None = []
         if self.finder is not None:
-            item = "".join(self.item_pieces)
+            assert self.item is not None
             depth = len(self.finder.tracker.stack) if isinstance(self.finder, BracketFinder) else 0
-            calls = self.read_item(self.item, item) if depth <= MAX_UNCLOSED else None  # type: ignore[arg-type]
-            if calls:
-                return Outcome([[*self.calls, *calls]], None)
-            return self._item_failed()
-        if self.pending:
+            unclosed = read_item(self.item, text[self.item_at :]) if depth <= MAX_UNCLOSED else None
+            if not unclosed:
+                return self._item_failed()
+        elif self.pending:
             return self._trailing_failed()
-        trailer = self.text()[self.calls_end :]
+        backwards: list[list[ParsedCall]] = [unclosed] if unclosed else []
+        first = len(self.items)
+        while first > 0:
+            head, start, end = self.items[first - 1]
+            found = read_item(head, text[start:end])
+            if not found:
+                break
+            backwards.append(found)
+            first -= 1
+        calls = [call for found in reversed(backwards) for call in found]
+        if first == len(self.items) and not unclosed:
+            return Outcome([text], None)  # no call at the end: all of it is content
+        before = text[: self.items[first][1]] if first < len(self.items) else text[: self.item_at]
+        trailer = "" if unclosed else text[self.items[-1][2] :]
         for token in self.end_tokens:
             trailer = trailer.replace(token, "")
-        return Outcome([self.calls, trailer], None)
+        return Outcome([before, calls, trailer], None)
 
     def _open_item(self, head: Head, text: str) -> None:
         self.item = head
         self.item_at = self.pending_at
-        self.item_pieces = [text]
-        self.item_length = len(text)
         if head.fence:
-            self.finder = FenceFinder(len(text), 1)
+            self.finder = FenceFinder(len(text), own=text)
         else:
             opened = text[-1] in OPENERS  # `get_weather(` opens; `get_weather[ARGS]` opens after
             self.finder = BracketFinder(len(text) - 1 if opened else len(text), opened)
-        self.finder.feed(text)
-
-    def _item_closed(self, end: int) -> Outcome | None:
-        """An item closed at run offset `end`: a call extends the run, anything else ends it."""
-        assert self.item is not None
-        calls = self.read_item(self.item, "".join(self.item_pieces))
-        self.finder = None
-        self.item_pieces = []
-        self.item_length = 0
-        if calls:
-            self.calls.extend(calls)
-            self.calls_end = end
-            return None
-        return Outcome([self.text()[:end]], end)
+        self.finder.feed(text, 0)
 
     def _item_failed(self) -> Outcome:
-        """The item cannot be a call: the run before it is content, scanning resumes inside it."""
+        """The open item cannot be a call: the run before it is content (it is not at the end),
+        and scanning resumes inside the item; its brackets still open cannot start a call."""
         dead: list[int] = []
         if isinstance(self.finder, BracketFinder):
             dead = [self.start + self.item_at + position for position in self.finder.open_positions]
         self.finder = None
-        return Outcome([self.text()[: self.item_at + 1]], self.item_at + 1, dead)
+        return Outcome([self.span.slice(0, self.item_at + 1)], self.item_at + 1, dead)
 
     def _trailing_failed(self) -> Outcome:
         """Something other than a call follows the run: all of it is content."""
-        if not self.calls:  # (only if the scanner started a run on something not a head)
-            return Outcome([self.text()[:1]], 1)
-        return Outcome([self.text()[: self.calls_end]], self.calls_end)
+        end = self.items[-1][2] if self.items else 1
+        return Outcome([self.span.slice(0, end)], end)

@@ -29,7 +29,8 @@ from .base import (
     offered_names,
     reading_for,
 )
-from .regions import FAIL, Finder, finder_for
+from .lenient import OPENERS
+from .regions import FAIL, BracketFinder, Finder, Span, finder_for
 from .runs import Head, Outcome, Run
 
 THINK_OPEN = "<think>"
@@ -56,10 +57,11 @@ class _Tables:
     pattern: re.Pattern[str]
     prefixes: frozenset[str]
     longest: int
+    names_pattern: re.Pattern[str] | None
 
 
 @functools.lru_cache(maxsize=64)
-def _scanner_tables(parsers: tuple[ToolCallParser, ...], names: tuple[str, ...]) -> _Tables:
+def _scanner_tables(parsers: tuple[ToolCallParser, ...], names: tuple[str, ...] | None) -> _Tables:
     """The markers of `parsers` (per-tool ones filled in for each offered name): their triggers,
     the heads of markerless runs, one pattern finding any marker (or `<think>`), every proper
     prefix of one, and the longest one's length. Built once per set of parsers and names."""
@@ -67,7 +69,7 @@ def _scanner_tables(parsers: tuple[ToolCallParser, ...], names: tuple[str, ...])
     word_starts: set[str] = set()
     for parser in parsers:
         for declared in parser.markers:
-            markers = [declared.for_tool(name) for name in names] if declared.per_tool else [declared]
+            markers = [declared.for_tool(name) for name in names or ()] if declared.per_tool else [declared]
             for marker in markers:
                 known = triggers.get(marker.text)
                 owners = (known.parsers if known else ()) + (parser,)
@@ -84,7 +86,8 @@ def _scanner_tables(parsers: tuple[ToolCallParser, ...], names: tuple[str, ...])
     prefixes = frozenset(text[:k] for text in [*texts, THINK_CLOSE] for k in range(1, len(text)))
     head_prefixes = frozenset(text[:k] for text in [*heads, *CALL_END_TOKENS] for k in range(1, len(text)))
     longest = max(len(text) for text in [*texts, THINK_CLOSE])
-    return _Tables(triggers, heads, head_prefixes, frozenset(word_starts), pattern, prefixes, longest)
+    names_pattern = re.compile("|".join(map(re.escape, names))) if names else None
+    return _Tables(triggers, heads, head_prefixes, frozenset(word_starts), pattern, prefixes, longest, names_pattern)
 
 
 class _Region:
@@ -93,42 +96,40 @@ class _Region:
     def __init__(self, trigger: _Trigger, start: int) -> None:
         self.trigger = trigger
         self.start = start
-        self.pieces: list[str] = []
-        self.finder: Finder | None = finder_for(trigger.marker)
-        self.end: int | None = None
+        self.span = Span()
+        self.finder: Finder = finder_for(trigger.marker)
 
-    def feed(self, piece: str) -> int | None:
-        """The region's end once known, FAIL if it cannot be a call, else None (need more)."""
-        self.pieces.append(piece)
-        if self.finder is None:
-            return None
-        return self.finder.feed(piece)
+    def feed(self, data: str, index: int) -> int | None:
+        """Take `data[index:]`: the region's end once known, FAIL if it cannot be a call, else
+        None (need more)."""
+        self.span.attach(data, index)
+        return self.finder.feed(data, index)
 
     def finish(self) -> int:
-        return self.finder.finish() if self.finder is not None else len(self.text())
-
-    def text(self) -> str:
-        if len(self.pieces) > 1:
-            self.pieces = ["".join(self.pieces)]
-        return self.pieces[0] if self.pieces else ""
+        return self.finder.finish()
 
 
 class StreamingRecoverer:
-    """Feed model text chunk by chunk; get back content text and recovered calls in order."""
+    """Feed model text chunk by chunk; get back content text and recovered calls in order.
+
+    Text is passed around as (data, index) with offsets, never as copies of what is left, so a
+    region that fails and is scanned again costs its own length, not the rest of the text's.
+    """
 
     def __init__(self, parsers: Sequence[ToolCallParser], tools: ToolsArg = None) -> None:
         self._names = offered_names(tools)
         self._parsers = tuple(parsers)
-        self._tables = _scanner_tables(self._parsers, tuple(sorted(self._names or ())))
+        self._tables = _scanner_tables(self._parsers, None if self._names is None else tuple(sorted(self._names)))
         self._held = ""
-        self._base = 0  # stream offset of the text being scanned
-        self._before = ""  # the character just before it
+        self._base = 0  # stream offset of data[0] for the data being scanned
+        self._before = ""  # the character just before the text being scanned
         self._dead: set[int] = set()
         self._in_think = False
         self._after_call = False
         self._region: _Region | None = None
         self._run: Run | None = None
         self._out: list[Piece] = []
+        self._text: list[str] = []
 
     def feed(self, chunk: str) -> list[Piece]:
         """Consume one chunk; return what can be released now."""
@@ -141,19 +142,26 @@ class StreamingRecoverer:
         return self._drain()
 
     def _drain(self) -> list[Piece]:
+        self._flush()
         out, self._out = self._out, []
         return out
 
+    def _flush(self) -> None:
+        if self._text:
+            text = "".join(self._text)
+            self._text = []
+            if self._out and isinstance(self._out[-1], str):
+                self._out[-1] += text
+            else:
+                self._out.append(text)
+
     def _emit(self, piece: Piece) -> None:
         if isinstance(piece, str):
-            if not piece:
-                return
-            if self._out and isinstance(self._out[-1], str):
-                self._out[-1] += piece
-                return
-        elif not piece:
-            return
-        self._out.append(piece)
+            if piece:
+                self._text.append(piece)
+        elif piece:
+            self._flush()
+            self._out.append(piece)
 
     def _process(self, data: str, final: bool) -> None:
         if self._region is None and self._run is None:
@@ -164,21 +172,25 @@ class StreamingRecoverer:
         while True:
             if self._run is not None:
                 run = self._run
-                outcome = run.feed(data[index:]) if index < len(data) else None
+                outcome = run.feed(data, index) if index < len(data) else None
                 if outcome is None:
                     if not final:
+                        run.span.spill()
+                        self._base += len(data)
                         return
-                    outcome = run.finish()
-                data, index = self._settle(run, outcome), 0
+                    outcome = run.finish(self._read_item)
+                data, index = self._settle(run, outcome, data)
                 continue
             region = self._region
             if region is not None:
-                end = region.feed(data[index:]) if index < len(data) else None
+                end = region.feed(data, index) if index < len(data) else None
                 if end is None:
                     if not final:
+                        region.span.spill()
+                        self._base += len(data)
                         return
                     end = region.finish()
-                data, index = self._resolve(region, end), 0
+                data, index = self._resolve(region, end, data)
                 continue
             if self._in_think:
                 close = data.find(THINK_CLOSE, index)
@@ -214,18 +226,18 @@ class StreamingRecoverer:
                 self._in_think = True
                 index = match.end()
                 continue
-            self._set_before(data, start)
+            if start > 0:
+                self._before = data[start - 1]
             if text in tables.heads:
-                self._run = Run(tables.heads, tables.head_prefixes, CALL_END_TOKENS, self._read_item, self._is_dead, self._base + start)
+                self._run = Run(tables.heads, tables.head_prefixes, CALL_END_TOKENS, self._is_dead, self._base + start)
             else:
                 self._region = _Region(tables.triggers[text], self._base + start)
-            data, index = data[start:], 0
-            self._base += start
+            index = start
 
     def _may_start(self, data: str, start: int, text: str) -> bool:
         """A marker counts unless it is a bracket known not to start a call, or a word marker
         glued to the end of another word (`forget_weather(`)."""
-        if text in ("{", "[") and self._base + start in self._dead:
+        if text[-1] in OPENERS and self._base + start + len(text) - 1 in self._dead:
             return False
         if text in self._tables.word_starts:
             before = data[start - 1] if start > 0 else self._before
@@ -236,10 +248,6 @@ class StreamingRecoverer:
     def _is_dead(self, position: int) -> bool:
         return position in self._dead
 
-    def _set_before(self, data: str, start: int) -> None:
-        if start > 0:
-            self._before = data[start - 1]
-
     def _skip_end_tokens(self, data: str, index: int, final: bool) -> int:
         """After a call: drop the tokens that close it (`<|eom_id|>`, `</s>`); -1 to wait for more."""
         while True:
@@ -249,8 +257,8 @@ class StreamingRecoverer:
             token = next((token for token in CALL_END_TOKENS if data.startswith(token, probe)), None)
             if token is not None:
                 self._emit(data[index:probe])
-                self._set_before(data, probe + len(token))
                 index = probe + len(token)
+                self._before = data[index - 1]
                 continue
             rest = data[probe:]
             if not final and (not rest or any(token.startswith(rest) for token in CALL_END_TOKENS)):
@@ -259,38 +267,44 @@ class StreamingRecoverer:
             self._after_call = False
             return index
 
-    def _settle(self, run: Run, outcome: Outcome) -> str:
-        """Emit what a run resolved to; return the text to scan next."""
+    def _continue_at(self, start: int, span: Span, position: int, data: str) -> tuple[str, int]:
+        """Where scanning goes on: stream offset `start + position`, in the held `span` that
+        began at `start`. Within `data` this is an index; only a region that began in an earlier
+        chunk makes a new string (the rest of its own text, which ends where `data` ends)."""
+        absolute = start + position
+        if position > 0:
+            self._before = span.slice(position - 1, position)
+        if absolute >= self._base:
+            return data, absolute - self._base
+        self._base = absolute
+        return span.slice(position), 0
+
+    def _settle(self, run: Run, outcome: Outcome, data: str) -> tuple[str, int]:
+        """Emit what a run resolved to; return where scanning goes on."""
         self._run = None
         self._dead.update(outcome.dead)
         for piece in outcome.pieces:
             self._emit(piece)
-        text = run.text()
-        if outcome.rescan_from is None:
-            self._base = run.start + len(text)
-            self._before = text[-1:] or self._before
-            return ""
-        self._base = run.start + outcome.rescan_from
-        self._before = text[outcome.rescan_from - 1] if outcome.rescan_from else self._before
-        return text[outcome.rescan_from :]
+        position = len(run.span) if outcome.rescan_from is None else outcome.rescan_from
+        return self._continue_at(run.start, run.span, position, data)
 
-    def _resolve(self, region: _Region, end: int) -> str:
-        """Emit the region's calls, or its first character as content; return the text to scan next."""
+    def _resolve(self, region: _Region, end: int, data: str) -> tuple[str, int]:
+        """Emit the region's calls, or its first character as content; return where scanning
+        goes on."""
         self._region = None
-        text = region.text()
+        span = region.span
         if end != FAIL:
-            found = self._read(region.trigger.parsers, text[:end])
+            found = self._read(region.trigger.parsers, span.slice(0, end))
             if found is not None:
                 calls, consumed = found
                 self._emit(calls)
                 self._after_call = True
-                self._base = region.start + consumed
-                self._before = text[consumed - 1]
-                return text[consumed:]
-        self._emit(text[:1])
-        self._base = region.start + 1
-        self._before = text[:1]
-        return text[1:]
+                return self._continue_at(region.start, span, consumed, data)
+        finder = region.finder
+        if isinstance(finder, BracketFinder):  # its brackets still open cannot start a call either
+            self._dead.update(region.start + position for position in finder.open_positions)
+        self._emit(span.slice(0, 1))
+        return self._continue_at(region.start, span, 1, data)
 
     def _hold(self, data: str, index: int, keep: int) -> None:
         """Release data[index:] except its last `keep` characters, which are held for later."""
@@ -301,6 +315,8 @@ class StreamingRecoverer:
         self._base += len(data)
 
     def _read(self, parsers: Sequence[ToolCallParser], region: str) -> tuple[list[ParsedCall], int] | None:
+        if not self._may_hold_call(region):
+            return None
         with reading_for(self._names, self._parsers):
             for parser in parsers:
                 found = parser.read_prefix(region)
@@ -310,12 +326,19 @@ class StreamingRecoverer:
 
     def _read_item(self, head: Head, item: str) -> list[ParsedCall] | None:
         """The calls of one whole run item, or None."""
+        if not self._may_hold_call(item):
+            return None
         with reading_for(self._names, self._parsers):
             for parser in head.parsers:
                 found = parser.read_prefix(item)
                 if found and found[0] and not item[found[1] :].strip() and self._offered(found[0]):
                     return found[0]
         return None
+
+    def _may_hold_call(self, text: str) -> bool:
+        """A cheap test before the readers run: a call names an offered tool."""
+        names = self._tables.names_pattern
+        return names is None or names.search(text) is not None
 
     def _offered(self, calls: list[ParsedCall]) -> bool:
         return self._names is None or all(call.name in self._names for call in calls)

@@ -29,6 +29,8 @@ TAG_WRAPPERS = (
 )
 # Fenced blocks that are calls only as the last thing printed (a code sample is followed by prose).
 FENCES = ("```tool_call", "```tool_code", "```python", "```py\n", "```\n")
+# Wrappers inside wrappers are read this many levels deep (each level scans the body again).
+MAX_DEPTH = 3
 ACTION = "Action:"
 ACTION_INPUT = re.compile(r"\s*([A-Za-z_][\w\-.]*)\s*\n\s*Action Input:\s*")
 
@@ -67,11 +69,11 @@ class WrappedParser(ToolCallParser):
 
 def read_body(body: str) -> list[ParsedCall] | None:
     """The calls of a wrapper's body if it holds nothing but calls (in any active shape)."""
-    if not body.strip():
+    reading = reading_context()
+    if not body.strip() or reading.depth > MAX_DEPTH:
         return None
-    names, parsers = reading_context()
-    if parsers:
-        result = recover_text(body, parsers, names)
+    if reading.parsers:
+        result = recover_text(body, reading.parsers, reading.names)
         rest = result.content
         for token in CALL_END_TOKENS:
             rest = rest.replace(token, "")
