@@ -34,22 +34,11 @@ from ollama import ChatResponse, Message
 from .convert.api import parse_tag, read_marker
 from .functions import function_to_tool
 from .parsers.base import ParsedCall, tool_name
-from .parsers.registry import PARSERS, parsers_for
+from .parsers.registry import PARSERS, format_for_tag, parsers_for
 from .parsers.streaming import StreamingRecoverer, recover_text
 from .arguments import validate_arguments
 
 ToolSpec = Union[Mapping[str, Any], ollama.Tool, Callable[..., Any]]
-
-
-# Tag (the text Ollama derives from the template) -> our format name, most specific first.
-_TAG_FORMATS: tuple[tuple[str, str], ...] = (
-    ("<tool_call>", "hermes"),
-    ("<function_call>", "minimax_ts"),
-    ("```typescript", "minimax_ts"),
-    ("functools", "functools"),
-    ("[TOOL_CALLS]", "mistral"),
-    ("<|python_tag|>", "llama3_json"),
-)
 
 
 def format_from_template(template: str | None) -> str | None:
@@ -70,11 +59,7 @@ def format_from_template(template: str | None) -> str | None:
             stacklevel=4,
         )
         return None
-    tag = parse_tag(template)
-    for needle, format_name in _TAG_FORMATS:
-        if needle in tag:
-            return format_name
-    return None
+    return format_for_tag(parse_tag(template))
 
 
 class DroppedOutputWarning(UserWarning):

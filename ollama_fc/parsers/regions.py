@@ -8,6 +8,9 @@ back at text it was already fed, so a region costs time linear in its length.
 
 from __future__ import annotations
 
+import functools
+import re
+
 from .base import Marker
 from .lenient import OPENERS, SCAN_FAILED, BracketTracker
 
@@ -15,11 +18,20 @@ FAIL = SCAN_FAILED
 FENCE = "```"
 
 
+@functools.lru_cache(maxsize=256)
+def _closer_pattern(closers: tuple[tuple[str, bool], ...]) -> re.Pattern[str]:
+    """One pattern for all closers: a single pass finds the first of them (searching for each in
+    turn would scan to the end of the text for every closer that never comes)."""
+    texts = sorted({closer for closer, _ in closers}, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, texts)))
+
+
 class TagFinder:
-    """The first closer after the marker (a fence's closing backticks are one, too)."""
+    """The first closer after the marker."""
 
     def __init__(self, closers: tuple[tuple[str, bool], ...], skip: int) -> None:
-        self.closers = closers
+        self.pattern = _closer_pattern(closers)
+        self.consumed = {closer for closer, consume in closers if consume}
         self.skip = skip
         self.length = 0
         self.tail = ""
@@ -27,26 +39,22 @@ class TagFinder:
 
     def feed(self, data: str, index: int) -> int | None:
         offset = self.length
-        best: tuple[int, int] | None = None  # (region position of the closer, its end)
         if self.tail:  # a closer that began in the previous piece
             window = self.tail + data[index : index + self.keep]
             origin = offset - len(self.tail)
-            for closer, consume in self.closers:
-                pos = window.find(closer, max(self.skip - origin, 0))
-                if 0 <= pos < len(self.tail) and (best is None or origin + pos < best[0]):
-                    best = (origin + pos, origin + pos + (len(closer) if consume else 0))
-        if best is None:
-            start = index + max(self.skip - offset, 0)
-            for closer, consume in self.closers:
-                pos = data.find(closer, start)
-                if pos >= 0 and (best is None or offset + pos - index < best[0]):
-                    best = (offset + pos - index, offset + pos - index + (len(closer) if consume else 0))
-        if best is not None:
-            return best[1]
+            found = self.pattern.search(window, max(self.skip - origin, 0))
+            if found is not None and found.start() < len(self.tail):
+                return self._end(origin + found.start(), found.group())
+        found = self.pattern.search(data, index + max(self.skip - offset, 0))
+        if found is not None:
+            return self._end(offset + found.start() - index, found.group())
         self.length += len(data) - index
         if self.keep:
             self.tail = (self.tail + data[max(index, len(data) - self.keep) :])[-self.keep :]
         return None
+
+    def _end(self, position: int, closer: str) -> int:
+        return position + (len(closer) if closer in self.consumed else 0)
 
     def finish(self) -> int:
         return self.length
@@ -76,34 +84,41 @@ def closing_fence(text: str, start: int) -> int:
 
 
 class FenceFinder:
-    """The closing fence of a fenced block (see `_closes_fence`), looking only at new text. The
-    block also ends (before it) where its own opening marker appears again."""
+    """The closing fence of a fenced block (see `_closes_fence`), looking only at new text."""
 
-    def __init__(self, skip: int, own: str = "") -> None:
+    def __init__(self, skip: int) -> None:
         self.skip = skip
-        self.own = own
         self.length = 0
-        self.pending = ""  # the end of the text seen so far that may still hold a closer
-        self.before = ""  # the character just before `pending`
+        self.pending = ""  # the end of the text seen so far that may still start a closer
+        self.before = ""  # the character just before the text being searched
+
+    def passed(self, marker: str) -> None:
+        """The marker was seen elsewhere: count it without searching it."""
+        self.length += len(marker)
+        self.before = marker[-1:]
 
     def feed(self, data: str, index: int) -> int | None:
-        window = self.pending + data[index:]
-        origin = self.length - len(self.pending)
+        offset = self.length
         self.length += len(data) - index
-        position = window.find(FENCE, max(self.skip - origin, 0))
+        if self.pending:  # (a short tail of the previous piece: only then is a string built)
+            window, first = self.pending + data[index:], 0
+            origin = offset - len(self.pending)
+        else:
+            window, first = data, index
+            origin = offset - index  # region position of window[0]
+        position = window.find(FENCE, max(first, self.skip - origin))
         while position >= 0:
-            closes = _closes_fence(window, position, window[position - 1] if position > 0 else self.before)
+            before = window[position - 1] if position > first else self.before
+            closes = _closes_fence(window, position, before)
             if closes:
                 return origin + position + 3
-            if self.own and window.startswith(self.own, position):
-                return origin + position
             if closes is None:
-                self.before = window[position - 1] if position > 0 else self.before
+                self.before = before
                 self.pending = window[position:]
                 return None
             position = window.find(FENCE, position + 1)
-        keep = min(2, len(window))
-        if len(window) > keep:
+        keep = min(2, len(window) - first)
+        if len(window) - keep - 1 >= first:
             self.before = window[len(window) - keep - 1]
         self.pending = window[len(window) - keep :]
         return None
@@ -156,7 +171,7 @@ def finder_for(marker: Marker) -> Finder:
         closers = marker.closers if own in marker.closers else (*marker.closers, own)
         return TagFinder(closers, len(marker.text))
     if marker.kind == "fence":
-        return FenceFinder(len(marker.text), marker.text)
+        return FenceFinder(len(marker.text))
     if marker.kind == "bracket":
         opened = marker.text[-1:] in OPENERS
         return BracketFinder(len(marker.text) - 1 if opened else len(marker.text), opened)

@@ -41,6 +41,7 @@ class Outcome:
     pieces: list[str | list[ParsedCall]]
     rescan_from: int | None
     dead: list[int] = field(default_factory=list)
+    unclosed_fence_at: int | None = None  # a fence that found no closer before the end
 
 
 ReadItem = Callable[[Head, str], "list[ParsedCall] | None"]
@@ -54,7 +55,7 @@ class Run:
         heads: dict[str, Head],
         head_prefixes: frozenset[str],
         end_tokens: tuple[str, ...],
-        is_dead: Callable[[int], bool],
+        is_dead: Callable[[str, int], bool],
         start: int,
     ) -> None:
         self.heads = heads
@@ -94,7 +95,7 @@ class Run:
             if not self.pending:
                 self.pending_at = base + position
             if candidate in self.heads:
-                if candidate[-1] in OPENERS and self.is_dead(self.start + self.pending_at + len(candidate) - 1):
+                if self.is_dead(candidate, self.start + self.pending_at):
                     return self._trailing_failed()
                 self.pending = ""
                 self._open_item(self.heads[candidate], candidate)
@@ -143,20 +144,24 @@ class Run:
         self.item = head
         self.item_at = self.pending_at
         if head.fence:
-            self.finder = FenceFinder(len(text), own=text)
+            self.finder = FenceFinder(len(text))
+            self.finder.passed(text)
         else:
             opened = text[-1] in OPENERS  # `get_weather(` opens; `get_weather[ARGS]` opens after
             self.finder = BracketFinder(len(text) - 1 if opened else len(text), opened)
-        self.finder.feed(text, 0)
+            self.finder.feed(text, 0)
 
     def _item_failed(self) -> Outcome:
         """The open item cannot be a call: the run before it is content (it is not at the end),
         and scanning resumes inside the item; its brackets still open cannot start a call."""
         dead: list[int] = []
+        fence_at = None
         if isinstance(self.finder, BracketFinder):
             dead = [self.start + self.item_at + position for position in self.finder.open_positions]
+        elif self.finder is not None:
+            fence_at = self.start + self.item_at
         self.finder = None
-        return Outcome([self.span.slice(0, self.item_at + 1)], self.item_at + 1, dead)
+        return Outcome([self.span.slice(0, self.item_at + 1)], self.item_at + 1, dead, fence_at)
 
     def _trailing_failed(self) -> Outcome:
         """Something other than a call follows the run: all of it is content."""

@@ -30,7 +30,7 @@ from .base import (
     reading_for,
 )
 from .lenient import OPENERS
-from .regions import FAIL, BracketFinder, Finder, Span, finder_for
+from .regions import FAIL, BracketFinder, FenceFinder, Finder, Span, finder_for
 from .runs import Head, Outcome, Run
 
 THINK_OPEN = "<think>"
@@ -98,6 +98,7 @@ class _Region:
         self.start = start
         self.span = Span()
         self.finder: Finder = finder_for(trigger.marker)
+        self.unclosed = False  # the output ended before the region did
 
     def feed(self, data: str, index: int) -> int | None:
         """Take `data[index:]`: the region's end once known, FAIL if it cannot be a call, else
@@ -124,6 +125,7 @@ class StreamingRecoverer:
         self._base = 0  # stream offset of data[0] for the data being scanned
         self._before = ""  # the character just before the text being scanned
         self._dead: set[int] = set()
+        self._fences_open_from: int | None = None
         self._in_think = False
         self._after_call = False
         self._region: _Region | None = None
@@ -190,6 +192,7 @@ class StreamingRecoverer:
                         self._base += len(data)
                         return
                     end = region.finish()
+                    region.unclosed = True
                 data, index = self._resolve(region, end, data)
                 continue
             if self._in_think:
@@ -237,7 +240,7 @@ class StreamingRecoverer:
     def _may_start(self, data: str, start: int, text: str) -> bool:
         """A marker counts unless it is a bracket known not to start a call, or a word marker
         glued to the end of another word (`forget_weather(`)."""
-        if text[-1] in OPENERS and self._base + start + len(text) - 1 in self._dead:
+        if self._is_dead(text, self._base + start):
             return False
         if text in self._tables.word_starts:
             before = data[start - 1] if start > 0 else self._before
@@ -245,8 +248,13 @@ class StreamingRecoverer:
                 return False
         return True
 
-    def _is_dead(self, position: int) -> bool:
-        return position in self._dead
+    def _is_dead(self, marker: str, position: int) -> bool:
+        """Whether `marker` at stream offset `position` is known not to start a call: its bracket
+        was left open by a region that failed, or it opens a fence after one that never closed
+        (no fence after it can close either)."""
+        if marker[-1] in OPENERS and position + len(marker) - 1 in self._dead:
+            return True
+        return marker.startswith("```") and self._fences_open_from is not None and position > self._fences_open_from
 
     def _skip_end_tokens(self, data: str, index: int, final: bool) -> int:
         """After a call: drop the tokens that close it (`<|eom_id|>`, `</s>`); -1 to wait for more."""
@@ -283,6 +291,8 @@ class StreamingRecoverer:
         """Emit what a run resolved to; return where scanning goes on."""
         self._run = None
         self._dead.update(outcome.dead)
+        if outcome.unclosed_fence_at is not None:
+            self._fences_open_from = outcome.unclosed_fence_at
         for piece in outcome.pieces:
             self._emit(piece)
         position = len(run.span) if outcome.rescan_from is None else outcome.rescan_from
@@ -301,6 +311,8 @@ class StreamingRecoverer:
                 self._after_call = True
                 return self._continue_at(region.start, span, consumed, data)
         finder = region.finder
+        if isinstance(finder, FenceFinder) and region.unclosed:
+            self._fences_open_from = region.start
         if isinstance(finder, BracketFinder):  # its brackets still open cannot start a call either
             self._dead.update(region.start + position for position in finder.open_positions)
         self._emit(span.slice(0, 1))
