@@ -47,7 +47,7 @@ def nested(length: int) -> str:
     return "[" * (length // 2) + "]" * (length // 2)
 
 
-CODE_BLOCK = '''Here is the module:
+CODE_BLOCK = """Here is the module:
 
 ```python
 def merge(a: dict[str, list[int]], b: dict[str, list[int]]) -> dict[str, list[int]]:
@@ -63,7 +63,7 @@ export function walk(node, seen = new Set()) { if (seen.has(node)) { return []; 
   seen.add(node); return [node, ...(node.children ?? []).flatMap((c) => walk(c, seen))]; }
 ```
 The JSON config {"retries": 3, "paths": ["a", "b"]} goes in settings [see note 2].
-'''
+"""
 
 SHAPES: dict[str, Callable[[int], str]] = {
     '"[x] " * n': repeat("[x] "),
@@ -84,7 +84,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
     '"<think>" * n': repeat("<think>"),
     "a call then prose, repeated": repeat(CALL + " and then "),
     "calls one per line": repeat(CALL + "\n"),
-    '\'["a", \' * n (unclosed)': repeat('["a", '),
+    "'[\"a\", ' * n (unclosed)": repeat('["a", '),
     "code-heavy reply": repeat(CODE_BLOCK),
 }
 
@@ -117,11 +117,25 @@ def measure(repeats: int = 3, shapes: dict[str, Callable[[int], str]] = SHAPES) 
             small = _median(measure_one, small_text, repeats)
             large = _median(measure_one, large_text, repeats)
             rows.append(
-                Row(f"linear time 80k/40k, {label}, {mode}", f"{large * 1e3:.1f} ms", f"{small * 1e3:.1f} ms", large / small, "linear = 2; target <= 2.2")
+                Row(
+                    f"linear time 80k/40k, {label}, {mode}",
+                    f"{large * 1e3:.1f} ms",
+                    f"{small * 1e3:.1f} ms",
+                    large / small,
+                    "linear = 2; target <= 2.2",
+                )
             )
     reply = repeat(CODE_BLOCK)(120_000)
     seconds = _median(whole_seconds, reply, 5)
-    rows.append(Row("120 KB code-heavy reply, whole text", f"{seconds * 1e3:.1f} ms", "50 ms", seconds / 0.05, "target: under 50 ms"))
+    rows.append(
+        Row(
+            "120 KB code-heavy reply, whole text",
+            f"{seconds * 1e3:.1f} ms",
+            "50 ms",
+            seconds / 0.05,
+            "target: under 50 ms",
+        )
+    )
     return rows
 
 

@@ -85,14 +85,24 @@ RECOVERED: list[tuple[str, str | None, list[ParsedCall], str]] = [
     ('{"name": "get_weather", "parameters": {"city": "Paris"}}<|eom_id|>', "llama3_json", [WEATHER], ""),
     # Phi-4-mini's token printed as text
     ('<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris"}}]<|/tool_call|>', None, [WEATHER], ""),
-    ('<function_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</function_call>', "mistral", [WEATHER], ""),
+    (
+        '<function_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</function_call>',
+        "mistral",
+        [WEATHER],
+        "",
+    ),
     (
         '<function_calls>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</function_calls>',
         None,
         [WEATHER],
         "",
     ),
-    ('Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>', "pythonic", [WEATHER], "Let me check."),
+    (
+        'Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+        "pythonic",
+        [WEATHER],
+        "Let me check.",
+    ),
     ('```tool_call\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```', None, [WEATHER], ""),
     ('```python\nget_weather(city="Paris")\n```', "hermes", [WEATHER], ""),
     ('I will call the tool now.\nget_weather(city="Paris")', "hermes", [WEATHER], "I will call the tool now."),
@@ -124,14 +134,28 @@ RECOVERED: list[tuple[str, str | None, list[ParsedCall], str]] = [
     ('{"tool_name": "get_weather", "params": {"city": "Paris"}}', "hermes", [WEATHER], ""),
     ('{"function": "get_weather", "args": {"city": "Paris"}}', "hermes", [WEATHER], ""),
     ('{"function_call": {"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}}', "hermes", [WEATHER], ""),
-    ('{"tool_calls": [{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]}', "hermes", [WEATHER], ""),
-    ('{"name": "get_weather", "arguments": {"name": "get_weather", "arguments": {"city": "Paris"}}}', "hermes", [WEATHER], ""),
+    (
+        '{"tool_calls": [{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]}',
+        "hermes",
+        [WEATHER],
+        "",
+    ),
+    (
+        '{"name": "get_weather", "arguments": {"name": "get_weather", "arguments": {"city": "Paris"}}}',
+        "hermes",
+        [WEATHER],
+        "",
+    ),
     ('{"function": {"name": "get_weather"}, "arguments": {"city": "Paris"}}', "hermes", [WEATHER], ""),
     ('{"name": "get_weather", "arguments": {"arguments": {"city": "Paris"}}}', "hermes", [WEATHER], ""),
     # JSON5 and Python literals
     ('{name: "get_weather", arguments: {city: "Paris",}, // the forecast\n}', "hermes", [WEATHER], ""),
-    ("{'name': 'get_weather', 'arguments': {'city': 'Paris', 'metric': True, 'note': None}}", None,
-     [ParsedCall("get_weather", {"city": "Paris", "metric": True, "note": None})], ""),
+    (
+        "{'name': 'get_weather', 'arguments': {'city': 'Paris', 'metric': True, 'note': None}}",
+        None,
+        [ParsedCall("get_weather", {"city": "Paris", "metric": True, "note": None})],
+        "",
+    ),
     # prose after a tagged call; a control token closing it
     (
         '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\nI will report back.',
@@ -139,7 +163,12 @@ RECOVERED: list[tuple[str, str | None, list[ParsedCall], str]] = [
         [WEATHER],
         "I will report back.",
     ),
-    ('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call><|im_end|>', "hermes", [WEATHER], ""),
+    (
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call><|im_end|>',
+        "hermes",
+        [WEATHER],
+        "",
+    ),
     ('<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}\nDone.', "hermes", [WEATHER], "Done."),
     ('[get_weather(city="Paris")]<|eot_id|>', "pythonic", [WEATHER], ""),
     ('{"name": "get_weather", "arguments": {"city": "Paris"}}<|end|>', "functools", [WEATHER], ""),
@@ -194,7 +223,9 @@ def test_negatives_stay_content_unchanged(text: str, format_name: str | None) ->
 
 def test_a_named_format_orders_the_shapes_but_keeps_them_all() -> None:
     for format_name in FORMATS:
-        result = parse_tool_calls('```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```', format=format_name, tools=TOOLS)
+        result = parse_tool_calls(
+            '```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```', format=format_name, tools=TOOLS
+        )
         assert result.tool_calls == [WEATHER], format_name
 
 

@@ -126,6 +126,8 @@ NAME_KEYS = ("name", "function", "tool", "tool_name", "action", "function_name")
 ARGUMENT_KEYS = ("arguments", "parameters", "args", "params", "tool_input", "action_input", "input", "kwargs")
 ENVELOPE_KEYS = ("function_call", "tool_call", "function", "call")
 LIST_ENVELOPE_KEYS = ("tool_calls", "function_calls", "calls", "tool_uses")
+
+
 @dataclass(frozen=True)
 class Reading:
     """What the scanner knows while a parser reads a region: the offered names, the active
@@ -136,14 +138,15 @@ class Reading:
     depth: int = 0
 
 
-_READING: ContextVar[Reading] = ContextVar("ollama_fc_reading", default=Reading())
+_READING: ContextVar[Reading | None] = ContextVar("ollama_fc_reading", default=None)
+_NOT_READING = Reading()
 
 
 @contextmanager
 def reading_for(names: frozenset[str] | None, parsers: tuple[ToolCallParser, ...]) -> Iterator[None]:
     """While the scanner reads a region: the offered names and active parsers, for readers of a
     wrapper's body (`<tools>...</tools>`, a fenced block) that scan it for calls in any shape."""
-    token = _READING.set(Reading(names, parsers, _READING.get().depth + 1))
+    token = _READING.set(Reading(names, parsers, reading_context().depth + 1))
     try:
         yield
     finally:
@@ -152,7 +155,7 @@ def reading_for(names: frozenset[str] | None, parsers: tuple[ToolCallParser, ...
 
 def reading_context() -> Reading:
     """The offered names, active parsers and depth of the region being read (see `reading_for`)."""
-    return _READING.get()
+    return _READING.get() or _NOT_READING
 
 
 CALL_KEYS = frozenset({*NAME_KEYS, *ARGUMENT_KEYS, "id", "type", "call_id", "index", "tool_call_id"})

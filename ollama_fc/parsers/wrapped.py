@@ -12,7 +12,7 @@ import re
 
 from .base import CALL_END_TOKENS, Marker, ParsedCall, ToolCallParser, calls_from_value, reading_context
 from .lenient import NotALiteral, read_value, scan_balanced, strip_fence
-from .pythonic import read_call_list, read_call_lines
+from .pythonic import read_call_lines, read_call_list
 from .streaming import recover_text
 
 # (opening marker, closing marker): tag-like wrappers, closed or running to the next one.
@@ -73,7 +73,7 @@ def read_body(body: str) -> list[ParsedCall] | None:
     if not body.strip() or reading.depth > MAX_DEPTH:
         return None
     if reading.parsers:
-        result = recover_text(body, reading.parsers, reading.names)
+        result = recover_text(body, reading.parsers, None if reading.names is None else sorted(reading.names))
         rest = result.content
         for token in CALL_END_TOKENS:
             rest = rest.replace(token, "")
