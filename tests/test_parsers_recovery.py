@@ -116,6 +116,14 @@ RECOVERED: list[tuple[str, str | None, list[ParsedCall], str]] = [
         [WEATHER],
         "I asked for the forecast.",
     ),
+    # Llama 3.1's custom-tool format, and Qwen3-Coder's XML parameters inside a Hermes block
+    ('<function=get_weather>{"city": "Paris"}</function>', None, [WEATHER], ""),
+    (
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+        "hermes",
+        [WEATHER],
+        "",
+    ),
     # LangChain's ReAct agent text
     (
         'Thought: I need the weather.\nAction: get_weather\nAction Input: {"city": "Paris"}',
@@ -250,6 +258,7 @@ def test_the_shapes_of_one_marker_agree_on_how_its_region_ends() -> None:
         ("<|python_tag|>", "llama3_json"),
         ("<|tool_call_start|>", "wrapped"),
         ("<tools>", "wrapped"),
+        ("<function=", "wrapped"),
         ("{", None),
     ],
 )

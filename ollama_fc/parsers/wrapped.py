@@ -32,6 +32,10 @@ FENCES = ("```tool_call", "```tool_code", "```python", "```py\n", "```\n")
 # Wrappers inside wrappers are read this many levels deep (each level scans the body again).
 MAX_DEPTH = 3
 ACTION = "Action:"
+FUNCTION_TAG = "<function="
+FUNCTION_CLOSE = "</function>"
+FUNCTION_NAME = re.compile(r"<function=([A-Za-z_][\w\-.]*)>")
+PARAMETER = re.compile(r"\s*<parameter=([A-Za-z_][\w\-.]*)>(.*?)</parameter>", re.S)
 ACTION_INPUT = re.compile(r"\s*([A-Za-z_][\w\-.]*)\s*\n\s*Action Input:\s*")
 
 
@@ -41,12 +45,15 @@ class WrappedParser(ToolCallParser):
         *(Marker(opener, "tag", closers=((closer, True),)) for opener, closer in TAG_WRAPPERS),
         *(Marker(fence, "fence", must_end=True) for fence in FENCES),
         Marker(ACTION, "tag", closers=(("Observation:", False),)),
+        Marker(FUNCTION_TAG, "tag", closers=((FUNCTION_CLOSE, True),)),
     )
-    tags = tuple(opener for opener, _ in TAG_WRAPPERS if opener != "<function_call>")
+    tags = (*(opener for opener, _ in TAG_WRAPPERS if opener != "<function_call>"), FUNCTION_TAG)
 
     def read_prefix(self, region: str) -> tuple[list[ParsedCall], int] | None:
         if region.startswith(ACTION):
             return _read_action(region)
+        if region.startswith(FUNCTION_TAG):
+            return _read_function_tag(region)
         if region.startswith("```"):
             calls = read_body(strip_fence(region))
             return (calls, len(region)) if calls else None
@@ -92,6 +99,43 @@ def _read_prefix_body(body: str, offset: int) -> tuple[list[ParsedCall], int] | 
         return None
     calls = read_body(body[start:end])
     return (calls, offset + end) if calls else None
+
+
+def _read_function_tag(region: str) -> tuple[list[ParsedCall], int] | None:
+    """`<function=name>{...}</function>` (Llama 3.1's custom tool format) or the XML parameters
+    of Qwen3-Coder, `<function=name><parameter=city>Paris</parameter></function>`."""
+    match = FUNCTION_NAME.match(region)
+    if match is None:
+        return None
+    body = region[match.end() :]
+    closed = body.endswith(FUNCTION_CLOSE)
+    body = body.removesuffix(FUNCTION_CLOSE)
+    start = len(body) - len(body.lstrip())
+    if body[start : start + 1] == "{":
+        end = scan_balanced(body, start)
+        if end is None or (closed and body[end:].strip()):
+            return None
+        try:
+            arguments = read_value(body[start:end])
+        except NotALiteral:
+            return None
+        if not isinstance(arguments, dict):
+            return None
+        return [ParsedCall(match.group(1), arguments)], len(region) if closed else match.end() + end
+    parameters: dict[str, object] = {}
+    index = 0
+    for parameter in PARAMETER.finditer(body):
+        if body[index : parameter.start()].strip():
+            return None
+        text = parameter.group(2).strip("\n")
+        try:
+            parameters[parameter.group(1)] = read_value(text)
+        except NotALiteral:
+            parameters[parameter.group(1)] = text
+        index = parameter.end()
+    if not closed or body[index:].strip():
+        return None
+    return [ParsedCall(match.group(1), parameters)], len(region)
 
 
 def _read_action(region: str) -> tuple[list[ParsedCall], int] | None:
