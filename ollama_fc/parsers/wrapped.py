@@ -28,7 +28,7 @@ TAG_WRAPPERS = (
     ("<tool_code>", "</tool_code>"),
 )
 # Fenced blocks that are calls only as the last thing printed (a code sample is followed by prose).
-FENCES = ("```tool_call", "```tool_code", "```python", "```py\n", "```\n")
+FENCES = ("```tool_call", "```tool_code", "```python", "```py\n", "```")
 # Wrappers inside wrappers are read this many levels deep (each level scans the body again).
 MAX_DEPTH = 3
 ACTION = "Action:"
