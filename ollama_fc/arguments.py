@@ -79,12 +79,28 @@ def _refuse_remote(uri: str) -> Any:
 _NO_REMOTE = {scheme: _refuse_remote for scheme in ("http", "https", "file", "ftp")}
 
 
+# The same schema object comes back call after call: found by identity, confirmed by comparing
+# with a copy taken when it was cached (so a schema changed in place is compiled again).
+_BY_IDENTITY: dict[int, tuple[Any, Validator | None]] = {}
+
+
 def _validator(schema: Schema) -> Validator | None:
     """The compiled validator of a schema (cached), or None for a schema the library refuses."""
+    known = _BY_IDENTITY.get(id(schema))
+    if known is not None and known[0] == schema:
+        return known[1]
     try:
-        key = json.dumps(schema, sort_keys=True, default=str)
-    except (TypeError, ValueError):
+        key = json.dumps(schema, default=str)
+    except (TypeError, ValueError, RecursionError):
         return None
+    validator = _compiled(schema, key)
+    if len(_BY_IDENTITY) >= _CACHED_SCHEMAS:
+        _BY_IDENTITY.clear()
+    _BY_IDENTITY[id(schema)] = (json.loads(key), validator)
+    return validator
+
+
+def _compiled(schema: Schema, key: str) -> Validator | None:
     with _VALIDATORS_LOCK:
         if key in _VALIDATORS:
             _VALIDATORS.move_to_end(key)

@@ -146,3 +146,11 @@ def test_an_integer_longer_than_python_converts_is_an_invalid_call_not_a_crash()
 def test_a_remote_ref_is_never_fetched() -> None:
     schema = {"type": "object", "properties": {"a": {"$ref": "http://example.invalid/schema.json"}}}
     assert validate_arguments("t", schema, {"a": 1}) == {"a": 1}  # checked by the coercion pass only
+
+
+def test_a_schema_changed_in_place_is_checked_as_it_is_now() -> None:
+    schema = {"type": "object", "properties": {"days": {"type": "integer", "maximum": 14}}}
+    assert validate_arguments("plan", schema, {"days": 10}) == {"days": 10}
+    schema["properties"]["days"]["maximum"] = 5
+    with pytest.raises(InvalidToolCall, match="smaller than or equal to 5"):
+        validate_arguments("plan", schema, {"days": 10})

@@ -196,7 +196,10 @@ def read_value(text: str) -> Any:
         return json.loads(text, strict=False, parse_int=_read_int)
     except (ValueError, RecursionError):
         pass
-    return literal_from_source(repair(text))
+    try:  # most model text needs no repair: skip the character walk then
+        return literal_from_source(text)
+    except NotALiteral:
+        return literal_from_source(repair(text))
 
 
 def literal_from_source(source: str) -> Any:

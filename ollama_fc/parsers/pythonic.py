@@ -40,10 +40,12 @@ def _parse(source: str, mode: str) -> ast.AST | None:
 def read_call_list(region: str, *, function_wrappers: bool) -> list[ParsedCall] | None:
     """Read `[f(a=1), g()]` or a bare `f(a=1)`; with `function_wrappers`, also
     `[Function(arguments={...}, name=f)]`."""
-    try:
-        tree = _parse(repair(region.strip()), "eval")
-    except NotALiteral:
-        return None
+    tree = _parse(region.strip(), "eval")  # most model text needs no repair
+    if tree is None:
+        try:
+            tree = _parse(repair(region.strip()), "eval")
+        except NotALiteral:
+            return None
     if not isinstance(tree, ast.Expression):
         return None
     elements = tree.body.elts if isinstance(tree.body, (ast.List, ast.Tuple)) else [tree.body]
