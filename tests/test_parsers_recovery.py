@@ -257,13 +257,19 @@ def test_the_shapes_of_one_marker_agree_on_how_its_region_ends() -> None:
         ("[TOOL_CALLS]", "mistral"),
         ("<|python_tag|>", "llama3_json"),
         ("<|tool_call_start|>", "wrapped"),
-        ("<tools>", "wrapped"),
+        ("<tools>", None),
         ("<function=", "wrapped"),
         ("{", None),
     ],
 )
 def test_the_tag_map_comes_from_the_parsers(tag: str, format_name: str | None) -> None:
     assert format_for_tag(tag) == format_name
+
+
+def test_the_declared_tags_cover_the_converters_known_markers() -> None:
+    from ollama_fc.convert.api import KNOWN_MARKERS
+
+    assert set(KNOWN_MARKERS) <= set(KNOWN_TAGS)
 
 
 def test_every_declared_tag_maps_to_its_parser() -> None:

@@ -14,7 +14,7 @@ MARKER = "functools["
 class FunctoolsParser(ToolCallParser):
     name = "functools"
     markers = (Marker(MARKER, "bracket"),)
-    tags = ("functools",)
+    tags = (MARKER,)
 
     def read_region(self, region: str) -> list[ParsedCall] | None:
         try:

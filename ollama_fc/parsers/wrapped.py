@@ -47,7 +47,16 @@ class WrappedParser(ToolCallParser):
         Marker(ACTION, "tag", closers=(("Observation:", False),)),
         Marker(FUNCTION_TAG, "tag", closers=((FUNCTION_CLOSE, True),)),
     )
-    tags = (*(opener for opener, _ in TAG_WRAPPERS if opener != "<function_call>"), FUNCTION_TAG)
+    # Call tags a template may write before its calls (`<tools>` wraps the tool list instead).
+    tags = (
+        "<|tool_call|>",
+        "<|tool_calls|>",
+        "<tool_calls>",
+        FUNCTION_TAG,
+        "<function_calls>",
+        "<|python_start|>",
+        "<|tool_call_start|>",
+    )
 
     def read_prefix(self, region: str) -> tuple[list[ParsedCall], int] | None:
         if region.startswith(ACTION):
