@@ -73,8 +73,7 @@ def convert_command(source: str, output: str | None, as_json: bool, from_: str) 
     else:
         click.echo(text, nl=False)
     for warning in conversion.warnings:
-        where = f"line {warning.line}: " if warning.line is not None else ""
-        click.echo(f"warning: {where}{warning.construct}: {warning.effect}", err=True)
+        click.echo(f"warning: {warning}", err=True)
 
 
 @main.command("verify")

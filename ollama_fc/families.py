@@ -131,7 +131,7 @@ class FamilyTemplate:
 
     @property
     def warnings(self) -> list[str]:
-        return [f"line {w.line}: {w.construct}: {w.effect}" for w in self.conversion.warnings]
+        return [str(w) for w in self.conversion.warnings]
 
 
 class UnknownFamilyError(OllamaFcError):

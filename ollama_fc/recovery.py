@@ -17,8 +17,8 @@ import ollama
 from ollama import ChatResponse, Message
 
 from .arguments import validate_arguments
-from .convert.api import parse_tag, read_marker
 from .functions import function_to_tool
+from .markers import parse_tag, read_marker
 from .parsers.base import ParsedCall, tool_name
 from .parsers.registry import PARSERS, format_for_tag, parsers_for
 from .parsers.streaming import StreamingRecoverer, recover_text

@@ -24,10 +24,10 @@ from ollama_fc.build import build
 from ollama_fc.errors import BuildError
 from ollama_fc.families import load_family
 from ollama_fc.functions import function_to_tool
+from ollama_fc.hf.reference import render
+from ollama_fc.hf.shapes import probe, to_hf
 from ollama_fc.testbed.scripted import write_scripted_gguf
 from ollama_fc.testbed.server import rendered_prompt
-from ollama_fc.verify.reference import render
-from ollama_fc.verify.shapes import probe, to_hf
 
 pytestmark = pytest.mark.ollama
 

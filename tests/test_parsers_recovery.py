@@ -267,7 +267,7 @@ def test_the_tag_map_comes_from_the_parsers(tag: str, format_name: str | None) -
 
 
 def test_the_declared_tags_cover_the_converters_known_markers() -> None:
-    from ollama_fc.convert.api import KNOWN_MARKERS
+    from ollama_fc.markers import KNOWN_MARKERS
 
     assert set(KNOWN_MARKERS) <= set(KNOWN_TAGS)
 
