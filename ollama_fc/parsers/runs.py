@@ -118,6 +118,8 @@ class Run:
             assert self.item is not None
             depth = len(self.finder.tracker.stack) if isinstance(self.finder, BracketFinder) else 0
             unclosed = read_item(self.item, text[self.item_at :]) if depth <= MAX_UNCLOSED else None
+            if unclosed and not all(call.arguments for call in unclosed):
+                unclosed = None  # cut off after a name, before its arguments: a cut, not a call
             if not unclosed:
                 return self._item_failed()
         elif self.pending:

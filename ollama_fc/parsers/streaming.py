@@ -216,9 +216,12 @@ class StreamingRecoverer:
                 return
             start = match.start()
             text = match.group()
-            if not final and len(data) - start < tables.longest and data[start:] in tables.prefixes:
-                self._hold(data, index, len(data) - start)
-                return
+            if not final and len(data) - start < tables.longest:
+                # a longer marker may begin here or earlier and end in the next chunk
+                keep = self._partial_tail(data, index, None)
+                if keep and len(data) - keep <= start:
+                    self._hold(data, index, keep)
+                    return
             if not self._may_start(data, start, text):
                 self._emit(data[index : start + 1])
                 index = start + 1
