@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import re
 
+#: Ollama's built-in parser that returns the model's text untouched (no tool-call or thinking
+#: parsing); the template still renders `.Tools`, and ollama-fc's client parses the text. Models
+#: `ollama-fc build` creates, and the Modelfiles it writes, name it in their PARSER line.
+PASSTHROUGH_PARSER = "passthrough"
+
 #: The family marker: a Go comment at the start of a TEMPLATE.
 MARKER_PATTERN = re.compile(r"\{\{-?\s*/\*\s*ollama-fc\s+family=(\S+)\s+format=(\S+?)\s*\*/\s*-?\}\}")
 

@@ -69,10 +69,13 @@ def scripted_model(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -
     """Factory: create a scripted model on the server and return its name.
 
     `scripted_model(script, *, after=None, trigger="<tool_response>", template, special_tokens=(),
-    parameters=None, name=None)`. The same arguments give the same model (created once).
+    parameters=None, parser=None, name=None)`. The same arguments give the same model (created
+    once). `parser` is the create request's `parser` field (e.g. "passthrough"), sent as
+    `ollama-fc build` sends it.
     """
     import ollama
 
+    from ollama_fc.build import create_model
     from ollama_fc.testbed.scripted import write_scripted_gguf
 
     client = ollama.Client(host=ollama_host)
@@ -87,10 +90,11 @@ def scripted_model(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -
         template: str,
         special_tokens: Sequence[str] = (),
         parameters: Mapping[str, Any] | None = None,
+        parser: str | None = None,
         name: str | None = None,
     ) -> str:
         recipe = json.dumps(
-            [script, after, trigger, template, list(special_tokens), parameters], sort_keys=True, default=str
+            [script, after, trigger, template, list(special_tokens), parameters, parser], sort_keys=True, default=str
         )
         key = hashlib.sha256(recipe.encode()).hexdigest()[:12]
         model = name or f"scripted-{key}"
@@ -100,12 +104,15 @@ def scripted_model(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -
             folder / f"{key}.gguf", script, after=after, trigger=trigger, special_tokens=special_tokens
         )
         digest = client.create_blob(path)
-        client.create(
-            model=model,
+        for _ in create_model(
+            client,
+            model,
+            parser=parser,
             files={path.name: digest},
             template=template,
             parameters=dict(parameters) if parameters else None,
-        )
+        ):
+            pass
         created[model] = recipe
         return model
 

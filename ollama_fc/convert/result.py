@@ -8,6 +8,7 @@ import warnings
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConversionError
+from ..markers import PASSTHROUGH_PARSER
 
 with warnings.catch_warnings():  # `construct` is the agreed field name; it shadows BaseModel.construct
     warnings.simplefilter("ignore")
@@ -48,9 +49,12 @@ class Conversion(BaseModel):
     tool_call_tag: str | None = None
     special_tokens: dict[str, str] = Field(default_factory=dict)
 
-    def modelfile(self, from_: str) -> str:
-        """Modelfile text: FROM, the TEMPLATE as Ollama's Modelfile parser reads it back, PARAMETERs."""
+    def modelfile(self, from_: str, *, parser: str | None = PASSTHROUGH_PARSER) -> str:
+        """Modelfile text: FROM, the TEMPLATE as Ollama's Modelfile parser reads it back, PARSER,
+        PARAMETERs. `parser=None` leaves the model's text to Ollama's template-derived parsing."""
         lines = [f"FROM {from_}", f'TEMPLATE """{modelfile_quotable(self.template)}"""']
+        if parser:
+            lines.append(f"PARSER {parser}")
         for name, values in self.parameters.items():
             for value in values:
                 quoted = f'"{value}"' if '"' not in value else f'"""{value}"""'
