@@ -5,7 +5,8 @@
 
 Rows: streaming recovery 200k vs 20k characters, recovery on the worst inputs at 80k vs 40k
 characters, argument checking with jsonschema against fastjsonschema, the client against plain
-`ollama.chat`, and whole-corpus conversion against @huggingface/ollama-utils. Results go to docs/BENCHMARKS.md by
+`ollama.chat`, the proxy (`ollama-fc serve`) against direct Ollama, and whole-corpus conversion
+against @huggingface/ollama-utils. Results go to docs/BENCHMARKS.md by
 hand, with the machine's load noted.
 """
 
@@ -22,6 +23,7 @@ import client_overhead
 import corpus_convert
 import fidelity
 import linear_time
+import proxy_overhead
 import streaming_parse
 from table import print_table
 
@@ -31,6 +33,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15.0, help="client: alternating runs per case (default 15)")
     parser.add_argument("--host", help="client: an Ollama already running (default: start the pinned one)")
     parser.add_argument(
+        "--requests", type=int, default=10_000, help="proxy: requests of the memory soak (default 10,000)"
+    )
+    parser.add_argument(
         "--fidelity", action="store_true", help="also run benchmarks/fidelity.py (writes docs/FIDELITY.md)"
     )
     args = parser.parse_args()
@@ -38,6 +43,7 @@ def main() -> None:
     rows += linear_time.measure()
     rows += argument_validation.measure()
     rows += client_overhead.measure(args.seconds, args.host)
+    rows += proxy_overhead.measure(args.seconds, args.requests, args.host)
     rows += corpus_convert.measure()
     print_table(rows)
     if args.fidelity:

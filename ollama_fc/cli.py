@@ -241,6 +241,27 @@ def modelfiles_command(check: bool) -> None:
         sys.exit(1)
 
 
+@main.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=11435, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
+@click.option(
+    "--upstream",
+    metavar="URL",
+    help="The Ollama to forward to (default: OLLAMA_HOST, else http://127.0.0.1:11434).",
+)
+@friendly_errors
+def serve_command(host: str, port: int, upstream: str | None) -> None:
+    """Run a proxy in front of Ollama that repairs tool calls for any app.
+
+    Point an app's Ollama URL at http://HOST:PORT, or its OpenAI base URL at http://HOST:PORT/v1:
+    /api/chat and /v1/chat/completions come back with the tool calls Ollama left in the text
+    moved into tool_calls; every other endpoint is forwarded to Ollama unchanged.
+    """
+    from .serve import serve
+
+    serve(host, port, upstream)
+
+
 @main.command("parse")
 @click.option("--format", "format_name", default=None, help="Tool-call format (default: try all).")
 @click.option(

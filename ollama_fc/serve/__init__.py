@@ -1,0 +1,21 @@
+"""`ollama-fc serve`: a local proxy in front of Ollama that repairs tool calls for any app.
+
+Apps point their Ollama URL (or their OpenAI base URL, plus `/v1`) at the proxy instead of at
+Ollama. `/api/chat` and `/v1/chat/completions` come back with the tool calls Ollama left in
+the model's text moved into `tool_calls`, by the same engine as `ollama_fc.Client`; every other
+endpoint is forwarded to Ollama unchanged.
+
+    app.py          the routes
+    ollama_api.py   /api/chat
+    openai_api.py   /v1/chat/completions
+    recovering.py   the engine on one response, and the policy for calls that fail their schema
+    upstream.py     forwarding to Ollama, errors, the per-model format cache
+    server.py       binding the port and running uvicorn
+"""
+
+from __future__ import annotations
+
+from .app import create_app
+from .server import DEFAULT_PORT, ProxyThread, default_upstream, serve
+
+__all__ = ["DEFAULT_PORT", "ProxyThread", "create_app", "default_upstream", "serve"]

@@ -1,0 +1,204 @@
+"""`/v1/chat/completions`: OpenAI's chat API, forwarded to Ollama's own `/v1`, repaired on the way back.
+
+Why forward to Ollama's `/v1` rather than translate to `/api/chat`: Ollama's OpenAI layer is a
+one-to-one mapping of its native chat (each native chunk becomes one OpenAI chunk; content,
+thinking and the done reason map field for field), so the engine sees the same text either
+way. What that layer does besides (the defaults for temperature and top_p, `max_tokens`,
+`stop`, `seed`, `response_format`, images as data URLs, `reasoning_effort`, `logprobs`, usage,
+its error bodies) stays Ollama's, exactly as an app gets it without the proxy, instead of a
+second translation that would drift from it.
+
+Requests: forwarded as they are, except that a `tool` message with a `tool_call_id` and no
+`name` gets the name of the call with that id from the earlier assistant messages (Ollama's
+`tool_name`, which templates render); recent Ollama versions do that themselves, older ones
+do not. Responses: recovered calls become `tool_calls` (`id`, `index`, `type: function`,
+`function.name`, `function.arguments` as a JSON string), the call text leaves `content`, and
+`finish_reason` becomes `tool_calls`. Streamed, each call arrives whole in one delta, as
+Ollama sends the calls it parses itself; OpenAI clients accumulate deltas by `index`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import httpx
+from ollama import ChatResponse, Message
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .recovering import ResponseRecovery
+from .upstream import ClientGone, Upstream, error_response, read_chat_request, relay, until_disconnected
+
+log = logging.getLogger("ollama_fc.serve")
+
+PATH = "/v1/chat/completions"
+DATA = "data: "
+DONE = "data: [DONE]"
+
+
+async def chat_completions(request: Request) -> Response:
+    upstream: Upstream = request.app.state.upstream
+    body = await request.body()
+    try:
+        payload = read_chat_request(body)
+    except ValueError as error:
+        return error_response(PATH, 400, f"malformed chat completions request: {error}")
+    if name_tool_results(payload):
+        body = json.dumps(payload, ensure_ascii=False).encode()
+    try:
+        response = await upstream.send(request, PATH, body)
+    except ClientGone:
+        return Response(status_code=499)
+    except httpx.TransportError as error:
+        return upstream.unreachable(PATH, error)
+    tools = payload.get("tools")
+    if not tools or response.status_code != 200:
+        return relay(response, response.aiter_raw(), keep_length=True)
+    streamed = response.headers.get("content-type", "").startswith("text/event-stream")
+    try:
+        model = str(payload.get("model", ""))
+        recovery = ResponseRecovery(tools, await upstream.tool_format(model), model)
+        if streamed:
+            return relay(response, StreamRepair(recovery).lines(response), keep_length=False)
+        whole = await until_disconnected(request, response.aread())
+    except ClientGone:
+        return Response(status_code=499)
+    except httpx.TransportError as error:
+        return upstream.unreachable(PATH, error)
+    finally:
+        if not streamed:
+            await response.aclose()
+    headers = {name: value for name, value in response.headers.items() if name.lower() != "content-length"}
+    return Response(_repaired_completion(whole, recovery), response.status_code, headers)
+
+
+def name_tool_results(payload: Mapping[str, Any]) -> bool:
+    """Give each `tool` message without a `name` the name of the call its `tool_call_id` answers;
+    True if any was named (then the request is re-encoded)."""
+    names: dict[str, str] = {}
+    changed = False
+    for message in payload.get("messages") or ():
+        for call in message.get("tool_calls") or ():
+            if isinstance(call, dict) and isinstance(call.get("function"), dict):
+                names[str(call.get("id"))] = str(call["function"].get("name"))
+        if message.get("role") == "tool" and not message.get("name") and message.get("tool_call_id") in names:
+            message["name"] = names[message["tool_call_id"]]
+            changed = True
+    return changed
+
+
+def _engine_message(fields: Mapping[str, Any]) -> Message:
+    """An OpenAI message or delta as the engine reads it: text, thinking, calls already made."""
+    calls = []
+    for call in fields.get("tool_calls") or ():
+        function = call.get("function") or {}
+        try:
+            arguments = json.loads(function.get("arguments") or "{}")
+        except ValueError:
+            arguments = {}
+        calls.append(
+            Message.ToolCall(
+                function=Message.ToolCall.Function(
+                    name=str(function.get("name", "")), arguments=arguments if isinstance(arguments, dict) else {}
+                )
+            )
+        )
+    content = fields.get("content")
+    return Message(
+        role="assistant",
+        content=content if isinstance(content, str) else "",
+        thinking=fields.get("reasoning") or None,
+        tool_calls=calls or None,
+    )
+
+
+def _apply(fields: dict[str, Any], message: Message, recovery: ResponseRecovery) -> bool:
+    """Write the engine's message into an OpenAI message or delta; True if it holds calls."""
+    fields["content"] = message.content or ""
+    if message.thinking:
+        fields["reasoning"] = message.thinking
+    calls = recovery.numbered(message)
+    if calls:
+        fields["tool_calls"] = [
+            {
+                "id": call_id,
+                "index": index,
+                "type": "function",
+                "function": {
+                    "name": call.function.name,
+                    "arguments": json.dumps(dict(call.function.arguments), ensure_ascii=False),
+                },
+            }
+            for index, call_id, call in calls
+        ]
+    return bool(calls)
+
+
+def _repaired_completion(data: bytes, recovery: ResponseRecovery) -> bytes:
+    try:
+        completion = json.loads(data)
+        choice = completion["choices"][0]
+        usage = completion.get("usage") or {}
+        response = ChatResponse(
+            model=completion.get("model"),
+            done=True,
+            done_reason=choice.get("finish_reason"),
+            eval_count=usage.get("completion_tokens"),
+            message=_engine_message(choice["message"]),
+        )
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, ValidationError) as error:
+        log.warning("passed on a chat completion the proxy could not read: %s", error)
+        return data
+    message = recovery.whole(response)
+    if message is None:
+        return data
+    if _apply(choice["message"], message, recovery):
+        choice["finish_reason"] = "tool_calls"
+    return (json.dumps(completion, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+class StreamRepair:
+    """Rewrites the server-sent events of one streamed completion, event by event."""
+
+    def __init__(self, recovery: ResponseRecovery) -> None:
+        self.recovery = recovery
+        self.sent_calls = False
+
+    async def lines(self, response: httpx.Response) -> AsyncIterator[bytes]:
+        async for line in response.aiter_lines():
+            if line.startswith(DATA) and line != DONE:
+                line = self.event(line)
+            yield (line + "\n").encode()
+
+    def event(self, line: str) -> str:
+        try:
+            chunk = json.loads(line[len(DATA) :])
+            choice = chunk["choices"][0] if chunk.get("choices") else None
+            if choice is None:
+                return line  # the usage chunk
+            delta = choice.get("delta") or {}
+            finish = choice.get("finish_reason")
+            engine_chunk = ChatResponse(
+                model=chunk.get("model"),
+                done=finish is not None,
+                done_reason=finish,
+                message=_engine_message(delta),
+            )
+        except (ValueError, KeyError, TypeError, AttributeError, ValidationError) as error:
+            log.warning("passed on a completion chunk the proxy could not read: %s", error)
+            return line
+        message = self.recovery.chunk(engine_chunk)
+        changed = message is not None
+        if message is not None:
+            choice["delta"] = delta
+            self.sent_calls = _apply(delta, message, self.recovery) or self.sent_calls
+        if finish is not None and self.sent_calls and finish != "tool_calls":
+            choice["finish_reason"] = "tool_calls"
+            changed = True
+        if not changed:
+            return line
+        return DATA + json.dumps(chunk, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,76 @@
+"""The recovery engine applied to one response passing through the proxy.
+
+The engine is `ollama_fc.recovery` itself (recover_response for a whole response, one
+StreamRewriter per stream), fed ollama's ChatResponse objects made from the wire; a response
+the engine leaves as it is goes back to the app byte for byte. What the proxy adds is its
+policy for a recovered call whose arguments fail the offered tool's schema: an app cannot
+catch an exception raised in the proxy, and a model that meant to call a tool should not have
+its call shown to the user as text. So a failing call is passed on as the model wrote it (as
+Ollama passes on the calls it parses itself, unchecked) and one warning line is logged; calls
+that pass are coerced to the schema ("7" to 7 for an integer). An app checks arguments
+before running a tool anyway, and a tool loop hands the error back to the model, as
+`run_tools` does.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import string
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ollama import ChatResponse, Message
+
+from ..recovery import StreamRewriter, offer, recover_response
+from ..schema import InvalidToolCall, validate_arguments
+
+log = logging.getLogger("ollama_fc.serve")
+
+_ID_ALPHABET = string.ascii_lowercase + string.digits
+
+
+def tool_call_id() -> str:
+    """A call id in Ollama's own shape (`call_` and 8 characters), unique enough per conversation."""
+    return "call_" + "".join(secrets.choice(_ID_ALPHABET) for _ in range(8))
+
+
+class ResponseRecovery:
+    """The engine's state for one response (whole or streamed) to one request."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]], format_name: str | None, model: str) -> None:
+        self.offered = offer(tools, None)
+        self.format_name = format_name
+        self.model = model
+        self.rewriter = StreamRewriter(self.offered, format_name, validate=False)
+        self.calls_sent = 0
+
+    def whole(self, response: ChatResponse) -> Message | None:
+        """The message with recovered calls, or None when the response stays as Ollama sent it."""
+        before = response.message.model_copy()
+        message = recover_response(response, self.offered, self.format_name, validate=False).message
+        return None if message == before else self._checked(message)
+
+    def chunk(self, chunk: ChatResponse) -> Message | None:
+        """The rewritten message of one streamed chunk, or None when the chunk stays as it is."""
+        rewritten = self.rewriter.rewrite(chunk)
+        return None if rewritten is chunk else self._checked(rewritten.message)
+
+    def _checked(self, message: Message) -> Message:
+        for call in message.tool_calls or ():
+            function = call.function
+            try:
+                function.arguments = validate_arguments(
+                    function.name, self.offered.schemas.get(function.name), function.arguments
+                )
+            except InvalidToolCall as error:
+                log.warning("%s: %s; passed on to the app as the model wrote it", self.model, error)
+        return message
+
+    def numbered(self, message: Message) -> list[tuple[int, str, Message.ToolCall]]:
+        """The message's calls with their index in the response and a fresh id."""
+        calls = [
+            (self.calls_sent + offset, tool_call_id(), call) for offset, call in enumerate(message.tool_calls or ())
+        ]
+        self.calls_sent += len(calls)
+        return calls

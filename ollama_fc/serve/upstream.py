@@ -1,0 +1,221 @@
+"""The Ollama behind the proxy: forwarding requests to it, and what it says about its models.
+
+Forwarding keeps everything the app and Ollama say to each other: method, path, query, headers
+(less the hop-by-hop ones), body and status, with the body streamed both ways, so a
+response arrives chunk by chunk as Ollama writes it. A client that goes away cancels the
+request to Ollama: while the proxy waits for Ollama's answer, a watcher listens for the
+disconnect; once the answer streams, Starlette stops the stream and its `finally` closes the
+connection to Ollama, which then stops generating.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Mapping
+from typing import Any, TypeVar
+
+import httpx
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from ..recovery import format_from_template
+
+log = logging.getLogger("ollama_fc.serve")
+
+T = TypeVar("T")
+
+# Connection-level headers (RFC 9110, 7.6.1) belong to one hop; `host` names the proxy, and the
+# length is recomputed when a body is rewritten.
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+    }
+)
+
+SMALL_BODY = 1 << 20
+"""Request bodies up to this size are read whole before forwarding (so the disconnect watcher
+may listen at once); larger ones (model blobs) are streamed through."""
+
+FORMAT_TTL = 60.0
+"""Seconds a model's tool-call format is trusted before `show` is asked again (a model can be
+re-created under the same name directly on Ollama)."""
+
+MUTATING = ("/api/create", "/api/delete", "/api/copy", "/api/pull", "/api/push")
+
+
+class ClientGone(Exception):
+    """The app closed its connection before Ollama answered."""
+
+
+class Upstream:
+    """One Ollama server: an httpx connection pool, and the tool-call format of each model."""
+
+    def __init__(self, base_url: str, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.client = httpx.AsyncClient(
+            base_url=self.base_url,
+            # Generation and model loads take as long as they take; only connecting is bounded.
+            timeout=httpx.Timeout(None, connect=10.0),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
+            trust_env=False,  # the upstream is addressed directly, never through HTTP_PROXY
+            transport=transport,
+        )
+        self._formats: dict[str, tuple[float, asyncio.Future[tuple[str | None, bool]]]] = {}
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+    def unreachable(self, path: str, error: Exception) -> JSONResponse:
+        """502 with one line naming the upstream and how to start it (OpenAI's error shape on /v1)."""
+        message = (
+            f"ollama-fc serve cannot reach Ollama at {self.base_url} ({type(error).__name__}): "
+            "start it with `ollama serve`, or point the proxy at it with --upstream URL or OLLAMA_HOST"
+        )
+        log.warning(message)
+        return error_response(path, 502, message)
+
+    async def send(self, request: Request, path: str, body: bytes | None = None) -> httpx.Response:
+        """Send the app's request on to Ollama (its body, or `body` when already read) and
+        return Ollama's response with the body still to be streamed; raises ClientGone."""
+        headers = [(name, value) for name, value in request.headers.items() if name not in HOP_BY_HOP]
+        if body is None:
+            length = request.headers.get("content-length")
+            if request.method in ("GET", "HEAD", "DELETE", "OPTIONS") and length is None:
+                body = b""
+            elif length is not None and int(length) <= SMALL_BODY:
+                body = await request.body()
+        content: bytes | AsyncIterator[bytes] = request.stream() if body is None else body
+        if body is not None:  # httpx sets the length of the body it is given (maybe re-encoded)
+            headers = [(name, value) for name, value in headers if name != "content-length"]
+        upstream_request = self.client.build_request(
+            request.method,
+            path,
+            params=request.url.query or None,
+            headers=headers,
+            content=content,
+        )
+        if body is None:  # a large upload: its stream owns `receive` until Ollama answers
+            return await self.client.send(upstream_request, stream=True)
+        return await until_disconnected(request, self.client.send(upstream_request, stream=True))
+
+    async def forward(self, request: Request) -> Response:
+        """Any endpoint the proxy does not repair: Ollama's response as it is, streamed."""
+        raw_path = request.scope.get("raw_path")
+        path = raw_path.decode("latin-1") if raw_path else request.url.path  # as the app encoded it
+        if request.url.path in MUTATING:
+            self._formats.clear()  # a model may have changed under its name
+        try:
+            response = await self.send(request, path)
+        except ClientGone:
+            return Response(status_code=499)
+        except httpx.TransportError as error:
+            return self.unreachable(path, error)
+        return relay(response, response.aiter_raw(), keep_length=True)
+
+    async def tool_format(self, model: str) -> str | None:
+        """The model's tool-call format from its template (`show`, cached per model; concurrent
+        first requests share one `show`). None when the template does not say or `show` fails
+        (then every format is tried, and the next request asks again)."""
+        now = time.monotonic()
+        cached = self._formats.get(model)
+        if cached is None or now - cached[0] > FORMAT_TTL:
+            cached = (now, asyncio.ensure_future(self._read_format(model)))
+            self._formats[model] = cached
+        format_name, known = await asyncio.shield(cached[1])
+        if not known and self._formats.get(model) is cached:
+            del self._formats[model]
+        return format_name
+
+    async def _read_format(self, model: str) -> tuple[str | None, bool]:
+        try:
+            response = await self.client.post("/api/show", json={"model": model})
+            response.raise_for_status()
+            template = response.json().get("template")
+        except (httpx.HTTPError, ValueError) as error:
+            log.warning("cannot read the template of %s from Ollama (%s); trying every tool-call format", model, error)
+            return None, False
+        return format_from_template(template if isinstance(template, str) else None), True
+
+
+def relay(response: httpx.Response, body: AsyncIterator[bytes], keep_length: bool) -> StreamingResponse:
+    """A streamed response carrying Ollama's status and headers around `body`; closing it (the
+    end, an error, or the app going away) closes the connection to Ollama."""
+
+    async def stream() -> AsyncIterator[bytes]:
+        try:
+            async for chunk in body:
+                yield chunk
+        except httpx.TransportError as error:  # Ollama went away mid-stream: end the stream
+            log.warning("Ollama closed the stream of %s early: %s", response.request.url.path, error)
+        finally:
+            await response.aclose()
+
+    skip = HOP_BY_HOP if keep_length else HOP_BY_HOP | {"content-length"}
+    headers = {name: value for name, value in response.headers.items() if name not in skip}
+    return StreamingResponse(stream(), status_code=response.status_code, headers=headers)
+
+
+async def until_disconnected(request: Request, work: Awaitable[T]) -> T:
+    """`work`'s result, or ClientGone (with `work` cancelled) if the app disconnects first.
+
+    Only for requests whose body was read: the watcher takes the ASGI `receive` channel."""
+    task = asyncio.ensure_future(work)
+
+    async def disconnected() -> None:
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+
+    watcher = asyncio.ensure_future(disconnected())
+    try:
+        await asyncio.wait((task, watcher), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watcher.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    try:
+        response = await task
+    except (asyncio.CancelledError, httpx.HTTPError):
+        raise ClientGone() from None
+    if isinstance(response, httpx.Response):  # finished just as it was cancelled
+        await response.aclose()
+    raise ClientGone()
+
+
+def error_response(path: str, status: int, message: str) -> JSONResponse:
+    """An error in the shape the app's client reads: OpenAI's under /v1, Ollama's elsewhere."""
+    if path.startswith("/v1/"):
+        kind = "invalid_request_error" if status == 400 else "api_error"
+        return JSONResponse({"error": {"message": message, "type": kind, "param": None, "code": None}}, status)
+    return JSONResponse({"error": message}, status)
+
+
+def read_chat_request(body: bytes) -> Mapping[str, Any]:
+    """The JSON object of a chat request; ValueError naming what is wrong with it."""
+    try:
+        payload = json.loads(body)
+    except ValueError as error:
+        raise ValueError(f"the request body is not valid JSON ({error})") from None
+    if not isinstance(payload, dict):
+        raise ValueError(f"the request body must be a JSON object, not {type(payload).__name__}")
+    tools = payload.get("tools")
+    if tools is not None and not (isinstance(tools, list) and all(isinstance(tool, dict) for tool in tools)):
+        raise ValueError('"tools" must be a list of tool definitions (JSON objects)')
+    messages = payload.get("messages")
+    if messages is not None and not (
+        isinstance(messages, list) and all(isinstance(message, dict) for message in messages)
+    ):
+        raise ValueError('"messages" must be a list of message objects')
+    return payload
