@@ -1,11 +1,12 @@
 """Every speed benchmark in one run, printed as one table of ratios side by side.
 
-    python benchmarks/run_all.py               # ~1-2 minutes: starts the pinned Ollama
+    python benchmarks/run_all.py               # ~5 minutes: starts the pinned Ollama
     python benchmarks/run_all.py --fidelity    # also re-measure docs/FIDELITY.md (much longer)
 
-Rows: streaming recovery 200k vs 20k characters, the client against plain `ollama.chat`, the
-proxy (`ollama-fc serve`) against direct Ollama, and
-whole-corpus conversion against @huggingface/ollama-utils. Results go to docs/BENCHMARKS.md by
+Rows: streaming recovery 200k vs 20k characters, recovery on the worst inputs at 80k vs 40k
+characters, argument checking with jsonschema against fastjsonschema, the client against plain
+`ollama.chat`, the proxy (`ollama-fc serve`) against direct Ollama, and whole-corpus conversion
+against @huggingface/ollama-utils. Results go to docs/BENCHMARKS.md by
 hand, with the machine's load noted.
 """
 
@@ -17,9 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import argument_validation
 import client_overhead
 import corpus_convert
 import fidelity
+import linear_time
 import proxy_overhead
 import streaming_parse
 from table import print_table
@@ -37,6 +40,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     rows = streaming_parse.measure()
+    rows += linear_time.measure()
+    rows += argument_validation.measure()
     rows += client_overhead.measure(args.seconds, args.host)
     rows += proxy_overhead.measure(args.seconds, args.requests, args.host)
     rows += corpus_convert.measure()

@@ -8,6 +8,7 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
+from .arguments import InvalidToolCall, validate_arguments
 from .client import AsyncClient, Client, chat
 from .errors import (
     BuildError,
@@ -22,7 +23,6 @@ from .learn import FormatNotLearned, LearnedFormat, learn_format
 from .loop import run_tools
 from .parsers import ParsedCall, ParseResult, parse_tool_calls
 from .recovery import DroppedOutputWarning
-from .schema import InvalidToolCall, validate_arguments
 
 if TYPE_CHECKING:
     from .convert import Conversion, convert

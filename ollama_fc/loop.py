@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from ollama import Message
 
+from .arguments import InvalidToolCall, validate_arguments
 from .errors import ToolCallError
 from .functions import function_to_tool
-from .schema import InvalidToolCall, validate_arguments
 
 
 def run_tools(

@@ -23,29 +23,18 @@ from typing import Any, Union
 import ollama
 from ollama import ChatResponse, Message
 
+from .arguments import validate_arguments
 from .errors import ToolCallError
 from .functions import function_to_tool
 from .learn.format import LEARNED_PREFIX
 from .markers import PASSTHROUGH_PARSER, parse_tag, read_marker
 from .parsers.base import ParsedCall, tool_name
 from .parsers.learned import learned_parser
-from .parsers.registry import PARSERS, parsers_for
+from .parsers.registry import PARSERS, format_for_tag, parsers_for
 from .parsers.streaming import StreamingRecoverer, recover_text
-from .schema import validate_arguments
 from .thinking import ThinkingSplitter, think_enabled
 
 ToolSpec = Union[Mapping[str, Any], ollama.Tool, Callable[..., Any]]
-
-
-# Tag (the text Ollama derives from the template) -> our format name, most specific first.
-_TAG_FORMATS: tuple[tuple[str, str], ...] = (
-    ("<tool_call>", "hermes"),
-    ("<function_call>", "minimax_ts"),
-    ("```typescript", "minimax_ts"),
-    ("functools", "functools"),
-    ("[TOOL_CALLS]", "mistral"),
-    ("<|python_tag|>", "llama3_json"),
-)
 
 
 def format_from_template(template: str | None) -> str | None:
@@ -73,11 +62,7 @@ def format_from_template(template: str | None) -> str | None:
             stacklevel=4,
         )
         return None
-    tag = parse_tag(template)
-    for needle, format_name in _TAG_FORMATS:
-        if needle in tag:
-            return format_name
-    return None
+    return format_for_tag(parse_tag(template))
 
 
 _PARSER_LINE = re.compile(r"^PARSER[ \t]+(\S+)[ \t]*$", re.MULTILINE)

@@ -174,10 +174,12 @@ async def test_prose_naming_a_tool_stays_content(scripted_model, ollama_host: st
         assert calls == [] and content == script
 
 
-async def test_explicit_tool_format_overrides_detection(scripted_model, ollama_host: str) -> None:
+async def test_a_shape_other_than_the_models_format_is_recovered(scripted_model, ollama_host: str) -> None:
+    """The format orders the shapes, it does not choose one: a Hermes model printing a pythonic
+    list gets its call back, with the format detected or given."""
     script = '[get_weather(city="Paris")]'
     model = scripted_model(script, template=family("hermes"), special_tokens=SPECIALS)
-    assert (await ask(ollama_host, model, "sync", False))[0] == []  # the family says hermes: not read
+    assert (await ask(ollama_host, model, "sync", False))[0] == [("get_weather", {"city": "Paris"})]
     calls, _, _ = await ask(ollama_host, model, "sync", False, tool_format="pythonic")
     assert calls == [("get_weather", {"city": "Paris"})]
 

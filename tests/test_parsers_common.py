@@ -28,6 +28,7 @@ SAMPLES = {
     "pythonic": '[get_weather(city="Paris")]',
     "llama3_json": '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}',
     "json": '```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
+    "wrapped": '<tools>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tools>',
 }
 
 NOT_CALLS = [

@@ -17,7 +17,7 @@ from ..hf.shapes import Shape
 from ..parsers.base import ToolCallParser
 from ..parsers.learned import LearnedParser
 from ..parsers.streaming import recover_text
-from ..schema import validate_arguments
+from ..arguments import validate_arguments
 from .format import LearnedFormat
 from .probes import Call, Probe, call_text, schemas, tool_definitions
 

@@ -2,7 +2,7 @@
 
 The prompt shows the arguments with doubled braces and bare keys (`{{city: "x"}}`); the lenient
 literal reader accepts both. Plain pythonic items (`[f(a=1)]`) are accepted too, since real
-Typhoon2 outputs mix the two.
+Typhoon2 outputs mix the two, and so is a `Function(...)` item without the list brackets.
 """
 
 from __future__ import annotations
@@ -13,7 +13,10 @@ from .pythonic import read_call_list
 
 class FunctionListParser(ToolCallParser):
     name = "function_list"
-    markers = (Marker("[", "bracket", must_end=True),)
+    markers = (
+        Marker("[", "bracket", must_end=True),
+        Marker("Function(", "bracket", must_end=True),
+    )
 
     def read_region(self, region: str) -> list[ParsedCall] | None:
         return read_call_list(region, function_wrappers=True)

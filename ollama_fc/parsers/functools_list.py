@@ -14,6 +14,7 @@ MARKER = "functools["
 class FunctoolsParser(ToolCallParser):
     name = "functools"
     markers = (Marker(MARKER, "bracket"),)
+    tags = (MARKER,)
 
     def read_region(self, region: str) -> list[ParsedCall] | None:
         try:

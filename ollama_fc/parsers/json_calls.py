@@ -1,15 +1,15 @@
-"""Bare or fenced JSON: a `{"name": ..., "arguments": {...}}` object, a list of them, several
-objects in a row, or a wrapper `{"tool_calls": [...]}` / `{"tool_call": {...}}`.
+"""Bare or fenced JSON: a `{"name": ..., "arguments": {...}}` object, a list of them, one object
+per line, or an envelope `{"tool_calls": [...]}` / `{"function_call": {...}}`.
 
-JSON has no marker, so it counts only as the last thing in the output.
+JSON has no marker, so it counts only as the last thing in the output (see `runs.py`). A
+```` ```json ```` block holding another shape is read as any wrapper's body.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from .base import Marker, ParsedCall, ToolCallParser, calls_from_values
 from .lenient import NotALiteral, read_values, strip_fence
+from .wrapped import read_body
 
 
 class JsonCallsParser(ToolCallParser):
@@ -21,16 +21,9 @@ class JsonCallsParser(ToolCallParser):
     )
 
     def read_region(self, region: str) -> list[ParsedCall] | None:
+        body = strip_fence(region)
         try:
-            values = read_values(strip_fence(region))
+            values = read_values(body)
         except NotALiteral:
-            return None
-        return calls_from_values(map(_unwrap, values))
-
-
-def _unwrap(value: Any) -> Any:
-    if isinstance(value, dict) and len(value) == 1:
-        inner = value.get("tool_calls", value.get("tool_call"))
-        if inner is not None:
-            return inner
-    return value
+            return read_body(body) if region.startswith("```") else None
+        return calls_from_values(values)

@@ -87,8 +87,8 @@ class LearnedParser(ToolCallParser):
                 # `[TOOL_CALLS] [...]`: the block ends where its bracket closes
                 return Marker(opener, "bracket")
             if len(closer) > 1:
-                return Marker(opener, "tag", closers=((closer, True),), quoted=quoted)
-            return Marker(opener, "rest")
+                return Marker(opener, "tag", closers=((closer, True),), quoted=quoted, ends_at_own_marker=False)
+            return Marker(opener, "rest", ends_at_own_marker=False)
         return Marker(opener or ("[" if spec.style == "pythonic" else "{"), "bracket", must_end=True)
 
     # --- reading one region ---

@@ -1,7 +1,7 @@
 """One lenient reader for the JSON-ish text models print as tool-call arguments.
 
-Models write JSON, Python literals (True, None, single quotes), trailing commas, raw newlines
-inside strings, unquoted keys, and sometimes stop before the closing brackets. Everything here is
+Models write JSON, JSON5 (comments, trailing commas, unquoted keys), Python literals (True, None,
+single quotes), raw newlines inside strings, and sometimes stop before the closing brackets. Everything here is
 read as data: `json.loads` first, then Python's parser plus a walk over literal nodes only.
 Nothing is ever evaluated.
 """
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 import json
+import re
+import sys
 import warnings
 from typing import Any
 
@@ -19,6 +21,8 @@ QUOTES = {'"', "'"}
 
 # Keeps Python's parser far from its recursion limits on hostile input.
 MAX_DEPTH = 64
+# Python refuses to turn longer digit strings into an int; such a number is kept as its text.
+MAX_DIGITS = getattr(sys, "get_int_max_str_digits", lambda: 0)() or 4300
 
 
 class NotALiteral(ValueError):
@@ -30,16 +34,79 @@ class NotALiteral(ValueError):
 VALUE_STARTS = frozenset("[{(:,=")
 
 
-class BracketTracker:
-    """Incremental bracket and string state over a text fed one character at a time."""
+_PLAIN_STOPS = re.compile(r"[\[\]{}()\"']")
+_QUOTE_STOPS = {'"': re.compile(r'[\\"]'), "'": re.compile(r"[\\']")}
+SCAN_FAILED = -1
 
-    __slots__ = ("escaped", "last", "quote", "stack")
+
+class BracketTracker:
+    """Incremental bracket and string state over a text fed one character at a time (`feed`),
+    or a stretch at a time (`scan`, which jumps from one bracket or quote to the next)."""
+
+    __slots__ = ("escaped", "last", "opens", "quote", "stack")
 
     def __init__(self) -> None:
         self.stack: list[str] = []
+        self.opens: list[int] = []
         self.quote = ""
         self.escaped = False
         self.last = ""
+
+    def scan(self, data: str, index: int, offset: int) -> int | None:
+        """Feed `data[index:]`, whose first character is at position `offset` of the tracked
+        text. Return the position just past the bracket that empties the stack, SCAN_FAILED at
+        a closer that was not opened, or None when the data ends first. `opens` keeps the
+        positions of the brackets still open."""
+        length = len(data)
+        position = index
+        while position < length:
+            if self.quote:
+                if self.escaped:
+                    self.escaped = False
+                    position += 1
+                    continue
+                found = _QUOTE_STOPS[self.quote].search(data, position)
+                if found is None:
+                    return None
+                stop = found.start()
+                if data[stop] == "\\":
+                    self.escaped = True
+                else:
+                    self.quote = ""
+                    self.last = data[stop]
+                position = stop + 1
+                continue
+            found = _PLAIN_STOPS.search(data, position)
+            if found is None:
+                break
+            stop = found.start()
+            char = data[stop]
+            if char in QUOTES:
+                back = stop - 1
+                while back >= index and data[back].isspace():
+                    back -= 1
+                if (data[back] if back >= index else self.last) in VALUE_STARTS:
+                    self.quote = char
+            elif char in OPENERS:
+                self.stack.append(OPENERS[char])
+                self.opens.append(offset + stop - index)
+            else:
+                if not self.stack or self.stack[-1] != char:
+                    return SCAN_FAILED
+                self.stack.pop()
+                self.opens.pop()
+                if not self.stack:
+                    self.last = char
+                    return offset + stop - index + 1
+            self.last = char
+            position = stop + 1
+        if not self.quote:
+            back = length - 1
+            while back >= index and data[back].isspace():
+                back -= 1
+            if back >= index:
+                self.last = data[back]
+        return None
 
     def feed(self, char: str) -> bool:
         """Advance by one character; False if it closes a bracket that is not open."""
@@ -68,39 +135,56 @@ class BracketTracker:
 def scan_balanced(text: str, start: int) -> int | None:
     """Index just past the bracket that closes `text[start]`, or None if the text ends first
     (or a bracket closes that was not opened). Brackets inside quoted strings do not count."""
-    tracker = BracketTracker()
-    for index in range(start, len(text)):
-        if not tracker.feed(text[index]):
-            return None
-        if not tracker.stack and not tracker.quote:
-            return index + 1
-    return None
+    end = BracketTracker().scan(text, start, start)
+    return None if end is None or end == SCAN_FAILED else end
 
 
 def repair(text: str) -> str:
     """Make a sloppy literal parseable by Python.
 
-    Raw newlines inside strings become escapes; a dangling comma and unclosed brackets at the end
-    are closed. Text cut inside a string or right after a key is not repaired (NotALiteral): the
-    value the model meant is unknown, and a guess ("Par" for "Paris") must never reach a tool.
+    Raw newlines inside strings become escapes, `//` and `/* */` comments go; a dangling comma
+    and unclosed brackets at the end are closed. Text cut inside a string, inside a number or
+    right after a key is not repaired (NotALiteral): the value the model meant is unknown, and a
+    guess ("Par" for "Paris", 1 for 15) must never reach a tool.
     """
     out: list[str] = []
     tracker = BracketTracker()
-    for char in text:
-        if tracker.quote and not tracker.escaped and char in "\r\n":
-            out.append("\\n" if char == "\n" else "\\r")
-            tracker.feed(char)
+    index = 0
+    length = len(text)
+    while index < length:
+        char = text[index]
+        if tracker.quote:
+            if not tracker.escaped and char in "\r\n":
+                out.append("\\n" if char == "\n" else "\\r")
+                tracker.feed(char)
+                index += 1
+                continue
+        elif char == "/" and text.startswith("//", index):
+            newline = text.find("\n", index)
+            index = length if newline < 0 else newline
+            continue
+        elif char == "/" and text.startswith("/*", index):
+            close = text.find("*/", index + 2)
+            index = length if close < 0 else close + 2
+            out.append(" ")
             continue
         tracker.feed(char)
         out.append(char)
+        index += 1
     if tracker.quote:
         raise NotALiteral("the text ends inside a string")
     repaired = "".join(out).rstrip()
     if tracker.stack:
         repaired = repaired.rstrip(",").rstrip()
-        if repaired.endswith(":") or repaired.endswith("="):
+        if repaired.endswith((":", "=")):
             raise NotALiteral("the text ends before a value")
+        if repaired[-1:].isdigit() or repaired.endswith("."):
+            raise NotALiteral("the text ends inside a number")
     return repaired + "".join(reversed(tracker.stack))
+
+
+def _read_int(digits: str) -> int | str:
+    return int(digits) if len(digits) <= MAX_DIGITS else digits
 
 
 def read_value(text: str) -> Any:
@@ -109,10 +193,13 @@ def read_value(text: str) -> Any:
     if not text:
         raise NotALiteral("empty text")
     try:
-        return json.loads(text, strict=False)
+        return json.loads(text, strict=False, parse_int=_read_int)
     except (ValueError, RecursionError):
         pass
-    return literal_from_source(repair(text))
+    try:  # most model text needs no repair: skip the character walk then
+        return literal_from_source(text)
+    except NotALiteral:
+        return literal_from_source(repair(text))
 
 
 def literal_from_source(source: str) -> Any:
@@ -182,24 +269,34 @@ def read_values(text: str) -> list[Any]:
 
     The last value may be unclosed. Raise NotALiteral if anything else is in the text.
     """
+    values, end = read_values_prefix(text)
+    if text[end:].strip():
+        raise NotALiteral(f"unexpected text {text[end : end + 20]!r}")
+    return values
+
+
+def read_values_prefix(text: str) -> tuple[list[Any], int]:
+    """The run of bracketed values at the start of `text` and where it ends (prose may follow).
+
+    Raise NotALiteral if the text does not start with a value, or a value in it is not one.
+    """
     values: list[Any] = []
     index = 0
+    end = 0
     length = len(text)
     while True:
         while index < length and (text[index].isspace() or text[index] in ";,"):
             index += 1
-        if index >= length:
+        if index >= length or text[index] not in "{[":
             break
-        if text[index] not in "{[":
-            raise NotALiteral(f"unexpected text {text[index : index + 20]!r}")
-        end = scan_balanced(text, index)
-        if end is None:
-            end = length
-        values.append(read_value(text[index:end]))
-        index = end
+        close = scan_balanced(text, index)
+        if close is None:
+            close = length
+        values.append(read_value(text[index:close]))
+        index = end = close
     if not values:
         raise NotALiteral("no value")
-    return values
+    return values, end
 
 
 def strip_fence(text: str) -> str:
@@ -207,10 +304,11 @@ def strip_fence(text: str) -> str:
     stripped = text.strip()
     if not stripped.startswith("```"):
         return stripped
-    newline = stripped.find("\n")
-    if newline < 0:
-        return stripped
-    body = stripped[newline + 1 :]
+    body = stripped[3:]
     if body.rstrip().endswith("```"):
         body = body.rstrip()[:-3]
+    newline = body.find("\n")
+    first = body if newline < 0 else body[:newline]
+    if first.strip().isidentifier() or not first.strip():  # the block's language, if any
+        body = "" if newline < 0 else body[newline + 1 :]
     return body.strip()

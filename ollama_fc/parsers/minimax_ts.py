@@ -2,7 +2,7 @@
 
 `<function_call>` is a special token, so it is missing when special tokens are not printed; the
 fenced block alone is enough. Arguments are found by bracket scanning, so `)`, `}` and quotes
-inside string values do not end them early.
+inside string values do not end them early. Prose after the block stays content.
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ import re
 
 from .base import Marker, ParsedCall, ToolCallParser
 from .lenient import NotALiteral, read_value, scan_balanced
+from .regions import closing_fence
 
 CALL_TOKEN = "<function_call>"
+CALL_CLOSE = "</function_call>"
 CALL_START = re.compile(r"(?:functions\.)?([A-Za-z_][\w\-]*)\s*\(")
 SEPARATORS = " \t\r\n;,"
 
@@ -20,21 +22,36 @@ SEPARATORS = " \t\r\n;,"
 class MiniMaxTypeScriptParser(ToolCallParser):
     name = "minimax_ts"
     markers = (
-        Marker(CALL_TOKEN, "fence"),
+        Marker(CALL_TOKEN, "tag", closers=((CALL_CLOSE, True),)),
         Marker("```typescript", "fence"),
         Marker("```ts\n", "fence"),
     )
+    tags = (CALL_TOKEN, "```typescript")
+
+    def read_prefix(self, region: str) -> tuple[list[ParsedCall], int] | None:
+        index = 0
+        if region.startswith(CALL_TOKEN):
+            index = len(CALL_TOKEN)
+            while index < len(region) and region[index].isspace():
+                index += 1
+        if not region.startswith("```", index):
+            return None
+        newline = region.find("\n", index)
+        if newline < 0:
+            return None
+        end = closing_fence(region, newline + 1)
+        body = region[newline + 1 : end]
+        calls = read_call_lines(body.rstrip().removesuffix("```"), require_namespace=True)
+        if not calls:
+            return None
+        rest = region[end:]
+        if rest.strip() == CALL_CLOSE or rest.lstrip().startswith(CALL_CLOSE):
+            end += len(rest) - len(rest.lstrip()) + len(CALL_CLOSE)
+        return calls, end
 
     def read_region(self, region: str) -> list[ParsedCall] | None:
-        body = region
-        if body.startswith(CALL_TOKEN):
-            body = body[len(CALL_TOKEN) :].lstrip()
-        if body.startswith("```"):
-            newline = body.find("\n")
-            body = body[newline + 1 :] if newline >= 0 else ""
-        if body.rstrip().endswith("```"):
-            body = body.rstrip()[:-3]
-        return read_call_lines(body, require_namespace=True)
+        found = self.read_prefix(region)
+        return found[0] if found and not region[found[1] :].strip() else None
 
 
 def read_call_lines(body: str, *, require_namespace: bool) -> list[ParsedCall] | None:

@@ -1,7 +1,9 @@
-"""Pythonic call lists, `[get_weather(city="Paris"), now()]` (Llama 3.2, ToolACE, Typhoon2).
+"""Pythonic call lists, `[get_weather(city="Paris"), now()]` (Llama 3.2, ToolACE, Typhoon2), and
+the same calls without their list brackets (`get_weather(city="Paris")`, one per line).
 
 Read with Python's parser and a walk over literal nodes; nothing is evaluated. The list has no
-marker of its own, so it counts only as the last thing in the output.
+marker of its own, so it counts only as the last thing in the output; a bare call is found by
+the offered tools' names.
 """
 
 from __future__ import annotations
@@ -16,24 +18,56 @@ from .lenient import NotALiteral, literal_from_node, repair
 
 class PythonicParser(ToolCallParser):
     name = "pythonic"
-    markers = (Marker("[", "bracket", must_end=True),)
+    markers = (
+        Marker("[", "bracket", must_end=True),
+        Marker("{name}(", "bracket", must_end=True, per_tool=True),
+        Marker("functions.{name}(", "bracket", must_end=True, per_tool=True),
+    )
 
     def read_region(self, region: str) -> list[ParsedCall] | None:
         return read_call_list(region, function_wrappers=False)
 
 
-def read_call_list(region: str, *, function_wrappers: bool) -> list[ParsedCall] | None:
-    """Read `[f(a=1), g()]`; with `function_wrappers`, also `[Function(arguments={...}, name=f)]`."""
+def _parse(source: str, mode: str) -> ast.AST | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(repair(region.strip()), mode="eval")
+            return ast.parse(source, mode=mode)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    if not isinstance(tree.body, ast.List) or not tree.body.elts:
+
+
+def read_call_list(region: str, *, function_wrappers: bool) -> list[ParsedCall] | None:
+    """Read `[f(a=1), g()]` or a bare `f(a=1)`; with `function_wrappers`, also
+    `[Function(arguments={...}, name=f)]`."""
+    tree = _parse(region.strip(), "eval")  # most model text needs no repair
+    if tree is None:
+        try:
+            tree = _parse(repair(region.strip()), "eval")
+        except NotALiteral:
+            return None
+    if not isinstance(tree, ast.Expression):
+        return None
+    elements = tree.body.elts if isinstance(tree.body, (ast.List, ast.Tuple)) else [tree.body]
+    return _calls(elements, function_wrappers)
+
+
+def read_call_lines(body: str) -> list[ParsedCall] | None:
+    """Read calls written as Python statements, one per line (`get_weather(city="Paris")`), as in
+    a ```` ```python ```` block; None if any statement is something else."""
+    tree = _parse(body.strip(), "exec")
+    if not isinstance(tree, ast.Module) or not tree.body:
+        return None
+    if not all(isinstance(statement, ast.Expr) for statement in tree.body):
+        return None
+    return _calls([statement.value for statement in tree.body if isinstance(statement, ast.Expr)], True)
+
+
+def _calls(elements: list[ast.expr], function_wrappers: bool) -> list[ParsedCall] | None:
+    if not elements:
         return None
     calls: list[ParsedCall] = []
-    for element in tree.body.elts:
+    for element in elements:
         if not isinstance(element, ast.Call):
             return None
         try:
@@ -51,7 +85,9 @@ def read_call_list(region: str, *, function_wrappers: bool) -> list[ParsedCall] 
 def _callee_name(node: ast.AST) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
-    if isinstance(node, ast.Attribute):  # functions.get_weather(...)
+    if isinstance(node, ast.Attribute):  # functions.get_weather(...), brave_search.call(...)
+        if node.attr == "call" and isinstance(node.value, ast.Name):
+            return node.value.id
         return node.attr
     return None
 

@@ -19,16 +19,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Union
 
-from .base import Marker, ParsedCall, ParseResult, ToolCallParser, ToolsArg, offered_names
-from .lenient import BracketTracker
+from .base import (
+    CALL_END_TOKENS,
+    Marker,
+    ParsedCall,
+    ParseResult,
+    ToolCallParser,
+    ToolsArg,
+    offered_names,
+    reading_for,
+)
+from .lenient import OPENERS
+from .regions import FAIL, BracketFinder, FenceFinder, Finder, Span, finder_for
+from .runs import Head, Outcome, Run
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 
 Piece = Union[str, list[ParsedCall]]
 """What the scanner emits: content text, or the calls of one region."""
-
-_FAIL = -1
 
 
 @dataclass(frozen=True)
@@ -37,143 +46,48 @@ class _Trigger:
     parsers: tuple[ToolCallParser, ...]
 
 
-class _TagFinder:
-    """Finds the first closer after the marker, looking only at newly fed text."""
+@dataclass(frozen=True)
+class _Tables:
+    """Everything the scanner needs to know about a set of parsers and offered tool names."""
 
-    def __init__(self, closers: tuple[tuple[str, bool], ...], skip: int) -> None:
-        self.closers = closers
-        self.next_from = skip
-        self.length = 0
-        self.tail = ""
-        self.keep = max(len(closer) for closer, _ in closers) - 1
-
-    def feed(self, piece: str) -> int | None:
-        base = self.length - len(self.tail)
-        window = self.tail + piece
-        self.length += len(piece)
-        start = max(self.next_from - base, 0)
-        best: tuple[int, str, bool] | None = None
-        for closer, consume in self.closers:
-            pos = window.find(closer, start)
-            if pos >= 0 and (best is None or pos < best[0]):
-                best = (pos, closer, consume)
-        if best is not None:
-            pos, closer, consume = best
-            return base + pos + (len(closer) if consume else 0)
-        self.tail = window[-self.keep :] if self.keep else ""
-        return None
-
-    def finish(self) -> int:
-        return self.length
+    triggers: dict[str, _Trigger]
+    heads: dict[str, Head]
+    head_prefixes: frozenset[str]
+    word_starts: frozenset[str]
+    pattern: re.Pattern[str]
+    prefixes: frozenset[str]
+    longest: int
+    names_pattern: re.Pattern[str] | None
 
 
-class _QuotedTagFinder:
-    """Finds the first closer after the marker that is not inside a quoted string."""
-
-    def __init__(self, closers: tuple[tuple[str, bool], ...], skip: int) -> None:
-        self.closers = closers
-        self.tracker = BracketTracker()
-        self.skip = skip
-        self.length = 0
-        self.tail = ""
-        self.keep = max(len(closer) for closer, _ in closers)
-
-    def feed(self, piece: str) -> int | None:
-        tracker = self.tracker
-        for offset in range(max(self.skip - self.length, 0), len(piece)):
-            char = piece[offset]
-            if not tracker.quote:
-                self.tail = (self.tail + char)[-self.keep :]
-                for closer, consume in self.closers:
-                    if self.tail.endswith(closer):
-                        end = self.length + offset + 1
-                        return end if consume else end - len(closer)
-            tracker.feed(char)
-            if tracker.quote:
-                self.tail = ""  # a closer never spans a string
-        self.length += len(piece)
-        return None
-
-    def finish(self) -> int:
-        return self.length
-
-
-class _FenceFinder:
-    """Finds the `needed`-th run of three backticks after the marker, outside quoted strings
-    (a value may itself contain a fence)."""
-
-    def __init__(self, skip: int, needed: int) -> None:
-        self.tracker = BracketTracker()
-        self.skip = skip
-        self.needed = needed
-        self.seen = 0
-        self.ticks = 0
-        self.length = 0
-
-    def feed(self, piece: str) -> int | None:
-        tracker = self.tracker
-        for offset in range(max(self.skip - self.length, 0), len(piece)):
-            char = piece[offset]
-            if char == "`" and not tracker.quote:
-                self.ticks += 1
-                if self.ticks == 3:
-                    self.ticks = 0
-                    self.seen += 1
-                    if self.seen >= self.needed:
-                        return self.length + offset + 1
-                continue
-            self.ticks = 0
-            tracker.feed(char)
-        self.length += len(piece)
-        return None
-
-    def finish(self) -> int:
-        return self.length
-
-
-class _BracketFinder:
-    """Finds where the bracket at the end of the marker closes; with `must_end`, also follows a
-    run of further values and fails on any other text after them."""
-
-    def __init__(self, skip: int, must_end: bool) -> None:
-        self.tracker = BracketTracker()
-        self.skip = skip
-        self.must_end = must_end
-        self.length = 0
-        self.closed_at = 0
-        self.first_closed_at = 0
-        self.trailing = False
-        self.open_positions: list[int] = []
-
-    def feed(self, piece: str) -> int | None:
-        tracker = self.tracker
-        for offset in range(max(self.skip - self.length, 0), len(piece)):
-            char = piece[offset]
-            if self.trailing:
-                if char.isspace() or char in ";,":
-                    continue
-                if char not in "{[":
-                    return _FAIL
-                self.trailing = False
-            depth = len(tracker.stack)
-            if not tracker.feed(char):
-                return _FAIL
-            if len(tracker.stack) > depth:
-                self.open_positions.append(self.length + offset)
-            elif len(tracker.stack) < depth:
-                self.open_positions.pop()
-            if not tracker.stack and not tracker.quote:
-                end = self.length + offset + 1
-                if not self.must_end:
-                    return end
-                self.closed_at = end
-                self.first_closed_at = self.first_closed_at or end
-                self.trailing = True
-        self.length += len(piece)
-        return None
-
-    def finish(self) -> int:
-        return self.closed_at if self.trailing else self.length
+@functools.lru_cache(maxsize=64)
+def _scanner_tables(parsers: tuple[ToolCallParser, ...], names: tuple[str, ...] | None) -> _Tables:
+    """The markers of `parsers` (per-tool ones filled in for each offered name): their triggers,
+    the heads of markerless runs, one pattern finding any marker (or `<think>`), every proper
+    prefix of one, and the longest one's length. Built once per set of parsers and names."""
+    triggers: dict[str, _Trigger] = {}
+    word_starts: set[str] = set()
+    for parser in parsers:
+        for declared in parser.markers:
+            markers = [declared.for_tool(name) for name in names or ()] if declared.per_tool else [declared]
+            for marker in markers:
+                known = triggers.get(marker.text)
+                owners = (known.parsers if known else ()) + (parser,)
+                triggers[marker.text] = _Trigger(known.marker if known else marker, owners)
+                if declared.per_tool or marker.text[:1].isalpha():
+                    word_starts.add(marker.text)
+    heads = {
+        text: Head(text, trigger.parsers, trigger.marker.kind == "fence")
+        for text, trigger in triggers.items()
+        if trigger.marker.must_end and trigger.marker.kind in ("bracket", "fence")
+    }
+    texts = sorted([*triggers, THINK_OPEN], key=len, reverse=True)
+    pattern = re.compile("|".join(map(re.escape, texts)))
+    prefixes = frozenset(text[:k] for text in [*texts, THINK_CLOSE] for k in range(1, len(text)))
+    head_prefixes = frozenset(text[:k] for text in [*heads, *CALL_END_TOKENS] for k in range(1, len(text)))
+    longest = max(len(text) for text in [*texts, THINK_CLOSE])
+    names_pattern = re.compile("|".join(map(re.escape, names))) if names else None
+    return _Tables(triggers, heads, head_prefixes, frozenset(word_starts), pattern, prefixes, longest, names_pattern)
 
 
 class _Region:
@@ -182,81 +96,42 @@ class _Region:
     def __init__(self, trigger: _Trigger, start: int) -> None:
         self.trigger = trigger
         self.start = start
-        marker = trigger.marker
-        self.pieces: list[str] = []
-        self.finder: _TagFinder | _QuotedTagFinder | _FenceFinder | _BracketFinder | None
-        if marker.kind == "tag" and marker.quoted:
-            self.finder = _QuotedTagFinder(marker.closers, len(marker.text))
-        elif marker.kind == "tag":
-            self.finder = _TagFinder(marker.closers, len(marker.text))
-        elif marker.kind == "fence":
-            self.finder = _FenceFinder(len(marker.text), 1 if "```" in marker.text else 2)
-        elif marker.kind == "bracket":
-            self.finder = _BracketFinder(len(marker.text) - 1, marker.must_end)
-        else:
-            self.finder = None
-        self.end: int | None = None
+        self.span = Span()
+        self.finder: Finder = finder_for(trigger.marker)
+        self.unclosed = False  # the output ended before the region did
 
-    def feed(self, piece: str) -> int | None:
-        """The region's end once known, _FAIL if it cannot be a call, else None (need more)."""
-        self.pieces.append(piece)
-        if self.end is None:
-            if self.finder is None:
-                return None
-            end = self.finder.feed(piece)
-            if end is None or end == _FAIL:
-                return end
-            self.end = end
-            if not self.trigger.marker.must_end or self.trigger.marker.kind == "bracket":
-                return end
-            after = self.text()[end:]
-        else:
-            after = piece
-        # A marked region that must end the output: only whitespace may follow it.
-        return _FAIL if after.strip() else None
+    def feed(self, data: str, index: int) -> int | None:
+        """Take `data[index:]`: the region's end once known, FAIL if it cannot be a call, else
+        None (need more)."""
+        self.span.attach(data, index)
+        return self.finder.feed(data, index)
 
     def finish(self) -> int:
-        if self.end is not None:
-            return self.end
-        return self.finder.finish() if self.finder is not None else len(self.text())
-
-    def text(self) -> str:
-        if len(self.pieces) > 1:
-            self.pieces = ["".join(self.pieces)]
-        return self.pieces[0] if self.pieces else ""
-
-
-@functools.lru_cache(maxsize=64)
-def _scanner_tables(
-    parsers: tuple[ToolCallParser, ...],
-) -> tuple[dict[str, _Trigger], re.Pattern[str], frozenset[str], int]:
-    """The markers of `parsers`: their triggers, one pattern finding any of them (or `<think>`),
-    every proper prefix of one, and the longest one's length. Built once per set of parsers."""
-    triggers: dict[str, _Trigger] = {}
-    for parser in parsers:
-        for marker in parser.markers:
-            known = triggers.get(marker.text)
-            owners = (known.parsers if known else ()) + (parser,)
-            triggers[marker.text] = _Trigger(known.marker if known else marker, owners)
-    texts = sorted([*triggers, THINK_OPEN], key=len, reverse=True)
-    pattern = re.compile("|".join(map(re.escape, texts)))
-    prefixes = frozenset(text[:k] for text in texts for k in range(1, len(text)))
-    return triggers, pattern, prefixes, max(map(len, texts))
+        return self.finder.finish()
 
 
 class StreamingRecoverer:
-    """Feed model text chunk by chunk; get back content text and recovered calls in order."""
+    """Feed model text chunk by chunk; get back content text and recovered calls in order.
+
+    Text is passed around as (data, index) with offsets, never as copies of what is left, so a
+    region that fails and is scanned again costs its own length, not the rest of the text's.
+    """
 
     def __init__(self, parsers: Sequence[ToolCallParser], tools: ToolsArg = None) -> None:
         self._names = offered_names(tools)
-        self._triggers, self._pattern, self._prefixes, self._longest = _scanner_tables(tuple(parsers))
+        self._parsers = tuple(parsers)
+        self._tables = _scanner_tables(self._parsers, None if self._names is None else tuple(sorted(self._names)))
         self._held = ""
-        self._base = 0  # stream offset of the text being scanned
-        self._dead_before = 0
+        self._base = 0  # stream offset of data[0] for the data being scanned
+        self._before = ""  # the character just before the text being scanned
         self._dead: set[int] = set()
+        self._fences_open_from: int | None = None
         self._in_think = False
+        self._after_call = False
         self._region: _Region | None = None
+        self._run: Run | None = None
         self._out: list[Piece] = []
+        self._text: list[str] = []
 
     def feed(self, chunk: str) -> list[Piece]:
         """Consume one chunk; return what can be released now."""
@@ -269,32 +144,56 @@ class StreamingRecoverer:
         return self._drain()
 
     def _drain(self) -> list[Piece]:
+        self._flush()
         out, self._out = self._out, []
         return out
 
+    def _flush(self) -> None:
+        if self._text:
+            text = "".join(self._text)
+            self._text = []
+            if self._out and isinstance(self._out[-1], str):
+                self._out[-1] += text
+            else:
+                self._out.append(text)
+
     def _emit(self, piece: Piece) -> None:
         if isinstance(piece, str):
-            if not piece:
-                return
-            if self._out and isinstance(self._out[-1], str):
-                self._out[-1] += piece
-                return
-        self._out.append(piece)
+            if piece:
+                self._text.append(piece)
+        elif piece:
+            self._flush()
+            self._out.append(piece)
 
     def _process(self, data: str, final: bool) -> None:
-        if self._region is None:
+        if self._region is None and self._run is None:
             self._base -= len(self._held)
             data, self._held = self._held + data, ""
         index = 0
+        tables = self._tables
         while True:
+            if self._run is not None:
+                run = self._run
+                outcome = run.feed(data, index) if index < len(data) else None
+                if outcome is None:
+                    if not final:
+                        run.span.spill()
+                        self._base += len(data)
+                        return
+                    outcome = run.finish(self._read_item)
+                data, index = self._settle(run, outcome, data)
+                continue
             region = self._region
             if region is not None:
-                end = region.feed(data[index:]) if index < len(data) else None
+                end = region.feed(data, index) if index < len(data) else None
                 if end is None:
                     if not final:
+                        region.span.spill()
+                        self._base += len(data)
                         return
                     end = region.finish()
-                data, index = self._resolve(region, end), 0
+                    region.unclosed = True
+                data, index = self._resolve(region, end, data)
                 continue
             if self._in_think:
                 close = data.find(THINK_CLOSE, index)
@@ -306,71 +205,164 @@ class StreamingRecoverer:
                 index = close + len(THINK_CLOSE)
                 self._in_think = False
                 continue
-            match = self._pattern.search(data, index)
+            if self._after_call:
+                index = self._skip_end_tokens(data, index, final)
+                if index < 0:
+                    return
+            match = tables.pattern.search(data, index)
             if match is None:
                 keep = 0 if final else self._partial_tail(data, index, None)
                 self._hold(data, index, keep)
                 return
             start = match.start()
-            if not final and len(data) - start < self._longest and data[start:] in self._prefixes:
-                self._hold(data, index, len(data) - start)
-                return
-            if match.group() in ("{", "[") and self._is_dead(self._base + start):
+            text = match.group()
+            if not final and len(data) - start < tables.longest:
+                # a longer marker may begin here or earlier and end in the next chunk
+                keep = self._partial_tail(data, index, None)
+                if keep and len(data) - keep <= start:
+                    self._hold(data, index, keep)
+                    return
+            if not self._may_start(data, start, text):
                 self._emit(data[index : start + 1])
                 index = start + 1
                 continue
             self._emit(data[index:start])
-            if match.group() == THINK_OPEN:
+            if text == THINK_OPEN:
                 self._emit(THINK_OPEN)
                 self._in_think = True
                 index = match.end()
                 continue
-            self._region = _Region(self._triggers[match.group()], self._base + start)
+            if start > 0:
+                self._before = data[start - 1]
+            if text in tables.heads:
+                self._run = Run(tables.heads, tables.head_prefixes, CALL_END_TOKENS, self._is_dead, self._base + start)
+            else:
+                self._region = _Region(tables.triggers[text], self._base + start)
             index = start
 
-    def _resolve(self, region: _Region, end: int) -> str:
-        """Emit the region's calls, or its first character as content; return the text to scan next."""
-        self._region = None
-        text = region.text()
-        if end != _FAIL:
-            calls = self._read(region.trigger, text[:end])
-            if calls is not None:
-                self._emit(calls)
-                self._base = region.start + end
-                return text[end:]
-        finder = region.finder
-        if isinstance(finder, _BracketFinder) and finder.must_end:
-            # A bracket inside a value that closed is followed by that value's closer, and a
-            # bracket this region left open stays open: neither can start a call, so the
-            # rescan skips them instead of trying each again (quadratic on deep nesting).
-            self._dead_before = max(self._dead_before, region.start + finder.first_closed_at)
-            if not finder.first_closed_at:
-                self._dead.update(region.start + position for position in finder.open_positions)
-        self._emit(text[:1])
-        self._base = region.start + 1
-        return text[1:]
+    def _may_start(self, data: str, start: int, text: str) -> bool:
+        """A marker counts unless it is a bracket known not to start a call, or a word marker
+        glued to the end of another word (`forget_weather(`)."""
+        if self._is_dead(text, self._base + start):
+            return False
+        if text in self._tables.word_starts:
+            before = data[start - 1] if start > 0 else self._before
+            if before.isalnum() or before == "_":
+                return False
+        return True
 
-    def _is_dead(self, position: int) -> bool:
-        return position < self._dead_before or position in self._dead
+    def _is_dead(self, marker: str, position: int) -> bool:
+        """Whether `marker` at stream offset `position` is known not to start a call: its bracket
+        was left open by a region that failed, or it opens a fence after one that never closed
+        (no fence after it can close either)."""
+        if marker[-1] in OPENERS and position + len(marker) - 1 in self._dead:
+            return True
+        return marker.startswith("```") and self._fences_open_from is not None and position > self._fences_open_from
+
+    def _skip_end_tokens(self, data: str, index: int, final: bool) -> int:
+        """After a call: drop the tokens that close it (`<|eom_id|>`, `</s>`); -1 to wait for more."""
+        while True:
+            probe = index
+            while probe < len(data) and data[probe].isspace():
+                probe += 1
+            token = next((token for token in CALL_END_TOKENS if data.startswith(token, probe)), None)
+            if token is not None:
+                self._emit(data[index:probe])
+                index = probe + len(token)
+                self._before = data[index - 1]
+                continue
+            rest = data[probe:]
+            if not final and (not rest or any(token.startswith(rest) for token in CALL_END_TOKENS)):
+                self._hold(data, index, len(data) - index)
+                return -1
+            self._after_call = False
+            return index
+
+    def _continue_at(self, start: int, span: Span, position: int, data: str) -> tuple[str, int]:
+        """Where scanning goes on: stream offset `start + position`, in the held `span` that
+        began at `start`. Within `data` this is an index; only a region that began in an earlier
+        chunk makes a new string (the rest of its own text, which ends where `data` ends)."""
+        absolute = start + position
+        if position > 0:
+            self._before = span.slice(position - 1, position)
+        if absolute >= self._base:
+            return data, absolute - self._base
+        self._base = absolute
+        return span.slice(position), 0
+
+    def _settle(self, run: Run, outcome: Outcome, data: str) -> tuple[str, int]:
+        """Emit what a run resolved to; return where scanning goes on."""
+        self._run = None
+        self._dead.update(outcome.dead)
+        if outcome.unclosed_fence_at is not None:
+            self._fences_open_from = outcome.unclosed_fence_at
+        for piece in outcome.pieces:
+            self._emit(piece)
+        position = len(run.span) if outcome.rescan_from is None else outcome.rescan_from
+        return self._continue_at(run.start, run.span, position, data)
+
+    def _resolve(self, region: _Region, end: int, data: str) -> tuple[str, int]:
+        """Emit the region's calls, or its first character as content; return where scanning
+        goes on."""
+        self._region = None
+        span = region.span
+        if end != FAIL:
+            found = self._read(region.trigger.parsers, span.slice(0, end))
+            if found is not None:
+                calls, consumed = found
+                self._emit(calls)
+                self._after_call = True
+                return self._continue_at(region.start, span, consumed, data)
+        finder = region.finder
+        if isinstance(finder, FenceFinder) and region.unclosed:
+            self._fences_open_from = region.start
+        if isinstance(finder, BracketFinder):  # its brackets still open cannot start a call either
+            self._dead.update(region.start + position for position in finder.open_positions)
+        self._emit(span.slice(0, 1))
+        return self._continue_at(region.start, span, 1, data)
 
     def _hold(self, data: str, index: int, keep: int) -> None:
         """Release data[index:] except its last `keep` characters, which are held for later."""
         self._emit(data[index : len(data) - keep])
+        if len(data) - keep > 0:
+            self._before = data[len(data) - keep - 1]
         self._held = data[len(data) - keep :]
         self._base += len(data)
 
-    def _read(self, trigger: _Trigger, region: str) -> list[ParsedCall] | None:
-        for parser in trigger.parsers:
-            calls = parser.read_region(region)
-            if calls and (self._names is None or all(call.name in self._names for call in calls)):
-                return calls
+    def _read(self, parsers: Sequence[ToolCallParser], region: str) -> tuple[list[ParsedCall], int] | None:
+        if not self._may_hold_call(region):
+            return None
+        with reading_for(self._names, self._parsers):
+            for parser in parsers:
+                found = parser.read_prefix(region)
+                if found and found[0] and self._offered(found[0]):
+                    return found
         return None
+
+    def _read_item(self, head: Head, item: str) -> list[ParsedCall] | None:
+        """The calls of one whole run item, or None."""
+        if not self._may_hold_call(item):
+            return None
+        with reading_for(self._names, self._parsers):
+            for parser in head.parsers:
+                found = parser.read_prefix(item)
+                if found and found[0] and not item[found[1] :].strip() and self._offered(found[0]):
+                    return found[0]
+        return None
+
+    def _may_hold_call(self, text: str) -> bool:
+        """A cheap test before the readers run: a call names an offered tool."""
+        names = self._tables.names_pattern
+        return names is None or names.search(text) is not None
+
+    def _offered(self, calls: list[ParsedCall]) -> bool:
+        return self._names is None or all(call.name in self._names for call in calls)
 
     def _partial_tail(self, data: str, index: int, markers: tuple[str, ...] | None) -> int:
         """Length of the longest end of `data` that could be the start of a marker."""
-        for start in range(max(index, len(data) - self._longest + 1), len(data)):
+        for start in range(max(index, len(data) - self._tables.longest + 1), len(data)):
             tail = data[start:]
-            if markers is None and tail in self._prefixes:
+            if markers is None and tail in self._tables.prefixes:
                 return len(data) - start
             if markers is not None and any(marker.startswith(tail) for marker in markers):
                 return len(data) - start

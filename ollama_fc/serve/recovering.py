@@ -23,7 +23,7 @@ from typing import Any
 from ollama import ChatResponse, Message
 
 from ..recovery import StreamRewriter, offer, recover_response
-from ..schema import InvalidToolCall, validate_arguments
+from ..arguments import InvalidToolCall, validate_arguments
 
 log = logging.getLogger("ollama_fc.serve")
 

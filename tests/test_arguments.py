@@ -99,3 +99,58 @@ def test_unknown_parameter_rejected_only_when_schema_forbids_extras() -> None:
 
 def test_tool_without_schema_accepts_any_arguments() -> None:
     assert validate_arguments("t", None, {"x": 1}) == {"x": 1}
+
+
+CONSTRAINED = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string", "minLength": 2, "maxLength": 40, "pattern": "^[A-Z]"},
+        "days": {"type": "integer", "minimum": 1, "maximum": 14},
+        "when": {"type": "string", "format": "date"},
+        "tags": {"type": "array", "maxItems": 2},
+        "note": {"type": "string", "nullable": True},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "fragment"),
+    [
+        ({"city": "oslo"}, "argument 'city': must match pattern ^[A-Z]"),
+        ({"city": "O"}, "argument 'city': must be longer than or equal to 2 characters"),
+        ({"days": 15}, "argument 'days': must be smaller than or equal to 14"),
+        ({"days": "0"}, "argument 'days': must be bigger than or equal to 1"),
+        ({"when": "2024-13-45"}, "argument 'when': must be date"),
+        ({"tags": [1, 2, 3]}, "argument 'tags': must contain less than or equal to 2 items"),
+    ],
+)
+def test_constraints_the_tool_schema_sets_are_checked(arguments: dict, fragment: str) -> None:
+    with pytest.raises(InvalidToolCall) as caught:
+        validate_arguments("plan", CONSTRAINED, arguments)
+    assert fragment in str(caught.value)
+
+
+def test_values_within_the_constraints_pass() -> None:
+    arguments = {"city": "Oslo", "days": "14", "when": "2024-02-29", "tags": ["a"], "note": None}
+    assert validate_arguments("plan", CONSTRAINED, arguments) == {**arguments, "days": 14}
+
+
+def test_an_integer_longer_than_python_converts_is_an_invalid_call_not_a_crash() -> None:
+    digits = "9" * 5000
+    with pytest.raises(InvalidToolCall, match="argument 'days': expected integer"):
+        validate_arguments("plan", CONSTRAINED, {"days": digits})
+    with pytest.raises(InvalidToolCall, match="argument 'city'"):
+        validate_arguments("plan", CONSTRAINED, {"city": int(digits[:4000]) ** 2})
+
+
+def test_a_remote_ref_is_never_fetched() -> None:
+    schema = {"type": "object", "properties": {"a": {"$ref": "http://example.invalid/schema.json"}}}
+    assert validate_arguments("t", schema, {"a": 1}) == {"a": 1}  # checked by the coercion pass only
+
+
+def test_a_schema_changed_in_place_is_checked_as_it_is_now() -> None:
+    schema = {"type": "object", "properties": {"days": {"type": "integer", "maximum": 14}}}
+    assert validate_arguments("plan", schema, {"days": 10}) == {"days": 10}
+    schema["properties"]["days"]["maximum"] = 5
+    with pytest.raises(InvalidToolCall, match="smaller than or equal to 5"):
+        validate_arguments("plan", schema, {"days": 10})

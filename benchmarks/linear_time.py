@@ -1,0 +1,147 @@
+"""Recovery time against text length on the worst inputs we know: 80,000 against 40,000 characters.
+
+Each shape repeats something that starts a call region and then fails (or succeeds) many times:
+repeated markers, citations, brackets that never close, deep nesting, code full of brackets.
+Linear work gives a ratio of 2; work that grew with the text seen so far would give 4. Both
+whole-text parsing (format=None, tools offered) and streaming in 7-character chunks are timed,
+and a 120 KB code-heavy reply is timed on its own (the target is under 50 ms). Each time is the
+best of five runs of CPU time (time.process_time: time spent waiting for a core on a shared
+machine does not count), the two lengths interleaved.
+Run: python benchmarks/linear_time.py
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from table import Row, print_table
+
+from ollama_fc.parsers import StreamingRecoverer, parse_tool_calls, parsers_for
+
+TOOLS = [{"type": "function", "function": {"name": name}} for name in ("get_weather", "search")]
+SMALL, LARGE = 40_000, 80_000
+CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+
+
+def repeat(unit: str) -> Callable[[int], str]:
+    return lambda length: (unit * (length // len(unit) + 1))[:length]
+
+
+def citations(length: int) -> str:
+    parts: list[str] = []
+    total = 0
+    number = 1
+    while total < length:
+        part = f"[{number}], "
+        parts.append(part)
+        total += len(part)
+        number += 1
+    return "".join(parts)[:length]
+
+
+def nested(length: int) -> str:
+    return "[" * (length // 2) + "]" * (length // 2)
+
+
+CODE_BLOCK = """Here is the module:
+
+```python
+def merge(a: dict[str, list[int]], b: dict[str, list[int]]) -> dict[str, list[int]]:
+    out = {key: [*value] for key, value in a.items()}
+    for key, value in b.items():
+        out.setdefault(key, []).extend(x for x in value if x not in out[key])
+    return {k: sorted(v) for k, v in out.items() if v}  # [1], {2}
+```
+
+And the JavaScript side: `const f = (x) => ({ ...x, items: [x.a, [x.b]] });` then
+```js
+export function walk(node, seen = new Set()) { if (seen.has(node)) { return []; }
+  seen.add(node); return [node, ...(node.children ?? []).flatMap((c) => walk(c, seen))]; }
+```
+The JSON config {"retries": 3, "paths": ["a", "b"]} goes in settings [see note 2].
+"""
+
+SHAPES: dict[str, Callable[[int], str]] = {
+    '"[x] " * n': repeat("[x] "),
+    '"{x} " * n': repeat("{x} "),
+    '"[TOOL_CALLS]" * n': repeat("[TOOL_CALLS]"),
+    "citations [1], [2], ...": citations,
+    "deep nesting [[[...]]]": nested,
+    '"{" * n (never closed)': repeat("{"),
+    '"{[x] " * n': repeat("{[x] "),
+    '"<tool_call>" * n': repeat("<tool_call>"),
+    '"<|python_tag|>" * n': repeat("<|python_tag|>"),
+    '"<function_call>" * n': repeat("<function_call>"),
+    '"```json " * n': repeat("```json "),
+    '"```\\n" * n': repeat("```\n"),
+    '"Action: " * n': repeat("Action: "),
+    '"get_weather(" * n': repeat("get_weather("),
+    '"functools[" * n': repeat("functools["),
+    '"<think>" * n': repeat("<think>"),
+    "a call then prose, repeated": repeat(CALL + " and then "),
+    "calls one per line": repeat(CALL + "\n"),
+    "'[\"a\", ' * n (unclosed)": repeat('["a", '),
+    "code-heavy reply": repeat(CODE_BLOCK),
+}
+
+
+def whole_seconds(text: str) -> float:
+    start = time.process_time()
+    parse_tool_calls(text, tools=TOOLS)
+    return time.process_time() - start
+
+
+def stream_seconds(text: str) -> float:
+    start = time.process_time()
+    recoverer = StreamingRecoverer(parsers_for(None), TOOLS)
+    for offset in range(0, len(text), 7):
+        recoverer.feed(text[offset : offset + 7])
+    recoverer.finish()
+    return time.process_time() - start
+
+
+def _best_pair(measure: Callable[[str], float], small_text: str, large_text: str, repeats: int) -> tuple[float, float]:
+    small, large = [], []
+    for _ in range(repeats):
+        small.append(measure(small_text))
+        large.append(measure(large_text))
+    return min(small), min(large)
+
+
+def measure(repeats: int = 5, shapes: dict[str, Callable[[int], str]] = SHAPES) -> list[Row]:
+    """One row per shape and mode: the 80k time against the 40k time."""
+    rows = []
+    for label, make in shapes.items():
+        small_text, large_text = make(SMALL), make(LARGE)
+        for mode, measure_one in (("whole", whole_seconds), ("stream", stream_seconds)):
+            small, large = _best_pair(measure_one, small_text, large_text, repeats)
+            rows.append(
+                Row(
+                    f"linear time 80k/40k, {label}, {mode}",
+                    f"{large * 1e3:.1f} ms",
+                    f"{small * 1e3:.1f} ms",
+                    large / small,
+                    "linear = 2; target <= 2.2",
+                )
+            )
+    reply = repeat(CODE_BLOCK)(120_000)
+    seconds = min(whole_seconds(reply) for _ in range(repeats))
+    rows.append(
+        Row(
+            "120 KB code-heavy reply, whole text",
+            f"{seconds * 1e3:.1f} ms",
+            "50 ms",
+            seconds / 0.05,
+            "target: under 50 ms",
+        )
+    )
+    return rows
+
+
+if __name__ == "__main__":
+    print_table(measure())
