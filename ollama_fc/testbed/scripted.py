@@ -130,6 +130,26 @@ def split_script(text: str, taken: set[str]) -> list[bytes]:
     return chosen
 
 
+def count_tokens(text: str, special_tokens: Sequence[str] = (), trigger: str | None = None) -> int:
+    """How many tokens a scripted model's tokenizer makes of a prompt `text` (BOS not included).
+
+    Special tokens (and the trigger, when the model has one) are one token each, found before
+    anything else as llama.cpp does; every other byte is one token, as no merge ever fires.
+    A test compares this with the server's `prompt_eval_count` to see which prompt was run.
+    """
+    whole = sorted({BOS, EOS, *special_tokens, *([trigger] if trigger else [])}, key=len, reverse=True)
+    count = position = 0
+    while position < len(text):
+        token = next((t for t in whole if text.startswith(t, position)), None)
+        if token is None:
+            count += len(text[position].encode())
+            position += 1
+        else:
+            count += 1
+            position += len(token)
+    return count
+
+
 def write_scripted_gguf(
     path: str | Path,
     script: str,
@@ -137,8 +157,16 @@ def write_scripted_gguf(
     after: str | None = None,
     trigger: str = "<tool_response>",
     special_tokens: Sequence[str] = (),
+    chat_template: str | None = None,
+    bos_token: str = BOS,
 ) -> Path:
-    """Write a llama GGUF that answers `script`, or `after` once `trigger` is in the prompt."""
+    """Write a llama GGUF that answers `script`, or `after` once `trigger` is in the prompt.
+
+    `chat_template` is stored as `tokenizer.chat_template`, the Jinja template a GGUF converted
+    from a Hugging Face model carries (Ollama 0.3x may render with it instead of the TEMPLATE).
+    `bos_token` spells the BOS token (a family's own, e.g. `<bos>`, to see whether a template
+    writes a second one); it may also be one of `special_tokens`.
+    """
     path = Path(path)
     tokens: list[str] = []
     types: list[int] = []
@@ -148,7 +176,7 @@ def write_scripted_gguf(
         types.append(int(kind))
         return len(tokens) - 1
 
-    bos = add(BOS, gguf.TokenType.CONTROL)
+    bos = add(bos_token, gguf.TokenType.CONTROL)
     eos = add(EOS, gguf.TokenType.CONTROL)
     for b in range(256):
         add(BYTE_TO_UNICODE[b], gguf.TokenType.NORMAL)
@@ -157,6 +185,8 @@ def write_scripted_gguf(
     never_merged = BYTE_TO_UNICODE[0xFF]
     add(never_merged * 2, gguf.TokenType.NORMAL)
     for special in dict.fromkeys(special_tokens):
+        if special == bos_token:
+            continue
         if special in tokens:
             raise ScriptError(f"special token {special!r} clashes with a built-in token of the scripted model")
         add(special, gguf.TokenType.CONTROL)
@@ -246,6 +276,8 @@ def write_scripted_gguf(
     writer.add_eos_token_id(eos)
     writer.add_add_bos_token(True)
     writer.add_add_eos_token(False)
+    if chat_template is not None:
+        writer.add_chat_template(chat_template)
 
     ones = np.ones(n_embd, dtype=np.float32)
     tensors = {
