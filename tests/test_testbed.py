@@ -317,17 +317,45 @@ def test_provisioning_the_current_tier_without_cmake_names_it(tmp_path: Path, mo
     assert message.endswith("install cmake >= 3.24")
 
 
-def test_a_failed_build_step_is_one_line_naming_the_error_and_the_log(tmp_path: Path) -> None:
-    """What `provision` raises when a compile fails: the step, its first error line, the log."""
-    script = "echo compiling ggml.c; echo 'ggml.c:12:5: error: unknown type name bad_t' >&2; echo more >&2; exit 2"
+@pytest.mark.parametrize(
+    ("output", "reason"),
+    [
+        (
+            "echo compiling ggml.c; echo 'fatal: not a git repository' >&2; "
+            "echo 'ggml.c:12:5: error: unknown type name bad_t' >&2; echo more >&2",
+            "ggml.c:12:5: error: unknown type name bad_t",
+        ),
+        (
+            "echo 'CMake Error at ggml/CMakeLists.txt:376 (message):'; echo '  GGML_NATIVE is not compatible'",
+            "CMake Error at ggml/CMakeLists.txt:376 (message): GGML_NATIVE is not compatible",
+        ),
+    ],
+    ids=["compiler", "cmake"],
+)
+def test_a_failed_build_step_is_one_line_naming_the_error_and_the_log(output: str, reason: str, tmp_path: Path) -> None:
+    """What `provision` raises when a build step fails: the step, its error line, the log."""
+    script = output + "; exit 2"
     with BuildLog(tmp_path / "build.log") as log:
         log.run(["sh", "-c", "echo an earlier step printed error words"], tmp_path, "an earlier step")
         with pytest.raises(OllamaUnavailableError) as raised:
             log.run_with_progress(
                 ["sh", "-c", script], tmp_path, "`cmake --build` of Ollama vX", lambda line: None, lambda: ""
             )
-    assert str(raised.value) == (
-        "`cmake --build` of Ollama vX failed: ggml.c:12:5: error: unknown type name bad_t "
-        f"(log: {tmp_path / 'build.log'})"
+    assert str(raised.value) == f"`cmake --build` of Ollama vX failed: {reason} (log: {tmp_path / 'build.log'})"
+
+
+def test_a_special_token_a_script_spells_is_generated_as_that_token(tmp_path: Path) -> None:
+    """With emit_special_tokens the successor of `hi` is the control token itself, not its text."""
+    path = write_scripted_gguf(
+        tmp_path / "m.gguf", "hi<|stray|>there", special_tokens=["<|stray|>"], emit_special_tokens=True
     )
-    assert "ggml.c:12:5: error" in (tmp_path / "build.log").read_text()
+    reader = gguf.GGUFReader(path)
+    field = reader.fields["tokenizer.ggml.tokens"]
+    tokens = [str(bytes(field.parts[i]), "utf-8") for i in field.data]
+    assert tokens.count("<|stray|>") == 1
+    assert not any("stray" in token for token in tokens if token != "<|stray|>")  # no text pieces of it
+
+
+def test_a_special_token_emitted_twice_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ScriptError, match=r"special token '<\|x\|>' occurs twice"):
+        write_scripted_gguf(tmp_path / "m.gguf", "ab<|x|>cd<|x|>ef", special_tokens=["<|x|>"], emit_special_tokens=True)

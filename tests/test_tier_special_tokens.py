@@ -7,7 +7,8 @@ model whose tool-call marker is a control token (MiniMax's `<function_call>` is 
 marker with tools and loses it without; any other special token in a reply is dropped.
 
 Each family's scripted model here has its marker as a control token (when the marker is a
-`<...>` tag) and prints its native call followed by one more control token, `<|stray|>`. The
+`<...>` tag) and generates its native call followed by one more control token, `<|stray|>`,
+and its end-of-turn token, each special token as the token itself, as a real model does. The
 model runs with `PARSER passthrough`, so the content is the text llama-server produced, and
 with Ollama's own parsing and `ollama_fc.Client`, which must still return the call.
 """
@@ -60,7 +61,9 @@ def family_model(request: pytest.FixtureRequest, ollama_server: Any, tmp_path: P
     marker = marker_token(family)
     if marker and marker not in specials:
         specials.append(marker)
-    gguf = write_scripted_gguf(tmp_path / f"{family}.gguf", case.call + STRAY + case.end, special_tokens=specials)
+    gguf = write_scripted_gguf(
+        tmp_path / f"{family}.gguf", case.call + STRAY + case.end, special_tokens=specials, emit_special_tokens=True
+    )
     built = build(family, from_=str(gguf), name=f"special-{family}", host=ollama_server.host)
     return family, built.name
 

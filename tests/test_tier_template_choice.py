@@ -31,7 +31,7 @@ from ollama_fc.testbed.server import rendered_prompt
 
 pytestmark = pytest.mark.ollama
 
-GGUF_JINJA_MARK = "[rendered by the GGUF's own Jinja template]\n"
+GGUF_JINJA_MARK = "[rendered by the GGUF's own Jinja template]"  # Jinja may strip what follows
 CHATML = "{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n"
 
 

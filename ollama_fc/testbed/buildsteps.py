@@ -24,7 +24,13 @@ PROGRESS_EVERY = 20.0
 Report = Callable[[str], None]
 Progress = Callable[[], str]
 
-_ERROR_LINE = re.compile(r"\berror\b|\bfatal\b|\bfailed\b|\bnot found\b", re.IGNORECASE)
+# The line that names what went wrong, best first: a compiler or CMake error, then other errors,
+# then anything that failed (git and make print harmless "fatal"/"failed" lines too).
+_ERROR_LINES = [
+    re.compile(r"error:|CMake Error"),
+    re.compile(r"\berror\b", re.IGNORECASE),
+    re.compile(r"\bfatal\b|\bfailed\b|\bnot found\b", re.IGNORECASE),
+]
 
 
 def require_tool(name: str, version: str, why: str, install: str) -> str:
@@ -92,8 +98,7 @@ class BuildLog:
         """Raise one line: the step, the first error line it logged, the log file."""
         self._file.flush()
         lines = [line.strip() for line in self._text(start).splitlines() if line.strip()]
-        errors = [line for line in lines if _ERROR_LINE.search(line)]
-        detail = (errors or lines or ["no output"])[0]
+        detail = _first_error(lines)
         if len(detail) > 240:
             detail = detail[:237] + "..."
         raise OllamaUnavailableError(f"{what} failed: {detail} (log: {self.path})")
@@ -110,6 +115,17 @@ class BuildLog:
         with open(self.path, errors="replace") as log:
             log.seek(start)
             return log.read()
+
+
+def _first_error(lines: list[str]) -> str:
+    """The most telling error line; one ending in a colon gets its next line (CMake's message)."""
+    for pattern in _ERROR_LINES:
+        for index, line in enumerate(lines):
+            if pattern.search(line):
+                if line.endswith(":") and index + 1 < len(lines):
+                    return f"{line} {lines[index + 1]}"
+                return line
+    return lines[-1] if lines else "no output"
 
 
 def download_module(go: str, version: str, work: Path, log: BuildLog) -> Path:

@@ -87,8 +87,9 @@ def build(tier: Tier, work: Path, prefix: Path, log: BuildLog, report: Report) -
             str(build_dir),
             "-DCMAKE_BUILD_TYPE=Release",
             f"-DOLLAMA_VERSION={tier.version.lstrip('v')}",
-            "-DGGML_CPU_ALL_VARIANTS=OFF",  # one CPU backend, not fourteen
-            "-DGGML_NATIVE=ON",  # for this machine: the cache is local
+            # one portable CPU backend, not fourteen variants (GGML_NATIVE cannot be combined
+            # with the loadable backends Ollama builds)
+            "-DGGML_CPU_ALL_VARIANTS=OFF",
         ],
         work,
         f"configuring Ollama {tier.version} with cmake",
