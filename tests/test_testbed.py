@@ -132,7 +132,7 @@ def test_streamed_chat_returns_the_exact_script(scripted_model, client: ollama.C
         {"temperature": 0},
         {"temperature": 0.8, "seed": 1},
         {"temperature": 2.0, "seed": 12345, "top_k": 1000, "top_p": 1.0, "min_p": 0.0},
-        {"temperature": 1.5, "repeat_penalty": 2.0, "repeat_last_n": -1, "presence_penalty": 2.0},
+        {"temperature": 1.5, "repeat_penalty": 2.0, "repeat_last_n": 4096, "presence_penalty": 2.0},
     ],
     ids=["greedy", "default-temperature", "hot", "penalties"],
 )
@@ -140,6 +140,17 @@ def test_script_holds_under_any_sampling(scripted_model, client: ollama.Client, 
     model = scripted_model(SCRIPT, template=CHATML, special_tokens=CHATML_SPECIALS)
     answer = client.chat(model=model, messages=[{"role": "user", "content": "Say it."}], options=options)
     assert answer.message.content == SCRIPT
+
+
+def test_repeat_last_n_minus_one_is_refused_from_0_3x_on(scripted_model, client: ollama.Client, ollama_server) -> None:
+    """`repeat_last_n: -1` (the whole context) works on v0.24.0; llama-server refuses it."""
+    model = scripted_model(SCRIPT, template=CHATML, special_tokens=CHATML_SPECIALS)
+    ask = {"model": model, "messages": [{"role": "user", "content": "Say it."}], "options": {"repeat_last_n": -1}}
+    if ollama_server.tier.uses_llama_server:
+        with pytest.raises(ollama.ResponseError, match=r"repeat_last_n.*must be between 0"):
+            client.chat(**ask)
+    else:
+        assert client.chat(**ask).message.content == SCRIPT
 
 
 def test_hermes_script_comes_back_as_parsed_tool_calls(scripted_model, client: ollama.Client) -> None:
