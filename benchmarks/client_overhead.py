@@ -36,8 +36,8 @@ from test_client_e2e import ASK, HERMES, PLAIN_TOOLS, SPECIALS  # noqa: E402
 from test_client_e2e import TOOLS as FUNCTIONS  # noqa: E402
 
 from ollama_fc import Client  # noqa: E402
-from ollama_fc.client import _StreamRewriter  # noqa: E402
 from ollama_fc.functions import function_to_tool  # noqa: E402
+from ollama_fc.recovery import StreamRewriter, offer, recover_response  # noqa: E402
 from ollama_fc.testbed.scripted import write_scripted_gguf  # noqa: E402
 from ollama_fc.testbed.server import PinnedServer  # noqa: E402
 
@@ -76,13 +76,13 @@ def post_processing_ms(client: Client, model: str, response: Any, stream: bool, 
     format_name = client.tool_format(model)
 
     def once() -> None:
-        offered = client._offer(TOOLS, None)
+        offered = offer(TOOLS, None)
         if stream:
-            rewriter = _StreamRewriter(offered, format_name, True)
+            rewriter = StreamRewriter(offered, format_name, True)
             for chunk in response:
                 rewriter.rewrite(chunk)
         else:
-            client._recover(response.model_copy(deep=True), offered, format_name, True)
+            recover_response(response.model_copy(deep=True), offered, format_name, True)
 
     copying = (
         0.0 if stream else statistics.median(timed(lambda: response.model_copy(deep=True)) for _ in range(repeats))

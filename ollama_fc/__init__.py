@@ -4,7 +4,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .client import AsyncClient, Client, DroppedOutputWarning, chat
+from .client import AsyncClient, Client, chat
 from .convert import Conversion, convert
 from .errors import (
     BuildError,
@@ -17,6 +17,7 @@ from .errors import (
 from .functions import function_to_tool
 from .loop import run_tools
 from .parsers import ParsedCall, ParseResult, parse_tool_calls
+from .recovery import DroppedOutputWarning
 from .schema import InvalidToolCall, validate_arguments
 from .verify import VerifyReport, verify
 
