@@ -33,10 +33,10 @@ sys.path.insert(0, str(REPO))
 from ollama_fc import oracle  # noqa: E402
 from ollama_fc.convert.sources import TemplateSource, load_source  # noqa: E402
 from ollama_fc.errors import OllamaFcError  # noqa: E402
-from ollama_fc.verify.battery import CASES  # noqa: E402
-from ollama_fc.verify.reference import ReferenceRenderError  # noqa: E402
+from ollama_fc.hf.reference import ReferenceRenderError  # noqa: E402
+from ollama_fc.hf.shapes import Shape, probe  # noqa: E402
+from ollama_fc.verify.battery import CASES, render_case  # noqa: E402
 from ollama_fc.verify.runner import CaseResult, compare, open_oracles, with_stand_in_tokens  # noqa: E402
-from ollama_fc.verify.shapes import Shape, probe, render_case  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus" / "templates"

@@ -3,6 +3,13 @@
 The template goes to Ollama's create API as a field (a Modelfile value cannot hold a line ending
 in three quotes), with the family marker at its start so a client finds the tool-call format
 from `show` alone. The base is an Ollama model (pulled when missing) or a local GGUF (uploaded).
+
+By default the model is created with Ollama's `passthrough` parser: Ollama still renders the
+tools into the prompt (the template reads `.Tools`, so the model keeps the `tools` capability)
+but returns the model's text untouched, and ollama-fc's client parses calls and thinking. Ollama's
+own parser, derived from the template, drops or cuts some outputs it cannot read (README, "Who
+parses the model's text"). `ollama_parses=True` leaves the parsing to Ollama, for apps that talk
+to Ollama directly.
 """
 
 from __future__ import annotations
@@ -13,13 +20,18 @@ import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import ollama
+from ollama import ProgressResponse
+from ollama._types import CreateRequest
 
 from .errors import BuildError, OllamaUnavailableError, SourceError
 from .families import FamilyTemplate, family_template, load_family
+from .markers import PASSTHROUGH_PARSER
+from .recovery import parser_from_show
 
 #: step, bytes or units done, total (None when the step has no size).
 ProgressCallback = Callable[[str, "int | None", "int | None"], None]
@@ -34,6 +46,10 @@ class BuildResult:
     base: str
     built: FamilyTemplate
     seconds: float
+    #: the built-in parser the created model has (None: Ollama parses with the template's tag)
+    parser: str | None = None
+    #: things the user should know about the created model, one line each
+    notes: tuple[str, ...] = ()
 
 
 def resolve_host(host: str | None = None) -> str:
@@ -133,6 +149,20 @@ def ensure_model(client: ollama.Client, base: str, progress: ProgressCallback = 
         ) from exc
 
 
+def create_model(
+    client: ollama.Client, model: str, *, parser: str | None = None, **fields: Any
+) -> Iterator[ProgressResponse]:
+    """`client.create(model, stream=True, **fields)` plus the request's `parser` field.
+
+    ollama-python's `create` has no `parser` argument, so the request goes through the client's
+    own request machinery (host, headers, errors as ollama.ResponseError) with the field added.
+    """
+    request = CreateRequest(model=model, stream=True, **fields).model_dump(exclude_none=True)
+    if parser:
+        request["parser"] = parser
+    return client._request(ProgressResponse, "POST", "/api/create", json=request, stream=True)
+
+
 def _step(status: str | None, digest: str | None) -> str:
     status = status or ""
     if digest and digest.split(":")[-1][:12] not in status:
@@ -149,8 +179,13 @@ def build(
     skip_fixes: Collection[str] = (),
     host: str | None = None,
     progress: ProgressCallback = _noop,
+    ollama_parses: bool = False,
 ) -> BuildResult:
-    """Create `name` on the Ollama at `host` from `from_` with the family's curated template."""
+    """Create `name` on the Ollama at `host` from `from_` with the family's curated template.
+
+    The model gets `PARSER passthrough` (ollama-fc's client parses its text) unless
+    `ollama_parses`, which leaves the parsing to Ollama.
+    """
     started = time.monotonic()
     loaded = load_family(family)
     base = from_ or loaded.recipe.base
@@ -171,16 +206,28 @@ def build(
     else:
         ensure_model(client, base, progress)
         source = {"from_": base}
+    parser = None if ollama_parses else PASSTHROUGH_PARSER
     try:
-        for event in client.create(
-            model=name,
-            template=built.template,
-            parameters=built.parameters,
-            stream=True,
-            **source,  # type: ignore[arg-type]
+        for event in create_model(
+            client, name, parser=parser, template=built.template, parameters=built.parameters, **source
         ):
             progress(_step(event.status, event.digest), event.completed, event.total)
+        created = parser_from_show(client.show(name))
     except ollama.ResponseError as exc:
         hint = f"; Ollama could not read {path}: if it is truncated or damaged, download it again" if path else ""
         raise BuildError(f"ollama create {name} failed: {exc.error}{hint}") from exc
-    return BuildResult(name=name, base=base, built=built, seconds=time.monotonic() - started)
+    notes: tuple[str, ...] = ()
+    if parser and created != parser:
+        notes = (
+            f"the Ollama at {host} did not keep PARSER {parser} (Ollama before v0.12 has no parsers): "
+            f"it parses {name}'s tool calls itself, and may drop outputs it cannot read",
+        )
+    elif created != parser:
+        # Ollama copies a base model's PARSER when the create request names none.
+        notes = (
+            f"{name} keeps the parser {created!r} of its base {base}: Ollama does not parse its tool calls "
+            "with the template's tag; build with ollama-fc's parsing (the default), or from a GGUF file",
+        )
+    return BuildResult(
+        name=name, base=base, built=built, seconds=time.monotonic() - started, parser=created, notes=notes
+    )

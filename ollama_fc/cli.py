@@ -56,13 +56,24 @@ def main() -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the result to this file.")
 @click.option("--json", "as_json", is_flag=True, help="Print template, parameters, warnings and capabilities as JSON.")
 @click.option("--from", "from_", default=".", show_default=True, help="The Modelfile's FROM line.")
+@click.option(
+    "--ollama-parses",
+    is_flag=True,
+    help="Leave out `PARSER passthrough`: Ollama parses tool calls itself (for apps that talk to Ollama directly).",
+)
 @friendly_errors
-def convert_command(source: str, output: str | None, as_json: bool, from_: str) -> None:
-    """Convert a chat template (.jinja, tokenizer_config.json, HF folder, .gguf) to an Ollama Modelfile."""
+def convert_command(source: str, output: str | None, as_json: bool, from_: str, ollama_parses: bool) -> None:
+    """Convert a chat template (.jinja, tokenizer_config.json, HF folder, .gguf) to an Ollama Modelfile.
+
+    The Modelfile has `PARSER passthrough`: Ollama returns the model's text untouched and
+    ollama_fc.Client parses tool calls and thinking (see README, "Who parses the model's text").
+    """
     from .convert import convert
+    from .markers import PASSTHROUGH_PARSER
 
     conversion = convert(source)
-    text = conversion.model_dump_json(indent=2) + "\n" if as_json else conversion.modelfile(from_)
+    parser = None if ollama_parses else PASSTHROUGH_PARSER
+    text = conversion.model_dump_json(indent=2) + "\n" if as_json else conversion.modelfile(from_, parser=parser)
     if output:
         try:
             Path(output).write_text(text, encoding="utf-8")
@@ -73,8 +84,7 @@ def convert_command(source: str, output: str | None, as_json: bool, from_: str) 
     else:
         click.echo(text, nl=False)
     for warning in conversion.warnings:
-        where = f"line {warning.line}: " if warning.line is not None else ""
-        click.echo(f"warning: {where}{warning.construct}: {warning.effect}", err=True)
+        click.echo(f"warning: {warning}", err=True)
 
 
 @main.command("verify")
@@ -149,22 +159,46 @@ class _ProgressPrinter:
     metavar="FIX",
     help="Skip one curated fix (repeatable; see `ollama-fc show`).",
 )
+@click.option(
+    "--ollama-parses",
+    is_flag=True,
+    help="Let Ollama parse tool calls (for apps that talk to Ollama directly) instead of `PARSER passthrough`.",
+)
 @friendly_errors
 def build_command(
-    family: str, from_: str | None, name: str | None, faithful: bool, skip_fixes: tuple[str, ...]
+    family: str,
+    from_: str | None,
+    name: str | None,
+    faithful: bool,
+    skip_fixes: tuple[str, ...],
+    ollama_parses: bool,
 ) -> None:
-    """Create an Ollama model of FAMILY over BASE with its curated template (honours OLLAMA_HOST)."""
+    """Create an Ollama model of FAMILY over BASE with its curated template (honours OLLAMA_HOST).
+
+    The model has `PARSER passthrough`: Ollama returns its text untouched and ollama_fc.Client
+    parses tool calls and thinking. With --ollama-parses, Ollama parses them itself, and drops
+    or cuts some outputs it cannot read (README, "Who parses the model's text").
+    """
     from .build import build
 
     printer = _ProgressPrinter()
     try:
-        result = build(family, from_=from_, name=name, faithful=faithful, skip_fixes=skip_fixes, progress=printer)
+        result = build(
+            family,
+            from_=from_,
+            name=name,
+            faithful=faithful,
+            skip_fixes=skip_fixes,
+            progress=printer,
+            ollama_parses=ollama_parses,
+        )
     finally:
         printer.close()
-    for warning in result.built.warnings:
+    for warning in [*result.built.warnings, *result.notes]:
         click.echo(f"warning: {warning}", err=True)
     fixes = ", ".join(result.built.fixes) or "none (faithful)"
-    click.echo(f"created {result.name} from {result.base} in {result.seconds:.1f}s (fixes: {fixes})")
+    parsing = f"PARSER {result.parser}" if result.parser else "Ollama parses tool calls"
+    click.echo(f"created {result.name} from {result.base} in {result.seconds:.1f}s (fixes: {fixes}; {parsing})")
 
 
 @main.command("list")
@@ -182,12 +216,15 @@ def list_command() -> None:
 @main.command("show")
 @click.argument("family")
 @click.option("--faithful", is_flag=True, help="Show the pure conversion, without the curated fixes.")
+@click.option("--ollama-parses", is_flag=True, help="Show the model `build --ollama-parses` creates (no PARSER).")
 @friendly_errors
-def show_command(family: str, faithful: bool) -> None:
+def show_command(family: str, faithful: bool, ollama_parses: bool) -> None:
     """Print the Modelfile `build FAMILY` creates (edit FROM to use it with `ollama create -f`)."""
     from .families import family_template, modelfile
+    from .markers import PASSTHROUGH_PARSER
 
-    click.echo(modelfile(family_template(family, faithful=faithful)), nl=False)
+    parser = None if ollama_parses else PASSTHROUGH_PARSER
+    click.echo(modelfile(family_template(family, faithful=faithful), parser=parser), nl=False)
 
 
 @main.command("modelfiles")

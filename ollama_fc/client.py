@@ -11,9 +11,15 @@ The format comes from `tool_format=`, else from the model (one `show` per model 
 family marker written by `ollama-fc build`, else the tag in the template's `.ToolCalls` block),
 else every format is tried.
 
-Ollama itself can lose a response: when the model prints the template's tool-call tag and what
-follows does not parse, Ollama returns no content and no calls (v0.24.0 through at least
-v0.32). Nothing is left to recover then, so the client says so with a DroppedOutputWarning
+A model created with `PARSER passthrough` (what `ollama-fc build` makes; `show` says so) gets no
+parsing from Ollama: every call in its text is recovered here, and its leading `<think>` block
+goes to `message.thinking` whenever Ollama would have split it (`think=True` or a level, or
+`think` not given for a model with the thinking capability). Without tools and with
+`think=False` the response is plain ollama's, with no `show`.
+
+Ollama itself can lose a response of a model it parses (not passthrough): when the model prints
+the template's tool-call tag and what follows does not parse, Ollama returns no content and no
+calls (v0.24.0 through at least v0.32). Nothing is left to recover then, so the client says so with a DroppedOutputWarning
 instead of returning an empty answer silently.
 
 Errors stay ollama-python's, so code written for it keeps working: `ConnectionError` when no
@@ -32,6 +38,7 @@ from ollama import ChatResponse, Message
 
 from .recovery import (
     DroppedOutputWarning,
+    ModelProfile,
     StreamRewriter,
     ToolSpec,
     format_from_template,
@@ -39,7 +46,15 @@ from .recovery import (
     recover_response,
 )
 
-__all__ = ["AsyncClient", "Client", "DroppedOutputWarning", "ToolSpec", "chat", "format_from_template"]
+__all__ = [
+    "AsyncClient",
+    "Client",
+    "DroppedOutputWarning",
+    "ModelProfile",
+    "ToolSpec",
+    "chat",
+    "format_from_template",
+]
 
 
 class Client(ollama.Client):
@@ -47,13 +62,17 @@ class Client(ollama.Client):
 
     def __init__(self, host: str | None = None, **kwargs: Any) -> None:
         super().__init__(host, **kwargs)
-        self._formats: dict[str, str | None] = {}
+        self._profiles: dict[str, ModelProfile] = {}
+
+    def model_profile(self, model: str) -> ModelProfile:
+        """The model's tool-call format, parser and thinking capability (one `show` per model)."""
+        if model not in self._profiles:
+            self._profiles[model] = ModelProfile.from_show(self.show(model))
+        return self._profiles[model]
 
     def tool_format(self, model: str) -> str | None:
         """The model's tool-call format, from its template (asked once per model)."""
-        if model not in self._formats:
-            self._formats[model] = format_from_template(self.show(model).template)
-        return self._formats[model]
+        return self.model_profile(model).tool_format
 
     @overload
     def chat(
@@ -95,12 +114,17 @@ class Client(ollama.Client):
         """`ollama.Client.chat`, plus `tool_format=` (a format name) and `validate=` (schema check)."""
         offered = offer(tools, tool_format)
         response = super().chat(model, messages, tools=offered.wire, stream=stream, **kwargs)
-        if offered.wire is None:
+        think = kwargs.get("think")
+        if offered.wire is None and think is False:
             return response
-        format_name = tool_format or self.tool_format(model)
+        profile = self.model_profile(model)
+        thinking = profile.splits_thinking(think)
+        if offered.wire is None and not thinking:
+            return response
+        format_name = tool_format or profile.tool_format
         if not stream:
-            return recover_response(response, offered, format_name, validate)  # type: ignore[arg-type]
-        rewriter = StreamRewriter(offered, format_name, validate)
+            return recover_response(response, offered, format_name, validate, thinking=thinking)  # type: ignore[arg-type]
+        rewriter = StreamRewriter(offered, format_name, validate, thinking=thinking)
         return (rewriter.rewrite(chunk) for chunk in response)  # type: ignore[union-attr]
 
 
@@ -109,13 +133,17 @@ class AsyncClient(ollama.AsyncClient):
 
     def __init__(self, host: str | None = None, **kwargs: Any) -> None:
         super().__init__(host, **kwargs)
-        self._formats: dict[str, str | None] = {}
+        self._profiles: dict[str, ModelProfile] = {}
+
+    async def model_profile(self, model: str) -> ModelProfile:
+        """The model's tool-call format, parser and thinking capability (one `show` per model)."""
+        if model not in self._profiles:
+            self._profiles[model] = ModelProfile.from_show(await self.show(model))
+        return self._profiles[model]
 
     async def tool_format(self, model: str) -> str | None:
         """The model's tool-call format, from its template (asked once per model)."""
-        if model not in self._formats:
-            self._formats[model] = format_from_template((await self.show(model)).template)
-        return self._formats[model]
+        return (await self.model_profile(model)).tool_format
 
     async def chat(  # type: ignore[override]
         self,
@@ -131,12 +159,17 @@ class AsyncClient(ollama.AsyncClient):
         """`ollama.AsyncClient.chat`, plus `tool_format=` and `validate=` as in Client.chat."""
         offered = offer(tools, tool_format)
         response = await super().chat(model, messages, tools=offered.wire, stream=stream, **kwargs)
-        if offered.wire is None:
+        think = kwargs.get("think")
+        if offered.wire is None and think is False:
             return response
-        format_name = tool_format or await self.tool_format(model)
+        profile = await self.model_profile(model)
+        thinking = profile.splits_thinking(think)
+        if offered.wire is None and not thinking:
+            return response
+        format_name = tool_format or profile.tool_format
         if not stream:
-            return recover_response(response, offered, format_name, validate)  # type: ignore[arg-type]
-        rewriter = StreamRewriter(offered, format_name, validate)
+            return recover_response(response, offered, format_name, validate, thinking=thinking)  # type: ignore[arg-type]
+        rewriter = StreamRewriter(offered, format_name, validate, thinking=thinking)
 
         async def rewritten() -> AsyncIterator[ChatResponse]:
             async for chunk in response:  # type: ignore[union-attr]

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from .convert import Conversion, TemplateSource, convert
 from .errors import OllamaFcError, SourceError
+from .markers import PASSTHROUGH_PARSER
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -131,7 +132,7 @@ class FamilyTemplate:
 
     @property
     def warnings(self) -> list[str]:
-        return [f"line {w.line}: {w.construct}: {w.effect}" for w in self.conversion.warnings]
+        return [str(w) for w in self.conversion.warnings]
 
 
 class UnknownFamilyError(OllamaFcError):
@@ -213,7 +214,7 @@ def family_template(family: Family | str, *, faithful: bool = False, skip: Colle
     return FamilyTemplate(family=family, jinja=jinja, conversion=conversion, fixes=fixes)
 
 
-def modelfile(built: FamilyTemplate, from_: str | None = None) -> str:
+def modelfile(built: FamilyTemplate, from_: str | None = None, *, parser: str | None = PASSTHROUGH_PARSER) -> str:
     """A Modelfile equivalent to `ollama-fc build` for users without Python."""
     family, recipe = built.family, built.family.recipe
     base = from_ or recipe.base
@@ -224,13 +225,18 @@ def modelfile(built: FamilyTemplate, from_: str | None = None) -> str:
         f"# Fixes on top of the faithful conversion: {', '.join(built.fixes) or 'none'} "
         f"(converters/{family.name}/recipe.toml says why).",
     ]
+    if parser == PASSTHROUGH_PARSER:
+        lines.append(
+            "# PARSER passthrough: Ollama returns the model's text as is and ollama_fc.Client parses tool calls "
+            "and thinking; delete that line to let Ollama parse calls itself (for apps that talk to Ollama directly)."
+        )
     if not base:
         lines.append(f"# {recipe.no_base}: edit FROM to point at it.")
         base = f"./{family.name}.gguf"
     else:
         lines.append("# FROM may be any Ollama model or .gguf file of this family.")
     lines.append(f"# Create it with: ollama create {family.name}-fc -f Modelfile")
-    return "\n".join(lines) + "\n" + built.conversion.modelfile(base)
+    return "\n".join(lines) + "\n" + built.conversion.modelfile(base, parser=parser)
 
 
 def modelfiles_dir() -> Path:

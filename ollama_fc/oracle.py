@@ -5,6 +5,9 @@ version and calls its `template.Parse` and `Execute` exactly as the chat handler
 module builds it on first use (cached per version and source hash) and talks to it, so the
 converter's output is always checked by Ollama's engine, never by a re-implementation.
 
+`Timer` runs the same renders in the oracle's timing mode, for the render-cost benchmark: Go
+measures its own parse and execute times, so no process or pipe overhead is counted.
+
 Two versions are built: the pinned server's (`PINNED`), and the newest release on the Go
 module proxy (`LATEST`), which is also the test bed's current server tier (`CURRENT`).
 """
@@ -179,6 +182,86 @@ class Oracle:
             self._process.wait(timeout=10)
 
     def __enter__(self) -> Oracle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Go's own wall-clock times (nanoseconds) of one template on one conversation."""
+
+    parse_ns: tuple[int, ...]
+    execute_ns: tuple[int, ...]
+    #: the server's truncation loop as a whole, one entry per timed run (empty without `drop`)
+    truncate_ns: tuple[int, ...]
+    prompt_bytes: int
+    truncated_bytes: int
+
+
+class Timer:
+    """A long-running oracle in timing mode: parse and execute times measured inside Go.
+
+    `cpuprofile` makes the process write a Go CPU profile of all timed work when it closes.
+    """
+
+    def __init__(self, version: str = PINNED, cpuprofile: Path | None = None) -> None:
+        self.version = version
+        command = [str(oracle_binary(version)), "-time"]
+        if cpuprofile is not None:
+            command += ["-cpuprofile", str(cpuprofile)]
+        self._process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8"
+        )
+        self._last_template: str | None = None
+
+    def measure(
+        self,
+        template: str,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        *,
+        runs: int = 10,
+        budget_ms: int = 200,
+        parses: int = 0,
+        drop: int = 0,
+        think: bool | str | None = None,
+    ) -> Timing:
+        """Time `template` on one request: up to `runs` executions (at least three, more until
+        `budget_ms` is spent), `parses` parses, and with `drop` the truncation loop dropping that
+        many messages. Raises TemplateRejected when Ollama refuses the template or the request."""
+        assert self._process.stdin is not None and self._process.stdout is not None
+        request = _request(template, messages, tools, think)
+        if template == self._last_template:
+            del request["template"]
+            request["same_template"] = True
+        request.update(runs=runs, budget_ms=budget_ms, parses=parses, drop=drop)
+        self._process.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
+        self._process.stdin.flush()
+        answer = self._process.stdout.readline()
+        if not answer:
+            raise OllamaFcError(f"template oracle for Ollama {self.version} exited unexpectedly")
+        data = json.loads(answer)
+        parsed = data.get("error") is None or data.get("stage") == "execute"
+        self._last_template = template if parsed else None
+        if data.get("error") is not None:
+            raise TemplateRejected(data["error"], data["stage"], self.version)
+        return Timing(
+            parse_ns=tuple(data["parse_ns"] or ()),
+            execute_ns=tuple(data["execute_ns"] or ()),
+            truncate_ns=tuple(data["truncate_ns"] or ()),
+            prompt_bytes=data["prompt_bytes"],
+            truncated_bytes=data["truncated_bytes"],
+        )
+
+    def close(self) -> None:
+        if self._process.poll() is None:
+            assert self._process.stdin is not None
+            self._process.stdin.close()
+            self._process.wait(timeout=60)
+
+    def __enter__(self) -> Timer:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -5,23 +5,31 @@ A chat response (whole, or streamed chunk by chunk) whose text holds tool calls 
 schemas) and the call text removed from `content`. Responses where Ollama parsed the calls
 itself pass through untouched. The model's format comes from its template (the family marker
 written by `ollama-fc build`, else the tag Ollama derives), else every format is tried.
+
+A model created with `PARSER passthrough` (what `ollama-fc build` makes) gets no parsing from
+Ollama at all: its raw text arrives here, and the thinking block is split off too
+(`thinking=True`), as Ollama would have done. `ModelProfile` reads from `show` which kind of
+model it is.
 """
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Union
 
 import ollama
 from ollama import ChatResponse, Message
 
-from .convert.api import parse_tag, read_marker
 from .functions import function_to_tool
+from .markers import PASSTHROUGH_PARSER, parse_tag, read_marker
 from .parsers.base import ParsedCall, tool_name
 from .parsers.registry import PARSERS, parsers_for
 from .parsers.streaming import StreamingRecoverer, recover_text
 from .schema import validate_arguments
+from .thinking import ThinkingSplitter, think_enabled
 
 ToolSpec = Union[Mapping[str, Any], ollama.Tool, Callable[..., Any]]
 
@@ -60,6 +68,49 @@ def format_from_template(template: str | None) -> str | None:
         if needle in tag:
             return format_name
     return None
+
+
+_PARSER_LINE = re.compile(r"^PARSER[ \t]+(\S+)[ \t]*$", re.MULTILINE)
+
+
+def parser_from_show(show: ollama.ShowResponse) -> str | None:
+    """The built-in parser a model was created with (its `PARSER` line), or None.
+
+    Ollama (v0.24.0 through at least v0.34) does not return the parser as a field of `show`,
+    but prints it in the Modelfile `show` returns; the template and license are cut out first,
+    so a line of theirs cannot pass for it.
+    """
+    modelfile = show.modelfile or ""
+    for text in (show.template, show.license):
+        if text:
+            modelfile = modelfile.replace(text, "")
+    lines = _PARSER_LINE.findall(modelfile)
+    return lines[-1].lower() if lines else None
+
+
+@dataclass(frozen=True)
+class ModelProfile:
+    """What the response side needs to know about a model, read once from `show`."""
+
+    #: the tool-call format its template names (None: try every format)
+    tool_format: str | None = None
+    #: created with `PARSER passthrough`: Ollama returns the raw text, calls and thinking included
+    passthrough: bool = False
+    #: Ollama lists the `thinking` capability (then thinking is on unless a request turns it off)
+    thinks: bool = False
+
+    @classmethod
+    def from_show(cls, show: ollama.ShowResponse) -> ModelProfile:
+        return cls(
+            tool_format=format_from_template(show.template),
+            passthrough=parser_from_show(show) == PASSTHROUGH_PARSER,
+            thinks="thinking" in (show.capabilities or ()),
+        )
+
+    def splits_thinking(self, think: Any) -> bool:
+        """Whether the response side must split thinking off for a request's `think` value:
+        only for a passthrough model, and only where Ollama would have split it."""
+        return self.passthrough and think_enabled(think, self.thinks)
 
 
 class DroppedOutputWarning(UserWarning):
@@ -115,34 +166,53 @@ class OfferedTools:
 
 
 class StreamRewriter:
-    """Rewrites streamed chunks: held call text is withheld, recovered calls become tool_calls."""
+    """Rewrites streamed chunks: held call text is withheld, recovered calls become tool_calls.
 
-    def __init__(self, offered: OfferedTools, format_name: str | None, validate: bool) -> None:
+    With `thinking`, a leading `<think>` block goes to `message.thinking` chunk by chunk first
+    (a passthrough model's raw text). Calls are recovered only when tools were offered.
+    """
+
+    def __init__(
+        self, offered: OfferedTools, format_name: str | None, validate: bool, *, thinking: bool = False
+    ) -> None:
         self.offered = offered
         self.validate = validate
-        self.recoverer = StreamingRecoverer(parsers_for(format_name), offered.wire)
-        self.passthrough = False
+        self.recoverer = (
+            StreamingRecoverer(parsers_for(format_name), offered.wire) if offered.wire is not None else None
+        )
+        self.splitter = ThinkingSplitter() if thinking else None
+        self.ollama_parsed = False  # set once Ollama returned parsed calls: it parses this model
         self.saw_content = False
 
     def rewrite(self, chunk: ChatResponse) -> ChatResponse:
         message = chunk.message
-        if self.passthrough or message.tool_calls:
-            self.passthrough = True  # Ollama parses this model's calls itself
+        if self.ollama_parsed or message.tool_calls:
+            self.ollama_parsed = True  # Ollama parses this model's calls itself
             return chunk
-        text = message.content or ""
-        self.saw_content = self.saw_content or bool(text)
+        raw = message.content or ""
+        self.saw_content = self.saw_content or bool(raw)
         if chunk.done and not self.saw_content:
             warn_if_dropped(chunk)
-        if not text and not chunk.done:
+        if not raw and not chunk.done:
             return chunk
-        pieces = self.recoverer.feed(text) if text else []
-        if chunk.done:
-            pieces += self.recoverer.finish()
-        if len(pieces) == 1 and pieces[0] == text:
+        thinking, text = "", raw
+        if self.splitter is not None:
+            thinking, text = self.splitter.feed(raw)
+            if chunk.done:
+                more_thinking, more_text = self.splitter.finish()
+                thinking, text = thinking + more_thinking, text + more_text
+        pieces: list[str | list[ParsedCall]] = [text] if text else []
+        if self.recoverer is not None:
+            pieces = self.recoverer.feed(text) if text else []
+            if chunk.done:
+                pieces += self.recoverer.finish()
+        if not thinking and (pieces == [raw] or (not raw and not pieces)):
             return chunk
         content = "".join(piece for piece in pieces if isinstance(piece, str))
         calls = [call for piece in pieces if not isinstance(piece, str) for call in piece]
         update: dict[str, Any] = {"content": content}
+        if thinking:
+            update["thinking"] = (message.thinking or "") + thinking
         if calls:
             update["tool_calls"] = self.offered.tool_calls(calls, self.validate)
         return chunk.model_copy(update={"message": message.model_copy(update=update)})
@@ -156,14 +226,31 @@ def offer(tools: Sequence[ToolSpec] | None, tool_format: str | None) -> OfferedT
 
 
 def recover_response(
-    response: ChatResponse, offered: OfferedTools, format_name: str | None, validate: bool
+    response: ChatResponse,
+    offered: OfferedTools,
+    format_name: str | None,
+    validate: bool,
+    *,
+    thinking: bool = False,
 ) -> ChatResponse:
-    """A whole (not streamed) response with the calls left in its text moved to `tool_calls`."""
+    """A whole (not streamed) response with the calls left in its text moved to `tool_calls`.
+
+    With `thinking`, a leading `<think>` block first goes to `message.thinking`.
+    """
     message = response.message
-    if offered.wire is None or message.tool_calls:
+    if message.tool_calls or (offered.wire is None and not thinking):
         return response
     if not message.content:
         warn_if_dropped(response)
+        return response
+    if thinking:
+        splitter = ThinkingSplitter()
+        thought, content = splitter.feed(message.content)
+        more_thought, more_content = splitter.finish()
+        message.content = content + more_content
+        if thought + more_thought:
+            message.thinking = (message.thinking or "") + thought + more_thought
+    if offered.wire is None or not message.content:
         return response
     result = recover_text(message.content, parsers_for(format_name), offered.wire)
     if not result.tool_calls:

@@ -2,7 +2,7 @@
 
 The base model is a scripted test model (a tiny GGUF that always prints the same text), because
 MiniMax-Text-01 has 456B parameters. Everything else is real: the Ollama server, the build,
-the template, Ollama's tool-call parsing and the ollama-fc client.
+the template and the ollama-fc client, which parses the call out of the model's raw text.
 """
 
 from __future__ import annotations

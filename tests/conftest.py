@@ -100,14 +100,14 @@ def scripted_model(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -
     """Factory: create a scripted model on the server and return its name.
 
     `scripted_model(script, *, after=None, trigger="<tool_response>", template, special_tokens=(),
-    parameters=None, name=None, chat_template=None, parser=None)`. The same arguments give the
-    same model (created once). `chat_template` is a Jinja template stored in the GGUF (as a
-    converted Hugging Face model has one); `parser` is the create request's built-in parser
-    name (ollama-python's `create()` has no such argument, so the request is sent as is).
+    parameters=None, parser=None, name=None, chat_template=None)`. The same arguments give the
+    same model (created once). `parser` is the create request's `parser` field (e.g.
+    "passthrough"), sent as `ollama-fc build` sends it; `chat_template` is a Jinja template
+    stored in the GGUF (as a converted Hugging Face model has one).
     """
     import ollama
-    from ollama import ProgressResponse
 
+    from ollama_fc.build import create_model
     from ollama_fc.testbed.scripted import write_scripted_gguf
 
     client = ollama.Client(host=ollama_host)
@@ -122,9 +122,9 @@ def scripted_model(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -
         template: str,
         special_tokens: Sequence[str] = (),
         parameters: Mapping[str, Any] | None = None,
+        parser: str | None = None,
         name: str | None = None,
         chat_template: str | None = None,
-        parser: str | None = None,
     ) -> str:
         recipe = json.dumps(
             [script, after, trigger, template, list(special_tokens), parameters, chat_template, parser],
@@ -143,12 +143,16 @@ def scripted_model(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -
             special_tokens=special_tokens,
             chat_template=chat_template,
         )
-        body: dict[str, Any] = {"model": model, "files": {path.name: client.create_blob(path)}, "template": template}
-        if parameters:
-            body["parameters"] = dict(parameters)
-        if parser:
-            body["parser"] = parser
-        client._request(ProgressResponse, "POST", "/api/create", json={**body, "stream": False}, stream=False)
+        digest = client.create_blob(path)
+        for _ in create_model(
+            client,
+            model,
+            parser=parser,
+            files={path.name: digest},
+            template=template,
+            parameters=dict(parameters) if parameters else None,
+        ):
+            pass
         created[model] = recipe
         return model
 

@@ -91,3 +91,23 @@ def test_parse_of_empty_output_has_no_calls_and_no_content() -> None:
     result = CliRunner().invoke(cli.main, ["parse"], input="")
     assert result.exit_code == 0
     assert json.loads(result.stdout) == {"tool_calls": [], "content": ""}
+
+
+def test_convert_writes_passthrough_unless_ollama_parses(tmp_path: Path) -> None:
+    source = tmp_path / "chat.jinja"
+    source.write_text("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}")
+    default = CliRunner().invoke(cli.main, ["convert", str(source), "--from", "base.gguf"])
+    assert default.exit_code == 0, default.output
+    lines = default.stdout.splitlines()
+    assert lines[0] == "FROM base.gguf" and lines.count("PARSER passthrough") == 1
+    ollama_parses = CliRunner().invoke(cli.main, ["convert", str(source), "--ollama-parses"])
+    assert ollama_parses.exit_code == 0, ollama_parses.output
+    assert "PARSER" not in ollama_parses.stdout
+    assert ollama_parses.stdout == default.stdout.replace("base.gguf", ".").replace("PARSER passthrough\n", "")
+
+
+def test_show_prints_the_modelfile_build_creates_with_either_parsing() -> None:
+    default = CliRunner().invoke(cli.main, ["show", "qwen2.5"])
+    assert default.exit_code == 0 and "\nPARSER passthrough\n" in default.stdout
+    ollama_parses = CliRunner().invoke(cli.main, ["show", "qwen2.5", "--ollama-parses"])
+    assert ollama_parses.exit_code == 0 and "\nPARSER " not in ollama_parses.stdout

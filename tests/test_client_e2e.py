@@ -15,6 +15,8 @@ import pytest
 
 import ollama_fc
 from ollama_fc import AsyncClient, Client, InvalidToolCall, run_tools
+from ollama_fc.recovery import ModelProfile
+from ollama_fc.thinking import THINK_CLOSE
 
 pytestmark = pytest.mark.ollama
 
@@ -191,7 +193,7 @@ def test_format_is_read_from_the_model_once(scripted_model, ollama_host: str) ->
     hermes = scripted_model("hi", template=HERMES, special_tokens=SPECIALS)
     assert client.tool_format(hermes) == "hermes"  # from the tag in its .ToolCalls block
     client.chat(model, ASK, tools=TOOLS)
-    assert set(client._formats) == {model, hermes}
+    assert set(client._profiles) == {model, hermes}
 
 
 async def test_invalid_recovered_call_raises_with_tool_and_argument(scripted_model, ollama_host: str) -> None:
@@ -280,3 +282,161 @@ def test_an_answer_without_calls_gives_no_dropped_output_warning(scripted_model,
         warnings.simplefilter("error", ollama_fc.DroppedOutputWarning)
         response = Client(host=ollama_host).chat(model, ASK, tools=TOOLS)
     assert response.message.content == "It is sunny in Paris."
+
+
+# --- Models created with PARSER passthrough: Ollama returns the raw text, the client parses it all.
+
+# HERMES with a thinking block in its assistant turns: Ollama infers the tags `<think>` and
+# `</think>` from it and lists the `thinking` capability.
+THINKING = HERMES.replace(
+    "{{- else }}\n{{ .Content }}",
+    "{{- else }}\n{{ if .Thinking }}<think>{{ .Thinking }}</think>{{ end }}{{ .Content }}",
+)
+# long enough that the 16-byte pieces of the scripted model cut `</think>` in two
+THOUGHT = "The user wants Paris. I might call get_weather now."
+THINKING_SCRIPTS = {
+    "answer": f"<think>\n{THOUGHT}\n</think>\n\nIt is sunny in Paris.",
+    "call": f"<think>{THOUGHT}</think>"
+    + '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+    "call inside": '<think>Maybe <tool_call>{"name": "get_weather", "arguments": {"city": "Rome"}}</tool_call></think>'
+    "Sunny in Paris.",
+    "no thinking": "  It is sunny in Paris.",
+    "unclosed": f"<think>{THOUGHT}",
+    "cut in the closing tag": f"<think>{THOUGHT}</thi",
+    "cut in the opening tag": "\n<thi",
+}
+#: what Ollama holds back as a possible tag and never releases, where our client keeps it
+OLLAMA_LOSES = {"cut in the closing tag": ("</thi", ""), "cut in the opening tag": ("", "\n<thi")}
+
+
+def joined(responses: list[Any]) -> tuple[str, str, list[Any]]:
+    """Thinking, content and calls of a response or stream."""
+    thinking = "".join(r.message.thinking or "" for r in responses)
+    content = "".join(r.message.content or "" for r in responses)
+    return thinking, content, [call for r in responses for call in calls_of(r.message)]
+
+
+async def responses_of(client: Any, model: str, stream: bool, **kwargs: Any) -> list[Any]:
+    result = client.chat(model, ASK, stream=stream, **kwargs)
+    if isinstance(client, AsyncClient):
+        result = await result
+        return [chunk async for chunk in result] if stream else [result]
+    return list(result) if stream else [result]
+
+
+def test_passthrough_model_is_recognised_from_show(scripted_model, ollama_host: str) -> None:
+    passthrough = scripted_model(
+        "Hello there.", template=family("hermes"), special_tokens=SPECIALS, parser="passthrough"
+    )
+    parsed = scripted_model("Hello there.", template=family("hermes"), special_tokens=SPECIALS)
+    thinking = scripted_model("Hello there.", template=THINKING, special_tokens=SPECIALS, parser="passthrough")
+    client = Client(host=ollama_host)
+    assert client.model_profile(passthrough) == ModelProfile("hermes", passthrough=True, thinks=False)
+    assert client.model_profile(parsed) == ModelProfile("hermes", passthrough=False, thinks=False)
+    assert client.model_profile(thinking) == ModelProfile("hermes", passthrough=True, thinks=True)
+    # Passthrough keeps the tools capability: the template still renders the offered tools.
+    assert "tools" in (client.show(passthrough).capabilities or [])
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_passthrough_model_calls_are_parsed_by_the_client(
+    scripted_model, ollama_host: str, mode: str, stream: bool
+) -> None:
+    """A call Ollama would have parsed (and schema-checking it), and one it would have swallowed."""
+    good = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": "2"}}\n</tool_call>'
+    swallowed = "<tool_call>\n{'name': 'get_weather', 'arguments': {'city': 'Paris'}}\n</tool_call>\nDone."
+    for script, expected, rest in ((good, {"city": "Paris", "days": 2}, ""), (swallowed, {"city": "Paris"}, "Done.")):
+        model = scripted_model(script, template=HERMES, special_tokens=SPECIALS, parser="passthrough")
+        plain = ollama.Client(host=ollama_host).chat(model, ASK, tools=TOOLS)
+        assert plain.message.content == script and not plain.message.tool_calls
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ollama_fc.DroppedOutputWarning)
+            calls, content, _ = await ask(ollama_host, model, mode, stream)
+        assert calls == [("get_weather", expected)] and content.strip() == rest
+
+
+def pieces_of(responses: list[Any]) -> list[tuple[str, str]]:
+    """The (thinking, content) of each chunk that carries either."""
+    pieces = [(r.message.thinking or "", r.message.content or "") for r in responses]
+    return [piece for piece in pieces if piece != ("", "")]
+
+
+@pytest.mark.parametrize("script", sorted(THINKING_SCRIPTS))
+@pytest.mark.parametrize("think", [True, None, False], ids=["think", "unset", "no-think"])
+async def test_passthrough_thinking_is_split_as_ollama_splits_it(
+    scripted_model, ollama_host: str, script: str, think: Any
+) -> None:
+    """The same script on a model Ollama parses and on a passthrough one: our client on the
+    passthrough model returns what Ollama returns for the other, chunk by chunk when streamed
+    (the model is thinking-capable, so thinking is on when `think` is not given)."""
+    text = THINKING_SCRIPTS[script]
+    ollamas = scripted_model(text, template=THINKING, special_tokens=SPECIALS)
+    ours = scripted_model(text, template=THINKING, special_tokens=SPECIALS, parser="passthrough")
+    kwargs = {} if think is None else {"think": think}
+    for stream in (False, True):
+        expected = await responses_of(ollama.Client(host=ollama_host), ollamas, stream, **kwargs)
+        got = await responses_of(Client(host=ollama_host), ours, stream, **kwargs)
+        if script in OLLAMA_LOSES and think is not False:
+            lost_thinking, lost_content = OLLAMA_LOSES[script]
+            thinking, content, calls = joined(expected)
+            assert joined(got) == (thinking + lost_thinking, content + lost_content, calls)
+            continue
+        assert joined(got) == joined(expected)
+        assert pieces_of(got) == pieces_of(expected)
+    if think is not False and script == "answer":
+        assert joined(expected)[:2] == (THOUGHT + "\n", "It is sunny in Paris.")  # the case is what it says
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+async def test_passthrough_thinking_async_and_with_a_level(scripted_model, ollama_host: str, stream: bool) -> None:
+    model = scripted_model(THINKING_SCRIPTS["answer"], template=THINKING, special_tokens=SPECIALS, parser="passthrough")
+    for think in ("low", True):
+        got = joined(await responses_of(AsyncClient(host=ollama_host), model, stream, think=think))
+        assert got == (THOUGHT + "\n", "It is sunny in Paris.", [])
+
+
+def test_a_closing_think_tag_split_across_chunks_is_found(scripted_model, ollama_host: str) -> None:
+    text = THINKING_SCRIPTS["answer"]
+    model = scripted_model(text, template=THINKING, special_tokens=SPECIALS, parser="passthrough")
+    raw = [c.message.content for c in ollama.Client(host=ollama_host).chat(model, ASK, stream=True, think=True)]
+    # the tag really is cut between two chunks
+    assert any(piece.endswith(THINK_CLOSE[:size]) for piece in raw for size in range(2, len(THINK_CLOSE)))
+    thinking, content, _ = joined(list(Client(host=ollama_host).chat(model, ASK, stream=True, think=True)))
+    assert (thinking, content) == (THOUGHT + "\n", "It is sunny in Paris.")
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+async def test_passthrough_thinking_with_tools(scripted_model, ollama_host: str, stream: bool) -> None:
+    """A call after the thinking is a call; one inside it is thinking, never a call."""
+    client = Client(host=ollama_host)
+    after = scripted_model(THINKING_SCRIPTS["call"], template=THINKING, special_tokens=SPECIALS, parser="passthrough")
+    thinking, content, calls = joined(await responses_of(client, after, stream, tools=TOOLS, think=True))
+    assert (thinking, content, calls) == (THOUGHT, "", [("get_weather", {"city": "Paris"})])
+    inside = scripted_model(
+        THINKING_SCRIPTS["call inside"], template=THINKING, special_tokens=SPECIALS, parser="passthrough"
+    )
+    thinking, content, calls = joined(await responses_of(client, inside, stream, tools=TOOLS, think=True))
+    assert calls == [] and content == "Sunny in Paris." and "Rome" in thinking
+    # Without thinking, the block stays in the content (as Ollama leaves it), still not a call.
+    thinking, content, calls = joined(await responses_of(client, inside, stream, tools=TOOLS, think=False))
+    assert (thinking, content, calls) == ("", THINKING_SCRIPTS["call inside"], [])
+
+
+def test_chat_without_tools_and_without_thinking_asks_no_show(scripted_model, ollama_host: str) -> None:
+    model = scripted_model("Hello there.", template=THINKING, special_tokens=SPECIALS, parser="passthrough")
+    client = Client(host=ollama_host)
+    assert client.chat(model, ASK, think=False).message.content == "Hello there."
+    assert client._profiles == {}
+
+
+def test_format_is_not_enforced_on_a_passthrough_thinking_model(scripted_model, ollama_host: str) -> None:
+    """The README's caveat: Ollama applies `format=` once it has seen the thinking end, which it
+    never sees for a passthrough model with a thinking template; without one, format applies."""
+    script = "<think>Hmm, Paris.</think>It is sunny in Paris."
+    plain = ollama.Client(host=ollama_host)
+    ask_json = {"format": "json", "options": {"num_predict": 40}}
+    thinking = scripted_model(script, template=THINKING, special_tokens=SPECIALS, parser="passthrough")
+    assert plain.chat(thinking, ASK, **ask_json).message.content == script  # not constrained
+    no_thinking = scripted_model(script, template=HERMES, special_tokens=SPECIALS, parser="passthrough")
+    assert plain.chat(no_thinking, ASK, **ask_json).message.content.startswith("{")  # the grammar applies

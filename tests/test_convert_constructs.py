@@ -5,11 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from jinja2 import nodes
 
-from ollama_fc import oracle
+from ollama_fc import jinja, oracle
 from ollama_fc.convert import TemplateSource, convert
+from ollama_fc.convert.ops.filters import FILTERS
+from ollama_fc.convert.ops.logic import TESTS
 from ollama_fc.errors import ConversionError
-from ollama_fc.verify.reference import render as reference_render
+from ollama_fc.hf.reference import render as reference_render
 
 MESSAGES = [
     {"role": "system", "content": "  Be brief.\n"},
@@ -79,8 +82,30 @@ CONSTRUCTS = {
     "substring_in_with_a_run_time_needle": "{% set ns = namespace(seen='') %}{% for m in messages %}{{ (',' ~ m.role ~ ',') in ns.seen }}{% set ns.seen = ns.seen ~ ',' ~ m.role ~ ',' %}{{ m.content[2:6] in messages[1].content }}{{ m.content[:0] in m.content }}{{ m.role in 'users' }}{% endfor %}",
     "characters_of_message_text": "{% for m in messages %}{% for c in m.content %}{{ c | tojson }}{{ loop.index }}{% endfor %}|{% endfor %}",
     "filtered_for_else": "{% for m in messages if m.role == 'tool' %}{{ m.content }}{% else %}no tools{% endfor %}|{% for m in messages if m.role == 'user' %}[{{ loop.index }}{{ m.content }}]{% if loop.last %}{% break %}{% endif %}{% else %}none{% endfor %}|{% for m in messages | selectattr('role', 'equalto', 'system') %}S{% else %}no system{% endfor %}{% for m in messages | rejectattr('role', 'ne', 'tool') %}?{% else %}!{% endfor %}",
+    "constant_filters": "{{ 'a b' | capitalize }}|{{ 'ab' | center(6) }}|{{ 'a b c' | wordcount }}|{{ 'a\\nb' | indent(2) }}|{{ 'x%sy' | format('-') }}|{{ '12' | int + 1 }}|{{ [3, 1] | max }}{{ [3, 1] | min }}|{% for k, v in {'b': 1, 'a': 2} | dictsort %}{{ k }}{{ v }}{% endfor %}|{% for k, v in {'b': 1} | items %}{{ k }}{% endfor %}|{{ 'ab' | replace('a', 'c') }}|{{ 'ab cd' | title }}|{{ '<b>' | safe }}",
+    "filters_of_message_fields": "{% for m in messages %}[{{ m.content | replace('a', 'A') }}|{{ m.role | title }}|{{ m.content | default('-') }}{{ unset | default('-') }}|{{ m.content | count }}|{{ m.content.split(' ') | last }}]{% endfor %}{{ messages | map(attribute='role') | list | tojson }}",
+    "tests_of_values": "{% for m in messages %}{{ m.content is string }}{{ m is mapping }}{{ m.content is iterable }}{{ m.content is sequence }}{{ m.role is none }}{{ m.role is equalto 'user' }}{{ m.role is eq 'user' }}{{ m.tool_calls is undefined }};{% endfor %}{{ 1 is number }}{{ 1 is integer }}{{ true is boolean }}{{ true is true }}{{ false is false }}{{ none is none }}",
     "selectattr_count": "{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{% for m in messages | rejectattr('role', 'equalto', 'user') %}{{ m.role }}{% endfor %}",
 }
+
+
+#: Registered filters and tests the table above cannot show, and where they are checked instead.
+CHECKED_ELSEWHERE = {
+    "select": "test_convert_schema.py: keys of a tool schema (the table renders no tools)",
+    "reject": "test_convert_schema.py: keys of a tool schema (the table renders no tools)",
+    "sameas": "not rendered: Python's `is` on strings depends on interning, so no reference to match",
+}
+
+
+def test_every_registered_filter_and_test_is_in_the_table() -> None:
+    """A new filter or test is one registered function (ops/filters.py, ops/logic.py) plus a
+    line in CONSTRUCTS rendering it against the reference."""
+    used: set[str] = set()
+    for template in CONSTRUCTS.values():
+        tree = jinja.parse(template)
+        used |= {node.name for node in tree.find_all((nodes.Filter, nodes.Test))}
+    registered = set(FILTERS) | set(TESTS)
+    assert sorted(registered - used - set(CHECKED_ELSEWHERE)) == []
 
 
 @pytest.mark.parametrize("name", sorted(CONSTRUCTS))

@@ -10,7 +10,7 @@ import pytest
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.errors import ConversionError
-from ollama_fc.verify.reference import render as reference_render
+from ollama_fc.hf.reference import render as reference_render
 
 CALL = {"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
 #: two tool results in a row, then one alone: neighbours differ in role at every boundary

@@ -9,7 +9,7 @@ import pytest
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.errors import ConversionError
-from ollama_fc.verify.reference import render as reference_render
+from ollama_fc.hf.reference import render as reference_render
 
 #: written as transformers' get_json_schema writes schemas (the key order a template can see)
 TOOLS: list[dict[str, Any]] = [

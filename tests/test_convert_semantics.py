@@ -13,8 +13,8 @@ from shared_data import shared_path
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
+from ollama_fc.hf.reference import render as reference_render
 from ollama_fc.verify.battery import case_named
-from ollama_fc.verify.reference import render as reference_render
 from ollama_fc.verify.runner import open_oracles
 
 
@@ -84,7 +84,7 @@ PREFILLS = ["Soft rain on the roof,", "  both sides \n", "trailing \n", "", "Hi"
 @pytest.mark.parametrize("final", PREFILLS)
 def test_assistant_prefill_is_continued_like_continue_final_message(name: str, final: str, engines: dict) -> None:
     """A final assistant message is left open exactly where transformers' continue_final_message cuts."""
-    from ollama_fc.verify.reference import ReferenceRenderError
+    from ollama_fc.hf.reference import ReferenceRenderError
 
     template = PREFILL_TEMPLATES[name]
     messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": final}]

@@ -17,7 +17,6 @@ from family_cases import CASES, turn
 from shared_data import seed_template
 
 from ollama_fc.cli import main
-from ollama_fc.convert import read_marker
 from ollama_fc.errors import OllamaFcError, SourceError
 from ollama_fc.families import (
     apply_patches,
@@ -26,10 +25,11 @@ from ollama_fc.families import (
     selected_fixes,
     write_modelfiles,
 )
+from ollama_fc.hf.reference import render
+from ollama_fc.hf.shapes import probe, to_hf
+from ollama_fc.markers import read_marker
 from ollama_fc.parsers import parse_tool_calls
 from ollama_fc.testbed.server import free_port
-from ollama_fc.verify.reference import render
-from ollama_fc.verify.shapes import probe, to_hf
 
 FAMILIES = ["gemma3-tools", "minimax", "phi4-mini", "qwen2.5", "typhoon2"]
 SEEDS = {

@@ -24,10 +24,11 @@ from ollama_fc.build import build
 from ollama_fc.errors import BuildError
 from ollama_fc.families import load_family
 from ollama_fc.functions import function_to_tool
+from ollama_fc.hf.reference import render
+from ollama_fc.hf.shapes import probe, to_hf
+from ollama_fc.recovery import parser_from_show
 from ollama_fc.testbed.scripted import write_scripted_gguf
 from ollama_fc.testbed.server import rendered_prompt
-from ollama_fc.verify.reference import render
-from ollama_fc.verify.shapes import probe, to_hf
 
 pytestmark = pytest.mark.ollama
 
@@ -61,9 +62,12 @@ def test_family_end_to_end(family: str, ollama_host: str, tmp_path: Path) -> Non
         special_tokens=recipe.special_tokens.control,
     )
     result = build(family, from_=str(gguf), name=f"e2e-{family}", host=ollama_host)
+    assert result.parser == "passthrough" and not result.notes
 
     client = Client(host=ollama_host)
-    assert client.tool_format(result.name) == recipe.tool_format  # read from the marker in the TEMPLATE
+    profile = client.model_profile(result.name)
+    assert profile.tool_format == recipe.tool_format  # read from the marker in the TEMPLATE
+    assert profile.passthrough  # read from the PARSER line of the Modelfile `show` returns
 
     transcript = run_tools(client, result.name, [{"role": "user", "content": QUESTION}], [get_weather])
     assert [message["role"] for message in transcript] == ["user", "assistant", "tool", "assistant"]
@@ -72,10 +76,17 @@ def test_family_end_to_end(family: str, ollama_host: str, tmp_path: Path) -> Non
     assert transcript[2]["content"] == get_weather("Paris")
     assert transcript[3]["content"] == ANSWER  # stopped on the end-of-turn token, nothing leaked
 
-    # The tag fix: Ollama's own parser (no recovery by our client) already returns the call.
+    # Passthrough: Ollama hands a plain client the model's text, call included, untouched.
     tools = [function_to_tool(get_weather)]
     plain = ollama.Client(host=ollama_host).chat(result.name, transcript[:1], tools=tools)
+    assert not plain.message.tool_calls and plain.message.content == case.call
+    # --ollama-parses and the tag fix: Ollama's own parser already returns the call.
+    parsed_by_ollama = build(family, from_=str(gguf), name=f"e2e-{family}-op", host=ollama_host, ollama_parses=True)
+    assert parsed_by_ollama.parser is None and not parsed_by_ollama.notes
+    assert not client.model_profile(parsed_by_ollama.name).passthrough
+    plain = ollama.Client(host=ollama_host).chat(parsed_by_ollama.name, transcript[:1], tools=tools)
     assert [(c.function.name, dict(c.function.arguments)) for c in plain.message.tool_calls or []] == calls
+    assert run_tools(client, parsed_by_ollama.name, transcript[:1], [get_weather])[-1]["content"] == ANSWER
 
     # The round that carries the tool result, as the server renders it and as the model's own
     # (fixed) template renders it under Hugging Face.
@@ -115,6 +126,7 @@ def test_checked_in_modelfile_creates_the_same_model_as_build(family: str, ollam
     built = build(family, from_=str(gguf), name=f"api-{family}", host=ollama_server.host)
     client = ollama.Client(host=ollama_server.host)
     assert client.show(f"mf-{family}").parameters == client.show(built.name).parameters
+    assert parser_from_show(client.show(f"mf-{family}")) == built.parser == "passthrough"
     # Same prompts (the Modelfile spells unprintable characters as escapes, so compare renders).
     tools = [function_to_tool(get_weather)]
     history: list[dict[str, Any]] = [
@@ -227,5 +239,30 @@ def test_cli_build_honours_ollama_host(ollama_host: str, tmp_path: Path) -> None
         main, ["build", "phi4-mini", "--from", str(gguf), "--name", "cli-phi4"], env={"OLLAMA_HOST": ollama_host}
     )
     assert result.exit_code == 0, result.output
-    assert result.output.strip().splitlines()[-1].startswith("created cli-phi4 from ")
-    assert Client(host=ollama_host).tool_format("cli-phi4") == "functools"
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith("created cli-phi4 from ") and last.endswith("; PARSER passthrough)")
+    profile = Client(host=ollama_host).model_profile("cli-phi4")
+    assert profile.tool_format == "functools" and profile.passthrough
+
+    result = CliRunner().invoke(
+        main,
+        ["build", "phi4-mini", "--from", str(gguf), "--name", "cli-phi4-op", "--ollama-parses"],
+        env={"OLLAMA_HOST": ollama_host},
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.strip().splitlines()[-1].endswith("; Ollama parses tool calls)")
+    assert not Client(host=ollama_host).model_profile("cli-phi4-op").passthrough
+
+
+def test_ollama_parses_over_a_base_with_a_parser_says_the_parser_stays(ollama_host: str, tmp_path: Path) -> None:
+    """Ollama copies the base model's PARSER when the create request names none: the build says so."""
+    gguf = write_scripted_gguf(
+        tmp_path / "q.gguf", "Hello there.", special_tokens=load_family("qwen2.5").recipe.special_tokens.control
+    )
+    base = build("qwen2.5", from_=str(gguf), name="q-passthrough-base", host=ollama_host)
+    derived = build("qwen2.5", from_=base.name, name="q-derived-op", host=ollama_host, ollama_parses=True)
+    assert derived.parser == "passthrough"
+    assert derived.notes == (
+        "q-derived-op keeps the parser 'passthrough' of its base q-passthrough-base: Ollama does not parse its "
+        "tool calls with the template's tag; build with ollama-fc's parsing (the default), or from a GGUF file",
+    )

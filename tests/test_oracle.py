@@ -15,7 +15,7 @@ from typing import Any
 import ollama
 import pytest
 
-from ollama_fc.oracle import LATEST, PINNED, Oracle, TemplateRejected, render
+from ollama_fc.oracle import LATEST, PINNED, Oracle, TemplateRejected, Timer, render
 from ollama_fc.testbed.server import rendered_prompt
 
 TOOLS = [
@@ -182,3 +182,26 @@ def test_batch_oracle_sends_a_repeated_template_once_and_renders_as_single_calls
             except TemplateRejected:
                 expected = (None, True)
             assert (got.prompt, got.error is not None) == expected, template
+
+
+@pytest.mark.parametrize("version", [PINNED, LATEST])
+def test_timing_mode_times_the_render_the_oracle_gives(version: str) -> None:
+    """The timing mode executes the same render (same prompt length), and its truncation loop
+    ends on the server's final prompt: the system messages kept, the first `drop` others gone."""
+    template = TEMPLATES["chatml-tools"]
+    messages = CONVERSATIONS["tool-round-trip"] + [{"role": "user", "content": "And in Rome?"}]
+    with Timer(version) as timer:
+        timing = timer.measure(template, messages, TOOLS, runs=5, budget_ms=10_000, parses=2, drop=3)
+        quick = timer.measure(template, messages, TOOLS, runs=5, budget_ms=0)
+    assert timing.prompt_bytes == len(render(template, messages, tools=TOOLS, version=version).encode())
+    kept = [SYSTEM, *messages[3:]]
+    assert timing.truncated_bytes == len(render(template, kept, tools=TOOLS, version=version).encode())
+    assert (len(timing.parse_ns), len(timing.execute_ns), len(timing.truncate_ns)) == (2, 5, 5)
+    assert (len(quick.parse_ns), len(quick.execute_ns), quick.truncate_ns) == (0, 3, ())
+    assert all(ns > 0 for ns in timing.execute_ns + timing.truncate_ns + timing.parse_ns)
+
+
+def test_timing_mode_reports_a_rejected_template() -> None:
+    with Timer() as timer, pytest.raises(TemplateRejected) as rejected:
+        timer.measure("{{ range .Messages }}", [USER])
+    assert rejected.value.stage == "parse"

@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 
-from ollama_fc.verify.reference import ReferenceRenderError, render
+from ollama_fc.hf.reference import ReferenceRenderError, render
 
 
 def render_text(template: str, **extra: object) -> str:

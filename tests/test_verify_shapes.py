@@ -7,15 +7,15 @@ import json
 import pytest
 from shared_data import seed_template, shared_path
 
-from ollama_fc.verify.battery import CASES, case_named
-from ollama_fc.verify.shapes import Shape, probe, render_case, role_names, to_hf
+from ollama_fc.hf.shapes import Shape, probe, role_names, to_hf
+from ollama_fc.verify.battery import CASES, case_named, render_case
 
 
 def test_minimax_wants_parts_content_and_function_role_and_drops_calls() -> None:
     shape = probe(seed_template("minimax-text-01.jinja"))
     assert shape.content == "parts"
     assert shape.tool_role == "function"
-    assert shape.tools and shape.tool_results and shape.system
+    assert shape.tools and shape.tool_results and shape.system_role
     assert not shape.tool_calls  # it never renders an assistant's earlier tool calls
 
 
@@ -49,7 +49,7 @@ def test_hermes_style_seeds_render_everything_in_the_standard_shape(name: str) -
         tool_role="tool",
         arguments="object",
         call_wrapper="function",
-        system=True,
+        system_role=True,
         tools=True,
         tool_calls=True,
         tool_results=True,

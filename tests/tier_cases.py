@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ollama
-from ollama import ProgressResponse
 
+from ollama_fc.build import create_model
 from ollama_fc.functions import function_to_tool
 
 QUESTION = [{"role": "user", "content": "What is the weather in Paris?"}]
@@ -24,7 +24,7 @@ TOOLS = [function_to_tool(get_weather)]
 
 
 def create_passthrough(host: str, name: str, base: str) -> str:
-    """`name` = `base` with `PARSER passthrough` (ollama-python's `create()` lacks `parser`)."""
-    body = {"model": name, "from": base, "parser": "passthrough", "stream": False}
-    ollama.Client(host=host)._request(ProgressResponse, "POST", "/api/create", json=body, stream=False)
+    """`name` = `base` with `PARSER passthrough` (the create request's `parser` field)."""
+    for _ in create_model(ollama.Client(host=host), name, parser="passthrough", from_=base):
+        pass
     return name

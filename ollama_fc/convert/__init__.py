@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .api import Capabilities, Conversion, ConversionWarning, convert, family_marker, parse_tag, read_marker
+from .api import convert
+from .result import Capabilities, Conversion, ConversionWarning
 from .sources import TemplateSource, load_source
 
 __all__ = [
@@ -11,8 +12,5 @@ __all__ = [
     "ConversionWarning",
     "TemplateSource",
     "convert",
-    "family_marker",
     "load_source",
-    "parse_tag",
-    "read_marker",
 ]

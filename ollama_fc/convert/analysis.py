@@ -7,44 +7,33 @@ below answer whole-tree questions the single pass of the translator needs up fro
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import cast
 
 import jinja2
 from jinja2 import nodes
-from jinja2.ext import Extension, loopcontrols
-from jinja2.parser import Parser
 
+from .. import jinja
 from ..errors import ConversionError
 
 
-class GenerationTag(Extension):
-    """`{% generation %}` marks assistant text for training masks; it renders its body."""
-
-    tags = {"generation"}
-
-    def parse(self, parser: Parser) -> nodes.Node:
-        lineno = next(parser.stream).lineno
-        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
-        return nodes.Scope(body, lineno=lineno)
-
-
 def parse_jinja(template: str) -> nodes.Template:
-    """jinja2's own parser, configured like transformers' chat-template environment."""
-    env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols, GenerationTag])
+    """The syntax tree transformers' environment parses (see jinja.py)."""
     try:
-        return env.parse(template)
+        return jinja.parse(template)
     except jinja2.TemplateSyntaxError as exc:
-        raise ConversionError(f"the chat template is not valid Jinja (line {exc.lineno}: {exc.message})") from exc
+        raise ConversionError(jinja.syntax_error(exc)) from exc
 
 
 def names_holding_text(tree: nodes.Template) -> set[str]:
     """Names (and `ns.attr`s) set from an expression reading some `content` or `text` (or such a
     name), transitively."""
-    assigns = [
+    sets = [cast("nodes.Assign | nodes.AssignBlock", a) for a in tree.find_all((nodes.Assign, nodes.AssignBlock))]
+    assigns: list[tuple[str, nodes.Node]] = [
         (
             a.target.name if isinstance(a.target, nodes.Name) else f"{a.target.name}.{a.target.attr}",
             a.node if isinstance(a, nodes.Assign) else a,
         )
-        for a in tree.find_all((nodes.Assign, nodes.AssignBlock))
+        for a in sets
         if isinstance(a.target, (nodes.Name, nodes.NSRef))
     ]
     # a loop over a text (its split parts, its characters) binds pieces of that text
@@ -153,43 +142,6 @@ def assigned_names(body: Iterable[nodes.Node]) -> list[str]:
     return found
 
 
-def role_constants(tree: nodes.Template) -> set[str]:
-    """Strings the template compares a `role` with: its role names (a tool's `type` is no role).
-
-    The verify reference feeds tool results under the first of these it finds in
-    TOOL_RESULT_ROLES, and the translation maps Ollama's `tool` to the same name: one reading
-    for both sides.
-    """
-
-    def is_role(node: nodes.Node) -> bool:
-        """`x.role`, `x['role']` or a variable named for a role, possibly inside a filter or call."""
-        return any(
-            (isinstance(sub, nodes.Getattr) and sub.attr == "role")
-            or (isinstance(sub, nodes.Getitem) and isinstance(sub.arg, nodes.Const) and sub.arg.value == "role")
-            or (isinstance(sub, nodes.Name) and "role" in sub.name)
-            for sub in (node, *node.find_all((nodes.Getattr, nodes.Getitem, nodes.Name)))
-        )
-
-    def strings(node: nodes.Node) -> set[str]:
-        return {c.value for c in node.find_all(nodes.Const) if isinstance(c.value, str)} | (
-            {node.value} if isinstance(node, nodes.Const) and isinstance(node.value, str) else set()
-        )
-
-    found: set[str] = set()
-    for compare in tree.find_all(nodes.Compare):
-        operands = [compare.expr, *(op.expr for op in compare.ops)]
-        if any(is_role(o) for o in operands):
-            for operand in operands:
-                if not is_role(operand):
-                    found |= strings(operand)
-    for call in tree.find_all((nodes.Test, nodes.Filter)):
-        if call.name in {"equalto", "eq", "sameas"} and call.node is not None and is_role(call.node):
-            found |= {v for a in call.args for v in strings(a)}
-        if call.name in {"selectattr", "rejectattr"} and call.args and strings(call.args[0]) == {"role"}:
-            found |= {v for a in call.args[2:] for v in strings(a)}
-    return found
-
-
 #: list and dict methods that change the object they are called on
 MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem"}
 
@@ -225,7 +177,7 @@ def only_raises(statement: nodes.Node) -> bool:
                     and isinstance(child.node, nodes.Name)
                     and child.node.name == "raise_exception"
                 )
-                if not is_raise or not all(pure(a) for a in child.args):
+                if not is_raise or not all(pure(a) for a in cast(nodes.Call, child).args):
                     return False
                 raises = True
             return True

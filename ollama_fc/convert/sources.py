@@ -69,9 +69,8 @@ def _token_string(value: Any) -> str | None:
     """A special token is a string or an AddedToken dict `{"content": ...}`."""
     if isinstance(value, str):
         return value
-    if isinstance(value, Mapping) and isinstance(value.get("content"), str):
-        return value["content"]
-    return None
+    content = value.get("content") if isinstance(value, Mapping) else None
+    return content if isinstance(content, str) else None
 
 
 def _tokens_from_config(data: Any) -> dict[str, str]:
@@ -90,8 +89,8 @@ def _pick_template(value: Any, path: Path) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        named = {
-            entry.get("name"): entry.get("template")
+        named: dict[Any, str] = {
+            entry.get("name"): entry["template"]
             for entry in value
             if isinstance(entry, Mapping) and isinstance(entry.get("template"), str)
         }

@@ -10,6 +10,15 @@
 // Batch (-batch): one such JSON request per input line; one JSON line per request on stdout,
 // {"prompt": "..."} or {"error": "...", "stage": "parse"|"execute"|"request"}. A request with
 // "same_template": true and no template reuses the previous request's parsed template.
+//
+// Timing (-time): batch requests with "runs", "budget_ms", "parses" and "drop" besides. The
+// template is parsed "parses" times, then executed up to "runs" times (at least 3, more until
+// "budget_ms" is spent; with "runs" 0 not at all, not even the untimed warm-up render), and with
+// "drop" > 0 the server's truncation loop (chatPrompt in server/prompt.go: one render per
+// message dropped, then the final one) is timed the same way. One JSON line per request with
+// Go's own wall-clock timings in nanoseconds: {"parse_ns": [...], "execute_ns": [...],
+// "truncate_ns": [...], "prompt_bytes": n, "truncated_bytes": n} or an error line as in batch.
+// -cpuprofile FILE writes a CPU profile of the timed work.
 package main
 
 import (
@@ -21,6 +30,9 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
+	"slices"
+	"time"
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/template"
@@ -49,24 +61,28 @@ var parsed struct {
 	tmpl   *template.Template
 }
 
-// render follows the server's chat path for a request without images or a Modelfile SYSTEM:
-// a model whose template infers thinking tags gets think=true when the request leaves it unset.
-func render(line []byte) (string, error) {
-	var req request
-	if err := json.Unmarshal(line, &req); err != nil {
-		return "", &renderError{"request", err}
+// prepare decodes a request and returns its parsed template and the values the server passes.
+func prepare(line []byte, req *request) (*template.Template, template.Values, error) {
+	if err := json.Unmarshal(line, req); err != nil {
+		return nil, template.Values{}, &renderError{"request", err}
 	}
 	tmpl := parsed.tmpl
 	if req.SameTemplate && tmpl == nil {
-		return "", &renderError{"request", fmt.Errorf("same_template given before any template")}
+		return nil, template.Values{}, &renderError{"request", fmt.Errorf("same_template given before any template")}
 	}
 	if !req.SameTemplate && (tmpl == nil || parsed.source != req.Template) {
 		var err error
 		if tmpl, err = template.Parse(req.Template); err != nil {
-			return "", &renderError{"parse", err}
+			return nil, template.Values{}, &renderError{"parse", err}
 		}
 		parsed.source, parsed.tmpl = req.Template, tmpl
 	}
+	return tmpl, values(tmpl, req), nil
+}
+
+// values follows the server's chat path for a request without images or a Modelfile SYSTEM:
+// a model whose template infers thinking tags gets think=true when the request leaves it unset.
+func values(tmpl *template.Template, req *request) template.Values {
 	think := req.Think
 	if open, close := thinking.InferTags(tmpl.Template); think == nil && open != "" && close != "" {
 		think = &api.ThinkValue{Value: true}
@@ -77,11 +93,123 @@ func render(line []byte) (string, error) {
 		values.ThinkLevel = think.String()
 		values.IsThinkSet = true
 	}
+	return values
+}
+
+// render answers one request of the single and batch modes.
+func render(line []byte) (string, error) {
+	var req request
+	tmpl, values, err := prepare(line, &req)
+	if err != nil {
+		return "", err
+	}
 	var out bytes.Buffer
 	if err := tmpl.Execute(&out, values); err != nil {
 		return "", &renderError{"execute", err}
 	}
 	return out.String(), nil
+}
+
+type timingRequest struct {
+	Runs     int `json:"runs"`
+	BudgetMS int `json:"budget_ms"`
+	Parses   int `json:"parses"`
+	Drop     int `json:"drop"`
+}
+
+type timingResult struct {
+	ParseNS        []int64 `json:"parse_ns"`
+	ExecuteNS      []int64 `json:"execute_ns"`
+	TruncateNS     []int64 `json:"truncate_ns"`
+	PromptBytes    int     `json:"prompt_bytes"`
+	TruncatedBytes int     `json:"truncated_bytes"`
+}
+
+// repeat times work up to runs times: at least three (or runs, if fewer), then until budget is spent.
+func repeat(runs int, budget time.Duration, work func() error) ([]int64, error) {
+	var times []int64
+	var spent time.Duration
+	for i := 0; i < runs; i++ {
+		start := time.Now()
+		if err := work(); err != nil {
+			return nil, err
+		}
+		took := time.Since(start)
+		times = append(times, took.Nanoseconds())
+		if spent += took; i+1 >= min(3, runs) && spent >= budget {
+			break
+		}
+	}
+	return times, nil
+}
+
+// execute renders messages as the server's renderPrompt does; Execute merges same-role
+// messages in place, so it is handed a copy, as chatPrompt hands it one.
+func execute(tmpl *template.Template, values template.Values, messages []api.Message, out *bytes.Buffer) error {
+	out.Reset()
+	values.Messages = slices.Clone(messages)
+	return tmpl.Execute(out, values)
+}
+
+// truncate is chatPrompt's loop when the first drop messages do not fit: one render per start
+// index up to drop (each keeping the system messages before it), then the final render.
+func truncate(tmpl *template.Template, values template.Values, messages []api.Message, drop int, out *bytes.Buffer) error {
+	var system []api.Message
+	for i := 0; i <= drop && i < len(messages); i++ {
+		system = make([]api.Message, 0)
+		for j := range i {
+			if messages[j].Role == "system" {
+				system = append(system, messages[j])
+			}
+		}
+		if err := execute(tmpl, values, append(system, messages[i:]...), out); err != nil {
+			return err
+		}
+	}
+	return execute(tmpl, values, append(system, messages[min(drop, len(messages)-1):]...), out)
+}
+
+// timeRender answers one request of the timing mode.
+func timeRender(line []byte) (*timingResult, error) {
+	var req request
+	tmpl, values, err := prepare(line, &req)
+	if err != nil {
+		return nil, err
+	}
+	var spec timingRequest
+	if err := json.Unmarshal(line, &spec); err != nil {
+		return nil, &renderError{"request", err}
+	}
+	budget := time.Duration(spec.BudgetMS) * time.Millisecond
+	result := &timingResult{}
+	if result.ParseNS, err = repeat(spec.Parses, 0, func() error {
+		_, err := template.Parse(parsed.source)
+		return err
+	}); err != nil {
+		return nil, &renderError{"parse", err}
+	}
+	if spec.Runs == 0 {
+		return result, nil
+	}
+	var out bytes.Buffer
+	if err := execute(tmpl, values, req.Messages, &out); err != nil { // untimed warm-up
+		return nil, &renderError{"execute", err}
+	}
+	result.PromptBytes = out.Len()
+	if result.ExecuteNS, err = repeat(spec.Runs, budget, func() error {
+		return execute(tmpl, values, req.Messages, &out)
+	}); err != nil {
+		return nil, &renderError{"execute", err}
+	}
+	if spec.Drop > 0 {
+		if result.TruncateNS, err = repeat(spec.Runs, budget, func() error {
+			return truncate(tmpl, values, req.Messages, spec.Drop, &out)
+		}); err != nil {
+			return nil, &renderError{"execute", err}
+		}
+		result.TruncatedBytes = out.Len()
+	}
+	return result, nil
 }
 
 func ollamaVersion() string {
@@ -98,13 +226,15 @@ func ollamaVersion() string {
 func main() {
 	batch := flag.Bool("batch", false, "read one JSON request per line, write one JSON result per line")
 	version := flag.Bool("version", false, "print the Ollama module version this oracle was built against")
+	timing := flag.Bool("time", false, "like -batch, but parse and execute each template repeatedly and report Go's timings")
+	cpuprofile := flag.String("cpuprofile", "", "with -time: write a CPU profile of the timed work to this file")
 	flag.Parse()
 
 	if *version {
 		fmt.Println(ollamaVersion())
 		return
 	}
-	if !*batch {
+	if !*batch && !*timing {
 		input, err := io.ReadAll(os.Stdin)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -119,22 +249,38 @@ func main() {
 		return
 	}
 
+	if *timing && *cpuprofile != "" {
+		file, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		pprof.StartCPUProfile(file)
+		defer pprof.StopCPUProfile()
+	}
 	scanner := bufio.NewScanner(os.Stdin)
 	scanner.Buffer(make([]byte, 1<<20), 1<<30)
 	out := bufio.NewWriter(os.Stdout)
 	encoder := json.NewEncoder(out)
 	encoder.SetEscapeHTML(false)
 	for scanner.Scan() {
-		prompt, err := render(scanner.Bytes())
+		var answer any
+		var err error
+		if *timing {
+			answer, err = timeRender(scanner.Bytes())
+		} else {
+			var prompt string
+			prompt, err = render(scanner.Bytes())
+			answer = map[string]string{"prompt": prompt}
+		}
 		if err != nil {
 			stage := "request"
 			if re, ok := err.(*renderError); ok {
 				stage = re.stage
 			}
-			encoder.Encode(map[string]string{"error": err.Error(), "stage": stage})
-		} else {
-			encoder.Encode(map[string]string{"prompt": prompt})
+			answer = map[string]string{"error": err.Error(), "stage": stage}
 		}
+		encoder.Encode(answer)
 		out.Flush()
 	}
 	if err := scanner.Err(); err != nil {

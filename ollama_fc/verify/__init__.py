@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .reference import ReferenceRenderError
-from .reference import render as render_reference
+from ..hf.reference import ReferenceRenderError
+from ..hf.reference import render as render_reference
 from .runner import CaseResult, VerifyReport, compact_diff, compare, verify
 
 __all__ = [

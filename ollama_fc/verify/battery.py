@@ -2,7 +2,7 @@
 
 Each case is written once, in the shape Ollama's /api/chat receives: `content` is always a
 string, tool calls carry `arguments` as an object, tool results are `tool` messages with
-`tool_name` (and `tool_call_id`). `shapes.py` rewrites a case into whatever shape a given
+`tool_name` (and `tool_call_id`). `render_case` rewrites a case into whatever shape a given
 Hugging Face template expects before rendering it with the reference.
 
 Ollama cannot pass everything through unchanged, so the cases are written in the form it
@@ -18,8 +18,12 @@ keeps, making an exact match possible at all:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..hf.reference import render
+from ..hf.shapes import Message, Shape, to_hf
 
 #: Features a case may need; a template without one of them "cannot render" that case.
 SYSTEM = "system"
@@ -28,8 +32,6 @@ TOOL_CALLS = "tool_calls"
 TOOL_RESULTS = "tool_results"
 PARALLEL_CALLS = "parallel_calls"
 FEATURES = (SYSTEM, TOOLS, TOOL_CALLS, TOOL_RESULTS, PARALLEL_CALLS)
-
-Message = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -218,3 +220,32 @@ def case_named(name: str) -> Case:
         if case.name == name:
             return case
     raise KeyError(name)
+
+
+def missing(shape: Shape, case: Case) -> list[str]:
+    """The features `case` needs that a template of this shape does not render."""
+    renders = {
+        SYSTEM: shape.system_role,
+        TOOLS: shape.tools,
+        TOOL_CALLS: shape.tool_calls,
+        TOOL_RESULTS: shape.tool_results,
+        PARALLEL_CALLS: shape.parallel_calls,
+    }
+    return [feature for feature in FEATURES if feature in case.needs and not renders[feature]]
+
+
+def render_case(template: str, case: Case, shape: Shape, special_tokens: Mapping[str, str] | None = None) -> str:
+    """The reference prompt for a battery case: a trailing assistant message is a prefill.
+
+    Ollama has no `add_generation_prompt`: a conversation ending with the assistant's message is
+    one the model continues (Ollama's own templates leave that turn open). transformers calls it
+    `continue_final_message`; any other conversation gets `add_generation_prompt=True`.
+    """
+    return render(
+        template,
+        to_hf(case.messages, shape),
+        list(case.tools) or None,
+        add_generation_prompt=not case.prefill,
+        continue_final_message=case.prefill,
+        special_tokens=special_tokens,
+    )

@@ -19,18 +19,16 @@ import contextlib
 import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from .. import oracle
+from ..convert import Capabilities, convert
 from ..convert.sources import TemplateSource, load_source
-from .battery import CASES, Case
-from .reference import ReferenceRenderError
-from .shapes import Shape, probe, render_case
-
-if TYPE_CHECKING:
-    from ..convert.api import Capabilities, ConversionWarning
+from ..hf.reference import ReferenceRenderError
+from ..hf.shapes import Shape, probe
+from .battery import CASES, Case, missing, render_case
 
 Status = Literal["exact", "diff", "cannot-render", "error"]
 DIFF_CONTEXT = 24
@@ -147,9 +145,9 @@ def compare(
             expected = render_case(source.template, case, shape, source.special_tokens)
         except ReferenceRenderError as exc:
             reason = str(exc)
-            missing = shape.missing(case)
-            if missing:
-                reason += f" (the template does not render {', '.join(missing)})"
+            lacking = missing(shape, case)
+            if lacking:
+                reason += f" (the template does not render {', '.join(lacking)})"
             results.append(CaseResult(name=case.name, needs=needs, status="cannot-render", detail=reason))
             continue
         per_version = {
@@ -175,27 +173,14 @@ def open_oracles(versions: Sequence[str]) -> Iterator[dict[str, oracle.Oracle]]:
 def _capability_notes(shape: Shape, capabilities: Capabilities) -> list[str]:
     """Where the converter's claimed capabilities disagree with what the reference renders."""
     notes = []
-    pairs = (
-        ("system_role", "system"),
-        ("tools", "tools"),
-        ("tool_calls", "tool_calls"),
-        ("parallel_calls", "parallel_calls"),
-        ("tool_results", "tool_results"),
-    )
-    for claimed_name, probed_name in pairs:
-        claimed = getattr(capabilities, claimed_name)
-        probed = shape.supports(probed_name)
+    for name in ("system_role", "tools", "tool_calls", "parallel_calls", "tool_results"):
+        claimed, probed = getattr(capabilities, name), getattr(shape, name)
         if claimed != probed:
             notes.append(
-                f"capability {claimed_name}: converter says {claimed}, the reference "
+                f"capability {name}: converter says {claimed}, the reference "
                 f"{'renders' if probed else 'does not render'} it"
             )
     return notes
-
-
-def _warning_text(warning: ConversionWarning) -> str:
-    where = f"line {warning.line}: " if warning.line is not None else ""
-    return f"{where}{warning.construct}: {warning.effect}"
 
 
 def verify(
@@ -210,8 +195,6 @@ def verify(
     template cannot be converted at all.
     """
     loaded = source if isinstance(source, TemplateSource) else load_source(source)
-    from ..convert import convert  # the converter is a sibling package; import it when used
-
     conversion = convert(loaded)
     with contextlib.ExitStack() as stack:
         engines = oracles if oracles is not None else stack.enter_context(open_oracles(versions))
@@ -220,7 +203,7 @@ def verify(
         origin=loaded.origin,
         versions=list(engines),
         shape=dataclasses.asdict(shape),
-        warnings=[_warning_text(warning) for warning in conversion.warnings],
+        warnings=[str(warning) for warning in conversion.warnings],
         notes=_capability_notes(shape, conversion.capabilities),
         cases=results,
     )

@@ -1,27 +1,19 @@
 """Render a chat template exactly as Hugging Face transformers' `apply_chat_template` does.
 
-This is the ground truth a converted Ollama template is compared against, so the Jinja
-environment is configured the way transformers configures it: sandboxed and immutable,
-`trim_blocks` and `lstrip_blocks`, `loopcontrols`, the `{% generation %}` block (rendered as
-its body), a `tojson` that does not HTML-escape and keeps non-ASCII text, and the
-`raise_exception` / `strftime_now` globals.
+This is the ground truth a converted Ollama template is compared against, rendered in the
+environment transformers configures (see jinja.py).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
 import jinja2
-from jinja2 import nodes
-from jinja2.ext import Extension, loopcontrols
-from jinja2.parser import Parser
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from ..errors import OllamaFcError
+from ..jinja import environment, syntax_error
 
 
 class ReferenceRenderError(OllamaFcError):
@@ -33,62 +25,13 @@ class ReferenceRenderError(OllamaFcError):
         self.raised = raised
 
 
-class GenerationBlock(Extension):
-    """`{% generation %}...{% endgeneration %}`: transformers marks assistant text with it.
-
-    Only the rendered text matters here (not the assistant token mask), so the block renders
-    its body unchanged, as transformers' tracker does.
-    """
-
-    tags = {"generation"}
-
-    def parse(self, parser: Parser) -> nodes.Node:
-        lineno = next(parser.stream).lineno
-        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
-        call = self.call_method("_render_body")
-        return nodes.CallBlock(call, [], [], body).set_lineno(lineno)
-
-    def _render_body(self, caller: Callable[[], str]) -> str:
-        return caller()
-
-
-def tojson(
-    value: Any,
-    ensure_ascii: bool = False,
-    indent: int | str | None = None,
-    separators: tuple[str, str] | None = None,
-    sort_keys: bool = False,
-) -> str:
-    """Python's `json.dumps` with transformers' defaults: no HTML escaping, UTF-8 kept."""
-    return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-
-
-def raise_exception(message: str) -> None:
-    raise jinja2.exceptions.TemplateError(message)
-
-
-def strftime_now(format: str) -> str:
-    return datetime.now().strftime(format)
-
-
-def environment() -> ImmutableSandboxedEnvironment:
-    """A fresh Jinja environment configured like transformers' chat-template environment."""
-    env = ImmutableSandboxedEnvironment(
-        trim_blocks=True, lstrip_blocks=True, extensions=[GenerationBlock, loopcontrols]
-    )
-    env.filters["tojson"] = tojson
-    env.globals["raise_exception"] = raise_exception
-    env.globals["strftime_now"] = strftime_now
-    return env
-
-
 @lru_cache(maxsize=256)
 def compile_template(template: str) -> jinja2.Template:
     """Compile once per template text; a syntax error becomes a ReferenceRenderError naming the line."""
     try:
         return environment().from_string(template)
     except jinja2.TemplateSyntaxError as exc:
-        raise ReferenceRenderError(f"the chat template is not valid Jinja (line {exc.lineno}: {exc.message})") from exc
+        raise ReferenceRenderError(syntax_error(exc)) from exc
 
 
 def render(

@@ -1,16 +1,22 @@
-"""Python's `json.dumps` layout written inline into the Go template, piece by piece."""
+"""`tojson` and Python's repr() of values: the JSON layout written inline or through helpers."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from jinja2 import nodes
 
-from .gohelpers import PROPERTY_KEYS, REPR_HELPER
-from .model import (
+from ...errors import ConversionError
+from ..go import textops
+from ..go.gohelpers import MAX_INDENT_DEPTH, PROPERTY_KEYS, REPR_HELPER, json_helper_name, json_helpers
+from ..go.textops import Emitter, go_string, json_string, repr_of_json, repr_string
+from . import toolschema
+from .logic import Logic
+from .values import (
     ANY,
+    ANYOF,
     ARGS,
     CALL,
     CALLS,
@@ -19,18 +25,44 @@ from .model import (
     FUNC,
     INT,
     LIST,
+    MAPPED,
     PARAMS,
+    PART,
+    PARTS,
     PROP,
     PROPS,
+    RECORD,
+    SELECT,
     STR,
     TFUNC,
     TOOL,
     TOOLS,
+    UNDEF,
+    Value,
+    ValueOf,
+    keyword_arguments,
 )
-from .textops import json_string, repr_of_json, repr_string
 
-if TYPE_CHECKING:
-    from .translator import Translator
+
+class JsonEmitter(Emitter, Protocol):
+    """What the JSON writer writes through: an `Emitter` that also prints, warns and fails."""
+
+    sink: str | None
+    helpers: dict[str, str]
+
+    def put(self, code: str) -> None: ...
+
+    def text(self, data: str) -> None: ...
+
+    def warn(self, node: nodes.Node | None, construct: str, effect: str) -> None: ...
+
+    def fail(self, node: nodes.Node, construct: str, why: str = ...) -> ConversionError: ...
+
+    def call_helper(self, name: str, code: str, node: nodes.Node) -> None: ...
+
+    def json_helper(
+        self, indent: int | None, depth: int, node: nodes.Node, separators: tuple[str, str] | None = None
+    ) -> str: ...
 
 
 class JsonWriter:
@@ -48,7 +80,7 @@ class JsonWriter:
 
     def __init__(
         self,
-        tr: Translator,
+        tr: JsonEmitter,
         indent: int | None,
         node: nodes.Node,
         python: bool = False,
@@ -330,3 +362,196 @@ class JsonWriter:
             tr.action("else")
             self.beyond_limit(v, depth)
         tr.action("end")
+
+
+#: kinds printed (or passed through |string) as Python's repr() of the dict or list
+PYTHON_REPR = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, ANYOF, ARGS}
+#: what json.dumps of a tool schema loses through Ollama's structs
+JSON_SCHEMA_EFFECT = (
+    "Ollama keeps only type/description/enum/items/properties/required of a schema and "
+    "sorts top-level properties; other schema keys are dropped and keys are written in "
+    "get_json_schema order"
+)
+
+
+class ToJson(Logic):
+    """`tojson` and Python's repr() of values (over Logic: a selection is written element by element)."""
+
+    def tojson_options(self, expr: nodes.Filter, value_of: ValueOf) -> tuple[Value, int | None]:
+        assert expr.node is not None
+        value = value_of(expr.node)
+        indent = None
+        for kw in keyword_arguments(expr):
+            if kw.key == "indent":
+                indent = self.constant(kw.value, value_of(kw.value))
+            elif kw.key not in {"ensure_ascii", "separators"}:
+                raise self.fail(expr, f"tojson({kw.key}=...)")
+        if expr.args:
+            indent = self.constant(expr.args[0], value_of(expr.args[0]))
+        if indent is not None and not isinstance(indent, int):
+            raise self.fail(expr, "tojson(indent=...) with a non-integer indent")
+        return value, indent
+
+    def tojson_layout(self, expr: nodes.Filter, value_of: ValueOf) -> tuple[tuple[str, str] | None, bool]:
+        """transformers' `tojson(separators=..., ensure_ascii=...)` options, which must be constant."""
+        options = {
+            kw.key: self.constant(kw.value, value_of(kw.value))
+            for kw in keyword_arguments(expr)
+            if kw.key in {"separators", "ensure_ascii"}
+        }
+        positional = [
+            self.constant(arg, value_of(arg)) for arg in expr.args[1:3]
+        ]  # tojson(indent, separators, sort_keys)
+        separators = options.get("separators", positional[0] if positional else None)
+        if len(positional) > 1 and positional[1]:
+            raise self.fail(expr, "tojson(sort_keys=True)")
+        if separators is not None:
+            if not (
+                isinstance(separators, (list, tuple))
+                and len(separators) == 2
+                and all(isinstance(part, str) for part in separators)
+            ):
+                raise self.fail(expr, "tojson(separators=...) other than two strings")
+            separators = (separators[0], separators[1])
+        ascii_only = options.get("ensure_ascii", False)
+        if not isinstance(ascii_only, bool):
+            raise self.fail(expr, "tojson(ensure_ascii=...) other than True or False")
+        return separators, ascii_only
+
+    def ascii_json_text(
+        self, value: Value, indent: int | None, separators: tuple[str, str] | None, expr: nodes.Filter
+    ) -> str:
+        """`tojson(ensure_ascii=True)`: the JSON text captured, then its non-ASCII escaped."""
+        text = self.capture(lambda: self.json_action(value, indent, expr, separators), "|tojson", expr)
+        return textops.ascii_json(self, text)
+
+    def json_action(
+        self, value: Value, indent: int | None, expr: nodes.Node, separators: tuple[str, str] | None = None
+    ) -> None:
+        """Print `value` as Python's json.dumps would."""
+        if value.kind in {PART, PARTS}:
+            # a part exists only as the template's view of a string (which Python iterates by character)
+            raise self.fail(expr, "tojson of a content part")
+        if value.kind in {SELECT, MAPPED}:
+            self.json_view(value, indent, expr)
+            return
+        if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+            self.warn(
+                expr,
+                "tojson of an undefined value",
+                "Jinja fails there (Undefined is not JSON serializable); written as empty text instead",
+            )
+            return
+        if value.kind in {TOOL, TOOLS, TFUNC, PARAMS, PROPS, PROP}:
+            self.warn(expr, "tojson of tools", JSON_SCHEMA_EFFECT)
+        if value.kind in {ARGS, CALL, FUNC, CALLS}:
+            self.warn(expr, "tojson of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
+        if indent is not None and value.kind in {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, ARGS, CALLS, CALL, FUNC, ANY}:
+            self.warn(
+                expr,
+                f"tojson(indent=...) nested deeper than {MAX_INDENT_DEPTH} levels",
+                "written without indentation from there on",
+            )
+        if value.kind == RECORD:
+            self.json_record(value, indent, expr, separators)
+            return
+        if self.sink is not None or value.kind in {CALL, CALLS, FUNC}:
+            # inline: capturable, and it knows the tool call structures the helpers do not
+            JsonWriter(self, indent, expr, separators=separators).value(value.code, value.kind, 0)
+            return
+        self.call_helper(self.json_helper(indent, 0, expr, separators), value.code, expr)
+
+    def repr_action(self, value: Value, node: nodes.Node) -> None:
+        """Print a tool schema (or tool call arguments) as Python's repr() of the dict would."""
+        if value.kind == ARGS:
+            self.warn(node, "repr of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
+        elif value.kind != LIST:
+            self.warn(node, f"repr of a {value.kind} schema", toolschema.ORDER_EFFECT)
+        JsonWriter(self, None, node, python=True, schema=value.kind != ARGS).value(value.code, value.kind, 0)
+
+    def json_record(
+        self, value: Value, indent: int | None, expr: nodes.Node, separators: tuple[str, str] | None = None
+    ) -> None:
+        """json.dumps of a dict literal whose keys are constant: each value written by its kind."""
+        import json
+
+        if indent is not None:
+            raise self.fail(expr, "tojson(indent=...) of a dict literal with run-time values")
+        item_sep, key_sep = separators or (", ", ": ")
+        self.text("{")
+        for n, (key, field) in enumerate(self.dict_fields(value).items()):
+            if field.kind == UNDEF:
+                raise self.fail(expr, "tojson of a dict literal holding an undefined value")
+            self.text((item_sep if n else "") + json.dumps(key, ensure_ascii=False) + key_sep)
+            if field.is_const:
+                self.text(json.dumps(field.const, ensure_ascii=False, separators=(item_sep, key_sep)))
+            else:
+                self.json_action(field, None, expr, separators)
+        self.text("}")
+
+    def json_helper(
+        self, indent: int | None, depth: int, node: nodes.Node, separators: tuple[str, str] | None = None
+    ) -> str:
+        """The `define` helper writing JSON at this nesting depth (emitted once per template)."""
+        self.helpers.setdefault("ofc_json", json_helpers(None)[1])
+        compact, code = json_helpers(None, separators)
+        self.helpers.setdefault(compact, code)
+        if indent is None or depth > MAX_INDENT_DEPTH:
+            return compact
+        name, code = json_helpers(indent, separators)
+        self.helpers.setdefault(name, code)
+        return json_helper_name(indent, depth, separators)
+
+    def json_view(self, value: Value, indent: int | None, expr: nodes.Node) -> None:
+        """json.dumps of a selection (`selectattr`) or of its elements' attribute (`map`):
+        the passing elements written one by one, the brackets once the first one is known."""
+        base: Value = value.extra["base"]
+        if value.extra.get("lazy"):
+            self.warn(
+                expr,
+                "tojson of |map(...) without |list",
+                "Jinja fails there (a generator is not JSON serializable); written as the list instead",
+            )
+        writer = JsonWriter(self, indent, expr)
+        first, idx, item = self.temp(), self.temp(), self.temp()
+        self.action(f"{first} := true")
+        self.action(f"range {idx}, {item} := {base.code}")
+        element = Value(item, ELEMENT[base.kind])
+        guard = self.selection_test(value.extra["filters"], element) if value.extra["filters"] else "true"
+        for name in value.extra.get("path", ()):
+            element = self.attr(element, name, expr)
+        if element.kind in {TOOL, TFUNC, PARAMS, PROPS, PROP}:
+            self.warn(expr, "tojson of tools", JSON_SCHEMA_EFFECT)
+        if element.kind in {ARGS, CALL, FUNC}:
+            self.warn(expr, "tojson of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
+        self.action(f"if {guard}")
+        self.action(f"if {first}")
+        self.action(f"{first} = false")
+        self.text("[" + writer.pad(1))
+        self.action("else")
+        self.text(writer.sep(1))
+        self.action("end")
+        writer.value(element.code, element.kind, 1)
+        self.action("end")
+        self.action("end")
+        self.action(f"if {first}")
+        self.text("[]")
+        self.action("else")
+        self.text(writer.pad(0) + "]")
+        self.action("end")
+
+    def indent_json(self, value: Value, args: list[Any], options: dict[str, Any], node: nodes.Node) -> Value:
+        """`tojson | indent(n)`: JSON text has no blank lines, so every newline gains the indent."""
+        width, first = (args + [4, False])[:2]
+        first = options.get("first", first)
+        if (
+            not isinstance(width, int)
+            or isinstance(width, bool)
+            or options.get("blank")
+            or set(options) - {"first", "blank"}
+        ):
+            raise self.fail(node, "|indent with these options")
+        self.warn(node, "|indent of JSON text", "U+0085, U+2028 and U+2029 inside JSON strings do not start a new line")
+        pad = " " * width
+        code = textops.replace(self, value.code, "\n", go_string("\n" + pad))
+        return Value(f'(printf "%s%s" {go_string(pad)} {code})' if first else code, STR)

@@ -16,11 +16,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from ..convert.analysis import role_constants
-from ..convert.model import TOOL_RESULT_ROLES
-from . import battery
-from .battery import Case, Message
-from .reference import ReferenceRenderError, compile_template, environment, render
+from jinja2 import nodes
+
+from ..jinja import environment
+from .reference import ReferenceRenderError, compile_template, render
+
+#: A message as a dict (Ollama's shape in, the template's shape out).
+Message = dict[str, Any]
+
+#: Roles templates give tool results, most common first (Ollama's is always `tool`).
+TOOL_RESULT_ROLES = ("tool", "function", "tools", "ipython", "observation", "tool_response", "tool_results")
 
 
 @dataclass(frozen=True)
@@ -32,18 +37,11 @@ class Shape:
     arguments: Literal["object", "string"] = "object"
     call_wrapper: Literal["function", "flat"] = "function"
     needs_ids: bool = False
-    system: bool = False
+    system_role: bool = False
     tools: bool = False
     tool_calls: bool = False
     tool_results: bool = False
     parallel_calls: bool = False
-
-    def supports(self, feature: str) -> bool:
-        return bool(getattr(self, feature))
-
-    def missing(self, case: Case) -> list[str]:
-        """The features `case` needs that this template does not render."""
-        return [feature for feature in battery.FEATURES if feature in case.needs and not self.supports(feature)]
 
 
 def _content(text: str, shape: Shape) -> Any:
@@ -86,24 +84,44 @@ def to_hf(messages: Sequence[Message], shape: Shape) -> list[dict[str, Any]]:
     return converted
 
 
-def render_case(template: str, case: Case, shape: Shape, special_tokens: Mapping[str, str] | None = None) -> str:
-    """The reference prompt for a battery case: a trailing assistant message is a prefill.
-
-    Ollama has no `add_generation_prompt`: a conversation ending with the assistant's message is
-    one the model continues (Ollama's own templates leave that turn open). transformers calls it
-    `continue_final_message`; any other conversation gets `add_generation_prompt=True`.
-    """
-    return render(
-        template,
-        to_hf(case.messages, shape),
-        list(case.tools) or None,
-        add_generation_prompt=not case.prefill,
-        continue_final_message=case.prefill,
-        special_tokens=special_tokens,
-    )
-
-
 # --- static reading: which role names does the template compare against? ---
+
+
+def role_constants(tree: nodes.Template) -> set[str]:
+    """Strings the template compares a `role` with: its role names (a tool's `type` is no role).
+
+    The reference renders tool results under the first of these it finds in
+    TOOL_RESULT_ROLES, and the translation maps Ollama's `tool` to the same name: one reading
+    for both sides.
+    """
+
+    def is_role(node: nodes.Node) -> bool:
+        """`x.role`, `x['role']` or a variable named for a role, possibly inside a filter or call."""
+        return any(
+            (isinstance(sub, nodes.Getattr) and sub.attr == "role")
+            or (isinstance(sub, nodes.Getitem) and isinstance(sub.arg, nodes.Const) and sub.arg.value == "role")
+            or (isinstance(sub, nodes.Name) and "role" in sub.name)
+            for sub in (node, *node.find_all((nodes.Getattr, nodes.Getitem, nodes.Name)))
+        )
+
+    def strings(node: nodes.Node) -> set[str]:
+        return {c.value for c in node.find_all(nodes.Const) if isinstance(c.value, str)} | (
+            {node.value} if isinstance(node, nodes.Const) and isinstance(node.value, str) else set()
+        )
+
+    found: set[str] = set()
+    for compare in tree.find_all(nodes.Compare):
+        operands = [compare.expr, *(op.expr for op in compare.ops)]
+        if any(is_role(o) for o in operands):
+            for operand in operands:
+                if not is_role(operand):
+                    found |= strings(operand)
+    for call in tree.find_all((nodes.Test, nodes.Filter)):
+        if call.name in {"equalto", "eq", "sameas"} and call.node is not None and is_role(call.node):
+            found |= {v for a in call.args for v in strings(a)}
+        if call.name in {"selectattr", "rejectattr"} and call.args and strings(call.args[0]) == {"role"}:
+            found |= {v for a in call.args[2:] for v in strings(a)}
+    return found
 
 
 def role_names(template: str) -> set[str]:
@@ -195,7 +213,7 @@ def probe(template: str, special_tokens: Mapping[str, str] | None = None, roles:
                 break
 
     system = _try(template, with_system, shape, special_tokens=special_tokens)
-    shape = replace(shape, system=system is not None and SYSTEM_NEEDLE in system)
+    shape = replace(shape, system_role=system is not None and SYSTEM_NEEDLE in system)
 
     tools = [_probe_tool(TOOL_NEEDLE)]
     with_tools = _try(template, user, shape, tools, special_tokens=special_tokens)

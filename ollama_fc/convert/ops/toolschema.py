@@ -8,13 +8,13 @@ whether Ollama's field is set (an unset field is a key the dict does not have).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, cast
 
-from jinja2.defaults import DEFAULT_TESTS
+from jinja2.tests import TESTS as JINJA_TESTS
 
-from .gohelpers import PROPERTY_KEYS
-from .model import PARAMS, PROP, TFUNC, TOOL
+from ..go.gohelpers import PROPERTY_KEYS
+from .values import PARAMS, PROP, TFUNC, TOOL
 
 #: keys of each schema object, in the order `get_json_schema` writes them
 KEY_ORDER: dict[str, tuple[str, ...]] = {
@@ -52,6 +52,7 @@ def present(code: str, kind: str, key: str) -> str:
 def passes(key: str, tests: Iterable[tuple[str, str, list[Any]]]) -> bool:
     """Does `key` survive the `|select(test, ...)` / `|reject(test, ...)` filters applied to the keys?"""
     for filter_name, test, args in tests:
-        if bool(DEFAULT_TESTS[test](key, *args)) != (filter_name == "select"):
+        passed = cast("Callable[..., Any]", JINJA_TESTS[test])(key, *args)
+        if bool(passed) != (filter_name == "select"):
             return False
     return True

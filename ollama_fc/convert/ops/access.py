@@ -1,0 +1,374 @@
+"""Attribute, item and slice access on Values: Ollama's fields resolved statically by kind,
+untyped values (argument values, schema items) looked up at run time, dict literals.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jinja2 import nodes
+
+from ..go import strlists, textops
+from ..go.textops import go_string
+from . import toolschema
+from .emit import Emit
+from .values import (
+    ANY,
+    ANYOF,
+    ARGS,
+    BOOL,
+    BOUND_METHOD,
+    CALL,
+    CALLS,
+    CONTENT,
+    DICT,
+    FIELDS,
+    FUNC,
+    FUNCTION,
+    GLOBAL_FUNCTIONS,
+    INT,
+    LIST,
+    LITERAL_OR,
+    MSG,
+    MSGS,
+    NONE,
+    NS,
+    OPTIONAL_MESSAGE_KEYS,
+    PART,
+    PROP,
+    PROPS,
+    RECORD,
+    SEQUENCES,
+    STR,
+    STRLIST,
+    TOOLS,
+    UNDEF,
+    UNDEFINED,
+    Loop,
+    Value,
+    const,
+    final_of,
+)
+
+
+class Access(Emit):
+    """Attribute, item and slice access on Values (over Emit)."""
+
+    def global_name(self, name: str, node: nodes.Node | None) -> Value:
+        if name == "messages":
+            return Value("$.Messages", MSGS)
+        if name == "tools":
+            return Value("$.Tools", TOOLS, extra={"nullable": True})
+        if name == "add_generation_prompt":
+            return Value('(ne (index $.Messages (len (slice $.Messages 1))).Role "assistant")', BOOL)
+        if name in self.tokens:
+            return const(self.tokens[name])
+        if name.endswith("_token"):
+            self.warn(node, name, "the tokenizer does not define it; rendered as empty text")
+            return UNDEFINED
+        if name in GLOBAL_FUNCTIONS:
+            return Value("", FUNCTION)
+        if name in {"true", "True"}:
+            return const(True)
+        if name in {"false", "False"}:
+            return const(False)
+        if name in {"none", "None"}:
+            return const(None)
+        return UNDEFINED
+
+    @staticmethod
+    def literal_or(slot: Value) -> Value:
+        """A variable given a dict literal on some paths: `LITERAL_OR`, which only `is none`,
+        `is defined`, truth tests and macro arguments take (each branches on the Go flag);
+        anything else refuses the kind."""
+        other = Value(
+            slot.code, slot.kind, extra={k: v for k, v in slot.extra.items() if k not in {"literal", "literal_flag"}}
+        )
+        return Value(
+            slot.code,
+            LITERAL_OR,
+            extra={"flag": slot.extra["literal_flag"], "literal": slot.extra["literal"], "other": other},
+        )
+
+    @staticmethod
+    def any_final(values: list[Value]) -> dict[str, Any]:
+        """The `final` mark of a value built from these: set when any of them may be the final text."""
+        finals = [v.extra["final"] for v in values if v.extra.get("final")]
+        if not finals:
+            return {}
+        return {"final": finals[0] if len(finals) == 1 else f"(or {' '.join(finals)})"}
+
+    def strlist_item(self, value: Value, node: nodes.Node, may_be_final: bool = False) -> str:
+        """Go operand of a string going into a run-time list (only strings can be held there).
+
+        A message's text goes in only where the list carries the `final` mark on (`may_be_final`):
+        its elements are then printed as the final text may be, cut after the first holding it.
+        """
+        if value.is_const and isinstance(value.const, str):
+            return go_string(value.const)
+        if value.kind not in {STR, CONTENT} or value.is_const:
+            raise self.fail(
+                node,
+                f"a list of {value.kind if not value.is_const else type(value.const).__name__} values built at run time",
+            )
+        if value.extra.get("final"):
+            if not may_be_final:
+                raise self.fail(
+                    node, "a message's text stored in a list", "(an assistant prefill could not be cut inside it)"
+                )
+            self.warn(
+                node,
+                "a message's text stored in a list",
+                "if it is the prefilled final message's text, the reply is cut after the first element "
+                "holding that text (transformers cuts after the last)",
+            )
+        return value.code
+
+    def strlist_code(self, value: Value, node: nodes.Node) -> str:
+        """Go operand of a list of strings: a literal list or one built at run time."""
+        if value.kind == STRLIST:
+            return value.code
+        if value.is_const and isinstance(value.const, list):
+            if not all(isinstance(item, str) for item in value.const):
+                raise self.fail(node, "a list literal of non-strings as a value")
+            return strlists.literal(value.const)
+        raise self.fail(node, f"a list of strings combined with {value.kind}")
+
+    def attr(self, base: Value, name: str, node: nodes.Node) -> Value:
+        value = self.field(base, name, node)
+        if toolschema.optional(base.kind, name) and value.kind != UNDEF:
+            value.extra["optional"] = True
+        return value
+
+    def field(self, base: Value, name: str, node: nodes.Node) -> Value:
+        if base.kind == BOUND_METHOD or base.extra.get("items"):
+            return UNDEFINED  # neither a method nor a list of (key, value) pairs has fields
+        if base.kind in {DICT, RECORD}:
+            return self.dict_fields(base).get(name, UNDEFINED)
+        if base.kind == NS:
+            attrs = base.extra["attrs"]
+            if name not in attrs:
+                return UNDEFINED
+            found = attrs[name]
+            known = found.extra.get("known")
+            if known is not None and known[0] == self.flow_epoch:
+                return const(known[1])  # set to a constant with no branch point since
+            extra: dict[str, Any] = {"maybe_undefined": True} if found.extra.get("maybe_undefined") else {}
+            if found.extra.get("defined_flag"):
+                extra["defined_flag"] = found.extra["defined_flag"]
+            if found.kind == NONE or found.extra.get("maybe_none"):
+                extra["maybe_none"] = True  # None is held as "" until some path sets it
+            if found.extra.get("maybe_negative") or (
+                found.is_const and isinstance(found.const, int) and found.const < 0
+            ):
+                extra["maybe_negative"] = True
+            if name in base.extra.get("text_attrs", ()):
+                extra["final"] = f"{base.code}_{name}_final"
+            return Value(f"{base.code}_{name}", found.kind if found.kind not in {NONE, UNDEF} else ANY, extra=extra)
+        if base.kind == PART:
+            if name == "type":
+                return const("text")
+            if name == "text":
+                return Value(base.extra["content"], STR, extra=final_of(base))
+            return UNDEFINED
+        if base.kind in {CONTENT} and name in {"text"}:
+            return UNDEFINED
+        if base.kind == ARGS:
+            return Value(f"(index {base.code} {go_string(name)})", ANY)
+        if base.kind == PROPS:
+            return Value(f"(index {self.plain_map(base)} {go_string(name)})", PROP)
+        if base.kind == PROP and name in {"type"}:
+            return Value(f"(index {base.code}.Type 0)", STR, extra={"types": f"{base.code}.Type"})
+        if base.kind == PROP and name == "properties":
+            # a *api.ToolPropertiesMap (ordered); ranged through .All, tojson'd by its Go type
+            return Value(f"{base.code}.Properties", PROPS, extra={"ordered": True})
+        if base.kind == PROP and name == "required":
+            return Value(f"{base.code}.Required", LIST)
+        if base.kind == PROP and name == "anyOf":
+            return Value(f"{base.code}.AnyOf", ANYOF)
+        if base.kind == CALL and name in {"name", "arguments"}:
+            # a flat {"name", "arguments"} call: read through `.function`
+            return self.attr(Value(f"{base.code}.Function", FUNC), name, node)
+        if base.kind == CALL and name == "type":
+            return const("function")
+        fields = FIELDS.get(base.kind)
+        if fields is not None:
+            if name in fields:
+                go, kind = fields[name]
+                value = Value(f"{base.code}.{go}", kind)
+                if base.kind == MSG and name in OPTIONAL_MESSAGE_KEYS:
+                    value.extra["optional"] = True
+                if base.kind == MSG and name == "content":
+                    value.extra["final"] = f"(eq {base.code} $ofc_final)"
+                return value
+            return UNDEFINED
+        if base.kind in {UNDEF, NONE}:
+            return UNDEFINED
+        if base.kind in {STR, CONTENT}:
+            if not hasattr(str, name):
+                return UNDEFINED  # a string has no such attribute: Jinja gives Undefined
+            return Value("", "method:" + name, extra={"self": base})
+        if (base.kind in SEQUENCES or base.kind == STRLIST) and not hasattr(list, name):
+            return UNDEFINED  # a list has no such attribute: Jinja gives Undefined
+        if base.kind in {MSGS, TOOLS, CALLS, LIST} and name in {"items", "keys", "values", "get"}:
+            raise self.fail(node, f".{name}() on a list")
+        if base.kind == ANY:
+            return self.untyped_field(base, name)
+        raise self.fail(node, f"attribute .{name} of {base.kind}")
+
+    def untyped_field(self, base: Value, name: str) -> Value:
+        """`x.name` / `x['name']` of an untyped value (decoded JSON): the key's value where `x` is
+        a mapping that has it, else Undefined (empty text) — found by a scan, so a key holding
+        null still counts as defined."""
+        obj, value, found, k, v = (self.temp() for _ in range(5))
+        self.action(f"{obj} := {base.code}")
+        self.action(f'{value} := ""')
+        self.action(f"{found} := false")
+        self.action(f'if eq (printf "%.3T" {obj}) "map"')
+        self.key_scan(k, v, obj, go_string(name), f"{value} = {v}", f"{found} = true")
+        self.action("end")
+        return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
+
+    def untyped_get(self, base: Value, key: str, default: Value | None, node: nodes.Node) -> Value:
+        """`x.get(key[, default])` of an untyped value: the key's value where `x` is a mapping that
+        has it, else the default, None without one (Go's nil: `index` of a missing map key)."""
+        if default is not None and default.kind in {UNDEF, NONE}:
+            default = None
+        if default is not None and not (
+            default.kind in {STR, CONTENT, ANY} or (default.is_const and isinstance(default.const, (str, int)))
+        ):
+            raise self.fail(node, f".get() of an untyped value with a {default.kind} default")
+        obj, result, k, v = self.temp(), self.temp(), self.temp(), self.temp()
+        self.action(f"{obj} := {base.code}")
+        initial = '""' if default is None else self.operand(default, node)
+        self.action(f"{result} := {initial}")
+        self.action(f'if eq (printf "%.3T" {obj}) "map"')
+        if default is None:
+            self.action(f"{result} = index {obj} {go_string(key)}")
+        else:
+            self.key_scan(k, v, obj, go_string(key), f"{result} = {v}")
+        self.action("end")
+        return Value(result, ANY)
+
+    def untyped_element(self, base: Value, at: int) -> Value:
+        """`x[i]` of an untyped value: the element where `x` is a list long enough, else Undefined."""
+        seq, value, found = self.temp(), self.temp(), self.temp()
+        self.action(f"{seq} := {base.code}")
+        self.action(f'{value} := ""')
+        self.action(f"{found} := false")
+        self.action(f'if eq (printf "%.2T" {seq}) "[]"')
+        need = at + 1 if at >= 0 else -at
+        self.action(f"if ge (len {seq}) {need}")
+        position = str(at) if at >= 0 else f"(len (slice {seq} {-at}))"
+        self.action(f"{value} = index {seq} {position}")
+        self.action(f"{found} = true")
+        self.action("end")
+        self.action("end")
+        return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
+
+    @staticmethod
+    def plain_map(value: Value) -> str:
+        """Go operand of a mapping `index` and `len` work on (an ordered map made a Go map)."""
+        return f"{value.code}.ToMap" if value.extra.get("ordered") else value.code
+
+    def argument_named(self, args: Value, key: Value) -> Value:
+        """`arguments[key]` with a key known at run time: the argument's value where the call has
+        it, else Undefined — found by a scan, as Go's `index` of a missing key gives no value."""
+        value, found, k, v = (self.temp() for _ in range(4))
+        self.action(f'{value} := ""')
+        self.action(f"{found} := false")
+        self.key_scan(k, v, args.code, key.code, f"{value} = {v}", f"{found} = true")
+        return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
+
+    @staticmethod
+    def runtime_count(bound: Value | None) -> bool:
+        """A run-time int that cannot be negative (Go's printf-width subtraction fails below zero)."""
+        return bound is not None and not bound.is_const and bound.kind == INT and not bound.extra.get("maybe_negative")
+
+    def slice_by_count(self, base: Value, start: Value | None, stop: Value | None, node: nodes.Node) -> Value:
+        """`text[a:b]` with run-time bounds that are never negative: `%.*s` keeps the first n
+        characters (clamped to the text, as Python clamps)."""
+        for bound in (start, stop):
+            if (
+                bound is not None
+                and not self.runtime_count(bound)
+                and not (
+                    bound.is_const
+                    and isinstance(bound.const, int)
+                    and not isinstance(bound.const, bool)
+                    and bound.const >= 0
+                )
+            ):
+                raise self.fail(node, "string slicing with a bound known only at run time")
+        text, head = self.temp(), self.temp()
+        self.action(f"{text} := {base.code}")
+        self.action(f"{head} := {text}")
+        if stop is not None:
+            self.action(f'{head} = printf "%.*s" {stop.code} {text}')
+        if start is None:
+            return Value(head, STR)
+        result = self.temp()
+        self.action(f'{result} := slice {head} (len (printf "%.*s" {start.code} {head}))')
+        return Value(result, STR)
+
+    def neighbour_item(self, loop: Loop, previous: bool) -> Value:
+        """loop.previtem / nextitem: the element beside this step, Undefined at the list's ends.
+
+        The Go variable holds `false` at an end, so only a guarded access (`loop.previtem and
+        loop.previtem.role`) reads a field, as only a guarded one renders in Jinja.
+        """
+        item, exists = self.temp(), self.temp()
+        if previous:
+            self.action(f"{exists} := ne {loop.index} 0")
+            position = f'(len (slice (printf "%*s" {loop.index} "") 1))'
+        else:
+            self.action(f"{exists} := lt {loop.index} (len (slice {loop.seq} 1))")
+            position = f"({textops.plus_one(loop.index)})"
+        self.action(f"{item} := false")
+        self.action(f"if {exists}")
+        self.action(f"{item} = index {loop.seq} {position}")
+        self.action("end")
+        return Value(item, loop.item_kind or ANY, extra={"maybe_undefined": True, "defined_flag": exists})
+
+    def dict_fields(self, value: Value) -> dict[Any, Value]:
+        if value.kind == RECORD:
+            fields: dict[Any, Value] = value.extra["fields"]
+            return fields
+        return {k: const(v) for k, v in value.const.items()}
+
+    def dict_lookup(self, base: Value, key: Value, node: nodes.Node) -> Value:
+        """`d[key]` of a dict literal; a run-time key picks among the constant values."""
+        fields = self.dict_fields(base)
+        if key.is_const:
+            return fields.get(key.const, UNDEFINED)
+        if key.kind == UNDEF and not key.extra.get("maybe_undefined"):
+            return UNDEFINED  # no dict has Undefined as a key
+        if key.kind == ANY and all(isinstance(k, str) and k for k in fields):
+            # an untyped key (a schema's `type`) matches only when it is a string
+            key = Value(f'(or (and (eq (printf "%T" {key.code}) "string") (printf "%v" {key.code})) "")', STR)
+        if key.kind not in {STR, CONTENT, INT} or not all(
+            v.is_const and isinstance(v.const, (str, int)) and not isinstance(v.const, bool) for v in fields.values()
+        ):
+            raise self.fail(node, "a dict literal looked up with a run-time key")
+        kinds = {type(v.const) for v in fields.values()}
+        if len(kinds) > 1:
+            raise self.fail(node, "a dict literal of mixed value types looked up with a run-time key")
+        result, flag = self.temp(), self.temp()
+        self.action(f'{result} := ""' if kinds != {int} else f"{result} := 0")
+        self.action(f"{flag} := false")
+        for k, v in fields.items():
+            if isinstance(k, str) == (key.kind != INT):
+                self.action(f"if eq {key.code} {const(k).code}")
+                self.action(f"{result} = {v.code}")
+                self.action(f"{flag} = true")
+                self.action("end")
+        kind = INT if kinds == {int} else STR
+        return Value(result, kind, extra={"maybe_undefined": True, "defined_flag": flag})
+
+    @staticmethod
+    def empty_list_as(value: Value, other: Value) -> Value:
+        """`[]` beside a Go list (`x if c else []`): an empty Go slice, whose element type
+        no length or loop can see (a run-time Go list has no literal)."""
+        if value.is_const and value.const == [] and other.kind in {MSGS, CALLS} and not other.is_const:
+            return Value("(slice $.Messages 0 0)", other.kind)
+        return value

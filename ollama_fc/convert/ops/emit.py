@@ -1,0 +1,214 @@
+"""Where the Go template text goes: the output buffer, fresh variables, captures into a
+variable, the prefill guard, and one-line errors and warnings naming the construct.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from jinja2 import nodes
+
+from ...errors import ConversionError
+from ..go.textops import go_string
+from ..result import ConversionWarning
+from .values import (
+    BOUND_METHOD,
+    LIST,
+    LITERAL_OR,
+    LOOP,
+    MAPPED,
+    NONE,
+    SELECT,
+    SPLIT,
+    STR,
+    UNDEF,
+    Value,
+)
+
+
+class Emit:
+    """The output buffer and what writes to it; the base every lowering operation builds on.
+
+    The operations are layered, each class adding to the one below: Emit, Access, Logic,
+    ToJson, Strings, Views; the translator (`translate/`) sits on top of Views.
+    """
+
+    def __init__(self, special_tokens: dict[str, str], tool_role: str) -> None:
+        #: the tokenizer's special tokens (`bos_token`...), constants of the template
+        self.tokens = special_tokens
+        #: the role name this template gives tool results, when it is not Ollama's `tool`
+        self.tool_role = tool_role
+        self.out: list[str] = []
+        self.warnings: list[ConversionWarning] = []
+        self.helpers: dict[str, str] = {}
+        self.counter = 0
+        #: advances at every run-time branch point (`if`, `else`, `range`, `end`...): a namespace
+        #: attribute set to a constant is known until the epoch moves on
+        self.flow_epoch = 0
+        self.open_blocks: list[bool] = []
+        #: the Go variable output goes to while a `{% set x %}` body or a macro used as a value runs
+        self.sink: str | None = None
+        self.sink_construct = ""
+        #: assistant prefill: once the final message's text may have been printed, output is
+        #: guarded by `$ofc_stop` (open while `guard_open`); see `print_final_text`
+        self.prefill_armed = False
+        self.guard_open = False
+        #: captured text variables that may hold the final message's text (see `capture`)
+        self.capture_finals: set[str] = set()
+
+    def fail(self, node: nodes.Node, construct: str, why: str = "has no Go template equivalent") -> ConversionError:
+        return ConversionError(f"line {getattr(node, 'lineno', '?')}: {construct} {why}")
+
+    def warn(self, node: nodes.Node | None, construct: str, effect: str) -> None:
+        line = getattr(node, "lineno", None)
+        if not any(w.construct == construct and w.line == line for w in self.warnings):
+            self.warnings.append(ConversionWarning(construct=construct, line=line, effect=effect))
+
+    def constant(self, node: nodes.Expr, value: Value) -> Any:
+        """The constant an argument must be (`tojson(indent=2)`, `selectattr('name')`)."""
+        if not value.is_const:
+            raise self.fail(node, "a non-constant argument where a constant is needed")
+        return value.const
+
+    def temp(self) -> str:
+        self.counter += 1
+        return f"$_{self.counter}"
+
+    def action(self, code: str) -> None:
+        self.close_guard()
+        self.track_flow(code)
+        self.out.append("{{ " + code + " }}")
+
+    def track_flow(self, code: str) -> None:
+        """Count the run-time branch points (see `flow_epoch`): a value set since the last one
+        is certainly what a read sees; `if true` (an inlined macro's block) is no branch."""
+        word = code.split(" ", 1)[0]
+        if word in {"if", "range", "with"}:
+            runtime = code != "if true"
+            self.open_blocks.append(runtime)
+            self.flow_epoch += runtime
+        elif word == "end" and self.open_blocks:
+            self.flow_epoch += self.open_blocks.pop()
+        elif word in {"else", "break", "continue"}:
+            self.flow_epoch += 1
+
+    def show(self, code: str) -> None:
+        """Template output (text or a printing action); silent once an assistant prefill has ended."""
+        if self.prefill_armed and not self.guard_open:
+            self.out.append("{{ if not $ofc_stop }}")
+            self.guard_open = True
+        self.out.append(code)
+
+    def close_guard(self) -> None:
+        if self.guard_open:
+            self.guard_open = False
+            self.out.append("{{ end }}")
+
+    def put(self, code: str) -> None:
+        """Print a Go string or number (or append it to the variable being captured)."""
+        if self.sink is not None:
+            self.action(f'{self.sink} = printf "%s%v" {self.sink} {code}')
+        else:
+            self.show("{{ " + code + " }}")
+
+    def call_helper(self, name: str, code: str, node: nodes.Node) -> None:
+        """Print through a `define` helper; Go cannot capture a helper's output in a variable."""
+        if self.sink is not None:
+            raise self.fail(node, self.sink_construct, "(its text needs a helper whose output Go cannot capture)")
+        self.show(f'{{{{ template "{name}" {code} }}}}')
+
+    def text(self, data: str) -> None:
+        """Literal output: `{{` cannot appear as text, and a trailing `{` would join the next action."""
+        if not data:
+            return
+        if self.sink is not None:
+            self.put(go_string(data))
+            return
+        parts = data.split("{{")
+        for i, part in enumerate(parts):
+            if i:
+                self.show('{{ "{{" }}')
+            if part.endswith("{"):
+                self.show(part[:-1])
+                self.show('{{ "{" }}')
+            elif part:
+                self.show(part)
+
+    def capture(self, produce: Callable[[], None], construct: str, node: nodes.Node) -> str:
+        """Run `produce` with its output appended to a fresh Go string variable; that variable."""
+        var = self.temp()
+        self.action(f'{var} := ""')
+        # whether a prefilled final message's text went into it (declared only when some may)
+        self.action(f"{var}_final := false")
+        flag_at = len(self.out) - 1
+        outer, outer_construct = self.sink, self.sink_construct
+        self.sink, self.sink_construct = var, construct
+        try:
+            produce()
+        finally:
+            self.sink, self.sink_construct = outer, outer_construct
+        if f"{var}_final =" in "".join(self.out[flag_at + 1 :]):
+            self.capture_finals.add(var)
+        else:
+            del self.out[flag_at]
+        return var
+
+    def captured(self, var: str) -> Value:
+        """The text a `capture` collected, marked when it may hold the final message's text."""
+        return Value(var, STR, extra={"final": f"{var}_final"} if var in self.capture_finals else {})
+
+    def operand(self, value: Value, node: nodes.Node) -> str:
+        if value.kind in {SPLIT, SELECT, MAPPED, LOOP, BOUND_METHOD, LITERAL_OR} or value.kind.startswith("method:"):
+            raise self.fail(node, f"a {value.kind.split(':')[0]} value stored in a variable")
+        if value.is_const and value.kind == LIST:
+            raise self.fail(node, "a list literal as a value")
+        if value.kind in {UNDEF, NONE}:
+            return '""'
+        return value.code
+
+    def key_scan(self, k: str, v: str, mapping: str, key: str, *statements: str) -> None:
+        """Run `statements` where the Go map `mapping` (ranged as `k`, `v`) has the key `key`:
+        a scan, as Go's `index` of a missing key gives the same as a key holding null."""
+        self.action(f"range {k}, {v} := {mapping}")
+        self.action(f"if eq {k} {key}")
+        for statement in statements:
+            self.action(statement)
+        self.action("end")
+        self.action("end")
+
+    def print_final_text(self, code: str, final: str) -> None:
+        """Print message text; when it is the prefilled final message's, end the output after it.
+
+        `final` is a Go condition true when the text comes from the final message. The cut falls
+        after the last occurrence of `$ofc_cut` in this text (see `prefill_prologue`).
+        """
+        self.prefill_armed = True
+        text, k, i, rest, n = (self.temp() for _ in range(5))
+        self.action(f"if and $ofc_open (not $ofc_stop) {final}")
+        self.action(f"{text} := {code}")
+        self.action(f"{k} := -1")
+        self.action(f"range {i} := len {text}")
+        self.action(f"{rest} := slice {text} {i}")
+        self.action(f"if and (ge (len {rest}) (len $ofc_cut)) (eq (slice {rest} 0 (len $ofc_cut)) $ofc_cut)")
+        self.action(f"{k} = {i}")
+        self.action("end")
+        self.action("end")
+        self.action(f"if ge {k} 0")
+        self.action(f"{rest} := slice {text} {k}")
+        self.action(f"{n} := len $ofc_cut")
+        self.action(
+            f"if and $ofc_whole (ge (len {rest}) (len $ofc_final.Content)) "
+            f"(eq (slice {rest} 0 (len $ofc_final.Content)) $ofc_final.Content)"
+        )
+        self.action(f"{n} = len $ofc_final.Content")
+        self.action("end")
+        self.put(f"slice {text} 0 {k}")
+        self.put(f"slice {rest} 0 {n}")
+        self.action("$ofc_stop = true")
+        self.action("else")
+        self.put(text)
+        self.action("end")
+        self.action("else")
+        self.put(code)
+        self.action("end")

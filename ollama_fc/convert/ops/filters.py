@@ -1,0 +1,515 @@
+"""Jinja filters, one registered function per filter: `FILTERS` is the only way `value | name`
+is translated.
+
+A filter is a function of the operations (`Lowering`) and the call (`FilterCall`: the operand
+and positional arguments already evaluated, keyword arguments evaluated on request), returning
+the Value it gives. Register it with `@filter("name")`; a filter it cannot translate for this
+operand ends in `ops.unsupported(call)`, the one-line error naming the filter and the operand's
+kind. Add a line for it to the construct table of tests/test_convert_constructs.py, which
+checks the rendered output against the Hugging Face reference with Ollama's template package.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jinja2
+from jinja2 import nodes
+
+from ..go import strlists, textops
+from . import toolschema
+from .values import (
+    ANY,
+    ARGS,
+    CALLS,
+    CONTENT,
+    ELEMENT,
+    INT,
+    LIST,
+    MAPPED,
+    MSGS,
+    NONE,
+    PARTS,
+    PROPS,
+    RECORD,
+    REVERSED,
+    SELECT,
+    SEQUENCES,
+    SPLIT,
+    STR,
+    STRLIST,
+    TOOLS,
+    UNDEF,
+    SelectionFilter,
+    Value,
+    ValueOf,
+    const,
+    final_of,
+    keyword_arguments,
+)
+from .views import Views
+
+#: string filters applied at conversion time to a constant (jinja2's own, so exactly)
+CONSTANT_FILTERS = {"replace", "title", "capitalize", "center", "indent", "wordcount"}
+CONSTANT_FOLDER = jinja2.Environment()
+
+
+@dataclass
+class FilterCall:
+    """`value | name(args, key=...)`: its node, the operand and positional arguments as Values."""
+
+    node: nodes.Filter
+    value: Value
+    args: list[Value]
+    #: evaluates an expression in the filter's scope (keyword arguments, tojson's operand)
+    value_of: ValueOf
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    @property
+    def keywords(self) -> list[str]:
+        return [kw.key for kw in keyword_arguments(self.node)]
+
+    def options(self, ops: Lowering) -> dict[str, Any]:
+        """The keyword arguments, which must be constants."""
+        return {kw.key: ops.constant(kw.value, self.value_of(kw.value)) for kw in keyword_arguments(self.node)}
+
+
+FilterFunction = Callable[["Lowering", FilterCall], Value]
+#: `[a, b] | min`: a filter of a literal list, given the list's items (not the list) unevaluated
+LiteralListFunction = Callable[["Lowering", FilterCall, "nodes.List | nodes.Tuple"], Value]
+
+
+@dataclass
+class Filter:
+    apply: FilterFunction
+    #: applied instead when the operand is a list literal and the filter has no arguments
+    of_literal_list: LiteralListFunction | None = None
+    #: the operand may stay a split string (`text.split(sep) | first` picks one part)
+    takes_split: bool = False
+    #: printed `a + b` with this filter on either side is a string concatenation
+    gives_text: bool = False
+
+
+FILTERS: dict[str, Filter] = {}
+
+
+def filter(
+    *names: str, takes_split: bool = False, gives_text: bool = False
+) -> Callable[[FilterFunction], FilterFunction]:
+    """Register a function as the translation of the Jinja filters `names`."""
+
+    def register(function: FilterFunction) -> FilterFunction:
+        for name in names:
+            if name in FILTERS:
+                raise ValueError(f"filter |{name} is registered twice")
+            FILTERS[name] = Filter(function, takes_split=takes_split, gives_text=gives_text)
+        return function
+
+    return register
+
+
+def literal_list_filter(*names: str) -> Callable[[LiteralListFunction], LiteralListFunction]:
+    """Register how the (registered) filters `names` apply to a list literal's items."""
+
+    def register(function: LiteralListFunction) -> LiteralListFunction:
+        for name in names:
+            FILTERS[name].of_literal_list = function
+        return function
+
+    return register
+
+
+class Lowering(Views):
+    """Every operation the Jinja syntax lowers to, and the one dispatch of filters."""
+
+    def apply_filter(self, node: nodes.Filter, value_of: ValueOf) -> Value:
+        """`value | name(...)` through FILTERS: the operand, then the arguments, are evaluated
+        first (in that order), as Jinja does."""
+        if node.node is None:
+            raise self.fail(node, f"|{node.name} block")
+        entry = FILTERS.get(node.name)
+        if (
+            entry is not None
+            and entry.of_literal_list is not None
+            and isinstance(node.node, (nodes.List, nodes.Tuple))
+            and not node.args
+            and not node.kwargs
+        ):
+            return entry.of_literal_list(self, FilterCall(node, const(None), [], value_of), node.node)
+        value = value_of(node.node)
+        if value.kind == SPLIT and not (entry is not None and entry.takes_split):
+            value = self.split_list(value)
+        call = FilterCall(node, value, [value_of(a) for a in node.args], value_of)
+        if entry is None:
+            raise self.unsupported(call)
+        return entry.apply(self, call)
+
+    def unsupported(self, call: FilterCall) -> Exception:
+        return self.fail(call.node, f"filter |{call.name} on {call.value.kind}")
+
+
+def constant_folded(ops: Lowering, call: FilterCall) -> Value | None:
+    """A string filter of constants, applied now by jinja2 itself."""
+    value, args = call.value, call.args
+    if (
+        call.name in CONSTANT_FILTERS
+        and value.is_const
+        and isinstance(value.const, str)
+        and all(a.is_const for a in args)
+    ):
+        options = call.options(ops)
+        return const(CONSTANT_FOLDER.call_filter(call.name, value.const, [a.const for a in args], options))
+    return None
+
+
+def const_pairs(ops: Lowering, call: FilterCall) -> Value | None:
+    """`dictsort`/`items` of a dict literal of constants: its pairs, sorted by jinja2's own filter."""
+    value, args = call.value, call.args
+    if value.is_const and isinstance(value.const, dict) and all(a.is_const for a in args):
+        options = call.options(ops)
+        pairs = (
+            jinja2.filters.do_dictsort(value.const, *(a.const for a in args), **options)
+            if call.name == "dictsort"
+            else list(value.const.items())
+        )
+        return const([list(pair) for pair in pairs])
+    return None
+
+
+def untyped_pairs(ops: Lowering, call: FilterCall) -> Value | None:
+    """`dictsort`/`items` of a run-time map (an argument value, a schema's items): Go ranges over
+    it in sorted key order."""
+    value = call.value
+    if value.kind == ANY and not call.args:
+        if call.name == "dictsort":
+            ops.warn(
+                call.node, "|dictsort of an untyped mapping", "keys are sorted by byte value (dictsort ignores case)"
+            )
+        else:
+            ops.warn(
+                call.node, "|items of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
+            )
+        return Value(value.code, ANY, extra={**value.extra, "items": True})
+    return None
+
+
+@filter("items")
+def items(ops: Lowering, call: FilterCall) -> Value:
+    value = call.value
+    pairs = const_pairs(ops, call)
+    if pairs is not None:
+        return pairs
+    if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+        return const([])  # Jinja's |items of Undefined is empty
+    if value.is_const and isinstance(value.const, dict):
+        return const([list(pair) for pair in value.const.items()])
+    if value.kind == RECORD:
+        return Value("", RECORD, extra={**value.extra, "items": True})  # only its (absent) attributes are usable
+    if value.kind in {PROPS, ARGS} or value.kind in toolschema.KEY_ORDER:
+        return Value(value.code, value.kind, extra={**value.extra, "items": True})
+    untyped = untyped_pairs(ops, call)
+    if untyped is not None:
+        return untyped
+    raise ops.unsupported(call)
+
+
+@filter("dictsort")
+def dictsort(ops: Lowering, call: FilterCall) -> Value:
+    value = call.value
+    pairs = const_pairs(ops, call)
+    if pairs is None:
+        pairs = untyped_pairs(ops, call)
+    if pairs is not None:
+        return pairs
+    if value.kind in {PROPS, ARGS} or value.kind in toolschema.KEY_ORDER:
+        # an ordered map (nested properties) is sorted as the Go map it converts to
+        return Value(ops.plain_map(value), value.kind, extra={"items": True, "sorted": True})
+    raise ops.unsupported(call)
+
+
+@filter("replace")
+def replace(ops: Lowering, call: FilterCall) -> Value:
+    value, args = call.value, call.args
+    if len(args) == 2 and not call.keywords and value.kind in {STR, CONTENT} and not value.is_const:
+        return ops.string_method("replace", value, args, call.node)  # the filter is str.replace
+    folded = constant_folded(ops, call)
+    if folded is not None:
+        return folded
+    raise ops.unsupported(call)
+
+
+@filter("capitalize", "center", "wordcount")
+def folded_only(ops: Lowering, call: FilterCall) -> Value:
+    folded = constant_folded(ops, call)
+    if folded is not None:
+        return folded
+    raise ops.unsupported(call)
+
+
+@filter("title")
+def title(ops: Lowering, call: FilterCall) -> Value:
+    value = call.value
+    folded = constant_folded(ops, call)
+    if folded is not None:
+        return folded
+    if value.kind in {STR, CONTENT} and not call.args and not call.keywords:
+        ops.warn(
+            call.node, "|title", "changes the case of ASCII letters only, and starts words after ASCII whitespace only"
+        )
+        text = ops.temp()
+        ops.action(f"{text} := {value.code}")
+        return Value(textops.ascii_title(ops, text), STR)
+    raise ops.unsupported(call)
+
+
+@filter("indent")
+def indent(ops: Lowering, call: FilterCall) -> Value:
+    value, args = call.value, call.args
+    folded = constant_folded(ops, call)
+    if folded is not None:
+        return folded
+    if value.extra.get("json_text") and all(a.is_const for a in args):
+        return ops.indent_json(value, [a.const for a in args], call.options(ops), call.node)
+    raise ops.unsupported(call)
+
+
+@filter("trim", gives_text=True)
+def trim(ops: Lowering, call: FilterCall) -> Value:
+    value, args = call.value, call.args
+    if value.is_const:
+        return const(value.const.strip(*(a.const for a in args)))
+    if value.kind in {UNDEF, NONE}:
+        return const("")
+    return ops.trim(value.code, "strip", args[0].const if args else None, final_of(value))
+
+
+@filter("length", "count")
+def length(ops: Lowering, call: FilterCall) -> Value:
+    value = call.value
+    if value.is_const:
+        return const(len(value.const))
+    if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+        return const(0)  # Jinja's Undefined has length 0
+    if value.kind == ANY:
+        ops.warn(call.node, "|length of an untyped value", "counts bytes, not characters, where it is non-ASCII text")
+        obj, size = ops.temp(), ops.temp()
+        ops.action(f"{obj} := {value.code}")
+        ops.action(f"{size} := 0")
+        ops.action(
+            f'if or (eq (printf "%.3T" {obj}) "map") (eq (printf "%.2T" {obj}) "[]") (eq (printf "%T" {obj}) "string")'
+        )
+        ops.action(f"{size} = len {obj}")
+        ops.action("end")
+        return Value(size, INT)
+    if value.kind in {STR, CONTENT}:
+        text = ops.temp()
+        ops.action(f"{text} := {value.code}")
+        return Value(textops.char_count(text), INT)
+    if value.kind in SEQUENCES or value.kind in {ARGS, PROPS}:
+        return Value(f"(len {ops.plain_map(value)})", INT)
+    if value.kind in {SELECT, MAPPED}:
+        return ops.count_selected(value)
+    if value.kind == STRLIST:
+        return Value(strlists.count(ops, value.code), INT)
+    if value.kind == REVERSED:
+        return Value(f"(len {value.code})", INT)
+    raise ops.fail(call.node, f"|length of {value.kind}")
+
+
+@filter("selectattr", "rejectattr")
+def selectattr(ops: Lowering, call: FilterCall) -> Value:
+    value = call.value
+    if value.kind in {CONTENT, PARTS}:
+        return Value(value.code, PARTS)
+    if value.kind in {MSGS, CALLS, TOOLS}:
+        return Value(
+            value.code, SELECT, extra={"base": value, "filters": [SelectionFilter(call.node, call.value_of, None)]}
+        )
+    if value.kind == SELECT:
+        return Value(
+            value.code,
+            SELECT,
+            extra={
+                "base": value.extra["base"],
+                "filters": [*value.extra["filters"], SelectionFilter(call.node, call.value_of, None)],
+            },
+        )
+    raise ops.fail(call.node, f"|{call.name} on {value.kind}")
+
+
+@filter("list")
+def to_list(ops: Lowering, call: FilterCall) -> Value:
+    value = call.value
+    if value.kind == MAPPED:
+        return Value(value.code, value.kind, extra={**value.extra, "lazy": False})
+    return value
+
+
+@filter("first", "last", takes_split=True)
+def first_or_last(ops: Lowering, call: FilterCall) -> Value:
+    value, first = call.value, call.name == "first"
+    if value.kind in SEQUENCES and not value.is_const:
+        element = ELEMENT.get(value.kind, ANY)
+        if first:
+            return Value(f"(index {value.code} 0)", element)
+        return Value(f"(index {value.code} (len (slice {value.code} 1)))", element)
+    if value.kind == SPLIT and not (not first and "limit" in value.extra):
+        return ops.split_part(value, 0 if first else -1, call.node)
+    if value.kind == SPLIT:
+        value = ops.split_list(value)
+    if value.kind == STRLIST:
+        return Value(strlists.element(ops, value.code, 0 if first else -1), STR, extra=final_of(value))
+    raise ops.fail(call.node, f"|{call.name} of {value.kind}")
+
+
+@filter("default")
+def default(ops: Lowering, call: FilterCall) -> Value:
+    value, args = call.value, call.args
+    fallback = args[0] if args else const("")
+    if value.kind == UNDEF:
+        return fallback
+    if len(args) > 1 and args[1].is_const and args[1].const:
+        result = ops.temp()
+        ops.action(f"{result} := {ops.operand(fallback, call.node)}")
+        ops.action(f"if {ops.truth_of(value)}")
+        ops.action(f"{result} = {value.code}")
+        ops.action("end")
+        # an empty fallback leaves a message's text (and where a prefill ends) as it was
+        keep = final_of(value) if fallback.is_const and fallback.const == "" else {}
+        return Value(result, value.kind, extra=keep)
+    return value
+
+
+@filter("string", gives_text=True)
+def string(ops: Lowering, call: FilterCall) -> Value:
+    return ops.stringified(call.value, call.node)
+
+
+@filter("format")
+def format_(ops: Lowering, call: FilterCall) -> Value:
+    value = call.value
+    if value.is_const and isinstance(value.const, str) and not call.keywords:
+        return ops.percent_format(value.const, call.args, call.node)
+    raise ops.unsupported(call)
+
+
+@filter("safe")
+def safe(ops: Lowering, call: FilterCall) -> Value:
+    value = call.value
+    return Value(value.code, value.kind, value.const, {**value.extra, "markup": True})
+
+
+@filter("tojson", gives_text=True)
+def tojson(ops: Lowering, call: FilterCall) -> Value:
+    value, indent = ops.tojson_options(call.node, call.value_of)
+    separators, ascii_only = ops.tojson_layout(call.node, call.value_of)
+    if value.is_const:
+        return const(json.dumps(value.const, ensure_ascii=ascii_only, indent=indent, separators=separators))
+    if ascii_only:
+        return Value(ops.ascii_json_text(value, indent, separators, call.node), STR, extra={"json_text": True})
+    return Value(
+        ops.capture(lambda: ops.json_action(value, indent, call.node, separators), "|tojson", call.node),
+        STR,
+        extra={"json_text": True},
+    )
+
+
+@filter("join")
+def join(ops: Lowering, call: FilterCall) -> Value:
+    value, args, node = call.value, call.args, call.node
+    if value.is_const:
+        return const((args[0].const if args else "").join(value.const))
+    if value.kind in {ANY, LIST} and all(a.is_const and isinstance(a.const, str) for a in args):
+        if value.kind == ANY:
+            ops.warn(
+                node,
+                "|join of an untyped value",
+                "joins the elements of a list; any other value is written as str() of it",
+            )
+        sep = args[0].const if args else ""
+        return Value(ops.capture(lambda: ops.untyped_join(value.code, sep, node), "|join", node), STR)
+    if value.kind == STRLIST:
+        separator = args[0] if args else const("")
+        return Value(strlists.join(ops, value.code, ops.strlist_item(separator, node)), STR)
+    raise ops.unsupported(call)
+
+
+@filter("int")
+def to_int(ops: Lowering, call: FilterCall) -> Value:
+    value, args = call.value, call.args
+    if value.is_const and all(a.is_const for a in args):
+        options = call.options(ops)
+        return const(CONSTANT_FOLDER.call_filter(call.name, value.const, [a.const for a in args], options))
+    if value.kind == INT and not value.extra.get("maybe_undefined"):
+        return value  # already an int: |int leaves it as it is
+    if value.kind in {STR, CONTENT} and not args and not call.keywords:
+        return ops.parsed_int(value, call.node)
+    raise ops.unsupported(call)
+
+
+@filter("select", "reject")
+def select(ops: Lowering, call: FilterCall) -> Value:
+    value, args = call.value, call.args
+    if value.kind in toolschema.KEY_ORDER and not value.extra.get("items") and args and all(a.is_const for a in args):
+        # keys are constants once the loop is unrolled: the test runs here, as Jinja's own
+        tests = [*value.extra.get("key_tests", ()), (call.name, args[0].const, [a.const for a in args[1:]])]
+        return Value(value.code, value.kind, extra={**value.extra, "key_tests": tests})
+    raise ops.unsupported(call)
+
+
+@filter("lower", "upper", gives_text=True)
+def change_case(ops: Lowering, call: FilterCall) -> Value:
+    value = call.value
+    if value.is_const:
+        return const(getattr(value.const, call.name)())
+    if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+        return const("")  # str() of Undefined is empty
+    if value.kind == ANY:
+        return ops.change_case(
+            ops.untyped_str(value, call.node), call.name, call.node
+        )  # Jinja's filter takes str() first
+    if value.kind in {STR, CONTENT}:
+        return ops.change_case(value, call.name, call.node)
+    raise ops.unsupported(call)
+
+
+@filter("map")
+def map_(ops: Lowering, call: FilterCall) -> Value:
+    value, args = call.value, call.args
+    if value.kind == ANY and len(args) == 1 and args[0].const in {"upper", "lower", "string"} and not call.keywords:
+        return ops.untyped_map(value, args[0].const, call.node)
+    if value.kind in {MSGS, CALLS, TOOLS, SELECT, MAPPED} and not args and call.keywords == ["attribute"]:
+        attribute = ops.constant(call.node.kwargs[0].value, call.value_of(call.node.kwargs[0].value))
+        return ops.mapped_attribute(value, attribute, call.node)
+    raise ops.unsupported(call)
+
+
+@filter("min", "max")
+def extreme(ops: Lowering, call: FilterCall) -> Value:
+    raise ops.unsupported(call)
+
+
+@literal_list_filter("min", "max")
+def extreme_of_numbers(ops: Lowering, call: FilterCall, items_node: nodes.List | nodes.Tuple) -> Value:
+    """`[a, b]|min` (or max) of numbers: compared one by one, as Python's min() does."""
+    name = call.name
+    items = [call.value_of(item) for item in items_node.items]
+    if not items:
+        raise ops.fail(items_node, f"|{name} of an empty list")
+    if all(item.is_const for item in items):
+        return const((min if name == "min" else max)(item.const for item in items))
+    if not all(item.kind == INT and not isinstance(item.const, bool) for item in items):
+        raise ops.fail(items_node, f"|{name} of a list holding {', '.join(sorted({i.kind for i in items}))} values")
+    best = ops.temp()
+    ops.action(f"{best} := {items[0].code}")
+    for item in items[1:]:
+        ops.action(f"if {'lt' if name == 'min' else 'gt'} {item.code} {best}")
+        ops.action(f"{best} = {item.code}")
+        ops.action("end")
+    return Value(best, INT, extra={"maybe_negative": True} if any(i.extra.get("maybe_negative") for i in items) else {})

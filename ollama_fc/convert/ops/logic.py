@@ -1,0 +1,470 @@
+"""Truth, comparisons, `in`, Jinja tests, and the tests of a selection (over Access)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from jinja2 import nodes
+
+from ..go import strlists, textops
+from ..go.textops import go_string
+from . import toolschema
+from .access import Access
+from .values import (
+    ANY,
+    ARGS,
+    BOOL,
+    BOUND_METHOD,
+    CALL,
+    CALLS,
+    CONTENT,
+    DICT,
+    ELEMENT,
+    FIELDS,
+    FUNC,
+    INT,
+    LIST,
+    LITERAL_OR,
+    MAPPED,
+    MAPPINGS,
+    MESSAGE_FIELDS,
+    MSG,
+    MSGS,
+    NONE,
+    NS,
+    PARAMS,
+    PART,
+    PROP,
+    PROPS,
+    RECORD,
+    SELECT,
+    SEQUENCES,
+    STR,
+    STRLIST,
+    TFUNC,
+    TOOL,
+    TOOLS,
+    UNDEF,
+    SelectionFilter,
+    Value,
+    ValueOf,
+    const,
+    py_str,
+)
+
+
+class Logic(Access):
+    """Truth, comparisons, `in`, Jinja tests, and the tests of a selection (over Access)."""
+
+    def truth_operand(self, value: Value) -> str:
+        if value.extra.get("maybe_undefined") and value.code:
+            return value.code
+        if value.kind in {UNDEF, NONE}:
+            return "false"
+        if value.extra.get("or_method"):
+            return "true"
+        if value.kind == BOOL or value.kind in {STR, INT, CONTENT, MSGS, CALLS, TOOLS, ARGS, ANY}:
+            return value.code
+        return self.truth_of(value)
+
+    def truth_of(self, value: Value) -> str:
+        """Go's truthiness matches Python's for strings, numbers, lists and maps."""
+        if value.kind == LITERAL_OR:
+            flag = value.extra["flag"]
+            return f"(or (and {flag} {self.truth_of(value.extra['literal'])}) (and (not {flag}) {self.truth_of(value.extra['other'])}))"
+        if value.is_const:
+            return "true" if value.const else "false"
+        if (value.extra.get("maybe_undefined") or value.extra.get("maybe_none")) and value.code:
+            return value.code  # "" until some path sets it (None is stored as "" too)
+        if value.kind in {UNDEF, NONE}:
+            return "false"
+        if value.kind in {MSG, CALL, FUNC, TOOL, TFUNC, PART, NS, BOUND_METHOD} or value.extra.get("or_method"):
+            return "true"
+        if value.kind == RECORD:
+            return "true" if value.extra["fields"] else "false"
+        if value.extra.get("ordered"):
+            return f"{value.code}.Len"  # a non-nil pointer to an empty map is still {}
+        if value.kind in {SELECT, MAPPED}:
+            return self.count_selected(value).code  # a selection is true when some element passes
+        return value.code
+
+    def compare(self, op: str, left: Value, right: Value, node: nodes.Node) -> Value:
+        if left.is_const and right.is_const and not isinstance(left.const, list):
+            import operator
+
+            ops = {
+                "eq": operator.eq,
+                "ne": operator.ne,
+                "lt": operator.lt,
+                "gt": operator.gt,
+                "lteq": operator.le,
+                "gteq": operator.ge,
+            }
+            if op in ops:
+                return const(ops[op](left.const, right.const))
+        if op in {"in", "notin"}:
+            test = self.contains(left, right, node)
+            if test.is_const:
+                return const(test.const if op == "in" else not test.const)
+            return test if op == "in" else Value(f"(not {test.code})", BOOL)
+        if op == "eq":
+            eq = self.compare_eq(left, right, node)
+            return const(eq == "true") if eq in {"true", "false"} else Value(eq, BOOL)
+        if op == "ne":
+            eq = self.compare_eq(left, right, node)
+            return const(eq != "true") if eq in {"true", "false"} else Value(f"(not {eq})", BOOL)
+        go = {"lt": "lt", "gt": "gt", "lteq": "le", "gteq": "ge"}[op]
+        if left.kind not in {INT, STR} or right.kind not in {INT, STR}:
+            raise self.fail(node, f"ordering comparison of {left.kind} and {right.kind}")
+        return Value(f"({go} {left.code} {right.code})", BOOL)
+
+    def compare_eq(self, left: Value, right: Value, node: nodes.Node) -> str:
+        if left.is_const and not right.is_const:
+            left, right = right, left
+        if left.kind in {UNDEF} or (left.kind == NONE and not left.extra):
+            if right.is_const:
+                return "true" if right.const is None and left.kind == NONE else "false"
+            return "false"
+        if right.is_const:
+            value = right.const
+            if value is None:
+                return "false"
+            if isinstance(value, str):
+                if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
+                    return "false"  # never equal to a string (nor is Undefined, when it may be unset)
+                if left.code.endswith(".Role") and self.tool_role != "tool":
+                    if value == self.tool_role:
+                        value = "tool"
+                    elif value == "tool":
+                        return "false"
+                return f"(eq {left.code} {go_string(value)})"
+            if isinstance(value, bool):
+                return left.code if value else f"(not {left.code})"
+            if isinstance(value, int):
+                if left.kind not in {INT}:
+                    raise self.fail(node, f"comparing {left.kind} with a number")
+                return f"(eq {left.code} {value})"
+            raise self.fail(node, "comparison with a list")
+        if left.kind in {STR, CONTENT, INT} and right.kind in {STR, CONTENT, INT}:
+            return f"(eq {left.code} {right.code})"
+        if left.kind == BOOL and right.kind == BOOL:
+            return f"(eq {left.code} {right.code})"
+        if left.kind == MSG and right.kind == MSG:
+            # Python compares the message dicts by value: every field Ollama keeps
+            fields = " ".join(
+                f"(eq {left.code}.{go} {right.code}.{go})"
+                for go in ("Role", "Content", "Thinking", "ToolName", "ToolCallID")
+            )
+            return f"(and {fields} (eq (json {left.code}.ToolCalls) (json {right.code}.ToolCalls)))"
+        if left.kind == ANY or right.kind == ANY:
+            return f'(eq (printf "%v" {left.code}) (printf "%v" {right.code}))'
+        raise self.fail(node, f"comparing {left.kind} with {right.kind}")
+
+    def contains(self, needle: Value, hay: Value, node: nodes.Node) -> Value:
+        if (hay.kind == ANY and needle.kind in {STR, CONTENT} | {ANY}) or (
+            hay.kind == ANY and needle.is_const and isinstance(needle.const, str)
+        ):
+            return self.untyped_contains(needle, hay, node)
+        if hay.is_const and isinstance(hay.const, list):
+            if needle.is_const:
+                return const(needle.const in hay.const)
+            if not hay.const:
+                return const(False)
+            return Value(f"(eq {needle.code} " + " ".join(go_string(str(v)) for v in hay.const) + ")", BOOL)
+        if hay.kind in {DICT, RECORD}:
+            keys = list(self.dict_fields(hay))
+            if needle.is_const:
+                return const(needle.const in keys)
+            texts = [k for k in keys if isinstance(k, str)]
+            if needle.kind not in {STR, CONTENT}:
+                raise self.fail(node, f"'in' on a dict literal with a {needle.kind}")
+            if not texts:
+                return const(False)
+            return Value(f"(eq {needle.code} " + " ".join(go_string(k) for k in texts) + ")", BOOL)
+        if hay.kind == LIST and not hay.is_const and (needle.kind in {STR, CONTENT} or needle.is_const):
+            # a Go list of strings (a schema's `required`): compare element by element
+            found, item = self.temp(), self.temp()
+            self.action(f"{found} := false")
+            self.action(f"range {item} := {hay.code}")
+            text = needle.code if not needle.is_const else go_string(py_str(needle.const))
+            self.action(f'if and (eq (printf "%T" {item}) "string") (eq (printf "%v" {item}) {text})')
+            self.action(f"{found} = true")
+            self.action("break")
+            self.action("end")
+            self.action("end")
+            if needle.is_const and not isinstance(needle.const, str):
+                return const(False)
+            return Value(found, BOOL)
+        if hay.kind == STRLIST:
+            if needle.is_const and not isinstance(needle.const, str):
+                return const(False)
+            return Value(strlists.contains(self, hay.code, self.strlist_item(needle, node)), BOOL)
+        if hay.kind == MSG and needle.is_const:
+            key = needle.const
+            if key in {"role", "content"}:
+                return const(True)
+            if key in MESSAGE_FIELDS:
+                return Value(f"(not (not {hay.code}.{MESSAGE_FIELDS[key][0]}))", BOOL)
+            return const(False)
+        if hay.kind in {TFUNC, PARAMS} and needle.is_const and toolschema.optional(hay.kind, needle.const):
+            # the dict has the key only where Ollama's field is set (a tool without a description)
+            return Value(f"(not (not {toolschema.present(hay.code, hay.kind, needle.const)}))", BOOL)
+        if hay.kind in {CALL, FUNC, TOOL, TFUNC, PARAMS} and needle.is_const:
+            return const(
+                needle.const in FIELDS.get(hay.kind, {}) or (hay.kind == CALL and needle.const in {"function", "type"})
+            )
+        if hay.kind in {STR, CONTENT} and needle.is_const and isinstance(needle.const, str):
+            return Value(textops.contains(self, hay.code, needle.const), BOOL)
+        if hay.kind == PROP and needle.is_const and isinstance(needle.const, str):
+            # a property has a key when Ollama's field for it is set; Ollama keeps no other key
+            if needle.const not in toolschema.KEY_ORDER[PROP]:
+                self.warn(
+                    node,
+                    f"'{needle.const}' in a tool schema property",
+                    "always false: Ollama keeps no such key of a property",
+                )
+                return const(False)
+            return Value(f"(not (not {toolschema.present(hay.code, PROP, needle.const)}))", BOOL)
+        if hay.kind in {STR, CONTENT} and needle.kind in {STR, CONTENT} and not needle.is_const:
+            return Value(textops.contains_text(self, hay.code, needle.code), BOOL)
+        if hay.kind in {ARGS, PROPS} and needle.kind in {STR}:
+            return Value(f"(not (not (index {self.plain_map(hay)} {needle.code})))", BOOL)
+        if hay.kind == UNDEF and not hay.extra.get("maybe_undefined"):
+            return const(False)  # Jinja's Undefined iterates as empty
+        if hay.kind in {UNDEF, NONE}:
+            raise self.fail(node, "'in' on an undefined value")
+        raise self.fail(node, f"'in' on {hay.kind}")
+
+    def untyped_contains(self, needle: Value, hay: Value, node: nodes.Node) -> Value:
+        """`text in x` of an untyped value: an element of a list, a key of a mapping, a
+        substring of a string when the text is constant (else not searched, warned)."""
+        if needle.kind == ANY:
+            raise self.fail(node, "'in' of an untyped value on an untyped value")
+        constant = needle.is_const and isinstance(needle.const, str)
+        if not constant:
+            self.warn(
+                node, "'in' on an untyped value", "tests list elements and mapping keys; a string is never searched"
+            )
+        obj, hit, k, v = self.temp(), self.temp(), self.temp(), self.temp()
+        text = needle.code
+        self.action(f"{obj} := {hay.code}")
+        self.action(f"{hit} := false")
+        self.action(f'if eq (printf "%.3T" {obj}) "map"')
+        self.key_scan(k, v, obj, text, f"{hit} = true")
+        self.action(f'else if eq (printf "%.2T" {obj}) "[]"')
+        self.action(f"range {k}, {v} := {obj}")
+        self.action(f'if and (eq (printf "%T" {v}) "string") (eq (printf "%v" {v}) {text})')
+        self.action(f"{hit} = true")
+        self.action("end")
+        self.action("end")
+        if constant:
+            self.action(f'else if eq (printf "%T" {obj}) "string"')
+            self.action(f"{hit} = {textops.contains(self, obj, needle.const)}")
+        self.action("end")
+        return Value(hit, BOOL)
+
+    def is_test(self, name: str, value: Value, node: nodes.Node, args: list[Value] | None = None) -> str:
+        """`value is name(args)` as a Go condition, through TESTS."""
+        entry = TESTS.get(name)
+        if entry is None:
+            raise self.fail(node, f"test `is {name}`")
+        if value.kind == LITERAL_OR and entry.splits_literal_or:
+            flag, literal = value.extra["flag"], self.is_test(name, value.extra["literal"], node, args)
+            return (
+                f"(or (and {flag} {literal}) (and (not {flag}) {self.is_test(name, value.extra['other'], node, args)}))"
+            )
+        return entry.apply(self, name, value, node, args or [])
+
+    @staticmethod
+    def negate(code: str) -> str:
+        return {"true": "false", "false": "true"}.get(code, f"(not {code})")
+
+    def selection_test(self, filters: list[SelectionFilter], item: Value) -> str:
+        """Go condition: `item` passes every filter of a selection; a filter stored on some paths
+        only applies when its Go flag is on."""
+        tests = []
+        for flt, value_of, when in filters:
+            test = self.select_test(flt, item, value_of)
+            tests.append(f"(or (not {when}) {test})" if when else test)
+        return tests[0] if len(tests) == 1 else f"(and {' '.join(tests)})"
+
+    def select_test(self, node: nodes.Filter, item: Value, value_of: ValueOf) -> str:
+        """The test of one `selectattr`/`rejectattr`; `value_of` evaluates its arguments in the
+        scope the filter was written in."""
+        args = [self.constant(a, value_of(a)) for a in node.args]
+        if not args or not isinstance(args[0], str):
+            raise self.fail(node, f"{node.name} without an attribute name")
+        attr = item
+        for name in args[0].split("."):  # Jinja's attribute filters follow dotted paths
+            attr = self.attr(attr, name, node)
+        if len(args) == 1:
+            test = self.truth_of(attr)
+        elif len(args) == 3 and args[1] in {"equalto", "==", "eq"}:
+            test = self.compare_eq(attr, const(args[2]), node)
+        elif len(args) == 3 and args[1] in {"ne", "!="}:
+            test = f"(not {self.compare_eq(attr, const(args[2]), node)})"
+        elif len(args) == 2 and args[1] in {"defined", "undefined", "none"}:
+            test = self.is_test(args[1], attr, node)
+        else:
+            raise self.fail(node, f"{node.name} with test {args[1:]}")
+        return test if node.name == "selectattr" else f"(not {test})"
+
+    def count_selected(self, value: Value) -> Value:
+        base: Value = value.extra["base"]
+        if not value.extra["filters"]:
+            return Value(f"(len {base.code})", INT)
+        count, idx, item = self.temp(), self.temp(), self.temp()
+        self.action(f"{count} := 0")
+        self.action(f"range {idx}, {item} := {base.code}")
+        test = self.selection_test(value.extra["filters"], Value(item, ELEMENT[base.kind]))
+        self.action(f"if {test}")
+        self.action(f"{count} = {textops.plus_one(count)}")
+        self.action("end")
+        self.action("end")
+        return Value(count, INT)
+
+
+TestFunction = Callable[[Logic, str, Value, nodes.Node, list[Value]], str]
+
+
+@dataclass
+class JinjaTest:
+    apply: TestFunction
+    #: a variable holding a dict literal on some paths tests each side (see `literal_or`)
+    splits_literal_or: bool = False
+
+
+#: Jinja tests (`x is defined`), one registered function each: the Go condition it gives.
+TESTS: dict[str, JinjaTest] = {}
+
+
+def test(*names: str, splits_literal_or: bool = False) -> Callable[[TestFunction], TestFunction]:
+    """Register a function as the translation of the Jinja tests `names`."""
+
+    def register(function: TestFunction) -> TestFunction:
+        for name in names:
+            if name in TESTS:
+                raise ValueError(f"test `{name}` is registered twice")
+            TESTS[name] = JinjaTest(function, splits_literal_or)
+        return function
+
+    return register
+
+
+@test("defined", "undefined", splits_literal_or=True)
+def defined(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if kind == UNDEF and not value.extra.get("maybe_undefined"):
+        defined = "false"
+    elif value.extra.get("maybe_undefined"):
+        flag = value.extra.get("defined_flag")
+        if not flag:
+            raise ops.fail(node, "`is defined` on a variable set only on some paths")
+        defined = flag
+    elif value.extra.get("optional"):
+        defined = f"(not (not {value.code}))"
+    else:
+        defined = "true"
+    return defined if name == "defined" else ops.negate(defined)
+
+
+@test("none", splits_literal_or=True)
+def none(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if value.is_const:
+        return "true" if value.const is None else "false"
+    if kind == NONE:
+        return "true"
+    if kind == TOOLS:
+        if value.extra.get("emptied"):
+            raise ops.fail(node, "`is none` on a list set to [] on some paths", "(Go cannot tell [] from None there)")
+        return f"(not {value.code})"
+    if value.extra.get("maybe_none"):
+        return f'(eq (printf "%v" {value.code}) "")'
+    if kind == ANY:
+        return f'(eq (printf "%T" {value.code}) "<nil>")'  # JSON null
+    return "false"
+
+
+@test("string")
+def string(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if value.is_const:
+        return "true" if isinstance(value.const, str) else "false"
+    if kind in {STR, CONTENT}:
+        return "true"
+    if kind == ANY:
+        return f'(eq (printf "%T" {value.code}) "string")'
+    return "false"
+
+
+@test("mapping")
+def mapping(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if kind in MAPPINGS and value.extra.get("maybe_none"):
+        return f'(ne (printf "%v" {value.code}) "")'  # None is held as ""
+    if kind in MAPPINGS and value.extra.get("maybe_undefined"):
+        if not value.extra.get("defined_flag"):
+            raise ops.fail(node, "`is mapping` of a value left undefined on some paths")
+        return ops.is_test("defined", value, node)
+    if kind in MAPPINGS:
+        return "true"
+    if kind == ANY:
+        return f'(eq (printf "%.3T" {value.code}) "map")'
+    return "false"
+
+
+@test("iterable", "sequence")
+def iterable(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if kind in {STR, CONTENT, STRLIST} or kind in SEQUENCES or value.extra.get("items"):
+        return "true"
+    if kind == UNDEF and not value.extra.get("maybe_undefined"):
+        return "true"  # Jinja's Undefined has a length (0) and iterates as empty
+    if kind in MAPPINGS:
+        return "true" if name == "iterable" else "false"
+    if kind == ANY:
+        # Jinja's sequence test holds for anything with a length and items: a dict too
+        return f'(or (eq (printf "%T" {value.code}) "string") (eq (printf "%.2T" {value.code}) "[]") (eq (printf "%.3T" {value.code}) "map"))'
+    return "false"
+
+
+@test("number", "integer")
+def number(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if kind == ANY:
+        # a decoded JSON number is a float64 either way (an untyped 1.0 tests as an integer)
+        if name == "integer":
+            ops.warn(node, "`is integer` of an untyped value", "a whole float such as 1.0 also counts as an integer")
+            whole = f'(eq (printf "%v" {value.code}) (printf "%.0f" {value.code}))'
+            return f'(and (eq (printf "%T" {value.code}) "float64") {whole})'
+        return f'(eq (printf "%T" {value.code}) "float64" "bool")'  # Python's bool is a Number
+    return "true" if kind == INT else "false"
+
+
+@test("boolean")
+def boolean(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if kind == ANY:
+        return f'(eq (printf "%T" {value.code}) "bool")'
+    return "true" if kind == BOOL else "false"
+
+
+@test("true", "false")
+def true_or_false(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    kind = value.kind
+    if value.is_const:
+        return "true" if value.const is (name == "true") else "false"
+    if kind == BOOL:
+        return value.code if name == "true" else f"(not {value.code})"
+    if kind == ANY:
+        return f'(eq (printf "%T:%v" {value.code} {value.code}) "bool:{name}")'
+    return "false"
+
+
+@test("equalto", "eq", "sameas")
+def equal_to(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
+    if args:
+        return ops.compare_eq(value, args[0], node)
+    raise ops.fail(node, f"test `is {name}`")

@@ -1,0 +1,360 @@
+"""String operations: str methods, `%` and `.format`, concatenation, case, split, str() of
+untyped values, `|int` of text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import markupsafe
+from jinja2 import nodes
+
+from ..go import strlists, textops
+from ..go.textops import go_string
+from .tojson import PYTHON_REPR, JsonWriter, ToJson
+from .values import (
+    ANY,
+    BOOL,
+    CONTENT,
+    INT,
+    LIST,
+    NONE,
+    SPLIT,
+    STR,
+    STRLIST,
+    UNDEF,
+    Value,
+    const,
+    final_of,
+    py_str,
+)
+
+
+class Strings(ToJson):
+    """String operations (over ToJson: str() of a dict is its repr)."""
+
+    def trim(self, text_code: str, method: str, chars: str | None, extra: dict[str, Any] | None = None) -> Value:
+        return Value(textops.strip(self, text_code, method, chars), STR, extra=dict(extra or {}))
+
+    def affix_test(self, method: str, base: Value, affix: Value) -> Value:
+        """`s.startswith(t)` / `s.endswith(t)` for a run-time string `t`, compared as bytes: in
+        valid UTF-8 a byte prefix or suffix that is itself whole text is a character one too."""
+        text, part = self.temp(), self.temp()
+        self.action(f"{text} := {base.code}")
+        self.action(f"{part} := {affix.code}")
+        start = "0" if method == "startswith" else f"(len (slice {text} (len {part})))"
+        end = f"(len {part})" if method == "startswith" else f"(len {text})"
+        return Value(f"(and (ge (len {text}) (len {part})) (eq (slice {text} {start} {end}) {part}))", BOOL)
+
+    def string_method(self, method: str, base: Value, args: list[Value], node: nodes.Node) -> Value:
+        if (
+            base.is_const
+            and all(a.is_const for a in args)
+            and method in {"startswith", "endswith", "strip", "lower", "upper"}
+        ):
+            return const(getattr(base.const, method)(*[a.const for a in args]))
+        if method in {"strip", "lstrip", "rstrip"}:
+            chars = args[0].const if args else None
+            return self.trim(base.code, method, chars, final_of(base))
+        if method == "title" and not args:
+            if base.is_const:
+                return const(base.const.title())
+            self.warn(
+                node, ".title()", "changes the case of ASCII letters only (any other character counts as a letter)"
+            )
+            text = self.temp()
+            self.action(f"{text} := {base.code}")
+            return Value(textops.ascii_title(self, text, textops.PYTHON_TITLE_BREAKS), STR)
+        if (
+            method in {"startswith", "endswith"}
+            and len(args) == 1
+            and args[0].kind in {STR, CONTENT}
+            and not args[0].is_const
+        ):
+            return self.affix_test(method, base, args[0])
+        if method in {"startswith", "endswith"}:
+            if not args or not args[0].is_const:
+                raise self.fail(node, f".{method}() with a non-constant argument")
+            options = args[0].const if isinstance(args[0].const, list) else [args[0].const]
+            tests = []
+            for prefix in options:
+                if method == "startswith":
+                    tests.append(f'(eq (printf "%.*s" {len(prefix)} {base.code}) {go_string(prefix)})')
+                else:
+                    n = len(prefix.encode())
+                    tests.append(
+                        f"(and (ge (len {base.code}) {n}) (eq (slice {base.code} (len (slice {base.code} {n}))) {go_string(prefix)}))"
+                    )
+            return Value(tests[0] if len(tests) == 1 else "(or " + " ".join(tests) + ")", BOOL)
+        if method == "split":
+            if not args or not args[0].is_const or not isinstance(args[0].const, str) or not args[0].const:
+                raise self.fail(node, ".split() without a constant separator")
+            limit = args[1].const if len(args) > 1 and args[1].is_const and isinstance(args[1].const, int) else None
+            if len(args) > 2 or (len(args) == 2 and limit is None):
+                raise self.fail(node, ".split() with a non-constant maxsplit")
+            extra = {"sep": args[0].const, "node": node, **final_of(base)}
+            if limit is not None and limit >= 0:
+                extra["limit"] = limit
+            return Value(base.code, SPLIT, extra=extra)
+        if (
+            method == "replace"
+            and len(args) == 2
+            and args[0].is_const
+            and isinstance(args[0].const, str)
+            and args[0].const
+        ):
+            new = args[1]
+            if not (new.is_const and isinstance(new.const, str)) and new.kind not in {STR, CONTENT}:
+                raise self.fail(node, f".replace() with a {new.kind} replacement")
+            code = textops.replace(self, base.code, args[0].const, new.code)
+            return Value(code, STR, extra=self.any_final([base, new]))
+        raise self.fail(node, f"string method .{method}()")
+
+    def concat(self, values: list[Value], node: nodes.Node) -> Value:
+        if all(v.is_const for v in values):
+            return const("".join(py_str(v.const) for v in values))
+        pieces = []
+        for v in values:
+            if v.kind in {UNDEF}:
+                continue
+            if v.is_const:
+                pieces.append(go_string(py_str(v.const)))
+            elif v.kind in {STR, CONTENT, INT}:
+                pieces.append(v.code)
+            else:
+                raise self.fail(node, f"string concatenation with {v.kind}")
+        fmt = "%v" * len(pieces)
+        # text holding a message's text may hold the prefilled final one (cut inside it, see print_final_text)
+        distinct = list({v.extra["final"]: v for v in values if v.extra.get("final")}.values())
+        return Value(f'(printf "{fmt}" {" ".join(pieces)})', STR, extra=self.any_final(distinct))
+
+    def markup_add(self, left: Value, right: Value, node: nodes.Node) -> Value:
+        """`'x'|safe + y`: a Markup string escapes the plain operand it is added to (either side).
+
+        markupsafe escapes & < > ' " exactly as Go's `html` does (Go also turns NUL into U+FFFD).
+        """
+        sides = [side if side.extra.get("markup") else self.html_escaped(side, node) for side in (left, right)]
+        if all(side.is_const for side in sides):
+            joined = const(sides[0].const + sides[1].const)
+        else:
+            joined = self.concat(sides, node)
+        joined.extra["markup"] = True
+        return joined
+
+    def html_escaped(self, value: Value, node: nodes.Node) -> Value:
+        if value.is_const and isinstance(value.const, str):
+            return const(str(markupsafe.escape(value.const)))
+        if value.kind in {STR, CONTENT} and not value.is_const:
+            if value.extra.get("final"):
+                raise self.fail(
+                    node,
+                    "a message's text HTML-escaped by a |safe concatenation",
+                    "(an assistant prefill could not be cut inside it)",
+                )
+            return Value(f"(html {value.code})", STR)
+        raise self.fail(
+            node,
+            f"'+' of a |safe string and {value.kind if not value.is_const else type(value.const).__name__}",
+            "(Python escapes it as HTML; Go cannot here)",
+        )
+
+    def arguments_json(self, arguments: Value, node: nodes.Node) -> Value:
+        """Tool call arguments as the JSON string a client sends them as (json.dumps layout)."""
+        return Value(
+            self.capture(lambda: self.json_action(arguments, None, node), "|tojson", node),
+            STR,
+            extra={"json_text": True},
+        )
+
+    def stringified(self, value: Value, node: nodes.Node) -> Value:
+        """`str(x)`, as `|string` and `%s` give it."""
+        if value.kind in {STR, CONTENT}:
+            return value
+        if value.is_const:
+            return const(py_str(value.const))
+        if value.kind == NONE and not value.extra.get("maybe_undefined"):
+            return const("None")
+        if value.kind == INT:
+            return Value(f'(printf "%d" {value.code})', STR)
+        if value.kind == ANY:
+            return self.untyped_str(value, node)
+        if value.kind in PYTHON_REPR or value.kind == LIST:
+            return Value(self.capture(lambda: self.repr_action(value, node), "|string", node), STR)
+        raise self.fail(node, f"|string of {value.kind}")
+
+    def percent_format(self, pattern: str, args: list[Value], node: nodes.Node) -> Value:
+        """`pattern | format(a, b)`: Python's `pattern % (a, b)` where the pattern (known here)
+        holds only `%s` and `%%`, so each `%s` is `str()` of its argument in turn."""
+        pieces: list[Value] = []
+        rest, used = pattern, 0
+        while rest:
+            at = rest.find("%")
+            if at < 0:
+                pieces.append(const(rest))
+                break
+            pieces.append(const(rest[:at]))
+            spec = rest[at + 1 : at + 2]
+            if spec == "%":
+                pieces.append(const("%"))
+            elif spec == "s" and used < len(args):
+                pieces.append(self.stringified(args[used], node))
+                used += 1
+            else:
+                raise self.fail(node, f"|format with %{spec}")
+            rest = rest[at + 2 :]
+        if used != len(args):
+            raise self.fail(node, "|format with more arguments than %s")
+        return self.concat(pieces, node)
+
+    def str_format(self, pattern: str, args: list[Value], kwargs: dict[str, Value], node: nodes.Node) -> Value:
+        """`'...{}...'.format(a, name=b)` with the pattern known here: each plain replacement field
+        (`{}`, `{0}`, `{name}`) is `format(x, '')`, which is `str(x)` for every value a template holds."""
+        import string
+
+        pieces: list[Value] = []
+        auto = 0
+        try:
+            fields = list(string.Formatter().parse(pattern))
+        except ValueError as error:
+            raise self.fail(node, f".format() of a malformed pattern ({error})") from None
+        for literal, field, spec, conversion in fields:
+            pieces.append(const(literal))
+            if field is None:
+                continue
+            if spec or conversion:
+                raise self.fail(node, ".format() with a format spec or conversion")
+            if field == "" and auto >= 0:
+                key: int | str = auto
+                auto += 1
+            elif field.isdigit() and auto <= 0:
+                key = int(field)
+                auto = -1  # Python refuses automatic and manual numbering together
+            elif field.isidentifier():
+                key = field
+            else:
+                raise self.fail(node, f".format() field {{{field}}}")
+            found = (
+                args[key]
+                if isinstance(key, int) and key < len(args)
+                else kwargs.get(key)
+                if isinstance(key, str)
+                else None
+            )
+            if found is None or found.kind == UNDEF:
+                raise self.fail(node, f".format() field {{{field}}} without its argument")
+            pieces.append(self.stringified(found, node))
+        return self.concat(pieces, node)
+
+    def untyped_str(self, value: Value, node: nodes.Node) -> Value:
+        """`str(x)` of a value of unknown type (an argument value): a string bare, anything else
+        its Python repr (written inline, so it can be stored)."""
+        v = self.temp()
+        self.action(f"{v} := {value.code}")
+        text = self.capture(lambda: self.untyped_repr(v, node), "|string", node)
+        return Value(text, STR)
+
+    def untyped_map(self, value: Value, filter_name: str, node: nodes.Node) -> Value:
+        """`x | map('upper')` of an untyped list: a run-time list of strings (see strlists.py)."""
+        seq, out, item = self.temp(), self.temp(), self.temp()
+        self.action(f"{seq} := {value.code}")
+        self.action(f'{out} := ""')
+        self.action(f'if eq (printf "%.2T" {seq}) "[]"')
+        self.action(f"range {item} := {seq}")
+        text = self.untyped_str(Value(item, ANY), node)
+        if filter_name != "string":
+            text = self.change_case(text, filter_name, node)
+        strlists.append(self, out, text.code)
+        self.action("end")
+        self.action("end")
+        return Value(out, STRLIST)
+
+    def untyped_join(self, code: str, sep: str, node: nodes.Node) -> None:
+        seq, i, item, ignored = self.temp(), self.temp(), self.temp(), self.temp()
+        self.action(f"{seq} := {code}")
+        self.action(f'if eq (printf "%.2T" {seq}) "[]"')
+        self.action(f"range {i}, {item} := {seq}")
+        self.action(f"if {i}")
+        self.text(sep)
+        self.action("end")
+        self.untyped_repr(item, node)
+        self.action("end")
+        self.action(f'else if eq (printf "%.3T" {seq}) "map"')
+        # a mapping joins its keys (sorted, as Go ranges a map)
+        self.action(f"{i} := true")
+        self.action(f"range {item}, {ignored} := {seq}")
+        self.action(f"if not {i}")
+        self.text(sep)
+        self.action("end")
+        self.action(f"{i} = false")
+        self.put(item)
+        self.action("end")
+        self.action("else")
+        self.untyped_repr(seq, node)
+        self.action("end")
+
+    def untyped_repr(self, code: str, node: nodes.Node) -> None:
+        self.action(f'if eq (printf "%T" {code}) "string"')
+        self.put(code)
+        self.action("else")
+        JsonWriter(self, None, node, python=True).untyped(code, 0)
+        self.action("end")
+
+    def change_case(self, value: Value, method: str, node: nodes.Node) -> Value:
+        """`|lower` / `|upper` of ASCII letters (Ollama lower-cases roles itself)."""
+        is_role = value.code.endswith(".Role")
+        if is_role and method == "lower" and self.tool_role == "tool":
+            return value
+        if not is_role:
+            self.warn(node, f"|{method}", "changes the case of ASCII letters only")
+        text = self.temp()
+        self.action(f"{text} := {value.code}")
+        if is_role and self.tool_role != "tool":
+            self.action(f'if eq {text} "tool"')
+            self.action(f"{text} = {go_string(self.tool_role)}")
+            self.action("end")
+        return Value(textops.ascii_case(self, text, method), STR)
+
+    def split_list(self, value: Value) -> Value:
+        """`s.split(sep[, n])` as a run-time list of strings: each separator becomes a marker."""
+        parts = textops.replace(self, value.code, value.extra["sep"], strlists.MARK, value.extra.get("limit"))
+        return Value(f'(printf "\\xff%s" {parts})', STRLIST, extra=final_of(value))
+
+    def split_part(self, value: Value, which: int, node: nodes.Node) -> Value:
+        return Value(textops.split_part(self, value.code, value.extra["sep"], which), STR, extra=final_of(value))
+
+    def parsed_int(self, text: Value, node: nodes.Node) -> Value:
+        """`text | int`: the number a string of decimal digits (whitespace around it) spells,
+        else 0, as Jinja gives for text that is no number. Go has no arithmetic: each digit
+        makes the value ten times wider plus the digit (printf widths, as elsewhere)."""
+        self.warn(
+            node,
+            "|int of a string",
+            "exact for up to 6 plain digits with whitespace around them; a sign, a fraction, '_' "
+            "between digits or a longer number gives 0 (or a wrong number) where Jinja reads the number",
+        )
+        digits, number, bad, seen, after, at, byte = (self.temp() for _ in range(7))
+        self.action(f"{digits} := {text.code}")
+        self.action(f"{number} := 0")
+        self.action(f"{bad} := false")
+        self.action(f"{seen} := false")
+        self.action(f"{after} := false")
+        self.action(f"range {at} := len {digits}")
+        self.action(f"{byte} := index {digits} {at}")
+        self.action(f"if and (ge {byte} 48) (le {byte} 57)")
+        self.action(f'if or {after} (ge (len (printf "%d" {number})) 6)')
+        self.action(f"{bad} = true")
+        self.action("else")
+        ten_times = " ".join([f'{number} ""'] * 10)
+        self.action(f'{number} = len (printf "{"%*s" * 11}" {ten_times} (len (slice (printf "%*s" {byte} "") 48)) "")')
+        self.action(f"{seen} = true")
+        self.action("end")
+        self.action(f"else if or (eq {byte} 32) (and (ge {byte} 9) (le {byte} 13))")
+        self.action(f"{after} = {seen}")
+        self.action("else")
+        self.action(f"{bad} = true")
+        self.action("end")
+        self.action("end")
+        self.action(f"if {bad}")
+        self.action(f"{number} = 0")
+        self.action("end")
+        return Value(number, INT)

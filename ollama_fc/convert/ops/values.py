@@ -1,0 +1,231 @@
+"""What the translator knows about a value: its kind in Ollama's data model.
+
+Each Jinja expression becomes a `Value`: Go operand code tagged with the kind of thing it holds
+(a message, the tool list, a string...). The kind decides how attributes, tests and filters map
+onto Ollama's fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, NamedTuple, cast
+
+from jinja2 import nodes
+
+from ...errors import ConversionError
+from ..go.textops import go_string
+
+NOT_CONST = object()
+
+
+class Kind(str, Enum):
+    """What a value is in Ollama's data model; decides how attributes, tests and filters map.
+
+    A kind is also the string it names (`Kind.STR == "str"`), so it prints as that string in
+    messages. A method looked up but not yet called has the kind `method:<name>`.
+    """
+
+    STR = "str"
+    INT = "int"
+    BOOL = "bool"
+    NONE = "none"
+    UNDEF = "undef"
+    #: a value of unknown Go type (an argument value, a schema's `items`), tested at run time
+    ANY = "any"
+    MSGS = "msgs"
+    MSG = "msg"
+    CALLS = "calls"
+    CALL = "call"
+    FUNC = "func"
+    ARGS = "args"
+    TOOLS = "tools"
+    TOOL = "tool"
+    TFUNC = "tfunc"
+    PARAMS = "params"
+    PROPS = "props"
+    PROP = "prop"
+    CONTENT = "content"
+    PART = "part"
+    PARTS = "parts"
+    NS = "ns"
+    LIST = "list"
+    #: a property's `anyOf`: a list of properties
+    ANYOF = "anyof"
+    #: a list of strings built at run time, held in one Go string (see go/strlists.py)
+    STRLIST = "strlist"
+    #: a dict literal: DICT when wholly constant (`const` holds it), RECORD when some value is not
+    #: (`extra["fields"]` maps each constant key to its Value); keys are always resolved statically
+    DICT = "dict"
+    RECORD = "record"
+    FUNCTION = "function"
+    #: a variable holding a dict literal on some paths and a run-time value on others (a Go flag tells)
+    LITERAL_OR = "literal_or"
+    #: a dict's method looked up as an attribute (`schema.items`), not called
+    BOUND_METHOD = "bound_method"
+    #: `text.split(sep)` before it is used: indexed, it needs no list at all
+    SPLIT = "split"
+    #: a list filtered by `selectattr`/`rejectattr` (`extra["base"]`, `extra["filters"]`)
+    SELECT = "select"
+    #: `map(attribute=...)` of a list or a selection (`extra["path"]`)
+    MAPPED = "mapped"
+    #: `seq[::-1]` of a list (`extra["base"]`)
+    REVERSED = "reversed"
+    #: the `loop` variable of a for loop
+    LOOP = "loop"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return self.value.__format__(spec)
+
+
+STR, INT, BOOL, NONE, UNDEF, ANY = Kind.STR, Kind.INT, Kind.BOOL, Kind.NONE, Kind.UNDEF, Kind.ANY
+MSGS, MSG, CALLS, CALL, FUNC, ARGS = Kind.MSGS, Kind.MSG, Kind.CALLS, Kind.CALL, Kind.FUNC, Kind.ARGS
+TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP = Kind.TOOLS, Kind.TOOL, Kind.TFUNC, Kind.PARAMS, Kind.PROPS, Kind.PROP
+CONTENT, PART, PARTS, NS, LIST = Kind.CONTENT, Kind.PART, Kind.PARTS, Kind.NS, Kind.LIST
+ANYOF, STRLIST, DICT, RECORD, FUNCTION = Kind.ANYOF, Kind.STRLIST, Kind.DICT, Kind.RECORD, Kind.FUNCTION
+LITERAL_OR, BOUND_METHOD = Kind.LITERAL_OR, Kind.BOUND_METHOD
+SPLIT, SELECT, MAPPED, REVERSED, LOOP = Kind.SPLIT, Kind.SELECT, Kind.MAPPED, Kind.REVERSED, Kind.LOOP
+#: Callables the reference environment defines (`strftime_now is defined` is true).
+GLOBAL_FUNCTIONS = {"strftime_now", "raise_exception", "namespace", "range", "dict", "lipsum", "cycler", "joiner"}
+
+#: kinds that are Python dicts on the Hugging Face side, and the methods such a dict has
+DICT_KINDS: set[str] = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, DICT, RECORD}
+DICT_METHODS = {"items", "keys", "values", "get", "pop", "copy", "update", "setdefault", "clear", "popitem", "fromkeys"}
+
+MAPPINGS: set[str] = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, PART, NS, DICT, RECORD}
+SEQUENCES: set[str] = {MSGS, CALLS, TOOLS, PARTS, LIST, ANYOF}
+ELEMENT: dict[str, str] = {MSGS: MSG, CALLS: CALL, TOOLS: TOOL, PARTS: PART, ANYOF: PROP}
+
+MESSAGE_FIELDS: dict[str, tuple[str, str]] = {
+    "role": ("Role", STR),
+    "content": ("Content", CONTENT),
+    "tool_calls": ("ToolCalls", CALLS),
+    "name": ("ToolName", STR),
+    "tool_name": ("ToolName", STR),
+    "tool_call_id": ("ToolCallID", STR),
+    "reasoning_content": ("Thinking", STR),
+    "thinking": ("Thinking", STR),
+    "reasoning": ("Thinking", STR),
+}
+#: Message keys a Hugging Face message has only when Ollama's field is non-empty.
+OPTIONAL_MESSAGE_KEYS = {
+    "tool_calls",
+    "name",
+    "tool_name",
+    "tool_call_id",
+    "reasoning_content",
+    "thinking",
+    "reasoning",
+}
+FIELDS: dict[str, dict[str, tuple[str, str]]] = {
+    MSG: MESSAGE_FIELDS,
+    CALL: {"function": ("Function", FUNC), "id": ("ID", STR)},
+    FUNC: {"name": ("Name", STR), "arguments": ("Arguments", ARGS)},
+    TOOL: {"type": ("Type", STR), "function": ("Function", TFUNC)},
+    TFUNC: {"name": ("Name", STR), "description": ("Description", STR), "parameters": ("Parameters", PARAMS)},
+    PARAMS: {"type": ("Type", STR), "properties": ("Properties", PROPS), "required": ("Required", LIST)},
+    PROP: {"description": ("Description", STR), "enum": ("Enum", LIST), "items": ("Items", ANY)},
+}
+
+STRFTIME = {"%Y": (0, 4), "%m": (5, 7), "%d": (8, 10), "%y": (2, 4)}
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+@dataclass
+class Value:
+    """A translated expression: Go operand code, what it holds, and its value if constant."""
+
+    code: str
+    #: a Kind, or `method:<name>` for a method looked up but not yet called
+    kind: str
+    const: Any = NOT_CONST
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_const(self) -> bool:
+        return self.const is not NOT_CONST
+
+
+def const(value: Any) -> Value:
+    if value is None:
+        return Value("", NONE, None)
+    if isinstance(value, bool):
+        return Value("true" if value else "false", BOOL, value)
+    if isinstance(value, int):
+        return Value(str(value), INT, value)
+    if isinstance(value, str):
+        return Value(go_string(value), STR, value)
+    if isinstance(value, (list, tuple)):
+        return Value("", LIST, list(value))
+    if isinstance(value, dict):
+        return Value("", DICT, dict(value))
+    raise ConversionError(f"unsupported constant {value!r}")
+
+
+UNDEFINED = Value("", UNDEF)
+
+
+def final_of(value: Value) -> dict[str, Any]:
+    """The `final` mark of a value from a message's text: a Go condition true for the final message."""
+    return {"final": value.extra["final"]} if value.extra.get("final") else {}
+
+
+def py_str(value: Any) -> str:
+    """How Jinja prints a constant."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    return str(value)
+
+
+@dataclass
+class Loop:
+    index: str
+    seq: str
+    last: str
+    #: (index0, length) when the iteration is known statically: a message's single content
+    #: part, or one unrolled step over a literal list
+    fixed: tuple[int, int] | None = None
+    #: Go operand for `loop.length` when `seq` is not a Go list
+    length: str | None = None
+    #: the kind of `seq`'s elements when `loop.previtem`/`nextitem` can index it (a forward loop)
+    item_kind: str | None = None
+
+
+#: Evaluates an expression in the scope it was written in: how an operation that evaluates
+#: arguments later (a selection's test) or only some of them (`tojson`'s options) gets them
+#: without holding the scope itself.
+ValueOf = Callable[[nodes.Expr], Value]
+
+
+class SelectionFilter(NamedTuple):
+    """One `selectattr`/`rejectattr` of a selection, tested on each element when it is used."""
+
+    node: nodes.Filter
+    #: evaluates the filter's arguments in the scope it was written in
+    value_of: ValueOf
+    #: a Go flag when the filter applies on some paths only (a variable filtered in an `if`)
+    when: str | None
+
+
+def keyword_arguments(node: nodes.Filter | nodes.Test) -> list[nodes.Keyword]:
+    """A filter's or test's keyword arguments (jinja2 annotates them as plain expressions)."""
+    return cast("list[nodes.Keyword]", node.kwargs)

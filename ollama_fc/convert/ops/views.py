@@ -1,0 +1,51 @@
+"""Views of a list: the attribute of each selected element (`map`), one selected element."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jinja2 import nodes
+
+from .strings import Strings
+from .values import (
+    ELEMENT,
+    MAPPED,
+    SELECT,
+    UNDEF,
+    Value,
+)
+
+
+class Views(Strings):
+    """Views of a list: mapped attributes, one selected element (over Strings)."""
+
+    def mapped_attribute(self, value: Value, attribute: Any, node: nodes.Node) -> Value:
+        """`seq | map(attribute='a.b')`: a view of the (selected) elements' attribute, written
+        out by `json_view`; the elements are Ollama's structs, so the attribute resolves statically."""
+        if not isinstance(attribute, str):
+            raise self.fail(node, "|map(attribute=...) with a non-string attribute")
+        base = value.extra["base"] if value.kind in {SELECT, MAPPED} else value
+        filters = value.extra["filters"] if value.kind in {SELECT, MAPPED} else []
+        path = [*value.extra.get("path", ()), *attribute.split(".")]
+        sample = Value("$", ELEMENT[base.kind])
+        for name in path:
+            sample = self.attr(sample, name, node)
+        if sample.kind == UNDEF or sample.extra.get("maybe_undefined"):
+            raise self.fail(node, f"|map(attribute={attribute!r}) of an attribute the elements may lack")
+        return Value(base.code, MAPPED, extra={"base": base, "filters": filters, "path": path, "lazy": True})
+
+    def selected_element(self, value: Value, which: int) -> Value:
+        """`(list | selectattr(...))[0]` / `[-1]`: the first / last element passing the test
+        (Python raises on an empty selection, and so does the reference)."""
+        base: Value = value.extra["base"]
+        found, idx, item = self.temp(), self.temp(), self.temp()
+        self.action(f"{found} := 0")
+        self.action(f"range {idx}, {item} := {base.code}")
+        test = self.selection_test(value.extra["filters"], Value(item, ELEMENT[base.kind]))
+        self.action(f"if {test}")
+        self.action(f"{found} = {item}")
+        if which == 0:
+            self.action("break")
+        self.action("end")
+        self.action("end")
+        return Value(found, ELEMENT[base.kind])

@@ -1,0 +1,260 @@
+"""The translator's core: its state, the read of the whole tree it needs up front, and the
+dispatch every statement and expression goes through (`visit`, `expr`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, cast
+
+from jinja2 import nodes
+
+from ...errors import ConversionError
+from ...hf.shapes import TOOL_RESULT_ROLES, role_constants
+from ..analysis import (
+    assigned_names,
+    filtered_names,
+    growing_lists,
+    literal_dict_names,
+    names_holding_text,
+    only_raises,
+    parse_jinja,
+)
+from ..ops.filters import Lowering
+from ..ops.values import (
+    UNDEF,
+    Loop,
+    Value,
+    ValueOf,
+    final_of,
+)
+from .scope import Frame
+
+
+class Core(Lowering):
+    """The translator's state and the dispatch: `visit` for statements, `expr` for expressions."""
+
+    def __init__(self, template: str, special_tokens: dict[str, str]) -> None:
+        self.source = template
+        self.tree = parse_jinja(template)
+        self.macros: dict[str, nodes.Macro] = {}
+        #: for each body being translated, the statements after the current one (see read_later)
+        self.following: list[tuple[Frame, int, list[nodes.Node]]] = []
+        #: bodies of the `{% call %}` blocks being expanded (innermost last), with their scopes
+        self.callers: list[tuple[list[nodes.Node], Frame]] = []
+        #: macros being expanded, each with whether some argument is untyped
+        self.expanding: list[tuple[str, bool]] = []
+        self.ns_attrs: dict[str, list[str]] = {}
+        self.cond_depth = 0
+        #: variables that may hold a message's text get a Go flag: is it the final message's?
+        self.text_names = names_holding_text(self.tree)
+        #: names some `is defined` test asks about: their assignments also set a Go flag
+        self.tested_defined = {
+            n.node.name
+            for n in self.tree.find_all(nodes.Test)
+            if n.name in {"defined", "undefined"} and isinstance(n.node, nodes.Name)
+        }
+        #: variables that grow as lists at run time (held as strlists, never statically)
+        self.growing = growing_lists(self.tree)
+        #: variables that may hold a filtered view of a list (see `selection_test`)
+        self.filtered = filtered_names(self.tree)
+        #: variables that may be given a dict literal on some paths (see `literal_or`)
+        self.literal_dicts = literal_dict_names(self.tree)
+        self.literal_uses = self.branching_uses(self.tree)
+        #: checks that only raise_exception (dropped: they render nothing)
+        self.dead_checks = {id(n) for n in self.tree.find_all((nodes.For, nodes.If)) if only_raises(n)}
+        unread = {
+            id(name)
+            for n in self.tree.find_all((nodes.For, nodes.If))
+            if id(n) in self.dead_checks
+            for name in n.find_all(nodes.Name)
+        }
+        self.read_names = self.names_read(unread)
+        #: attributes each name is given by `set name.attr` (Jinja lets a namespace grow)
+        self.ns_refs: dict[str, list[str]] = {}
+        for ref in self.tree.find_all(nodes.NSRef):
+            self.ns_refs.setdefault(ref.name, []).append(ref.attr)
+        #: the strings the template compares a role with (see role_constants)
+        self.role_names = role_constants(self.tree)
+        super().__init__(special_tokens, next((r for r in TOOL_RESULT_ROLES if r in self.role_names), "tool"))
+
+    def names_read(self, unread: set[int]) -> set[str]:
+        """Names some statement that renders reads (a `set` of any other name has no effect).
+
+        A read in the value of a `set` counts only once its target is read: a list a loop
+        keeps appending to, and nothing else reads, is never needed.
+        """
+        assigns = [
+            a
+            for a in self.tree.find_all(nodes.Assign)
+            if isinstance(a.target, nodes.Name) and not self.calls_in(a.node)
+        ]
+        in_assign = {id(name): cast(nodes.Name, a.target).name for a in assigns for name in a.node.find_all(nodes.Name)}
+        loads = [n for n in self.tree.find_all(nodes.Name) if n.ctx == "load" and id(n) not in unread]
+        read = {ref.name for ref in self.tree.find_all(nodes.NSRef)}
+        read |= {n.name for n in loads if id(n) not in in_assign}
+        while True:
+            more = {n.name for n in loads if in_assign.get(id(n)) in read} - read
+            if not more:
+                return read
+            read |= more
+
+    @staticmethod
+    def calls_in(expr: nodes.Node) -> bool:
+        """Does this expression call something (which may change state: `xs.append(x)`)?"""
+        return isinstance(expr, nodes.Call) or any(True for _ in expr.find_all(nodes.Call))
+
+    @staticmethod
+    def branching_uses(tree: nodes.Template) -> set[int]:
+        """Name nodes where a `LITERAL_OR` value can branch on its flag: tested (truth, `is none`,
+        `is defined`) or handed to a macro."""
+        uses: set[int] = set()
+        macros = {m.name for m in tree.find_all(nodes.Macro)}
+        for node in tree.find_all((nodes.If, nodes.Not, nodes.CondExpr, nodes.Test, nodes.Call)):
+            if isinstance(node, (nodes.If, nodes.CondExpr)):
+                uses.add(id(node.test))
+            elif isinstance(node, nodes.Not) or (
+                isinstance(node, nodes.Test) and node.name in {"none", "defined", "undefined"}
+            ):
+                uses.add(id(node.node))
+            elif isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name) and node.node.name in macros:
+                uses.update(id(arg) for arg in node.args)
+        return uses
+
+    def translate(self) -> str:
+        for node in self.tree.find_all(nodes.Macro):
+            self.macros[node.name] = node
+        root = Frame(names={})
+        self.declare_scope(root, self.tree.body)
+        self.visit_body(self.tree.body, root)
+        self.close_guard()
+        body = "".join(self.out)
+        if self.prefill_armed or "$ofc_final" in body:  # printed, or only tracked, final text
+            body = self.prefill_prologue() + body
+        return "".join(self.helpers.values()) + body
+
+    def prefill_prologue(self) -> str:
+        """Go variables describing an assistant prefill, computed once before the body runs.
+
+        Ollama has no `add_generation_prompt`: a conversation ending with the assistant's message
+        is continued. transformers' `continue_final_message` renders the closed conversation and
+        cuts it after the last occurrence of the final message's stripped text (keeping its
+        trailing whitespace when the message had no leading whitespace and was printed whole);
+        an empty text cuts nothing. `$ofc_final` is that message, `$ofc_open` whether a cut is
+        due, `$ofc_cut` the stripped text, `$ofc_whole` whether the text has no leading space.
+        """
+        body, self.out = self.out, []
+        self.action("$ofc_final := 0")
+        self.action("$ofc_open := false")
+        self.action("$ofc_stop := false")
+        self.action('$ofc_cut := ""')
+        self.action("$ofc_whole := false")
+        self.action("if $.Messages")
+        self.action("$ofc_final = index $.Messages (len (slice $.Messages 1))")
+        self.action('if eq $ofc_final.Role "assistant"')
+        stripped = self.trim("$ofc_final.Content", "strip", None)
+        self.action(f"$ofc_cut = {stripped.code}")
+        self.action('$ofc_open = ne $ofc_cut ""')
+        self.action("$ofc_whole = and $ofc_open (eq (slice $ofc_final.Content 0 (len $ofc_cut)) $ofc_cut)")
+        self.action("end")
+        self.action("end")
+        prologue, self.out = "".join(self.out), body
+        return prologue
+
+    def declare_scope(self, frame: Frame, body: Iterable[nodes.Node]) -> None:
+        """Pre-declare every name a scope sets, so `if` branches assign rather than shadow."""
+        frame.depth = self.cond_depth
+        for name in assigned_names(body):
+            outer = frame.lookup(name)
+            if outer is None and not name.endswith("_token"):
+                known = self.global_name(name, None)
+                outer = known if known.kind != UNDEF else None
+            var = "$" + name if not name.startswith("_") else "$v" + name
+            init = self.operand(outer, cast(nodes.Node, body)) if outer is not None and outer.code else '""'
+            kind = outer.kind if outer is not None else UNDEF
+            self.action(f"{var} := {init}")
+            slot = Value(var, kind, extra={"var": True, "set": outer is not None})
+            if name in self.filtered:
+                slot.extra["filter_flag"] = var + "_filtered"
+                self.action(f"{var}_filtered := false")
+            if name in self.literal_dicts:
+                slot.extra["literal_flag"] = var + "_literal"
+                self.action(f"{var}_literal := false")
+            if outer is not None:
+                slot.extra.update(
+                    {k: v for k, v in outer.extra.items() if k in {"nullable", "maybe_none", "defined_flag"}}
+                )
+            elif name in self.tested_defined:
+                slot.extra["defined_flag"] = var + "_defined"
+                self.action(f"{var}_defined := false")
+            if name in self.text_names:
+                slot.extra["final"] = var + "_final"
+                self.action(
+                    f"{var}_final := {final_of(outer)['final'] if outer is not None and final_of(outer) else 'false'}"
+                )
+            frame.names[name] = slot
+
+    def visit_body(self, body: Iterable[nodes.Node], frame: Frame) -> None:
+        statements = list(body)
+        for i, node in enumerate(statements):
+            self.following.append((frame, self.cond_depth, statements[i + 1 :]))
+            try:
+                self.visit(node, frame)
+            finally:
+                self.following.pop()
+
+    def read_later(self, name: str, owner: Frame) -> bool:
+        """May the variable `name` of scope `owner` be read once the run-time `if` around the
+        statement being translated has ended (or in a later branch of it)? If not, a `set` of it
+        on some paths is as good as certain wherever it is read."""
+        return any(
+            isinstance(n, nodes.Name) and n.name == name and n.ctx == "load"
+            for frame, depth, statements in self.following
+            if depth < self.cond_depth and frame.owner(name) is owner
+            for statement in statements
+            for n in [statement, *statement.find_all(nodes.Name)]
+        )
+
+    def visit(self, node: nodes.Node, frame: Frame) -> None:
+        if id(node) in self.dead_checks:
+            self.warn(
+                node,
+                "raise_exception()",
+                "dropped with the check around it: Ollama renders instead of refusing this conversation",
+            )
+            return
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            raise self.fail(node, f"{{% {type(node).__name__.lower()} %}}")
+        method(node, frame)
+
+    def value_of(self, frame: Frame) -> ValueOf:
+        """Expressions evaluated in `frame`, for an operation that evaluates its arguments later
+        or only some of them (a selection's test, `tojson`'s options)."""
+        return lambda node: self.expr(node, frame)
+
+    def expr(self, node: nodes.Node, frame: Frame) -> Value:
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.fail(node, f"expression {type(node).__name__}")
+        value: Value = method(node, frame)
+        return value
+
+    def const_of(self, node: nodes.Expr, frame: Frame) -> Any:
+        return self.constant(node, self.expr(node, frame))
+
+    def truth(self, node: nodes.Node, frame: Frame) -> str:
+        return self.truth_of(self.expr(node, frame))
+
+    def root_of(self, frame: Frame) -> Frame:
+        while frame.parent is not None:
+            frame = frame.parent
+        return frame
+
+    def loop_of(self, frame: Frame) -> Loop:
+        f: Frame | None = frame
+        while f is not None:
+            if f.loop is not None:
+                return f.loop
+            f = f.parent
+        raise ConversionError("loop used outside a for loop")

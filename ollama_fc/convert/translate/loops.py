@@ -1,0 +1,518 @@
+"""`for` loops: over Ollama's lists, schema dicts, characters, run-time string lists, ranges,
+and literal lists unrolled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from jinja2 import nodes
+
+from ..go import strlists, textops
+from ..ops import toolschema
+from ..ops.values import (
+    ANY,
+    ANYOF,
+    ARGS,
+    CALLS,
+    CONTENT,
+    DICT,
+    ELEMENT,
+    INT,
+    LIST,
+    MSGS,
+    NONE,
+    PART,
+    PARTS,
+    PROP,
+    PROPS,
+    RECORD,
+    REVERSED,
+    SELECT,
+    SPLIT,
+    STR,
+    STRLIST,
+    TOOLS,
+    UNDEF,
+    Loop,
+    SelectionFilter,
+    Value,
+    const,
+    final_of,
+)
+from .core import Core
+from .scope import Frame
+
+
+class Loops(Core):
+    """`{% for %}`, reached through `Core.visit`."""
+
+    def stmt_For(self, node: nodes.For, frame: Frame) -> None:
+        if node.recursive:
+            raise self.fail(node, "recursive for loop")
+        self.close_guard()
+        #: where a filtered loop's `else` flag is declared (before anything the loop emits)
+        flag_at = len(self.out)
+        seq_node = node.iter
+        predicate = None
+        if isinstance(seq_node, nodes.Filter) and seq_node.name in {"selectattr", "rejectattr"}:
+            predicate = seq_node
+            assert seq_node.node is not None
+            seq_node = seq_node.node
+        seq = (
+            self.range_of(cast(nodes.Call, seq_node), frame)
+            if self.is_range(seq_node, frame)
+            else self.expr(seq_node, frame)
+        )
+        if seq.kind == REVERSED:
+            seq = Value(seq.code, seq.extra["base"].kind, extra={"reversed": True})
+        if seq.kind == SPLIT:
+            seq = self.split_list(seq)
+        filters: list[SelectionFilter] = (
+            [] if predicate is None else [SelectionFilter(predicate, self.value_of(frame), None)]
+        )
+        if seq.kind == SELECT:
+            filters, seq = [*seq.extra["filters"], *filters], seq.extra["base"]
+        if seq.is_const and isinstance(seq.const, (list, tuple)):
+            self.unrolled_for(node, seq.const, frame)
+            return
+        if seq.kind in {UNDEF, NONE} and not seq.extra:
+            # Jinja's Undefined iterates as empty (None would raise, and the reference with it)
+            self.visit_body(node.else_, frame)
+            return
+        uses_loop = any(n.name == "loop" for n in nodes.Template(node.body).find_all(nodes.Name))
+        if seq.kind in toolschema.KEY_ORDER:
+            self.schema_for(node, seq, frame, uses_loop)
+            return
+        if seq.kind == ANY and seq.extra.get("list_or_text") and predicate is None and not seq.extra.get("items"):
+            self.list_or_text_for(node, seq, frame)
+            return
+        if seq.kind == ANY and not seq.extra.get("items"):
+            self.untyped_for(node, seq, frame, uses_loop)
+            return
+        counted = (node.test is not None or bool(filters)) and uses_loop
+        if counted and (seq.kind not in {MSGS, CALLS, TOOLS, LIST} or seq.extra.get("reversed")):
+            raise self.fail(node, "loop.* in a filtered for loop")
+        body = Frame(names={}, parent=frame)
+        target = node.target
+        if seq.kind == CONTENT and self.elements_used_whole(node) and not node.else_ and node.test is None:
+            if seq.extra.get("final"):
+                self.warn(
+                    node,
+                    "a loop over the characters of a message's text",
+                    "an assistant prefill ending in this text is not cut there",
+                )
+            self.chars_for(node, Value(seq.code, STR), frame, uses_loop)
+            return
+        if seq.kind in {CONTENT, PARTS}:
+            if not isinstance(target, nodes.Name):
+                raise self.fail(node, "unpacking content parts")
+            body.names[target.name] = Value("$.Messages", PART, extra={"content": seq.code, **final_of(seq)})
+            body.loop = Loop(index="0", seq="", last="", fixed=(0, 1))
+            self.action("if true")
+            self.declare_scope(body, node.body)
+            self.visit_body(node.body, body)
+            self.action("end")
+            return
+        if seq.kind in {DICT, RECORD}:
+            raise self.fail(node, "iterating a dict literal")
+        if seq.kind in {PROPS, ARGS} or seq.extra.get("items"):
+            key, val = (self.temp(), self.temp())
+            if isinstance(target, nodes.Name) and not seq.extra.get("items"):
+                body.names[target.name] = Value(key, STR)  # a mapping iterates as its keys
+            elif isinstance(target, nodes.Tuple) and len(target.items) == 2:
+                body.names[target.items[0].name] = Value(key, STR)  # type: ignore[attr-defined]
+                body.names[target.items[1].name] = Value(val, PROP if seq.kind == PROPS else ANY)  # type: ignore[attr-defined]
+            else:
+                raise self.fail(node, "iterating a mapping without (key, value)")
+            if seq.kind == ARGS:
+                self.warn(node, "iterating tool call arguments", "keys come out sorted (Ollama passes a map)")
+            # a nested property map is Ollama's ordered map: ranged (in the order sent) through .All
+            ordered = bool(seq.extra.get("ordered"))
+            if uses_loop:
+                # a map has no index: count the steps (the body sees loop.*, not the outer loop's)
+                mapvar, seen, idx, last = self.temp(), self.temp(), self.temp(), self.temp()
+                self.action(f"{mapvar} := {seq.code}")
+                size = f"{mapvar}.Len" if ordered else f"(len {mapvar})"
+                self.action(f"{seen} := 0")
+                self.action(f"range {key}, {val} := {mapvar}{'.All' if ordered else ''}")
+                body.loop = self.counted_step(idx, seen, last, size)
+            else:
+                self.action(f"range {key}, {val} := {seq.code}{'.All' if ordered else ''}")
+        elif seq.kind == STRLIST:
+            self.strlist_for(node, seq, body, frame, uses_loop)
+            return
+        elif seq.kind == STR and not seq.extra.get("final"):
+            self.chars_for(node, seq, frame, uses_loop)
+            return
+        elif seq.kind in {MSGS, CALLS, TOOLS, LIST, ANYOF} or seq.kind == INT:
+            if not isinstance(target, nodes.Name):
+                raise self.fail(node, "tuple unpacking in for")
+            seqvar, idx, item = self.temp(), self.temp(), self.temp()
+            self.action(f"{seqvar} := {seq.code}")
+            kind = ELEMENT.get(seq.kind, ANY) if seq.kind != INT else INT
+            body.names[target.name] = Value(item, kind)
+            if seq.kind == INT:
+                # Go ranges over an integer with one variable: the step count; the value follows from it
+                self.action(f"range {idx} := {seqvar}")
+                start, step, last = seq.extra.get("start", "0"), seq.extra.get("step", 1), self.temp()
+                if step == 1:
+                    self.action(f'{item} := len (printf "%*s%*s" {start} "" {idx} "")')
+                else:
+                    self.action(f'{item} := len (slice (printf "%*s" {start} "") {idx})')
+                if uses_loop:
+                    self.action(f'{last} := len (slice (printf "%*s" {seqvar} "") 1)')
+                body.loop = Loop(index=idx, seq="", last=last, length=seqvar)
+            else:
+                if counted:
+                    # loop.* counts the elements that pass the filter: count them all first
+                    passing = self.count_passing(node, filters, seqvar, kind, frame)
+                if seq.extra.get("reversed"):
+                    # the i-th step takes element len-1-i, which is len(seq[i+1:])
+                    self.action(f"range {idx} := len {seqvar}")
+                    self.action(f"{item} := index {seqvar} (len (slice {seqvar} ({textops.plus_one(idx)})))")
+                else:
+                    self.action(f"range {idx}, {item} := {seqvar}")
+                last = self.temp()
+                if uses_loop:
+                    self.action(f"{last} := len (slice {seqvar} 1)")
+                neighbours = kind if not seq.extra.get("reversed") else None
+                body.loop = Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours)
+        else:
+            raise self.fail(node, f"for over {seq.kind}")
+        guard = 0
+        if node.test is not None:
+            self.action(f"if {self.truth(node.test, body)}")
+            guard += 1
+        if filters:
+            self.action(f"if {self.selection_test(filters, body.names[target.name])}")  # type: ignore[union-attr]
+            guard += 1
+        iterated = None
+        if node.else_ and guard:
+            # Jinja's `else` runs when no element passed the filter: a Go flag set by each that does
+            iterated = self.temp()
+            self.out.insert(flag_at, f"{{{{ {iterated} := false }}}}")
+            self.action(f"{iterated} = true")
+        if counted:
+            total, seen = passing
+            body.loop = self.counted_step(self.temp(), seen, self.temp(), total)
+        self.declare_scope(body, node.body)
+        self.visit_body(node.body, body)
+        for _ in range(guard):
+            self.action("end")
+        if node.else_ and iterated is not None:
+            self.action("end")
+            self.action(f"if not {iterated}")
+            self.cond_depth += 1
+            self.visit_body(node.else_, frame)
+            self.cond_depth -= 1
+        elif node.else_:
+            self.action("else")
+            self.cond_depth += 1
+            self.visit_body(node.else_, frame)
+            self.cond_depth -= 1
+        self.action("end")
+
+    @staticmethod
+    def elements_used_whole(node: nodes.For) -> bool:
+        """Does a loop over a message's text use its elements only whole (printed, filtered),
+        never as content parts (no attribute, item or test of them, not passed to a call)? Then
+        they are what Python's loop over Ollama's string gives: its characters."""
+        if not isinstance(node.target, nodes.Name):
+            return False
+        name = node.target.name
+        body = nodes.Template(node.body)
+
+        def is_target(expr: nodes.Node | None) -> bool:
+            return isinstance(expr, nodes.Name) and expr.name == name
+
+        for sub in body.find_all((nodes.Getattr, nodes.Getitem, nodes.Test)):
+            if is_target(cast("nodes.Getattr | nodes.Getitem | nodes.Test", sub).node):
+                return False
+        for call in body.find_all(nodes.Call):
+            if any(is_target(arg) for arg in (*call.args, *(kw.value for kw in call.kwargs))):
+                return False
+        for assign in body.find_all(nodes.Assign):
+            if any(is_target(n) for n in (assign.node, *assign.node.find_all(nodes.Name))):
+                return False  # kept under another name, which may be used as a part
+        return True
+
+    def list_or_text_for(self, node: nodes.For, seq: Value, frame: Frame) -> None:
+        """A loop over a variable holding a list on some paths and text on others (see
+        `list_or_text`): the same loop twice, each under a test of the Go value's type."""
+        list_kind, text_kind = seq.extra["list_or_text"]
+        self.action(f'if eq (printf "%T" {seq.code}) "string"')
+        self.cond_depth += 1
+        for kind in (text_kind, list_kind):
+            if kind == list_kind:
+                self.action("else")
+            alias = Frame(
+                names={"__alternative__": Value(seq.code, kind, extra=final_of(seq) if kind == text_kind else {})},
+                parent=frame,
+            )
+            alias.depth = frame.depth
+            loop = nodes.For(
+                node.target,
+                nodes.Name("__alternative__", "load"),
+                node.body,
+                node.else_,
+                node.test,
+                node.recursive,
+                lineno=node.lineno,
+            )
+            self.stmt_For(loop, alias)
+        self.cond_depth -= 1
+        self.action("end")
+
+    @staticmethod
+    def is_range(node: nodes.Node, frame: Frame) -> bool:
+        return (
+            isinstance(node, nodes.Call)
+            and isinstance(node.node, nodes.Name)
+            and node.node.name == "range"
+            and frame.lookup("range") is None
+            and not node.kwargs
+        )
+
+    def range_of(self, call: nodes.Call, frame: Frame) -> Value:
+        """`range(start, stop[, step])` looped over: the step count as a Go int (0 when Python's
+        range is empty), with the first value and the step (1 or -1) the loop computes values from."""
+        args = [self.expr(a, frame) for a in call.args]
+        if (
+            all(a.is_const and isinstance(a.const, int) and not isinstance(a.const, bool) for a in args)
+            and 1 <= len(args) <= 3
+        ):
+            return const(list(range(*(a.const for a in args))))
+        if len(args) == 1:
+            return self.expr(call, frame)
+        step = args[2] if len(args) == 3 else const(1)
+        if not (step.is_const and step.const in (1, -1)) or len(args) > 3:
+            raise self.fail(call, "range() with a step other than 1 or -1")
+        start, stop = args[0], args[1]
+        for bound in (start, stop):
+            if bound.kind != INT:
+                raise self.fail(call, f"range() of a {bound.kind}")
+        if start.is_const and start.const < 0:
+            raise self.fail(call, "range() from a negative number")
+        count = self.temp()
+        if step.const == -1 and stop.is_const and stop.const == -1:
+            self.action(f"{count} := {textops.plus_one(start.code)}")  # start, start-1, ..., 0
+        elif stop.is_const and stop.const < 0:
+            raise self.fail(call, "range() down to a negative number other than -1")
+        else:
+            low, high = (start, stop) if step.const == 1 else (stop, start)
+            self.action(f"{count} := 0")
+            self.action(f"if lt {low.code} {high.code}")
+            self.action(f'{count} = len (slice (printf "%*s" {high.code} "") {low.code})')
+            self.action("end")
+        return Value(count, INT, extra={"start": start.code, "step": step.const})
+
+    def count_passing(
+        self,
+        node: nodes.For,
+        filters: list[SelectionFilter],
+        seqvar: str,
+        kind: str,
+        frame: Frame,
+    ) -> tuple[str, str]:
+        """Go variables: how many elements pass a filtered loop's filters, and a step counter at 0."""
+        assert isinstance(node.target, nodes.Name)
+        total, seen, idx, item = self.temp(), self.temp(), self.temp(), self.temp()
+        scope = Frame(names={node.target.name: Value(item, kind)}, parent=frame)
+        self.action(f"{total} := 0")
+        self.action(f"range {idx}, {item} := {seqvar}")
+        tests = [self.selection_test(filters, scope.names[node.target.name])] if filters else []
+        if node.test is not None:
+            tests.append(self.truth(node.test, scope))
+        self.action(f"if {tests[0] if len(tests) == 1 else '(and ' + ' '.join(tests) + ')'}")
+        self.action(f"{total} = {textops.plus_one(total)}")
+        self.action("end")
+        self.action("end")
+        self.action(f"{seen} := 0")
+        return total, seen
+
+    def counted_step(self, idx: str, seen: str, last: str, total: str) -> Loop:
+        """Number a step of a loop whose Go `range` gives no usable index (a map, a filtered or a
+        schema loop): `idx` := the steps `seen` so far (then one more), `last` := `total` - 1."""
+        self.action(f"{idx} := {seen}")
+        self.action(f"{seen} = {textops.plus_one(seen)}")
+        self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
+        return Loop(index=idx, seq="", last=last, length=total)
+
+    def schema_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
+        """A loop over a tool schema dict: one step per key its Ollama struct has set."""
+        target = node.target
+        pairs = bool(seq.extra.get("items"))
+        names = [n.name for n in target.items] if isinstance(target, nodes.Tuple) else [target.name]  # type: ignore[attr-defined]
+        if len(names) != (2 if pairs else 1) or node.else_:
+            raise self.fail(node, f"this loop over a {seq.kind} schema dict")
+        if any(True for _ in nodes.Template(node.body).find_all((nodes.Break, nodes.Continue))):
+            raise self.fail(node, "break/continue in a loop over a schema dict")
+        keys = toolschema.KEY_ORDER[seq.kind]
+        if seq.extra.get("sorted"):
+            keys = tuple(sorted(keys, key=str.lower))
+        self.warn(node, f"iterating a {seq.kind} schema dict", toolschema.ORDER_EFFECT)
+        obj = Value(self.temp(), seq.kind)
+        self.action(f"{obj.code} := {seq.code}")
+        steps = []
+        for key in keys:
+            if not toolschema.passes(key, seq.extra.get("key_tests", ())):
+                continue
+            step = Frame(names={names[0]: const(key)}, parent=frame)
+            if pairs:
+                step.names[names[1]] = self.attr(obj, key, node)
+            test = self.expr(node.test, step) if node.test is not None else const(True)
+            if test.is_const and not test.const:
+                continue
+            guard = toolschema.present(obj.code, seq.kind, key)
+            if not test.is_const:
+                guard = f"and {guard} {self.truth_of(test)}" if guard != "true" else self.truth_of(test)
+            steps.append((step, guard))
+        if uses_loop:
+            # which keys are set is known only at run time: count them first, then each step
+            total, seen = self.temp(), self.temp()
+            self.action(f"{total} := 0")
+            self.action(f"{seen} := 0")
+            for _, guard in steps:
+                self.action(f"if {guard}")
+                self.action(f"{total} = {textops.plus_one(total)}")
+                self.action("end")
+        for step, guard in steps:
+            self.action(f"if {guard}")
+            if uses_loop:
+                step.loop = self.counted_step(self.temp(), seen, self.temp(), total)
+            self.declare_scope(step, node.body)
+            self.visit_body(node.body, step)
+            self.action("end")
+
+    def untyped_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
+        """A loop over an untyped value: a list's elements, a mapping's keys (in Go's sorted
+        order); a string's characters are not stepped through (warned)."""
+        if not isinstance(node.target, nodes.Name) or node.else_ or node.test is not None:
+            raise self.fail(node, "this loop over an untyped value")
+        self.warn(node, "a loop over an untyped value", "a mapping's keys come out sorted; a string is not iterated")
+        obj = self.temp()
+        self.action(f"{obj} := {seq.code}")
+        for is_list in (True, False):
+            self.action(f'if eq (printf "%.2T" {obj}) "[]"' if is_list else f'else if eq (printf "%.3T" {obj}) "map"')
+            idx, item, last = self.temp(), self.temp(), self.temp()
+            if is_list:
+                self.action(f"range {idx}, {item} := {obj}")
+                self.action(f"{last} := len (slice {obj} 1)")
+                loop = Loop(index=idx, seq=obj, last=last)
+            else:
+                seen, ignored = self.temp(), self.temp()
+                self.action(f"{seen} := 0")
+                self.action(f"range {item}, {ignored} := {obj}")
+                loop = self.counted_step(idx, seen, last, f"(len {obj})")
+            body = Frame(names={node.target.name: Value(item, STR if not is_list else ANY)}, parent=frame, loop=loop)
+            self.declare_scope(body, node.body)
+            self.visit_body(node.body, body)
+            self.action("end")
+        self.action("end")
+
+    def chars_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
+        """A loop over a string: one step per character. A schema `type` (a list in Ollama) is
+        a string when it names one type, and a list of the names when it has several."""
+        if not isinstance(node.target, nodes.Name) or node.else_ or node.test is not None:
+            raise self.fail(node, "this loop over a string")
+        types = seq.extra.get("types")
+        if types:
+            self.action(f"if eq (len {types}) 1")
+        text, at, count, idx, last, char = (self.temp() for _ in range(6))
+        self.action(f"{text} := {seq.code}")
+        total = None
+        if uses_loop:
+            total = self.temp()
+            self.action(f"{total} := 0")
+            self.action(f"range {at} := len {text}")
+            self.action(f"if not (and (ge (index {text} {at}) 128) (lt (index {text} {at}) 192))")
+            self.action(f"{total} = {textops.plus_one(total)}")
+            self.action("end")
+            self.action("end")
+        self.action(f"{count} := 0")
+        self.action(f"range {at} := len {text}")
+        # a character starts at every byte that is not a UTF-8 continuation byte
+        self.action(f"if not (and (ge (index {text} {at}) 128) (lt (index {text} {at}) 192))")
+        self.action(f'{char} := printf "%.1s" (slice {text} {at})')
+        self.action(f"{idx} := {count}")
+        self.action(f"{count} = {textops.plus_one(count)}")
+        self.action(f"{last} := -1")
+        self.action(f"if eq (len (slice {text} {at})) (len {char})")
+        self.action(f"{last} = {idx}")
+        self.action("end")
+        body = Frame(
+            names={node.target.name: Value(char, STR)},
+            parent=frame,
+            loop=Loop(index=idx, seq="", last=last, length=total),
+        )
+        self.declare_scope(body, node.body)
+        self.visit_body(node.body, body)
+        self.action("end")
+        self.action("end")
+        if types:
+            self.action("else")
+            listed, i, item, final = self.temp(), self.temp(), self.temp(), self.temp()
+            self.action(f"{listed} := {types}")
+            self.action(f"range {i}, {item} := {listed}")
+            self.action(f"{final} := len (slice {listed} 1)")
+            body = Frame(
+                names={node.target.name: Value(item, STR)}, parent=frame, loop=Loop(index=i, seq=listed, last=final)
+            )
+            self.declare_scope(body, node.body)
+            self.visit_body(node.body, body)
+            self.action("end")
+            self.action("end")
+
+    def strlist_for(self, node: nodes.For, seq: Value, body: Frame, frame: Frame, uses_loop: bool) -> None:
+        """A loop over a list of strings built at run time: a scan for its element markers."""
+        if not isinstance(node.target, nodes.Name):
+            raise self.fail(node, "tuple unpacking in for")
+        if node.else_:
+            self.action(f"if {seq.code}")
+        item, idx, total = strlists.each(self, seq.code)
+        body.names[node.target.name] = Value(item, STR, extra=final_of(seq))
+        last = self.temp()
+        if uses_loop:
+            self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
+        body.loop = Loop(index=idx, seq="", last=last, length=total)
+        if node.test is not None:
+            self.action(f"if {self.truth(node.test, body)}")
+        self.declare_scope(body, node.body)
+        self.visit_body(node.body, body)
+        if node.test is not None:
+            self.action("end")
+        self.action("end")
+        self.action("end")
+        if node.else_:
+            self.action("else")
+            self.cond_depth += 1
+            self.visit_body(node.else_, frame)
+            self.cond_depth -= 1
+            self.action("end")
+
+    def unrolled_for(self, node: nodes.For, items: Sequence[Any], frame: Frame) -> None:
+        """A loop over a literal list: the body once per element, with the element as a constant."""
+        if not items:
+            self.visit_body(node.else_, frame)
+            return
+        if any(True for _ in nodes.Template(node.body).find_all((nodes.Break, nodes.Continue))):
+            raise self.fail(node, "break/continue in a loop over a literal list")
+        target = node.target
+        unpacks = isinstance(target, nodes.Tuple) and all(isinstance(n, nodes.Name) for n in target.items)
+        if not (isinstance(target, nodes.Name) or unpacks) or node.test is not None:
+            raise self.fail(node, "a filtered or unpacking loop over a literal list")
+        for i, element in enumerate(items):
+            if unpacks:
+                names = [n.name for n in target.items]  # type: ignore[attr-defined]
+                if not isinstance(element, (list, tuple)) or len(element) != len(names):
+                    raise self.fail(node, "unpacking a literal list element of another length")
+                bound = {name: const(part) for name, part in zip(names, element)}
+            else:
+                bound = {target.name: const(element)}  # type: ignore[attr-defined]
+            body = Frame(names=bound, parent=frame, loop=Loop("", "", "", fixed=(i, len(items))))
+            self.action("if true")
+            self.declare_scope(body, node.body)
+            self.visit_body(node.body, body)
+            self.action("end")

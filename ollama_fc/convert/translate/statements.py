@@ -1,0 +1,517 @@
+"""Statements: output, `if`, `set` and its block form, filter blocks, call blocks."""
+
+from __future__ import annotations
+
+from jinja2 import nodes
+
+from ..go.gohelpers import REPR_HELPER
+from ..ops.filters import FILTERS
+from ..ops.tojson import PYTHON_REPR
+from ..ops.values import (
+    ANY,
+    ARGS,
+    BOOL,
+    CALL,
+    CALLS,
+    CONTENT,
+    FUNC,
+    INT,
+    LIST,
+    MAPPINGS,
+    MSGS,
+    NONE,
+    NOT_CONST,
+    NS,
+    RECORD,
+    REVERSED,
+    SELECT,
+    SPLIT,
+    STR,
+    STRLIST,
+    TOOLS,
+    UNDEF,
+    SelectionFilter,
+    Value,
+    const,
+    final_of,
+    py_str,
+)
+from .macros import Macros
+from .scope import Frame
+
+
+class Statements(Macros):
+    """Statements: `stmt_<Node>` for each jinja2 statement node but `for`, reached through `Core.visit`."""
+
+    def stmt_Output(self, node: nodes.Output, frame: Frame) -> None:
+        for child in node.nodes:
+            if isinstance(child, nodes.TemplateData):
+                self.text(child.data)
+            else:
+                self.output(child, frame)
+
+    def output(self, expr: nodes.Expr, frame: Frame, plus: bool = False) -> None:
+        """Print an expression; concatenations print piece by piece, macro calls inline.
+
+        `plus` marks a piece of a `+` concatenation: Python refuses `str + dict`, so tool call
+        arguments there must be the JSON string the template was written for.
+        """
+        if isinstance(expr, (nodes.Concat,)):
+            for piece in expr.nodes:
+                self.output(piece, frame)
+            return
+        if isinstance(expr, nodes.Add) and self.stringish(expr) and not self.adds_markup(expr):
+            self.output(expr.left, frame, plus=True)
+            self.output(expr.right, frame, plus=True)
+            return
+        if isinstance(expr, nodes.Call) and isinstance(expr.node, nodes.Name):
+            name = expr.node.name
+            if name in self.macros and frame.lookup(name) is None:
+                self.inline_macro(expr, frame)
+                return
+            if name == "caller" and frame.lookup(name) is None:
+                self.run_caller(expr)
+                return
+        if isinstance(expr, nodes.CondExpr):
+            test = self.truth(expr.test, frame)
+            self.action(f"if {test}")
+            self.output(expr.expr1, frame)
+            if expr.expr2 is not None:
+                self.action("else")
+                self.output(expr.expr2, frame)
+            self.action("end")
+            return
+        if isinstance(expr, nodes.Filter) and expr.name == "safe" and expr.node is not None and not expr.args:
+            self.output(expr.node, frame, plus)  # no escaping to undo: printed as it is
+            return
+        if isinstance(expr, nodes.Filter) and expr.name == "tojson":
+            self.tojson(expr, frame)
+            return
+        if (
+            isinstance(expr, nodes.Filter)
+            and expr.name == "string"
+            and isinstance(expr.node, (nodes.Name, nodes.Getattr, nodes.Getitem))
+        ):
+            # a plain lookup (no side effects to repeat): a schema's repr printed, not captured
+            inner = self.expr(expr.node, frame)
+            if inner.kind in PYTHON_REPR or (inner.kind == LIST and not inner.is_const):
+                self.repr_action(inner, expr)
+                return
+            if inner.kind == ANY:
+                self.print_value(inner, expr)  # str(): strings bare, anything else its repr
+                return
+        value = self.expr(expr, frame)
+        if plus and value.kind == ARGS:
+            self.json_action(value, None, expr)
+            return
+        self.print_value(value, expr)
+
+    @staticmethod
+    def adds_markup(expr: nodes.Add) -> bool:
+        """Does a `|safe` string take part in this `+` (then the other operands are HTML-escaped)?"""
+        leaves: list[nodes.Expr] = [expr]
+        while leaves:
+            leaf = leaves.pop()
+            if isinstance(leaf, nodes.Add):
+                leaves += [leaf.left, leaf.right]
+            elif isinstance(leaf, nodes.Filter) and leaf.name == "safe":
+                return True
+        return False
+
+    def stringish(self, expr: nodes.Add) -> bool:
+        """Is this `+` a string concatenation (some operand is text)?"""
+        for leaf in (expr.left, expr.right):
+            if isinstance(leaf, nodes.Add) and self.stringish(leaf):
+                return True
+            if isinstance(leaf, nodes.Const) and isinstance(leaf.value, str):
+                return True
+            if isinstance(leaf, nodes.Filter) and leaf.name in FILTERS and FILTERS[leaf.name].gives_text:
+                return True
+            if isinstance(leaf, (nodes.Concat, nodes.TemplateData)):
+                return True
+        return False
+
+    def print_value(self, value: Value, node: nodes.Node) -> None:
+        if value.is_const:
+            if isinstance(value.const, (list, dict)):
+                raise self.fail(node, "printing a list or dict literal")
+            self.text(py_str(value.const))
+        elif value.kind == UNDEF:
+            return
+        elif value.kind == NONE and not value.extra.get("maybe_undefined"):
+            self.text("None")  # a variable certainly holding None
+        elif value.kind == BOOL:
+            self.action(f"if {value.code}")
+            self.text("True")
+            self.action("else")
+            self.text("False")
+            self.action("end")
+        elif value.kind == STR and value.code.endswith(".Role") and self.tool_role != "tool":
+            self.action(f'if eq {value.code} "tool"')
+            self.text(self.tool_role)
+            self.action("else")
+            self.put(value.code)
+            self.action("end")
+        elif value.kind in {STR, CONTENT} and value.extra.get("final") and self.sink is None:
+            self.print_final_text(value.code, value.extra["final"])
+        elif value.kind in {STR, INT, CONTENT}:
+            if value.extra.get("final") and self.sink is not None:
+                self.action(f"{self.sink}_final = or {self.sink}_final {value.extra['final']}")
+            self.put(value.code)
+        elif value.kind in PYTHON_REPR:
+            self.repr_action(value, node)
+        elif value.kind == ANY and self.sink is not None:
+            self.untyped_repr(value.code, node)  # captured: written inline, not by the helper
+        elif value.kind == LIST and self.sink is not None:
+            self.repr_action(value, node)
+        elif value.kind in {ARGS, LIST} or value.kind == ANY:
+            self.helpers.setdefault("ofc_repr", REPR_HELPER)
+            self.call_helper("ofc_str" if value.kind == ANY else "ofc_repr", value.code, node)
+        else:
+            raise self.fail(node, f"printing {value.kind} (a {value.kind} object as text)")
+
+    def tojson(self, expr: nodes.Filter, frame: Frame) -> None:
+        value, indent = self.tojson_options(expr, self.value_of(frame))
+        separators, ascii_only = self.tojson_layout(expr, self.value_of(frame))
+        if value.is_const:
+            import json
+
+            self.text(json.dumps(value.const, ensure_ascii=ascii_only, indent=indent, separators=separators))
+            return
+        if ascii_only:
+            self.put(self.ascii_json_text(value, indent, separators, expr))
+            return
+        self.json_action(value, indent, expr, separators)
+
+    def stmt_If(self, node: nodes.If, frame: Frame) -> None:
+        branches = [(node.test, node.body)] + [(e.test, e.body) for e in node.elif_]
+        first = self.expr(node.test, frame)
+        if first.kind in {UNDEF, NONE} and not first.extra:
+            first = const(False)
+        if not first.is_const and self.truth_of(first) in {"true", "false"}:
+            first = const(
+                self.truth_of(first) == "true"
+            )  # a mapping Ollama always fills (a message, a tool's function)
+        if first.is_const:
+            # resolved statically (Ollama's data model makes it certain): keep the branch taken
+            if first.const:
+                self.visit_body(node.body, frame)
+            elif len(branches) > 1:
+                rest = nodes.If(branches[1][0], branches[1][1], node.elif_[1:], node.else_, lineno=node.elif_[0].lineno)
+                self.stmt_If(rest, frame)
+            else:
+                self.visit_body(node.else_, frame)
+            return
+        test = self.truth_of(first)
+        self.action(f"if {test}")
+        self.cond_depth += 1
+        self.following.append((frame, self.cond_depth - 1, [*node.elif_, *node.else_]))  # they see the old values
+        try:
+            self.visit_body(node.body, frame)
+        finally:
+            self.following.pop()
+        if node.elif_:
+            # the rest is an `if` of its own inside the else: its test is computed there and
+            # may resolve statically
+            self.action("else")
+            first_elif = node.elif_[0]
+            self.stmt_If(
+                nodes.If(first_elif.test, first_elif.body, node.elif_[1:], node.else_, lineno=first_elif.lineno), frame
+            )
+        elif node.else_:
+            self.action("else")
+            self.visit_body(node.else_, frame)
+        self.cond_depth -= 1
+        self.action("end")
+
+    def stmt_Assign(self, node: nodes.Assign, frame: Frame) -> None:
+        target = node.target
+        if isinstance(target, nodes.NSRef):
+            ns = frame.lookup(target.name)
+            if ns is None or ns.kind != NS:
+                raise self.fail(node, f"set {target.name}.{target.attr}", "on something that is not a namespace()")
+            value = self.expr(node.node, frame)
+            if value.kind == SPLIT:
+                value = self.split_list(value)
+            var = f"{ns.code}_{target.attr}"
+            attrs = ns.extra["attrs"]
+            if (target.attr in attrs and attrs[target.attr].kind == STRLIST) or value.kind == STRLIST:
+                value = Value(self.strlist_code(value, node), STRLIST, extra=final_of(value))
+            if target.attr not in attrs:
+                raise self.fail(
+                    node, f"set {target.name}.{target.attr}", "sets an attribute namespace() did not declare"
+                )
+            joined = self.join(attrs[target.attr], value)
+            if any(
+                v.extra.get("maybe_negative") or (v.is_const and isinstance(v.const, int) and v.const < 0)
+                for v in (attrs[target.attr], value)
+            ):
+                joined.extra["maybe_negative"] = True  # Go's printf-width arithmetic needs to know
+            if attrs[target.attr].extra.get("maybe_undefined"):
+                joined.extra["maybe_undefined"] = True
+                flag = attrs[target.attr].extra.get("defined_flag")
+                if flag and (value.kind == UNDEF or not value.extra.get("maybe_undefined")):
+                    joined.extra["defined_flag"] = flag
+                    self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
+            if attrs[target.attr].kind == NONE or attrs[target.attr].extra.get("maybe_none") or value.kind == NONE:
+                joined.extra["maybe_none"] = True  # some path may leave (or set) None
+            attrs[target.attr] = joined
+            self.action(f"{var} = {self.operand(value, node)}")
+            if value.is_const and not isinstance(value.const, (list, dict)):
+                joined.extra["known"] = (self.flow_epoch, value.const)  # until the next branch point
+            if target.attr in ns.extra.get("text_attrs", ()):
+                self.action(f"{var}_final = {value.extra.get('final') or 'false'}")
+            return
+        if (
+            isinstance(target, nodes.Tuple)
+            and isinstance(node.node, nodes.Tuple)
+            and self.independent_pairs(target, node.node)
+        ):
+            # `set a, b = x, y`: one assignment per pair (no right side reads a name set here)
+            for name, item in zip(target.items, node.node.items):
+                self.stmt_Assign(nodes.Assign(name, item, lineno=node.lineno), frame)
+            return
+        if not isinstance(target, nodes.Name):
+            raise self.fail(node, "tuple assignment in set")
+        if target.name not in self.read_names and not self.calls_in(node.node):
+            return  # never read, and computing it changes nothing
+        value = self.expr(node.node, frame)
+        if value.kind == SPLIT:
+            value = self.split_list(value)
+        slot = frame.lookup(target.name)
+        assert slot is not None, target.name
+        slot.extra.pop("known", None)
+        if target.name in self.growing and (
+            value.kind == STRLIST or (value.is_const and isinstance(value.const, list))
+        ):
+            value = Value(self.strlist_code(value, node), STRLIST, extra=final_of(value))
+        if value.kind == NS:
+            slot.kind = NS
+            slot.extra["attrs"] = value.extra["attrs"]
+            # Jinja lets `set ns.x` add attributes; declare them all now, undefined until set
+            for attr in self.ns_refs.get(target.name, []):
+                if attr not in value.extra["attrs"]:
+                    # a Go flag tells whether some `set ns.attr` ran (for `ns.attr is defined`)
+                    flag = f"{slot.code}_{attr}_defined"
+                    value.extra["attrs"][attr] = Value("", UNDEF, extra={"maybe_undefined": True, "defined_flag": flag})
+                    self.action(f"{flag} := false")
+            for attr, init in value.extra["attrs"].items():
+                if init.is_const and isinstance(init.const, list):
+                    # a list attribute can only be a list of strings built at run time
+                    init = value.extra["attrs"][attr] = Value(self.strlist_code(init, node), STRLIST)
+                self.action(f"{slot.code}_{attr} := {self.operand(init, node)}")
+            # a list, not a set: the flags are declared in attribute order, the same on every run
+            slot.extra["text_attrs"] = [a for a in value.extra["attrs"] if f"{target.name}.{a}" in self.text_names]
+            for attr in slot.extra["text_attrs"]:
+                self.action(f"{slot.code}_{attr}_final := false")
+            return
+        owner = frame.owner(target.name)
+        strong = owner is not None and (self.cond_depth == owner.depth or not self.read_later(target.name, owner))
+        static = (value.is_const and isinstance(value.const, (list, tuple, dict))) or value.kind in {
+            SELECT,
+            REVERSED,
+            RECORD,
+        }
+        if not strong and value.kind == SELECT and self.filters_own_list(slot, value):
+            # `set xs = xs | rejectattr(..)` on some paths: the filters apply once a Go flag is on
+            flag = slot.extra["filter_flag"]
+            self.action(f"{flag} = true")
+            slot.extra["filters"] = [
+                *slot.extra.get("filters", []),
+                *(SelectionFilter(f, fr, flag) for f, fr, _ in value.extra["filters"]),
+            ]
+            if slot.kind != SELECT:
+                slot.extra["base"] = Value(slot.code, slot.kind)
+                slot.kind = SELECT
+            return
+        if (
+            value.is_const
+            and isinstance(value.const, dict)
+            and not strong
+            and slot.extra.get("literal_flag")
+            and not slot.is_const
+        ):
+            # a dict literal on some paths: a Go flag says the variable holds it (see `literal_or`)
+            if slot.extra.get("literal", value).const != value.const:
+                raise self.fail(node, f"set {target.name}", "(different dict literals on different paths)")
+            slot.extra["literal"] = value
+            self.action(f"{slot.extra['literal_flag']} = true")
+            return
+        if (
+            not strong
+            and value.is_const
+            and value.const == []
+            and slot.kind in {TOOLS, MSGS, CALLS}
+            and not slot.is_const
+        ):
+            # `set tools = []` on some paths: an empty list of the kind the variable holds
+            self.action(f"{slot.code} = slice {slot.code} 0 0")
+            slot.extra["emptied"] = True  # no longer None where Ollama's list is empty
+            slot.extra["set"] = True
+            return
+        if static or slot.is_const:
+            # a literal list or a filtered list has no Go value: the variable holds it statically
+            if not strong:
+                raise self.fail(node, f"set {target.name}", "(a list stored only on some paths)")
+            slot.const = value.const if value.is_const else NOT_CONST
+        if static:
+            slot.kind = value.kind
+            slot.extra["set"] = True
+            if value.kind == RECORD:
+                slot.extra["fields"] = value.extra["fields"]
+            if value.kind in {SELECT, REVERSED}:
+                base: Value = value.extra["base"]
+                self.action(f"{slot.code} = {base.code}")
+                slot.extra.update(value.extra)
+                slot.extra["base"] = Value(slot.code, base.kind)
+            return
+        if bool(value.extra.get("ordered")) != bool(slot.extra.get("ordered")) and value.kind not in {UNDEF, NONE}:
+            # a nested property map is ranged through .All, a plain map directly: one of them
+            if not (strong or slot.kind == UNDEF or not slot.extra.get("set")):
+                raise self.fail(node, f"set {target.name}", "(an ordered and a plain property map on different paths)")
+            if value.extra.get("ordered"):
+                slot.extra["ordered"] = True
+            else:
+                slot.extra.pop("ordered", None)
+        if strong:
+            slot.kind = value.kind
+            slot.extra.pop("maybe_undefined", None)
+            slot.extra.pop("list_or_text", None)
+            slot.extra.pop("emptied", None)
+        else:
+            if slot.kind == UNDEF or slot.extra.get("maybe_undefined"):
+                slot.extra["maybe_undefined"] = True
+            list_or_text = self.list_or_text(slot, value) if slot.extra.get("set") else None
+            slot.kind = self.join(slot, value).kind if slot.extra.get("set") else value.kind
+            slot.extra.pop("list_or_text", None)
+            if list_or_text is not None and slot.kind == ANY:
+                slot.extra["list_or_text"] = list_or_text
+        slot.extra["set"] = True
+        if value.extra.get("maybe_none") and value.kind in MAPPINGS:
+            slot.extra["maybe_none"] = True  # `x if c else none`: None is held as ""
+        if value.extra.get("maybe_undefined") and not value.extra.get("defined_flag") and value.kind in MAPPINGS:
+            slot.extra["maybe_undefined"] = True  # no flag tells where: `is defined` of it is refused
+            slot.extra.pop("defined_flag", None)
+        flag = slot.extra.get("defined_flag")
+        if flag:
+            self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
+        if slot.extra.get("literal"):
+            self.action(f"{slot.extra['literal_flag']} = false")
+        if value.is_const and not isinstance(value.const, (list, dict)):
+            slot.extra["known"] = (self.flow_epoch, value.const)  # until the next branch point
+        if slot.extra.get("final"):
+            self.action(f"{slot.extra['final']} = {value.extra.get('final') or 'false'}")
+        if value.kind in {UNDEF, NONE}:
+            self.action(f'{slot.code} = ""')
+            if value.kind == NONE:
+                slot.extra["maybe_none"] = True
+            return
+        self.action(f"{slot.code} = {self.operand(value, node)}")
+
+    @staticmethod
+    def independent_pairs(targets: nodes.Tuple, values: nodes.Tuple) -> bool:
+        names = {t.name for t in targets.items if isinstance(t, nodes.Name)}
+        read = {n.name for v in values.items for n in [v, *v.find_all(nodes.Name)] if isinstance(n, nodes.Name)}
+        return len(names) == len(targets.items) == len(values.items) and not names & read
+
+    def filters_own_list(self, slot: Value, value: Value) -> bool:
+        """Is `value` a filtering of the list the variable holds now (not yet filtered on some path)?"""
+        base: Value = value.extra["base"]
+        own = slot.extra.get("base", slot)
+        unflagged = all(when is None for _, _, when in value.extra["filters"])
+        return bool(slot.extra.get("filter_flag")) and base.code == own.code and base.kind == own.kind and unflagged
+
+    @staticmethod
+    def list_or_text(old: Value, new: Value) -> tuple[str, str] | None:
+        """(list kind, text kind) when a variable set on some paths holds Ollama's messages, tool
+        calls or tools on one and a message's text on another: a loop over it branches on the Go type."""
+        kinds: set[str] = set()
+        for value in (old, new):
+            if value.kind == ANY and value.extra.get("list_or_text"):
+                kinds.update(value.extra["list_or_text"])
+            elif value.kind != UNDEF:
+                kinds.add(value.kind)
+        lists, texts = kinds & {MSGS, CALLS, TOOLS}, kinds & {STR, CONTENT}
+        if len(lists) != 1 or len(texts) != 1 or len(kinds) != 2:
+            return None
+        return (lists.pop(), texts.pop())
+
+    def join(self, old: Value, new: Value) -> Value:
+        if old.kind in {UNDEF, NONE} or old.kind == new.kind:
+            return Value(old.code, new.kind)
+        if new.kind in {NONE, UNDEF}:
+            return old
+        if {old.kind, new.kind} <= {STR, CONTENT}:
+            return Value(old.code, STR)
+        if {old.kind, new.kind} <= {CALL, FUNC}:
+            return Value(old.code, FUNC)
+        return Value(old.code, ANY)
+
+    def stmt_AssignBlock(self, node: nodes.AssignBlock, frame: Frame) -> None:
+        """`{% set x %}...{% endset %}`: the body's output appended to x piece by piece."""
+        if not isinstance(node.target, nodes.Name) or node.filter is not None:
+            raise self.fail(node, "{% set %}...{% endset %} with a filter or into an attribute")
+        slot = frame.lookup(node.target.name)
+        assert slot is not None
+        captured = self.capture(lambda: self.visit_body(node.body, frame), "{% set %}...{% endset %} block", node)
+        value = self.captured(captured)
+        self.stmt_Assign(
+            nodes.Assign(node.target, nodes.Name("__captured__", "load"), lineno=node.lineno),
+            Frame({"__captured__": value}, parent=frame),
+        )
+
+    def stmt_Macro(self, node: nodes.Macro, frame: Frame) -> None:
+        return  # expanded inline where called
+
+    def stmt_Scope(self, node: nodes.Scope, frame: Frame) -> None:
+        self.visit_body(node.body, frame)
+
+    def stmt_Break(self, node: nodes.Node, frame: Frame) -> None:
+        self.action("break")
+
+    def stmt_Continue(self, node: nodes.Node, frame: Frame) -> None:
+        self.action("continue")
+
+    def stmt_ExprStmt(self, node: nodes.ExprStmt, frame: Frame) -> None:
+        raise self.fail(node, "{% do %}")
+
+    def stmt_CallBlock(self, node: nodes.CallBlock, frame: Frame) -> None:
+        """`{% call m(..) %}body{% endcall %}`: m inlined, its `caller()` rendering body where the call is."""
+        call = node.call
+        if (
+            node.args
+            or not isinstance(call.node, nodes.Name)
+            or call.node.name not in self.macros
+            or frame.lookup(call.node.name) is not None
+        ):
+            raise self.fail(
+                node,
+                "{% call %} block",
+                "other than a macro called with a caller() taking no arguments has no Go template equivalent",
+            )
+        self.callers.append((node.body, frame))
+        try:
+            self.inline_macro(call, frame)
+        finally:
+            self.callers.pop()
+
+    def stmt_FilterBlock(self, node: nodes.FilterBlock, frame: Frame) -> None:
+        """`{% filter f %}...{% endfilter %}`: the body captured as text, printed through `f`."""
+        captured = self.capture(lambda: self.visit_body(node.body, frame), "{% filter %} block", node)
+        self.output(
+            self.filtered_capture(node.filter, node), Frame({"__captured__": self.captured(captured)}, parent=frame)
+        )
+
+    @staticmethod
+    def filtered_capture(chain: nodes.Filter, node: nodes.Node) -> nodes.Expr:
+        """The block filter `chain` (whose innermost filter has no operand) applied to `__captured__`."""
+
+        def rebuild(f: nodes.Filter) -> nodes.Filter:
+            inner = (
+                rebuild(f.node)
+                if isinstance(f.node, nodes.Filter)
+                else nodes.Name("__captured__", "load", lineno=node.lineno)
+            )
+            return nodes.Filter(inner, f.name, f.args, f.kwargs, f.dyn_args, f.dyn_kwargs, lineno=node.lineno)
+
+        return rebuild(chain)

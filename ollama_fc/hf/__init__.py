@@ -1,0 +1,1 @@
+"""Hugging Face's side: render a chat template as transformers does, and probe its input shape."""
