@@ -64,7 +64,7 @@ def family_model(request: pytest.FixtureRequest, ollama_server: Any, tmp_path: P
     gguf = write_scripted_gguf(
         tmp_path / f"{family}.gguf", case.call + STRAY + case.end, special_tokens=specials, emit_special_tokens=True
     )
-    built = build(family, from_=str(gguf), name=f"special-{family}", host=ollama_server.host)
+    built = build(family, from_=str(gguf), name=f"special-{family}", host=ollama_server.host, ollama_parses=True)
     return family, built.name
 
 

@@ -52,7 +52,7 @@ def test_built_model_renders_with_its_go_template(
         chat_template=GGUF_JINJA_MARK + source.template,
     )
     host = ollama_server.host
-    built = build(family, from_=str(gguf), name=f"choice-{family}", host=host)
+    built = build(family, from_=str(gguf), name=f"choice-{family}", host=host, ollama_parses=True)
     model = create_passthrough(host, f"{built.name}-passthrough", built.name) if parser else built.name
 
     go_render = oracle.render(built.built.template, QUESTION, TOOLS, version=ollama_server.version)
