@@ -9,7 +9,7 @@ converter's output is always checked by Ollama's engine, never by a re-implement
 measures its own parse and execute times, so no process or pipe overhead is counted.
 
 Two versions are built: the pinned server's (`PINNED`), and the newest release on the Go
-module proxy (`LATEST`), whose server cannot be built here but whose template package can.
+module proxy (`LATEST`), which is also the test bed's current server tier (`CURRENT`).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from .errors import OllamaFcError, OllamaUnavailableError
 
 PINNED = "v0.24.0"
 LATEST = "v0.34.4"
+CURRENT = LATEST  # the test bed's second server tier: the newest 0.3x release built here
 VERSIONS: dict[str, str] = {PINNED: "go.mod", LATEST: "latest.mod"}
 
 SOURCE_DIR = Path(__file__).with_name("oracle_src")

@@ -1,4 +1,9 @@
-"""Shared fixtures: the pinned Ollama server of the test session, and scripted models on it.
+"""Shared fixtures: the Ollama servers of the test session, and scripted models on them.
+
+Every test that uses `ollama_server` (or `ollama_host`, `scripted_model`) runs once per tier:
+the pinned v0.24.0 and the current 0.3x release (`ollama_fc/testbed/tiers.py`), with the tier
+and version in its id (`[current-v0.34.4]`). `--ollama-tier NAME` (repeatable) keeps some.
+One server runs at a time: pytest groups the tests of each tier.
 
 With CI=true a server that cannot be provisioned or started fails the run; elsewhere the
 tests that need it are skipped with the reason, so pure tests still run on a laptop.
@@ -15,13 +20,35 @@ import pytest
 from shared_data import IN_CI
 
 from ollama_fc.errors import OllamaFcError
-from ollama_fc.oracle import PINNED
+from ollama_fc.testbed.tiers import TIERS, Tier
 
 ScriptedModel = Callable[..., str]
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--ollama-tier",
+        action="append",
+        choices=list(TIERS),
+        help="run the server tests on this Ollama tier only (repeatable; default: every tier)",
+    )
+
+
+def _tiers(config: pytest.Config) -> list[Tier]:
+    chosen = config.getoption("--ollama-tier") or list(TIERS)
+    return [TIERS[name] for name in TIERS if name in chosen]
+
+
 def pytest_report_header(config: pytest.Config) -> str:
-    return f"pinned Ollama: {PINNED}" + (" (CI: a missing server fails the run)" if IN_CI else "")
+    tiers = ", ".join(f"{tier.name} {tier.version}" for tier in _tiers(config))
+    return f"Ollama tiers: {tiers}" + (" (CI: a missing server fails the run)" if IN_CI else "")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Every test that reaches `ollama_server`, directly or through a fixture, runs per tier."""
+    if "ollama_server" in metafunc.fixturenames:
+        tiers = _tiers(metafunc.config)
+        metafunc.parametrize("ollama_server", tiers, indirect=True, scope="session", ids=[tier.label for tier in tiers])
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -41,18 +68,22 @@ def engine() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def ollama_server() -> Iterator[Any]:
-    """The pinned `ollama serve` on a free loopback port, for the whole session."""
-    from ollama_fc.testbed.server import PinnedServer
+def ollama_server(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """`ollama serve` of one tier (the test's parameter) on a free loopback port.
 
-    server = PinnedServer()
+    Started once per tier for the session; the previous tier's server stops first.
+    """
+    from ollama_fc.testbed.server import OllamaServer
+
+    tier: Tier = request.param
+    server = OllamaServer(tier)
     try:
         server.start()
     except OllamaFcError as exc:
         server.cleanup()
         if IN_CI:
-            pytest.fail(f"the pinned Ollama {PINNED} server is required in CI: {exc}", pytrace=False)
-        pytest.skip(f"pinned Ollama {PINNED} server unavailable: {exc}")
+            pytest.fail(f"the {tier.name} Ollama {tier.version} server is required in CI: {exc}", pytrace=False)
+        pytest.skip(f"{tier.name} Ollama {tier.version} server unavailable: {exc}")
     try:
         yield server
     finally:
@@ -69,9 +100,10 @@ def scripted_model(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -
     """Factory: create a scripted model on the server and return its name.
 
     `scripted_model(script, *, after=None, trigger="<tool_response>", template, special_tokens=(),
-    parameters=None, parser=None, name=None)`. The same arguments give the same model (created
-    once). `parser` is the create request's `parser` field (e.g. "passthrough"), sent as
-    `ollama-fc build` sends it.
+    parameters=None, parser=None, name=None, chat_template=None)`. The same arguments give the
+    same model (created once). `parser` is the create request's `parser` field (e.g.
+    "passthrough"), sent as `ollama-fc build` sends it; `chat_template` is a Jinja template
+    stored in the GGUF (as a converted Hugging Face model has one).
     """
     import ollama
 
@@ -92,16 +124,24 @@ def scripted_model(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -
         parameters: Mapping[str, Any] | None = None,
         parser: str | None = None,
         name: str | None = None,
+        chat_template: str | None = None,
     ) -> str:
         recipe = json.dumps(
-            [script, after, trigger, template, list(special_tokens), parameters, parser], sort_keys=True, default=str
+            [script, after, trigger, template, list(special_tokens), parameters, chat_template, parser],
+            sort_keys=True,
+            default=str,
         )
         key = hashlib.sha256(recipe.encode()).hexdigest()[:12]
         model = name or f"scripted-{key}"
         if created.get(model) == recipe:
             return model
         path = write_scripted_gguf(
-            folder / f"{key}.gguf", script, after=after, trigger=trigger, special_tokens=special_tokens
+            folder / f"{key}.gguf",
+            script,
+            after=after,
+            trigger=trigger,
+            special_tokens=special_tokens,
+            chat_template=chat_template,
         )
         digest = client.create_blob(path)
         for _ in create_model(

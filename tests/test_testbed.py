@@ -1,8 +1,9 @@
-"""The test bed itself: the pinned server runs, and scripted models say exactly their script.
+"""The test bed itself: each tier's server runs, and scripted models say exactly their script.
 
-Every other integration test relies on these two facts, so they are checked against the real
-server: plain and streamed chat, any sampling settings, Ollama's own tool-call parsing of a
-Hermes-format script, and the switch to the final answer after a tool result.
+Every other integration test relies on these facts, so they are checked against the real
+server of every tier: plain and streamed chat, any sampling settings, Ollama's own tool-call
+parsing of a Hermes-format script, and the switch to the final answer after a tool result.
+Provisioning failures are checked to say, in one line, what is missing and where the log is.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 
@@ -17,8 +20,10 @@ import gguf
 import ollama
 import pytest
 
-from ollama_fc.oracle import PINNED
+from ollama_fc.errors import OllamaUnavailableError
+from ollama_fc.testbed.buildsteps import BuildLog
 from ollama_fc.testbed.scripted import ScriptError, split_script, write_scripted_gguf
+from ollama_fc.testbed.tiers import TIERS
 
 CHATML = "{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n"
 CHATML_SPECIALS = ("<|im_start|>", "<|im_end|>")
@@ -81,11 +86,30 @@ def client(ollama_host: str) -> ollama.Client:
     return ollama.Client(host=ollama_host)
 
 
-def test_server_is_the_pinned_version(ollama_server, ollama_host: str) -> None:
+def test_server_is_its_tiers_version(ollama_server, ollama_host: str) -> None:
     with urllib.request.urlopen(f"{ollama_host}/api/version") as response:
-        assert json.load(response)["version"] == PINNED.lstrip("v")
-    assert ollama_server.version == PINNED
+        assert json.load(response)["version"] == ollama_server.tier.version.lstrip("v")
+    assert ollama_server.version == TIERS[ollama_server.tier.name].version
     assert ollama_host.startswith("http://127.0.0.1:")
+
+
+def test_tiers_are_the_pinned_release_and_a_current_0_3x_release() -> None:
+    assert TIERS["pinned"].version == "v0.24.0" and not TIERS["pinned"].uses_llama_server
+    major, minor = (int(part) for part in TIERS["current"].version.lstrip("v").split(".")[:2])
+    assert (major, minor) >= (0, 30) and TIERS["current"].uses_llama_server
+
+
+def test_provision_command_prints_version_and_binary(ollama_server) -> None:
+    """`scripts/ollama-server provision --tier NAME` (warm: the server already runs it)."""
+    tier = ollama_server.tier
+    result = subprocess.run(
+        [sys.executable, "-m", "ollama_fc.testbed", "provision", "--tier", tier.name],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"ollama {tier.version} ({tier.name}): {ollama_server.binary}\n"
 
 
 def test_chat_returns_the_exact_script(scripted_model, client: ollama.Client) -> None:
@@ -108,7 +132,7 @@ def test_streamed_chat_returns_the_exact_script(scripted_model, client: ollama.C
         {"temperature": 0},
         {"temperature": 0.8, "seed": 1},
         {"temperature": 2.0, "seed": 12345, "top_k": 1000, "top_p": 1.0, "min_p": 0.0},
-        {"temperature": 1.5, "repeat_penalty": 2.0, "repeat_last_n": -1, "presence_penalty": 2.0},
+        {"temperature": 1.5, "repeat_penalty": 2.0, "repeat_last_n": 4096, "presence_penalty": 2.0},
     ],
     ids=["greedy", "default-temperature", "hot", "penalties"],
 )
@@ -116,6 +140,17 @@ def test_script_holds_under_any_sampling(scripted_model, client: ollama.Client, 
     model = scripted_model(SCRIPT, template=CHATML, special_tokens=CHATML_SPECIALS)
     answer = client.chat(model=model, messages=[{"role": "user", "content": "Say it."}], options=options)
     assert answer.message.content == SCRIPT
+
+
+def test_repeat_last_n_minus_one_is_refused_from_0_3x_on(scripted_model, client: ollama.Client, ollama_server) -> None:
+    """`repeat_last_n: -1` (the whole context) works on v0.24.0; llama-server refuses it."""
+    model = scripted_model(SCRIPT, template=CHATML, special_tokens=CHATML_SPECIALS)
+    ask = {"model": model, "messages": [{"role": "user", "content": "Say it."}], "options": {"repeat_last_n": -1}}
+    if ollama_server.tier.uses_llama_server:
+        with pytest.raises(ollama.ResponseError, match=r"repeat_last_n.*must be between 0"):
+            client.chat(**ask)
+    else:
+        assert client.chat(**ask).message.content == SCRIPT
 
 
 def test_hermes_script_comes_back_as_parsed_tool_calls(scripted_model, client: ollama.Client) -> None:
@@ -212,11 +247,12 @@ def test_unencodable_scripts_are_refused_clearly(tmp_path: Path, script: str) ->
 def test_stopping_the_server_ends_its_runners(tmp_path: Path, ollama_server) -> None:
     """A stopped test server leaves no `ollama runner` behind (each holds a model in memory).
 
-    Uses a second server of its own; `ollama_server` makes it skip or fail like the others.
+    Uses a second server of its own, of the same tier; `ollama_server` makes it skip or fail
+    like the others. On 0.3x the runner is llama-server.
     """
-    from ollama_fc.testbed.server import PinnedServer
+    from ollama_fc.testbed.server import OllamaServer
 
-    with PinnedServer(workdir=tmp_path / "server") as server:
+    with OllamaServer(ollama_server.tier, workdir=tmp_path / "server") as server:
         client = ollama.Client(host=server.host)
         path = write_scripted_gguf(tmp_path / "m.gguf", "still here")
         client.create(model="runner-check", files={"m.gguf": client.create_blob(path)}, template=CHATML)
@@ -243,27 +279,94 @@ def _processes_in_group(group: int) -> list[int]:
     return members
 
 
-def test_provisioning_without_go_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ollama_fc.errors import OllamaUnavailableError
-    from ollama_fc.testbed.server import provision
+@pytest.mark.parametrize("tier", list(TIERS))
+def test_provisioning_without_go_says_what_to_install(
+    tier: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ollama_fc.testbed.provision import provision
 
     monkeypatch.setenv("OLLAMA_FC_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
-    with pytest.raises(OllamaUnavailableError, match=r"needs the Go toolchain .* on PATH; install Go"):
-        provision(report=lambda line: None)
+    with pytest.raises(OllamaUnavailableError, match=r"^building Ollama v[\d.]+ needs go on PATH .*; install Go$"):
+        provision(tier, report=lambda line: None)
+
+
+def _without(monkeypatch: pytest.MonkeyPatch, *tools: str) -> None:
+    """Hide `ollama` (so nothing on PATH is used) and the given build tools from shutil.which."""
+    real_which = shutil.which
+    hidden = {"ollama", *tools}
+    monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: None if name in hidden else real_which(name))
 
 
 def test_provisioning_without_headers_names_the_debian_packages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ollama_fc.errors import OllamaUnavailableError
-    from ollama_fc.testbed import server
+    from ollama_fc.testbed import cgo_build
+    from ollama_fc.testbed.provision import provision
 
     if not all(map(shutil.which, ("go", "gcc", "g++"))):
         pytest.skip("needs go, gcc and g++ on PATH to get as far as the header check")
     monkeypatch.setenv("OLLAMA_FC_CACHE", str(tmp_path / "cache"))
-    real_which = shutil.which
-    monkeypatch.setattr(server.shutil, "which", lambda name: None if name == "ollama" else real_which(name))
-    monkeypatch.setitem(server.SYSTEM_HEADERS, "stb/stb_image.h", (str(tmp_path / "absent.h"), "libstb-dev"))
-    with pytest.raises(OllamaUnavailableError, match=r"apt-get install libstb-dev"):
-        server.provision(report=lambda line: None)
+    _without(monkeypatch)
+    monkeypatch.setitem(cgo_build.SYSTEM_HEADERS, "stb/stb_image.h", (str(tmp_path / "absent.h"), "libstb-dev"))
+    with pytest.raises(OllamaUnavailableError, match=r"apt-get install libstb-dev$"):
+        provision("pinned", report=lambda line: None)
+
+
+def test_provisioning_the_current_tier_without_cmake_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ollama_fc.testbed.provision import provision
+
+    if not all(map(shutil.which, ("go", "gcc", "g++", "git"))):
+        pytest.skip("needs go, gcc, g++ and git on PATH to get as far as the cmake check")
+    monkeypatch.setenv("OLLAMA_FC_CACHE", str(tmp_path / "cache"))
+    _without(monkeypatch, "cmake")
+    with pytest.raises(OllamaUnavailableError) as raised:
+        provision("current", report=lambda line: None)
+    message = str(raised.value)
+    assert "\n" not in message
+    assert message.startswith(f"building Ollama {TIERS['current'].version} needs cmake on PATH")
+    assert message.endswith("install cmake >= 3.24")
+
+
+@pytest.mark.parametrize(
+    ("output", "reason"),
+    [
+        (
+            "echo compiling ggml.c; echo 'fatal: not a git repository' >&2; "
+            "echo 'ggml.c:12:5: error: unknown type name bad_t' >&2; echo more >&2",
+            "ggml.c:12:5: error: unknown type name bad_t",
+        ),
+        (
+            "echo 'CMake Error at ggml/CMakeLists.txt:376 (message):'; echo '  GGML_NATIVE is not compatible'",
+            "CMake Error at ggml/CMakeLists.txt:376 (message): GGML_NATIVE is not compatible",
+        ),
+    ],
+    ids=["compiler", "cmake"],
+)
+def test_a_failed_build_step_is_one_line_naming_the_error_and_the_log(output: str, reason: str, tmp_path: Path) -> None:
+    """What `provision` raises when a build step fails: the step, its error line, the log."""
+    script = output + "; exit 2"
+    with BuildLog(tmp_path / "build.log") as log:
+        log.run(["sh", "-c", "echo an earlier step printed error words"], tmp_path, "an earlier step")
+        with pytest.raises(OllamaUnavailableError) as raised:
+            log.run_with_progress(
+                ["sh", "-c", script], tmp_path, "`cmake --build` of Ollama vX", lambda line: None, lambda: ""
+            )
+    assert str(raised.value) == f"`cmake --build` of Ollama vX failed: {reason} (log: {tmp_path / 'build.log'})"
+
+
+def test_a_special_token_a_script_spells_is_generated_as_that_token(tmp_path: Path) -> None:
+    """With emit_special_tokens the successor of `hi` is the control token itself, not its text."""
+    path = write_scripted_gguf(
+        tmp_path / "m.gguf", "hi<|stray|>there", special_tokens=["<|stray|>"], emit_special_tokens=True
+    )
+    reader = gguf.GGUFReader(path)
+    field = reader.fields["tokenizer.ggml.tokens"]
+    tokens = [str(bytes(field.parts[i]), "utf-8") for i in field.data]
+    assert tokens.count("<|stray|>") == 1
+    assert not any("stray" in token for token in tokens if token != "<|stray|>")  # no text pieces of it
+
+
+def test_a_special_token_emitted_twice_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ScriptError, match=r"special token '<\|x\|>' occurs twice"):
+        write_scripted_gguf(tmp_path / "m.gguf", "ab<|x|>cd<|x|>ef", special_tokens=["<|x|>"], emit_special_tokens=True)

@@ -1,30 +1,35 @@
-"""`python -m ollama_fc.testbed provision|serve`: the pinned server for people and scripts."""
+"""`python -m ollama_fc.testbed provision|serve [--tier NAME]`: a test-bed server for people and scripts."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from ..errors import OllamaUnavailableError
-from ..oracle import PINNED
-from .server import provision, serve_forever
+from ..errors import OllamaFcError
+from .provision import provision
+from .server import serve_forever
+from .tiers import TIERS, tier
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`provision` (print the binary) or `serve` (foreground) for people and scripts."""
-    parser = argparse.ArgumentParser(prog="ollama-server", description=f"The pinned Ollama {PINNED} server.")
+    """`provision` (print the version and binary) or `serve` (foreground) of one tier."""
+    choices = ", ".join(f"{t.name} = {t.version}" for t in TIERS.values())
+    parser = argparse.ArgumentParser(prog="ollama-server", description=f"The test bed's Ollama servers ({choices}).")
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("provision", help="build or find the pinned binary; print its path")
-    serve = commands.add_parser("serve", help="run `ollama serve` of the pinned binary in the foreground")
+    provision_command = commands.add_parser("provision", help="build or find a tier's binary; print version and path")
+    serve = commands.add_parser("serve", help="run `ollama serve` of a tier's binary in the foreground")
+    for command in (provision_command, serve):
+        command.add_argument("--tier", choices=list(TIERS), default="pinned", help="which Ollama (default: pinned)")
     serve.add_argument("--port", type=int, help="loopback port (default: OLLAMA_HOST or 11434)")
     args = parser.parse_args(argv)
     try:
+        chosen = tier(args.tier)
         if args.command == "provision":
-            print(provision())
+            print(f"ollama {chosen.version} ({chosen.name}): {provision(chosen)}")
             return 0
-        serve_forever(port=args.port)
+        serve_forever(chosen, port=args.port)
         return 0
-    except OllamaUnavailableError as exc:
+    except OllamaFcError as exc:
         print(f"ollama-server: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

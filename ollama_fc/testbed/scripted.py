@@ -28,6 +28,7 @@ How the network works (one layer, all weights written by hand):
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -130,6 +131,34 @@ def split_script(text: str, taken: set[str]) -> list[bytes]:
     return chosen
 
 
+def _split_on(text: str, specials: Sequence[str]) -> list[str]:
+    """`text` cut before and after every occurrence of a special token (longest first)."""
+    if not specials:
+        return [text] if text else []
+    pattern = "|".join(re.escape(t) for t in sorted(specials, key=len, reverse=True))
+    return [part for part in re.split(f"({pattern})", text) if part]
+
+
+def count_tokens(text: str, special_tokens: Sequence[str] = (), trigger: str | None = None) -> int:
+    """How many tokens a scripted model's tokenizer makes of a prompt `text` (BOS not included).
+
+    Special tokens (and the trigger, when the model has one) are one token each, found before
+    anything else as llama.cpp does; every other byte is one token, as no merge ever fires.
+    A test compares this with the server's `prompt_eval_count` to see which prompt was run.
+    """
+    whole = sorted({BOS, EOS, *special_tokens, *([trigger] if trigger else [])}, key=len, reverse=True)
+    count = position = 0
+    while position < len(text):
+        token = next((t for t in whole if text.startswith(t, position)), None)
+        if token is None:
+            count += len(text[position].encode())
+            position += 1
+        else:
+            count += 1
+            position += len(token)
+    return count
+
+
 def write_scripted_gguf(
     path: str | Path,
     script: str,
@@ -137,8 +166,21 @@ def write_scripted_gguf(
     after: str | None = None,
     trigger: str = "<tool_response>",
     special_tokens: Sequence[str] = (),
+    chat_template: str | None = None,
+    bos_token: str = BOS,
+    emit_special_tokens: bool = False,
 ) -> Path:
-    """Write a llama GGUF that answers `script`, or `after` once `trigger` is in the prompt."""
+    """Write a llama GGUF that answers `script`, or `after` once `trigger` is in the prompt.
+
+    `chat_template` is stored as `tokenizer.chat_template`, the Jinja template a GGUF converted
+    from a Hugging Face model carries (Ollama 0.3x may render with it instead of the TEMPLATE).
+    `bos_token` spells the BOS token (a family's own, e.g. `<bos>`, to see whether a template
+    writes a second one); it may also be one of `special_tokens`.
+
+    With `emit_special_tokens`, a special token spelt in a script is generated as that token
+    (as a real model emits its control tokens), not as text; each such token may occur once
+    across both scripts, unless it ends them, and must not be the last token of a prompt.
+    """
     path = Path(path)
     tokens: list[str] = []
     types: list[int] = []
@@ -148,7 +190,7 @@ def write_scripted_gguf(
         types.append(int(kind))
         return len(tokens) - 1
 
-    bos = add(BOS, gguf.TokenType.CONTROL)
+    bos = add(bos_token, gguf.TokenType.CONTROL)
     eos = add(EOS, gguf.TokenType.CONTROL)
     for b in range(256):
         add(BYTE_TO_UNICODE[b], gguf.TokenType.NORMAL)
@@ -157,6 +199,8 @@ def write_scripted_gguf(
     never_merged = BYTE_TO_UNICODE[0xFF]
     add(never_merged * 2, gguf.TokenType.NORMAL)
     for special in dict.fromkeys(special_tokens):
+        if special == bos_token:
+            continue
         if special in tokens:
             raise ScriptError(f"special token {special!r} clashes with a built-in token of the scripted model")
         add(special, gguf.TokenType.CONTROL)
@@ -168,22 +212,39 @@ def write_scripted_gguf(
     prompt_side = len(tokens)
 
     taken = set(tokens)
-    first_pieces = split_script(script, taken)
-    after_pieces = split_script(after, taken) if after is not None else []
-    first_ids = [add(_bpe_text(p), gguf.TokenType.NORMAL) for p in first_pieces]
-    after_ids = [add(_bpe_text(p), gguf.TokenType.NORMAL) for p in after_pieces]
+    emitted = [t for t in dict.fromkeys(special_tokens) if t != trigger] if emit_special_tokens else []
+
+    def chain_of(text: str) -> list[int]:
+        ids: list[int] = []
+        for segment in _split_on(text, emitted):
+            if segment in emitted:
+                ids.append(tokens.index(segment))
+            else:
+                ids.extend(add(_bpe_text(p), gguf.TokenType.NORMAL) for p in split_script(segment, taken))
+        return ids
+
+    first_ids = chain_of(script)
+    after_ids = chain_of(after) if after is not None else []
+    successors: dict[int, int] = {}
+    for chain in (first_ids, after_ids):
+        for position, token in enumerate(chain):
+            successor = chain[position + 1] if position + 1 < len(chain) else eos
+            if successors.setdefault(token, successor) != successor:
+                raise ScriptError(f"the special token {tokens[token]!r} occurs twice in the scripts")
+    # One feature per generated token: the script pieces, then the special tokens scripts emit.
+    feature = {token: PIECES + k for k, token in enumerate(sorted(successors))}
 
     n_vocab = len(tokens)
-    n_pieces = n_vocab - prompt_side
-    n_embd = max(64, math.ceil((PIECES + n_pieces) / 32) * 32)
+    n_embd = max(64, math.ceil((PIECES + len(feature)) / 32) * 32)
 
     embeddings = np.zeros((n_vocab, n_embd), dtype=np.float32)
     embeddings[:, ONE] = 1.0
     embeddings[:prompt_side, START] = 1.0
     if trigger_id is not None:
         embeddings[trigger_id, TRIG] = 1.0
-    for k in range(n_pieces):
-        embeddings[prompt_side + k, PIECES + k] = 1.0
+    for token, index in feature.items():
+        embeddings[token, START] = 0.0  # a generated token never starts an answer
+        embeddings[token, index] = 1.0
     squared = (embeddings**2).sum(axis=1)
     embeddings[:, PAD] = np.sqrt(EMBEDDING_SQUARED_NORM - squared)
 
@@ -217,10 +278,8 @@ def write_scripted_gguf(
     output = np.zeros((n_vocab, n_embd), dtype=np.float32)
     output[first_ids[0] if first_ids else eos, GO_FIRST] += scale
     output[after_ids[0] if after_ids else eos, GO_AFTER] += scale
-    for chain in (first_ids, after_ids):
-        for position, token in enumerate(chain):
-            successor = chain[position + 1] if position + 1 < len(chain) else eos
-            output[successor, PIECES + token - prompt_side] += scale
+    for token, successor in successors.items():
+        output[successor, feature[token]] += scale
 
     writer = gguf.GGUFWriter(str(path), "llama")
     writer.add_name("ollama-fc scripted test model")
@@ -246,6 +305,8 @@ def write_scripted_gguf(
     writer.add_eos_token_id(eos)
     writer.add_add_bos_token(True)
     writer.add_add_eos_token(False)
+    if chat_template is not None:
+        writer.add_chat_template(chat_template)
 
     ones = np.ones(n_embd, dtype=np.float32)
     tensors = {

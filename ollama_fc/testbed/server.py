@@ -1,57 +1,32 @@
-"""The pinned Ollama server: provision the binary, start it on a free port, stop it cleanly.
+"""A test-bed Ollama server: start a tier's binary on a free port, stop it cleanly.
 
-Everything that claims to work with Ollama is tested against this real server, never a mock.
-The binary comes from an `ollama` on PATH when it is exactly the pinned version; otherwise the
-pinned release is built from the Go module proxy into the cache, once. The module zip of
-releases v0.11.5 to v0.24.x lacks four vendored headers (module zips drop nested `vendor/`
-folders); they are restored from Debian packages and the miniaudio source package on PyPI.
-See docs/OLLAMA.md.
+Everything that claims to work with Ollama is tested against this real server, never a mock,
+on each tier (`tiers.py`): the pinned v0.24.0 and the current 0.3x release. The binary comes
+from `provision.py` (on PATH, cached, or built once). See docs/OLLAMA.md.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import re
 import shutil
 import signal
 import socket
 import subprocess
-import sys
-import tarfile
 import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from ..errors import OllamaUnavailableError
-from ..oracle import PINNED, cache_dir
-
-MODULE = "github.com/ollama/ollama"
-VENDOR = Path("llama/llama.cpp/vendor")
-
-# Headers the module zip drops, and where a Debian system keeps them.
-SYSTEM_HEADERS: dict[str, tuple[str, str]] = {
-    "nlohmann/json.hpp": ("/usr/include/nlohmann/json.hpp", "nlohmann-json3-dev"),
-    "nlohmann/json_fwd.hpp": ("/usr/include/nlohmann/json_fwd.hpp", "nlohmann-json3-dev"),
-    "stb/stb_image.h": ("/usr/include/stb/stb_image.h", "libstb-dev"),
-}
-MINIAUDIO_SDIST = "miniaudio==1.71"
-MINIAUDIO_HEADER = "miniaudio/miniaudio.h"
+from .buildsteps import Report
+from .provision import announce, provision
+from .tiers import Tier, tier
 
 STARTUP_TIMEOUT = 60.0
 STOP_TIMEOUT = 10.0
-PROGRESS_EVERY = 20.0
-
-Report = Callable[[str], None]
-
-
-def _say(message: str) -> None:
-    print(f"[ollama {PINNED}] {message}", file=sys.stderr, flush=True)
 
 
 def _tail(path: Path, lines: int = 25) -> str:
@@ -60,194 +35,6 @@ def _tail(path: Path, lines: int = 25) -> str:
     except OSError:
         return "(no log)"
     return "\n".join(text.splitlines()[-lines:])
-
-
-def binary_version(binary: Path | str) -> str | None:
-    """The version an `ollama` binary reports (`ollama -v`), or None if it does not run."""
-    try:
-        result = subprocess.run(
-            [str(binary), "-v"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            env={**os.environ, "OLLAMA_HOST": "127.0.0.1:1"},  # never ask a running server
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    match = re.search(r"version is (\S+)", result.stdout + result.stderr)
-    return match.group(1) if match else None
-
-
-def cached_binary(version: str = PINNED) -> Path:
-    """Where the built binary of `version` is kept between runs."""
-    return cache_dir() / "ollama" / version / "ollama"
-
-
-def provision(version: str = PINNED, report: Report = _say) -> Path:
-    """A path to an `ollama` binary of exactly `version`: on PATH, cached, or built now."""
-    wanted = version.lstrip("v")
-    on_path = shutil.which("ollama")
-    if on_path and binary_version(on_path) == wanted:
-        return Path(on_path)
-    target = cached_binary(version)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target.parent / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # a second process waits for the first build
-        if target.exists() and binary_version(target) == wanted:
-            return target
-        _build(version, target, report)
-    return target
-
-
-def _build(version: str, target: Path, report: Report) -> None:
-    go = shutil.which("go")
-    if go is None:
-        raise OllamaUnavailableError(
-            f"building Ollama {version} needs the Go toolchain (go >= 1.26) on PATH; install Go, "
-            f"or put an `ollama` {version} binary on PATH"
-        )
-    for tool in ("gcc", "g++"):
-        if shutil.which(tool) is None:
-            raise OllamaUnavailableError(f"building Ollama {version} needs {tool} (cgo); install build-essential")
-    headers = _find_system_headers(version)
-    log_path = target.parent / "build.log"
-    # A fixed path: cgo flags hold absolute include paths, so only a rebuild in the same folder
-    # reuses Go's build cache (a re-link instead of compiling llama.cpp again).
-    work = target.parent / "build"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir()
-    try:
-        with open(log_path, "w") as log:
-            report(f"building Ollama {version} from the Go module proxy (log: {log_path})")
-            source = _download_module(go, version, work, log, log_path)
-            src = work / "src"
-            shutil.copytree(source, src)
-            for path in [src, *src.rglob("*")]:
-                path.chmod(path.stat().st_mode | 0o200)
-            for relative, origin in headers.items():
-                _place(origin, src / VENDOR / relative)
-            _place(_miniaudio_header(work, log, log_path), src / VENDOR / MINIAUDIO_HEADER)
-            partial = target.with_name("ollama.partial")
-            _go_build(go, version, src, partial, log, log_path, report)
-        if binary_version(partial) != version.lstrip("v"):
-            raise OllamaUnavailableError(
-                f"the Ollama binary built from {MODULE}@{version} does not report version {version}"
-            )
-        partial.replace(target)
-        report(f"built {target}")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
-
-def _find_system_headers(version: str) -> dict[str, Path]:
-    found: dict[str, Path] = {}
-    missing: set[str] = set()
-    for relative, (location, package) in SYSTEM_HEADERS.items():
-        if Path(location).is_file():
-            found[relative] = Path(location)
-        else:
-            missing.add(package)
-    if missing:
-        raise OllamaUnavailableError(
-            f"building Ollama {version} needs headers its module zip lacks; install the Debian "
-            f"packages: apt-get install {' '.join(sorted(missing))}"
-        )
-    return found
-
-
-def _place(origin: Path, destination: Path) -> None:
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(origin, destination)
-
-
-def _run_logged(command: list[str], cwd: Path, log: IO[str], log_path: Path, what: str) -> str:
-    """Run a build step with its output in the log; a failure names the step and shows the tail."""
-    log.write(f"$ {' '.join(command)}\n")
-    log.flush()
-    result = subprocess.run(command, cwd=cwd, stdout=subprocess.PIPE, stderr=log, text=True)
-    log.write(result.stdout)
-    log.flush()
-    if result.returncode != 0:
-        raise OllamaUnavailableError(f"{what} failed (log: {log_path}):\n{_tail(log_path)}")
-    return result.stdout
-
-
-def _download_module(go: str, version: str, work: Path, log: IO[str], log_path: Path) -> Path:
-    out = _run_logged(
-        [go, "mod", "download", "-json", f"{MODULE}@{version}"],
-        work,
-        log,
-        log_path,
-        f"downloading {MODULE}@{version} from the Go module proxy",
-    )
-    return Path(json.loads(out)["Dir"])
-
-
-def _miniaudio_header(work: Path, log: IO[str], log_path: Path) -> Path:
-    """miniaudio.h from the miniaudio source package on PyPI (no Debian package ships it)."""
-    downloads = work / "miniaudio"
-    _run_logged(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--no-deps",
-            "--no-binary",
-            ":all:",
-            MINIAUDIO_SDIST,
-            "-d",
-            str(downloads),
-        ],
-        work,
-        log,
-        log_path,
-        f"downloading the {MINIAUDIO_SDIST} source package (for miniaudio.h) with pip",
-    )
-    archives = list(downloads.glob("miniaudio-*.tar.gz"))
-    if not archives:
-        raise OllamaUnavailableError(f"pip did not fetch the {MINIAUDIO_SDIST} source package (log: {log_path})")
-    with tarfile.open(archives[0]) as archive:
-        member = next((m for m in archive.getmembers() if m.name.endswith("/" + MINIAUDIO_HEADER)), None)
-        if member is None:
-            raise OllamaUnavailableError(f"the {MINIAUDIO_SDIST} source package has no {MINIAUDIO_HEADER}")
-        extracted = archive.extractfile(member)
-        assert extracted is not None
-        header = downloads / "miniaudio.h"
-        header.write_bytes(extracted.read())
-    return header
-
-
-def _go_build(go: str, version: str, src: Path, output: Path, log: IO[str], log_path: Path, report: Report) -> None:
-    """`go build` of the writable module copy, with a progress line every 20 seconds."""
-    flags = f"-s -w -X={MODULE}/version.Version={version.lstrip('v')} -X={MODULE}/server.mode=release"
-    command = [go, "build", "-x", "-trimpath", f"-ldflags={flags}", "-o", str(output), "."]
-    log.write(f"$ {' '.join(command)}\n")
-    log.flush()
-    started = time.monotonic()
-    process = subprocess.Popen(command, cwd=src, stdout=log, stderr=log, env={**os.environ, "CGO_ENABLED": "1"})
-    while True:
-        try:
-            process.wait(timeout=PROGRESS_EVERY)
-            break
-        except subprocess.TimeoutExpired:
-            compiled = _count_compiles(log_path)
-            report(f"still building: {time.monotonic() - started:.0f}s, {compiled} C/C++ files compiled")
-    if process.returncode != 0:
-        errors = [line for line in log_path.read_text(errors="replace").splitlines() if "error" in line.lower()]
-        detail = "\n".join(errors[-10:]) or _tail(log_path)
-        raise OllamaUnavailableError(f"`go build` of Ollama {version} failed (log: {log_path}):\n{detail}")
-    report(f"compiled in {time.monotonic() - started:.0f}s")
-
-
-def _count_compiles(log_path: Path) -> int:
-    count = 0
-    with open(log_path, errors="replace") as log:
-        for line in log:
-            if (line.startswith("TERM='dumb' gcc") or line.startswith("TERM='dumb' g++")) and " -c " in line:
-                count += 1
-    return count
 
 
 def free_port() -> int:
@@ -283,15 +70,17 @@ def rendered_prompt(
         return str(json.load(response)["_debug_info"]["rendered_template"])
 
 
-class PinnedServer:
-    """`ollama serve` of the pinned version on a free loopback port, with its own model store.
+class OllamaServer:
+    """`ollama serve` of one tier on a free loopback port, with its own model store.
 
-    Use as a context manager; `.host` is the base URL for clients, `.log_path` the server log.
+    Use as a context manager; `.host` is the base URL for clients, `.log_path` the server log,
+    `.tier` and `.version` say which Ollama it is.
     """
 
-    def __init__(self, version: str = PINNED, workdir: Path | None = None, report: Report = _say) -> None:
-        self.version = version
-        self.report = report
+    def __init__(self, tier_: Tier | str = "pinned", workdir: Path | None = None, report: Report | None = None) -> None:
+        self.tier = tier(tier_) if isinstance(tier_, str) else tier_
+        self.version = self.tier.version
+        self.report = report or announce(self.tier)
         self.binary: Path | None = None
         self.port = 0
         self.host = ""
@@ -305,8 +94,8 @@ class PinnedServer:
         """The server's process id (also its process group), while it runs."""
         return self._process.pid if self._process else None
 
-    def start(self) -> PinnedServer:
-        self.binary = provision(self.version, self.report)
+    def start(self) -> OllamaServer:
+        self.binary = provision(self.tier, self.report)
         self.port = free_port()
         self.host = f"http://127.0.0.1:{self.port}"
         home = self.workdir / "home"
@@ -344,7 +133,7 @@ class PinnedServer:
                 if answered != self.version.lstrip("v"):
                     self.stop()
                     raise OllamaUnavailableError(
-                        f"the server on {self.host} reports Ollama {answered}, not the pinned {self.version}"
+                        f"the server on {self.host} reports Ollama {answered}, not the {self.tier.name} tier's {self.version}"
                     )
                 return
             time.sleep(0.2)
@@ -374,7 +163,7 @@ class PinnedServer:
         if self._own_workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
-    def __enter__(self) -> PinnedServer:
+    def __enter__(self) -> OllamaServer:
         try:
             return self.start()
         except BaseException:
@@ -392,11 +181,16 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
         pass
 
 
-def serve_forever(version: str = PINNED, port: int | None = None) -> None:
-    """Become `ollama serve` of the pinned binary (for people; signals reach the server itself)."""
-    binary = provision(version)
+# The name from before there were tiers; scripts and benchmarks start the pinned server with it.
+PinnedServer = OllamaServer
+
+
+def serve_forever(tier_: Tier | str = "pinned", port: int | None = None) -> None:
+    """Become `ollama serve` of a tier's binary (for people; signals reach the server itself)."""
+    tier_ = tier(tier_) if isinstance(tier_, str) else tier_
+    binary = provision(tier_)
     env = dict(os.environ)
     if port is not None:
         env["OLLAMA_HOST"] = f"127.0.0.1:{port}"
-    _say(f"serving {binary} on {env.get('OLLAMA_HOST', '127.0.0.1:11434')}")
+    announce(tier_)(f"serving {binary} on {env.get('OLLAMA_HOST', '127.0.0.1:11434')}")
     os.execve(binary, [str(binary), "serve"], env)
