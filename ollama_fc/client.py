@@ -31,7 +31,7 @@ before the request is sent.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import Any, Literal, overload
+from typing import Any, Literal, cast, overload
 
 import ollama
 from ollama import ChatResponse, Message
@@ -100,7 +100,7 @@ class Client(ollama.Client):
         **kwargs: Any,
     ) -> Iterator[ChatResponse]: ...
 
-    def chat(  # type: ignore[override]
+    def chat(
         self,
         model: str = "",
         messages: Sequence[Mapping[str, Any] | Message] | None = None,
@@ -113,7 +113,10 @@ class Client(ollama.Client):
     ) -> ChatResponse | Iterator[ChatResponse]:
         """`ollama.Client.chat`, plus `tool_format=` (a format name) and `validate=` (schema check)."""
         offered = offer(tools, tool_format)
-        response = super().chat(model, messages, tools=offered.wire, stream=stream, **kwargs)
+        response = cast(
+            "ChatResponse | Iterator[ChatResponse]",
+            super().chat(model, messages, tools=offered.wire, stream=stream, **kwargs),  # type: ignore[call-overload]
+        )
         think = kwargs.get("think")
         if offered.wire is None and think is False:
             return response
@@ -122,10 +125,10 @@ class Client(ollama.Client):
         if offered.wire is None and not thinking:
             return response
         format_name = tool_format or profile.tool_format
-        if not stream:
-            return recover_response(response, offered, format_name, validate, thinking=thinking)  # type: ignore[arg-type]
+        if isinstance(response, ChatResponse):
+            return recover_response(response, offered, format_name, validate, thinking=thinking)
         rewriter = StreamRewriter(offered, format_name, validate, thinking=thinking)
-        return (rewriter.rewrite(chunk) for chunk in response)  # type: ignore[union-attr]
+        return (rewriter.rewrite(chunk) for chunk in response)
 
 
 class AsyncClient(ollama.AsyncClient):
@@ -158,7 +161,10 @@ class AsyncClient(ollama.AsyncClient):
     ) -> ChatResponse | AsyncIterator[ChatResponse]:
         """`ollama.AsyncClient.chat`, plus `tool_format=` and `validate=` as in Client.chat."""
         offered = offer(tools, tool_format)
-        response = await super().chat(model, messages, tools=offered.wire, stream=stream, **kwargs)
+        response = cast(
+            "ChatResponse | AsyncIterator[ChatResponse]",
+            await super().chat(model, messages, tools=offered.wire, stream=stream, **kwargs),  # type: ignore[call-overload]
+        )
         think = kwargs.get("think")
         if offered.wire is None and think is False:
             return response
@@ -167,12 +173,13 @@ class AsyncClient(ollama.AsyncClient):
         if offered.wire is None and not thinking:
             return response
         format_name = tool_format or profile.tool_format
-        if not stream:
-            return recover_response(response, offered, format_name, validate, thinking=thinking)  # type: ignore[arg-type]
+        if isinstance(response, ChatResponse):
+            return recover_response(response, offered, format_name, validate, thinking=thinking)
         rewriter = StreamRewriter(offered, format_name, validate, thinking=thinking)
+        chunks = response
 
         async def rewritten() -> AsyncIterator[ChatResponse]:
-            async for chunk in response:  # type: ignore[union-attr]
+            async for chunk in chunks:
                 yield rewriter.rewrite(chunk)
 
         return rewritten()

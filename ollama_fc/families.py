@@ -32,7 +32,7 @@ from .markers import PASSTHROUGH_PARSER
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
 
 
 class Fix(BaseModel):

@@ -124,11 +124,11 @@ def _object_schema(
         schema = type_schema(hint, depth + 1)
         description = descriptions.get(name) or field_docs.get(name)
         properties[name] = {**schema, "description": description} if description else schema
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    object_schema: dict[str, Any] = {"type": "object", "properties": properties}
     needed = [name for name in hints if name in required]
     if needed:
-        schema["required"] = needed
-    return schema
+        object_schema["required"] = needed
+    return object_schema
 
 
 def _allows_none(annotation: Any) -> bool:

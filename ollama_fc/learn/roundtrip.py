@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..arguments import validate_arguments
 from ..convert.sources import TemplateSource
 from ..errors import ToolCallError
 from ..hf.shapes import Shape
 from ..parsers.base import ToolCallParser
 from ..parsers.learned import LearnedParser
 from ..parsers.streaming import recover_text
-from ..arguments import validate_arguments
 from .format import LearnedFormat
 from .probes import Call, Probe, call_text, schemas, tool_definitions
 

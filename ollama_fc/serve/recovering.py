@@ -22,8 +22,8 @@ from typing import Any
 
 from ollama import ChatResponse, Message
 
-from ..recovery import StreamRewriter, offer, recover_response
 from ..arguments import InvalidToolCall, validate_arguments
+from ..recovery import StreamRewriter, offer, recover_response
 
 log = logging.getLogger("ollama_fc.serve")
 
