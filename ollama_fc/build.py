@@ -38,14 +38,21 @@ class BuildResult:
 
 def resolve_host(host: str | None = None) -> str:
     """The server URL: `host`, else OLLAMA_HOST (as `ollama` accepts it), else the default port."""
-    value = (host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST).strip().rstrip("/")
+    given = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
+    value = given.strip().rstrip("/")
     if "://" not in value:
         value = "http://" + value
     parts = urlsplit(value)
     hostname = parts.hostname or "127.0.0.1"
     if ":" in hostname:
         hostname = f"[{hostname}]"
-    port = parts.port or (443 if parts.scheme == "https" else 11434)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 11434)
+    except ValueError as exc:  # a port out of range or not a number
+        origin = "the host" if host else "OLLAMA_HOST"
+        raise OllamaUnavailableError(
+            f"{origin} {given!r} is not a valid address ({exc}); give host:port, e.g. 127.0.0.1:11434"
+        ) from None
     return f"{parts.scheme}://{hostname}:{port}{parts.path}"
 
 
