@@ -8,25 +8,8 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
-
-def _import_ollama() -> None:
-    """Import `ollama` with a malformed OLLAMA_HOST hidden: the package builds a default client
-    at import and raises on an address it cannot parse, which would make every command (even
-    `--help`) and every `import ollama_fc` fail with a traceback. The address is checked where
-    a server is contacted (`build.resolve_host`, or `ollama.Client` itself)."""
-    import os
-
-    host = os.environ.pop("OLLAMA_HOST", None)
-    try:
-        import ollama  # noqa: F401
-    finally:
-        if host is not None:
-            os.environ["OLLAMA_HOST"] = host
-
-
-_import_ollama()
-
-from .client import AsyncClient, Client, chat  # noqa: E402
+from . import _ollama_env  # noqa: F401  (first: imports ollama whatever OLLAMA_HOST holds)
+from .client import AsyncClient, Client, chat
 from .errors import (
     BuildError,
     ConversionError,
