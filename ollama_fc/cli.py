@@ -56,20 +56,29 @@ def main() -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the result to this file.")
 @click.option("--json", "as_json", is_flag=True, help="Print template, parameters, warnings and capabilities as JSON.")
 @click.option("--from", "from_", default=".", show_default=True, help="The Modelfile's FROM line.")
+@click.option(
+    "--max-output",
+    type=click.IntRange(min=1),
+    help="Refuse a template whose Go template grows past this many characters (default 2,000,000).",
+)
+@click.option(
+    "--max-seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Refuse a template that takes longer than this many seconds to convert (default 60).",
+)
 @friendly_errors
-def convert_command(source: str, output: str | None, as_json: bool, from_: str) -> None:
+def convert_command(
+    source: str, output: str | None, as_json: bool, from_: str, max_output: int | None, max_seconds: float | None
+) -> None:
     """Convert a chat template (.jinja, tokenizer_config.json, HF folder, .gguf) to an Ollama Modelfile."""
     from .convert import convert
+    from .files import write_text_atomically
 
-    conversion = convert(source)
+    limits = {"max_output": max_output, "max_seconds": max_seconds}
+    conversion = convert(Path(source), **{k: v for k, v in limits.items() if v is not None})  # type: ignore[arg-type]
     text = conversion.model_dump_json(indent=2) + "\n" if as_json else conversion.modelfile(from_)
     if output:
-        try:
-            Path(output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise OllamaFcError(
-                f"cannot write {output}: {exc.strerror or exc}; give -o a path in a writable folder"
-            ) from None
+        write_text_atomically(output, text, hint="give -o a path in a writable folder")
     else:
         click.echo(text, nl=False)
     for warning in conversion.warnings:

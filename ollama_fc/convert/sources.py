@@ -6,6 +6,7 @@ data next to it. Every loader returns both, plus a short description of where th
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Mapping
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SourceError
+from ..files import short_path
 
 GGUF_MAGIC = b"GGUF"
 
@@ -38,7 +40,8 @@ def load_source(path: str | os.PathLike[str]) -> TemplateSource:
     except FileNotFoundError:
         pass
     except OSError as exc:  # a name over 255 bytes, a path through a file...
-        raise SourceError(f"{short_path(path)}: cannot open ({exc.strerror}); check the path") from None
+        reason = "the path is too long" if exc.errno == errno.ENAMETOOLONG else exc.strerror
+        raise SourceError(f"{short_path(path)}: cannot open ({reason}); check the path") from None
     if not path.exists():
         raise SourceError(
             f"{path}: no such file or folder; give a .jinja, tokenizer_config.json, model folder or .gguf"
@@ -54,12 +57,6 @@ def load_source(path: str | os.PathLike[str]) -> TemplateSource:
             return _from_config(data, path, tokens=_folder_tokens(path.parent))
         return _from_config(data, path, tokens=_tokens_from_config(data))
     return TemplateSource(template=_read_text(path), special_tokens=_folder_tokens(path.parent), origin=str(path))
-
-
-def short_path(path: str | os.PathLike[str], keep: int = 80) -> str:
-    """A path fit for a one-line message: the middle of a very long one left out."""
-    text = str(path)
-    return text if len(text) <= keep else f"{text[: keep // 2]}...{text[-keep // 2 :]}"
 
 
 def _read_text(path: Path) -> str:
