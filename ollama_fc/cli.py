@@ -18,6 +18,7 @@ import click
 
 from . import __version__
 from .errors import OllamaFcError
+from .parsers.registry import FORMATS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -213,7 +214,13 @@ def modelfiles_command(check: bool) -> None:
 
 
 @main.command("parse")
-@click.option("--format", "format_name", default=None, help="Tool-call format (default: try all).")
+@click.option(
+    "--format",
+    "format_name",
+    default=None,
+    metavar="FORMAT",
+    help=f"Tool-call format: {', '.join(FORMATS)} (default: try all).",
+)
 @click.option(
     "--tools",
     "tools_file",
