@@ -200,13 +200,25 @@ def show_command(family: str, faithful: bool) -> None:
 
 
 @main.command("modelfiles")
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 if a checked-in Modelfile is stale.")
+@click.option(
+    "--into",
+    "folder",
+    type=click.Path(file_okay=False),
+    default="modelfiles",
+    show_default=True,
+    help="Folder to write <family>/Modelfile into (relative to the current directory).",
+)
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if a Modelfile in the folder is stale.")
 @friendly_errors
-def modelfiles_command(check: bool) -> None:
-    """Regenerate modelfiles/<family>/Modelfile from converters/."""
+def modelfiles_command(folder: str, check: bool) -> None:
+    """Write <folder>/<family>/Modelfile for every family, from converters/.
+
+    Run in a checkout, the default folder is the checked-in modelfiles/; anywhere else it is
+    ./modelfiles, never the installed package.
+    """
     from .families import write_modelfiles
 
-    changed = write_modelfiles(check=check)
+    changed = write_modelfiles(Path(folder), check=check)
     for path in changed:
         click.echo(f"{'stale' if check else 'wrote'} {path}")
     if check and changed:
