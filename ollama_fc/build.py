@@ -84,16 +84,26 @@ def is_gguf_path(base: str) -> bool:
 
 
 def _check_gguf(path: Path) -> None:
+    """Refuse a file that is not a readable GGUF before uploading it: Ollama (v0.24.0) has no
+    API to delete an uploaded blob, so a broken file would stay on the server."""
     if not path.is_file():
         raise SourceError(f"{path}: no such file; give a .gguf file or the name of an Ollama model")
     with path.open("rb") as handle:
         if handle.read(4) != b"GGUF":
             raise SourceError(f"{path}: not a GGUF file (no GGUF header); convert it to GGUF first")
+    import gguf  # heavy import, only needed here
+
+    try:
+        gguf.GGUFReader(str(path), "r")
+    except Exception as exc:  # the reader raises assorted errors on truncated or corrupt files
+        raise SourceError(
+            f"{path}: cannot read GGUF ({exc}); the file looks truncated or damaged, download it again"
+        ) from None
 
 
-def upload_gguf(host: str, path: Path, progress: ProgressCallback = _noop) -> str:
-    """Upload a GGUF as a blob (skipped when the server has it) and return its digest."""
-    _check_gguf(path)
+def upload_gguf(host: str, path: Path, progress: ProgressCallback = _noop) -> tuple[str, bool]:
+    """Upload a GGUF as a blob (skipped when the server has it); its digest, and whether it
+    was uploaded now. The caller checks the file first (`_check_gguf`)."""
     size = path.stat().st_size
     digest = hashlib.sha256()
     done = 0
@@ -106,7 +116,7 @@ def upload_gguf(host: str, path: Path, progress: ProgressCallback = _noop) -> st
     url = f"{host}/api/blobs/{name}"
     if httpx.head(url, timeout=30).status_code == 200:
         progress(f"{path.name} already on the server", size, size)
-        return name
+        return name, False
 
     def chunks() -> Iterator[bytes]:
         sent = 0
@@ -119,7 +129,7 @@ def upload_gguf(host: str, path: Path, progress: ProgressCallback = _noop) -> st
     response = httpx.post(url, content=chunks(), timeout=None)
     if response.status_code not in (200, 201):
         raise BuildError(f"uploading {path} to Ollama failed: {response.text.strip() or response.status_code}")
-    return name
+    return name, True
 
 
 def ensure_model(client: ollama.Client, base: str, progress: ProgressCallback = _noop) -> None:
@@ -173,8 +183,10 @@ def build(
     name = name or default_name(family)
 
     source: dict[str, object]
+    uploaded = False
     if path is not None:
-        source = {"files": {path.name: upload_gguf(host, path, progress)}}
+        digest, uploaded = upload_gguf(host, path, progress)
+        source = {"files": {path.name: digest}}
     else:
         ensure_model(client, base, progress)
         source = {"from_": base}
@@ -189,5 +201,7 @@ def build(
             progress(_step(event.status, event.digest), event.completed, event.total)
     except ollama.ResponseError as exc:
         hint = f"; Ollama could not read {path}: if it is truncated or damaged, download it again" if path else ""
+        if uploaded:  # Ollama v0.24.0 has POST and HEAD /api/blobs, no DELETE
+            hint += " (its uploaded copy stays on the server until Ollama restarts and prunes unused blobs)"
         raise BuildError(f"ollama create {name} failed: {exc.error}{hint}") from exc
     return BuildResult(name=name, base=base, built=built, seconds=time.monotonic() - started)
