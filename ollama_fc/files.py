@@ -30,12 +30,14 @@ def write_text_atomically(path: str | os.PathLike[str], text: str, *, hint: str 
             out.write(text)
         os.chmod(temporary, mode)
         os.replace(temporary, target)
+        temporary = None
     except OSError as exc:
+        reason = "the path is too long" if exc.errno == errno.ENAMETOOLONG else (exc.strerror or str(exc))
+        raise OllamaFcError(f"cannot write {short_path(target)}: {reason}{'; ' + hint if hint else ''}") from None
+    finally:  # whatever failed, no temporary file is left behind
         if temporary is not None:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
-        reason = "the path is too long" if exc.errno == errno.ENAMETOOLONG else (exc.strerror or str(exc))
-        raise OllamaFcError(f"cannot write {short_path(target)}: {reason}{'; ' + hint if hint else ''}") from None
 
 
 def _default_mode() -> int:

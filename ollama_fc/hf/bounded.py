@@ -25,7 +25,7 @@ from .reference import compile_template
 #: how often the timer looks (seconds)
 TICK = 0.02
 #: how much the process may grow while rendering (bytes); probe renders need a few MB
-DEFAULT_MAX_GROWTH = 512 << 20
+DEFAULT_MAX_GROWTH = 256 << 20
 
 
 def _resident_bytes() -> int:
