@@ -11,7 +11,7 @@ from pathlib import Path
 from .errors import OllamaFcError
 
 
-def short_path(path: str | os.PathLike[str], keep: int = 80) -> str:
+def short_path(path: str | os.PathLike[str], keep: int = 200) -> str:
     """A path fit for a one-line message: the middle of a very long one left out."""
     text = str(path)
     return text if len(text) <= keep else f"{text[: keep // 2]}...{text[-keep // 2 :]}"
