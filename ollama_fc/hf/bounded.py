@@ -5,7 +5,8 @@ tokens. A template may loop for minutes (a macro calling itself twice per level)
 string until memory runs out, inside jinja2 where no check of ours runs. A timer interrupts the
 render between two Python steps: past the deadline or past a growth of the process's memory it
 raises ConversionError naming the template line being rendered. Signals reach only the main
-thread: elsewhere the renders run unbounded.
+thread, and the timer is not set while the caller has one of its own (ITIMER_REAL): then the
+renders run unbounded.
 """
 
 from __future__ import annotations
@@ -52,8 +53,8 @@ def bounded_renders(
 ) -> Iterator[None]:
     """Renders of `template` inside stop with ConversionError once `seconds` have passed since
     `started` (a `time.monotonic()`) or once the process has grown by `max_growth` bytes."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    if threading.current_thread() is not threading.main_thread() or signal.getitimer(signal.ITIMER_REAL)[0]:
+        yield  # signals reach only the main thread, and a caller's own timer is left alone
         return
     deadline = started + seconds
     ceiling = _resident_bytes() + max_growth
