@@ -60,7 +60,7 @@ def main() -> None:
 @click.option(
     "--max-output",
     type=click.IntRange(min=1),
-    help="Refuse a template whose Go template grows past this many characters (default 2,000,000).",
+    help="Refuse a template whose Go template grows past this many characters (default 4,000,000).",
 )
 @click.option(
     "--max-seconds",
