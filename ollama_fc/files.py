@@ -10,6 +10,9 @@ from pathlib import Path
 
 from .errors import OllamaFcError
 
+#: why a path with a name over the file system's limit cannot be opened
+TOO_LONG = "the path is too long: a file or folder name has at most 255 bytes"
+
 
 def short_path(path: str | os.PathLike[str], keep: int = 200) -> str:
     """A path fit for a one-line message: the middle of a very long one left out."""
@@ -32,7 +35,7 @@ def write_text_atomically(path: str | os.PathLike[str], text: str, *, hint: str 
         os.replace(temporary, target)
         temporary = None
     except OSError as exc:
-        reason = "the path is too long" if exc.errno == errno.ENAMETOOLONG else (exc.strerror or str(exc))
+        reason = TOO_LONG if exc.errno == errno.ENAMETOOLONG else (exc.strerror or str(exc))
         raise OllamaFcError(f"cannot write {short_path(target)}: {reason}{'; ' + hint if hint else ''}") from None
     finally:  # whatever failed, no temporary file is left behind
         if temporary is not None:

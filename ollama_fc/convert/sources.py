@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SourceError
-from ..files import short_path
+from ..files import TOO_LONG, short_path
 
 GGUF_MAGIC = b"GGUF"
 
@@ -40,8 +40,9 @@ def load_source(path: str | os.PathLike[str]) -> TemplateSource:
     except FileNotFoundError:
         pass
     except OSError as exc:  # a name over 255 bytes, a path through a file...
-        reason = "the path is too long" if exc.errno == errno.ENAMETOOLONG else exc.strerror
-        raise SourceError(f"{short_path(path)}: cannot open ({reason}); check the path") from None
+        if exc.errno == errno.ENAMETOOLONG:
+            raise SourceError(f"{short_path(path)}: {TOO_LONG}; give a shorter path") from None
+        raise SourceError(f"{short_path(path)}: cannot open ({exc.strerror}); check the path") from None
     if not path.exists():
         raise SourceError(
             f"{path}: no such file or folder; give a .jinja, tokenizer_config.json, model folder or .gguf"
