@@ -4,7 +4,8 @@
     python benchmarks/run_all.py --fidelity    # also re-measure docs/FIDELITY.md (much longer)
 
 Rows: streaming recovery 200k vs 20k characters, the client against plain `ollama.chat`, and
-whole-corpus conversion against @huggingface/ollama-utils. Results go to docs/BENCHMARKS.md by
+whole-corpus conversion against @huggingface/ollama-utils, hostile templates against the largest
+corpus template. Results go to docs/BENCHMARKS.md by
 hand, with the machine's load noted.
 """
 
@@ -19,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import client_overhead
 import corpus_convert
 import fidelity
+import hostile_convert
 import streaming_parse
 from table import print_table
 
@@ -34,6 +36,7 @@ def main() -> None:
     rows = streaming_parse.measure()
     rows += client_overhead.measure(args.seconds, args.host)
     rows += corpus_convert.measure()
+    rows += hostile_convert.measure()
     print_table(rows)
     if args.fidelity:
         fidelity.main([])

@@ -65,7 +65,7 @@ def main() -> None:
 @click.option(
     "--max-seconds",
     type=click.FloatRange(min=0, min_open=True),
-    help="Refuse a template that takes longer than this many seconds to convert (default 60).",
+    help="Refuse a template that takes longer than this many seconds to convert (default 20).",
 )
 @friendly_errors
 def convert_command(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 #: conversion is about 1 MB (971,112 characters, gemma-4-31b-it)
 DEFAULT_MAX_OUTPUT = 4_000_000
 #: seconds of translation and reference renders; the largest corpus conversions take about a second
-DEFAULT_MAX_SECONDS = 60.0
+DEFAULT_MAX_SECONDS = 20.0
 #: transformers renders in jinja2's sandbox, which refuses a longer `range()`
 SANDBOX_MAX_RANGE = 100_000
 
