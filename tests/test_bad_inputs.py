@@ -164,6 +164,25 @@ def test_verify_without_go_says_which_go_to_install(tmp_path: Path) -> None:
     )
 
 
+def test_verify_with_an_older_go_says_which_go_to_install(tmp_path: Path) -> None:
+    """A Go older than go.mod asks for, refusing with the words Go 1.21+ uses (GOTOOLCHAIN=local)."""
+    template = tmp_path / "t.jinja"
+    template.write_text("{% for m in messages %}{{ m.content }}{% endfor %}")
+    old_go = tmp_path / "bin" / "go"
+    old_go.parent.mkdir()
+    old_go.write_text(
+        "#!/bin/sh\necho 'go: go.mod requires go >= 1.26.0 (running go 1.24.4; GOTOOLCHAIN=local)' >&2\nexit 1\n"
+    )
+    old_go.chmod(0o755)
+    env = {"OLLAMA_FC_CACHE": str(tmp_path / "cache"), "PATH": f"{old_go.parent}:{Path(sys.executable).parent}"}
+    result = run_cli("verify", str(template), env=env)
+    assert result.returncode == 1
+    assert one_line(result.stderr) == (
+        "ollama-fc: building the template oracle for Ollama v0.24.0 failed: it needs Go >= 1.26.0; "
+        "install it from https://go.dev/dl (`go version` shows yours)"
+    )
+
+
 def test_verify_offline_says_what_to_do(tmp_path: Path) -> None:
     template = tmp_path / "t.jinja"
     template.write_text("{% for m in messages %}{{ m.content }}{% endfor %}")
