@@ -7,6 +7,7 @@ from `show` alone. The base is an Ollama model (pulled when missing) or a local 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import time
@@ -20,6 +21,7 @@ import ollama
 
 from .errors import BuildError, OllamaUnavailableError, SourceError
 from .families import FamilyTemplate, family_template, load_family
+from .files import TOO_LONG, short_path
 
 #: step, bytes or units done, total (None when the step has no size).
 ProgressCallback = Callable[[str, "int | None", "int | None"], None]
@@ -80,13 +82,21 @@ def check_reachable(host: str) -> str:
 
 def is_gguf_path(base: str) -> bool:
     """A base names a file when it looks like one; anything else is an Ollama model name."""
-    return base.endswith(".gguf") or base.startswith((".", "/", "~")) or Path(base).is_file()
+    try:
+        return base.endswith(".gguf") or base.startswith((".", "/", "~")) or Path(base).is_file()
+    except OSError:  # a name too long for the file system: only a path can be that
+        return True
 
 
 def _check_gguf(path: Path) -> None:
     """Refuse a file that is not a readable GGUF before uploading it: Ollama (v0.24.0) has no
     API to delete an uploaded blob, so a broken file would stay on the server."""
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except OSError as exc:
+        reason = TOO_LONG if exc.errno == errno.ENAMETOOLONG else f"cannot open ({exc.strerror})"
+        raise SourceError(f"{short_path(path)}: {reason}; give a shorter path to a .gguf file") from None
+    if not is_file:
         raise SourceError(f"{path}: no such file; give a .gguf file or the name of an Ollama model")
     with path.open("rb") as handle:
         if handle.read(4) != b"GGUF":

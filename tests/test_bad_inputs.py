@@ -151,6 +151,10 @@ def test_a_path_over_255_characters_says_it_is_too_long(tmp_path: Path) -> None:
     written = runner.invoke(cli.main, ["convert", str(template), "-o", str(tmp_path / long_name)])
     assert written.exit_code == 1
     assert "cannot write" in one_line(written.stderr) and "the path is too long" in written.stderr
+    for base in ("a" * 300 + ".gguf", "a" * 300):
+        built = runner.invoke(cli.main, ["build", "qwen2.5", "--from", str(tmp_path / base)])
+        assert built.exit_code == 1
+        assert "the path is too long" in one_line(built.stderr) and "internal error" not in built.stderr
 
 
 def test_verify_without_go_says_which_go_to_install(tmp_path: Path) -> None:
