@@ -6,7 +6,8 @@
 Rows: streaming recovery 200k vs 20k characters, recovery on the worst inputs at 80k vs 40k
 characters, argument checking with jsonschema against fastjsonschema, the client against plain
 `ollama.chat`, the proxy (`ollama-fc serve`) against direct Ollama, and whole-corpus conversion
-against @huggingface/ollama-utils. Results go to docs/BENCHMARKS.md by
+against @huggingface/ollama-utils, and hostile templates against the largest corpus template.
+Results go to docs/BENCHMARKS.md by
 hand, with the machine's load noted.
 """
 
@@ -22,6 +23,7 @@ import argument_validation
 import client_overhead
 import corpus_convert
 import fidelity
+import hostile_convert
 import linear_time
 import proxy_overhead
 import streaming_parse
@@ -45,6 +47,7 @@ def main() -> None:
     rows += client_overhead.measure(args.seconds, args.host)
     rows += proxy_overhead.measure(args.seconds, args.requests, args.host)
     rows += corpus_convert.measure()
+    rows += hostile_convert.measure()
     print_table(rows)
     if args.fidelity:
         fidelity.main([])

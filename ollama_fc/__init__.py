@@ -8,6 +8,7 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
+from . import _ollama_env  # noqa: F401  (first: imports ollama whatever OLLAMA_HOST holds)
 from .arguments import InvalidToolCall, validate_arguments
 from .client import AsyncClient, Client, chat
 from .errors import (

@@ -14,6 +14,7 @@ to Ollama directly.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import time
@@ -30,6 +31,7 @@ from ollama._types import CreateRequest
 
 from .errors import BuildError, OllamaUnavailableError, SourceError
 from .families import FamilyTemplate, family_template, load_family
+from .files import TOO_LONG, short_path
 from .markers import PASSTHROUGH_PARSER
 from .recovery import parser_from_show
 
@@ -54,14 +56,21 @@ class BuildResult:
 
 def resolve_host(host: str | None = None) -> str:
     """The server URL: `host`, else OLLAMA_HOST (as `ollama` accepts it), else the default port."""
-    value = (host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST).strip().rstrip("/")
+    given = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
+    value = given.strip().rstrip("/")
     if "://" not in value:
         value = "http://" + value
     parts = urlsplit(value)
     hostname = parts.hostname or "127.0.0.1"
     if ":" in hostname:
         hostname = f"[{hostname}]"
-    port = parts.port or (443 if parts.scheme == "https" else 11434)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 11434)
+    except ValueError as exc:  # a port out of range or not a number
+        origin = "the host" if host else "OLLAMA_HOST"
+        raise OllamaUnavailableError(
+            f"{origin} {given!r} is not a valid address ({exc}); give host:port, e.g. 127.0.0.1:11434"
+        ) from None
     return f"{parts.scheme}://{hostname}:{port}{parts.path}"
 
 
@@ -89,20 +98,38 @@ def check_reachable(host: str) -> str:
 
 def is_gguf_path(base: str) -> bool:
     """A base names a file when it looks like one; anything else is an Ollama model name."""
-    return base.endswith(".gguf") or base.startswith((".", "/", "~")) or Path(base).is_file()
+    try:
+        return base.endswith(".gguf") or base.startswith((".", "/", "~")) or Path(base).is_file()
+    except OSError:  # a name too long for the file system: only a path can be that
+        return True
 
 
 def _check_gguf(path: Path) -> None:
-    if not path.is_file():
+    """Refuse a file that is not a readable GGUF before uploading it: Ollama (v0.24.0) has no
+    API to delete an uploaded blob, so a broken file would stay on the server."""
+    try:
+        is_file = path.is_file()
+    except OSError as exc:
+        reason = TOO_LONG if exc.errno == errno.ENAMETOOLONG else f"cannot open ({exc.strerror})"
+        raise SourceError(f"{short_path(path)}: {reason}; give a shorter path to a .gguf file") from None
+    if not is_file:
         raise SourceError(f"{path}: no such file; give a .gguf file or the name of an Ollama model")
     with path.open("rb") as handle:
         if handle.read(4) != b"GGUF":
             raise SourceError(f"{path}: not a GGUF file (no GGUF header); convert it to GGUF first")
+    import gguf  # heavy import, only needed here
+
+    try:
+        gguf.GGUFReader(str(path), "r")
+    except Exception as exc:  # the reader raises assorted errors on truncated or corrupt files
+        raise SourceError(
+            f"{path}: cannot read GGUF ({exc}); the file looks truncated or damaged, download it again"
+        ) from None
 
 
-def upload_gguf(host: str, path: Path, progress: ProgressCallback = _noop) -> str:
-    """Upload a GGUF as a blob (skipped when the server has it) and return its digest."""
-    _check_gguf(path)
+def upload_gguf(host: str, path: Path, progress: ProgressCallback = _noop) -> tuple[str, bool]:
+    """Upload a GGUF as a blob (skipped when the server has it); its digest, and whether it
+    was uploaded now. The caller checks the file first (`_check_gguf`)."""
     size = path.stat().st_size
     digest = hashlib.sha256()
     done = 0
@@ -115,7 +142,7 @@ def upload_gguf(host: str, path: Path, progress: ProgressCallback = _noop) -> st
     url = f"{host}/api/blobs/{name}"
     if httpx.head(url, timeout=30).status_code == 200:
         progress(f"{path.name} already on the server", size, size)
-        return name
+        return name, False
 
     def chunks() -> Iterator[bytes]:
         sent = 0
@@ -128,7 +155,7 @@ def upload_gguf(host: str, path: Path, progress: ProgressCallback = _noop) -> st
     response = httpx.post(url, content=chunks(), timeout=None)
     if response.status_code not in (200, 201):
         raise BuildError(f"uploading {path} to Ollama failed: {response.text.strip() or response.status_code}")
-    return name
+    return name, True
 
 
 def ensure_model(client: ollama.Client, base: str, progress: ProgressCallback = _noop) -> None:
@@ -201,8 +228,10 @@ def build(
     name = name or default_name(family)
 
     source: dict[str, object]
+    uploaded = False
     if path is not None:
-        source = {"files": {path.name: upload_gguf(host, path, progress)}}
+        digest, uploaded = upload_gguf(host, path, progress)
+        source = {"files": {path.name: digest}}
     else:
         ensure_model(client, base, progress)
         source = {"from_": base}
@@ -215,6 +244,8 @@ def build(
         created = parser_from_show(client.show(name))
     except ollama.ResponseError as exc:
         hint = f"; Ollama could not read {path}: if it is truncated or damaged, download it again" if path else ""
+        if uploaded:  # Ollama v0.24.0 has POST and HEAD /api/blobs, no DELETE
+            hint += " (its uploaded copy stays on the server until Ollama restarts and prunes unused blobs)"
         raise BuildError(f"ollama create {name} failed: {exc.error}{hint}") from exc
     notes: tuple[str, ...] = ()
     if parser and created != parser:

@@ -18,6 +18,7 @@ import click
 
 from . import __version__
 from .errors import OllamaFcError
+from .parsers.registry import FORMATS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -61,8 +62,26 @@ def main() -> None:
     is_flag=True,
     help="Leave out `PARSER passthrough`: Ollama parses tool calls itself (for apps that talk to Ollama directly).",
 )
+@click.option(
+    "--max-output",
+    type=click.IntRange(min=1),
+    help="Refuse a template whose Go template grows past this many characters (default 4,000,000).",
+)
+@click.option(
+    "--max-seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Refuse a template that takes longer than this many seconds to convert (default 20).",
+)
 @friendly_errors
-def convert_command(source: str, output: str | None, as_json: bool, from_: str, ollama_parses: bool) -> None:
+def convert_command(
+    source: str,
+    output: str | None,
+    as_json: bool,
+    from_: str,
+    ollama_parses: bool,
+    max_output: int | None,
+    max_seconds: float | None,
+) -> None:
     """Convert a chat template (.jinja, tokenizer_config.json, HF folder, .gguf) to an Ollama Modelfile.
 
     The Modelfile has `PARSER passthrough`: Ollama returns the model's text untouched and
@@ -70,21 +89,20 @@ def convert_command(source: str, output: str | None, as_json: bool, from_: str, 
     The tool-call format the template writes is learned from it and recorded in the TEMPLATE's
     first comment, where `ollama_fc.Client` finds it through `show`.
     """
+    from .files import write_text_atomically
     from .learn import convert_with_format
     from .markers import PASSTHROUGH_PARSER
 
-    conversion, learned, reason = convert_with_format(source)
+    limits = {"max_output": max_output, "max_seconds": max_seconds}
+    conversion, learned, reason = convert_with_format(
+        Path(source), **{k: v for k, v in limits.items() if v is not None}
+    )
     if learned is None and conversion.capabilities.tools:
         click.echo(f"note: {reason}; clients try the built-in formats", err=True)
     parser = None if ollama_parses else PASSTHROUGH_PARSER
     text = conversion.model_dump_json(indent=2) + "\n" if as_json else conversion.modelfile(from_, parser=parser)
     if output:
-        try:
-            Path(output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise OllamaFcError(
-                f"cannot write {output}: {exc.strerror or exc}; give -o a path in a writable folder"
-            ) from None
+        write_text_atomically(output, text, hint="give -o a path in a writable folder")
     else:
         click.echo(text, nl=False)
     for warning in conversion.warnings:
@@ -232,13 +250,25 @@ def show_command(family: str, faithful: bool, ollama_parses: bool) -> None:
 
 
 @main.command("modelfiles")
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 if a checked-in Modelfile is stale.")
+@click.option(
+    "--into",
+    "folder",
+    type=click.Path(file_okay=False),
+    default="modelfiles",
+    show_default=True,
+    help="Folder to write <family>/Modelfile into (relative to the current directory).",
+)
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if a Modelfile in the folder is stale.")
 @friendly_errors
-def modelfiles_command(check: bool) -> None:
-    """Regenerate modelfiles/<family>/Modelfile from converters/."""
+def modelfiles_command(folder: str, check: bool) -> None:
+    """Write <folder>/<family>/Modelfile for every family, from converters/.
+
+    Run in a checkout, the default folder is the checked-in modelfiles/; anywhere else it is
+    ./modelfiles, never the installed package.
+    """
     from .families import write_modelfiles
 
-    changed = write_modelfiles(check=check)
+    changed = write_modelfiles(Path(folder), check=check)
     for path in changed:
         click.echo(f"{'stale' if check else 'wrote'} {path}")
     if check and changed:
@@ -295,7 +325,13 @@ def formats_list_command() -> None:
 
 
 @main.command("parse")
-@click.option("--format", "format_name", default=None, help="Tool-call format (default: try all).")
+@click.option(
+    "--format",
+    "format_name",
+    default=None,
+    metavar="FORMAT",
+    help=f"Tool-call format: {', '.join(FORMATS)} (default: try all).",
+)
 @click.option(
     "--template",
     "template_source",

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from .convert import Conversion, TemplateSource, convert
 from .errors import OllamaFcError, SourceError
+from .files import write_text_atomically
 from .markers import PASSTHROUGH_PARSER
 
 if sys.version_info >= (3, 11):
@@ -243,19 +244,22 @@ def modelfiles_dir() -> Path:
     return converters_dir().parent / "modelfiles"
 
 
-def write_modelfiles(*, check: bool = False) -> list[Path]:
-    """Regenerate modelfiles/<family>/Modelfile for every family; return the ones that changed.
-
-    With `check`, nothing is written: the returned paths are the stale ones.
-    """
+def write_modelfiles(folder: Path | None = None, *, check: bool = False) -> list[Path]:
+    """Regenerate <folder>/<family>/Modelfile for every family (by default the checkout's
+    modelfiles/); return the ones that changed. With `check`, nothing is written: the returned
+    paths are the stale ones."""
+    root = modelfiles_dir() if folder is None else folder
     changed = []
     for name in family_names():
-        path = modelfiles_dir() / name / "Modelfile"
+        path = root / name / "Modelfile"
         text = modelfile(family_template(name))
         if path.is_file() and path.read_text(encoding="utf-8") == text:
             continue
         changed.append(path)
         if not check:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise OllamaFcError(f"cannot create {path.parent}: {exc.strerror}; name a writable folder") from None
+            write_text_atomically(path, text, hint="name a writable folder")
     return changed

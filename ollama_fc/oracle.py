@@ -69,9 +69,10 @@ def oracle_binary(version: str = PINNED) -> Path:
     if target.exists():
         return target
     go = shutil.which("go")
+    needed = go_version_needed(modfile)
     if go is None:
         raise OllamaUnavailableError(
-            "the template oracle needs the Go toolchain (>= 1.24) on PATH to build; install Go"
+            f"the template oracle needs Go >= {needed} on PATH to build; install it from https://go.dev/dl"
         )
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".partial")
@@ -84,10 +85,43 @@ def oracle_binary(version: str = PINNED) -> Path:
     )
     if result.returncode != 0:
         raise OllamaUnavailableError(
-            f"building the template oracle for Ollama {version} failed: {result.stderr.strip()[-800:]}"
+            f"building the template oracle for Ollama {version} failed: {build_failure(result.stderr, needed)}"
         )
     partial.replace(target)
     return target
+
+
+def go_version_needed(modfile: str) -> str:
+    """The Go version the oracle's module file asks for (its `go` line)."""
+    for line in (SOURCE_DIR / modfile).read_text(encoding="utf-8").splitlines():
+        if line.startswith("go "):
+            return line.split()[1]
+    return "1.24"
+
+
+#: what `go build` prints when it cannot download a module or a toolchain
+_OFFLINE = (
+    "dial tcp",
+    "no such host",
+    "i/o timeout",
+    "connection refused",
+    "network is unreachable",
+    "TLS handshake",
+    "module lookup disabled",
+)
+
+
+def build_failure(stderr: str, needed: str) -> str:
+    """What `go build`'s output means, in one line with what to do."""
+    if "requires go >=" in stderr or "toolchain not available" in stderr:
+        return f"it needs Go >= {needed}; install it from https://go.dev/dl (`go version` shows yours)"
+    if any(sign in stderr for sign in _OFFLINE):
+        return (
+            "Go could not download the Ollama module (no network?); build it once while online "
+            f"(it is then cached in {cache_dir()}), or set GOPROXY to a module proxy you can reach"
+        )
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return " | ".join(lines[-3:])[-400:] or "go build failed without output"
 
 
 def _request(

@@ -8,12 +8,14 @@ tool, send the result back in the family's format, read the answer.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
+import httpx
 import ollama
 import pytest
 from family_cases import CASES, turn
@@ -21,7 +23,7 @@ from shared_data import missing, shared_path
 
 from ollama_fc import Client, run_tools
 from ollama_fc.build import build
-from ollama_fc.errors import BuildError
+from ollama_fc.errors import BuildError, SourceError
 from ollama_fc.families import load_family
 from ollama_fc.functions import function_to_tool
 from ollama_fc.hf.reference import render
@@ -144,14 +146,15 @@ def test_checked_in_modelfile_creates_the_same_model_as_build(family: str, ollam
     assert QUESTION in from_modelfile and "sunny" in from_modelfile
 
 
-def test_build_reports_ollamas_own_message_when_create_fails(ollama_host: str, tmp_path: Path) -> None:
+def test_build_refuses_a_broken_gguf_before_uploading_it(ollama_host: str, tmp_path: Path) -> None:
+    """Ollama v0.24.0 cannot delete a blob (POST and HEAD /api/blobs only): a GGUF the reader
+    cannot read is refused before it reaches the server."""
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"GGUF" + b"\x00" * 12)  # a GGUF header and nothing else
-    with pytest.raises(
-        BuildError,
-        match=r"^ollama create broken-fc failed: .+; Ollama could not read .*broken.gguf: if it is truncated",
-    ):
+    with pytest.raises(SourceError, match=r"broken.gguf: cannot read GGUF .*truncated or damaged, download it again$"):
         build("qwen2.5", from_=str(broken), name="broken-fc", host=ollama_host)
+    digest = hashlib.sha256(broken.read_bytes()).hexdigest()
+    assert httpx.head(f"{ollama_host}/api/blobs/sha256:{digest}").status_code == 404
 
 
 def test_build_from_a_base_model_ollama_cannot_find(ollama_host: str) -> None:

@@ -2,21 +2,35 @@
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
+import time
 from typing import Any
 
 from jinja2 import nodes
 
-from ..errors import ConversionError
+from ..errors import ConversionError, SourceError
+from ..hf.bounded import bounded_renders
 from ..hf.reference import ReferenceRenderError, render
 from ..hf.shapes import Shape, probe
 from ..markers import KNOWN_MARKERS, family_marker, parse_tag
+from .limits import DEFAULT_MAX_OUTPUT, DEFAULT_MAX_SECONDS, Limits
 from .result import Capabilities, Conversion
 from .sources import TemplateSource, load_source
 from .translate import Translator
 
 PROBE_NAME = "ofc_probe_function"
+
+
+def _template_source(source: str | os.PathLike[str] | TemplateSource | None, template: str | None) -> TemplateSource:
+    """The one template `convert()` was given: a path, a TemplateSource, or `template=` text."""
+    if (source is None) == (template is None):
+        raise TypeError("convert() takes a path or TemplateSource, or template= text: exactly one of them")
+    if template is not None:
+        return TemplateSource(template)
+    if isinstance(source, TemplateSource):
+        return source
+    return load_source(source)  # type: ignore[arg-type]
 
 
 def _probe(template: str, tokens: dict[str, str], messages: list[dict[str, Any]], tools: Any = None) -> str | None:
@@ -98,51 +112,65 @@ def _stop_tokens(source: TemplateSource) -> list[str]:
 
 
 def convert(
-    source: str | Path | TemplateSource,
+    source: str | os.PathLike[str] | TemplateSource | None = None,
     *,
+    template: str | None = None,
     special_tokens: dict[str, str] | None = None,
     family: str | None = None,
     tool_format: str | None = None,
     tool_tag: str | None = None,
+    max_output: int = DEFAULT_MAX_OUTPUT,
+    max_seconds: float = DEFAULT_MAX_SECONDS,
 ) -> Conversion:
     """Translate a Jinja chat template into an Ollama Go TEMPLATE (see translate/).
 
+    The template is `source`, a path (a str is always a path: a .jinja, tokenizer_config.json,
+    model folder or .gguf) or a loaded TemplateSource, or else the text given as `template=`.
     `family`/`tool_format` put the family marker at the start; `tool_tag` makes Ollama's
     tool-call tag that text instead of the marker read off the template's own renders.
+    `max_output` (characters of Go template) and `max_seconds` bound what converting an
+    untrusted template may cost (see limits.py).
     """
-    loaded = source if isinstance(source, TemplateSource) else load_source(source)
+    started = time.monotonic()
+    loaded = _template_source(source, template)
+    if not loaded.template.strip():
+        raise SourceError(
+            f"{loaded.origin}: the chat template is empty; give the model's chat template "
+            "(chat_template.jinja, or tokenizer_config.json with a `chat_template`)"
+        )
     tokens = {**loaded.special_tokens, **(special_tokens or {})}
     loaded = TemplateSource(loaded.template, tokens, loaded.origin)
-    translator = Translator(loaded.template, tokens)
+    translator = Translator(loaded.template, tokens, Limits(max_output=max_output, max_seconds=max_seconds))
     try:
         body = translator.translate()
     except RecursionError as exc:
         raise ConversionError("the chat template nests too deeply to translate") from exc
-    capabilities = _capabilities(
-        translator.tree, loaded.template, probe(loaded.template, tokens, translator.role_names)
-    )
-    # a template naming `tools` gets Ollama's tool round trip even where no probe renders it, so
-    # that Ollama >= 0.30 keeps this Go template rather than preferring a GGUF's Jinja one
-    names_tools = any(n.name == "tools" for n in translator.tree.find_all(nodes.Name))
-    tool_aware = capabilities.tools or names_tools or capabilities.tool_calls
-    header = family_marker(family, tool_format or "auto") if family else ""
-    # Ollama renders per turn (dropping tool messages) unless the template names `.Messages`
-    header += "{{- if and false .Messages }}{{- end }}"
-    marker = None
-    if tool_aware:
-        marker = tool_tag if tool_tag is not None else _tool_marker(loaded)
-        # Ollama reads its tool-call tag from the first `if` on a `.ToolCalls` field and wants a
-        # tool-result branch; this block never renders but makes both explicit.
-        tag_text = marker if marker else ""
-        header += f'{{{{- if and false .ToolCalls (eq .Role "tool") }}}}{tag_text}{{{{- end }}}}'
-        if not (capabilities.tools or names_tools):
-            # it writes calls but not the tool list (DeepSeek V3/R1: tools go in a system
-            # message): naming `.Tools` lets Ollama accept a request with tools at all
-            header += "{{- if and false .Tools }}{{- end }}"
-    template = header + body
-    # in source order: a macro expanded at several call sites warns in the order it was expanded
-    warnings = sorted(translator.warnings, key=lambda w: w.line or 0)
-    stops = _stop_tokens(loaded)
+    with bounded_renders(loaded.template, started, max_seconds):
+        capabilities = _capabilities(
+            translator.tree, loaded.template, probe(loaded.template, tokens, translator.role_names)
+        )
+        # a template naming `tools` gets Ollama's tool round trip even where no probe renders it, so
+        # that Ollama >= 0.30 keeps this Go template rather than preferring a GGUF's Jinja one
+        names_tools = any(n.name == "tools" for n in translator.tree.find_all(nodes.Name))
+        tool_aware = capabilities.tools or names_tools or capabilities.tool_calls
+        header = family_marker(family, tool_format or "auto") if family else ""
+        # Ollama renders per turn (dropping tool messages) unless the template names `.Messages`
+        header += "{{- if and false .Messages }}{{- end }}"
+        marker = None
+        if tool_aware:
+            marker = tool_tag if tool_tag is not None else _tool_marker(loaded)
+            # Ollama reads its tool-call tag from the first `if` on a `.ToolCalls` field and wants a
+            # tool-result branch; this block never renders but makes both explicit.
+            tag_text = marker if marker else ""
+            header += f'{{{{- if and false .ToolCalls (eq .Role "tool") }}}}{tag_text}{{{{- end }}}}'
+            if not (capabilities.tools or names_tools):
+                # it writes calls but not the tool list (DeepSeek V3/R1: tools go in a system
+                # message): naming `.Tools` lets Ollama accept a request with tools at all
+                header += "{{- if and false .Tools }}{{- end }}"
+        template = header + body
+        # in source order: a macro expanded at several call sites warns in the order it was expanded
+        warnings = sorted(translator.warnings, key=lambda w: w.line or 0)
+        stops = _stop_tokens(loaded)
     return Conversion(
         template=template,
         parameters={"stop": stops} if stops else {},

@@ -6,13 +6,16 @@ data next to it. Every loader returns both, plus a short description of where th
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import SourceError
+from ..files import TOO_LONG, short_path
 
 GGUF_MAGIC = b"GGUF"
 
@@ -29,9 +32,17 @@ class TemplateSource:
     origin: str = "<string>"
 
 
-def load_source(path: str | Path) -> TemplateSource:
+def load_source(path: str | os.PathLike[str]) -> TemplateSource:
     """Load the chat template from a .jinja file, tokenizer_config.json, HF model folder or .gguf."""
     path = Path(path)
+    try:
+        path.stat()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:  # a name over 255 bytes, a path through a file...
+        if exc.errno == errno.ENAMETOOLONG:
+            raise SourceError(f"{short_path(path)}: {TOO_LONG}; give a shorter path") from None
+        raise SourceError(f"{short_path(path)}: cannot open ({exc.strerror}); check the path") from None
     if not path.exists():
         raise SourceError(
             f"{path}: no such file or folder; give a .jinja, tokenizer_config.json, model folder or .gguf"

@@ -12,7 +12,7 @@ from typing import Any
 
 import jinja2
 
-from ..errors import OllamaFcError
+from ..errors import ConversionError, OllamaFcError
 from ..jinja import environment, syntax_error
 
 
@@ -63,6 +63,8 @@ def render(
     )
     try:
         prompt = compiled.render(**context)
+    except ConversionError:  # a limit of `bounded.bounded_renders`: not the template's refusal
+        raise
     except jinja2.TemplateError as exc:
         raised = type(exc) is jinja2.exceptions.TemplateError
         raise ReferenceRenderError(f"{type(exc).__name__}: {exc}", raised=raised) from exc

@@ -8,7 +8,7 @@ Hugging Face renderer.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .format import LEARNED_PREFIX, UNPRINTED_TAG, FormatNotLearned, LearnedFormat
 
@@ -31,11 +31,14 @@ def learn_format(source: str | Path | TemplateSource) -> LearnedFormat:
         raise FormatNotLearned(f"{loaded.origin}: tool-call format not learned: {exc}") from None
 
 
-def convert_with_format(source: str | Path | TemplateSource) -> tuple[Conversion, LearnedFormat | None, str]:
+def convert_with_format(
+    source: str | Path | TemplateSource, **limits: Any
+) -> tuple[Conversion, LearnedFormat | None, str]:
     """`convert` with the template's learned tool-call format recorded in the TEMPLATE's first
     comment (what `ollama-fc convert` writes); the format, or None and the reason it was not
     learned. Where Ollama cannot read the calls itself, its tool tag is text no model prints, so
-    Ollama leaves them for the client instead of dropping the response."""
+    Ollama leaves them for the client instead of dropping the response. `limits` are
+    `convert`'s `max_output` and `max_seconds`."""
     from ..convert import convert
     from ..convert.sources import TemplateSource, load_source
 
@@ -43,9 +46,9 @@ def convert_with_format(source: str | Path | TemplateSource) -> tuple[Conversion
     try:
         learned = learn_format(loaded)
     except FormatNotLearned as exc:
-        return convert(loaded), None, str(exc)
+        return convert(loaded, **limits), None, str(exc)
     tag = None if learned.ollama_reads_it else UNPRINTED_TAG
-    conversion = convert(loaded, family="auto", tool_format=learned.format_name(), tool_tag=tag)
+    conversion = convert(loaded, family="auto", tool_format=learned.format_name(), tool_tag=tag, **limits)
     stops = conversion.parameters.setdefault("stop", [])
     if learned.end.strip() and learned.end.strip() not in stops:
         stops.append(learned.end.strip())  # the template ends a turn of calls with it

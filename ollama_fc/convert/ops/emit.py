@@ -11,6 +11,7 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ..go.textops import go_string
+from ..limits import Budget, Limits
 from ..result import ConversionWarning
 from .values import (
     BOUND_METHOD,
@@ -34,12 +35,16 @@ class Emit:
     ToJson, Strings, Views; the translator (`translate/`) sits on top of Views.
     """
 
-    def __init__(self, special_tokens: dict[str, str], tool_role: str) -> None:
+    def __init__(self, special_tokens: dict[str, str], tool_role: str, limits: Limits | None = None) -> None:
         #: the tokenizer's special tokens (`bos_token`...), constants of the template
         self.tokens = special_tokens
         #: the role name this template gives tool results, when it is not Ollama's `tool`
         self.tool_role = tool_role
         self.out: list[str] = []
+        #: what is left of the output size and time this conversion may take
+        self.budget = Budget(limits or Limits())
+        #: the statements being translated, outermost first (an exceeded limit names one)
+        self.visiting: list[nodes.Node] = []
         self.warnings: list[ConversionWarning] = []
         self.helpers: dict[str, str] = {}
         self.counter = 0
@@ -65,6 +70,24 @@ class Emit:
         if not any(w.construct == construct and w.line == line for w in self.warnings):
             self.warnings.append(ConversionWarning(construct=construct, line=line, effect=effect))
 
+    def charge(self, code: str) -> None:
+        """Count output against the limits (see `limits.py`); stop once one is exceeded."""
+        why = self.budget.spend(len(code))
+        if why is not None:
+            raise self.over_limit(why)
+
+    def over_limit(self, why: str) -> ConversionError:
+        """The one-line error of an exceeded limit, naming the innermost loop being unrolled
+        (what multiplies the output), else the statement being translated."""
+        loops = [node for node in self.visiting if isinstance(node, nodes.For)]
+        if loops:
+            return self.fail(loops[-1], "the {% for %} loop", why)
+        if self.visiting:
+            node = self.visiting[-1]
+            name = "output" if isinstance(node, nodes.Output) else f"{{% {type(node).__name__.lower()} %}}"
+            return self.fail(node, f"the {name}", why)
+        return ConversionError(f"the template {why}")
+
     def constant(self, node: nodes.Expr, value: Value) -> Any:
         """The constant an argument must be (`tojson(indent=2)`, `selectattr('name')`)."""
         if not value.is_const:
@@ -78,6 +101,7 @@ class Emit:
     def action(self, code: str) -> None:
         self.close_guard()
         self.track_flow(code)
+        self.charge(code)
         self.out.append("{{ " + code + " }}")
 
     def track_flow(self, code: str) -> None:
@@ -98,6 +122,7 @@ class Emit:
         if self.prefill_armed and not self.guard_open:
             self.out.append("{{ if not $ofc_stop }}")
             self.guard_open = True
+        self.charge(code)
         self.out.append(code)
 
     def close_guard(self) -> None:

@@ -20,6 +20,7 @@ from ..analysis import (
     only_raises,
     parse_jinja,
 )
+from ..limits import Limits
 from ..ops.filters import Lowering
 from ..ops.values import (
     UNDEF,
@@ -34,7 +35,7 @@ from .scope import Frame
 class Core(Lowering):
     """The translator's state and the dispatch: `visit` for statements, `expr` for expressions."""
 
-    def __init__(self, template: str, special_tokens: dict[str, str]) -> None:
+    def __init__(self, template: str, special_tokens: dict[str, str], limits: Limits | None = None) -> None:
         self.source = template
         self.tree = parse_jinja(template)
         self.macros: dict[str, nodes.Macro] = {}
@@ -76,7 +77,7 @@ class Core(Lowering):
             self.ns_refs.setdefault(ref.name, []).append(ref.attr)
         #: the strings the template compares a role with (see role_constants)
         self.role_names = role_constants(self.tree)
-        super().__init__(special_tokens, next((r for r in TOOL_RESULT_ROLES if r in self.role_names), "tool"))
+        super().__init__(special_tokens, next((r for r in TOOL_RESULT_ROLES if r in self.role_names), "tool"), limits)
 
     def names_read(self, unread: set[int]) -> set[str]:
         """Names some statement that renders reads (a `set` of any other name has no effect).
@@ -226,7 +227,11 @@ class Core(Lowering):
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
             raise self.fail(node, f"{{% {type(node).__name__.lower()} %}}")
-        method(node, frame)
+        self.visiting.append(node)
+        try:
+            method(node, frame)
+        finally:
+            self.visiting.pop()
 
     def value_of(self, frame: Frame) -> ValueOf:
         """Expressions evaluated in `frame`, for an operation that evaluates its arguments later
@@ -238,6 +243,13 @@ class Core(Lowering):
         if method is None:
             raise self.fail(node, f"expression {type(node).__name__}")
         value: Value = method(node, frame)
+        why = self.budget.overdue()
+        if why is not None:
+            raise self.over_limit(why)
+        folded = value.const if value.is_const and isinstance(value.const, (str, list, tuple)) else ""
+        if len(folded) > self.budget.limits.max_output:  # a string doubled in a loop, folded
+            unit = "characters" if isinstance(folded, str) else "elements"
+            raise self.fail(node, f"a constant of {len(folded):,} {unit}", self.budget.too_large())
         return value
 
     def const_of(self, node: nodes.Expr, frame: Frame) -> Any:

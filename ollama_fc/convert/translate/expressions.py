@@ -260,6 +260,10 @@ class Expressions(Macros):
     def expr_Mul(self, node: nodes.Mul, frame: Frame) -> Value:
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
         if left.is_const and right.is_const:
+            copied = [v.const for v in (left, right) if isinstance(v.const, (str, list, tuple))]
+            times = [v.const for v in (left, right) if isinstance(v.const, int)]
+            if copied and times and len(copied[0]) * times[0] > self.budget.limits.max_output:
+                raise self.fail(node, "'*' of a constant", self.budget.too_large())
             return const(left.const * right.const)
         if right.is_const and isinstance(right.const, str):
             left, right = right, left

@@ -10,6 +10,7 @@ from typing import Any, cast
 from jinja2 import nodes
 
 from ..go import strlists, textops
+from ..limits import SANDBOX_MAX_RANGE
 from ..ops import toolschema
 from ..ops.values import (
     ANY,
@@ -283,7 +284,14 @@ class Loops(Core):
             all(a.is_const and isinstance(a.const, int) and not isinstance(a.const, bool) for a in args)
             and 1 <= len(args) <= 3
         ):
-            return const(list(range(*(a.const for a in args))))
+            steps = range(*(a.const for a in args))
+            if len(steps) > SANDBOX_MAX_RANGE:
+                raise self.fail(
+                    call,
+                    f"range() of {len(steps):,} steps",
+                    f"is refused by transformers' sandbox too (at most {SANDBOX_MAX_RANGE:,})",
+                )
+            return const(list(steps))
         if len(args) == 1:
             return self.expr(call, frame)
         step = args[2] if len(args) == 3 else const(1)
