@@ -9,17 +9,22 @@ with tools, get `tool_calls`, streamed and not.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from typing import Any
 
 import ollama
+import openai
 import pytest
 from shared_data import shared_path
 
 from ollama_fc import Client
 from ollama_fc.convert import load_source
+from ollama_fc.functions import function_to_tool
 from ollama_fc.hf.shapes import probe
 from ollama_fc.learn import convert_with_format
 from ollama_fc.learn.probes import Call, Probe, call_text
+from ollama_fc.serve import ProxyThread
 from ollama_fc.verify.runner import with_stand_in_tokens
 
 pytestmark = pytest.mark.ollama
@@ -61,12 +66,18 @@ def get_time(zone: str) -> str:
     return "12:00"
 
 
+@pytest.fixture(scope="module")
+def proxy(ollama_host: str) -> Iterator[str]:
+    with ProxyThread(ollama_host) as running:
+        yield running.url
+
+
 def calls_of(message: Any) -> list[tuple[str, dict[str, Any]]]:
     return [(call.function.name, dict(call.function.arguments)) for call in message.tool_calls or []]
 
 
 @pytest.mark.parametrize("template_name", sorted(FAMILIES))
-def test_learned_format_end_to_end(template_name: str, scripted_model: Any, ollama_host: str) -> None:
+def test_learned_format_end_to_end(template_name: str, scripted_model: Any, ollama_host: str, proxy: str) -> None:
     path = shared_path("corpus", "templates", template_name)
     source = with_stand_in_tokens(load_source(path))
     conversion, learned, _ = convert_with_format(source)  # what `ollama-fc convert` writes
@@ -94,6 +105,17 @@ def test_learned_format_end_to_end(template_name: str, scripted_model: Any, olla
     assert streamed == expected
     text = "".join(chunk.message.content or "" for chunk in chunks)
     assert "get_weather" not in text  # no call text leaks into the streamed content
+
+    # the same model through `ollama-fc serve`, for apps on Ollama's API and on OpenAI's
+    tools = [function_to_tool(get_weather), function_to_tool(get_time)]
+    through = ollama.Client(host=proxy).chat(model, ask, tools=tools, options={"temperature": 0})
+    assert calls_of(through.message) == expected
+    completion = openai.OpenAI(base_url=f"{proxy}/v1", api_key="ollama", max_retries=0).chat.completions.create(
+        model=model, messages=ask, tools=tools
+    )
+    choice = completion.choices[0]
+    got = [(c.function.name, json.loads(c.function.arguments)) for c in choice.message.tool_calls or []]
+    assert got == expected and choice.finish_reason == "tool_calls"
 
 
 def test_plain_ollama_client_gets_the_call_text_not_an_empty_answer(scripted_model: Any, ollama_host: str) -> None:
