@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .recovering import ResponseRecovery
-from .upstream import ClientGone, Upstream, error_response, read_chat_request, relay, until_disconnected
+from .upstream import error_response, read_chat_request, repaired_chat
 
 log = logging.getLogger("ollama_fc.serve")
 
@@ -30,39 +30,21 @@ PATH = "/api/chat"
 
 
 async def chat(request: Request) -> Response:
-    upstream: Upstream = request.app.state.upstream
     body = await request.body()
     try:
         payload = read_chat_request(body)
     except ValueError as error:
         return error_response(PATH, 400, f"malformed /api/chat request: {error}")
-    try:
-        response = await upstream.send(request, PATH, body)
-    except ClientGone:
-        return Response(status_code=499)
-    except httpx.TransportError as error:
-        return upstream.unreachable(PATH, error)
-    tools = payload.get("tools")
-    model = str(payload.get("model", ""))
-    profile = await upstream.profile(model) if response.status_code == 200 else None
-    thinking = profile is not None and profile.splits_thinking(payload.get("think"))
-    if profile is None or not (tools or thinking):
-        return relay(response, response.aiter_raw(), keep_length=True)
-    streamed = response.headers.get("content-type", "").startswith("application/x-ndjson")
-    try:
-        recovery = ResponseRecovery(tools, profile.tool_format, model, thinking=thinking)
-        if streamed:
-            return relay(response, _rewritten_lines(response, recovery), keep_length=False)
-        whole = await until_disconnected(request, response.aread())
-    except ClientGone:
-        return Response(status_code=499)
-    except httpx.TransportError as error:
-        return upstream.unreachable(PATH, error)
-    finally:
-        if not streamed:
-            await response.aclose()
-    headers = {name: value for name, value in response.headers.items() if name.lower() != "content-length"}
-    return Response(_rewritten(whole, recovery, whole_response=True), response.status_code, headers)
+    return await repaired_chat(
+        request,
+        PATH,
+        body,
+        payload,
+        payload.get("think"),
+        "application/x-ndjson",
+        _rewritten_lines,
+        lambda whole, recovery: _rewritten(whole, recovery, whole_response=True),
+    )
 
 
 async def _rewritten_lines(response: httpx.Response, recovery: ResponseRecovery) -> AsyncIterator[bytes]:

@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .recovering import ResponseRecovery
-from .upstream import ClientGone, Upstream, error_response, read_chat_request, relay, until_disconnected
+from .upstream import error_response, read_chat_request, repaired_chat
 
 log = logging.getLogger("ollama_fc.serve")
 
@@ -41,7 +41,6 @@ DONE = "data: [DONE]"
 
 
 async def chat_completions(request: Request) -> Response:
-    upstream: Upstream = request.app.state.upstream
     body = await request.body()
     try:
         payload = read_chat_request(body)
@@ -49,33 +48,16 @@ async def chat_completions(request: Request) -> Response:
         return error_response(PATH, 400, f"malformed chat completions request: {error}")
     if name_tool_results(payload):
         body = json.dumps(payload, ensure_ascii=False).encode()
-    try:
-        response = await upstream.send(request, PATH, body)
-    except ClientGone:
-        return Response(status_code=499)
-    except httpx.TransportError as error:
-        return upstream.unreachable(PATH, error)
-    tools = payload.get("tools")
-    model = str(payload.get("model", ""))
-    profile = await upstream.profile(model) if response.status_code == 200 else None
-    thinking = profile is not None and profile.splits_thinking(reasoning_effort(payload))
-    if profile is None or not (tools or thinking):
-        return relay(response, response.aiter_raw(), keep_length=True)
-    streamed = response.headers.get("content-type", "").startswith("text/event-stream")
-    try:
-        recovery = ResponseRecovery(tools, profile.tool_format, model, thinking=thinking)
-        if streamed:
-            return relay(response, StreamRepair(recovery).lines(response), keep_length=False)
-        whole = await until_disconnected(request, response.aread())
-    except ClientGone:
-        return Response(status_code=499)
-    except httpx.TransportError as error:
-        return upstream.unreachable(PATH, error)
-    finally:
-        if not streamed:
-            await response.aclose()
-    headers = {name: value for name, value in response.headers.items() if name.lower() != "content-length"}
-    return Response(_repaired_completion(whole, recovery), response.status_code, headers)
+    return await repaired_chat(
+        request,
+        PATH,
+        body,
+        payload,
+        reasoning_effort(payload),
+        "text/event-stream",
+        lambda response, recovery: StreamRepair(recovery).lines(response),
+        _repaired_completion,
+    )
 
 
 def reasoning_effort(payload: Mapping[str, Any]) -> Any:

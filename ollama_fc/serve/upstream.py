@@ -14,7 +14,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 import httpx
@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from ..recovery import ModelProfile
+from .recovering import ResponseRecovery
 
 log = logging.getLogger("ollama_fc.serve")
 
@@ -148,6 +149,50 @@ class Upstream:
             log.warning("cannot read the template of %s from Ollama (%s); trying every tool-call format", model, error)
             return ModelProfile(), False
         return ModelProfile.from_show(show), True
+
+
+async def repaired_chat(
+    request: Request,
+    path: str,
+    body: bytes,
+    payload: Mapping[str, Any],
+    think: Any,
+    stream_type: str,
+    repair_stream: Callable[[httpx.Response, ResponseRecovery], AsyncIterator[bytes]],
+    repair_whole: Callable[[bytes, ResponseRecovery], bytes],
+) -> Response:
+    """A chat request sent to Ollama as it is, and its answer repaired by the engine: the two
+    chat endpoints differ only in their wire format (`stream_type`, `repair_*`) and in where
+    the request says whether to think. A request without tools to a model whose thinking needs
+    no split, and an error, come back byte for byte."""
+    upstream: Upstream = request.app.state.upstream
+    try:
+        response = await upstream.send(request, path, body)
+    except ClientGone:
+        return Response(status_code=499)
+    except httpx.TransportError as error:
+        return upstream.unreachable(path, error)
+    tools = payload.get("tools")
+    model = str(payload.get("model", ""))
+    profile = await upstream.profile(model) if response.status_code == 200 else None
+    thinking = profile is not None and profile.splits_thinking(think)
+    if profile is None or not (tools or thinking):
+        return relay(response, response.aiter_raw(), keep_length=True)
+    streamed = response.headers.get("content-type", "").startswith(stream_type)
+    try:
+        recovery = ResponseRecovery(tools, profile.tool_format, model, thinking=thinking)
+        if streamed:
+            return relay(response, repair_stream(response, recovery), keep_length=False)
+        whole = await until_disconnected(request, response.aread())
+    except ClientGone:
+        return Response(status_code=499)
+    except httpx.TransportError as error:
+        return upstream.unreachable(path, error)
+    finally:
+        if not streamed:
+            await response.aclose()
+    headers = {name: value for name, value in response.headers.items() if name.lower() != "content-length"}
+    return Response(repair_whole(whole, recovery), response.status_code, headers)
 
 
 def relay(response: httpx.Response, body: AsyncIterator[bytes], keep_length: bool) -> StreamingResponse:
