@@ -129,7 +129,7 @@ class Logic(Access):
         if right.is_const:
             value = right.const
             if value is None:
-                return "false"
+                return str(left.extra.get("none_when", "false"))
             if isinstance(value, str):
                 if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
                     return "false"  # never equal to a string (nor is Undefined, when it may be unset)
@@ -376,6 +376,8 @@ def none(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value
         return "true" if value.const is None else "false"
     if kind == NONE:
         return "true"
+    if value.extra.get("none_when"):
+        return str(value.extra["none_when"])
     if kind == TOOLS:
         if value.extra.get("emptied"):
             raise ops.fail(node, "`is none` on a list set to [] on some paths", "(Go cannot tell [] from None there)")
