@@ -595,3 +595,18 @@ def test_not_equal_to_false_is_no_truth_test(system: str, engine: oracle.Oracle)
         rendered = engine.render(convert(TemplateSource(template, {}, "dbrx-like")).template, messages)
         assert rendered.error is None, rendered.error
         assert rendered.prompt == expected
+
+
+def test_indent_of_runtime_json_leaves_the_first_line_unless_asked(engine: oracle.Oracle) -> None:
+    """`tojson(indent=4) | indent(8)` (Command R's tool_use template): `first` defaults to false,
+    so only the lines after the first gain the indent; `indent(2, true)` indents the first too."""
+    template = (
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}<{{ c.function.arguments | tojson(indent=4) | indent(8) }}>"
+        "<{{ c.function.arguments | tojson | indent(2, true) }}><{{ c.function.arguments | tojson(indent=1) | indent(first=true) }}>"
+        "{% endfor %}{% endfor %}<{{ messages[0].content | tojson | indent(3) }}>"
+    )
+    messages = call_conversation({"a": 1, "b": {"c": [1, 2]}}, user="a\nb")
+    expected = reference_render(template, as_hf(messages), add_generation_prompt=False)
+    rendered = engine.render(convert(TemplateSource(template, {}, "indent")).template, messages)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
