@@ -610,3 +610,16 @@ def test_indent_of_runtime_json_leaves_the_first_line_unless_asked(engine: oracl
     rendered = engine.render(convert(TemplateSource(template, {}, "indent")).template, messages)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected
+
+
+@pytest.mark.parametrize("text", ["line\u2028sep", "para\u2029sep <&>", "\u2028", "", 'plain ascii \\ "q"'])
+def test_tojson_keeps_line_and_paragraph_separators_raw(text: str, engine: oracle.Oracle) -> None:
+    """Go's `%q` and `json` both escape U+2028/U+2029; transformers' `tojson` writes them raw."""
+    messages = call_conversation({"text": text}, text)
+    template = (
+        "{% for m in messages %}{{ m.content | tojson }}"
+        "{% for c in m.tool_calls or [] %}{{ c.function.arguments | tojson }}{% endfor %}{% endfor %}"
+    )
+    rendered = engine.render(convert(TemplateSource(template, {}, "separators")).template, messages)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == reference_render(template, as_hf(messages), add_generation_prompt=False)
