@@ -12,6 +12,7 @@ from ..errors import ConversionError
 from ..hf.reference import ReferenceRenderError, render
 from ..hf.shapes import Shape, probe
 from ..markers import KNOWN_MARKERS, family_marker, parse_tag
+from .named import choose_on_tools
 from .result import Capabilities, Conversion
 from .sources import TemplateSource, load_source
 from .translate import Translator
@@ -111,6 +112,14 @@ def convert(
     tool-call tag that text instead of the marker read off the template's own renders.
     """
     loaded = source if isinstance(source, TemplateSource) else load_source(source)
+    if loaded.tool_use is not None:
+        options: dict[str, Any] = dict(family=family, tool_format=tool_format, tool_tag=tool_tag)
+        with_tools = TemplateSource(loaded.tool_use, loaded.special_tokens, f"{loaded.origin} (tool_use)")
+        plain = TemplateSource(loaded.template, loaded.special_tokens, loaded.origin)
+        return choose_on_tools(
+            convert(plain, special_tokens=special_tokens, **options),
+            convert(with_tools, special_tokens=special_tokens, **options),
+        )
     tokens = {**loaded.special_tokens, **(special_tokens or {})}
     loaded = TemplateSource(loaded.template, tokens, loaded.origin)
     translator = Translator(loaded.template, tokens)

@@ -27,6 +27,13 @@ class TemplateSource:
     template: str
     special_tokens: dict[str, str] = field(default_factory=dict)
     origin: str = "<string>"
+    #: the `tool_use` template of a tokenizer_config.json listing named templates: transformers
+    #: renders with it instead of `template` whenever tools are given
+    tool_use: str | None = None
+
+    def chosen(self, tools: bool) -> str:
+        """The template transformers renders a conversation with, given tools or not."""
+        return self.tool_use if tools and self.tool_use is not None else self.template
 
 
 def load_source(path: str | Path) -> TemplateSource:
@@ -84,20 +91,22 @@ def _tokens_from_config(data: Any) -> dict[str, str]:
     return tokens
 
 
-def _pick_template(value: Any, path: Path) -> str:
-    """`chat_template` is a string, or a list of `{"name", "template"}` where "default" wins."""
+def _pick_template(value: Any, path: Path) -> tuple[str, str | None]:
+    """`chat_template` is a string, or a list of `{"name", "template"}`: "default" (else the
+    first) for conversations without tools, and the "tool_use" one, if any, for those with."""
     if isinstance(value, str):
-        return value
+        return value, None
     if isinstance(value, list):
         named: dict[Any, str] = {
             entry.get("name"): entry["template"]
             for entry in value
             if isinstance(entry, Mapping) and isinstance(entry.get("template"), str)
         }
+        tool_use = named.get("tool_use")
         if "default" in named:
-            return named["default"]
+            return named["default"], tool_use if tool_use != named["default"] else None
         if named:
-            return next(iter(named.values()))
+            return next(iter(named.values())), None
     raise SourceError(
         f"{path}: no chat template found (no usable `chat_template` entry); give the model's chat_template.jinja, or a tokenizer_config.json that has one"
     )
@@ -108,7 +117,8 @@ def _from_config(data: Any, path: Path, tokens: dict[str, str]) -> TemplateSourc
         raise SourceError(
             f"{path}: no chat template found (no `chat_template` key); give the model's chat_template.jinja, or a tokenizer_config.json that has one"
         )
-    return TemplateSource(template=_pick_template(data["chat_template"], path), special_tokens=tokens, origin=str(path))
+    template, tool_use = _pick_template(data["chat_template"], path)
+    return TemplateSource(template=template, special_tokens=tokens, origin=str(path), tool_use=tool_use)
 
 
 def _folder_tokens(folder: Path) -> dict[str, str]:
