@@ -57,7 +57,7 @@ def test_the_converted_template_chooses_on_tools_as_transformers_does(config: Pa
         for m in case.messages
     ]
     expected = reference_render(TOOL_USE, hf_messages, list(case.tools), special_tokens={"bos_token": "<s>"})
-    assert rendered.prompt == expected
+    assert rendered.prompt == expected.removeprefix("<s>")  # Ollama's runner adds the BOS itself
     assert "<call>" in (rendered.prompt or "")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -114,15 +115,16 @@ def convert(
     loaded = source if isinstance(source, TemplateSource) else load_source(source)
     if loaded.tool_use is not None:
         options: dict[str, Any] = dict(family=family, tool_format=tool_format, tool_tag=tool_tag)
-        with_tools = TemplateSource(loaded.tool_use, loaded.special_tokens, f"{loaded.origin} (tool_use)")
-        plain = TemplateSource(loaded.template, loaded.special_tokens, loaded.origin)
+        with_tools = dataclasses.replace(loaded, template=loaded.tool_use, tool_use=None)
+        plain = dataclasses.replace(loaded, tool_use=None)
         return choose_on_tools(
             convert(plain, special_tokens=special_tokens, **options),
             convert(with_tools, special_tokens=special_tokens, **options),
         )
     tokens = {**loaded.special_tokens, **(special_tokens or {})}
-    loaded = TemplateSource(loaded.template, tokens, loaded.origin)
-    translator = Translator(loaded.template, tokens)
+    loaded = dataclasses.replace(loaded, special_tokens=tokens)
+    # Ollama's runner adds BOS unless the model says otherwise: a literal leading one is dropped
+    translator = Translator(loaded.template, tokens, runner_adds_bos=loaded.add_bos_token is not False)
     try:
         body = translator.translate()
     except RecursionError as exc:

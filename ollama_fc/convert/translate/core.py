@@ -34,7 +34,7 @@ from .scope import Frame
 class Core(Lowering):
     """The translator's state and the dispatch: `visit` for statements, `expr` for expressions."""
 
-    def __init__(self, template: str, special_tokens: dict[str, str]) -> None:
+    def __init__(self, template: str, special_tokens: dict[str, str], *, runner_adds_bos: bool = False) -> None:
         self.source = template
         self.tree = parse_jinja(template)
         self.macros: dict[str, nodes.Macro] = {}
@@ -77,6 +77,8 @@ class Core(Lowering):
         #: the strings the template compares a role with (see role_constants)
         self.role_names = role_constants(self.tree)
         super().__init__(special_tokens, next((r for r in TOOL_RESULT_ROLES if r in self.role_names), "tool"))
+        if runner_adds_bos:
+            self.leading_bos = special_tokens.get("bos_token") or ""
 
     def names_read(self, unread: set[int]) -> set[str]:
         """Names some statement that renders reads (a `set` of any other name has no effect).
