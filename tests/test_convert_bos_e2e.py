@@ -27,7 +27,7 @@ def test_the_leading_bos_is_left_out_with_a_warning_where_the_runner_adds_it() -
     assert BOS not in adds.template and BOS not in unknown.template  # Ollama's default: BOS added
     assert BOS in keeps.template
     assert [str(w) for w in adds.warnings if "bos_token" in str(w)] == [
-        f"leading {BOS} (bos_token): left out: Ollama's runner adds BOS itself (the model's add_bos_token), the model sees one"
+        f"line 1: leading {BOS} (bos_token): left out: Ollama's runner adds BOS itself (the model's add_bos_token), the model sees one"
     ]
     assert not keeps.warnings
 

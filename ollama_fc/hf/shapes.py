@@ -198,15 +198,19 @@ def _call_messages(names: Sequence[str], *, ids: bool, result_role: bool = False
 def _empty_call_content(
     template: str, shape: Shape, tools: Sequence[Mapping[str, Any]], special_tokens: Mapping[str, str] | None
 ) -> Literal["string", "none"]:
-    """None where the template renders a text-less call with content None and prints no "None"
-    for it (DeepSeek's templates print the calls only then); "" where None crashes or shows."""
-    messages = _call_messages(CALL_NEEDLES[:1], ids=shape.needs_ids)
-    with_none = _try(template, messages, replace(shape, empty_call_content="none"), tools, special_tokens)
-    with_empty = _try(template, messages, shape, tools, special_tokens)
-    if with_none is None or CALL_NEEDLES[0] not in with_none:
-        return "string"
-    if with_empty is not None and with_none.count("None") > with_empty.count("None"):
-        return "string"
+    """None where the template renders a text-less call with content None (printing the call,
+    if it prints calls at all) and prints no "None" for it (DeepSeek's templates print the calls
+    only then); "" where None crashes or shows."""
+    for results in (False, True):  # the call last, and the call followed by its result
+        messages = _call_messages(CALL_NEEDLES[:1], ids=True, result_role=results)
+        with_none = _try(template, messages, replace(shape, empty_call_content="none"), tools, special_tokens)
+        with_empty = _try(template, messages, shape, tools, special_tokens)
+        if with_none is None and with_empty is None:
+            continue  # the template refuses this conversation either way
+        if with_none is None or (shape.tool_calls and CALL_NEEDLES[0] not in with_none):
+            return "string"
+        if with_empty is not None and with_none.count("None") > with_empty.count("None"):
+            return "string"
     return "none"
 
 
@@ -258,7 +262,7 @@ def probe(template: str, special_tokens: Mapping[str, str] | None = None, roles:
             shape = replace(candidate, tool_calls=True)
             break
 
-    if shape.tool_calls and shape.empty_call_content == "string":
+    if shape.empty_call_content == "string":
         shape = replace(shape, empty_call_content=_empty_call_content(template, shape, tools, special_tokens))
     results = _try(template, _call_messages(CALL_NEEDLES[:1], ids=True, result_role=True), shape, tools, special_tokens)
     shape = replace(shape, tool_results=results is not None and RESULT_NEEDLE in results)

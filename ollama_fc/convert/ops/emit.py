@@ -64,6 +64,8 @@ class Emit:
         #: written before it, and whether some branch of it wrote any
         self.printed = False
         self.printed_blocks: list[tuple[str, bool, bool]] = []
+        #: the statement being translated (text has no node of its own to name in a warning)
+        self.statement: nodes.Node | None = None
 
     def fail(self, node: nodes.Node, construct: str, why: str = "has no Go template equivalent") -> ConversionError:
         return ConversionError(f"line {getattr(node, 'lineno', '?')}: {construct} {why}")
@@ -146,7 +148,7 @@ class Emit:
         if bos and not self.printed and not in_loop and data.startswith(bos):
             data = data[len(bos) :]  # the first output on this path, printed once
             self.warn(
-                None,
+                self.statement,
                 f"leading {bos} (bos_token)",
                 "left out: Ollama's runner adds BOS itself (the model's add_bos_token), the model sees one",
             )

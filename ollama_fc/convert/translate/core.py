@@ -228,6 +228,7 @@ class Core(Lowering):
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
             raise self.fail(node, f"{{% {type(node).__name__.lower()} %}}")
+        self.statement = node
         method(node, frame)
 
     def value_of(self, frame: Frame) -> ValueOf:
