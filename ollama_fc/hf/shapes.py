@@ -195,12 +195,16 @@ def _call_messages(names: Sequence[str], *, ids: bool, result_role: bool = False
     return messages
 
 
+#: how a template prints a None it was given: as Python writes it, or through `tojson`
+NONE_SHOWN = ("None", "null")
+
+
 def _empty_call_content(
     template: str, shape: Shape, tools: Sequence[Mapping[str, Any]], special_tokens: Mapping[str, str] | None
 ) -> Literal["string", "none"]:
     """None where the template renders a text-less call with content None (printing the call,
-    if it prints calls at all) and prints no "None" for it (DeepSeek's templates print the calls
-    only then); "" where None crashes or shows."""
+    if it prints calls at all) and prints no None for it (DeepSeek's templates print the calls
+    only then); "" where None crashes or is printed (LFM2 writes `content | tojson`: null)."""
     for results in (False, True):  # the call last, and the call followed by its result
         messages = _call_messages(CALL_NEEDLES[:1], ids=True, result_role=results)
         with_none = _try(template, messages, replace(shape, empty_call_content="none"), tools, special_tokens)
@@ -209,7 +213,7 @@ def _empty_call_content(
             continue  # the template refuses this conversation either way
         if with_none is None or (shape.tool_calls and CALL_NEEDLES[0] not in with_none):
             return "string"
-        if with_empty is not None and with_none.count("None") > with_empty.count("None"):
+        if with_empty is not None and any(with_none.count(shown) > with_empty.count(shown) for shown in NONE_SHOWN):
             return "string"
     return "none"
 
