@@ -77,6 +77,7 @@ CONSTRUCTS = {
     "mapping_compared_with_string": "{% if messages[0].role == 'system' %}{% set sys = messages[0] %}{% endif %}{% if sys and sys != '' %}[{{ sys.content }}]{% endif %}{{ messages[0] == 'x' }}{{ messages != '' }}",
     "string_slicing": "{% for m in messages %}[{{ m.content[:-1] }}|{{ m.content[2:] }}|{{ m.content[-3:] }}|{{ m.content[1:-2] }}|{{ m.content[-2:1] }}|{{ m.content[-40:] }}|{{ m.content[5:-40] }}]{% set j = {'r': m.role, 'n': loop.index} | tojson %}{{ j[:-1] }}{% endfor %}",
     "runtime_affixes_lengths_and_slices": "{% set ns = namespace(prev='x') %}{% for m in messages %}{% set tail = m.content[-3:] %}{% set n = (m.content | length) - (tail | length) %}[{{ m.content.endswith(tail) }}{{ m.content.startswith(ns.prev) }}{{ m.role.endswith(ns.prev) }}|{{ m.content | length }}|{{ m.content[:n] }}|{{ m.content[n:] }}|{{ m.content[2:n] }}|{{ m.content[n:2] }}|{{ m.content[:n + 40] }}]{% set ns.prev = m.role[:2] %}{% endfor %}",
+    "compared_with_a_bool": "{% if messages[0].role == 'system' %}{% set sys = messages[0].content %}{% else %}{% set sys = false %}{% endif %}{{ sys != false }}{{ sys == false }}{% for m in messages %}{{ m.content != false }}{{ m.content == true }}{{ (m.content | length) != false }}{{ loop.index0 == false }}{{ loop.first != true }}{% endfor %}",
     "python_title_method": "{% for m in messages %}{{ m.role.title() }}|{{ m.content.title() }}|{{ 'it\\'s 1st-rate o\\'neil'.title() }};{% endfor %}",
     "str_format": "{% set tag = messages[0].role %}{% for m in messages %}{{ '<{}:{}>'.format(tag, loop.index) }}{% set s = '{0}/{0}{{x}}{r}'.format(m.role, r=m.content | trim) %}{{ s }}{% endfor %}{{ 'n={}'.format(messages | length) }}",
     "substring_in_with_a_run_time_needle": "{% set ns = namespace(seen='') %}{% for m in messages %}{{ (',' ~ m.role ~ ',') in ns.seen }}{% set ns.seen = ns.seen ~ ',' ~ m.role ~ ',' %}{{ m.content[2:6] in messages[1].content }}{{ m.content[:0] in m.content }}{{ m.role in 'users' }}{% endfor %}",
@@ -576,3 +577,49 @@ def test_warnings_come_in_source_order() -> None:
     )
     lines = [w.line for w in convert(TemplateSource(template, {}, "order")).warnings]
     assert lines == sorted(lines) and len(lines) == 2
+
+
+@pytest.mark.parametrize("system", ["", "Be brief."])
+def test_not_equal_to_false_is_no_truth_test(system: str, engine: oracle.Oracle) -> None:
+    """`x != false` holds for every string, the empty one too (DBRX keeps an empty system turn):
+    only False and 0 equal False in Python."""
+    template = (
+        "{% if messages[0]['role'] == 'system' %}{% set system_message = messages[0]['content'] %}"
+        "{% set loop_messages = messages[1:] %}{% else %}{% set system_message = false %}"
+        "{% set loop_messages = messages %}{% endif %}"
+        "{% if system_message != false %}<|im_start|>system\n{{ system_message }}<|im_end|>\n{% endif %}"
+        "{% for m in loop_messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+    )
+    for messages in ([{"role": "system", "content": system}, {"role": "user", "content": "hi"}], MESSAGES[1:]):
+        expected = reference_render(template, messages, add_generation_prompt=False)
+        rendered = engine.render(convert(TemplateSource(template, {}, "dbrx-like")).template, messages)
+        assert rendered.error is None, rendered.error
+        assert rendered.prompt == expected
+
+
+def test_indent_of_runtime_json_leaves_the_first_line_unless_asked(engine: oracle.Oracle) -> None:
+    """`tojson(indent=4) | indent(8)` (Command R's tool_use template): `first` defaults to false,
+    so only the lines after the first gain the indent; `indent(2, true)` indents the first too."""
+    template = (
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}<{{ c.function.arguments | tojson(indent=4) | indent(8) }}>"
+        "<{{ c.function.arguments | tojson | indent(2, true) }}><{{ c.function.arguments | tojson(indent=1) | indent(first=true) }}>"
+        "{% endfor %}{% endfor %}<{{ messages[0].content | tojson | indent(3) }}>"
+    )
+    messages = call_conversation({"a": 1, "b": {"c": [1, 2]}}, user="a\nb")
+    expected = reference_render(template, as_hf(messages), add_generation_prompt=False)
+    rendered = engine.render(convert(TemplateSource(template, {}, "indent")).template, messages)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
+
+
+@pytest.mark.parametrize("text", ["line\u2028sep", "para\u2029sep <&>", "\u2028", "", 'plain ascii \\ "q"'])
+def test_tojson_keeps_line_and_paragraph_separators_raw(text: str, engine: oracle.Oracle) -> None:
+    """Go's `%q` and `json` both escape U+2028/U+2029; transformers' `tojson` writes them raw."""
+    messages = call_conversation({"text": text}, text)
+    template = (
+        "{% for m in messages %}{{ m.content | tojson }}"
+        "{% for c in m.tool_calls or [] %}{{ c.function.arguments | tojson }}{% endfor %}{% endfor %}"
+    )
+    rendered = engine.render(convert(TemplateSource(template, {}, "separators")).template, messages)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == reference_render(template, as_hf(messages), add_generation_prompt=False)

@@ -68,9 +68,12 @@ def test_tokenizer_config_default_template_and_added_tokens(tmp_path: Path) -> N
     }
     (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
     source = load_source(tmp_path)
-    assert source.template == "{{ bos_token }}D"
+    assert (source.template, source.tool_use) == ("{{ bos_token }}D", "T")
     assert source.special_tokens == {"bos_token": "<s>", "eos_token": "</s>"}
-    assert convert(source).template.endswith("<s>D")
+    config["add_bos_token"] = False  # the model does not add BOS: the template's own is kept
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
+    template = convert(load_source(tmp_path)).template
+    assert template.endswith("<s>D{{ end }}") and "T{{ else }}" in template
 
 
 def test_broken_json_is_a_source_error(tmp_path: Path) -> None:

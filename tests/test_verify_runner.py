@@ -6,7 +6,7 @@ import pytest
 
 from ollama_fc import oracle
 from ollama_fc.convert.sources import TemplateSource
-from ollama_fc.verify.battery import CASES
+from ollama_fc.verify.battery import CASES, case_named
 from ollama_fc.verify.runner import VersionResult, _combine, compact_diff, compare, open_oracles
 
 CHATML_JINJA = (
@@ -95,3 +95,29 @@ def test_a_difference_on_one_version_names_that_version() -> None:
         }
     )
     assert (status, detail) == ("diff", "at char 1")
+
+
+# DeepSeek V2.5/V3/R1's shape: the calls are printed only when the content is None
+CALLS_WHEN_NONE_JINJA = (
+    "{% for m in messages %}{% if m.role == 'user' %}<U>{{ m.content }}{% endif %}"
+    "{% if m.role == 'assistant' and m.content is none %}<A>{% for c in m.tool_calls %}[{{ c.function.name }}]{% endfor %}{% endif %}"
+    "{% if m.role == 'assistant' and m.content is not none %}<A>{{ m.content }}{% if m.tool_calls %}!{% endif %}{% endif %}"
+    "{% if m.role == 'tool' %}<T>{{ m.content }}{% endif %}{% endfor %}{% if add_generation_prompt %}<A>{% endif %}"
+)
+
+
+def test_a_call_with_no_text_is_a_call_with_content_none(oracles) -> None:
+    """Ollama sends "" for a text-less assistant call where transformers users pass None: the
+    reference gets None, and the converted template treats "" with calls as none, so the
+    model's own calls stay in the prompt."""
+    from ollama_fc.convert import convert
+
+    source = TemplateSource(CALLS_WHEN_NONE_JINJA, {}, "calls-when-none")
+    shape, results = compare(source, convert(source).template, oracles)
+    assert shape.tool_calls and shape.empty_call_content == "none"
+    by_name = {result.name: result for result in results}
+    for name in ("tool_call_result", "parallel_calls", "tool_call_with_text", "multi_turn", "empty_content"):
+        assert by_name[name].status == "exact", (name, by_name[name].detail)
+    call = case_named("tool_call_result")
+    prompt = oracles[oracle.PINNED].render(convert(source).template, list(call.messages), list(call.tools))
+    assert "<A>[get_weather]" in (prompt.prompt or "")

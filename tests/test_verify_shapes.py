@@ -45,6 +45,7 @@ def test_phi4_mini_names_tool_results_tools() -> None:
 def test_hermes_style_seeds_render_everything_in_the_standard_shape(name: str) -> None:
     shape = probe(seed_template(name))
     assert shape == Shape(
+        empty_call_content="none",  # a text-less call renders with content None, as OpenAI sends it
         content="string",
         tool_role="tool",
         arguments="object",
@@ -128,3 +129,20 @@ def test_battery_covers_the_issue_list() -> None:
     specials = " ".join(m["content"] for m in case_named("special_chars").messages)
     for needle in ('"', "\\", "<", ">", "&", "{{", "}}"):
         assert needle in specials
+
+
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        (
+            "{% for m in messages %}{% if m.content is none %}{{ m.tool_calls[0].function.name }}{% endif %}{% endfor %}",
+            "none",
+        ),
+        ("{% for m in messages %}{% if m.content is not none %}[{{ m.content }}]{% endif %}{% endfor %}", "none"),
+        ("{% for m in messages %}[{{ m.content }}]{% endfor %}", "string"),  # None would show as "None"
+        ("{% for m in messages %}[{{ m.content | tojson }}]{% endfor %}", "string"),  # or as null
+        ("{% for m in messages %}[{{ m.content | trim }}]{% endfor %}", "string"),
+    ],
+)
+def test_a_text_less_call_gets_content_none_where_the_template_takes_it(template: str, expected: str) -> None:
+    assert probe(template).empty_call_content == expected

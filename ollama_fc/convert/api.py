@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import time
@@ -15,6 +16,7 @@ from ..hf.reference import ReferenceRenderError, render
 from ..hf.shapes import Shape, probe
 from ..markers import KNOWN_MARKERS, family_marker, parse_tag
 from .limits import DEFAULT_MAX_OUTPUT, DEFAULT_MAX_SECONDS, Limits
+from .named import choose_on_tools
 from .result import Capabilities, Conversion
 from .sources import TemplateSource, load_source
 from .translate import Translator
@@ -138,9 +140,25 @@ def convert(
             f"{loaded.origin}: the chat template is empty; give the model's chat template "
             "(chat_template.jinja, or tokenizer_config.json with a `chat_template`)"
         )
+    if loaded.tool_use is not None:
+        options: dict[str, Any] = dict(
+            family=family, tool_format=tool_format, tool_tag=tool_tag, max_output=max_output, max_seconds=max_seconds
+        )
+        with_tools = dataclasses.replace(loaded, template=loaded.tool_use, tool_use=None)
+        plain = dataclasses.replace(loaded, tool_use=None)
+        return choose_on_tools(
+            convert(plain, special_tokens=special_tokens, **options),
+            convert(with_tools, special_tokens=special_tokens, **options),
+        )
     tokens = {**loaded.special_tokens, **(special_tokens or {})}
-    loaded = TemplateSource(loaded.template, tokens, loaded.origin)
-    translator = Translator(loaded.template, tokens, Limits(max_output=max_output, max_seconds=max_seconds))
+    loaded = dataclasses.replace(loaded, special_tokens=tokens)
+    # Ollama's runner adds BOS unless the model says otherwise: a literal leading one is dropped
+    translator = Translator(
+        loaded.template,
+        tokens,
+        Limits(max_output=max_output, max_seconds=max_seconds),
+        runner_adds_bos=loaded.add_bos_token is not False,
+    )
     try:
         body = translator.translate()
     except RecursionError as exc:

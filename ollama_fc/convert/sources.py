@@ -30,6 +30,16 @@ class TemplateSource:
     template: str
     special_tokens: dict[str, str] = field(default_factory=dict)
     origin: str = "<string>"
+    #: the `tool_use` template of a tokenizer_config.json listing named templates: transformers
+    #: renders with it instead of `template` whenever tools are given
+    tool_use: str | None = None
+    #: whether the model's tokenizer adds BOS itself (tokenizer_config.json or GGUF
+    #: `add_bos_token`); None when the source does not say, where Ollama's runner adds it
+    add_bos_token: bool | None = None
+
+    def chosen(self, tools: bool) -> str:
+        """The template transformers renders a conversation with, given tools or not."""
+        return self.tool_use if tools and self.tool_use is not None else self.template
 
 
 def load_source(path: str | os.PathLike[str]) -> TemplateSource:
@@ -55,9 +65,16 @@ def load_source(path: str | os.PathLike[str]) -> TemplateSource:
     if path.suffix == ".json":
         data = _read_json(path)
         if path.name == "chat_template.json":
-            return _from_config(data, path, tokens=_folder_tokens(path.parent))
+            return _from_config(
+                data, path, tokens=_folder_tokens(path.parent), add_bos_token=_folder_add_bos(path.parent)
+            )
         return _from_config(data, path, tokens=_tokens_from_config(data))
-    return TemplateSource(template=_read_text(path), special_tokens=_folder_tokens(path.parent), origin=str(path))
+    return TemplateSource(
+        template=_read_text(path),
+        special_tokens=_folder_tokens(path.parent),
+        origin=str(path),
+        add_bos_token=_folder_add_bos(path.parent),
+    )
 
 
 def _read_text(path: Path) -> str:
@@ -95,31 +112,41 @@ def _tokens_from_config(data: Any) -> dict[str, str]:
     return tokens
 
 
-def _pick_template(value: Any, path: Path) -> str:
-    """`chat_template` is a string, or a list of `{"name", "template"}` where "default" wins."""
+def _pick_template(value: Any, path: Path) -> tuple[str, str | None]:
+    """`chat_template` is a string, or a list of `{"name", "template"}`: "default" (else the
+    first) for conversations without tools, and the "tool_use" one, if any, for those with."""
     if isinstance(value, str):
-        return value
+        return value, None
     if isinstance(value, list):
         named: dict[Any, str] = {
             entry.get("name"): entry["template"]
             for entry in value
             if isinstance(entry, Mapping) and isinstance(entry.get("template"), str)
         }
+        tool_use = named.get("tool_use")
         if "default" in named:
-            return named["default"]
+            return named["default"], tool_use if tool_use != named["default"] else None
         if named:
-            return next(iter(named.values()))
+            return next(iter(named.values())), None
     raise SourceError(
         f"{path}: no chat template found (no usable `chat_template` entry); give the model's chat_template.jinja, or a tokenizer_config.json that has one"
     )
 
 
-def _from_config(data: Any, path: Path, tokens: dict[str, str]) -> TemplateSource:
+def _from_config(data: Any, path: Path, tokens: dict[str, str], add_bos_token: bool | None = None) -> TemplateSource:
     if not isinstance(data, Mapping) or "chat_template" not in data:
         raise SourceError(
             f"{path}: no chat template found (no `chat_template` key); give the model's chat_template.jinja, or a tokenizer_config.json that has one"
         )
-    return TemplateSource(template=_pick_template(data["chat_template"], path), special_tokens=tokens, origin=str(path))
+    template, tool_use = _pick_template(data["chat_template"], path)
+    add_bos = data.get("add_bos_token")
+    return TemplateSource(
+        template=template,
+        special_tokens=tokens,
+        origin=str(path),
+        tool_use=tool_use,
+        add_bos_token=add_bos if isinstance(add_bos, bool) else add_bos_token,
+    )
 
 
 def _folder_tokens(folder: Path) -> dict[str, str]:
@@ -132,17 +159,28 @@ def _folder_tokens(folder: Path) -> dict[str, str]:
     return tokens
 
 
+def _folder_add_bos(folder: Path) -> bool | None:
+    """`add_bos_token` of the folder's tokenizer_config.json, None when it does not say."""
+    config = folder / "tokenizer_config.json"
+    data = _read_json(config) if config.is_file() else None
+    value = data.get("add_bos_token") if isinstance(data, Mapping) else None
+    return value if isinstance(value, bool) else None
+
+
 def _from_folder(folder: Path) -> TemplateSource:
     tokens = _folder_tokens(folder)
+    add_bos = _folder_add_bos(folder)
     jinja = folder / "chat_template.jinja"
     if jinja.is_file():
-        return TemplateSource(template=_read_text(jinja), special_tokens=tokens, origin=str(jinja))
+        return TemplateSource(
+            template=_read_text(jinja), special_tokens=tokens, origin=str(jinja), add_bos_token=add_bos
+        )
     for name in ("chat_template.json", "tokenizer_config.json"):
         candidate = folder / name
         if candidate.is_file():
             data = _read_json(candidate)
             if isinstance(data, Mapping) and "chat_template" in data:
-                return _from_config(data, candidate, tokens)
+                return _from_config(data, candidate, tokens, add_bos)
     raise SourceError(
         f"{folder}: no chat template found (looked for chat_template.jinja, chat_template.json, "
         "and `chat_template` in tokenizer_config.json)"
@@ -189,4 +227,10 @@ def _from_gguf(path: Path) -> TemplateSource:
         token_id = field_value(key)
         if isinstance(token_id, int) and 0 <= token_id < len(vocabulary):
             tokens[name] = str(vocabulary[token_id])
-    return TemplateSource(template=template, special_tokens=tokens, origin=str(path))
+    add_bos = field_value(gguf.Keys.Tokenizer.ADD_BOS)
+    return TemplateSource(
+        template=template,
+        special_tokens=tokens,
+        origin=str(path),
+        add_bos_token=add_bos if isinstance(add_bos, bool) else None,
+    )

@@ -37,6 +37,9 @@ class Shape:
     arguments: Literal["object", "string"] = "object"
     call_wrapper: Literal["function", "flat"] = "function"
     needs_ids: bool = False
+    #: what an assistant message with tool calls and no text carries: transformers users pass
+    #: None (OpenAI's shape) where the template takes it, Ollama always sends ""
+    empty_call_content: Literal["string", "none"] = "string"
     system_role: bool = False
     tools: bool = False
     tool_calls: bool = False
@@ -71,6 +74,8 @@ def to_hf(messages: Sequence[Message], shape: Shape) -> list[dict[str, Any]]:
     converted: list[dict[str, Any]] = []
     for message in messages:
         out: dict[str, Any] = {"role": message["role"], "content": _content(message["content"], shape)}
+        if shape.empty_call_content == "none" and message.get("tool_calls") and message["content"] == "":
+            out["content"] = None
         if message.get("tool_calls"):
             out["tool_calls"] = [_tool_call(call, shape) for call in message["tool_calls"]]
         if message["role"] == "tool":
@@ -190,6 +195,29 @@ def _call_messages(names: Sequence[str], *, ids: bool, result_role: bool = False
     return messages
 
 
+#: how a template prints a None it was given: as Python writes it, or through `tojson`
+NONE_SHOWN = ("None", "null")
+
+
+def _empty_call_content(
+    template: str, shape: Shape, tools: Sequence[Mapping[str, Any]], special_tokens: Mapping[str, str] | None
+) -> Literal["string", "none"]:
+    """None where the template renders a text-less call with content None (printing the call,
+    if it prints calls at all) and prints no None for it (DeepSeek's templates print the calls
+    only then); "" where None crashes or is printed (LFM2 writes `content | tojson`: null)."""
+    for results in (False, True):  # the call last, and the call followed by its result
+        messages = _call_messages(CALL_NEEDLES[:1], ids=True, result_role=results)
+        with_none = _try(template, messages, replace(shape, empty_call_content="none"), tools, special_tokens)
+        with_empty = _try(template, messages, shape, tools, special_tokens)
+        if with_none is None and with_empty is None:
+            continue  # the template refuses this conversation either way
+        if with_none is None or (shape.tool_calls and CALL_NEEDLES[0] not in with_none):
+            return "string"
+        if with_empty is not None and any(with_none.count(shown) > with_empty.count(shown) for shown in NONE_SHOWN):
+            return "string"
+    return "none"
+
+
 def probe(template: str, special_tokens: Mapping[str, str] | None = None, roles: set[str] | None = None) -> Shape:
     """The shape this template expects and the features it renders, found by rendering probes.
 
@@ -224,10 +252,11 @@ def probe(template: str, special_tokens: Mapping[str, str] | None = None, roles:
 
     # calls name functions the tool list does not, so a rendered tool list is no false hit
     candidates = (
-        replace(shape, call_wrapper=wrapper, arguments=arguments, needs_ids=ids)
+        replace(shape, call_wrapper=wrapper, arguments=arguments, needs_ids=ids, empty_call_content=empty)
         for wrapper in ("function", "flat")
         for arguments in ("object", "string")
         for ids in (False, True)
+        for empty in ("string", "none")
     )
     for candidate in candidates:
         rendered = _try(
@@ -237,6 +266,8 @@ def probe(template: str, special_tokens: Mapping[str, str] | None = None, roles:
             shape = replace(candidate, tool_calls=True)
             break
 
+    if shape.empty_call_content == "string":
+        shape = replace(shape, empty_call_content=_empty_call_content(template, shape, tools, special_tokens))
     results = _try(template, _call_messages(CALL_NEEDLES[:1], ids=True, result_role=True), shape, tools, special_tokens)
     shape = replace(shape, tool_results=results is not None and RESULT_NEEDLE in results)
     if shape.tool_calls:

@@ -125,7 +125,7 @@ def with_stand_in_tokens(source: TemplateSource) -> TemplateSource:
     """The source as is when it has special tokens, else with STAND_IN_TOKENS."""
     if source.special_tokens:
         return source
-    return TemplateSource(source.template, dict(STAND_IN_TOKENS), source.origin)
+    return dataclasses.replace(source, special_tokens=dict(STAND_IN_TOKENS))
 
 
 def compare(
@@ -136,16 +136,22 @@ def compare(
     shape: Shape | None = None,
     cases: Sequence[Case] = CASES,
 ) -> tuple[Shape, list[CaseResult]]:
-    """Every battery case: the reference render of `source` against Ollama's render of `go_template`."""
+    """Every battery case: the reference render of `source` against Ollama's render of `go_template`.
+
+    A source with a `tool_use` template is rendered with it for the cases that have tools, as
+    transformers does; the shape returned is then that template's.
+    """
     shape = shape or probe(source.template, source.special_tokens)
+    tool_shape = shape if source.tool_use is None else probe(source.tool_use, source.special_tokens)
     results: list[CaseResult] = []
     for case in cases:
         needs = sorted(case.needs)
+        case_shape = tool_shape if case.tools else shape
         try:
-            expected = render_case(source.template, case, shape, source.special_tokens)
+            expected = render_case(source.chosen(bool(case.tools)), case, case_shape, source.special_tokens)
         except ReferenceRenderError as exc:
             reason = str(exc)
-            lacking = missing(shape, case)
+            lacking = missing(case_shape, case)
             if lacking:
                 reason += f" (the template does not render {', '.join(lacking)})"
             results.append(CaseResult(name=case.name, needs=needs, status="cannot-render", detail=reason))
@@ -160,7 +166,7 @@ def compare(
         }
         status, detail = _combine(per_version)
         results.append(CaseResult(name=case.name, needs=needs, status=status, detail=detail, versions=per_version))
-    return shape, results
+    return tool_shape, results
 
 
 @contextlib.contextmanager

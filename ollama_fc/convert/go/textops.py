@@ -214,7 +214,10 @@ def json_string(em: Emitter, text_code: str) -> str:
     text, quoted, last, i, b, escape = (em.temp() for _ in range(6))
     em.action(f"{text} := {text_code}")
     em.action(f'{quoted} := printf "%q" {text}')
-    em.action(f'if not (and (eq {quoted} (json {text})) (eq {quoted} (printf "%+q" {text})))')
+    # all three also agree on U+2028 and U+2029, escaped, where Python writes them raw: the fast
+    # path is for ASCII only (fewer characters than bytes when not: `%.*s` counts characters)
+    ascii_only = f'(or (not {text}) (lt (len (printf "%.*s" (len (slice {text} 1)) {text})) (len {text})))'
+    em.action(f'if not (and (eq {quoted} (json {text})) (eq {quoted} (printf "%+q" {text})) {ascii_only})')
     em.action(f'{quoted} = ""')
     em.action(f"{last} := 0")
     em.action(f"range {i} := len {text}")

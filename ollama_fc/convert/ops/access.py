@@ -200,6 +200,9 @@ class Access(Emit):
                     value.extra["optional"] = True
                 if base.kind == MSG and name == "content":
                     value.extra["final"] = f"(eq {base.code} $ofc_final)"
+                    # Ollama sends "" where transformers users pass None: an assistant's calls
+                    # with no text (templates print the calls only when the content is none)
+                    value.extra["none_when"] = f'(and (eq {base.code}.Content "") {base.code}.ToolCalls)'
                 return value
             return UNDEFINED
         if base.kind in {UNDEF, NONE}:

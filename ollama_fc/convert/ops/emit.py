@@ -61,6 +61,16 @@ class Emit:
         self.guard_open = False
         #: captured text variables that may hold the final message's text (see `capture`)
         self.capture_finals: set[str] = set()
+        #: the BOS text to leave out when the template prints it before anything else (see
+        #: `text`): the model's runner adds BOS itself, a literal one would make two
+        self.leading_bos = ""
+        #: whether output may have been written on the path being translated (a leading BOS is
+        #: only the first output), and for each open block: its keyword, whether output was
+        #: written before it, and whether some branch of it wrote any
+        self.printed = False
+        self.printed_blocks: list[tuple[str, bool, bool]] = []
+        #: the statement being translated (text has no node of its own to name in a warning)
+        self.statement: nodes.Node | None = None
 
     def fail(self, node: nodes.Node, construct: str, why: str = "has no Go template equivalent") -> ConversionError:
         return ConversionError(f"line {getattr(node, 'lineno', '?')}: {construct} {why}")
@@ -112,10 +122,17 @@ class Emit:
             runtime = code != "if true"
             self.open_blocks.append(runtime)
             self.flow_epoch += runtime
+            self.printed_blocks.append((word, self.printed, self.printed))
         elif word == "end" and self.open_blocks:
             self.flow_epoch += self.open_blocks.pop()
+            some_branch = self.printed_blocks.pop()[2]
+            self.printed = self.printed or some_branch
         elif word in {"else", "break", "continue"}:
             self.flow_epoch += 1
+            if word == "else" and self.printed_blocks:
+                opened, before, some_branch = self.printed_blocks[-1]
+                self.printed_blocks[-1] = (opened, before, some_branch or self.printed)
+                self.printed = before  # the next branch starts where the `if` did
 
     def show(self, code: str) -> None:
         """Template output (text or a printing action); silent once an assistant prefill has ended."""
@@ -123,6 +140,7 @@ class Emit:
             self.out.append("{{ if not $ofc_stop }}")
             self.guard_open = True
         self.charge(code)
+        self.printed = True
         self.out.append(code)
 
     def close_guard(self) -> None:
@@ -150,6 +168,17 @@ class Emit:
         if self.sink is not None:
             self.put(go_string(data))
             return
+        bos = self.leading_bos
+        in_loop = any(opened == "range" for opened, _, _ in self.printed_blocks)
+        if bos and not self.printed and not in_loop and data.startswith(bos):
+            data = data[len(bos) :]  # the first output on this path, printed once
+            self.warn(
+                self.statement,
+                f"leading {bos} (bos_token)",
+                "left out: Ollama's runner adds BOS itself (the model's add_bos_token), the model sees one",
+            )
+            if not data:
+                return
         parts = data.split("{{")
         for i, part in enumerate(parts):
             if i:

@@ -129,7 +129,7 @@ class Logic(Access):
         if right.is_const:
             value = right.const
             if value is None:
-                return "false"
+                return str(left.extra.get("none_when", "false"))
             if isinstance(value, str):
                 if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
                     return "false"  # never equal to a string (nor is Undefined, when it may be unset)
@@ -140,7 +140,7 @@ class Logic(Access):
                         return "false"
                 return f"(eq {left.code} {go_string(value)})"
             if isinstance(value, bool):
-                return left.code if value else f"(not {left.code})"
+                return self.equals_bool(left, value)
             if isinstance(value, int):
                 if left.kind not in {INT}:
                     raise self.fail(node, f"comparing {left.kind} with a number")
@@ -160,6 +160,18 @@ class Logic(Access):
         if left.kind == ANY or right.kind == ANY:
             return f'(eq (printf "%v" {left.code}) (printf "%v" {right.code}))'
         raise self.fail(node, f"comparing {left.kind} with {right.kind}")
+
+    def equals_bool(self, left: Value, value: bool) -> str:
+        """Python's `x == True/False`: a bool or a number equal to 1/0; never a string, list or
+        mapping (`'' != false` holds, unlike `not ''`)."""
+        if left.kind == BOOL:
+            return left.code if value else f"(not {left.code})"
+        if left.kind == INT:
+            return f"(eq {left.code} {int(value)})"
+        if left.kind == ANY:
+            typed = f'(printf "%T:%v" {left.code} {left.code})'
+            return f'(eq {typed} "bool:{str(value).lower()}" "float64:{int(value)}")'
+        return "false"
 
     def contains(self, needle: Value, hay: Value, node: nodes.Node) -> Value:
         if (hay.kind == ANY and needle.kind in {STR, CONTENT} | {ANY}) or (
@@ -376,6 +388,8 @@ def none(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value
         return "true" if value.const is None else "false"
     if kind == NONE:
         return "true"
+    if value.extra.get("none_when"):
+        return str(value.extra["none_when"])
     if kind == TOOLS:
         if value.extra.get("emptied"):
             raise ops.fail(node, "`is none` on a list set to [] on some paths", "(Go cannot tell [] from None there)")

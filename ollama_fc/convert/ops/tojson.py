@@ -542,7 +542,8 @@ class ToJson(Logic):
 
     def indent_json(self, value: Value, args: list[Any], options: dict[str, Any], node: nodes.Node) -> Value:
         """`tojson | indent(n)`: JSON text has no blank lines, so every newline gains the indent."""
-        width, first = (args + [4, False])[:2]
+        width = args[0] if args else 4
+        first = args[1] if len(args) > 1 else False  # a width alone leaves the first line as is
         first = options.get("first", first)
         if (
             not isinstance(width, int)

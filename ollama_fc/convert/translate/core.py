@@ -35,7 +35,14 @@ from .scope import Frame
 class Core(Lowering):
     """The translator's state and the dispatch: `visit` for statements, `expr` for expressions."""
 
-    def __init__(self, template: str, special_tokens: dict[str, str], limits: Limits | None = None) -> None:
+    def __init__(
+        self,
+        template: str,
+        special_tokens: dict[str, str],
+        limits: Limits | None = None,
+        *,
+        runner_adds_bos: bool = False,
+    ) -> None:
         self.source = template
         self.tree = parse_jinja(template)
         self.macros: dict[str, nodes.Macro] = {}
@@ -78,6 +85,8 @@ class Core(Lowering):
         #: the strings the template compares a role with (see role_constants)
         self.role_names = role_constants(self.tree)
         super().__init__(special_tokens, next((r for r in TOOL_RESULT_ROLES if r in self.role_names), "tool"), limits)
+        if runner_adds_bos:
+            self.leading_bos = special_tokens.get("bos_token") or ""
 
     def names_read(self, unread: set[int]) -> set[str]:
         """Names some statement that renders reads (a `set` of any other name has no effect).
@@ -227,6 +236,7 @@ class Core(Lowering):
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
             raise self.fail(node, f"{{% {type(node).__name__.lower()} %}}")
+        self.statement = node
         self.visiting.append(node)
         try:
             method(node, frame)

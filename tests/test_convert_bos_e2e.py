@@ -1,0 +1,83 @@
+"""A template's leading BOS on the real server: Ollama's runner adds BOS itself, so the converted
+template leaves the literal one out and the model sees exactly one."""
+
+from __future__ import annotations
+
+import pytest
+
+from ollama_fc.convert import TemplateSource, convert
+from ollama_fc.testbed.scripted import BOS, EOS
+
+CHATML = (
+    "{{ bos_token }}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+#: the same prompt without any BOS, written by hand: the runner's own BOS is the only one
+SINGLE_BOS_GO = (
+    "{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n"
+)
+TOKENS = {"bos_token": BOS, "eos_token": EOS}
+CONTROL = ("<|im_start|>", "<|im_end|>")
+
+
+def test_the_leading_bos_is_left_out_with_a_warning_where_the_runner_adds_it() -> None:
+    adds = convert(TemplateSource(CHATML, TOKENS, "chatml", add_bos_token=True))
+    unknown = convert(TemplateSource(CHATML, TOKENS, "chatml"))
+    keeps = convert(TemplateSource(CHATML, TOKENS, "chatml", add_bos_token=False))
+    assert BOS not in adds.template and BOS not in unknown.template  # Ollama's default: BOS added
+    assert BOS in keeps.template
+    assert [str(w) for w in adds.warnings if "bos_token" in str(w)] == [
+        f"line 1: leading {BOS} (bos_token): left out: Ollama's runner adds BOS itself (the model's add_bos_token), the model sees one"
+    ]
+    assert not keeps.warnings
+
+
+BRANCHES = (
+    "{% if messages[0].role == 'system' %}{{ bos_token }}[S]{{ messages[0].content }}{% else %}{{ bos_token + '[U]' }}{% endif %}"
+    "{% for m in messages %}{{ m.content }}{% endfor %}"
+)
+
+
+def test_a_bos_first_on_every_branch_is_left_out_on_each(engine) -> None:
+    from ollama_fc.hf.reference import render as reference_render
+
+    template = convert(TemplateSource(BRANCHES, TOKENS, "branches")).template
+    assert BOS not in template
+    for messages in (
+        [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}],
+        [{"role": "user", "content": "u"}],
+    ):
+        expected = reference_render(BRANCHES, messages, special_tokens=TOKENS)
+        assert expected.startswith(BOS)
+        assert engine.render(template, messages).prompt == expected.removeprefix(BOS)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{% if messages[0].role == 'system' %}x{% endif %}{{ bos_token }}{% for m in messages %}{{ m.content }}{% endfor %}",
+        "{% for m in messages %}{% if loop.first %}{{ bos_token }}{% endif %}{{ m.content }}{% endfor %}",
+    ],
+)
+def test_a_bos_that_may_follow_other_output_or_repeat_is_kept(template: str) -> None:
+    """Only a BOS printed before anything else, once, is the leading one; elsewhere it is text."""
+    conversion = convert(TemplateSource(template, TOKENS, "kept"))
+    assert BOS in conversion.template
+
+
+def test_prompt_eval_count_is_a_single_bos_prompts(scripted_model, ollama_host: str) -> None:
+    import ollama
+
+    client = ollama.Client(host=ollama_host)
+    messages = [{"role": "user", "content": "Hello there, how are you?"}]
+
+    def prompt_tokens(template: str) -> int | None:
+        model = scripted_model("Fine, thanks.", template=template, special_tokens=CONTROL)
+        return client.chat(model, messages, options={"num_predict": 1, "temperature": 0}).prompt_eval_count
+
+    single = prompt_tokens(SINGLE_BOS_GO)
+    converted = prompt_tokens(convert(TemplateSource(CHATML, TOKENS, "chatml", add_bos_token=True)).template)
+    literal = prompt_tokens(convert(TemplateSource(CHATML, TOKENS, "chatml", add_bos_token=False)).template)
+    assert single is not None and single > 10
+    assert converted == single
+    assert literal == single + 1  # a literal BOS in the template is one more token: two BOS
