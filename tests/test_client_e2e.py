@@ -432,13 +432,18 @@ def test_chat_without_tools_and_without_thinking_asks_no_show(scripted_model, ol
     assert client._profiles == {}
 
 
-def test_format_is_not_enforced_on_a_passthrough_thinking_model(scripted_model, ollama_host: str) -> None:
-    """The README's caveat: Ollama applies `format=` once it has seen the thinking end, which it
-    never sees for a passthrough model with a thinking template; without one, format applies."""
+def test_format_on_a_passthrough_thinking_model(scripted_model, ollama_server: Any, ollama_host: str) -> None:
+    """The README's caveat: v0.24.0 applies `format=` once it has seen the thinking end, which it
+    never sees for a passthrough model with a thinking template; 0.3x (llama-server) applies it
+    from the first token either way; without a thinking template, format applies on both."""
     script = "<think>Hmm, Paris.</think>It is sunny in Paris."
     plain = ollama.Client(host=ollama_host)
     ask_json = {"format": "json", "options": {"num_predict": 40}}
     thinking = scripted_model(script, template=THINKING, special_tokens=SPECIALS, parser="passthrough")
-    assert plain.chat(thinking, ASK, **ask_json).message.content == script  # not constrained
+    content = plain.chat(thinking, ASK, **ask_json).message.content
+    if ollama_server.tier.uses_llama_server:
+        assert content.startswith("{")  # the grammar applies from the start
+    else:
+        assert content == script  # not constrained
     no_thinking = scripted_model(script, template=HERMES, special_tokens=SPECIALS, parser="passthrough")
     assert plain.chat(no_thinking, ASK, **ask_json).message.content.startswith("{")  # the grammar applies
