@@ -207,14 +207,8 @@ def call_from_object(obj: Any, depth: int = 0) -> ParsedCall | None:
         if key in obj:
             arguments = obj[key]
             break
-    if isinstance(arguments, str):
-        try:
-            arguments = read_value(arguments) if arguments.strip() else {}
-        except NotALiteral:
-            return None
+    arguments = arguments_dict(arguments)
     if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, dict):
         return None
     inner_call = call_from_object(arguments, depth + 1) if arguments.get("name") == name else None
     if inner_call is not None:  # the whole call repeated as its own arguments
@@ -229,6 +223,19 @@ def call_from_object(obj: Any, depth: int = 0) -> ParsedCall | None:
 def _is_name(name: str) -> bool:
     """Whether a text can be a tool's name (no spaces or punctuation beyond `_-.:/`)."""
     return len(name) <= 128 and all(char.isalnum() or char in "_-.:/" for char in name)
+
+
+def arguments_dict(arguments: Any) -> dict[str, Any] | None:
+    """A call's arguments as a dict: a JSON (or Python literal) string is read, a missing or
+    empty one is no arguments; None when they are not a mapping."""
+    if isinstance(arguments, str):
+        try:
+            arguments = read_value(arguments) if arguments.strip() else {}
+        except NotALiteral:
+            return None
+    if arguments is None:
+        return {}
+    return arguments if isinstance(arguments, dict) else None
 
 
 def calls_from_value(value: Any) -> list[ParsedCall] | None:

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from ..learn.format import CALL_ID, INDEX, LEARNED_PREFIX, LearnedFormat, unquote
-from .base import Marker, ParsedCall, ToolCallParser, call_from_object
+from .base import Marker, ParsedCall, ToolCallParser, arguments_dict, call_from_object
 from .lenient import NotALiteral, read_value, scan_balanced
 from .pythonic import read_call_list
 
@@ -175,14 +175,8 @@ class LearnedParser(ToolCallParser):
         arguments = _at(value, spec.arguments_key)
         if not isinstance(name, str):
             return call_from_object(value)
-        if isinstance(arguments, str):
-            try:
-                arguments = read_value(arguments) if arguments.strip() else {}
-            except NotALiteral:
-                return None
-        if arguments is None:
-            arguments = {}
-        return ParsedCall(name.strip(), arguments) if isinstance(arguments, dict) else None
+        arguments = arguments_dict(arguments)
+        return ParsedCall(name.strip(), arguments) if arguments is not None else None
 
     def _json_list(self, body: str) -> list[ParsedCall] | None:
         values: list[Any] = []
