@@ -366,7 +366,15 @@ def test_model_lists_are_forwarded_unchanged(family_models: dict[str, str], olla
 def _timeless(line: bytes) -> dict[str, Any]:
     """A generate/chat chunk without the fields that differ from one run to the next."""
     payload = json.loads(line)
-    for key in ("created_at", "total_duration", "load_duration", "prompt_eval_duration", "eval_duration"):
+    # the timings, and how much of the prompt the runner found cached from the previous request
+    for key in (
+        "created_at",
+        "total_duration",
+        "load_duration",
+        "prompt_eval_duration",
+        "eval_duration",
+        "prompt_eval_cached_count",
+    ):
         payload.pop(key, None)
     return dict(payload)
 
@@ -412,26 +420,36 @@ def test_create_blobs_and_delete_through_the_proxy(proxy: str, ollama_host: str,
 
 class WatchedTransport(httpx.AsyncBaseTransport):
     """httpx's own transport to the real Ollama, noting how each upstream request ended: read to
-    its end, closed early, or cancelled before Ollama answered."""
+    its end, closed early, or cancelled before Ollama answered. Generation is paced as a real
+    model's would be (a scripted model on an idle llama-server writes 500 tokens in a few tenths
+    of a second, faster than an app can hang up): the answer's head waits `head_delay`, each
+    chunk `chunk_delay`."""
 
-    def __init__(self) -> None:
+    def __init__(self, head_delay: float = 2.0, chunk_delay: float = 0.01) -> None:
         self.inner = httpx.AsyncHTTPTransport()
         self.ends: list[tuple[str, str]] = []
+        self.head_delay = head_delay
+        self.chunk_delay = chunk_delay
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path
+        paced = path != "/api/show"
         try:
             response = await self.inner.handle_async_request(request)
+            if paced and not _streams(request):
+                await asyncio.sleep(self.head_delay)
         except asyncio.CancelledError:
             self.ends.append((path, "cancelled"))
             raise
-        ends, inner = self.ends, response.stream
+        ends, inner, chunk_delay = self.ends, response.stream, self.chunk_delay if paced else 0.0
 
         class Watched(httpx.AsyncByteStream):
             finished = False
 
             async def __aiter__(self) -> AsyncIterator[bytes]:
                 async for chunk in inner:  # type: ignore[union-attr]
+                    if chunk_delay:
+                        await asyncio.sleep(chunk_delay)
                     yield chunk
                 self.finished = True
 
@@ -444,6 +462,13 @@ class WatchedTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def _streams(request: httpx.Request) -> bool:
+    try:
+        return bool(json.loads(request.content).get("stream", True))
+    except (ValueError, AttributeError):
+        return False
 
 
 @pytest.mark.parametrize(

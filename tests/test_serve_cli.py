@@ -79,7 +79,7 @@ def served(ollama_host: str) -> Iterator[tuple[Served, int]]:
 
 
 def test_serve_command_repairs_a_minimax_call_for_the_openai_sdk(
-    served: tuple[Served, int], ollama_host: str, tmp_path: Path
+    served: tuple[Served, int], ollama_server: Any, ollama_host: str, tmp_path: Path
 ) -> None:
     """The minimax family, its model printing the fenced call without the <function_call> token
     (Ollama's tag): Ollama leaves the call in the text, the proxy gives the openai SDK a parsed call."""
@@ -92,7 +92,7 @@ def test_serve_command_repairs_a_minimax_call_for_the_openai_sdk(
     )
     model = build("minimax", from_=str(gguf), name="serve-minimax", host=ollama_host).name
     lines = running.wait_for("ollama-fc serve: http://")
-    assert f"upstream: Ollama 0.24.0 at {ollama_host}" in lines
+    assert f"upstream: Ollama {ollama_server.version.lstrip('v')} at {ollama_host}" in lines
     assert lines[-1].startswith(f"ollama-fc serve: http://127.0.0.1:{port} (Ollama API)")
 
     messages: Any = [{"role": "user", "content": QUESTION}]
