@@ -8,6 +8,7 @@ characters where it is compared and in bytes where text is skipped.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol
 
 #: Python's str.isspace() characters, the set `str.strip()` removes.
@@ -20,8 +21,27 @@ PY_WHITESPACE = (
 
 def plus_one(number: str) -> str:
     """Go code for the int `number + 1`: text/template has no arithmetic, but the length of
-    `number` spaces and one more character is it (`number` must not be negative)."""
+    `number` spaces and one more character is it (`number` must not be negative). It builds a
+    string that long: for a position inside a string use `position_after`, constant time."""
     return f'len (printf "%*s." {number} "")'
+
+
+def position_after(text: str, position: str, count: int | str = 1) -> str:
+    """Go code for the int `position + count` where that is at most the length n of the string in
+    `text`, in constant time: `slice (slice text position) count` is n - position - count long,
+    and cutting that many bytes off the front of `text` leaves position + count."""
+    return f"(len (slice {text} (len (slice (slice {text} {position}) {count}))))"
+
+
+#: `html` escapes exactly these characters (and NUL), each into a longer text: when the escaped
+#: text is as long as the text, none of them occurs in it, a check in one native call
+HTML_ESCAPED = "'\"&<>"
+
+
+def lacks_html_special(text: str) -> str:
+    """A Go condition true when the string in `text` holds none of `HTML_ESCAPED`: a needle with
+    one of them cannot occur in it, so a search can be skipped."""
+    return f"(eq (len (html {text})) (len {text}))"
 
 
 def go_string(text: str) -> str:
@@ -55,45 +75,121 @@ class Emitter(Protocol):
     def action(self, code: str) -> None: ...
 
 
+#: trim scan table codes (see `scan_table`); 0, the byte that ends a scan, is falsy in an `if`
+SCAN_SPACE, SCAN_INSIDE, SCAN_MAYBE = ord("s"), ord("c"), ord("m")
+
+
+def scan_table(members: Iterable[str]) -> str:
+    """The Go literal of the 256-byte table a trim scan looks each byte up in with `index`.
+
+    0 (falsy, so `if` tests it without a call) where the scan stops: an ASCII character that is
+    not a member, or the lead byte of multi-byte characters none of which is a member;
+    SCAN_SPACE for an ASCII member, SCAN_INSIDE for a UTF-8 continuation byte (the scan moves
+    on to the character's lead byte), SCAN_MAYBE for a lead byte some multi-byte member starts
+    with: only then is the character cut out and compared with the members.
+    """
+    codes = [0] * 256
+    for byte in range(0x80, 0xC0):
+        codes[byte] = SCAN_INSIDE
+    for char in members:
+        first = char.encode()[0]
+        codes[first] = SCAN_SPACE if first < 0x80 else SCAN_MAYBE
+    return go_string("".join(map(chr, codes)))
+
+
 def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
-    """Python's strip/lstrip/rstrip over bytes: find the first and last kept characters."""
-    chars_set = chars if chars is not None else PY_WHITESPACE
-    text, start, last, i, c, b, seen = (em.temp() for _ in range(7))
-    strip_set = " ".join(go_string(ch) for ch in dict.fromkeys(chars_set))
+    """Python's strip/lstrip/rstrip: a scan from either end that stops at the first kept character.
+
+    The cost is the number of stripped bytes at the ends, not the length of the text. Both
+    scans look bytes up in `scan_table`; a multi-byte character is recognised at its lead byte
+    (exact for valid UTF-8, which every string Ollama passes is: it comes out of encoding/json).
+    """
+    members = list(dict.fromkeys(chars if chars is not None else PY_WHITESPACE))
+    wide = " ".join(go_string(char) for char in members if ord(char) >= 0x80)
+    table = scan_table(members)
+    text = em.temp()
     em.action(f"{text} := {text_code}")
-    em.action(f"{start} := len {text}")
-    em.action(f"{last} := -1")
-    em.action(f"{seen} := false")
+    if method in {"strip", "lstrip"}:
+        text = _strip_front(em, text, table, wide)
+    if method in {"strip", "rstrip"}:
+        text = _strip_back(em, text, table, wide)
+    return text
+
+
+def _strip_front(em: Emitter, text: str, table: str, wide: str) -> str:
+    """The text from its first character that is not stripped on (empty when there is none)."""
+    out, i, code = em.temp(), em.temp(), em.temp()
+    em.action(f'{out} := ""')
     em.action(f"range {i} := len {text}")
-    em.action(f"{b} := index {text} {i}")
-    em.action(f"if and (ge {b} 128) (lt {b} 192)")
-    em.action(f"if {seen}")
-    em.action(f"{last} = {i}")
-    em.action("end")
-    em.action("continue")
-    em.action("end")
-    em.action(f'{c} := printf "%.1s" (slice {text} {i})')
-    em.action(f"if eq {c} {strip_set}")
-    em.action(f"{seen} = false")
-    em.action("else")
-    em.action(f"{seen} = true")
-    em.action(f"if gt {start} {i}")
-    em.action(f"{start} = {i}")
-    em.action("end")
-    em.action(f"{last} = {i}")
-    em.action("end")
-    em.action("end")
-    result = em.temp()
-    if method == "lstrip":
-        em.action(f"{result} := slice {text} {start}")
-    else:  # up to and with the last kept character: from the first one, or (rstrip) the start
-        em.action(f'{result} := ""')
-        em.action(f"if ge {last} 0")
-        em.action(
-            f'{result} = printf "%s%.1s" (slice {text} {start if method == "strip" else 0} {last}) (slice {text} {last})'
-        )
+    em.action(f"{code} := index {table} (index {text} {i})")
+    em.action(f"if {code}")
+    if wide:
+        em.action(f"if eq {code} {SCAN_MAYBE}")
+        em.action(f'if eq (printf "%.1s" (slice {text} {i})) {wide}')
+        em.action("continue")
         em.action("end")
-    return result
+        _keep_from(em, out, text, i)
+        em.action("break")
+        em.action("end")
+    em.action("else")
+    _keep_from(em, out, text, i)
+    em.action("break")
+    em.action("end")
+    em.action("end")
+    return out
+
+
+def _keep_from(em: Emitter, out: str, text: str, i: str) -> None:
+    em.action(f"if {i}")
+    em.action(f"{out} = slice {text} {i}")
+    em.action("else")
+    em.action(f"{out} = {text}")  # nothing to strip: no slice
+    em.action("end")
+
+
+def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
+    """The text up to its last character that is not stripped (empty when there is none).
+
+    Byte i from the end is at `len (slice $t i)` with `$t` the text without its first byte;
+    `end` is the end of the character being looked at (moved down past each stripped one)."""
+    out, rest, end, cut, i, at, code = (em.temp() for _ in range(7))
+    em.action(f'{out} := ""')
+    em.action(f"if {text}")
+    em.action(f"{rest} := slice {text} 1")
+    em.action(f"{end} := 0")
+    em.action(f"{cut} := false")
+    em.action(f"range {i} := len {text}")
+    em.action(f"{at} := len (slice {rest} {i})")
+    em.action(f"{code} := index {table} (index {text} {at})")
+    em.action(f"if {code}")
+    em.action(f"if eq {code} {SCAN_SPACE}")
+    em.action(f"{end} = {at}")
+    em.action(f"{cut} = true")
+    if wide:
+        em.action(f"else if eq {code} {SCAN_MAYBE}")
+        em.action(f'if eq (printf "%.1s" (slice {text} {at})) {wide}')
+        em.action(f"{end} = {at}")
+        em.action(f"{cut} = true")
+        em.action("continue")
+        em.action("end")
+        _keep_to(em, out, text, end, cut)
+        em.action("break")
+    em.action("end")
+    em.action("else")
+    _keep_to(em, out, text, end, cut)
+    em.action("break")
+    em.action("end")
+    em.action("end")
+    em.action("end")
+    return out
+
+
+def _keep_to(em: Emitter, out: str, text: str, end: str, cut: str) -> None:
+    em.action(f"if {cut}")
+    em.action(f"{out} = slice {text} 0 {end}")
+    em.action("else")
+    em.action(f"{out} = {text}")
+    em.action("end")
 
 
 def contains(em: Emitter, hay: str, needle: str) -> str:
