@@ -246,20 +246,32 @@ def split_part(em: Emitter, text_code: str, sep: str, which: int) -> str:
     return result
 
 
+def _changed_bytes(mapping: dict[int, int]) -> str:
+    """A 256-byte table literal: the byte a byte becomes, 0 where it stays (falsy in an `if`)."""
+    return go_string("".join(chr(mapping.get(byte, 0)) for byte in range(256)))
+
+
+def _rebuilt(em: Emitter, text: str, out: str, last: str, i: str, new_byte: str) -> None:
+    """Append the unchanged run before byte `i` and the byte it becomes; `last` moves past it."""
+    em.action(f'{out} = printf "%s%s%c" {out} (slice {text} {last} {i}) {new_byte}')
+    em.action(f"{last} = {position_after(text, i)}")
+
+
 def ascii_case(em: Emitter, text: str, method: str) -> str:
-    """`lower` / `upper` of the ASCII letters of the string in Go variable `text`."""
-    lo, hi = (65, 90) if method == "lower" else (97, 122)
-    table = "".join(chr(c).lower() if method == "lower" else chr(c).upper() for c in range(hi + 1))
-    result, i, b = em.temp(), em.temp(), em.temp()
+    """`lower` / `upper` of the ASCII letters of the string in Go variable `text`: each byte is
+    looked up in a table of the letters that change, and runs of the others are copied whole."""
+    letters = range(65, 91) if method == "lower" else range(97, 123)
+    table = _changed_bytes({c: ord(chr(c).lower() if method == "lower" else chr(c).upper()) for c in letters})
+    result, last, i, new = em.temp(), em.temp(), em.temp(), em.temp()
     em.action(f'{result} := ""')
+    em.action(f"{last} := 0")
     em.action(f"range {i} := len {text}")
-    em.action(f"{b} := index {text} {i}")
-    em.action(f"if and (ge {b} {lo}) (le {b} {hi})")
-    em.action(f'{result} = printf "%s%c" {result} (index {go_string(table)} {b})')
-    em.action("else")
-    em.action(f'{result} = printf "%s%s" {result} (slice {text} {i} ({plus_one(i)}))')
+    em.action(f"{new} := index {table} (index {text} {i})")
+    em.action(f"if {new}")
+    _rebuilt(em, text, result, last, i, new)
     em.action("end")
     em.action("end")
+    em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
     return result
 
 
@@ -270,31 +282,63 @@ TITLE_WORD_BREAKS = (45, 32, 9, 10, 11, 12, 13, 40, 123, 91, 60)
 #: bytes after which Python's `str.title()` starts a word: every ASCII character but a letter
 PYTHON_TITLE_BREAKS = tuple(c for c in range(128) if not chr(c).isalpha())
 
+#: what a message's role almost always is: its title case is looked up before any byte loop
+COMMON_ROLES = ("user", "assistant", "tool", "system")
 
-def ascii_title(em: Emitter, text: str, breaks: tuple[int, ...] = TITLE_WORD_BREAKS) -> str:
+
+def title_of(text: str, breaks: tuple[int, ...]) -> str:
+    """What `ascii_title` computes, for constant text."""
+    out, start = [], True
+    for char in text:
+        code = ord(char)
+        if code >= 128:
+            out.append(char)
+            start = False
+        elif code in breaks:
+            out.append(char)
+            start = True
+        else:
+            out.append(char.upper() if start else char.lower())
+            start = False
+    return "".join(out)
+
+
+def ascii_title(
+    em: Emitter, text: str, breaks: tuple[int, ...] = TITLE_WORD_BREAKS, common: tuple[str, ...] = ()
+) -> str:
     """Jinja's `|title` (or, with PYTHON_TITLE_BREAKS, `str.title()`) of the string in Go
     variable `text`, for ASCII letters: the first character of each word upper-cased, the
-    others lower-cased (bytes of other characters kept)."""
-    upper = "".join(chr(c).upper() for c in range(128))
-    lower = "".join(chr(c).lower() for c in range(128))
-    result, start, i, b = em.temp(), em.temp(), em.temp(), em.temp()
+    others lower-cased (bytes of other characters kept). Three table lookups per byte (the
+    letter at a word start, inside a word, whether a word starts after it), runs of unchanged
+    bytes copied whole; the strings in `common` are compared first and need no loop."""
+    at_start = _changed_bytes({c: ord(chr(c).upper()) for c in range(128) if c not in breaks and chr(c).islower()})
+    inside = _changed_bytes({c: ord(chr(c).lower()) for c in range(128) if c not in breaks and chr(c).isupper()})
+    starts_word = _changed_bytes(dict.fromkeys(breaks, 1))
+    result, last, start, i, b, new = (em.temp() for _ in range(6))
     em.action(f'{result} := ""')
+    for n, word in enumerate(common):
+        em.action(f"{'if' if n == 0 else 'else if'} eq {text} {go_string(word)}")
+        em.action(f"{result} = {go_string(title_of(word, breaks))}")
+    if common:
+        em.action("else")
+    em.action(f"{last} := 0")
     em.action(f"{start} := true")
+    em.action(f"{new} := 0")
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
-    em.action(f"if ge {b} 128")
-    em.action(f'{result} = printf "%s%s" {result} (slice {text} {i} ({plus_one(i)}))')
-    em.action(f"{start} = false")
-    em.action(f"else if eq {b} {' '.join(map(str, breaks))}")
-    em.action(f'{result} = printf "%s%c" {result} {b}')
-    em.action(f"{start} = true")
-    em.action(f"else if {start}")
-    em.action(f'{result} = printf "%s%c" {result} (index {go_string(upper)} {b})')
-    em.action(f"{start} = false")
+    em.action(f"if {start}")
+    em.action(f"{new} = index {at_start} {b}")
     em.action("else")
-    em.action(f'{result} = printf "%s%c" {result} (index {go_string(lower)} {b})')
+    em.action(f"{new} = index {inside} {b}")
     em.action("end")
+    em.action(f"if {new}")
+    _rebuilt(em, text, result, last, i, new)
     em.action("end")
+    em.action(f"{start} = index {starts_word} {b}")
+    em.action("end")
+    em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
+    if common:
+        em.action("end")
     return result
 
 

@@ -64,7 +64,8 @@ class Strings(ToJson):
             )
             text = self.temp()
             self.action(f"{text} := {base.code}")
-            return Value(textops.ascii_title(self, text, textops.PYTHON_TITLE_BREAKS), STR)
+            common = textops.COMMON_ROLES if base.code.endswith(".Role") else ()
+            return Value(textops.ascii_title(self, text, textops.PYTHON_TITLE_BREAKS, common), STR)
         if (
             method in {"startswith", "endswith"}
             and len(args) == 1
