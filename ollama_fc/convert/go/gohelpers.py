@@ -157,8 +157,8 @@ class _Statements:
 def _json_string_helper() -> str:
     """`ofc_json_str`: a string as Python's json.dumps writes it (see textops.json_string)."""
     body = _Statements()
-    result = json_string(body, ".")
-    return '{{ define "ofc_json_str" }}' + "".join(body.code) + "{{ " + result + " }}{{ end }}"
+    json_string(body, ".", printed=True)
+    return '{{ define "ofc_json_str" }}' + "".join(body.code) + "{{ end }}"
 
 
 def json_helper_name(indent: int | None, depth: int, separators: tuple[str, str] | None = None) -> str:

@@ -8,7 +8,7 @@ characters where it is compared and in bytes where text is skipped.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 #: Python's str.isspace() characters, the set `str.strip()` removes.
@@ -192,57 +192,80 @@ def _keep_to(em: Emitter, out: str, text: str, end: str, cut: str) -> None:
     em.action("end")
 
 
-def contains(em: Emitter, hay: str, needle: str) -> str:
-    """Whether `needle` occurs in `hay` (a byte scan)."""
-    found, text, i = em.temp(), em.temp(), em.temp()
-    em.action(f"{text} := {hay}")
-    em.action(f"{found} := false")
+def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], None], last: bool = False) -> None:
+    """Call `on_match` with the Go variable holding each position of `text` where the constant
+    `needle` starts (the first only, unless `last`), to emit what happens there.
+
+    Text has no native substring search, so this is a byte loop, kept to two calls per byte:
+    the first byte of the needle is compared alone and the rest only where it matched. When
+    the needle holds a character `html` escapes and the text does not (one native call), the
+    loop is skipped.
+    """
+    i = em.temp()
+    guarded = any(char in HTML_ESCAPED for char in needle)
+    if guarded:
+        em.action(f"if {lacks_html_special(text)}")
+        em.action("else")
     em.action(f"range {i} := len {text}")
-    em.action(f'if eq (printf "%.*s" {len(needle)} (slice {text} {i})) {go_string(needle)}')
-    em.action(f"{found} = true")
-    em.action("break")
+    em.action(f"if eq (index {text} {i}) {needle.encode()[0]}")
+    if len(needle.encode()) > 1:
+        em.action(f'if eq (printf "%.*s" {len(needle)} (slice {text} {i})) {go_string(needle)}')
+    on_match(i)
+    if not last:
+        em.action("break")
+    if len(needle.encode()) > 1:
+        em.action("end")
     em.action("end")
     em.action("end")
+    if guarded:
+        em.action("end")
+
+
+def contains(em: Emitter, hay: str, needle: str) -> str:
+    """Whether the constant `needle` occurs in `hay`."""
+    found, text = em.temp(), em.temp()
+    em.action(f"{text} := {hay}")
+    em.action(f"{found} := {'false' if needle else 'true'}")
+    if needle:
+        _search(em, text, needle, lambda i: em.action(f"{found} = true"))
     return found
 
 
 def contains_text(em: Emitter, hay: str, needle: str) -> str:
     """Whether the string in Go operand `needle` (known only at run time) occurs in `hay`:
-    compared byte-wise at every offset; the empty string occurs in any string, as in Python."""
-    found, text, pattern, i, rest = em.temp(), em.temp(), em.temp(), em.temp(), em.temp()
+    where its first byte is found, the rest is compared; the empty string occurs in any
+    string, as in Python."""
+    found, text, pattern, first, i, rest = (em.temp() for _ in range(6))
     em.action(f"{text} := {hay}")
     em.action(f"{pattern} := {needle}")
     em.action(f"{found} := eq (len {pattern}) 0")
+    em.action(f"if {pattern}")
+    em.action(f"{first} := index {pattern} 0")
     em.action(f"range {i} := len {text}")
+    em.action(f"if eq (index {text} {i}) {first}")
     em.action(f"{rest} := slice {text} {i}")
     em.action(f"if and (ge (len {rest}) (len {pattern})) (eq (slice {rest} 0 (len {pattern})) {pattern})")
     em.action(f"{found} = true")
     em.action("break")
     em.action("end")
     em.action("end")
+    em.action("end")
+    em.action("end")
     return found
 
 
 def split_part(em: Emitter, text_code: str, sep: str, which: int) -> str:
-    """`s.split(sep)[0]` / `[-1]`: the text before the first / after the last separator."""
-    text, i, cut, result = em.temp(), em.temp(), em.temp(), em.temp()
-    n = len(sep.encode())
+    """`s.split(sep)[0]` / `[-1]`: the text before the first / after the last separator (the
+    last place it starts, found in one forward pass: cheaper per byte than a scan from the end
+    when, as usual, the separator is absent)."""
+    text, result = em.temp(), em.temp()
     em.action(f"{text} := {text_code}")
-    em.action(f"{cut} := -1")
-    em.action(f"range {i} := len {text}")
-    em.action(f'if eq (printf "%.*s" {len(sep)} (slice {text} {i})) {go_string(sep)}')
-    em.action(f"{cut} = {i}")
-    if which == 0:
-        em.action("break")
-    em.action("end")
-    em.action("end")
     em.action(f"{result} := {text}")
-    em.action(f"if ge {cut} 0")
     if which == 0:
-        em.action(f"{result} = slice {text} 0 {cut}")
+        _search(em, text, sep, lambda i: em.action(f"{result} = slice {text} 0 {i}"))
     else:
-        em.action(f'{result} = slice {text} (len (printf "%*s%*s" {cut} "" {n} ""))')
-    em.action("end")
+        size = len(sep.encode())
+        _search(em, text, sep, lambda i: em.action(f"{result} = slice (slice {text} {i}) {size}"), last=True)
     return result
 
 
@@ -342,14 +365,21 @@ def ascii_title(
     return result
 
 
-def json_string(em: Emitter, text_code: str) -> str:
+#: the bytes json.dumps escapes in a string (controls, `"`, backslash), non-zero in this table
+JSON_ESCAPED = go_string("".join("e" if byte < 32 or byte in (34, 92) else "\0" for byte in range(256)))
+
+
+def json_string(em: Emitter, text_code: str, printed: bool = False) -> str:
     """Python's `json.dumps` of a string (`ensure_ascii=False`, as transformers' `tojson`).
 
     Go's `%q` writes the same for ASCII text without control characters other than \\t, \\n,
     \\r, \\b, \\f; Ollama's `json` escapes `<`, `>`, `&` but writes controls as Python does. So
-    an ASCII string on which both agree takes `%q`; any other is escaped byte by byte, copying
-    runs of plain bytes (UTF-8 sequences included) whole. The escapes Python writes short are
-    the ones `%q` writes for those single bytes; the others are `\\u00XX`.
+    an ASCII string on which both agree takes `%q`; any other is escaped byte by byte (one
+    table lookup per byte), copying runs of plain bytes (UTF-8 sequences included) whole. The
+    escapes Python writes short are the ones `%q` writes for those single bytes; the others are
+    `\\u00XX`. With `printed`, the pieces are printed as they are found (linear; the define
+    helper does this) and the result is the empty string literal; else they are collected into
+    the returned variable.
     """
     text, quoted, last, i, b, escape = (em.temp() for _ in range(6))
     em.action(f"{text} := {text_code}")
@@ -357,20 +387,36 @@ def json_string(em: Emitter, text_code: str) -> str:
     # all three also agree on U+2028 and U+2029, escaped, where Python writes them raw: the fast
     # path is for ASCII only (fewer characters than bytes when not: `%.*s` counts characters)
     ascii_only = f'(or (not {text}) (lt (len (printf "%.*s" (len (slice {text} 1)) {text})) (len {text})))'
-    em.action(f'if not (and (eq {quoted} (json {text})) (eq {quoted} (printf "%+q" {text})) {ascii_only})')
-    em.action(f'{quoted} = ""')
+    fast = f'and (eq {quoted} (json {text})) (eq {quoted} (printf "%+q" {text})) {ascii_only}'
+    if printed:
+        em.action(f"if {fast}")
+        em.action(quoted)
+        em.action("else")
+        em.action('"\\""')
+    else:
+        em.action(f"if not ({fast})")
+        em.action(f'{quoted} = ""')
     em.action(f"{last} := 0")
     em.action(f"range {i} := len {text}")
+    em.action(f"if index {JSON_ESCAPED} (index {text} {i})")
     em.action(f"{b} := index {text} {i}")
-    em.action(f"if or (lt {b} 32) (eq {b} 34 92)")
     em.action(f'{escape} := printf "\\\\u%04x" {b}')
     em.action(f"if eq {b} 34 92 8 9 10 12 13")
     em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
     em.action("end")
-    em.action(f'{quoted} = printf "%s%s%s" {quoted} (slice {text} {last} {i}) {escape}')
-    em.action(f"{last} = {plus_one(i)}")
+    if printed:
+        em.action(f"slice {text} {last} {i}")
+        em.action(escape)
+    else:
+        em.action(f'{quoted} = printf "%s%s%s" {quoted} (slice {text} {last} {i}) {escape}')
+    em.action(f"{last} = {position_after(text, i)}")
     em.action("end")
     em.action("end")
+    if printed:
+        em.action(f"slice {text} {last}")
+        em.action('"\\""')
+        em.action("end")
+        return '""'
     em.action(f'{quoted} = printf "\\"%s%s\\"" {quoted} (slice {text} {last})')
     em.action("end")
     return quoted
@@ -378,22 +424,28 @@ def json_string(em: Emitter, text_code: str) -> str:
 
 def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | None = None) -> str:
     """Python's `str.replace(old, new[, limit])`: non-overlapping `old`, left to right (the
-    first `limit` of them when given)."""
-    text, result, last, i, done = em.temp(), em.temp(), em.temp(), em.temp(), em.temp()
+    first `limit` of them when given), found as `_search` finds it."""
+    text, result, last, done = em.temp(), em.temp(), em.temp(), em.temp()
+    size = len(old.encode())
     em.action(f"{text} := {text_code}")
     em.action(f'{result} := ""')
     em.action(f"{last} := 0")
     if limit is not None:
         em.action(f"{done} := 0")
-    em.action(f"range {i} := len {text}")
-    more = f" (lt {done} {limit})" if limit is not None else ""
-    em.action(f'if and (ge {i} {last}){more} (eq (printf "%.*s" {len(old)} (slice {text} {i})) {go_string(old)})')
-    em.action(f'{result} = printf "%s%s%v" {result} (slice {text} {last} {i}) {new_code}')
-    em.action(f'{last} = len (printf "%*s%*s" {i} "" {len(old.encode())} "")')
-    if limit is not None:
-        em.action(f"{done} = {plus_one(done)}")
-    em.action("end")
-    em.action("end")
+
+    def replaced(i: str) -> None:
+        # a match inside the previous one (only possible for a needle over one byte) is skipped
+        checks = ([f"(ge {i} {last})"] if size > 1 else []) + ([f"(lt {done} {limit})"] if limit is not None else [])
+        if checks:
+            em.action(f"if {checks[0][1:-1]}" if len(checks) == 1 else f"if and {' '.join(checks)}")
+        em.action(f'{result} = printf "%s%s%v" {result} (slice {text} {last} {i}) {new_code}')
+        em.action(f"{last} = {position_after(text, i, size)}")
+        if limit is not None:
+            em.action(f"{done} = {plus_one(done)}")
+        if checks:
+            em.action("end")
+
+    _search(em, text, old, replaced, last=True)
     em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
     return result
 
@@ -466,7 +518,7 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
     em.action("end")
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {escape}')
-    em.action(f"{last} = {plus_one(i)}")
+    em.action(f"{last} = {position_after(text, i)}")
     em.action("end")
     em.action("end")
     em.action(f'{out} = printf "%s%s%s%s" {quote} {out} (slice {text} {last}) {quote}')
@@ -563,7 +615,7 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     em.action("continue")  # digits, signs and brackets are the same in both
     em.action("end")
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {piece}')
-    em.action(f'{last} = len (printf "%*s%*s" {i} "" {step} "")')
+    em.action(f"{last} = {position_after(text, i, step)}")
     em.action("end")
     em.action(f'{out} = printf "%s%s" {out} (slice {text} {last})')
     return out
@@ -615,7 +667,7 @@ def ascii_json(em: Emitter, text_code: str) -> str:
     em.action(f'{escape} = printf "\\\\u%04x\\\\u%04x" {high} {bottom}')
     em.action("end")
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {escape}')
-    em.action(f'{last} = len (printf "%*s%s" {i} "" {char})')
+    em.action(f"{last} = {position_after(text, i, f'(len {char})')}")
     em.action("end")
     em.action("end")
     em.action(f'{out} = printf "%s%s" {out} (slice {text} {last})')
