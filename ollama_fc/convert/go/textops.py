@@ -192,22 +192,33 @@ def _keep_to(em: Emitter, out: str, text: str, end: str, cut: str) -> None:
     em.action("end")
 
 
+#: bytes per piece of text that a search tests with `html` before looking at its bytes
+SEARCH_PIECE = 64
+
+
 def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], None], last: bool = False) -> None:
     """Call `on_match` with the Go variable holding each position of `text` where the constant
     `needle` starts (the first only, unless `last`), to emit what happens there.
 
     Text has no native substring search, so this is a byte loop, kept to two calls per byte:
-    the first byte of the needle is compared alone and the rest only where it matched. When
-    the needle holds a character `html` escapes and the text does not (one native call), the
-    loop is skipped.
+    the first byte of the needle is compared alone and the rest only where it matched. `html`
+    (native) escapes `HTML_ESCAPED` into longer text, so where the needle starts with one of
+    those characters (`</think>`, `<|im_end|>`) the text is taken in pieces of SEARCH_PIECE
+    bytes and only a piece that `html` lengthens is looked at byte by byte (the rest of the
+    needle is compared across the piece's end); where it merely holds one, a text that `html`
+    leaves as long is skipped whole.
     """
+    first = needle.encode()[0]
+    if chr(first) in HTML_ESCAPED:
+        _search_pieces(em, text, needle, on_match, last)
+        return
     i = em.temp()
     guarded = any(char in HTML_ESCAPED for char in needle)
     if guarded:
         em.action(f"if {lacks_html_special(text)}")
         em.action("else")
     em.action(f"range {i} := len {text}")
-    em.action(f"if eq (index {text} {i}) {needle.encode()[0]}")
+    em.action(f"if eq (index {text} {i}) {first}")
     if len(needle.encode()) > 1:
         em.action(f'if eq (printf "%.*s" {len(needle)} (slice {text} {i})) {go_string(needle)}')
     on_match(i)
@@ -219,6 +230,40 @@ def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], None]
     em.action("end")
     if guarded:
         em.action("end")
+
+
+def _search_pieces(em: Emitter, text: str, needle: str, on_match: Callable[[str], None], last: bool) -> None:
+    """`_search` for a needle whose first byte `html` escapes: a piece without it is skipped
+    with a few calls; a position is counted from the end (`len (slice text rest)` is n - rest)."""
+    rest, step, piece, j, at, done = (em.temp() for _ in range(6))
+    em.action(f"{rest} := {text}")
+    em.action(f"{done} := false")
+    em.action(f"range {step} := len {text}")
+    em.action(f"{piece} := {rest}")
+    em.action(f"if gt (len {rest}) {SEARCH_PIECE}")
+    em.action(f"{piece} = slice {rest} 0 {SEARCH_PIECE}")
+    em.action("end")
+    em.action(f"if {lacks_html_special(piece)}")
+    em.action("else")
+    em.action(f"range {j} := len {piece}")
+    em.action(f"if eq (index {piece} {j}) {needle.encode()[0]}")
+    if len(needle.encode()) > 1:
+        em.action(f'if eq (printf "%.*s" {len(needle)} (slice {rest} {j})) {go_string(needle)}')
+    em.action(f"{at} := len (slice {text} (len (slice {rest} {j})))")
+    on_match(at)
+    if not last:
+        em.action(f"{done} = true")
+        em.action("break")
+    if len(needle.encode()) > 1:
+        em.action("end")
+    em.action("end")
+    em.action("end")
+    em.action("end")
+    em.action(f"{rest} = slice {rest} (len {piece})")
+    em.action(f"if or {done} (not {rest})")
+    em.action("break")
+    em.action("end")
+    em.action("end")
 
 
 def contains(em: Emitter, hay: str, needle: str) -> str:
