@@ -72,6 +72,7 @@ TEMPLATES = {
     "split": "{{ m.content.split('</think>')[-1] }}|{{ m.content.split('</think>')[0] }}|{{ m.content.split('ab')[-1] }}",
     "split_list": "{% set parts = m.content.split('a') %}{{ parts | length }}:{{ parts | join('+') }}:{{ 'b' in parts }}",
     "replace": "{{ m.content.replace('</think>', '#') }}|{{ m.content.replace('a', 'AA') }}|{{ m.content.replace('\u00e9', '<e>') }}",
+    "slicing": "{{ m.content[-3:] }}|{{ m.content[1:-2] }}|{{ m.content[:5] }}|{{ m.content[-100:-1] }}",
     "tojson": "{{ m.content | tojson }}",
     "tojson_value": "{% set x = 'p' ~ (m.content | tojson) %}{{ x }}",
 }

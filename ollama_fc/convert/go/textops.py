@@ -498,16 +498,10 @@ def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | N
 def slice_text(em: Emitter, text_code: str, start: int | None, stop: int | None) -> str:
     """Python's `text[start:stop]` for constant bounds, counted in characters (negative ones
     from the end, clamped to the text): `%.*s` turns a character count into a byte offset."""
-    text, count, i, b, lo, hi, out = (em.temp() for _ in range(7))
+    text, count, lo, hi, out = (em.temp() for _ in range(5))
     em.action(f"{text} := {text_code}")
     if any(bound is not None and bound < 0 for bound in (start, stop)):
-        em.action(f"{count} := 0")  # characters: bytes that do not continue a UTF-8 sequence
-        em.action(f"range {i} := len {text}")
-        em.action(f"{b} := index {text} {i}")
-        em.action(f"if or (lt {b} 128) (ge {b} 192)")
-        em.action(f"{count} = {plus_one(count)}")
-        em.action("end")
-        em.action("end")
+        em.action(f"{count} := {char_count(text)}")  # characters, without a loop
 
     def offset(var: str, bound: int | None, default: str) -> None:
         if bound is None:
