@@ -182,6 +182,34 @@ def json_helpers(indent: int | None, separators: tuple[str, str] | None = None) 
     return names[0], _untrimmed(code)  # the depth-limit fallback (the compact writer) is emitted separately
 
 
+def _byte_table(marked: dict[int, int]) -> str:
+    """A 256-byte Go string literal: the value given for each marked byte, 0 (falsy) elsewhere."""
+    return go_string("".join(chr(marked.get(byte, 0)) for byte in range(256)))
+
+
+def _repr_escapes(quote: int) -> str:
+    """The bytes `repr()` escapes inside a string quoted with `quote`: controls, backslash, DEL, the quote."""
+    return _byte_table({byte: 1 for byte in [*range(32), 92, 127, quote]})
+
+
+#: `ofc_repr_str`: which quote is decided by a scan only when `html` shows a quote may be there;
+#: the text is printed in runs between the bytes repr escapes, found by one table lookup each
+_REPR_STRING = (
+    '{{- define "ofc_repr_str" }}{{- $s := . }}{{- $sq := false }}{{- $dq := false }}'
+    "{{- if ne (len (html $s)) (len $s) }}{{- range $i := len $s }}"
+    f"{{{{- $k := index {_byte_table({39: 39, 34: 34})} (index $s $i) }}}}"
+    "{{- if $k }}{{- if eq $k 39 }}{{- $sq = true }}{{- else }}{{- $dq = true }}{{- end }}{{- end }}{{- end }}{{- end }}"
+    f'{{{{- $q := "\'" }}}}{{{{- $qb := 39 }}}}{{{{- $escaped := {_repr_escapes(39)} }}}}'
+    f'{{{{- if and $sq (not $dq) }}}}{{{{- $q = "\\"" }}}}{{{{- $qb = 34 }}}}{{{{- $escaped = {_repr_escapes(34)} }}}}{{{{- end }}}}'
+    "{{- $q }}{{- $last := 0 }}{{- range $i := len $s }}{{- if index $escaped (index $s $i) }}"
+    "{{- slice $s $last $i }}{{- $b := index $s $i }}"
+    "{{- if eq $b 92 }}\\\\{{- else if eq $b $qb }}\\{{ $q }}{{- else if eq $b 10 }}\\n{{- else if eq $b 13 }}\\r"
+    '{{- else if eq $b 9 }}\\t{{- else }}{{- printf "\\\\x%02x" $b }}{{- end }}'
+    "{{- $last = len (slice $s (len (slice (slice $s $i) 1))) }}{{- end }}{{- end }}"
+    "{{- slice $s $last }}{{- $q }}{{- end }}"
+)
+
+
 #: Python repr of strings, numbers, booleans, None, lists and dicts (`{{ dict }}` in Jinja).
 REPR_HELPER = _untrimmed(
     '{{- define "ofc_repr" }}{{- $t := printf "%T" . }}'
@@ -196,15 +224,7 @@ REPR_HELPER = _untrimmed(
     '{{- template "ofc_repr" $v }}{{- end }}]'
     "{{- else }}{{- print . }}{{- end }}{{- end }}"
     # strings: single quotes unless the text has ' and no ", like CPython's repr
-    '{{- define "ofc_repr_str" }}{{- $s := . }}{{- $sq := false }}{{- $dq := false }}'
-    '{{- range $i := len $s }}{{- $c := slice $s $i }}{{- if eq (printf "%.1s" $c) "\'" }}{{- $sq = true }}'
-    '{{- else if eq (printf "%.1s" $c) "\\"" }}{{- $dq = true }}{{- end }}{{- end }}'
-    '{{- $q := "\'" }}{{- if and $sq (not $dq) }}{{- $q = "\\"" }}{{- end }}{{- $q }}'
-    "{{- range $i := len $s }}{{- $b := index $s $i }}{{- if and (ge $b 128) (lt $b 192) }}{{- continue }}{{- end }}"
-    '{{- $c := printf "%.1s" (slice $s $i) }}'
-    '{{- if eq $c "\\\\" }}\\\\{{- else if eq $c "\\n" }}\\n{{- else if eq $c "\\r" }}\\r{{- else if eq $c "\\t" }}\\t'
-    '{{- else if eq $c $q }}\\{{ $q }}{{- else if or (lt $b 32) (eq $b 127) }}{{- printf "\\\\x%02x" $b }}{{- else }}{{- $c }}{{- end }}{{- end }}'
-    "{{- $q }}{{- end }}"
+    + _REPR_STRING
     # `{{ value }}` of an untyped value: Jinja prints strings bare and everything else as repr
-    '{{- define "ofc_str" }}{{- if eq (printf "%T" .) "string" }}{{- . }}{{- else }}{{- template "ofc_repr" . }}{{- end }}{{- end }}'
+    + '{{- define "ofc_str" }}{{- if eq (printf "%T" .) "string" }}{{- . }}{{- else }}{{- template "ofc_repr" . }}{{- end }}{{- end }}'
 )
