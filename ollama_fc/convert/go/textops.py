@@ -106,9 +106,9 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
     """
     members = list(dict.fromkeys(chars if chars is not None else PY_WHITESPACE))
     wide = " ".join(go_string(char) for char in members if ord(char) >= 0x80)
-    table = scan_table(members)
-    text = em.temp()
+    text, table = em.temp(), em.temp()
     em.action(f"{text} := {text_code}")
+    em.action(f"{table} := {scan_table(members)}")  # once for both scans: it is most of the code
     if method in {"strip", "lstrip"}:
         text = _strip_front(em, text, table, wide)
     if method in {"strip", "rstrip"}:
@@ -122,74 +122,64 @@ def _strip_front(em: Emitter, text: str, table: str, wide: str) -> str:
     em.action(f'{out} := ""')
     em.action(f"range {i} := len {text}")
     em.action(f"{code} := index {table} (index {text} {i})")
-    em.action(f"if {code}")
+    em.action(f"if {code}")  # a stripped byte, or (SCAN_MAYBE) the lead byte of one to compare
     if wide:
         em.action(f"if eq {code} {SCAN_MAYBE}")
         em.action(f'if eq (printf "%.1s" (slice {text} {i})) {wide}')
         em.action("continue")
         em.action("end")
-        _keep_from(em, out, text, i)
-        em.action("break")
+        em.action("else")
+    em.action("continue")
+    if wide:
         em.action("end")
-    em.action("else")
-    _keep_from(em, out, text, i)
-    em.action("break")
     em.action("end")
-    em.action("end")
-    return out
-
-
-def _keep_from(em: Emitter, out: str, text: str, i: str) -> None:
     em.action(f"if {i}")
     em.action(f"{out} = slice {text} {i}")
     em.action("else")
     em.action(f"{out} = {text}")  # nothing to strip: no slice
     em.action("end")
+    em.action("break")
+    em.action("end")
+    return out
 
 
 def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
     """The text up to its last character that is not stripped (empty when there is none).
 
     Byte i from the end is at `len (slice $t i)` with `$t` the text without its first byte;
-    `end` is the end of the character being looked at (moved down past each stripped one)."""
-    out, rest, end, cut, i, at, code = (em.temp() for _ in range(7))
+    `end` is the start of the last stripped character seen, 0 while there is none (a kept
+    character is found before the scan reaches the start, so 0 is never a cut)."""
+    out, rest, end, i, at, code = (em.temp() for _ in range(6))
     em.action(f'{out} := ""')
     em.action(f"if {text}")
     em.action(f"{rest} := slice {text} 1")
     em.action(f"{end} := 0")
-    em.action(f"{cut} := false")
     em.action(f"range {i} := len {text}")
     em.action(f"{at} := len (slice {rest} {i})")
     em.action(f"{code} := index {table} (index {text} {at})")
     em.action(f"if {code}")
     em.action(f"if eq {code} {SCAN_SPACE}")
     em.action(f"{end} = {at}")
-    em.action(f"{cut} = true")
+    em.action("continue")
     if wide:
         em.action(f"else if eq {code} {SCAN_MAYBE}")
         em.action(f'if eq (printf "%.1s" (slice {text} {at})) {wide}')
         em.action(f"{end} = {at}")
-        em.action(f"{cut} = true")
         em.action("continue")
         em.action("end")
-        _keep_to(em, out, text, end, cut)
-        em.action("break")
-    em.action("end")
     em.action("else")
-    _keep_to(em, out, text, end, cut)
-    em.action("break")
+    em.action("continue")  # inside a multi-byte character: its lead byte decides
     em.action("end")
     em.action("end")
-    em.action("end")
-    return out
-
-
-def _keep_to(em: Emitter, out: str, text: str, end: str, cut: str) -> None:
-    em.action(f"if {cut}")
+    em.action(f"if {end}")
     em.action(f"{out} = slice {text} 0 {end}")
     em.action("else")
     em.action(f"{out} = {text}")
     em.action("end")
+    em.action("break")
+    em.action("end")
+    em.action("end")
+    return out
 
 
 #: bytes per piece of text that a search tests with `html` before looking at its bytes
