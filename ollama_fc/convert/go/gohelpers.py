@@ -187,9 +187,11 @@ def _byte_table(marked: dict[int, int]) -> str:
     return go_string("".join(chr(marked.get(byte, 0)) for byte in range(256)))
 
 
-def _repr_escapes(quote: int) -> str:
-    """The bytes `repr()` escapes inside a string quoted with `quote`: controls, backslash, DEL, the quote."""
-    return _byte_table({byte: 1 for byte in [*range(32), 92, 127, quote]})
+def _repr_plain(quote: int) -> str:
+    """Non-zero for the bytes `repr()` writes unchanged inside a string quoted with `quote`;
+    zero (falsy, and the shortest literal for the rarer bytes) for controls, backslash, DEL
+    and the quote."""
+    return _byte_table({byte: 46 for byte in range(256) if byte >= 32 and byte not in (92, 127, quote)})
 
 
 #: `ofc_repr_str`: which quote is decided by a scan only when `html` shows a quote may be there;
@@ -197,11 +199,11 @@ def _repr_escapes(quote: int) -> str:
 _REPR_STRING = (
     '{{- define "ofc_repr_str" }}{{- $s := . }}{{- $sq := false }}{{- $dq := false }}'
     "{{- if ne (len (html $s)) (len $s) }}{{- range $i := len $s }}"
-    f"{{{{- $k := index {_byte_table({39: 39, 34: 34})} (index $s $i) }}}}"
-    "{{- if $k }}{{- if eq $k 39 }}{{- $sq = true }}{{- else }}{{- $dq = true }}{{- end }}{{- end }}{{- end }}{{- end }}"
-    f'{{{{- $q := "\'" }}}}{{{{- $qb := 39 }}}}{{{{- $escaped := {_repr_escapes(39)} }}}}'
-    f'{{{{- if and $sq (not $dq) }}}}{{{{- $q = "\\"" }}}}{{{{- $qb = 34 }}}}{{{{- $escaped = {_repr_escapes(34)} }}}}{{{{- end }}}}'
-    "{{- $q }}{{- $last := 0 }}{{- range $i := len $s }}{{- if index $escaped (index $s $i) }}"
+    f"{{{{- $b := index $s $i }}}}{{{{- if index {_byte_table({byte: 46 for byte in range(256) if byte not in (34, 39)})} $b }}}}"
+    "{{- else if eq $b 39 }}{{- $sq = true }}{{- else }}{{- $dq = true }}{{- end }}{{- end }}{{- end }}"
+    f'{{{{- $q := "\'" }}}}{{{{- $qb := 39 }}}}{{{{- $plain := {_repr_plain(39)} }}}}'
+    f'{{{{- if and $sq (not $dq) }}}}{{{{- $q = "\\"" }}}}{{{{- $qb = 34 }}}}{{{{- $plain = {_repr_plain(34)} }}}}{{{{- end }}}}'
+    "{{- $q }}{{- $last := 0 }}{{- range $i := len $s }}{{- if index $plain (index $s $i) }}{{- else }}"
     "{{- slice $s $last $i }}{{- $b := index $s $i }}"
     "{{- if eq $b 92 }}\\\\{{- else if eq $b $qb }}\\{{ $q }}{{- else if eq $b 10 }}\\n{{- else if eq $b 13 }}\\r"
     '{{- else if eq $b 9 }}\\t{{- else }}{{- printf "\\\\x%02x" $b }}{{- end }}'

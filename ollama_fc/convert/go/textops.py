@@ -400,8 +400,9 @@ def ascii_title(
     return result
 
 
-#: the bytes json.dumps escapes in a string (controls, `"`, backslash), non-zero in this table
-JSON_ESCAPED = go_string("".join("e" if byte < 32 or byte in (34, 92) else "\0" for byte in range(256)))
+#: the bytes json.dumps writes unchanged in a string are non-zero in this table, the ones it
+#: escapes (controls, `"`, backslash) zero: the rare ones take the four-character escape
+JSON_PLAIN = go_string("".join("\0" if byte < 32 or byte in (34, 92) else "." for byte in range(256)))
 
 
 def json_string(em: Emitter, text_code: str, printed: bool = False) -> str:
@@ -409,8 +410,8 @@ def json_string(em: Emitter, text_code: str, printed: bool = False) -> str:
 
     Go's `%q` writes the same for ASCII text without control characters other than \\t, \\n,
     \\r, \\b, \\f; Ollama's `json` escapes `<`, `>`, `&` but writes controls as Python does. So
-    an ASCII string on which both agree takes `%q`; any other is escaped byte by byte (one
-    table lookup per byte), copying runs of plain bytes (UTF-8 sequences included) whole. The
+    an ASCII string on which both agree takes `%q`; any other is escaped byte by byte (printed:
+    one table lookup per byte), copying runs of plain bytes (UTF-8 sequences included) whole. The
     escapes Python writes short are the ones `%q` writes for those single bytes; the others are
     `\\u00XX`. With `printed`, the pieces are printed as they are found (linear; the define
     helper does this) and the result is the empty string literal; else they are collected into
@@ -433,8 +434,13 @@ def json_string(em: Emitter, text_code: str, printed: bool = False) -> str:
         em.action(f'{quoted} = ""')
     em.action(f"{last} := 0")
     em.action(f"range {i} := len {text}")
-    em.action(f"if index {JSON_ESCAPED} (index {text} {i})")
-    em.action(f"{b} := index {text} {i}")
+    if printed:  # one copy per template: a table lookup per byte
+        em.action(f"if index {JSON_PLAIN} (index {text} {i})")
+        em.action("else")
+        em.action(f"{b} := index {text} {i}")
+    else:  # a copy per use: shorter code
+        em.action(f"{b} := index {text} {i}")
+        em.action(f"if or (lt {b} 32) (eq {b} 34 92)")
     em.action(f'{escape} := printf "\\\\u%04x" {b}')
     em.action(f"if eq {b} 34 92 8 9 10 12 13")
     em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
