@@ -69,6 +69,7 @@ TEMPLATES = {
     "title": "{{ m.role.title() }}|{{ m.content | title }}",
     "case": "{{ m.content | upper }}|{{ m.content | lower }}",
     "in": "{{ '</think>' in m.content }}|{{ '\u00e9' in m.content }}|{{ 'ab' in m.content }}",
+    "in_text": "{% set n = m.content[:2] %}{{ m.role in m.content }}|{{ n in 'xaby' }}|{{ m.content[-2:] in m.content[:-1] }}",
     "split": "{{ m.content.split('</think>')[-1] }}|{{ m.content.split('</think>')[0] }}|{{ m.content.split('ab')[-1] }}",
     "split_list": "{% set parts = m.content.split('a') %}{{ parts | length }}:{{ parts | join('+') }}:{{ 'b' in parts }}",
     "replace": "{{ m.content.replace('</think>', '#') }}|{{ m.content.replace('a', 'AA') }}|{{ m.content.replace('\u00e9', '<e>') }}",
