@@ -119,7 +119,10 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
 def _strip_front(em: Emitter, text: str, table: str, wide: str) -> str:
     """The text from its first character that is not stripped on (empty when there is none)."""
     out, i, code = em.temp(), em.temp(), em.temp()
-    em.action(f'{out} := ""')
+    em.action(f"{out} := {text}")
+    # the usual text starts with a kept character: one lookup, no loop
+    em.action(f"if and {text} (index {table} (index {text} 0))")
+    em.action(f'{out} = ""')
     em.action(f"range {i} := len {text}")
     em.action(f"{code} := index {table} (index {text} {i})")
     em.action(f"if {code}")  # a stripped byte, or (SCAN_MAYBE) the lead byte of one to compare
@@ -140,6 +143,7 @@ def _strip_front(em: Emitter, text: str, table: str, wide: str) -> str:
     em.action("end")
     em.action("break")
     em.action("end")
+    em.action("end")
     return out
 
 
@@ -150,9 +154,11 @@ def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
     `end` is the start of the last stripped character seen, 0 while there is none (a kept
     character is found before the scan reaches the start, so 0 is never a cut)."""
     out, rest, end, i, at, code = (em.temp() for _ in range(6))
-    em.action(f'{out} := ""')
+    em.action(f"{out} := {text}")
     em.action(f"if {text}")
     em.action(f"{rest} := slice {text} 1")
+    em.action(f"if index {table} (index {text} (len {rest}))")  # else it ends with a kept one
+    em.action(f'{out} = ""')
     em.action(f"{end} := 0")
     em.action(f"range {i} := len {text}")
     em.action(f"{at} := len (slice {rest} {i})")
@@ -177,6 +183,7 @@ def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
     em.action(f"{out} = {text}")
     em.action("end")
     em.action("break")
+    em.action("end")
     em.action("end")
     em.action("end")
     return out
