@@ -197,9 +197,21 @@ def split_part(em: Emitter, text_code: str, sep: str, which: int) -> str:
     return result
 
 
-def _changed_bytes(mapping: dict[int, int]) -> str:
-    """A 256-byte table literal: the byte a byte becomes, 0 where it stays (falsy in an `if`)."""
-    return go_string("".join(chr(mapping.get(byte, 0)) for byte in range(256)))
+def _changed_bytes(mapping: dict[int, int]) -> tuple[str, int]:
+    """(table literal, its length): the byte each byte becomes, 0 where it stays (falsy in an
+    `if`), up to the last byte that changes; bytes past it are tested with `lt` first, which
+    keeps the literal short (it is repeated wherever the conversion is)."""
+    size = max(mapping) + 1
+    return go_string("".join(chr(mapping.get(byte, 0)) for byte in range(size))), size
+
+
+def _lookup(em: Emitter, var: str, table: tuple[str, int], byte: str) -> None:
+    """`var` = the table's entry for `byte`, 0 past its end."""
+    em.action(f"if lt {byte} {table[1]}")
+    em.action(f"{var} = index {table[0]} {byte}")
+    em.action("else")
+    em.action(f"{var} = 0")
+    em.action("end")
 
 
 def _rebuilt(em: Emitter, text: str, out: str, last: str, i: str, new_byte: str) -> None:
@@ -213,11 +225,13 @@ def ascii_case(em: Emitter, text: str, method: str) -> str:
     looked up in a table of the letters that change, and runs of the others are copied whole."""
     letters = range(65, 91) if method == "lower" else range(97, 123)
     table = _changed_bytes({c: ord(chr(c).lower() if method == "lower" else chr(c).upper()) for c in letters})
-    result, last, i, new = em.temp(), em.temp(), em.temp(), em.temp()
+    result, last, i, b, new = (em.temp() for _ in range(5))
     em.action(f'{result} := ""')
     em.action(f"{last} := 0")
+    em.action(f"{new} := 0")
     em.action(f"range {i} := len {text}")
-    em.action(f"{new} := index {table} (index {text} {i})")
+    em.action(f"{b} := index {text} {i}")
+    _lookup(em, new, table, b)
     em.action(f"if {new}")
     _rebuilt(em, text, result, last, i, new)
     em.action("end")
@@ -259,12 +273,15 @@ def ascii_title(
 ) -> str:
     """Jinja's `|title` (or, with PYTHON_TITLE_BREAKS, `str.title()`) of the string in Go
     variable `text`, for ASCII letters: the first character of each word upper-cased, the
-    others lower-cased (bytes of other characters kept). Three table lookups per byte (the
-    letter at a word start, inside a word, whether a word starts after it), runs of unchanged
-    bytes copied whole; the strings in `common` are compared first and need no loop."""
+    others lower-cased (bytes of other characters kept). Two table lookups per byte (the
+    letter at a word start or inside a word, whether a word starts after it), runs of
+    unchanged bytes copied whole; the strings in `common` are compared first and need no loop."""
     at_start = _changed_bytes({c: ord(chr(c).upper()) for c in range(128) if c not in breaks and chr(c).islower()})
     inside = _changed_bytes({c: ord(chr(c).lower()) for c in range(128) if c not in breaks and chr(c).isupper()})
-    starts_word = _changed_bytes(dict.fromkeys(breaks, 1))
+    # whether a word starts after a byte: the rarer answer is the zero, the shorter literal
+    breaks_rare = len(breaks) < 64
+    marked = set(breaks) if breaks_rare else set(range(128)) - set(breaks)
+    starts_word = go_string("".join("\0" if c in marked else "." for c in range(128)))
     result, last, start, i, b, new = (em.temp() for _ in range(6))
     em.action(f'{result} := ""')
     for n, word in enumerate(common):
@@ -278,14 +295,22 @@ def ascii_title(
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
     em.action(f"if {start}")
-    em.action(f"{new} = index {at_start} {b}")
+    _lookup(em, new, at_start, b)
     em.action("else")
-    em.action(f"{new} = index {inside} {b}")
+    _lookup(em, new, inside, b)
     em.action("end")
     em.action(f"if {new}")
     _rebuilt(em, text, result, last, i, new)
     em.action("end")
-    em.action(f"{start} = index {starts_word} {b}")
+    em.action(f"if lt {b} 128")
+    em.action(f"if index {starts_word} {b}")
+    em.action(f"{start} = {'false' if breaks_rare else 'true'}")
+    em.action("else")
+    em.action(f"{start} = {'true' if breaks_rare else 'false'}")
+    em.action("end")
+    em.action("else")
+    em.action(f"{start} = false")
+    em.action("end")
     em.action("end")
     em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
     if common:
