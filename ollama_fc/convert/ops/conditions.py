@@ -10,12 +10,16 @@ bytes and fails where it failed. A condition this module cannot read is left as 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import TypeGuard, Union
 
 #: a Go string, raw string or character literal; `(`, `)`; or any other run of characters
 TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|\'(?:[^\'\\]|\\.)*\'|[()]|[^\s()]+')
+#: a shape some fold applies to: `not` of `not`/`eq`/`ne`, a constant operand, `and`/`or`
+#: inside the same, two `eq` after an `or` (a condition without any is left as it is, unparsed)
+FOLDABLE = re.compile(r"\bnot \((?:not|eq|ne) |\b(?:true|false)\b|\b(and|or) .*\(\1 |\bor .*\(eq .*\(eq ")
 #: operands that are constants: evaluating one calls nothing and cannot fail
 LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|-?[0-9][0-9a-fA-Fx._]*|true|false')
 
@@ -33,8 +37,11 @@ Node = Union[str, "Command", Field]
 Command = tuple[Node, ...]
 
 
+@functools.lru_cache(maxsize=4096)
 def simplify_condition(code: str) -> str:
     """The condition `code` of an `if` with fewer function calls (or unchanged)."""
+    if not FOLDABLE.search(code):
+        return code  # nothing to fold (most conditions): no parse
     parsed = parse(code)
     if parsed is None:
         return code
