@@ -156,7 +156,7 @@ class Statements(Macros):
             self.print_final_text(value.code, value.extra["final"])
         elif value.kind in {STR, INT, CONTENT}:
             if value.extra.get("final") and self.sink is not None:
-                self.action(f"{self.sink}_final = or {self.sink}_final {value.extra['final']}")
+                self.set_final(f"{self.sink}_final", f"or {self.sink}_final {value.extra['final']}")
             self.put(value.code)
         elif value.kind in PYTHON_REPR:
             self.repr_action(value, node)
@@ -260,7 +260,7 @@ class Statements(Macros):
             if value.is_const and not isinstance(value.const, (list, dict)):
                 joined.extra["known"] = (self.flow_epoch, value.const)  # until the next branch point
             if target.attr in ns.extra.get("text_attrs", ()):
-                self.action(f"{var}_final = {value.extra.get('final') or 'false'}")
+                self.set_final(f"{var}_final", value.extra.get("final") or "false")
             return
         if (
             isinstance(target, nodes.Tuple)
@@ -400,7 +400,7 @@ class Statements(Macros):
         if value.is_const and not isinstance(value.const, (list, dict)):
             slot.extra["known"] = (self.flow_epoch, value.const)  # until the next branch point
         if slot.extra.get("final"):
-            self.action(f"{slot.extra['final']} = {value.extra.get('final') or 'false'}")
+            self.set_final(slot.extra["final"], value.extra.get("final") or "false")
         if value.kind in {UNDEF, NONE}:
             self.action(f'{slot.code} = ""')
             if value.kind == NONE:
