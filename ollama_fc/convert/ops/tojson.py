@@ -245,16 +245,60 @@ class JsonWriter:
         tr.action(f"{first} := true")
         tr.text("{" + self.pad(depth + 1))
         if kind == PROP:
+            # newer Ollama holds properties in an ordered map, ranged through its `.All`
+            # iterator: chosen before one loop, so the members (and what nests in them) are
+            # written once, not once per Go type at every level
+            pairs = tr.temp()
+            tr.action(f"{pairs} := {m}")
             tr.action(f'if eq (printf "%T" {m}) "*api.ToolPropertiesMap"')
-            self.members(f"{m}.All", first, depth, kind)
-            tr.action("else")
-            self.members(m, first, depth, kind)
+            tr.action(f"{pairs} = {m}.All")
             tr.action("end")
+            self.members(pairs, first, depth, kind)
         else:
             self.members(m, first, depth, kind)
         tr.text(self.pad(depth) + "}")
         tr.action("else")
         tr.text("{}")
+        tr.action("end")
+
+    def container(self, v: str, t: str, depth: int) -> None:
+        """An untyped map or list (Go type name in `t`) through one loop: a map's keys sorted as
+        Go ranges them, each member written once for both (only the brackets and keys differ),
+        so each untyped level adds one copy of the code below it, not two."""
+        tr = self.tr
+        is_map, first, k, e = tr.temp(), tr.temp(), tr.temp(), tr.temp()
+        tr.action(f'{is_map} := eq {t} "map[string]interface {{}}"')
+        tr.action(f"if {v}")
+        tr.action(f"if {is_map}")
+        tr.text("{")
+        tr.action("else")
+        tr.text("[")
+        tr.action("end")
+        tr.text(self.pad(depth + 1))
+        tr.action(f"{first} := true")
+        tr.action(f"range {k}, {e} := {v}")
+        tr.action(f"if {first}")
+        tr.action(f"{first} = false")
+        tr.action("else")
+        tr.text(self.sep(depth + 1))
+        tr.action("end")
+        tr.action(f"if {is_map}")
+        self.string(k)
+        tr.text(self.key_sep)
+        tr.action("end")
+        if not self.too_deep(e, depth + 1):
+            self.untyped(e, depth + 1)
+        tr.action("end")
+        tr.text(self.pad(depth))
+        tr.action(f"if {is_map}")
+        tr.text("}")
+        tr.action("else")
+        tr.text("]")
+        tr.action("end")
+        tr.action("else if " + is_map)
+        tr.text("{}")
+        tr.action("else")
+        tr.text("[]")
         tr.action("end")
 
     def members(self, range_code: str, first: str, depth: int, kind: str) -> None:
@@ -349,10 +393,8 @@ class JsonWriter:
         tr.text(self.literal(None))
         if self.untyped_level < self.MAX_UNTYPED and depth <= self.MAX_DEPTH:
             self.untyped_level += 1
-            tr.action(f'else if eq {t} "map[string]interface {{}}"')
-            self.mapping(v, depth, ANY)
-            tr.action(f'else if eq {t} "[]interface {{}}"')
-            self.sequence(v, depth, lambda item: self.untyped(item, depth + 1))
+            tr.action(f'else if eq {t} "map[string]interface {{}}" "[]interface {{}}"')
+            self.container(v, t, depth)
             self.untyped_level -= 1
             tr.action("else")
             tr.put(f"(json {v})")
