@@ -64,7 +64,7 @@ DEFINE_KINDS = {
     FUNC,
 }
 #: what is known of an argument that names a Go variable of the caller (not visible in a define)
-CALLER_FLAGS = {"defined_flag", "final", "filter_flag", "literal_flag"}
+CALLER_FLAGS = {"defined_flag", "final", "filter_flag", "literal", "literal_flag"}
 #: what is known of an argument that holds for the parameter (it may be unset, None...)
 KNOWN_OF_ARGUMENTS = {"defined_flag", "maybe_none", "nullable", "final", "items", "sorted", "ordered", "optional"}
 #: most `define`s one macro becomes (one per combination of constant arguments and kind)
@@ -387,6 +387,7 @@ class Macros(Core):
                 value = arguments.get(param, UNDEFINED)
                 if self.varies(value):
                     value = self.expr(givens[param], reads)
+                if self.varies(value) and value.kind not in {RECORD, BOUND_METHOD}:  # (as the expansion keeps them)
                     var = self.temp()
                     self.action(f"{var} := {value.code}")
                     known = {k: v for k, v in value.extra.items() if k in KNOWN_OF_ARGUMENTS}
