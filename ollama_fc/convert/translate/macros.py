@@ -13,12 +13,10 @@ from ..ops.values import (
     ANY,
     ANYOF,
     ARGS,
-    BOOL,
     BOUND_METHOD,
     CALL,
     CALLS,
     FUNC,
-    INT,
     LIST,
     LITERAL_OR,
     NONE,
@@ -26,7 +24,6 @@ from ..ops.values import (
     PROP,
     PROPS,
     RECORD,
-    STR,
     STRLIST,
     TFUNC,
     TOOL,
@@ -42,27 +39,11 @@ from .scope import Frame
 MAX_RECURSION = 3
 #: how deep a recursive macro is expanded on untyped arguments
 MAX_UNTYPED_RECURSION = 2
-#: kinds a recursive macro's varying argument may have to become a `define`'s dot: values whose
-#: Go code stands alone (message text is left inline: an assistant prefill may cut it)
-DEFINE_KINDS = {
-    ANY,
-    STR,
-    INT,
-    BOOL,
-    LIST,
-    STRLIST,
-    TOOLS,
-    TOOL,
-    TFUNC,
-    PARAMS,
-    PROPS,
-    PROP,
-    ANYOF,
-    ARGS,
-    CALLS,
-    CALL,
-    FUNC,
-}
+#: kinds the variable a recursive macro's varying arguments are read from may have to become a
+#: `define`'s dot: containers of Ollama's data model and untyped values, whose nesting bounds the
+#: recursion (a string recursed on by character would recurse without end, where the expansion
+#: is cut with a warning), and never message text (an assistant prefill may cut it)
+DEFINE_KINDS = {ANY, LIST, STRLIST, TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, ANYOF, ARGS, CALLS, CALL, FUNC}
 #: what is known of an argument that names a Go variable of the caller (not visible in a define)
 CALLER_FLAGS = {"defined_flag", "final", "filter_flag", "literal", "literal_flag"}
 #: what is known of an argument that holds for the parameter (it may be unset, None...)
