@@ -171,7 +171,10 @@ class JsonWriter:
                     "Description": STR,
                 }[go]
                 pairs.append((f".{go}", key, f".{go}", sub))
-            self.fields(code, depth, pairs, always_first=False)
+            if self.python:
+                self.fields(code, depth, pairs, always_first=False)
+            else:
+                self.property_fields(code, depth, pairs)
         elif kind in {PROPS, ARGS}:
             self.mapping(code, depth, PROP if kind == PROPS else ANY)
         elif kind == "anyof" and self.python and self.in_anyof:
@@ -343,6 +346,88 @@ class JsonWriter:
             if present != "true":
                 tr.action("end")
         tr.text(self.pad(depth) + "}")
+
+    def property_fields(self, code: str, depth: int, pairs: list[tuple[str, str, str, str]]) -> None:
+        """A property schema's fields in order, as `fields` writes them, except that the two
+        holding properties (`anyOf`'s list and `properties`' map) share one loop written once:
+        a property nested in either is written by the same code, so each level of nesting adds
+        one copy of the property's code, not two."""
+        tr = self.tr
+        obj, first, at = tr.temp(), tr.temp(), tr.temp()
+        nested = [n for n, (_, _, field, _) in enumerate(pairs) if field in {".AnyOf", ".Properties"}]
+        tr.action(f"{obj} := {code}")
+        tr.text("{" + self.pad(depth + 1))
+        tr.action(f"{first} := true")
+        tr.action(f"range {at} := {len(pairs)}")
+        opened = False
+        for n, (guard, key, field, kind) in enumerate(pairs):
+            if n in nested:
+                continue
+            tr.action(f"{'else if' if opened else 'if'} eq {at} {n}")
+            opened = True
+            tr.action(f"if {obj}{guard}")
+            self.separator(first, depth)
+            tr.text(self.literal(key) + self.key_sep)
+            if not self.too_deep(f"{obj}{field}", depth + 1):
+                self.value(f"{obj}{field}", kind, depth + 1)
+            tr.action("end")
+        tr.action("else")
+        listed, mapped = (pairs[n] for n in nested)  # anyOf (a list), then properties (a map)
+        items, is_map = tr.temp(), tr.temp()
+        tr.action(f"{is_map} := eq {at} {nested[1]}")
+        tr.action(f"{items} := {obj}{listed[2]}")
+        tr.action(f"if {is_map}")
+        tr.action(f"{items} = {obj}{mapped[2]}")
+        tr.action("end")
+        tr.action(f"if {items}")
+        self.separator(first, depth)
+        if depth + 1 > self.MAX_DEPTH:  # as `too_deep` of the field's value
+            tr.action(f"if {is_map}")
+            tr.text(self.literal(mapped[1]) + self.key_sep)
+            tr.action("else")
+            tr.text(self.literal(listed[1]) + self.key_sep)
+            tr.action("end")
+            self.beyond_limit(items, depth + 1)
+        else:
+            inner, walk, k, v = tr.temp(), tr.temp(), tr.temp(), tr.temp()
+            tr.action(f"if {is_map}")
+            tr.text(self.literal(mapped[1]) + self.key_sep + "{" + self.pad(depth + 2))
+            tr.action("else")
+            tr.text(self.literal(listed[1]) + self.key_sep + "[" + self.pad(depth + 2))
+            tr.action("end")
+            tr.action(f"{inner} := true")
+            tr.action(f"{walk} := {items}")
+            tr.action(f'if eq (printf "%T" {items}) "*api.ToolPropertiesMap"')
+            tr.action(f"{walk} = {items}.All")
+            tr.action("end")
+            tr.action(f"range {k}, {v} := {walk}")
+            self.separator(inner, depth + 1)
+            tr.action(f"if {is_map}")
+            self.string(k)
+            tr.text(self.key_sep)
+            tr.action("end")
+            if not self.too_deep(v, depth + 2):
+                self.value(v, PROP, depth + 2)
+            tr.action("end")
+            tr.text(self.pad(depth + 1))
+            tr.action(f"if {is_map}")
+            tr.text("}")
+            tr.action("else")
+            tr.text("]")
+            tr.action("end")
+        tr.action("end")
+        tr.action("end")
+        tr.action("end")
+        tr.text(self.pad(depth) + "}")
+
+    def separator(self, first: str, depth: int) -> None:
+        """Nothing before an object's first member, the item separator before any other."""
+        tr = self.tr
+        tr.action(f"if {first}")
+        tr.action(f"{first} = false")
+        tr.action("else")
+        tr.text(self.sep(depth + 1))
+        tr.action("end")
 
     def types(self, code: str, depth: int) -> None:
         """A schema `type` (a list in Ollama): one name is a string, several a list of them."""
