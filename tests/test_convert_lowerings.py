@@ -146,7 +146,11 @@ def test_trim_of_a_macro_that_may_print_edge_whitespace_is_captured() -> None:
         "{% macro item(x) %} {{ x }}{% endmacro %}{% macro tail(x) %}[{{ x }}{% if x %} {% endif %}{% endmacro %}"
         "{% for m in messages %}<{{ item(m.role) | trim }}|{{ tail(m.content) | trim }}>{% endfor %}"
     )
-    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": ""}, {"role": "user", "content": "x"}]
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": ""},
+        {"role": "user", "content": "x"},
+    ]
     expected = reference_render(template, messages)
     assert "<user|[hi>" in expected
     assert oracle.render(convert(TemplateSource(template, {}, "trim")).template, messages) == expected
