@@ -388,6 +388,7 @@ class Macros(Core):
             self.budget.spent = spent  # written, not kept: the expansion is counted instead
             del self.warnings[warnings:]
             self.drop_defines_calling(name, set(self.macro_defines) - defines, before)
+            self.budget.spent += sum(len(code) for n, code in self.helpers.items() if n not in before)  # kept
             return None
         return body
 
