@@ -305,6 +305,9 @@ class Macros(Core):
             return None if name is None else (name, base.code)
         if sum(1 for k in self.macro_defines if k[0] == macro.name) >= MAX_DEFINES:
             return None
+        if self.reads_template_variables(macro, frame):
+            self.macro_defines[key] = None
+            return None
         name = f"ofc_macro_{macro.name}_{len(self.macro_defines)}"
         self.macro_defines[key] = name
         body = self.macro_define_body(name, macro, frame, arguments, givens, (base_name, base))
@@ -411,6 +414,22 @@ class Macros(Core):
             if self.macro_defines.get(key) in dropped:
                 del self.macro_defines[key]
         self.helpers = {n: code for n, code in self.helpers.items() if n not in dropped or n in before}
+
+    def reads_template_variables(self, macro: nodes.Macro, frame: Frame) -> bool:
+        """Does the macro's body name a Go variable of the template's scope (read, or set from
+        it)? Then no define can hold it: known before writing the body (the scan of the written
+        body stays the guarantee)."""
+        root = self.defined_fresh(macro, self.root_of(frame))
+        params = {a.name for a in macro.args}
+        named = {
+            n.name
+            for statement in macro.body
+            for n in [statement, *statement.find_all(nodes.Name)]
+            if isinstance(n, nodes.Name)
+        }
+        if "caller" in named:
+            return True  # a `{% call %}` body is written in its caller's scope
+        return any((slot := root.names.get(name)) is not None and slot.code.startswith("$") for name in named - params)
 
     @staticmethod
     def defined_fresh(macro: nodes.Macro, root: Frame) -> Frame:
