@@ -84,6 +84,15 @@ class Statements(Macros):
         if isinstance(expr, nodes.Filter) and expr.name == "safe" and expr.node is not None and not expr.args:
             self.output(expr.node, frame, plus)  # no escaping to undo: printed as it is
             return
+        if (
+            isinstance(expr, nodes.Filter)
+            and expr.name == "trim"
+            and expr.node is not None
+            and not (expr.args or expr.kwargs)
+            and self.prints_unpadded(expr.node, frame)
+        ):
+            self.output(expr.node, frame)  # nothing to trim: printed, not captured (see macros.py)
+            return
         if isinstance(expr, nodes.Filter) and expr.name == "tojson":
             self.tojson(expr, frame)
             return
