@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -23,6 +25,14 @@ from ollama_fc.errors import OllamaFcError
 from ollama_fc.testbed.tiers import TIERS, Tier
 
 ScriptedModel = Callable[..., str]
+
+#: Threads a runner computes a scripted model with. Its weights are a few hundred KiB, so a second
+#: thread only adds a barrier per layer, and on a busy machine a barrier whose other thread is
+#: descheduled spins for a time slice: one thread made a warm chat about 50 times faster at a load
+#: of 20 on two cores (0.02 s instead of 1.3 s on v0.24.0). Set per scripted model (`num_thread`)
+#: and, for 0.3x, as llama-server's default (`LLAMA_ARG_THREADS`), which models built by
+#: `ollama-fc build` in the tests also use; v0.24.0 has no such default.
+SCRIPTED_THREADS = 1
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,11 +61,34 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("ollama_server", tiers, indirect=True, scope="session", ids=[tier.label for tier in tiers])
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that use the server are marked `ollama`, so `-m "not ollama"` selects the rest."""
+    """Tests that use the server are marked `ollama`, so `-m "not ollama"` selects the rest.
+
+    For `--dist loadgroup` (pytest-xdist, as `.ci/run` runs the suite) each tier's tests are one
+    group, so one worker runs them all against one server, and the other tests are grouped by
+    module, so a module's fixtures (a corpus survey, an oracle pair) are made once.
+    """
     for item in items:
+        callspec = getattr(item, "callspec", None)
         if "ollama_server" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.ollama)
+            if callspec is not None and "ollama_server" in callspec.params:
+                item.add_marker(pytest.mark.xdist_group(f"tier-{callspec.params['ollama_server'].name}"))
+                continue
+        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+@contextmanager
+def _environment(**values: object) -> Iterator[None]:
+    """These environment variables set (unless already set) while the block runs."""
+    added = {name: str(value) for name, value in values.items() if name not in os.environ}
+    os.environ.update(added)
+    try:
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
 
 
 @pytest.fixture(scope="session")
@@ -71,14 +104,16 @@ def engine() -> Iterator[Any]:
 def ollama_server(request: pytest.FixtureRequest) -> Iterator[Any]:
     """`ollama serve` of one tier (the test's parameter) on a free loopback port.
 
-    Started once per tier for the session; the previous tier's server stops first.
+    Started once per tier for the session; the previous tier's server stops first. Its llama-server
+    runners (0.3x) compute with one thread unless a model says otherwise: see SCRIPTED_THREADS.
     """
     from ollama_fc.testbed.server import OllamaServer
 
     tier: Tier = request.param
     server = OllamaServer(tier)
     try:
-        server.start()
+        with _environment(LLAMA_ARG_THREADS=SCRIPTED_THREADS):
+            server.start()
     except OllamaFcError as exc:
         server.cleanup()
         if IN_CI:
@@ -150,7 +185,7 @@ def scripted_model(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -
             parser=parser,
             files={path.name: digest},
             template=template,
-            parameters=dict(parameters) if parameters else None,
+            parameters={"num_thread": SCRIPTED_THREADS, **(parameters or {})},
         ):
             pass
         created[model] = recipe
