@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -61,22 +62,53 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("ollama_server", tiers, indirect=True, scope="session", ids=[tier.label for tier in tiers])
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Iterator[None]:
     """Tests that use the server are marked `ollama`, so `-m "not ollama"` selects the rest.
 
-    For `--dist loadgroup` (pytest-xdist, as `.ci/run` runs the suite) each tier's tests are one
-    group, so one worker runs them all against one server, and the other tests are grouped by
-    module, so a module's fixtures (a corpus survey, an oracle pair) are made once.
+    In `.ci/run`'s workers the tiers' tests then come first, after pytest has grouped each tier's
+    tests and deselected (see pytest_xdist_make_scheduler).
     """
     for item in items:
-        callspec = getattr(item, "callspec", None)
         if "ollama_server" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.ollama)
-            if callspec is not None and "ollama_server" in callspec.params:
-                item.add_marker(pytest.mark.xdist_group(f"tier-{callspec.params['ollama_server'].name}"))
-                continue
-        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    yield
+    if os.environ.get("PYTEST_XDIST_WORKER") and config.getvalue("dist") == "loadscope":
+        order = list(TIERS)
+        items.sort(key=lambda item: order.index(tier) if (tier := _tier_of(item.nodeid)) else len(order))
+
+
+# -- `.ci/run`: the tiers side by side (pytest-xdist, `--numprocesses 2 --dist loadscope`) --------
+
+
+def _tier_of(nodeid: str) -> str | None:
+    """The tier a test runs on, read from its id (`[pinned-v0.24.0-...]`), or None."""
+    for tier in TIERS.values():
+        if re.search(rf"[\[-]{re.escape(tier.label)}[\]-]", nodeid):
+            return tier.name
+    return None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With `--dist loadscope`, all tests of a tier are one scope, so one worker runs them against
+    one server started once, and the tiers are handed out first, one to each worker; the other
+    tests follow by module, so a module's fixtures (a corpus survey, an oracle pair) are made once.
+    """
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class TiersFirst(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            tier = _tier_of(nodeid)
+            return f"tier {tier}" if tier else nodeid.split("::", 1)[0]
+
+        def schedule(self) -> None:
+            config.option.loadscopereorder = False  # the order the workers collected: tiers first
+            super().schedule()
+
+    return TiersFirst(config, log)
 
 
 @contextmanager
