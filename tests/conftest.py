@@ -3,7 +3,9 @@
 Every test that uses `ollama_server` (or `ollama_host`, `scripted_model`) runs once per tier:
 the pinned v0.24.0 and the current 0.3x release (`ollama_fc/testbed/tiers.py`), with the tier
 and version in its id (`[current-v0.34.4]`). `--ollama-tier NAME` (repeatable) keeps some.
-One server runs at a time: pytest groups the tests of each tier.
+In one pytest process one server runs at a time: pytest groups the tests of each tier. `.ci/run`
+runs the tiers side by side, one pytest-xdist worker and one server each (`--dist loadscope`
+with the scheduler below).
 
 With CI=true a server that cannot be provisioned or started fails the run; elsewhere the
 tests that need it are skipped with the reason, so pure tests still run on a laptop.
