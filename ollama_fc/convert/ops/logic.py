@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from jinja2 import nodes
 
-from ..go import strlists, textops
+from ..go import search, strlists, textops
 from ..go.textops import go_string
 from . import toolschema
 from .access import Access
@@ -227,7 +227,7 @@ class Logic(Access):
                 needle.const in FIELDS.get(hay.kind, {}) or (hay.kind == CALL and needle.const in {"function", "type"})
             )
         if hay.kind in {STR, CONTENT} and needle.is_const and isinstance(needle.const, str):
-            return Value(textops.contains(self, hay.code, needle.const), BOOL)
+            return Value(search.contains(self, hay.code, needle.const), BOOL)
         if hay.kind == PROP and needle.is_const and isinstance(needle.const, str):
             # a property has a key when Ollama's field for it is set; Ollama keeps no other key
             if needle.const not in toolschema.KEY_ORDER[PROP]:
@@ -239,7 +239,7 @@ class Logic(Access):
                 return const(False)
             return Value(f"(not (not {toolschema.present(hay.code, PROP, needle.const)}))", BOOL)
         if hay.kind in {STR, CONTENT} and needle.kind in {STR, CONTENT} and not needle.is_const:
-            return Value(textops.contains_text(self, hay.code, needle.code), BOOL)
+            return Value(search.contains_text(self, hay.code, needle.code), BOOL)
         if hay.kind in {ARGS, PROPS} and needle.kind in {STR}:
             return Value(f"(not (not (index {self.plain_map(hay)} {needle.code})))", BOOL)
         if hay.kind == UNDEF and not hay.extra.get("maybe_undefined"):
@@ -272,7 +272,7 @@ class Logic(Access):
         self.action("end")
         if constant:
             self.action(f'else if eq (printf "%T" {obj}) "string"')
-            self.action(f"{hit} = {textops.contains(self, obj, needle.const)}")
+            self.action(f"{hit} = {search.contains(self, obj, needle.const)}")
         self.action("end")
         return Value(hit, BOOL)
 

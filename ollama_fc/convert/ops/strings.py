@@ -9,7 +9,7 @@ from typing import Any
 import markupsafe
 from jinja2 import nodes
 
-from ..go import strip, strlists, textops
+from ..go import search, strip, strlists, textops
 from ..go.textops import go_string
 from .tojson import PYTHON_REPR, JsonWriter, ToJson
 from .values import (
@@ -107,7 +107,7 @@ class Strings(ToJson):
             new = args[1]
             if not (new.is_const and isinstance(new.const, str)) and new.kind not in {STR, CONTENT}:
                 raise self.fail(node, f".replace() with a {new.kind} replacement")
-            code = textops.replace(self, base.code, args[0].const, new.code)
+            code = search.replace(self, base.code, args[0].const, new.code)
             return Value(code, STR, extra=self.any_final([base, new]))
         raise self.fail(node, f"string method .{method}()")
 
@@ -317,11 +317,11 @@ class Strings(ToJson):
 
     def split_list(self, value: Value) -> Value:
         """`s.split(sep[, n])` as a run-time list of strings: each separator becomes a marker."""
-        parts = textops.replace(self, value.code, value.extra["sep"], strlists.MARK, value.extra.get("limit"))
+        parts = search.replace(self, value.code, value.extra["sep"], strlists.MARK, value.extra.get("limit"))
         return Value(f'(printf "\\xff%s" {parts})', STRLIST, extra=final_of(value))
 
     def split_part(self, value: Value, which: int, node: nodes.Node) -> Value:
-        return Value(textops.split_part(self, value.code, value.extra["sep"], which), STR, extra=final_of(value))
+        return Value(search.split_part(self, value.code, value.extra["sep"], which), STR, extra=final_of(value))
 
     def parsed_int(self, text: Value, node: nodes.Node) -> Value:
         """`text | int`: the number a string of decimal digits (whitespace around it) spells,

@@ -7,7 +7,7 @@ from typing import Any
 
 from jinja2 import nodes
 
-from ..go import textops
+from ..go import search, textops
 from ..go.gohelpers import MAX_INDENT_DEPTH, json_helper_name, json_helpers
 from ..go.textops import go_string
 from . import toolschema
@@ -229,5 +229,5 @@ class ToJson(Logic):
             raise self.fail(node, "|indent with these options")
         self.warn(node, "|indent of JSON text", "U+0085, U+2028 and U+2029 inside JSON strings do not start a new line")
         pad = " " * width
-        code = textops.replace(self, value.code, "\n", go_string("\n" + pad))
+        code = search.replace(self, value.code, "\n", go_string("\n" + pad))
         return Value(f'(printf "%s%s" {go_string(pad)} {code})' if first else code, STR)

@@ -1,0 +1,159 @@
+"""Substring search on text, which Go's text/template lacks: `in`, `split(sep)[0]` / `[-1]` and
+`replace`, as byte loops kept to two function calls per byte, and fewer where `html` (native)
+shows a piece of text cannot hold the needle's first byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .textops import HTML_ESCAPED, Emitter, go_string, lacks_html_special, plus_one, position_after
+
+#: bytes per piece of text that a search tests with `html` before looking at its bytes
+SEARCH_PIECE = 64
+
+
+def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], None], last: bool = False) -> None:
+    """Call `on_match` with the Go variable holding each position of `text` where the constant
+    `needle` starts (the first only, unless `last`), to emit what happens there.
+
+    Text has no native substring search, so this is a byte loop, kept to two calls per byte:
+    the first byte of the needle is compared alone and the rest only where it matched. `html`
+    (native) escapes `HTML_ESCAPED` into longer text, so where the needle starts with one of
+    those characters (`</think>`, `<|im_end|>`) the text is taken in pieces of SEARCH_PIECE
+    bytes and only a piece that `html` lengthens is looked at byte by byte (the rest of the
+    needle is compared across the piece's end); where it merely holds one, a text that `html`
+    leaves as long is skipped whole.
+    """
+    first = needle.encode()[0]
+    if chr(first) in HTML_ESCAPED:
+        _search_pieces(em, text, needle, on_match, last)
+        return
+    i = em.temp()
+    guarded = any(char in HTML_ESCAPED for char in needle)
+    if guarded:
+        em.action(f"if {lacks_html_special(text)}")
+        em.action("else")
+    em.action(f"range {i} := len {text}")
+    em.action(f"if eq (index {text} {i}) {first}")
+    if len(needle.encode()) > 1:
+        em.action(f'if eq (printf "%.*s" {len(needle)} (slice {text} {i})) {go_string(needle)}')
+    on_match(i)
+    if not last:
+        em.action("break")
+    if len(needle.encode()) > 1:
+        em.action("end")
+    em.action("end")
+    em.action("end")
+    if guarded:
+        em.action("end")
+
+
+def _search_pieces(em: Emitter, text: str, needle: str, on_match: Callable[[str], None], last: bool) -> None:
+    """`_search` for a needle whose first byte `html` escapes: a piece without it is skipped
+    with a few calls; a position is counted from the end (`len (slice text rest)` is n - rest)."""
+    rest, step, piece, j, at, done = (em.temp() for _ in range(6))
+    em.action(f"{rest} := {text}")
+    em.action(f"{done} := false")
+    em.action(f"range {step} := len {text}")
+    em.action(f"{piece} := {rest}")
+    em.action(f"if gt (len {rest}) {SEARCH_PIECE}")
+    em.action(f"{piece} = slice {rest} 0 {SEARCH_PIECE}")
+    em.action("end")
+    em.action(f"if {lacks_html_special(piece)}")
+    em.action("else")
+    em.action(f"range {j} := len {piece}")
+    em.action(f"if eq (index {piece} {j}) {needle.encode()[0]}")
+    if len(needle.encode()) > 1:
+        em.action(f'if eq (printf "%.*s" {len(needle)} (slice {rest} {j})) {go_string(needle)}')
+    em.action(f"{at} := len (slice {text} (len (slice {rest} {j})))")
+    on_match(at)
+    if not last:
+        em.action(f"{done} = true")
+        em.action("break")
+    if len(needle.encode()) > 1:
+        em.action("end")
+    em.action("end")
+    em.action("end")
+    em.action("end")
+    em.action(f"{rest} = slice {rest} (len {piece})")
+    em.action(f"if or {done} (not {rest})")
+    em.action("break")
+    em.action("end")
+    em.action("end")
+
+
+def contains(em: Emitter, hay: str, needle: str) -> str:
+    """Whether the constant `needle` occurs in `hay`."""
+    found, text = em.temp(), em.temp()
+    em.action(f"{text} := {hay}")
+    em.action(f"{found} := {'false' if needle else 'true'}")
+    if needle:
+        _search(em, text, needle, lambda i: em.action(f"{found} = true"))
+    return found
+
+
+def contains_text(em: Emitter, hay: str, needle: str) -> str:
+    """Whether the string in Go operand `needle` (known only at run time) occurs in `hay`:
+    where its first byte is found, the rest is compared; the empty string occurs in any
+    string, as in Python."""
+    found, text, pattern, first, i, rest = (em.temp() for _ in range(6))
+    em.action(f"{text} := {hay}")
+    em.action(f"{pattern} := {needle}")
+    em.action(f"{found} := eq (len {pattern}) 0")
+    em.action(f"if {pattern}")
+    em.action(f"{first} := index {pattern} 0")
+    em.action(f"range {i} := len {text}")
+    em.action(f"if eq (index {text} {i}) {first}")
+    em.action(f"{rest} := slice {text} {i}")
+    em.action(f"if and (ge (len {rest}) (len {pattern})) (eq (slice {rest} 0 (len {pattern})) {pattern})")
+    em.action(f"{found} = true")
+    em.action("break")
+    em.action("end")
+    em.action("end")
+    em.action("end")
+    em.action("end")
+    return found
+
+
+def split_part(em: Emitter, text_code: str, sep: str, which: int) -> str:
+    """`s.split(sep)[0]` / `[-1]`: the text before the first / after the last separator (the
+    last place it starts, found in one forward pass: cheaper per byte than a scan from the end
+    when, as usual, the separator is absent)."""
+    text, result = em.temp(), em.temp()
+    em.action(f"{text} := {text_code}")
+    em.action(f"{result} := {text}")
+    if which == 0:
+        _search(em, text, sep, lambda i: em.action(f"{result} = slice {text} 0 {i}"))
+    else:
+        size = len(sep.encode())
+        _search(em, text, sep, lambda i: em.action(f"{result} = slice (slice {text} {i}) {size}"), last=True)
+    return result
+
+
+def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | None = None) -> str:
+    """Python's `str.replace(old, new[, limit])`: non-overlapping `old`, left to right (the
+    first `limit` of them when given), found as `_search` finds it."""
+    text, result, last, done = em.temp(), em.temp(), em.temp(), em.temp()
+    size = len(old.encode())
+    em.action(f"{text} := {text_code}")
+    em.action(f'{result} := ""')
+    em.action(f"{last} := 0")
+    if limit is not None:
+        em.action(f"{done} := 0")
+
+    def replaced(i: str) -> None:
+        # a match inside the previous one (only possible for a needle over one byte) is skipped
+        checks = ([f"(ge {i} {last})"] if size > 1 else []) + ([f"(lt {done} {limit})"] if limit is not None else [])
+        if checks:
+            em.action(f"if {checks[0][1:-1]}" if len(checks) == 1 else f"if and {' '.join(checks)}")
+        em.action(f'{result} = printf "%s%s%v" {result} (slice {text} {last} {i}) {new_code}')
+        em.action(f"{last} = {position_after(text, i, size)}")
+        if limit is not None:
+            em.action(f"{done} = {plus_one(done)}")
+        if checks:
+            em.action("end")
+
+    _search(em, text, old, replaced, last=True)
+    em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
+    return result
