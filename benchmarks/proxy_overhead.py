@@ -20,10 +20,10 @@ Rows:
   (target: at most 2 ms added).
 - memory: the proxy's resident set size over a soak of N requests (both APIs, streamed and
   not, calls to recover, chats without tools and other forwarded endpoints, 16 at a time),
-  sampled every 1,000 requests. Flat: the mean of the last three samples is within 2 MB of
-  the mean of the three after the first 1,000 (warm-up).
+  sampled ten times (every 1,000 of the default 10,000). Flat: the mean of the last three
+  samples is within 2 MB of the mean of the three after the first (warm-up).
 
-Run: python benchmarks/proxy_overhead.py [--seconds S] [--requests N] [--host URL] [--no-real]
+Run: python benchmarks/proxy_overhead.py [--seconds S] [--requests N] [--host URL] [--no-real] [--soak-only]
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ from ollama_fc.testbed.server import free_port  # noqa: E402
 
 TOOLS = [function_to_tool(function) for function in FUNCTIONS]
 MAX_PAIRS = 400
-SAMPLE_EVERY = 1000
+SAMPLES = 10
 FLAT_MB = 2.0
 REAL_OPTIONS = {"num_predict": 32, "temperature": 0, "seed": 1}
 REAL_ASK = [{"role": "user", "content": "What is the weather in Paris? Use the tool."}]
@@ -226,7 +226,7 @@ async def soak(proxy: str, pid: int, model: str, total: int) -> list[tuple[int, 
     """`total` requests through the proxy, 16 at a time, cycling through both chat APIs streamed
     and not (with a call to recover), a chat without tools and two other forwarded endpoints
     (one model: switching models would make Ollama reload runners); the proxy's RSS in MB
-    after every SAMPLE_EVERY requests."""
+    after every tenth of them."""
     kinds: list[tuple[str, str, dict[str, Any] | None]] = [
         ("POST", path, request(model, stream))
         for path in ("/api/chat", "/v1/chat/completions")
@@ -252,8 +252,9 @@ async def soak(proxy: str, pid: int, model: str, total: int) -> list[tuple[int, 
                 failures.append(f"{method} {path}: {type(error).__name__}")
 
         done = 0
+        every = max(total // SAMPLES, 1)
         while done < total:
-            batch = min(SAMPLE_EVERY, total - done)
+            batch = min(every, total - done)
             for start in range(done, done + batch, 16):
                 await asyncio.gather(*(one(index) for index in range(start, min(start + 16, done + batch))))
             done += batch
@@ -265,7 +266,7 @@ async def soak(proxy: str, pid: int, model: str, total: int) -> list[tuple[int, 
 
 
 def memory_row(samples: list[tuple[int, float]], cpu_per_request: float) -> Row:
-    after_warmup = [rss for count, rss in samples if count > SAMPLE_EVERY][:3] or [samples[-1][1]]
+    after_warmup = [rss for _, rss in samples[1:4]] or [samples[-1][1]]
     last = [rss for _, rss in samples[-3:]]
     early, late = statistics.mean(after_warmup), statistics.mean(last)
     flat = late - early <= FLAT_MB
@@ -276,7 +277,7 @@ def memory_row(samples: list[tuple[int, float]], cpu_per_request: float) -> Row:
         f"{early:.1f} MB",
         late / early,
         f"{late - early:+.2f} MB: {'flat' if flat else 'GROWS'} (bound {FLAT_MB:.0f} MB); "
-        f"proxy CPU {cpu_per_request * 1000:.2f} ms/request; RSS every {SAMPLE_EVERY:,}: {trace}",
+        f"proxy CPU {cpu_per_request * 1000:.2f} ms/request; RSS every {samples[0][0]:,}: {trace}",
     )
 
 
@@ -294,7 +295,11 @@ def real_model(creator: ollama.Client, upstream: str, folder: str) -> str | None
 
 
 def measure(
-    seconds_per_case: float = 10.0, requests: int = 10_000, host: str | None = None, real: bool = True
+    seconds_per_case: float = 10.0,
+    requests: int = 10_000,
+    host: str | None = None,
+    real: bool = True,
+    latency: bool = True,
 ) -> list[Row]:
     rows = []
     loads = [os.getloadavg()[0]]
@@ -309,14 +314,14 @@ def measure(
             path = write_scripted_gguf(Path(folder) / f"{case}.gguf", script, special_tokens=SPECIALS)
             models[case] = f"ofc-proxy-bench-{case}"
             creator.create(model=models[case], files={path.name: creator.create_blob(path)}, template=template)
-        gemma = real_model(creator, upstream, folder) if real else None
+        gemma = real_model(creator, upstream, folder) if real and latency else None
         with httpx.Client(base_url=proxy, timeout=300) as via, httpx.Client(base_url=upstream, timeout=300) as direct:
-            for path in ("/api/chat", "/v1/chat/completions"):
+            for path in ("/api/chat", "/v1/chat/completions") if latency else ():
                 for case, model in models.items():
                     for stream in (False, True):
                         label = f"scripted, {case}, {'streamed' if stream else 'whole'}"
                         rows += compare(via, direct, pid, label, path, request(model, stream), seconds_per_case)
-            for stream in (False, True):
+            for stream in (False, True) if latency else ():
                 body = request(models["recovered"], stream, tools=False)
                 label = f"scripted, no tools (forwarded), {'streamed' if stream else 'whole'}"
                 rows += compare(via, direct, pid, label, "/api/chat", body, seconds_per_case)
@@ -352,7 +357,8 @@ if __name__ == "__main__":
     parser.add_argument("--requests", type=int, default=10_000, help="requests of the memory soak (default 10,000)")
     parser.add_argument("--host", help="an Ollama already running (default: start the pinned one)")
     parser.add_argument("--no-real", action="store_true", help="skip the real-weights model (Gemma 3 270M)")
+    parser.add_argument("--soak-only", action="store_true", help="only the memory soak")
     args = parser.parse_args()
     if "OLLAMA_HOST" in os.environ and not args.host:
         print("note: starting the pinned Ollama; pass --host to measure against OLLAMA_HOST", file=sys.stderr)
-    print_table(measure(args.seconds, args.requests, args.host, real=not args.no_real))
+    print_table(measure(args.seconds, args.requests, args.host, real=not args.no_real, latency=not args.soak_only))
