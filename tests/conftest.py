@@ -3,7 +3,9 @@
 Every test that uses `ollama_server` (or `ollama_host`, `scripted_model`) runs once per tier:
 the pinned v0.24.0 and the current 0.3x release (`ollama_fc/testbed/tiers.py`), with the tier
 and version in its id (`[current-v0.34.4]`). `--ollama-tier NAME` (repeatable) keeps some.
-One server runs at a time: pytest groups the tests of each tier.
+In one pytest process one server runs at a time: pytest groups the tests of each tier. `.ci/run`
+runs the tiers side by side, one pytest-xdist worker and one server each (`--dist loadscope`
+with the scheduler below).
 
 With CI=true a server that cannot be provisioned or started fails the run; elsewhere the
 tests that need it are skipped with the reason, so pure tests still run on a laptop.
@@ -13,7 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -23,6 +28,14 @@ from ollama_fc.errors import OllamaFcError
 from ollama_fc.testbed.tiers import TIERS, Tier
 
 ScriptedModel = Callable[..., str]
+
+#: Threads a runner computes a scripted model with. Its weights are a few hundred KiB, so a second
+#: thread only adds a barrier per layer, and on a busy machine a barrier whose other thread is
+#: descheduled spins for a time slice: one thread made a warm chat about 50 times faster at a load
+#: of 20 on two cores (0.02 s instead of 1.3 s on v0.24.0). Set per scripted model (`num_thread`)
+#: and, for 0.3x, as llama-server's default (`LLAMA_ARG_THREADS`), which models built by
+#: `ollama-fc build` in the tests also use; v0.24.0 has no such default.
+SCRIPTED_THREADS = 1
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,11 +64,65 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("ollama_server", tiers, indirect=True, scope="session", ids=[tier.label for tier in tiers])
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that use the server are marked `ollama`, so `-m "not ollama"` selects the rest."""
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Iterator[None]:
+    """Tests that use the server are marked `ollama`, so `-m "not ollama"` selects the rest.
+
+    In `.ci/run`'s workers the tiers' tests then come first, after pytest has grouped each tier's
+    tests and deselected (see pytest_xdist_make_scheduler).
+    """
     for item in items:
         if "ollama_server" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.ollama)
+    yield
+    if os.environ.get("PYTEST_XDIST_WORKER") and config.getvalue("dist") == "loadscope":
+        order = list(TIERS)
+        items.sort(key=lambda item: order.index(tier) if (tier := _tier_of(item.nodeid)) else len(order))
+
+
+# -- `.ci/run`: the tiers side by side (pytest-xdist, `--numprocesses 2 --dist loadscope`) --------
+
+
+def _tier_of(nodeid: str) -> str | None:
+    """The tier a test runs on, read from its id (`[pinned-v0.24.0-...]`), or None."""
+    for tier in TIERS.values():
+        if re.search(rf"[\[-]{re.escape(tier.label)}[\]-]", nodeid):
+            return tier.name
+    return None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With `--dist loadscope`, all tests of a tier are one scope, so one worker runs them against
+    one server started once, and the tiers are handed out first, one to each worker; the other
+    tests follow by module, so a module's fixtures (a corpus survey, an oracle pair) are made once.
+    """
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class TiersFirst(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            tier = _tier_of(nodeid)
+            return f"tier {tier}" if tier else nodeid.split("::", 1)[0]
+
+        def schedule(self) -> None:
+            config.option.loadscopereorder = False  # the order the workers collected: tiers first
+            super().schedule()
+
+    return TiersFirst(config, log)
+
+
+@contextmanager
+def _environment(**values: object) -> Iterator[None]:
+    """These environment variables set (unless already set) while the block runs."""
+    added = {name: str(value) for name, value in values.items() if name not in os.environ}
+    os.environ.update(added)
+    try:
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
 
 
 @pytest.fixture(scope="session")
@@ -71,14 +138,16 @@ def engine() -> Iterator[Any]:
 def ollama_server(request: pytest.FixtureRequest) -> Iterator[Any]:
     """`ollama serve` of one tier (the test's parameter) on a free loopback port.
 
-    Started once per tier for the session; the previous tier's server stops first.
+    Started once per tier for the session; the previous tier's server stops first. Its llama-server
+    runners (0.3x) compute with one thread unless a model says otherwise: see SCRIPTED_THREADS.
     """
     from ollama_fc.testbed.server import OllamaServer
 
     tier: Tier = request.param
     server = OllamaServer(tier)
     try:
-        server.start()
+        with _environment(LLAMA_ARG_THREADS=SCRIPTED_THREADS):
+            server.start()
     except OllamaFcError as exc:
         server.cleanup()
         if IN_CI:
@@ -150,7 +219,7 @@ def scripted_model(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -
             parser=parser,
             files={path.name: digest},
             template=template,
-            parameters=dict(parameters) if parameters else None,
+            parameters={"num_thread": SCRIPTED_THREADS, **(parameters or {})},
         ):
             pass
         created[model] = recipe

@@ -157,8 +157,8 @@ class _Statements:
 def _json_string_helper() -> str:
     """`ofc_json_str`: a string as Python's json.dumps writes it (see textops.json_string)."""
     body = _Statements()
-    result = json_string(body, ".")
-    return '{{ define "ofc_json_str" }}' + "".join(body.code) + "{{ " + result + " }}{{ end }}"
+    json_string(body, ".", printed=True)
+    return '{{ define "ofc_json_str" }}' + "".join(body.code) + "{{ end }}"
 
 
 def json_helper_name(indent: int | None, depth: int, separators: tuple[str, str] | None = None) -> str:
@@ -182,6 +182,36 @@ def json_helpers(indent: int | None, separators: tuple[str, str] | None = None) 
     return names[0], _untrimmed(code)  # the depth-limit fallback (the compact writer) is emitted separately
 
 
+def _byte_table(marked: dict[int, int]) -> str:
+    """A 256-byte Go string literal: the value given for each marked byte, 0 (falsy) elsewhere."""
+    return go_string("".join(chr(marked.get(byte, 0)) for byte in range(256)))
+
+
+def _repr_plain(quote: int) -> str:
+    """Non-zero for the bytes `repr()` writes unchanged inside a string quoted with `quote`;
+    zero (falsy, and the shortest literal for the rarer bytes) for controls, backslash, DEL
+    and the quote."""
+    return _byte_table({byte: 46 for byte in range(256) if byte >= 32 and byte not in (92, 127, quote)})
+
+
+#: `ofc_repr_str`: which quote is decided by a scan only when `html` shows a quote may be there;
+#: the text is printed in runs between the bytes repr escapes, found by one table lookup each
+_REPR_STRING = (
+    '{{- define "ofc_repr_str" }}{{- $s := . }}{{- $sq := false }}{{- $dq := false }}'
+    "{{- if ne (len (html $s)) (len $s) }}{{- range $i := len $s }}"
+    f"{{{{- $b := index $s $i }}}}{{{{- if index {_byte_table({byte: 46 for byte in range(256) if byte not in (34, 39)})} $b }}}}"
+    "{{- else if eq $b 39 }}{{- $sq = true }}{{- else }}{{- $dq = true }}{{- end }}{{- end }}{{- end }}"
+    f'{{{{- $q := "\'" }}}}{{{{- $qb := 39 }}}}{{{{- $plain := {_repr_plain(39)} }}}}'
+    f'{{{{- if and $sq (not $dq) }}}}{{{{- $q = "\\"" }}}}{{{{- $qb = 34 }}}}{{{{- $plain = {_repr_plain(34)} }}}}{{{{- end }}}}'
+    "{{- $q }}{{- $last := 0 }}{{- range $i := len $s }}{{- if index $plain (index $s $i) }}{{- else }}"
+    "{{- slice $s $last $i }}{{- $b := index $s $i }}"
+    "{{- if eq $b 92 }}\\\\{{- else if eq $b $qb }}\\{{ $q }}{{- else if eq $b 10 }}\\n{{- else if eq $b 13 }}\\r"
+    '{{- else if eq $b 9 }}\\t{{- else }}{{- printf "\\\\x%02x" $b }}{{- end }}'
+    "{{- $last = len (slice $s (len (slice (slice $s $i) 1))) }}{{- end }}{{- end }}"
+    "{{- slice $s $last }}{{- $q }}{{- end }}"
+)
+
+
 #: Python repr of strings, numbers, booleans, None, lists and dicts (`{{ dict }}` in Jinja).
 REPR_HELPER = _untrimmed(
     '{{- define "ofc_repr" }}{{- $t := printf "%T" . }}'
@@ -196,15 +226,7 @@ REPR_HELPER = _untrimmed(
     '{{- template "ofc_repr" $v }}{{- end }}]'
     "{{- else }}{{- print . }}{{- end }}{{- end }}"
     # strings: single quotes unless the text has ' and no ", like CPython's repr
-    '{{- define "ofc_repr_str" }}{{- $s := . }}{{- $sq := false }}{{- $dq := false }}'
-    '{{- range $i := len $s }}{{- $c := slice $s $i }}{{- if eq (printf "%.1s" $c) "\'" }}{{- $sq = true }}'
-    '{{- else if eq (printf "%.1s" $c) "\\"" }}{{- $dq = true }}{{- end }}{{- end }}'
-    '{{- $q := "\'" }}{{- if and $sq (not $dq) }}{{- $q = "\\"" }}{{- end }}{{- $q }}'
-    "{{- range $i := len $s }}{{- $b := index $s $i }}{{- if and (ge $b 128) (lt $b 192) }}{{- continue }}{{- end }}"
-    '{{- $c := printf "%.1s" (slice $s $i) }}'
-    '{{- if eq $c "\\\\" }}\\\\{{- else if eq $c "\\n" }}\\n{{- else if eq $c "\\r" }}\\r{{- else if eq $c "\\t" }}\\t'
-    '{{- else if eq $c $q }}\\{{ $q }}{{- else if or (lt $b 32) (eq $b 127) }}{{- printf "\\\\x%02x" $b }}{{- else }}{{- $c }}{{- end }}{{- end }}'
-    "{{- $q }}{{- end }}"
+    + _REPR_STRING
     # `{{ value }}` of an untyped value: Jinja prints strings bare and everything else as repr
-    '{{- define "ofc_str" }}{{- if eq (printf "%T" .) "string" }}{{- . }}{{- else }}{{- template "ofc_repr" . }}{{- end }}{{- end }}'
+    + '{{- define "ofc_str" }}{{- if eq (printf "%T" .) "string" }}{{- . }}{{- else }}{{- template "ofc_repr" . }}{{- end }}{{- end }}'
 )

@@ -9,7 +9,7 @@ Each function emits the statements computing one Python operation and returns th
 
 from __future__ import annotations
 
-from .textops import Emitter, go_string, plus_one
+from .textops import Emitter, go_string, plus_one, position_after
 
 #: the element marker, as a Go string literal (a byte, not the rune U+00FF)
 MARK = '"\\xff"'
@@ -61,7 +61,7 @@ def join(em: Emitter, code: str, sep_code: str) -> str:
     em.action(f"range {i} := len {text}")
     em.action(f"if and (gt {i} 0) (eq (index {text} {i}) {MARK_BYTE})")
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {sep_code}')
-    em.action(f"{last} = {plus_one(i)}")
+    em.action(f"{last} = {position_after(text, i)}")
     em.action("end")
     em.action("end")
     em.action(f'{out} = printf "%s%s" {out} (slice {text} {last})')
@@ -71,15 +71,17 @@ def join(em: Emitter, code: str, sep_code: str) -> str:
 
 def contains(em: Emitter, code: str, needle: str) -> str:
     """`needle in list`: some element is exactly `needle`."""
-    hay, pat, found, i, end = em.temp(), em.temp(), em.temp(), em.temp(), em.temp()
+    hay, pat, found, i, rest = em.temp(), em.temp(), em.temp(), em.temp(), em.temp()
     em.action(f'{hay} := printf "%s\\xff" {code}')
     em.action(f'{pat} := printf "\\xff%s\\xff" {needle}')
     em.action(f"{found} := false")
     em.action(f"range {i} := len {hay}")
-    em.action(f'{end} := len (printf "%*s%*s" {i} "" (len {pat}) "")')
-    em.action(f"if and (eq (index {hay} {i}) {MARK_BYTE}) (le {end} (len {hay})) (eq (slice {hay} {i} {end}) {pat})")
+    em.action(f"if eq (index {hay} {i}) {MARK_BYTE}")
+    em.action(f"{rest} := slice {hay} {i}")
+    em.action(f"if and (ge (len {rest}) (len {pat})) (eq (slice {rest} 0 (len {pat})) {pat})")
     em.action(f"{found} = true")
     em.action("break")
+    em.action("end")
     em.action("end")
     em.action("end")
     return found
@@ -105,7 +107,7 @@ def element(em: Emitter, code: str, which: int, var: str | None = None) -> str:
         if var is not None:
             em.action(f"{var} = slice {text} {cut}")
     else:
-        em.action(f"{result} = slice {text} ({plus_one(cut)})")
+        em.action(f"{result} = slice {text} {position_after(text, cut)}")
         if var is not None:
             em.action(f"{var} = slice {text} 0 {cut}")
     em.action("end")
@@ -123,7 +125,7 @@ def each(em: Emitter, code: str) -> tuple[str, str, str]:
     em.action(f"range {i} := len {text}")
     em.action(f"if and (gt {i} 0) (eq (index {text} {i}) {MARK_BYTE})")
     em.action(f"{item} := slice {text} {start} {i}")
-    em.action(f"{start} = {plus_one(i)}")
+    em.action(f"{start} = {position_after(text, i)}")
     em.action(f"{idx} := {seen}")
     em.action(f"{seen} = {plus_one(seen)}")
     return item, idx, total
@@ -145,7 +147,7 @@ def nth(em: Emitter, code: str, position: str) -> tuple[str, str]:
     em.action(f"{found} = true")
     em.action("break")
     em.action("end")
-    em.action(f"{start} = {plus_one(i)}")
+    em.action(f"{start} = {position_after(text, i)}")
     em.action(f"{seen} = {plus_one(seen)}")
     em.action("end")
     em.action("end")

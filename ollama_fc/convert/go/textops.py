@@ -8,6 +8,7 @@ characters where it is compared and in bytes where text is skipped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 #: Python's str.isspace() characters, the set `str.strip()` removes.
@@ -20,8 +21,27 @@ PY_WHITESPACE = (
 
 def plus_one(number: str) -> str:
     """Go code for the int `number + 1`: text/template has no arithmetic, but the length of
-    `number` spaces and one more character is it (`number` must not be negative)."""
+    `number` spaces and one more character is it (`number` must not be negative). It builds a
+    string that long: for a position inside a string use `position_after`, constant time."""
     return f'len (printf "%*s." {number} "")'
+
+
+def position_after(text: str, position: str, count: int | str = 1) -> str:
+    """Go code for the int `position + count` where that is at most the length n of the string in
+    `text`, in constant time: `slice (slice text position) count` is n - position - count long,
+    and cutting that many bytes off the front of `text` leaves position + count."""
+    return f"(len (slice {text} (len (slice (slice {text} {position}) {count}))))"
+
+
+#: `html` escapes exactly these characters (and NUL), each into a longer text: when the escaped
+#: text is as long as the text, none of them occurs in it, a check in one native call
+HTML_ESCAPED = "'\"&<>"
+
+
+def lacks_html_special(text: str) -> str:
+    """A Go condition true when the string in `text` holds none of `HTML_ESCAPED`: a needle with
+    one of them cannot occur in it, so a search can be skipped."""
+    return f"(eq (len (html {text})) (len {text}))"
 
 
 def go_string(text: str) -> str:
@@ -55,115 +75,168 @@ class Emitter(Protocol):
     def action(self, code: str) -> None: ...
 
 
-def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
-    """Python's strip/lstrip/rstrip over bytes: find the first and last kept characters."""
-    chars_set = chars if chars is not None else PY_WHITESPACE
-    text, start, last, i, c, b, seen = (em.temp() for _ in range(7))
-    strip_set = " ".join(go_string(ch) for ch in dict.fromkeys(chars_set))
-    em.action(f"{text} := {text_code}")
-    em.action(f"{start} := len {text}")
-    em.action(f"{last} := -1")
-    em.action(f"{seen} := false")
+#: bytes per piece of text that a search tests with `html` before looking at its bytes
+SEARCH_PIECE = 64
+
+
+def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], None], last: bool = False) -> None:
+    """Call `on_match` with the Go variable holding each position of `text` where the constant
+    `needle` starts (the first only, unless `last`), to emit what happens there.
+
+    Text has no native substring search, so this is a byte loop, kept to two calls per byte:
+    the first byte of the needle is compared alone and the rest only where it matched. `html`
+    (native) escapes `HTML_ESCAPED` into longer text, so where the needle starts with one of
+    those characters (`</think>`, `<|im_end|>`) the text is taken in pieces of SEARCH_PIECE
+    bytes and only a piece that `html` lengthens is looked at byte by byte (the rest of the
+    needle is compared across the piece's end); where it merely holds one, a text that `html`
+    leaves as long is skipped whole.
+    """
+    first = needle.encode()[0]
+    if chr(first) in HTML_ESCAPED:
+        _search_pieces(em, text, needle, on_match, last)
+        return
+    i = em.temp()
+    guarded = any(char in HTML_ESCAPED for char in needle)
+    if guarded:
+        em.action(f"if {lacks_html_special(text)}")
+        em.action("else")
     em.action(f"range {i} := len {text}")
-    em.action(f"{b} := index {text} {i}")
-    em.action(f"if and (ge {b} 128) (lt {b} 192)")
-    em.action(f"if {seen}")
-    em.action(f"{last} = {i}")
-    em.action("end")
-    em.action("continue")
-    em.action("end")
-    em.action(f'{c} := printf "%.1s" (slice {text} {i})')
-    em.action(f"if eq {c} {strip_set}")
-    em.action(f"{seen} = false")
-    em.action("else")
-    em.action(f"{seen} = true")
-    em.action(f"if gt {start} {i}")
-    em.action(f"{start} = {i}")
-    em.action("end")
-    em.action(f"{last} = {i}")
-    em.action("end")
-    em.action("end")
-    result = em.temp()
-    if method == "lstrip":
-        em.action(f"{result} := slice {text} {start}")
-    else:  # up to and with the last kept character: from the first one, or (rstrip) the start
-        em.action(f'{result} := ""')
-        em.action(f"if ge {last} 0")
-        em.action(
-            f'{result} = printf "%s%.1s" (slice {text} {start if method == "strip" else 0} {last}) (slice {text} {last})'
-        )
+    em.action(f"if eq (index {text} {i}) {first}")
+    if len(needle.encode()) > 1:
+        em.action(f'if eq (printf "%.*s" {len(needle)} (slice {text} {i})) {go_string(needle)}')
+    on_match(i)
+    if not last:
+        em.action("break")
+    if len(needle.encode()) > 1:
         em.action("end")
-    return result
+    em.action("end")
+    em.action("end")
+    if guarded:
+        em.action("end")
 
 
-def contains(em: Emitter, hay: str, needle: str) -> str:
-    """Whether `needle` occurs in `hay` (a byte scan)."""
-    found, text, i = em.temp(), em.temp(), em.temp()
-    em.action(f"{text} := {hay}")
-    em.action(f"{found} := false")
-    em.action(f"range {i} := len {text}")
-    em.action(f'if eq (printf "%.*s" {len(needle)} (slice {text} {i})) {go_string(needle)}')
-    em.action(f"{found} = true")
+def _search_pieces(em: Emitter, text: str, needle: str, on_match: Callable[[str], None], last: bool) -> None:
+    """`_search` for a needle whose first byte `html` escapes: a piece without it is skipped
+    with a few calls; a position is counted from the end (`len (slice text rest)` is n - rest)."""
+    rest, step, piece, j, at, done = (em.temp() for _ in range(6))
+    em.action(f"{rest} := {text}")
+    em.action(f"{done} := false")
+    em.action(f"range {step} := len {text}")
+    em.action(f"{piece} := {rest}")
+    em.action(f"if gt (len {rest}) {SEARCH_PIECE}")
+    em.action(f"{piece} = slice {rest} 0 {SEARCH_PIECE}")
+    em.action("end")
+    em.action(f"if {lacks_html_special(piece)}")
+    em.action("else")
+    em.action(f"range {j} := len {piece}")
+    em.action(f"if eq (index {piece} {j}) {needle.encode()[0]}")
+    if len(needle.encode()) > 1:
+        em.action(f'if eq (printf "%.*s" {len(needle)} (slice {rest} {j})) {go_string(needle)}')
+    em.action(f"{at} := len (slice {text} (len (slice {rest} {j})))")
+    on_match(at)
+    if not last:
+        em.action(f"{done} = true")
+        em.action("break")
+    if len(needle.encode()) > 1:
+        em.action("end")
+    em.action("end")
+    em.action("end")
+    em.action("end")
+    em.action(f"{rest} = slice {rest} (len {piece})")
+    em.action(f"if or {done} (not {rest})")
     em.action("break")
     em.action("end")
     em.action("end")
+
+
+def contains(em: Emitter, hay: str, needle: str) -> str:
+    """Whether the constant `needle` occurs in `hay`."""
+    found, text = em.temp(), em.temp()
+    em.action(f"{text} := {hay}")
+    em.action(f"{found} := {'false' if needle else 'true'}")
+    if needle:
+        _search(em, text, needle, lambda i: em.action(f"{found} = true"))
     return found
 
 
 def contains_text(em: Emitter, hay: str, needle: str) -> str:
     """Whether the string in Go operand `needle` (known only at run time) occurs in `hay`:
-    compared byte-wise at every offset; the empty string occurs in any string, as in Python."""
-    found, text, pattern, i, rest = em.temp(), em.temp(), em.temp(), em.temp(), em.temp()
+    where its first byte is found, the rest is compared; the empty string occurs in any
+    string, as in Python."""
+    found, text, pattern, first, i, rest = (em.temp() for _ in range(6))
     em.action(f"{text} := {hay}")
     em.action(f"{pattern} := {needle}")
     em.action(f"{found} := eq (len {pattern}) 0")
+    em.action(f"if {pattern}")
+    em.action(f"{first} := index {pattern} 0")
     em.action(f"range {i} := len {text}")
+    em.action(f"if eq (index {text} {i}) {first}")
     em.action(f"{rest} := slice {text} {i}")
     em.action(f"if and (ge (len {rest}) (len {pattern})) (eq (slice {rest} 0 (len {pattern})) {pattern})")
     em.action(f"{found} = true")
     em.action("break")
     em.action("end")
     em.action("end")
+    em.action("end")
+    em.action("end")
     return found
 
 
 def split_part(em: Emitter, text_code: str, sep: str, which: int) -> str:
-    """`s.split(sep)[0]` / `[-1]`: the text before the first / after the last separator."""
-    text, i, cut, result = em.temp(), em.temp(), em.temp(), em.temp()
-    n = len(sep.encode())
+    """`s.split(sep)[0]` / `[-1]`: the text before the first / after the last separator (the
+    last place it starts, found in one forward pass: cheaper per byte than a scan from the end
+    when, as usual, the separator is absent)."""
+    text, result = em.temp(), em.temp()
     em.action(f"{text} := {text_code}")
-    em.action(f"{cut} := -1")
-    em.action(f"range {i} := len {text}")
-    em.action(f'if eq (printf "%.*s" {len(sep)} (slice {text} {i})) {go_string(sep)}')
-    em.action(f"{cut} = {i}")
-    if which == 0:
-        em.action("break")
-    em.action("end")
-    em.action("end")
     em.action(f"{result} := {text}")
-    em.action(f"if ge {cut} 0")
     if which == 0:
-        em.action(f"{result} = slice {text} 0 {cut}")
+        _search(em, text, sep, lambda i: em.action(f"{result} = slice {text} 0 {i}"))
     else:
-        em.action(f'{result} = slice {text} (len (printf "%*s%*s" {cut} "" {n} ""))')
-    em.action("end")
+        size = len(sep.encode())
+        _search(em, text, sep, lambda i: em.action(f"{result} = slice (slice {text} {i}) {size}"), last=True)
     return result
 
 
+def _changed_bytes(mapping: dict[int, int]) -> tuple[str, int]:
+    """(table literal, its length): the byte each byte becomes, 0 where it stays (falsy in an
+    `if`), up to the last byte that changes; bytes past it are tested with `lt` first, which
+    keeps the literal short (it is repeated wherever the conversion is)."""
+    size = max(mapping) + 1
+    return go_string("".join(chr(mapping.get(byte, 0)) for byte in range(size))), size
+
+
+def _lookup(em: Emitter, var: str, table: tuple[str, int], byte: str) -> None:
+    """`var` = the table's entry for `byte`, 0 past its end."""
+    em.action(f"if lt {byte} {table[1]}")
+    em.action(f"{var} = index {table[0]} {byte}")
+    em.action("else")
+    em.action(f"{var} = 0")
+    em.action("end")
+
+
+def _rebuilt(em: Emitter, text: str, out: str, last: str, i: str, new_byte: str) -> None:
+    """Append the unchanged run before byte `i` and the byte it becomes; `last` moves past it."""
+    em.action(f'{out} = printf "%s%s%c" {out} (slice {text} {last} {i}) {new_byte}')
+    em.action(f"{last} = {position_after(text, i)}")
+
+
 def ascii_case(em: Emitter, text: str, method: str) -> str:
-    """`lower` / `upper` of the ASCII letters of the string in Go variable `text`."""
-    lo, hi = (65, 90) if method == "lower" else (97, 122)
-    table = "".join(chr(c).lower() if method == "lower" else chr(c).upper() for c in range(hi + 1))
-    result, i, b = em.temp(), em.temp(), em.temp()
+    """`lower` / `upper` of the ASCII letters of the string in Go variable `text`: each byte is
+    looked up in a table of the letters that change, and runs of the others are copied whole."""
+    letters = range(65, 91) if method == "lower" else range(97, 123)
+    table = _changed_bytes({c: ord(chr(c).lower() if method == "lower" else chr(c).upper()) for c in letters})
+    result, last, i, b, new = (em.temp() for _ in range(5))
     em.action(f'{result} := ""')
+    em.action(f"{last} := 0")
+    em.action(f"{new} := 0")
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
-    em.action(f"if and (ge {b} {lo}) (le {b} {hi})")
-    em.action(f'{result} = printf "%s%c" {result} (index {go_string(table)} {b})')
-    em.action("else")
-    em.action(f'{result} = printf "%s%s" {result} (slice {text} {i} ({plus_one(i)}))')
+    _lookup(em, new, table, b)
+    em.action(f"if {new}")
+    _rebuilt(em, text, result, last, i, new)
     em.action("end")
     em.action("end")
+    em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
     return result
 
 
@@ -174,42 +247,93 @@ TITLE_WORD_BREAKS = (45, 32, 9, 10, 11, 12, 13, 40, 123, 91, 60)
 #: bytes after which Python's `str.title()` starts a word: every ASCII character but a letter
 PYTHON_TITLE_BREAKS = tuple(c for c in range(128) if not chr(c).isalpha())
 
+#: what a message's role almost always is: its title case is looked up before any byte loop
+COMMON_ROLES = ("user", "assistant", "tool", "system")
 
-def ascii_title(em: Emitter, text: str, breaks: tuple[int, ...] = TITLE_WORD_BREAKS) -> str:
+
+def title_of(text: str, breaks: tuple[int, ...]) -> str:
+    """What `ascii_title` computes, for constant text."""
+    out, start = [], True
+    for char in text:
+        code = ord(char)
+        if code >= 128:
+            out.append(char)
+            start = False
+        elif code in breaks:
+            out.append(char)
+            start = True
+        else:
+            out.append(char.upper() if start else char.lower())
+            start = False
+    return "".join(out)
+
+
+def ascii_title(
+    em: Emitter, text: str, breaks: tuple[int, ...] = TITLE_WORD_BREAKS, common: tuple[str, ...] = ()
+) -> str:
     """Jinja's `|title` (or, with PYTHON_TITLE_BREAKS, `str.title()`) of the string in Go
     variable `text`, for ASCII letters: the first character of each word upper-cased, the
-    others lower-cased (bytes of other characters kept)."""
-    upper = "".join(chr(c).upper() for c in range(128))
-    lower = "".join(chr(c).lower() for c in range(128))
-    result, start, i, b = em.temp(), em.temp(), em.temp(), em.temp()
+    others lower-cased (bytes of other characters kept). Two table lookups per byte (the
+    letter at a word start or inside a word, whether a word starts after it), runs of
+    unchanged bytes copied whole; the strings in `common` are compared first and need no loop."""
+    at_start = _changed_bytes({c: ord(chr(c).upper()) for c in range(128) if c not in breaks and chr(c).islower()})
+    inside = _changed_bytes({c: ord(chr(c).lower()) for c in range(128) if c not in breaks and chr(c).isupper()})
+    # whether a word starts after a byte: the rarer answer is the zero, the shorter literal
+    breaks_rare = len(breaks) < 64
+    marked = set(breaks) if breaks_rare else set(range(128)) - set(breaks)
+    starts_word = go_string("".join("\0" if c in marked else "." for c in range(128)))
+    result, last, start, i, b, new = (em.temp() for _ in range(6))
     em.action(f'{result} := ""')
+    for n, word in enumerate(common):
+        em.action(f"{'if' if n == 0 else 'else if'} eq {text} {go_string(word)}")
+        em.action(f"{result} = {go_string(title_of(word, breaks))}")
+    if common:
+        em.action("else")
+    em.action(f"{last} := 0")
     em.action(f"{start} := true")
+    em.action(f"{new} := 0")
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
-    em.action(f"if ge {b} 128")
-    em.action(f'{result} = printf "%s%s" {result} (slice {text} {i} ({plus_one(i)}))')
-    em.action(f"{start} = false")
-    em.action(f"else if eq {b} {' '.join(map(str, breaks))}")
-    em.action(f'{result} = printf "%s%c" {result} {b}')
-    em.action(f"{start} = true")
-    em.action(f"else if {start}")
-    em.action(f'{result} = printf "%s%c" {result} (index {go_string(upper)} {b})')
-    em.action(f"{start} = false")
+    em.action(f"if {start}")
+    _lookup(em, new, at_start, b)
     em.action("else")
-    em.action(f'{result} = printf "%s%c" {result} (index {go_string(lower)} {b})')
+    _lookup(em, new, inside, b)
+    em.action("end")
+    em.action(f"if {new}")
+    _rebuilt(em, text, result, last, i, new)
+    em.action("end")
+    em.action(f"if lt {b} 128")
+    em.action(f"if index {starts_word} {b}")
+    em.action(f"{start} = {'false' if breaks_rare else 'true'}")
+    em.action("else")
+    em.action(f"{start} = {'true' if breaks_rare else 'false'}")
+    em.action("end")
+    em.action("else")
+    em.action(f"{start} = false")
     em.action("end")
     em.action("end")
+    em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
+    if common:
+        em.action("end")
     return result
 
 
-def json_string(em: Emitter, text_code: str) -> str:
+#: the bytes json.dumps writes unchanged in a string are non-zero in this table, the ones it
+#: escapes (controls, `"`, backslash) zero: the rare ones take the four-character escape
+JSON_PLAIN = go_string("".join("\0" if byte < 32 or byte in (34, 92) else "." for byte in range(256)))
+
+
+def json_string(em: Emitter, text_code: str, printed: bool = False) -> str:
     """Python's `json.dumps` of a string (`ensure_ascii=False`, as transformers' `tojson`).
 
     Go's `%q` writes the same for ASCII text without control characters other than \\t, \\n,
     \\r, \\b, \\f; Ollama's `json` escapes `<`, `>`, `&` but writes controls as Python does. So
-    an ASCII string on which both agree takes `%q`; any other is escaped byte by byte, copying
-    runs of plain bytes (UTF-8 sequences included) whole. The escapes Python writes short are
-    the ones `%q` writes for those single bytes; the others are `\\u00XX`.
+    an ASCII string on which both agree takes `%q`; any other is escaped byte by byte (printed:
+    one table lookup per byte), copying runs of plain bytes (UTF-8 sequences included) whole. The
+    escapes Python writes short are the ones `%q` writes for those single bytes; the others are
+    `\\u00XX`. With `printed`, the pieces are printed as they are found (linear; the define
+    helper does this) and the result is the empty string literal; else they are collected into
+    the returned variable.
     """
     text, quoted, last, i, b, escape = (em.temp() for _ in range(6))
     em.action(f"{text} := {text_code}")
@@ -217,20 +341,41 @@ def json_string(em: Emitter, text_code: str) -> str:
     # all three also agree on U+2028 and U+2029, escaped, where Python writes them raw: the fast
     # path is for ASCII only (fewer characters than bytes when not: `%.*s` counts characters)
     ascii_only = f'(or (not {text}) (lt (len (printf "%.*s" (len (slice {text} 1)) {text})) (len {text})))'
-    em.action(f'if not (and (eq {quoted} (json {text})) (eq {quoted} (printf "%+q" {text})) {ascii_only})')
-    em.action(f'{quoted} = ""')
+    fast = f'and (eq {quoted} (json {text})) (eq {quoted} (printf "%+q" {text})) {ascii_only}'
+    if printed:
+        em.action(f"if {fast}")
+        em.action(quoted)
+        em.action("else")
+        em.action('"\\""')
+    else:
+        em.action(f"if not ({fast})")
+        em.action(f'{quoted} = ""')
     em.action(f"{last} := 0")
     em.action(f"range {i} := len {text}")
-    em.action(f"{b} := index {text} {i}")
-    em.action(f"if or (lt {b} 32) (eq {b} 34 92)")
+    if printed:  # one copy per template: a table lookup per byte
+        em.action(f"if index {JSON_PLAIN} (index {text} {i})")
+        em.action("else")
+        em.action(f"{b} := index {text} {i}")
+    else:  # a copy per use: shorter code
+        em.action(f"{b} := index {text} {i}")
+        em.action(f"if or (lt {b} 32) (eq {b} 34 92)")
     em.action(f'{escape} := printf "\\\\u%04x" {b}')
     em.action(f"if eq {b} 34 92 8 9 10 12 13")
     em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
     em.action("end")
-    em.action(f'{quoted} = printf "%s%s%s" {quoted} (slice {text} {last} {i}) {escape}')
-    em.action(f"{last} = {plus_one(i)}")
+    if printed:
+        em.action(f"slice {text} {last} {i}")
+        em.action(escape)
+    else:
+        em.action(f'{quoted} = printf "%s%s%s" {quoted} (slice {text} {last} {i}) {escape}')
+    em.action(f"{last} = {position_after(text, i)}")
     em.action("end")
     em.action("end")
+    if printed:
+        em.action(f"slice {text} {last}")
+        em.action('"\\""')
+        em.action("end")
+        return '""'
     em.action(f'{quoted} = printf "\\"%s%s\\"" {quoted} (slice {text} {last})')
     em.action("end")
     return quoted
@@ -238,22 +383,28 @@ def json_string(em: Emitter, text_code: str) -> str:
 
 def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | None = None) -> str:
     """Python's `str.replace(old, new[, limit])`: non-overlapping `old`, left to right (the
-    first `limit` of them when given)."""
-    text, result, last, i, done = em.temp(), em.temp(), em.temp(), em.temp(), em.temp()
+    first `limit` of them when given), found as `_search` finds it."""
+    text, result, last, done = em.temp(), em.temp(), em.temp(), em.temp()
+    size = len(old.encode())
     em.action(f"{text} := {text_code}")
     em.action(f'{result} := ""')
     em.action(f"{last} := 0")
     if limit is not None:
         em.action(f"{done} := 0")
-    em.action(f"range {i} := len {text}")
-    more = f" (lt {done} {limit})" if limit is not None else ""
-    em.action(f'if and (ge {i} {last}){more} (eq (printf "%.*s" {len(old)} (slice {text} {i})) {go_string(old)})')
-    em.action(f'{result} = printf "%s%s%v" {result} (slice {text} {last} {i}) {new_code}')
-    em.action(f'{last} = len (printf "%*s%*s" {i} "" {len(old.encode())} "")')
-    if limit is not None:
-        em.action(f"{done} = {plus_one(done)}")
-    em.action("end")
-    em.action("end")
+
+    def replaced(i: str) -> None:
+        # a match inside the previous one (only possible for a needle over one byte) is skipped
+        checks = ([f"(ge {i} {last})"] if size > 1 else []) + ([f"(lt {done} {limit})"] if limit is not None else [])
+        if checks:
+            em.action(f"if {checks[0][1:-1]}" if len(checks) == 1 else f"if and {' '.join(checks)}")
+        em.action(f'{result} = printf "%s%s%v" {result} (slice {text} {last} {i}) {new_code}')
+        em.action(f"{last} = {position_after(text, i, size)}")
+        if limit is not None:
+            em.action(f"{done} = {plus_one(done)}")
+        if checks:
+            em.action("end")
+
+    _search(em, text, old, replaced, last=True)
     em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
     return result
 
@@ -261,16 +412,10 @@ def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | N
 def slice_text(em: Emitter, text_code: str, start: int | None, stop: int | None) -> str:
     """Python's `text[start:stop]` for constant bounds, counted in characters (negative ones
     from the end, clamped to the text): `%.*s` turns a character count into a byte offset."""
-    text, count, i, b, lo, hi, out = (em.temp() for _ in range(7))
+    text, count, lo, hi, out = (em.temp() for _ in range(5))
     em.action(f"{text} := {text_code}")
     if any(bound is not None and bound < 0 for bound in (start, stop)):
-        em.action(f"{count} := 0")  # characters: bytes that do not continue a UTF-8 sequence
-        em.action(f"range {i} := len {text}")
-        em.action(f"{b} := index {text} {i}")
-        em.action(f"if or (lt {b} 128) (ge {b} 192)")
-        em.action(f"{count} = {plus_one(count)}")
-        em.action("end")
-        em.action("end")
+        em.action(f"{count} := {char_count(text)}")  # characters, without a loop
 
     def offset(var: str, bound: int | None, default: str) -> None:
         if bound is None:
@@ -326,7 +471,7 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
     em.action("end")
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {escape}')
-    em.action(f"{last} = {plus_one(i)}")
+    em.action(f"{last} = {position_after(text, i)}")
     em.action("end")
     em.action("end")
     em.action(f'{out} = printf "%s%s%s%s" {quote} {out} (slice {text} {last}) {quote}')
@@ -423,7 +568,7 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     em.action("continue")  # digits, signs and brackets are the same in both
     em.action("end")
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {piece}')
-    em.action(f'{last} = len (printf "%*s%*s" {i} "" {step} "")')
+    em.action(f"{last} = {position_after(text, i, step)}")
     em.action("end")
     em.action(f'{out} = printf "%s%s" {out} (slice {text} {last})')
     return out
@@ -475,7 +620,7 @@ def ascii_json(em: Emitter, text_code: str) -> str:
     em.action(f'{escape} = printf "\\\\u%04x\\\\u%04x" {high} {bottom}')
     em.action("end")
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {escape}')
-    em.action(f'{last} = len (printf "%*s%s" {i} "" {char})')
+    em.action(f"{last} = {position_after(text, i, f'(len {char})')}")
     em.action("end")
     em.action("end")
     em.action(f'{out} = printf "%s%s" {out} (slice {text} {last})')

@@ -4,6 +4,7 @@ variable, the prefill guard, and one-line errors and warnings naming the constru
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +14,7 @@ from ...errors import ConversionError
 from ..go.textops import go_string
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
+from .conditions import simplify_condition
 from .values import (
     BOUND_METHOD,
     LIST,
@@ -26,6 +28,9 @@ from .values import (
     UNDEF,
     Value,
 )
+
+#: a Go variable or field chain: reading it costs no function call
+SIMPLE_VARIABLE = re.compile(r"\$[A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")
 
 
 class Emit:
@@ -111,6 +116,10 @@ class Emit:
     def action(self, code: str) -> None:
         self.close_guard()
         self.track_flow(code)
+        for keyword in ("if ", "else if "):
+            if code.startswith(keyword):  # only the condition's truth counts: fewer calls
+                code = keyword + simplify_condition(code[len(keyword) :])
+                break
         self.charge(code)
         self.out.append("{{ " + code + " }}")
 
@@ -137,7 +146,7 @@ class Emit:
     def show(self, code: str) -> None:
         """Template output (text or a printing action); silent once an assistant prefill has ended."""
         if self.prefill_armed and not self.guard_open:
-            self.out.append("{{ if not $ofc_stop }}")
+            self.out.append("{{ if $ofc_stop }}{{ else }}")  # `if not` would be a function call
             self.guard_open = True
         self.charge(code)
         self.printed = True
@@ -147,6 +156,37 @@ class Emit:
         if self.guard_open:
             self.guard_open = False
             self.out.append("{{ end }}")
+
+    def set_final(self, flag: str, condition: str, declare: bool = False) -> None:
+        """Set the Go flag `flag`: does a value hold the prefilled final message's text?
+
+        The flags are read only where `$ofc_open` holds (see `print_final_text`), so a condition
+        that costs a function call is evaluated only then. The `if` is bookkeeping, not a branch
+        of the template: it is written past `track_flow` so what is known about values stays known.
+        """
+        simple = condition in {"true", "false"} or SIMPLE_VARIABLE.fullmatch(condition) is not None
+        if declare:
+            self.action(f"{flag} := {condition if simple else 'false'}")
+        elif simple:
+            self.action(f"{flag} = {condition}")
+        if simple:
+            return
+        self.close_guard()
+        code = f"{{{{ if $ofc_open }}}}{{{{ {flag} = {condition} }}}}{{{{ end }}}}"
+        self.charge(code)
+        self.out.append(code)
+
+    def drop_unread(self, start: int, var: str) -> None:
+        """Remove the declaration `var := ...` written from `out[start]` on when nothing after it
+        reads `var` (a loop's `loop.last` bound that the body never asks for): one
+        declaration each, and the function calls computing it, fewer per iteration."""
+        declaration = "{{ " + var + " := "
+        read = re.compile(re.escape(var) + r"(?![0-9A-Za-z_])")
+        for i in range(start, len(self.out)):
+            if self.out[i].startswith(declaration):
+                if not any(read.search(code) for code in self.out[i + 1 :]):
+                    del self.out[i]
+                return
 
     def put(self, code: str) -> None:
         """Print a Go string or number (or append it to the variable being captured)."""
@@ -239,7 +279,11 @@ class Emit:
         """
         self.prefill_armed = True
         text, k, i, rest, n = (self.temp() for _ in range(5))
-        self.action(f"if and $ofc_open (not $ofc_stop) {final}")
+        # one `if` on a variable for every render that continues no assistant message (the
+        # common case): the cut's machinery and its function calls run only when one is
+        self.action("if $ofc_open")
+        self.action("if $ofc_stop")
+        self.action(f"else if {final}")
         self.action(f"{text} := {code}")
         self.action(f"{k} := -1")
         self.action(f"range {i} := len {text}")
@@ -262,6 +306,9 @@ class Emit:
         self.action("$ofc_stop = true")
         self.action("else")
         self.put(text)
+        self.action("end")
+        self.action("else")
+        self.put(code)
         self.action("end")
         self.action("else")
         self.put(code)

@@ -9,7 +9,7 @@ from typing import Any
 import markupsafe
 from jinja2 import nodes
 
-from ..go import strlists, textops
+from ..go import strip, strlists, textops
 from ..go.textops import go_string
 from .tojson import PYTHON_REPR, JsonWriter, ToJson
 from .values import (
@@ -34,7 +34,7 @@ class Strings(ToJson):
     """String operations (over ToJson: str() of a dict is its repr)."""
 
     def trim(self, text_code: str, method: str, chars: str | None, extra: dict[str, Any] | None = None) -> Value:
-        return Value(textops.strip(self, text_code, method, chars), STR, extra=dict(extra or {}))
+        return Value(strip.strip(self, text_code, method, chars), STR, extra=dict(extra or {}))
 
     def affix_test(self, method: str, base: Value, affix: Value) -> Value:
         """`s.startswith(t)` / `s.endswith(t)` for a run-time string `t`, compared as bytes: in
@@ -64,7 +64,8 @@ class Strings(ToJson):
             )
             text = self.temp()
             self.action(f"{text} := {base.code}")
-            return Value(textops.ascii_title(self, text, textops.PYTHON_TITLE_BREAKS), STR)
+            common = textops.COMMON_ROLES if base.code.endswith(".Role") else ()
+            return Value(textops.ascii_title(self, text, textops.PYTHON_TITLE_BREAKS, common), STR)
         if (
             method in {"startswith", "endswith"}
             and len(args) == 1

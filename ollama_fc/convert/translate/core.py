@@ -139,7 +139,7 @@ class Core(Lowering):
         self.visit_body(self.tree.body, root)
         self.close_guard()
         body = "".join(self.out)
-        if self.prefill_armed or "$ofc_final" in body:  # printed, or only tracked, final text
+        if self.prefill_armed or "$ofc_" in body:  # printed, or only tracked, final text
             body = self.prefill_prologue() + body
         return "".join(self.helpers.values()) + body
 
@@ -199,8 +199,8 @@ class Core(Lowering):
                 self.action(f"{var}_defined := false")
             if name in self.text_names:
                 slot.extra["final"] = var + "_final"
-                self.action(
-                    f"{var}_final := {final_of(outer)['final'] if outer is not None and final_of(outer) else 'false'}"
+                self.set_final(
+                    f"{var}_final", final_of(outer)["final"] if outer is not None and final_of(outer) else "false", True
                 )
             frame.names[name] = slot
 

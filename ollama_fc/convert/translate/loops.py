@@ -4,6 +4,7 @@ and literal lists unrolled.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -55,6 +56,8 @@ class Loops(Core):
         self.close_guard()
         #: where a filtered loop's `else` flag is declared (before anything the loop emits)
         flag_at = len(self.out)
+        #: (the step's index, the `loop.last` variable, the list) for a list's `loop.last`
+        hoisted: tuple[str, str, str] | None = None
         seq_node = node.iter
         predicate = None
         if isinstance(seq_node, nodes.Filter) and seq_node.name in {"selectattr", "rejectattr"}:
@@ -177,7 +180,7 @@ class Loops(Core):
                     self.action(f"range {idx}, {item} := {seqvar}")
                 last = self.temp()
                 if uses_loop:
-                    self.action(f"{last} := len (slice {seqvar} 1)")
+                    hoisted = (idx, last, seqvar)
                 neighbours = kind if not seq.extra.get("reversed") else None
                 body.loop = Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours)
         else:
@@ -200,6 +203,10 @@ class Loops(Core):
             body.loop = self.counted_step(self.temp(), seen, self.temp(), total)
         self.declare_scope(body, node.body)
         self.visit_body(node.body, body)
+        if body.loop is not None and body.loop.last:
+            self.drop_unread(flag_at, body.loop.last)  # `loop.last` of a step, when never asked
+        if hoisted is not None:
+            self.hoist_last(flag_at, *hoisted)
         for _ in range(guard):
             self.action("end")
         if node.else_ and iterated is not None:
@@ -214,6 +221,21 @@ class Loops(Core):
             self.visit_body(node.else_, frame)
             self.cond_depth -= 1
         self.action("end")
+
+    def hoist_last(self, start: int, idx: str, last: str, seqvar: str) -> None:
+        """Compute a list loop's last index once before its `range`, where the body reads it
+        (`len (slice xs 1)` in every step is two function calls each); only for a non-empty
+        list, where the step would have computed it."""
+        if not any(re.search(re.escape(last) + r"(?![0-9A-Za-z_])", code) for code in self.out[start:]):
+            return
+        at = next(
+            i
+            for i in range(start, len(self.out))
+            if self.out[i].startswith((f"{{{{ range {idx},", f"{{{{ range {idx} "))
+        )
+        self.out.insert(
+            at, f"{{{{ {last} := 0 }}}}{{{{ if {seqvar} }}}}{{{{ {last} = len (slice {seqvar} 1) }}}}{{{{ end }}}}"
+        )
 
     @staticmethod
     def elements_used_whole(node: nodes.For) -> bool:

@@ -1,15 +1,33 @@
-"""Macros and `{% call %}` blocks, expanded inline at each call."""
+"""Macros and `{% call %}` blocks: expanded inline at each call, or a recursive macro whose
+output is printed as one `define` per combination of its constant arguments."""
 
 from __future__ import annotations
+
+import copy
+import re
+from typing import Any
 
 from jinja2 import nodes
 
 from ..ops.values import (
     ANY,
+    ANYOF,
+    ARGS,
     BOUND_METHOD,
+    CALL,
+    CALLS,
+    FUNC,
+    LIST,
     LITERAL_OR,
     NONE,
+    PARAMS,
+    PROP,
+    PROPS,
     RECORD,
+    STRLIST,
+    TFUNC,
+    TOOL,
+    TOOLS,
     UNDEF,
     UNDEFINED,
     Value,
@@ -21,15 +39,91 @@ from .scope import Frame
 MAX_RECURSION = 3
 #: how deep a recursive macro is expanded on untyped arguments
 MAX_UNTYPED_RECURSION = 2
+#: kinds the variable a recursive macro's varying arguments are read from may have to become a
+#: `define`'s dot: containers of Ollama's data model and untyped values, whose nesting bounds the
+#: recursion (a string recursed on by character would recurse without end, where the expansion
+#: is cut with a warning), and never message text (an assistant prefill may cut it)
+DEFINE_KINDS = {ANY, LIST, STRLIST, TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, ANYOF, ARGS, CALLS, CALL, FUNC}
+#: what is known of an argument that names a Go variable of the caller (not visible in a define)
+CALLER_FLAGS = {"defined_flag", "final", "filter_flag", "literal", "literal_flag"}
+#: what is known of an argument that holds for the parameter (it may be unset, None...)
+KNOWN_OF_ARGUMENTS = {"defined_flag", "maybe_none", "nullable", "final", "items", "sorted", "ordered", "optional"}
+#: most `define`s one macro becomes (one per combination of constant arguments and kind)
+MAX_DEFINES = 16
+#: a Go variable declared in template code (`$x :=`, `range $i, $v :=`)
+_DECLARED = re.compile(r"\$(\w+)(?:, \$(\w+))? :=")
+#: a Go string literal (double-quoted with escapes, or raw)
+_GO_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`')
+
+
+def _self_contained(code: str) -> bool:
+    """Does template code read only variables it declares (Go's block scopes: a variable lives
+    to the `end` of the `if`, `range` or `with` it is declared in, a branch to its `else`)?"""
+    scopes: list[set[str]] = [set()]
+    for action in _actions(code):
+        word = action.split(None, 1)[0] if action.strip() else ""
+        declared = _DECLARED.search(action) if word in {"range", "with"} or "=" in action else None
+        reads = action[declared.end() :] if declared else action
+        if word in {"else", "end"}:
+            scopes.pop()
+        if any(not name or all(name not in scope for scope in scopes) for name in re.findall(r"\$(\w*)", reads)):
+            return False
+        if word in {"if", "range", "with", "else"}:
+            scopes.append(set())
+        if declared:
+            scopes[-1].update(name for name in declared.groups() if name)
+    return True
+
+
+def _actions(code: str) -> list[str]:
+    """The code of each `{{ action }}` in template code, its string literals left out."""
+    found: list[str] = []
+    at = code.find("{{")
+    while at >= 0:
+        end, i = -1, at + 2
+        while i < len(code):
+            literal = _GO_STRING.match(code, i)
+            if literal:
+                i = literal.end()
+            elif code.startswith("}}", i):
+                end = i
+                break
+            else:
+                i += 1
+        if end < 0:
+            break
+        found.append(_GO_STRING.sub('""', code[at + 2 : end]))
+        at = code.find("{{", end + 2)
+    return found
 
 
 class Macros(Core):
     """Macros and `{% call %}` blocks, expanded inline at each call."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: the `define` each (macro, varying parameter, its kind, constant arguments) became,
+        #: None where the body cannot be one
+        self.macro_defines: dict[tuple[str, ...], str | None] = {}
+        self._recursive: set[str] | None = None
+
     def inline_macro(self, call: nodes.Call, frame: Frame, bound: dict[str, Value] | None = None) -> None:
-        """Expand a macro call in place; `bound` fixes some parameters' values (see `literal_or`)."""
+        """Expand a macro call in place; `bound` fixes some parameters' values (see `literal_or`).
+
+        A recursive macro printed (not captured) with one argument varying at run time is
+        called as a `define` instead (see `macro_call`)."""
         assert isinstance(call.node, nodes.Name)
         macro = self.macros[call.node.name]
+        if bound is None and self.sink is None and macro.name in self.recursive_macros():
+            arguments = self.macro_arguments(call, frame)
+            if arguments is not None:
+                start = len(self.out) + self.guard_open  # (the first action may close the prefill guard)
+                called = self.macro_define(macro, call, frame, arguments)
+                if called is not None:
+                    del self.out[start:]  # the arguments are evaluated inside the define, from its dot
+                    self.call_helper(*called, call)
+                    return
+                bound = arguments  # evaluated once: the expansion takes them as they are
         bound = bound or {}
         for param, source in zip([p.name for p in macro.args], call.args):
             slot = frame.lookup(source.name) if isinstance(source, nodes.Name) and param not in bound else None
@@ -71,12 +165,7 @@ class Macros(Core):
                 var = self.temp()
                 self.action(f"{var} := {value.code}")
                 # what is known of the argument holds for the parameter (it may be unset, None...)
-                known = {
-                    k: v
-                    for k, v in value.extra.items()
-                    if k
-                    in {"defined_flag", "maybe_none", "nullable", "final", "items", "sorted", "ordered", "optional"}
-                }
+                known = {k: v for k, v in value.extra.items() if k in KNOWN_OF_ARGUMENTS}
                 if "defined_flag" in known and value.extra.get("maybe_undefined"):
                     known["maybe_undefined"] = True
                 scope.names[param] = Value(var, value.kind, extra={"var": True, "set": True, **known})
@@ -98,6 +187,270 @@ class Macros(Core):
         self.visit_body(macro.body, scope)
         self.expanding.pop()
         self.action("end")
+
+    def prints_unpadded(self, expr: nodes.Expr, frame: Frame) -> bool:
+        """Is `expr` a macro call whose output always starts and ends with constant text that is
+        not whitespace? Then `|trim` of it changes nothing, and it can be printed, not captured."""
+        if not (
+            isinstance(expr, nodes.Call)
+            and isinstance(expr.node, nodes.Name)
+            and expr.node.name in self.macros
+            and frame.lookup(expr.node.name) is None
+        ):
+            return False
+        body = self.macros[expr.node.name].body
+
+        def edge(statements: list[nodes.Node], at: int) -> bool:
+            for statement in statements:
+                if isinstance(statement, nodes.Assign) and not self.calls_in(statement.node):
+                    continue  # prints nothing
+                if not isinstance(statement, nodes.Output) or not statement.nodes:
+                    return False
+                data = statement.nodes[at]
+                return isinstance(data, nodes.TemplateData) and data.data != "" and not data.data[at].isspace()
+            return False
+
+        return edge(body, 0) and edge(body[::-1], -1)
+
+    def recursive_macros(self) -> set[str]:
+        """Macros that call themselves, directly or through other macros."""
+        if self._recursive is None:
+            calls = {
+                name: {
+                    c.node.name
+                    for c in macro.find_all(nodes.Call)
+                    if isinstance(c.node, nodes.Name) and c.node.name in self.macros
+                }
+                for name, macro in self.macros.items()
+            }
+            recursive = set()
+            for name in calls:
+                seen, todo = set(), list(calls[name])
+                while todo:
+                    callee = todo.pop()
+                    if callee not in seen:
+                        seen.add(callee)
+                        todo.extend(calls.get(callee, ()))
+                if name in seen:
+                    recursive.add(name)
+            self._recursive = recursive
+        return self._recursive
+
+    @staticmethod
+    def varies(value: Value) -> bool:
+        return not (value.is_const or value.kind in {UNDEF, NONE})
+
+    def macro_arguments(self, call: nodes.Call, frame: Frame) -> dict[str, Value] | None:
+        """Each given parameter's value, evaluated in the caller's scope as the expansion does;
+        None when the call is not a plain one (a dict literal on some paths, unpacking)."""
+        assert isinstance(call.node, nodes.Name)
+        macro = self.macros[call.node.name]
+        params = [p.name for p in macro.args]
+        if (
+            call.dyn_args
+            or call.dyn_kwargs
+            or len(call.args) > len(params)
+            or {kw.key for kw in call.kwargs} - set(params)
+        ):
+            return None
+        givens = self.macro_givens(macro, call)
+        for given in givens.values():
+            slot = frame.lookup(given.name) if isinstance(given, nodes.Name) else None
+            if slot is not None and slot.extra.get("literal"):
+                return None
+        return {param: self.expr(given, frame) for param, given in givens.items()}
+
+    def macro_define(
+        self, macro: nodes.Macro, call: nodes.Call, frame: Frame, arguments: dict[str, Value]
+    ) -> tuple[str, str] | None:
+        """The `define` printing `macro` for this call, and the Go value to call it with.
+
+        The arguments that vary at run time must all be read from one variable of the caller
+        (`f(x)`, `f(v['properties'], v['required'] | default([]))`): that variable is the
+        define's dot and they are read from it inside; the constant arguments and the
+        expressions read are the define's identity, so the recursive call finds the same define
+        and the recursion depth is the data's. None where the call is expanded inline instead.
+        """
+        varying = {param: value for param, value in arguments.items() if self.varies(value)}
+        if not varying or (self.leading_bos and not self.printed):
+            return None  # (a leading BOS the macro prints first is left out only inline)
+        givens = self.macro_givens(macro, call)
+        sources = {givens[param] for param in varying}
+        names = {n.name for source in sources for n in source.find_all(nodes.Name) if n.ctx == "load"}
+        names |= {source.name for source in sources if isinstance(source, nodes.Name)}
+        if len(names) != 1 or any(
+            not (isinstance(c.node, nodes.Getattr) and c.node.attr in {"get", "items", "keys", "values"})
+            for source in sources
+            for c in source.find_all(nodes.Call)
+        ):
+            return None  # several variables, or a call that may change state if run twice
+        base_name = names.pop()
+        base = frame.lookup(base_name)
+        if base is None or not self.varies(base) or base.kind not in DEFINE_KINDS or not base.code:
+            return None
+        if CALLER_FLAGS & set(base.extra):
+            return None  # (the arguments' own flags are computed again inside, from the dot)
+        known = tuple(sorted(f"{k}={v!r}" for k, v in base.extra.items() if k not in {"var", "set"}))
+        reads = tuple(f"{param}={self.read_from_dot(givens[param], base_name)}" for param in sorted(varying))
+        constants = tuple(
+            f"{p}:{v.kind}:{v.const!r}" if v.is_const else f"{p}:{v.kind}"
+            for p, v in sorted(arguments.items())
+            if p not in varying
+        )
+        key = (macro.name, str(base.kind), *known, "|", *reads, "|", *constants)
+        if key in self.macro_defines:
+            # (one being written further out is complete unless it fails, and then every
+            # define written inside it, which could call it, is dropped with it)
+            name = self.macro_defines[key]
+            return None if name is None else (name, base.code)
+        if sum(1 for k in self.macro_defines if k[0] == macro.name) >= MAX_DEFINES:
+            return None
+        if self.reads_template_variables(macro, frame):
+            self.macro_defines[key] = None
+            return None
+        name = f"ofc_macro_{macro.name}_{len(self.macro_defines)}"
+        self.macro_defines[key] = name
+        body = self.macro_define_body(name, macro, frame, arguments, givens, (base_name, base))
+        if body is None:
+            self.macro_defines[key] = None
+            return None
+        self.helpers[name] = f'{{{{ define "{name}" }}}}{body}{{{{ end }}}}'
+        return name, base.code
+
+    @staticmethod
+    def read_from_dot(source: nodes.Expr, base_name: str) -> str:
+        """What an argument reads from the define's dot, whatever the caller named it."""
+        renamed = copy.deepcopy(source)
+        for name in [renamed, *renamed.find_all(nodes.Name)]:
+            if isinstance(name, nodes.Name) and name.name == base_name:
+                name.name = "."
+        return repr(renamed)
+
+    def macro_givens(self, macro: nodes.Macro, call: nodes.Call) -> dict[str, nodes.Expr]:
+        """Each parameter's expression at this call: given, by keyword or its default."""
+        params = [p.name for p in macro.args]
+        defaults = dict(zip(params[len(params) - len(macro.defaults) :], macro.defaults))
+        kwargs = {kw.key: kw.value for kw in call.kwargs}
+        givens: dict[str, nodes.Expr] = {}
+        for i, param in enumerate(params):
+            given = call.args[i] if i < len(call.args) else kwargs.get(param, defaults.get(param))
+            if given is not None:
+                givens[param] = given
+        return givens
+
+    def macro_define_body(
+        self,
+        name: str,
+        macro: nodes.Macro,
+        frame: Frame,
+        arguments: dict[str, Value],
+        givens: dict[str, nodes.Expr],
+        base: tuple[str, Value],
+    ) -> str | None:
+        """The macro's body written for a `define` whose dot is the caller's variable `base`;
+        None when it needs anything else of the caller's (a variable, the prefill state, `$`)."""
+        saved = (
+            self.out,
+            self.prefill_armed,
+            self.guard_open,
+            self.printed,
+            self.printed_blocks,
+            self.open_blocks,
+        )
+        warnings, before, defines = len(self.warnings), dict(self.helpers), set(self.macro_defines)
+        spent = self.budget.spent
+        self.out, self.prefill_armed, self.guard_open = [], False, False
+        self.printed, self.printed_blocks, self.open_blocks = True, [], []
+        try:
+            dot = self.temp()
+            self.action(f"{dot} := .")
+            root = self.defined_fresh(macro, self.root_of(frame))
+            reads = Frame(names={base[0]: Value(dot, base[1].kind, extra=dict(base[1].extra))}, parent=root)
+            scope = Frame(names={}, parent=root, loop=None)
+            for param in (a.name for a in macro.args):
+                value = arguments.get(param, UNDEFINED)
+                if self.varies(value):
+                    value = self.expr(givens[param], reads)
+                if self.varies(value) and value.kind not in {RECORD, BOUND_METHOD}:  # (as the expansion keeps them)
+                    var = self.temp()
+                    self.action(f"{var} := {value.code}")
+                    known = {k: v for k, v in value.extra.items() if k in KNOWN_OF_ARGUMENTS}
+                    value = Value(var, value.kind, extra={"var": True, "set": True, **known})
+                scope.names[param] = value
+            self.expanding.append((macro.name, any(v.kind == ANY for v in scope.names.values())))
+            try:
+                self.declare_scope(scope, macro.body)
+                self.visit_body(macro.body, scope)
+            finally:
+                self.expanding.pop()
+            self.close_guard()
+            body = "".join(self.out)
+        finally:
+            self.out, self.prefill_armed, self.guard_open, self.printed, self.printed_blocks, self.open_blocks = saved
+        if not _self_contained(body):
+            self.budget.spent = spent  # written, not kept: the expansion is counted instead
+            del self.warnings[warnings:]
+            self.drop_defines_calling(name, set(self.macro_defines) - defines, before)
+            self.budget.spent += sum(len(code) for n, code in self.helpers.items() if n not in before)  # kept
+            return None
+        return body
+
+    def drop_defines_calling(self, name: str, written: set[tuple[str, ...]], before: dict[str, str]) -> None:
+        """Drop the defines written while define `name` was being written that call it (directly
+        or through one another): `name` will not exist. The others are complete and stay."""
+        dropped = {name}
+        while True:
+            more = {
+                define
+                for key in written
+                if (define := self.macro_defines.get(key)) is not None
+                and define not in dropped
+                and any(f'template "{gone}"' in self.helpers.get(define, "") for gone in dropped)
+            }
+            if not more:
+                break
+            dropped |= more
+        for key in written:
+            if self.macro_defines.get(key) in dropped:
+                del self.macro_defines[key]
+        self.helpers = {n: code for n, code in self.helpers.items() if n not in dropped or n in before}
+
+    def reads_template_variables(self, macro: nodes.Macro, frame: Frame) -> bool:
+        """Does the macro's body name a Go variable of the template's scope (read, or set from
+        it)? Then no define can hold it: known before writing the body (the scan of the written
+        body stays the guarantee)."""
+        root = self.defined_fresh(macro, self.root_of(frame))
+        params = {a.name for a in macro.args}
+        named = {
+            n.name
+            for statement in macro.body
+            for n in [statement, *statement.find_all(nodes.Name)]
+            if isinstance(n, nodes.Name)
+        }
+        if "caller" in named:
+            return True  # a `{% call %}` body is written in its caller's scope
+        return any((slot := root.names.get(name)) is not None and slot.code.startswith("$") for name in named - params)
+
+    @staticmethod
+    def defined_fresh(macro: nodes.Macro, root: Frame) -> Frame:
+        """The template's scope as a define's macro body sees it: a name the body first sets,
+        unconditionally, before anything reads it, starts fresh instead of from the template's
+        variable of that name (a define cannot see it, and no read needs it)."""
+        fresh: set[str] = set()
+        for i, statement in enumerate(macro.body):
+            if isinstance(statement, nodes.Assign) and isinstance(statement.target, nodes.Name):
+                name = statement.target.name
+                earlier = [n for s in [*macro.body[:i], statement.node] for n in [s, *s.find_all(nodes.Name)]]
+                if not any(isinstance(n, nodes.Name) and n.name == name for n in earlier):
+                    fresh.add(name)
+        if not fresh & set(root.names):
+            return root
+        return Frame(
+            names={k: v for k, v in root.names.items() if k not in fresh},
+            parent=root.parent,
+            loop=root.loop,
+            depth=root.depth,
+        )
 
     def run_caller(self, node: nodes.Call) -> None:
         """`caller()` in a macro: the body of the `{% call %}` block, in the scope it was written in."""

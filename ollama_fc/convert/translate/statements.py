@@ -84,6 +84,15 @@ class Statements(Macros):
         if isinstance(expr, nodes.Filter) and expr.name == "safe" and expr.node is not None and not expr.args:
             self.output(expr.node, frame, plus)  # no escaping to undo: printed as it is
             return
+        if (
+            isinstance(expr, nodes.Filter)
+            and expr.name == "trim"
+            and expr.node is not None
+            and not (expr.args or expr.kwargs)
+            and self.prints_unpadded(expr.node, frame)
+        ):
+            self.output(expr.node, frame)  # nothing to trim: printed, not captured (see macros.py)
+            return
         if isinstance(expr, nodes.Filter) and expr.name == "tojson":
             self.tojson(expr, frame)
             return
@@ -156,7 +165,7 @@ class Statements(Macros):
             self.print_final_text(value.code, value.extra["final"])
         elif value.kind in {STR, INT, CONTENT}:
             if value.extra.get("final") and self.sink is not None:
-                self.action(f"{self.sink}_final = or {self.sink}_final {value.extra['final']}")
+                self.set_final(f"{self.sink}_final", f"or {self.sink}_final {value.extra['final']}")
             self.put(value.code)
         elif value.kind in PYTHON_REPR:
             self.repr_action(value, node)
@@ -260,7 +269,7 @@ class Statements(Macros):
             if value.is_const and not isinstance(value.const, (list, dict)):
                 joined.extra["known"] = (self.flow_epoch, value.const)  # until the next branch point
             if target.attr in ns.extra.get("text_attrs", ()):
-                self.action(f"{var}_final = {value.extra.get('final') or 'false'}")
+                self.set_final(f"{var}_final", value.extra.get("final") or "false")
             return
         if (
             isinstance(target, nodes.Tuple)
@@ -400,7 +409,7 @@ class Statements(Macros):
         if value.is_const and not isinstance(value.const, (list, dict)):
             slot.extra["known"] = (self.flow_epoch, value.const)  # until the next branch point
         if slot.extra.get("final"):
-            self.action(f"{slot.extra['final']} = {value.extra.get('final') or 'false'}")
+            self.set_final(slot.extra["final"], value.extra.get("final") or "false")
         if value.kind in {UNDEF, NONE}:
             self.action(f'{slot.code} = ""')
             if value.kind == NONE:

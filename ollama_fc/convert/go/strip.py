@@ -1,0 +1,125 @@
+"""Python's strip/lstrip/rstrip as two scans that stop at the first kept character.
+
+Text from Ollama is usually stripped of nothing, so the cost is kept to a few calls for that
+case: the first and last bytes are looked up in a table before any loop, and a loop runs only
+over the stripped bytes at either end (see docs/RENDER_COST.md, item 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .textops import PY_WHITESPACE, Emitter, go_string
+
+#: trim scan table codes (see `scan_table`); 0, the byte that ends a scan, is falsy in an `if`
+SCAN_SPACE, SCAN_INSIDE, SCAN_MAYBE = ord("s"), ord("c"), ord("m")
+
+
+def scan_table(members: Iterable[str]) -> str:
+    """The Go literal of the 256-byte table a trim scan looks each byte up in with `index`.
+
+    0 (falsy, so `if` tests it without a call) where the scan stops: an ASCII character that is
+    not a member, or the lead byte of multi-byte characters none of which is a member;
+    SCAN_SPACE for an ASCII member, SCAN_INSIDE for a UTF-8 continuation byte (the scan moves
+    on to the character's lead byte), SCAN_MAYBE for a lead byte some multi-byte member starts
+    with: only then is the character cut out and compared with the members.
+    """
+    codes = [0] * 256
+    for byte in range(0x80, 0xC0):
+        codes[byte] = SCAN_INSIDE
+    for char in members:
+        first = char.encode()[0]
+        codes[first] = SCAN_SPACE if first < 0x80 else SCAN_MAYBE
+    return go_string("".join(map(chr, codes)))
+
+
+def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
+    """Python's strip/lstrip/rstrip: a scan from either end that stops at the first kept character.
+
+    The cost is the number of stripped bytes at the ends, not the length of the text. Both
+    scans look bytes up in `scan_table`; a multi-byte character is recognised at its lead byte
+    (exact for valid UTF-8, which every string Ollama passes is: it comes out of encoding/json).
+    """
+    members = list(dict.fromkeys(chars if chars is not None else PY_WHITESPACE))
+    wide = " ".join(go_string(char) for char in members if ord(char) >= 0x80)
+    text, table = em.temp(), em.temp()
+    em.action(f"{text} := {text_code}")
+    em.action(f"{table} := {scan_table(members)}")  # once for both scans: it is most of the code
+    if method in {"strip", "lstrip"}:
+        text = _strip_front(em, text, table, wide)
+    if method in {"strip", "rstrip"}:
+        text = _strip_back(em, text, table, wide)
+    return text
+
+
+def _strip_front(em: Emitter, text: str, table: str, wide: str) -> str:
+    """The text from its first character that is not stripped on (empty when there is none)."""
+    out, i, code = em.temp(), em.temp(), em.temp()
+    em.action(f"{out} := {text}")
+    # the usual text starts with a kept character: one lookup, no loop
+    em.action(f"if and {text} (index {table} (index {text} 0))")
+    em.action(f'{out} = ""')
+    em.action(f"range {i} := len {text}")
+    em.action(f"{code} := index {table} (index {text} {i})")
+    em.action(f"if {code}")  # a stripped byte, or (SCAN_MAYBE) the lead byte of one to compare
+    if wide:
+        em.action(f"if eq {code} {SCAN_MAYBE}")
+        em.action(f'if eq (printf "%.1s" (slice {text} {i})) {wide}')
+        em.action("continue")
+        em.action("end")
+        em.action("else")
+    em.action("continue")
+    if wide:
+        em.action("end")
+    em.action("end")
+    em.action(f"if {i}")
+    em.action(f"{out} = slice {text} {i}")
+    em.action("else")
+    em.action(f"{out} = {text}")  # nothing to strip: no slice
+    em.action("end")
+    em.action("break")
+    em.action("end")
+    em.action("end")
+    return out
+
+
+def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
+    """The text up to its last character that is not stripped (empty when there is none).
+
+    Byte i from the end is at `len (slice $t i)` with `$t` the text without its first byte;
+    `end` is the start of the last stripped character seen, 0 while there is none (a kept
+    character is found before the scan reaches the start, so 0 is never a cut)."""
+    out, rest, end, i, at, code = (em.temp() for _ in range(6))
+    em.action(f"{out} := {text}")
+    em.action(f"if {text}")
+    em.action(f"{rest} := slice {text} 1")
+    em.action(f"if index {table} (index {text} (len {rest}))")  # else it ends with a kept one
+    em.action(f'{out} = ""')
+    em.action(f"{end} := 0")
+    em.action(f"range {i} := len {text}")
+    em.action(f"{at} := len (slice {rest} {i})")
+    em.action(f"{code} := index {table} (index {text} {at})")
+    em.action(f"if {code}")
+    em.action(f"if eq {code} {SCAN_SPACE}")
+    em.action(f"{end} = {at}")
+    em.action("continue")
+    if wide:
+        em.action(f"else if eq {code} {SCAN_MAYBE}")
+        em.action(f'if eq (printf "%.1s" (slice {text} {at})) {wide}')
+        em.action(f"{end} = {at}")
+        em.action("continue")
+        em.action("end")
+    em.action("else")
+    em.action("continue")  # inside a multi-byte character: its lead byte decides
+    em.action("end")
+    em.action("end")
+    em.action(f"if {end}")
+    em.action(f"{out} = slice {text} 0 {end}")
+    em.action("else")
+    em.action(f"{out} = {text}")
+    em.action("end")
+    em.action("break")
+    em.action("end")
+    em.action("end")
+    em.action("end")
+    return out

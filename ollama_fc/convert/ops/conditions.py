@@ -1,0 +1,147 @@
+"""Fewer function calls in the conditions of `if` actions, with the same truth value.
+
+Go's text/template pays a reflective call for every builtin (`not`, `eq`...), where an `if` on a
+variable costs almost nothing; the translator composes conditions piece by piece and so writes
+`not (not X)`, `and X true`, `or (or (eq r "a") (eq r "b")) ...`. In an `if` only the truth of
+the condition matters, so these fold: `X`, `X`, one `eq r "a" "b"`; `not (eq a b)` is `ne a b`.
+Each rewrite keeps the truth value and which operands are evaluated: the template renders the same
+bytes and fails where it failed. A condition this module cannot read is left as it is.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import TypeGuard, Union
+
+#: a Go string, raw string or character literal; `(`, `)`; or any other run of characters
+TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|\'(?:[^\'\\]|\\.)*\'|[()]|[^\s()]+')
+#: a shape some fold applies to: `not` of `not`/`eq`/`ne`, a constant operand, `and`/`or`
+#: inside the same, two `eq` after an `or` (a condition without any is left as it is, unparsed)
+FOLDABLE = re.compile(r"\bnot \((?:not|eq|ne) |\b(?:true|false)\b|\b(and|or) .*\(\1 |\bor .*\(eq .*\(eq ")
+#: operands that are constants: evaluating one calls nothing and cannot fail
+LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|-?[0-9][0-9a-fA-Fx._]*|true|false')
+
+
+@dataclass(frozen=True)
+class Field:
+    """A parenthesised command followed by a field chain: `(index $m 0).Role`."""
+
+    inner: Command
+    chain: str
+
+
+Node = Union[str, "Command", Field]
+#: a function call (head and arguments) or, with one element, an operand
+Command = tuple[Node, ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def simplify_condition(code: str) -> str:
+    """The condition `code` of an `if` with fewer function calls (or unchanged)."""
+    if not FOLDABLE.search(code):
+        return code  # nothing to fold (most conditions): no parse
+    parsed = parse(code)
+    if parsed is None:
+        return code
+    return render(fold(parsed, truth=True))
+
+
+def parse(code: str) -> Command | None:
+    matches = list(TOKEN.finditer(code))
+    tokens = [m.group() for m in matches]
+    if any(t in {"|", ":=", "="} for t in tokens):
+        return None  # a pipeline or an assignment: not a plain condition
+    pos = 0
+
+    def command() -> Command | None:
+        nonlocal pos
+        items: list[Node] = []
+        while pos < len(tokens) and tokens[pos] != ")":
+            token = tokens[pos]
+            pos += 1
+            if token != "(":
+                items.append(token)
+                continue
+            inner = command()
+            if inner is None or pos >= len(tokens):
+                return None
+            closing = matches[pos]
+            pos += 1
+            # `(index $m 0).Role`: a field chain written right after the parenthesis
+            if pos < len(tokens) and tokens[pos].startswith(".") and matches[pos].start() == closing.end():
+                items.append(Field(inner, tokens[pos]))
+                pos += 1
+            else:
+                items.append(inner)
+        return tuple(items) if items else None
+
+    result = command()
+    if result is None or pos != len(tokens):
+        return None
+    return result
+
+
+def is_call(node: Node, name: str) -> TypeGuard[Command]:
+    return isinstance(node, tuple) and len(node) > 1 and node[0] == name
+
+
+def fold(node: Node, truth: bool) -> Node:
+    """`node` with the same value, or with the same truth value where only that is used (`truth`)."""
+    if isinstance(node, (str, Field)):
+        return node
+    if len(node) == 1:
+        return fold(node[0], truth)
+    head, args = node[0], node[1:]
+    if head == "not" and len(args) == 1:
+        operand = fold(args[0], truth=True)
+        if operand in {"true", "false"}:
+            return "false" if operand == "true" else "true"
+        if truth and is_call(operand, "not"):
+            return operand[1]
+        if is_call(operand, "eq") and len(operand) == 3:
+            return ("ne", *operand[1:])
+        if is_call(operand, "ne"):
+            return ("eq", *operand[1:])
+        return ("not", operand)
+    if head in {"and", "or"}:
+        flat: list[Node] = []
+        for arg in args:
+            folded = fold(arg, truth)
+            flat.extend(folded[1:] if is_call(folded, str(head)) else [folded])
+        if truth:
+            neutral = "true" if head == "and" else "false"
+            flat = [a for a in flat if a != neutral] or [neutral]
+        if head == "or":
+            flat = merge_equalities(flat)
+        return flat[0] if len(flat) == 1 else (head, *flat)
+    return (head, *(fold(arg, truth=False) for arg in args))
+
+
+def merge_equalities(operands: list[Node]) -> list[Node]:
+    """Neighbouring `eq X c...` with the same X and constant c's, as one `eq X c c'...` (Go's
+    `eq` is true when its first argument equals any of the others, tried in order)."""
+    merged: list[Node] = []
+    for operand in operands:
+        previous = merged[-1] if merged else None
+        if previous is not None and constant_eq(previous) and constant_eq(operand) and previous[1] == operand[1]:
+            merged[-1] = (*previous, *operand[2:])
+        else:
+            merged.append(operand)
+    return merged
+
+
+def constant_eq(node: Node) -> TypeGuard[Command]:
+    return is_call(node, "eq") and len(node) >= 3 and all(isinstance(a, str) and LITERAL.fullmatch(a) for a in node[2:])
+
+
+def render(node: Node, as_argument: bool = False) -> str:
+    if isinstance(node, str):
+        return node
+    if isinstance(node, Field):
+        return f"({render(node.inner)}){node.chain}"
+    if len(node) == 1:
+        return render(node[0], as_argument)
+    text = " ".join(render(item, as_argument=True) for item in node)
+    return f"({text})" if as_argument else text

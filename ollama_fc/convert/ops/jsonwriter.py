@@ -1,0 +1,479 @@
+"""Python's json.dumps (and repr) of a value written inline, piece by piece, so that it can be
+captured into a variable (a `define`'s output cannot be)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Protocol
+
+from jinja2 import nodes
+
+from ...errors import ConversionError
+from ..go.gohelpers import PROPERTY_KEYS, REPR_HELPER
+from ..go.textops import Emitter, json_string, repr_of_json, repr_string
+from .values import (
+    ANY,
+    ARGS,
+    CALL,
+    CALLS,
+    CONTENT,
+    ELEMENT,
+    FUNC,
+    INT,
+    LIST,
+    PARAMS,
+    PROP,
+    PROPS,
+    STR,
+    TFUNC,
+    TOOL,
+    TOOLS,
+)
+
+
+class JsonEmitter(Emitter, Protocol):
+    """What the JSON writer writes through: an `Emitter` that also prints, warns and fails."""
+
+    sink: str | None
+    helpers: dict[str, str]
+
+    def put(self, code: str) -> None: ...
+
+    def text(self, data: str) -> None: ...
+
+    def warn(self, node: nodes.Node | None, construct: str, effect: str) -> None: ...
+
+    def fail(self, node: nodes.Node, construct: str, why: str = ...) -> ConversionError: ...
+
+    def call_helper(self, name: str, code: str, node: nodes.Node) -> None: ...
+
+    def json_helper(
+        self, indent: int | None, depth: int, node: nodes.Node, separators: tuple[str, str] | None = None
+    ) -> str: ...
+
+
+class JsonWriter:
+    """Python's json.dumps of a value written inline, piece by piece, so it can be captured.
+
+    The define helpers cannot be captured into a variable, so this writer unrolls the same
+    layout statically, following the value's kind in Ollama's data model; untyped values
+    (argument values, schema `items`) branch on their Go type at run time, to a fixed depth,
+    below which the helpers take over when the output is not captured.
+    """
+
+    MAX_DEPTH = 10
+    #: nesting inside one untyped value: each level doubles the code (a map and a list branch)
+    MAX_UNTYPED = 3
+
+    def __init__(
+        self,
+        tr: JsonEmitter,
+        indent: int | None,
+        node: nodes.Node,
+        python: bool = False,
+        schema: bool = False,
+        separators: tuple[str, str] | None = None,
+    ) -> None:
+        self.tr, self.indent, self.node = tr, indent, node
+        #: `tojson(separators=(item, key))`; None for json.dumps' defaults
+        self.separators = separators
+        self.item_sep, self.key_sep = separators or ((", " if indent is None else ","), ": ")
+        self.untyped_level = 0
+        self.in_anyof = False
+        #: Python's repr() layout instead (`{{ tool }}`, `tool | string`): quotes, True/False/None
+        self.python = python
+        if python and schema:
+            # a schema's repr cannot hand deep values to the helpers (they write JSON): a smaller
+            # inline depth, still past the nesting a tool with one nested object and a list reaches
+            self.MAX_DEPTH, self.MAX_UNTYPED = 9, 1
+
+    def literal(self, value: object) -> str:
+        """A constant as this layout writes it."""
+        return (
+            repr(value)
+            if self.python
+            else json.dumps(value, ensure_ascii=False, separators=(self.item_sep, self.key_sep))
+        )
+
+    def pad(self, depth: int) -> str:
+        return "" if self.indent is None else "\n" + " " * (self.indent * depth)
+
+    def sep(self, depth: int) -> str:
+        return self.item_sep + self.pad(depth)
+
+    def value(self, code: str, kind: str, depth: int) -> None:
+        tr = self.tr
+        if kind in {STR, CONTENT}:
+            self.string(code)  # Ollama's message content is always a string
+        elif kind == INT:
+            tr.put(code)
+        elif kind in {TOOLS, CALLS, LIST}:
+            # no tools reach a template as None (Ollama sends none for an empty list too)
+            empty = self.literal(None) if kind == TOOLS else "[]"
+            self.sequence(code, depth, lambda item: self.value(item, ELEMENT.get(kind, ANY), depth + 1), empty)
+        elif kind == TOOL:
+            self.fields(code, depth, [("true", "type", ".Type", STR), ("true", "function", ".Function", TFUNC)])
+        elif kind == TFUNC:
+            self.fields(
+                code,
+                depth,
+                [
+                    ("true", "name", ".Name", STR),
+                    (".Description", "description", ".Description", STR),
+                    ("true", "parameters", ".Parameters", PARAMS),
+                ],
+            )
+        elif kind == PARAMS:
+            self.fields(
+                code,
+                depth,
+                [
+                    ("true", "type", ".Type", STR),
+                    ("true", "properties", ".Properties", PROPS),
+                    (".Required", "required", ".Required", LIST),
+                ],
+            )
+        elif kind == CALL:
+            self.fields(
+                code,
+                depth,
+                [(".ID", "id", ".ID", STR), ("true", "type", "", "function"), ("true", "function", ".Function", FUNC)],
+                always_first=False,
+            )
+        elif kind == "function":
+            tr.text(self.literal("function"))
+        elif kind == FUNC:
+            self.fields(code, depth, [("true", "name", ".Name", STR), ("true", "arguments", ".Arguments", ARGS)])
+        elif kind == PROP:
+            pairs = []
+            for entry in PROPERTY_KEYS:
+                go, key = entry.split(":")
+                sub = {
+                    "AnyOf": "anyof",
+                    "Type": "json",
+                    "Items": ANY,
+                    "Enum": LIST,
+                    "Properties": PROPS,
+                    "Required": LIST,
+                    "Description": STR,
+                }[go]
+                pairs.append((f".{go}", key, f".{go}", sub))
+            if self.python:
+                self.fields(code, depth, pairs, always_first=False)
+            else:
+                self.property_fields(code, depth, pairs)
+        elif kind in {PROPS, ARGS}:
+            self.mapping(code, depth, PROP if kind == PROPS else ANY)
+        elif kind == "anyof" and self.python and self.in_anyof:
+            # each property level may hold both nested properties and anyOf: writing anyOf
+            # inside anyOf inline would double the code at every level
+            self.beyond_limit(code, depth)
+        elif kind == "anyof":
+            outer, self.in_anyof = self.in_anyof, True
+            self.sequence(code, depth, lambda item: self.value(item, PROP, depth + 1))
+            self.in_anyof = outer
+        elif kind == "json":
+            self.types(code, depth)
+        elif kind == ANY:
+            self.untyped(code, depth)
+        else:
+            raise tr.fail(self.node, f"tojson of {kind}")
+
+    def too_deep(self, code: str, depth: int) -> bool:
+        """At the depth limit the value at `depth` goes to `beyond_limit`; true when it did."""
+        if depth <= self.MAX_DEPTH:
+            return False
+        self.beyond_limit(code, depth)
+        return True
+
+    def beyond_limit(self, code: str, depth: int) -> None:
+        """The recursive `define` helpers write the rest exactly, unless the text is being
+        captured (their output cannot be) or indented deeper than they go."""
+        tr = self.tr
+        if self.python:
+            tr.warn(
+                self.node,
+                f"repr of a value nested deeper than {self.MAX_DEPTH} levels or {self.MAX_UNTYPED} levels of arguments",
+                "written as Go's compact JSON from there on",
+            )
+            tr.put(f"(json {code})")
+            return
+        if tr.sink is None:
+            tr.call_helper(tr.json_helper(self.indent, depth, self.node, self.separators), code, self.node)
+            return
+        tr.warn(
+            self.node,
+            f"tojson of a captured value nested deeper than {self.MAX_DEPTH} levels or {self.MAX_UNTYPED} levels of arguments",
+            "written as Go's compact JSON from there on",
+        )
+        tr.put(f"(json {code})")
+
+    def sequence(self, code: str, depth: int, item: Callable[[str], None], empty: str = "[]") -> None:
+        tr = self.tr
+        seq, i, v = tr.temp(), tr.temp(), tr.temp()
+        tr.action(f"{seq} := {code}")
+        tr.action(f"if {seq}")
+        tr.text("[" + self.pad(depth + 1))
+        tr.action(f"range {i}, {v} := {seq}")
+        tr.action(f"if {i}")
+        tr.text(self.sep(depth + 1))
+        tr.action("end")
+        if not self.too_deep(v, depth + 1):
+            item(v)
+        tr.action("end")
+        tr.text(self.pad(depth) + "]")
+        tr.action("else")
+        tr.text(empty)
+        tr.action("end")
+
+    def mapping(self, code: str, depth: int, kind: str) -> None:
+        """A map in sorted key order; Ollama's ordered property maps range through `.All`."""
+        tr = self.tr
+        m, first = tr.temp(), tr.temp()
+        tr.action(f"{m} := {code}")
+        tr.action(f"if {m}")
+        tr.action(f"{first} := true")
+        tr.text("{" + self.pad(depth + 1))
+        if kind == PROP:
+            # newer Ollama holds properties in an ordered map, ranged through its `.All`
+            # iterator: chosen before one loop, so the members (and what nests in them) are
+            # written once, not once per Go type at every level
+            pairs = tr.temp()
+            tr.action(f"{pairs} := {m}")
+            tr.action(f'if eq (printf "%T" {m}) "*api.ToolPropertiesMap"')
+            tr.action(f"{pairs} = {m}.All")
+            tr.action("end")
+            self.members(pairs, first, depth, kind)
+        else:
+            self.members(m, first, depth, kind)
+        tr.text(self.pad(depth) + "}")
+        tr.action("else")
+        tr.text("{}")
+        tr.action("end")
+
+    def container(self, v: str, t: str, depth: int) -> None:
+        """An untyped map or list (Go type name in `t`) through one loop: a map's keys sorted as
+        Go ranges them, each member written once for both (only the brackets and keys differ),
+        so each untyped level adds one copy of the code below it, not two."""
+        tr = self.tr
+        is_map, first, k, e = tr.temp(), tr.temp(), tr.temp(), tr.temp()
+        tr.action(f'{is_map} := eq {t} "map[string]interface {{}}"')
+        tr.action(f"if {v}")
+        tr.action(f"if {is_map}")
+        tr.text("{")
+        tr.action("else")
+        tr.text("[")
+        tr.action("end")
+        tr.text(self.pad(depth + 1))
+        tr.action(f"{first} := true")
+        tr.action(f"range {k}, {e} := {v}")
+        tr.action(f"if {first}")
+        tr.action(f"{first} = false")
+        tr.action("else")
+        tr.text(self.sep(depth + 1))
+        tr.action("end")
+        tr.action(f"if {is_map}")
+        self.string(k)
+        tr.text(self.key_sep)
+        tr.action("end")
+        if not self.too_deep(e, depth + 1):
+            self.untyped(e, depth + 1)
+        tr.action("end")
+        tr.text(self.pad(depth))
+        tr.action(f"if {is_map}")
+        tr.text("}")
+        tr.action("else")
+        tr.text("]")
+        tr.action("end")
+        tr.action("else if " + is_map)
+        tr.text("{}")
+        tr.action("else")
+        tr.text("[]")
+        tr.action("end")
+
+    def members(self, range_code: str, first: str, depth: int, kind: str) -> None:
+        tr = self.tr
+        k, v = tr.temp(), tr.temp()
+        tr.action(f"range {k}, {v} := {range_code}")
+        tr.action(f"if {first}")
+        tr.action(f"{first} = false")
+        tr.action("else")
+        tr.text(self.sep(depth + 1))
+        tr.action("end")
+        self.string(k)
+        tr.text(self.key_sep)
+        if not self.too_deep(v, depth + 1):
+            self.value(v, kind, depth + 1)
+        tr.action("end")
+
+    def fields(self, code: str, depth: int, pairs: list[tuple[str, str, str, str]], always_first: bool = True) -> None:
+        """An object with fields in a fixed order; a guard other than `true` omits an empty one."""
+        tr = self.tr
+        obj, first = tr.temp(), tr.temp()
+        tr.action(f"{obj} := {code}")
+        tr.text("{" + self.pad(depth + 1))
+        if not always_first:
+            tr.action(f"{first} := true")
+        for n, (guard, key, field, kind) in enumerate(pairs):
+            present = "true" if guard == "true" else f"{obj}{guard}"
+            if present != "true":
+                tr.action(f"if {present}")
+            if always_first:
+                if n:
+                    tr.text(self.sep(depth + 1))
+            else:
+                tr.action(f"if {first}")
+                tr.action(f"{first} = false")
+                tr.action("else")
+                tr.text(self.sep(depth + 1))
+                tr.action("end")
+            tr.text(self.literal(key) + self.key_sep)
+            if not self.too_deep(f"{obj}{field}", depth + 1):
+                self.value(f"{obj}{field}", kind, depth + 1)
+            if present != "true":
+                tr.action("end")
+        tr.text(self.pad(depth) + "}")
+
+    def property_fields(self, code: str, depth: int, pairs: list[tuple[str, str, str, str]]) -> None:
+        """A property schema's fields in order, as `fields` writes them, except that the two
+        holding properties (`anyOf`'s list and `properties`' map) share one loop written once:
+        a property nested in either is written by the same code, so each level of nesting adds
+        one copy of the property's code, not two."""
+        tr = self.tr
+        obj, first, at = tr.temp(), tr.temp(), tr.temp()
+        nested = [n for n, (_, _, field, _) in enumerate(pairs) if field in {".AnyOf", ".Properties"}]
+        tr.action(f"{obj} := {code}")
+        tr.text("{" + self.pad(depth + 1))
+        tr.action(f"{first} := true")
+        tr.action(f"range {at} := {len(pairs)}")
+        opened = False
+        for n, (guard, key, field, kind) in enumerate(pairs):
+            if n in nested:
+                continue
+            tr.action(f"{'else if' if opened else 'if'} eq {at} {n}")
+            opened = True
+            tr.action(f"if {obj}{guard}")
+            self.separator(first, depth)
+            tr.text(self.literal(key) + self.key_sep)
+            if not self.too_deep(f"{obj}{field}", depth + 1):
+                self.value(f"{obj}{field}", kind, depth + 1)
+            tr.action("end")
+        tr.action("else")
+        listed, mapped = (pairs[n] for n in nested)  # anyOf (a list), then properties (a map)
+        items, is_map = tr.temp(), tr.temp()
+        tr.action(f"{is_map} := eq {at} {nested[1]}")
+        tr.action(f"{items} := {obj}{listed[2]}")
+        tr.action(f"if {is_map}")
+        tr.action(f"{items} = {obj}{mapped[2]}")
+        tr.action("end")
+        tr.action(f"if {items}")
+        self.separator(first, depth)
+        if depth + 1 > self.MAX_DEPTH:  # as `too_deep` of the field's value
+            tr.action(f"if {is_map}")
+            tr.text(self.literal(mapped[1]) + self.key_sep)
+            tr.action("else")
+            tr.text(self.literal(listed[1]) + self.key_sep)
+            tr.action("end")
+            self.beyond_limit(items, depth + 1)
+        else:
+            inner, walk, k, v = tr.temp(), tr.temp(), tr.temp(), tr.temp()
+            tr.action(f"if {is_map}")
+            tr.text(self.literal(mapped[1]) + self.key_sep + "{" + self.pad(depth + 2))
+            tr.action("else")
+            tr.text(self.literal(listed[1]) + self.key_sep + "[" + self.pad(depth + 2))
+            tr.action("end")
+            tr.action(f"{inner} := true")
+            tr.action(f"{walk} := {items}")
+            tr.action(f'if eq (printf "%T" {items}) "*api.ToolPropertiesMap"')
+            tr.action(f"{walk} = {items}.All")
+            tr.action("end")
+            tr.action(f"range {k}, {v} := {walk}")
+            self.separator(inner, depth + 1)
+            tr.action(f"if {is_map}")
+            self.string(k)
+            tr.text(self.key_sep)
+            tr.action("end")
+            if not self.too_deep(v, depth + 2):
+                self.value(v, PROP, depth + 2)
+            tr.action("end")
+            tr.text(self.pad(depth + 1))
+            tr.action(f"if {is_map}")
+            tr.text("}")
+            tr.action("else")
+            tr.text("]")
+            tr.action("end")
+        tr.action("end")
+        tr.action("end")
+        tr.action("end")
+        tr.text(self.pad(depth) + "}")
+
+    def separator(self, first: str, depth: int) -> None:
+        """Nothing before an object's first member, the item separator before any other."""
+        tr = self.tr
+        tr.action(f"if {first}")
+        tr.action(f"{first} = false")
+        tr.action("else")
+        tr.text(self.sep(depth + 1))
+        tr.action("end")
+
+    def types(self, code: str, depth: int) -> None:
+        """A schema `type` (a list in Ollama): one name is a string, several a list of them."""
+        tr = self.tr
+        names = tr.temp()
+        tr.action(f"{names} := {code}")
+        tr.action(f"if eq (len {names}) 1")
+        self.string(f"(index {names} 0)")
+        tr.action("else")
+        self.sequence(names, depth, self.string)
+        tr.action("end")
+
+    def string(self, code: str) -> None:
+        """A JSON string: through the helper when printing, else escaped inline (longer code)."""
+        tr = self.tr
+        if self.python and tr.sink is None:
+            tr.helpers.setdefault("ofc_repr", REPR_HELPER)
+            tr.call_helper("ofc_repr_str", code, self.node)
+        elif self.python:
+            tr.put(repr_string(tr, code))
+        elif tr.sink is None:
+            tr.json_helper(None, 0, self.node)
+            tr.call_helper("ofc_json_str", code, self.node)
+        else:
+            tr.put(json_string(tr, code))
+
+    def untyped(self, code: str, depth: int) -> None:
+        """A value of unknown Go type: branch on `%T` (maps keep Go's sorted key order)."""
+        tr = self.tr
+        if self.python and tr.sink is None:
+            tr.helpers.setdefault("ofc_repr", REPR_HELPER)
+            tr.call_helper("ofc_repr", code, self.node)  # the repr of any untyped value at any depth
+            return
+        if self.python:
+            # being captured: one loop rewriting Ollama's `json` text of the value, at any depth,
+            # instead of code unrolled per level and per Go type
+            tr.put(repr_of_json(tr, f"(json {code})"))
+            return
+        if tr.sink is None:
+            self.beyond_limit(code, depth)  # the helpers write any value at any depth
+            return
+        v, t = tr.temp(), tr.temp()
+        tr.action(f"{v} := {code}")
+        tr.action(f'{t} := printf "%T" {v}')
+        tr.action(f'if eq {t} "string"')
+        self.string(v)
+        tr.action(f'else if eq {t} "<nil>"')
+        tr.text(self.literal(None))
+        if self.untyped_level < self.MAX_UNTYPED and depth <= self.MAX_DEPTH:
+            self.untyped_level += 1
+            tr.action(f'else if eq {t} "map[string]interface {{}}" "[]interface {{}}"')
+            self.container(v, t, depth)
+            self.untyped_level -= 1
+            tr.action("else")
+            tr.put(f"(json {v})")
+        else:
+            tr.action(f'else if eq {t} "bool" "float64" "int" "int64" "json.Number"')
+            tr.put(f"(json {v})")
+            tr.action("else")
+            self.beyond_limit(v, depth)
+        tr.action("end")

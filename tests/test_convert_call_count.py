@@ -1,0 +1,214 @@
+"""Fewer function calls per message in converted templates, with the same bytes rendered.
+
+Each lowering (prefill bookkeeping behind `$ofc_open`, `if` conditions folded, `loop.last`
+computed once or not at all) is checked against the Hugging Face reference through Ollama's own
+template package, both versions, on conversations that do and do not continue an assistant
+message; and the emitted template is checked for the calls the lowering removes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from ollama_fc import oracle
+from ollama_fc.convert import TemplateSource, convert
+from ollama_fc.convert.ops.conditions import simplify_condition
+from ollama_fc.hf.reference import render as reference_render
+
+CALLS = [{"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]
+HF_CALLS = [{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]
+
+CONVERSATIONS: dict[str, list[dict[str, Any]]] = {
+    "answered": [
+        {"role": "system", "content": " Be brief. "},
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": "", "tool_calls": CALLS},
+        {"role": "tool", "content": "sunny"},
+        {"role": "assistant", "content": "It is sunny."},
+        {"role": "user", "content": " thanks "},
+    ],
+    "prefill": [
+        {"role": "user", "content": "Write a haiku."},
+        {"role": "assistant", "content": "  Soft rain on the roof,"},
+    ],
+    "prefill_repeated_text": [
+        {"role": "system", "content": "same"},
+        {"role": "user", "content": "same"},
+        {"role": "assistant", "content": "same"},
+    ],
+    "no_system": [{"role": "user", "content": "hi"}],
+}
+
+TEMPLATES = {
+    # the final message's text printed directly, stripped, and through a variable set in a branch
+    "content_paths": (
+        "{% if messages[0].role == 'system' %}{% set sys = messages[0].content %}{% set rest = messages[1:] %}"
+        "{% else %}{% set sys = '' %}{% set rest = messages %}{% endif %}"
+        "{% if sys %}<s>{{ sys | trim }}</s>{% endif %}"
+        "{% for m in rest %}{% set c = m.content %}"
+        "{% if m.role == 'user' %}<u>{{ c | trim }}</u>"
+        "{% elif m.role == 'assistant' %}<a>{{ c }}{% if not loop.last %}</a>{% endif %}"
+        "{% else %}<t>{{ m.content }}</t>{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}<a>{% endif %}"
+    ),
+    # text captured by `set` blocks and a namespace before it is printed
+    "captured_text": (
+        "{% set ns = namespace(sys='') %}"
+        "{% for m in messages %}{% if m.role == 'system' %}{% set ns.sys = m.content %}{% endif %}{% endfor %}"
+        "<{{ ns.sys }}>{% for m in messages %}{% set turn %}[{{ m.role }}] {{ m.content }}{% endset %}"
+        "{% if m.role != 'system' %}{{ turn }};{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}[assistant]{% endif %}"
+    ),
+    # the conditions the translator composes from `not`, `and`, `or`, `==`, `!=`, `in`
+    "conditions": (
+        "{% for m in messages %}"
+        "{% if not (m.role == 'tool' or m.role == 'ipython' or m.role == 'tool_results' or (m.tool_calls is defined and m.tool_calls)) %}A{% endif %}"
+        "{% if not not m.content %}B{% endif %}"
+        "{% if m.role != 'user' and true %}C{% endif %}"
+        "{% if not (m.role != 'assistant') %}D{% endif %}"
+        "{% if m.role in ['user', 'system'] or m.role == 'tool' %}E{% endif %}"
+        "{% if (m.content == '' or m.content == 'sunny') and not loop.first %}F{% endif %}"
+        "{% if m.role == 'user' or false %}G{% endif %}"
+        "{{ m.role }};{{ m.content }}{% endfor %}"
+    ),
+    # loop.last read (once per loop, not per step), and loop variables read without loop.last
+    "loop_last": (
+        "{% for m in messages %}{% if loop.last %}L{% endif %}{{ loop.index }}"
+        "{% for c in m.tool_calls or [] %}{{ loop.index0 }}{{ c.function.name }}{% if not loop.last %},{% endif %}{% endfor %}"
+        "{% endfor %}{% for m in messages %}{{ loop.first }}{% endfor %}"
+        "{% for i in range(3) %}{{ i }}{{ loop.last }}{% endfor %}"
+        "{% for m in messages if m.role == 'user' %}{{ loop.index }}{{ loop.last }}{% endfor %}"
+        "{% for m in messages %}{{ m.content }}{% endfor %}"
+    ),
+}
+
+
+@pytest.fixture(scope="module", params=[oracle.PINNED, oracle.LATEST])
+def engines(request: pytest.FixtureRequest) -> Iterator[oracle.Oracle]:
+    with oracle.Oracle(request.param) as engine:
+        yield engine
+
+
+def as_hf(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**m, "tool_calls": HF_CALLS} if "tool_calls" in m else m for m in messages]
+
+
+@pytest.mark.parametrize("template_name", sorted(TEMPLATES))
+@pytest.mark.parametrize("conversation", sorted(CONVERSATIONS))
+def test_renders_like_jinja(template_name: str, conversation: str, engines: oracle.Oracle) -> None:
+    template = TEMPLATES[template_name]
+    messages = CONVERSATIONS[conversation]
+    prefill = messages[-1]["role"] == "assistant"
+    expected = reference_render(
+        template, as_hf(messages), add_generation_prompt=not prefill, continue_final_message=prefill
+    )
+    rendered = engines.render(convert(TemplateSource(template, {}, template_name)).template, messages)
+    assert rendered.error is None, rendered.error
+    assert rendered.prompt == expected
+
+
+def calls_outside_prefill(go_template: str) -> list[str]:
+    """The actions that call `not` on the prefill flags, or compute the final message's flag
+    outside a block entered only when an assistant message is continued."""
+    found, depth_open, stack = [], 0, []
+    for action in re.findall(r"\{\{-? (.*?) -?\}\}", go_template):
+        word = action.split(" ", 1)[0]
+        if word in {"if", "range", "with", "define"}:
+            stack.append(action == "if $ofc_open")
+            depth_open += stack[-1]
+        elif word == "end" and stack:
+            depth_open -= stack.pop()
+        if "not $ofc_stop" in action or (not depth_open and "$ofc_final)" in action and "eq " in action):
+            found.append(action)
+    return found
+
+
+def test_prefill_bookkeeping_costs_no_call_per_message() -> None:
+    go = convert(TemplateSource(TEMPLATES["content_paths"], {}, "content_paths")).template
+    assert "$ofc_stop" in go and "if $ofc_open" in go
+    assert calls_outside_prefill(go) == []
+
+
+def test_conditions_are_folded() -> None:
+    go = convert(TemplateSource(TEMPLATES["conditions"], {}, "conditions")).template
+    conditions = re.findall(r"\{\{ (?:else )?if (.*?) \}\}", go)
+    for folded_away in ("not (not", "(not (eq", " true)", " false)", "(or (or", "(and (and"):
+        assert not any(folded_away in c for c in conditions), folded_away
+    assert any("eq $" in c and '"tool" "ipython" "tool_results"' in c for c in conditions), conditions
+
+
+def test_loop_last_is_computed_once_and_only_when_read() -> None:
+    go = convert(TemplateSource(TEMPLATES["loop_last"], {}, "loop_last")).template
+    hoisted = re.findall(r"\{\{ if (\$_\d+) \}\}\{\{ \$_\d+ = len \(slice \1 1\) \}\}\{\{ end \}\}\{\{ range ", go)
+    assert len(hoisted) == 2, go  # the message loop and the tool call loop, before their `range`
+    assert not re.search(r":= len \(slice \$_\d+ 1\)", go)  # no step computes it again
+    no_last = convert(TemplateSource("{% for m in messages %}{{ loop.index }}{{ m.role }}{% endfor %}", {}, "x"))
+    assert "len (slice" not in no_last.template
+
+
+@pytest.mark.parametrize(
+    ("condition", "folded"),
+    [
+        ("(not (not $x))", "$x"),
+        ("and $x true", "$x"),
+        ('(or (or (eq $r "a") (eq $r "b")) (eq $r "c"))', 'eq $r "a" "b" "c"'),
+        ('not (eq $a "x")', 'ne $a "x"'),
+        ("not (ne $a $b)", "eq $a $b"),
+        ('not (eq $a "x" "y")', 'not (eq $a "x" "y")'),  # `ne` takes two arguments only
+        ('or (eq $a "x") (eq $b "y")', 'or (eq $a "x") (eq $b "y")'),
+        ('or (eq $a $b) (eq $a "y")', 'or (eq $a $b) (eq $a "y")'),  # only constants merge
+        ('eq (index $m 0).Role "system"', 'eq (index $m 0).Role "system"'),
+        ("and $ofc_open (not $ofc_stop) $x", "and $ofc_open (not $ofc_stop) $x"),
+        ('(and (eq $x ")") true)', 'eq $x ")"'),
+        ("$x | len", "$x | len"),
+    ],
+)
+def test_simplify_condition(condition: str, folded: str) -> None:
+    assert simplify_condition(condition) == folded
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "(not (not $.x))",
+        "and $.x true",
+        'or (or (eq $.r "a") (eq $.r "b")) (eq $.r "c")',
+        'not (eq $.r "a")',
+        "not (and $.x (not (not $.y)))",
+        'or (and $.x true) (not (ne $.r "b")) false',
+        "and (or $.x false) (or $.y (not $.x))",
+    ],
+)
+def test_folded_conditions_have_the_same_truth_in_ollama(condition: str, engines: oracle.Oracle) -> None:
+    """Every combination of values: the folded condition is true exactly where the original is.
+    (The values reach the condition through a tool call's arguments, `$.x` being read from dot.)"""
+    folded = simplify_condition(condition)
+    assert folded != condition
+    body = "{{- range .Messages }}{{ range .ToolCalls }}{{ with .Function.Arguments }}"
+    for x in (True, False, "", "t", 0, 2):
+        for y in (True, "", None):
+            for r in ("a", "b", "c", ""):
+                arguments = {"x": x, "y": y, "r": r}
+                messages = [
+                    {
+                        "role": "assistant",
+                        "content": "",
+                        "tool_calls": [{"function": {"name": "f", "arguments": arguments}}],
+                    }
+                ]
+                outputs = []
+                for code in (condition, folded):
+                    template = (
+                        body
+                        + "{{ if "
+                        + code.replace("$.", ".")
+                        + " }}1{{ else }}0{{ end }}{{ end }}{{ end }}{{ end }}"
+                    )
+                    rendered = engines.render(template, messages)
+                    assert rendered.error is None, (code, rendered.error)
+                    outputs.append(rendered.prompt)
+                assert outputs[0] == outputs[1], (arguments, condition, folded)
