@@ -56,6 +56,9 @@ def bind(host: str, port: int) -> socket.socket:
 def uvicorn_config(upstream: str, transport: httpx.AsyncBaseTransport | None = None) -> uvicorn.Config:
     return uvicorn.Config(
         create_app(upstream, transport),
+        # uvloop and httptools when installed (they are dependencies), else asyncio and h11
+        loop="auto",
+        http="auto",
         log_level="warning",
         access_log=False,  # a line per request would cost more than the proxy's own work
         server_header=False,

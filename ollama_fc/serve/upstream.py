@@ -54,6 +54,9 @@ FORMAT_TTL = 60.0
 """Seconds a model's tool-call format is trusted before `show` is asked again (a model can be
 re-created under the same name directly on Ollama)."""
 
+UPSTREAM_TIMEOUT = httpx.Timeout(None, connect=10.0)
+"""Generation and model loads take as long as they take; only connecting is bounded."""
+
 MUTATING = ("/api/create", "/api/delete", "/api/copy", "/api/pull", "/api/push")
 
 
@@ -66,14 +69,15 @@ class Upstream:
 
     def __init__(self, base_url: str, transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.base_url = base_url.rstrip("/")
-        self.client = httpx.AsyncClient(
-            base_url=self.base_url,
-            # Generation and model loads take as long as they take; only connecting is bounded.
-            timeout=httpx.Timeout(None, connect=10.0),
+        # One pool of kept-alive connections. The app's requests go straight to it: the client's
+        # layer (default headers, a cookie jar shared by every app, redirects) is no proxy's
+        # business and cost as much CPU as the forwarding itself.
+        self.transport = transport or httpx.AsyncHTTPTransport(
             limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
             trust_env=False,  # the upstream is addressed directly, never through HTTP_PROXY
-            transport=transport,
         )
+        # The proxy's own requests (`show`), on the same pool.
+        self.client = httpx.AsyncClient(base_url=self.base_url, timeout=UPSTREAM_TIMEOUT, transport=self.transport)
         self._profiles: dict[str, tuple[float, asyncio.Future[tuple[ModelProfile, bool]]]] = {}
 
     async def close(self) -> None:
@@ -101,16 +105,22 @@ class Upstream:
         content: bytes | AsyncIterator[bytes] = request.stream() if body is None else body
         if body is not None:  # httpx sets the length of the body it is given (maybe re-encoded)
             headers = [(name, value) for name, value in headers if name != "content-length"]
-        upstream_request = self.client.build_request(
+        query = request.scope.get("query_string")
+        upstream_request = httpx.Request(
             request.method,
-            path,
-            params=request.url.query or None,
+            self.base_url + path + ("?" + query.decode("latin-1") if query else ""),
             headers=headers,
             content=content,
+            extensions={"timeout": UPSTREAM_TIMEOUT.as_dict()},
         )
         if body is None:  # a large upload: its stream owns `receive` until Ollama answers
-            return await self.client.send(upstream_request, stream=True)
-        return await until_disconnected(request, self.client.send(upstream_request, stream=True))
+            return await self._send(upstream_request)
+        return await until_disconnected(request, self._send(upstream_request))
+
+    async def _send(self, upstream_request: httpx.Request) -> httpx.Response:
+        response = await self.transport.handle_async_request(upstream_request)
+        response.request = upstream_request
+        return response
 
     async def forward(self, request: Request) -> Response:
         """Any endpoint the proxy does not repair: Ollama's response as it is, streamed."""
