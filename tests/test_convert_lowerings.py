@@ -125,6 +125,35 @@ SCHEMA_MACRO = (
 )
 
 
+#: a recursive macro whose second parameter is only passed on to itself (gpt-oss's
+#: `required_params`): the call sites' two varying arguments come from two variables
+DEAD_PARAMETER_MACRO = (
+    "{% macro walk(spec, required, depth=0) %}{% if spec.type == 'object' and spec.properties %}<"
+    "{% for k, v in spec.properties | dictsort %}{{ k }}:{{ walk(v, spec.required or [], depth) }};{% endfor %}>"
+    "{% elif spec.type == 'array' and spec['items'] is mapping %}{{ spec['items'].type }}[]"
+    "{% else %}{{ spec.type | default('any') }}{% endif %}{% endmacro %}"
+    "{% for t in tools or [] %}{% for k, p in t.function.parameters.properties | dictsort %}"
+    "{{ k }}={{ walk(p, t.function.parameters.required or []) }}\n{% endfor %}{% endfor %}"
+    "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}"
+)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_recursive_macro_with_a_parameter_only_passed_on_is_a_define(version: str) -> None:
+    """A parameter read only as its own argument of the macro's recursive calls never reaches
+    the output: it does not count as varying, so the call becomes a define that recurses as
+    deep as the schema, and renders what transformers renders."""
+    conversion = convert(TemplateSource(DEAD_PARAMETER_MACRO, {}, "dead-parameter"))
+    assert not conversion.warnings  # (expanded inline, the recursion would stop at 3 levels)
+    nested: dict[str, Any] = {"type": "string"}
+    for level in range(6):
+        nested = {"type": "object", "properties": {f"k{level}": nested}, "required": [f"k{level}"]}
+    tools = [*TOOLS, _function("deep", {"root": nested, "list": {"type": "array", "items": nested}}, ["root"])]
+    expected = reference_render(DEAD_PARAMETER_MACRO, as_hf(MESSAGES), tools)
+    assert "k0:string;" in expected and "tags=string[]" in expected
+    assert oracle.render(conversion.template, MESSAGES, tools, version=version) == expected
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 def test_recursive_macro_is_one_define_per_constant_arguments(version: str) -> None:
     """Each recursive macro becomes `define`s called with the caller's variable as dot (one per

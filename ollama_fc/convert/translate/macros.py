@@ -106,6 +106,7 @@ class Macros(Core):
         #: None where the body cannot be one
         self.macro_defines: dict[tuple[str, ...], str | None] = {}
         self._recursive: set[str] | None = None
+        self._dead: dict[str, frozenset[str]] = {}
 
     def inline_macro(self, call: nodes.Call, frame: Frame, bound: dict[str, Value] | None = None) -> None:
         """Expand a macro call in place; `bound` fixes some parameters' values (see `literal_or`).
@@ -236,6 +237,36 @@ class Macros(Core):
             self._recursive = recursive
         return self._recursive
 
+    def dead_parameters(self, macro: nodes.Macro) -> frozenset[str]:
+        """Parameters whose value never reaches the output: every read of one is the same
+        parameter's argument of a call of the macro itself (gpt-oss's `required_params`).
+
+        Such a parameter does not vary the define (it is left unset inside), so a call site
+        whose only other varying argument comes from one variable still becomes a define. The
+        arguments given for it are dropped unevaluated: only where they call nothing (a
+        function call could have an effect, a filter or attribute read has none)."""
+        if macro.name not in self._dead:
+            params = [p.name for p in macro.args]
+            passed: set[int] = set()  # ids of the Name nodes that are pass-through arguments
+            clean = set(params)
+            for call in macro.find_all(nodes.Call):
+                if not (isinstance(call.node, nodes.Name) and call.node.name == macro.name):
+                    continue
+                given = {**dict(zip(params, call.args)), **{kw.key: kw.value for kw in call.kwargs}}
+                if call.dyn_args or call.dyn_kwargs:
+                    clean.clear()
+                for param, expr in given.items():
+                    if isinstance(expr, nodes.Name) and expr.name == param:
+                        passed.add(id(expr))
+                    elif any(True for _ in expr.find_all(nodes.Call)):
+                        clean.discard(param)
+            for stmt in macro.body:
+                for name in stmt.find_all(nodes.Name):
+                    if name.name in clean and (name.ctx != "load" or id(name) not in passed):
+                        clean.discard(name.name)
+            self._dead[macro.name] = frozenset(clean)
+        return self._dead[macro.name]
+
     @staticmethod
     def varies(value: Value) -> bool:
         return not (value.is_const or value.kind in {UNDEF, NONE})
@@ -271,6 +302,8 @@ class Macros(Core):
         expressions read are the define's identity, so the recursive call finds the same define
         and the recursion depth is the data's. None where the call is expanded inline instead.
         """
+        dead = self.dead_parameters(macro)
+        arguments = {param: UNDEFINED if param in dead else value for param, value in arguments.items()}
         varying = {param: value for param, value in arguments.items() if self.varies(value)}
         if not varying or (self.leading_bos and not self.printed):
             return None  # (a leading BOS the macro prints first is left out only inline)
