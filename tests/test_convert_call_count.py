@@ -84,6 +84,14 @@ TEMPLATES = {
         "{% for m in messages if m.role == 'user' %}{{ loop.index }}{{ loop.last }}{% endfor %}"
         "{% for m in messages %}{{ m.content }}{% endfor %}"
     ),
+    # `+` and `~` chains, nested through variables, with `%` in the constant text and numbers
+    "concatenation": (
+        "{% set head = '<%v 100%%>' + messages[0].role %}"
+        "{% for m in messages %}{% set turn = '[' + m.role + '|' ~ loop.index ~ '] ' + m.content | trim + '%s' %}"
+        "{% if loop.index0 == 0 %}{% set turn = '<s>' + turn %}{% endif %}"
+        "{% set both = head + turn + '%' %}{{ ('(' ~ m.role ~ ')') + (loop.length ~ '!') }}{{ both }}{% endfor %}"
+        "{% if add_generation_prompt %}{{ '%d' + head }}{% endif %}"
+    ),
 }
 
 
@@ -139,6 +147,13 @@ def test_conditions_are_folded() -> None:
     for folded_away in ("not (not", "(not (eq", " true)", " false)", "(or (or", "(and (and"):
         assert not any(folded_away in c for c in conditions), folded_away
     assert any("eq $" in c and '"tool" "ipython" "tool_results"' in c for c in conditions), conditions
+
+
+def test_concatenation_is_one_printf() -> None:
+    go = convert(TemplateSource(TEMPLATES["concatenation"], {}, "concatenation")).template
+    nested = re.findall(r'\(printf "(?:[^"\\]|\\.)*"(?: [^ ()]+)* \(printf', go)
+    assert not nested, nested  # no printf among another printf's operands
+    assert '(printf "[%v|%v] %v%%s" $' in go, go  # constant text in the format, `%` doubled
 
 
 def test_loop_last_is_computed_once_and_only_when_read() -> None:
