@@ -16,7 +16,7 @@ import pytest
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
-from ollama_fc.convert.ops.conditions import simplify_condition
+from ollama_fc.convert.ops.conditions import invert_negated_ifs, simplify_condition
 from ollama_fc.hf.reference import render as reference_render
 
 CALLS = [{"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]
@@ -84,6 +84,24 @@ TEMPLATES = {
         "{% for m in messages if m.role == 'user' %}{{ loop.index }}{{ loop.last }}{% endfor %}"
         "{% for m in messages %}{{ m.content }}{% endfor %}"
     ),
+    # `+` and `~` chains, nested through variables, with `%` in the constant text and numbers
+    "concatenation": (
+        "{% set head = '<%v 100%%>' + messages[0].role %}"
+        "{% for m in messages %}{% set turn = '[' + m.role + '|' ~ loop.index ~ '] ' + m.content | trim + '%s' %}"
+        "{% if loop.index0 == 0 %}{% set turn = '<s>' + turn %}{% endif %}"
+        "{% set both = head + turn + '%' %}{{ ('(' ~ m.role ~ ')') + (loop.length ~ '!') }}{{ both }}{% endfor %}"
+        "{% if add_generation_prompt %}{{ '%d' + head }}{% endif %}"
+    ),
+    # a loop index compared with 0, and `if not` with and without an `else`
+    "loop_first": (
+        "{% for m in messages %}{% if loop.first %}F{% endif %}{% if loop.index0 == 0 %}Z{% else %}N{% endif %}"
+        "{% if not loop.first and m.content %}+{% endif %}{% if loop.index0 != 0 %}!{% endif %}"
+        "{% for c in m.tool_calls or [] %}{% if not loop.first %},{% endif %}{{ c.function.name }}{% endfor %}"
+        "{% for i in range(2) %}{% if loop.first %}<{{ i }}>{% endif %}{% endfor %}"
+        "{% if not m.content %}-{% endif %}{% if not m.content %}({% else %}){% endif %}{{ m.content }}{% endfor %}"
+        "{% for w in messages[0].role.split('e') %}{% if loop.index0 == 0 %}{{ w }}{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}A{% endif %}"
+    ),
 }
 
 
@@ -141,6 +159,20 @@ def test_conditions_are_folded() -> None:
     assert any("eq $" in c and '"tool" "ipython" "tool_results"' in c for c in conditions), conditions
 
 
+def test_concatenation_is_one_printf() -> None:
+    go = convert(TemplateSource(TEMPLATES["concatenation"], {}, "concatenation")).template
+    nested = re.findall(r'\(printf "(?:[^"\\]|\\.)*"(?: [^ ()]+)* \(printf', go)
+    assert not nested, nested  # no printf among another printf's operands
+    assert '(printf "[%v|%v] %v%%s" $' in go, go  # constant text in the format, `%` doubled
+
+
+def test_loop_index_tested_without_a_call() -> None:
+    go = convert(TemplateSource(TEMPLATES["loop_first"], {}, "loop_first")).template
+    conditions = re.findall(r"\{\{ (?:else )?if (.*?) \}\}", go)
+    assert not any(re.search(r"\b(?:eq|ne) \$_\d+ 0\b", c) for c in conditions), conditions
+    assert re.search(r"\{\{ if \$_\d+ \}\}\{\{ else \}\}F", go), go  # loop.first: no call at all
+
+
 def test_loop_last_is_computed_once_and_only_when_read() -> None:
     go = convert(TemplateSource(TEMPLATES["loop_last"], {}, "loop_last")).template
     hoisted = re.findall(r"\{\{ if (\$_\d+) \}\}\{\{ \$_\d+ = len \(slice \1 1\) \}\}\{\{ end \}\}\{\{ range ", go)
@@ -169,6 +201,69 @@ def test_loop_last_is_computed_once_and_only_when_read() -> None:
 )
 def test_simplify_condition(condition: str, folded: str) -> None:
     assert simplify_condition(condition) == folded
+
+
+@pytest.mark.parametrize(
+    ("condition", "folded"),
+    [
+        ("(eq $i 0)", "not $i"),
+        ("not (eq $i 0)", "$i"),
+        ("ne $i 0", "$i"),
+        ("and (ne $i 0) $x", "and $i $x"),
+        ("or (eq $i 0) (eq $j 0)", "or (not $i) (eq $j 0)"),  # $j is not known to be an int
+        ("eq $i 1", "eq $i 1"),
+        ("eq $i 0 1", "eq $i 0 1"),
+        ("eq (eq $i 0) true", "eq (eq $i 0) true"),  # a value, not a truth: left as it is
+    ],
+)
+def test_simplify_int_conditions(condition: str, folded: str) -> None:
+    assert simplify_condition(condition, {"$i"}) == folded
+
+
+INT_CONDITIONS = ["eq $i 0", "not (eq $i 0)", "ne $i 0", "and (ne $i 0) $m.Content", "or (eq $i 0) $m.Content"]
+
+
+@pytest.mark.parametrize("condition", INT_CONDITIONS)
+def test_int_conditions_have_the_same_truth_in_ollama(condition: str, engines: oracle.Oracle) -> None:
+    """A list index and an integer range's index: the folded condition is true where the original is."""
+    folded = simplify_condition(condition, {"$i"})
+    assert folded != condition
+    messages = [{"role": r, "content": c} for r, c in (("user", "a"), ("assistant", ""), ("user", "b"))]
+    outputs = []
+    for code in (condition, folded):
+        template = (
+            "{{ range $i, $m := .Messages }}{{ if " + code + " }}1{{ else }}0{{ end }}{{ end }};"
+            "{{ range $i := 3 }}{{ $m := index $.Messages $i }}{{ if " + code + " }}1{{ else }}0{{ end }}{{ end }}"
+        )
+        rendered = engines.render(template, messages)
+        assert rendered.error is None, (code, rendered.error)
+        outputs.append(rendered.prompt)
+    assert outputs[0] == outputs[1] and "1" in outputs[0] and "0" in outputs[0], outputs
+
+
+NEGATED = (
+    "{{ range $i, $m := .Messages }}{{ if not $i }}first{{ end }}{{ if not $m.Content }}empty{{ else }}full{{ end }}"
+    '{{ if not $m.Role }}{{ "{{ end }}" }}{{ else if $i }}later{{ end }}{{ if not $m.Content }}[{{ if not $i }}'
+    "{{ range $m.Role }}{{ end }}0{{ end }}]{{ end }}{{ end }}"
+)
+
+
+def test_invert_negated_ifs() -> None:
+    inverted = invert_negated_ifs(NEGATED)
+    assert inverted.count("{{ if not ") == 1, inverted  # the `else if` chain is left
+    assert "{{ if $m.Content }}full{{ else }}empty{{ end }}" in inverted, inverted
+    assert "{{ if $i }}{{ else }}first" in inverted and "{{ if $m.Content }}{{ else }}[" in inverted, inverted
+    assert "{{ if $i }}{{ else }}{{ range" in inverted, inverted
+    assert invert_negated_ifs("{{ if (not $x) }}a{{ else }}b{{ end }}") == "{{ if $x }}b{{ else }}a{{ end }}"
+    chain = "{{ if not $x }}a{{ else if $y }}b{{ else }}c{{ end }}"
+    assert invert_negated_ifs(chain) == chain
+
+
+def test_inverted_ifs_render_the_same_in_ollama(engines: oracle.Oracle) -> None:
+    messages = [{"role": ("user", "assistant")[n % 2], "content": c} for n, c in enumerate(("a", "", "b", ""))]
+    original, inverted = (engines.render(t, messages) for t in (NEGATED, invert_negated_ifs(NEGATED)))
+    assert original.error is None and inverted.error is None, (original.error, inverted.error)
+    assert original.prompt == inverted.prompt and "first" in original.prompt and "[" in original.prompt
 
 
 @pytest.mark.parametrize(

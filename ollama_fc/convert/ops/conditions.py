@@ -6,12 +6,18 @@ variable costs almost nothing; the translator composes conditions piece by piece
 the condition matters, so these fold: `X`, `X`, one `eq r "a" "b"`; `not (eq a b)` is `ne a b`.
 Each rewrite keeps the truth value and which operands are evaluated: the template renders the same
 bytes and fails where it failed. A condition this module cannot read is left as it is.
+
+Two rewrites need more than the condition's text: a loop index (a Go `int` the translator names)
+compared with 0 is its own truth (`eq $i 0` is `not $i`, `ne $i 0` is `$i`; `loop.first`,
+`loop.index0 == 0`), and an `if not X` on a bare operand without an `else` becomes
+`if X }}{{ else` (`invert_negated_ifs`), so the test calls nothing.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TypeGuard, Union
 
@@ -37,15 +43,66 @@ Node = Union[str, "Command", Field]
 Command = tuple[Node, ...]
 
 
+#: `eq X 0` / `ne X 0` on a variable: folded when X is a known Go int
+INT_ZERO = re.compile(r"\b(?:eq|ne) (\$\w+) 0\b")
+#: an action that opens a block closed by `{{ end }}`
+OPENS_BLOCK = {"if", "range", "with", "define", "block"}
+#: `if not X` on a variable or a field chain (evaluated the same way as `not`'s argument)
+NEGATED_IF = re.compile(r"\{\{ if (?:not (\$\w*(?:\.\w+)*)|\(not (\$\w*(?:\.\w+)*)\)) \}\}")
+#: one action `{{ ... }}`, Go string, raw string and character literals skipped whole
+ACTION = re.compile(r'\{\{(?:"(?:[^"\\]|\\.)*"|`[^`]*`|\'(?:[^\'\\]|\\.)*\'|[^"`\'}]|\}(?!\}))*\}\}')
+
+
+def simplify_condition(code: str, ints: AbstractSet[str] = frozenset()) -> str:
+    """The condition `code` of an `if` with fewer function calls (or unchanged); `ints` are
+    variables certain to hold a Go `int` (loop indexes)."""
+    known = frozenset(m.group(1) for m in INT_ZERO.finditer(code) if m.group(1) in ints) if ints else frozenset()
+    return _simplify(code, known)
+
+
 @functools.lru_cache(maxsize=4096)
-def simplify_condition(code: str) -> str:
-    """The condition `code` of an `if` with fewer function calls (or unchanged)."""
-    if not FOLDABLE.search(code):
+def _simplify(code: str, ints: frozenset[str]) -> str:
+    if not ints and not FOLDABLE.search(code):
         return code  # nothing to fold (most conditions): no parse
     parsed = parse(code)
     if parsed is None:
         return code
-    return render(fold(parsed, truth=True))
+    return render(fold(parsed, truth=True, ints=ints))
+
+
+def invert_negated_ifs(template: str) -> str:
+    """Every `{{ if not X }}A{{ end }}` (X a variable or field chain) as `{{ if X }}{{ else }}A`,
+    and `{{ if not X }}A{{ else }}B` as `{{ if X }}B{{ else }}A`: the same branch runs (`not`
+    and `if` judge truth alike) with no call. A chain with `else if` is left as it is."""
+    if "if not $" not in template and "if (not $" not in template:
+        return template
+    pieces: list[str] = []
+    #: per open block: the index of its opening action in `pieces` when it may be inverted, and
+    #: the indexes of its `else` actions
+    blocks: list[tuple[int | None, list[int]]] = []
+    last = 0
+    for match in ACTION.finditer(template):
+        pieces.append(template[last : match.start()])
+        action = match.group()
+        pieces.append(action)
+        last = match.end()
+        word = action[2:-2].strip("- ").split(" ", 1)[0]
+        if word in OPENS_BLOCK:
+            blocks.append((len(pieces) - 1 if NEGATED_IF.fullmatch(action) else None, []))
+        elif word == "else" and blocks:
+            blocks[-1][1].append(len(pieces) - 1 if action == "{{ else }}" else -1)
+        elif word == "end" and blocks:
+            at, elses = blocks.pop()
+            negated = NEGATED_IF.fullmatch(pieces[at]) if at is not None else None
+            if at is None or negated is None or len(elses) > 1 or -1 in elses:
+                continue
+            operand = negated.group(1) or negated.group(2)
+            end = len(pieces) - 1
+            middle = elses[0] if elses else end
+            then, otherwise = pieces[at + 1 : middle], pieces[middle + 1 : end]
+            pieces[at:end] = ["{{ if " + operand + " }}", *otherwise, "{{ else }}", *then]
+    pieces.append(template[last:])
+    return "".join(pieces)
 
 
 def parse(code: str) -> Command | None:
@@ -87,15 +144,17 @@ def is_call(node: Node, name: str) -> TypeGuard[Command]:
     return isinstance(node, tuple) and len(node) > 1 and node[0] == name
 
 
-def fold(node: Node, truth: bool) -> Node:
+def fold(node: Node, truth: bool, ints: frozenset[str] = frozenset()) -> Node:
     """`node` with the same value, or with the same truth value where only that is used (`truth`)."""
     if isinstance(node, (str, Field)):
         return node
     if len(node) == 1:
-        return fold(node[0], truth)
+        return fold(node[0], truth, ints)
     head, args = node[0], node[1:]
+    if truth and head in {"eq", "ne"} and len(args) == 2 and args[0] in ints and args[1] == "0":
+        return ("not", args[0]) if head == "eq" else args[0]  # an int is true when it is not 0
     if head == "not" and len(args) == 1:
-        operand = fold(args[0], truth=True)
+        operand = fold(args[0], truth=True, ints=ints)
         if operand in {"true", "false"}:
             return "false" if operand == "true" else "true"
         if truth and is_call(operand, "not"):
@@ -108,7 +167,7 @@ def fold(node: Node, truth: bool) -> Node:
     if head in {"and", "or"}:
         flat: list[Node] = []
         for arg in args:
-            folded = fold(arg, truth)
+            folded = fold(arg, truth, ints)
             flat.extend(folded[1:] if is_call(folded, str(head)) else [folded])
         if truth:
             neutral = "true" if head == "and" else "false"
@@ -116,7 +175,7 @@ def fold(node: Node, truth: bool) -> Node:
         if head == "or":
             flat = merge_equalities(flat)
         return flat[0] if len(flat) == 1 else (head, *flat)
-    return (head, *(fold(arg, truth=False) for arg in args))
+    return (head, *(fold(arg, truth=False, ints=ints) for arg in args))
 
 
 def merge_equalities(operands: list[Node]) -> list[Node]:

@@ -53,6 +53,8 @@ class Emit:
         self.warnings: list[ConversionWarning] = []
         self.helpers: dict[str, str] = {}
         self.counter = 0
+        #: Go variables certain to hold an `int` (loop indexes): `eq $i 0` in a condition is `not $i`
+        self.int_vars: set[str] = set()
         #: advances at every run-time branch point (`if`, `else`, `range`, `end`...): a namespace
         #: attribute set to a constant is known until the epoch moves on
         self.flow_epoch = 0
@@ -118,7 +120,7 @@ class Emit:
         self.track_flow(code)
         for keyword in ("if ", "else if "):
             if code.startswith(keyword):  # only the condition's truth counts: fewer calls
-                code = keyword + simplify_condition(code[len(keyword) :])
+                code = keyword + simplify_condition(code[len(keyword) :], self.int_vars)
                 break
         self.charge(code)
         self.out.append("{{ " + code + " }}")

@@ -112,22 +112,31 @@ class Strings(ToJson):
         raise self.fail(node, f"string method .{method}()")
 
     def concat(self, values: list[Value], node: nodes.Node) -> Value:
+        """`a + b + ...` as one `printf`: a nested concatenation's operands are spliced into it and
+        constant text goes into the format (`%` doubled), so a chain costs one call, not one per `+`."""
         if all(v.is_const for v in values):
             return const("".join(py_str(v.const) for v in values))
-        pieces = []
+        parts: list[tuple[bool, str]] = []  # (is constant text, text or Go operand)
         for v in values:
             if v.kind in {UNDEF}:
                 continue
+            spliced = v.extra.get("concat")
             if v.is_const:
-                pieces.append(go_string(py_str(v.const)))
+                parts.append((True, py_str(v.const)))
+            elif spliced is not None and spliced[0] == v.code:
+                parts.extend(spliced[1])
             elif v.kind in {STR, CONTENT, INT}:
-                pieces.append(v.code)
+                parts.append((False, v.code))
             else:
                 raise self.fail(node, f"string concatenation with {v.kind}")
-        fmt = "%v" * len(pieces)
+        fmt = "".join(text.replace("%", "%%") if is_text else "%v" for is_text, text in parts)
+        operands = "".join(f" {code}" for is_text, code in parts if not is_text)
+        code = f"(printf {go_string(fmt)}{operands})"
         # text holding a message's text may hold the prefilled final one (cut inside it, see print_final_text)
         distinct = list({v.extra["final"]: v for v in values if v.extra.get("final")}.values())
-        return Value(f'(printf "{fmt}" {" ".join(pieces)})', STR, extra=self.any_final(distinct))
+        extra = self.any_final(distinct)
+        extra["concat"] = (code, tuple(parts))
+        return Value(code, STR, extra=extra)
 
     def markup_add(self, left: Value, right: Value, node: nodes.Node) -> Value:
         """`'x'|safe + y`: a Markup string escapes the plain operand it is added to (either side).

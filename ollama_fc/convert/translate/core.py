@@ -21,6 +21,7 @@ from ..analysis import (
     parse_jinja,
 )
 from ..limits import Limits
+from ..ops.conditions import invert_negated_ifs
 from ..ops.filters import Lowering
 from ..ops.values import (
     UNDEF,
@@ -141,7 +142,7 @@ class Core(Lowering):
         body = "".join(self.out)
         if self.prefill_armed or "$ofc_" in body:  # printed, or only tracked, final text
             body = self.prefill_prologue() + body
-        return "".join(self.helpers.values()) + body
+        return invert_negated_ifs("".join(self.helpers.values()) + body)
 
     def prefill_prologue(self) -> str:
         """Go variables describing an assistant prefill, computed once before the body runs.

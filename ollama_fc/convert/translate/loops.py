@@ -167,7 +167,7 @@ class Loops(Core):
                     self.action(f'{item} := len (slice (printf "%*s" {start} "") {idx})')
                 if uses_loop:
                     self.action(f'{last} := len (slice (printf "%*s" {seqvar} "") 1)')
-                body.loop = Loop(index=idx, seq="", last=last, length=seqvar)
+                body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=seqvar))
             else:
                 if counted:
                     # loop.* counts the elements that pass the filter: count them all first
@@ -182,7 +182,7 @@ class Loops(Core):
                 if uses_loop:
                     hoisted = (idx, last, seqvar)
                 neighbours = kind if not seq.extra.get("reversed") else None
-                body.loop = Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours)
+                body.loop = self.indexed(Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours))
         else:
             raise self.fail(node, f"for over {seq.kind}")
         guard = 0
@@ -362,13 +362,19 @@ class Loops(Core):
         self.action(f"{seen} := 0")
         return total, seen
 
+    def indexed(self, loop: Loop) -> Loop:
+        """`loop`, its index variable noted as a Go `int` (a `range` index or a count), so a
+        condition `loop.first` / `loop.index0 == 0` tests it without a call."""
+        self.int_vars.add(loop.index)
+        return loop
+
     def counted_step(self, idx: str, seen: str, last: str, total: str) -> Loop:
         """Number a step of a loop whose Go `range` gives no usable index (a map, a filtered or a
         schema loop): `idx` := the steps `seen` so far (then one more), `last` := `total` - 1."""
         self.action(f"{idx} := {seen}")
         self.action(f"{seen} = {textops.plus_one(seen)}")
         self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
-        return Loop(index=idx, seq="", last=last, length=total)
+        return self.indexed(Loop(index=idx, seq="", last=last, length=total))
 
     def schema_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
         """A loop over a tool schema dict: one step per key its Ollama struct has set."""
@@ -430,7 +436,7 @@ class Loops(Core):
             if is_list:
                 self.action(f"range {idx}, {item} := {obj}")
                 self.action(f"{last} := len (slice {obj} 1)")
-                loop = Loop(index=idx, seq=obj, last=last)
+                loop = self.indexed(Loop(index=idx, seq=obj, last=last))
             else:
                 seen, ignored = self.temp(), self.temp()
                 self.action(f"{seen} := 0")
@@ -475,7 +481,7 @@ class Loops(Core):
         body = Frame(
             names={node.target.name: Value(char, STR)},
             parent=frame,
-            loop=Loop(index=idx, seq="", last=last, length=total),
+            loop=self.indexed(Loop(index=idx, seq="", last=last, length=total)),
         )
         self.declare_scope(body, node.body)
         self.visit_body(node.body, body)
@@ -488,7 +494,9 @@ class Loops(Core):
             self.action(f"range {i}, {item} := {listed}")
             self.action(f"{final} := len (slice {listed} 1)")
             body = Frame(
-                names={node.target.name: Value(item, STR)}, parent=frame, loop=Loop(index=i, seq=listed, last=final)
+                names={node.target.name: Value(item, STR)},
+                parent=frame,
+                loop=self.indexed(Loop(index=i, seq=listed, last=final)),
             )
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
@@ -506,7 +514,7 @@ class Loops(Core):
         last = self.temp()
         if uses_loop:
             self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
-        body.loop = Loop(index=idx, seq="", last=last, length=total)
+        body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=total))
         if node.test is not None:
             self.action(f"if {self.truth(node.test, body)}")
         self.declare_scope(body, node.body)
