@@ -313,7 +313,13 @@ def measure(
         for case, (template, script) in CASES.items():
             path = write_scripted_gguf(Path(folder) / f"{case}.gguf", script, special_tokens=SPECIALS)
             models[case] = f"ofc-proxy-bench-{case}"
-            creator.create(model=models[case], files={path.name: creator.create_blob(path)}, template=template)
+            creator.create(
+                model=models[case],
+                files={path.name: creator.create_blob(path)},
+                template=template,
+                # one runner thread: on shared cores a second thread makes Ollama's own time swing by 100x
+                parameters={"num_thread": 1},
+            )
         gemma = real_model(creator, upstream, folder) if real and latency else None
         with httpx.Client(base_url=proxy, timeout=300) as via, httpx.Client(base_url=upstream, timeout=300) as direct:
             for path in ("/api/chat", "/v1/chat/completions") if latency else ():
