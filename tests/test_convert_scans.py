@@ -7,6 +7,7 @@ reference renderer; every edge text is one message of a single conversation."""
 from __future__ import annotations
 
 import pytest
+from renders import ollama_renders
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
@@ -94,15 +95,6 @@ def engines():
         yield both
 
 
-def ollama_renders(template: str, messages: list, engines: dict) -> set[str]:
-    prompts = set()
-    for version, engine in engines.items():
-        rendered = engine.render(template, messages, None)
-        assert rendered.error is None, f"{version}: {rendered.error}"
-        prompts.add(rendered.prompt)
-    return prompts
-
-
 @pytest.mark.parametrize("name", sorted(TEMPLATES))
 def test_scans_render_what_transformers_renders_on_edge_texts(name: str, engines: dict) -> None:
     template = "{% for m in messages %}[" + TEMPLATES[name] + "]\n{% endfor %}"
@@ -113,7 +105,7 @@ def test_scans_render_what_transformers_renders_on_edge_texts(name: str, engines
     messages = [{"role": roles[n % 2], "content": text} for n, text in enumerate(texts)]
     messages += [{"role": "user", "content": "end"}] if messages[-1]["role"] == "assistant" else []
     conversion = convert(TemplateSource(template, {}, name))
-    assert ollama_renders(conversion.template, messages, engines) == {reference_render(template, messages)}
+    assert ollama_renders(conversion.template, messages, None, engines) == {reference_render(template, messages)}
 
 
 @pytest.mark.parametrize("role", ["user", "assistant", "system", "tool", "moderator"])
@@ -122,7 +114,7 @@ def test_role_title_is_exact_for_common_and_other_roles(role: str, engines: dict
     template = "{% for m in messages %}{{ m.role.title() }}: {{ m.content }}\n{% endfor %}"
     messages = [{"role": role, "content": "x"}] + ([{"role": "user", "content": "hi"}] if role != "user" else [])
     conversion = convert(TemplateSource(template, {}, "role-title"))
-    assert ollama_renders(conversion.template, messages, engines) == {reference_render(template, messages)}
+    assert ollama_renders(conversion.template, messages, None, engines) == {reference_render(template, messages)}
 
 
 PREFILLED = [text for text in EDGE_TEXTS if "</think>" not in text]
@@ -138,4 +130,4 @@ def test_prefill_is_cut_where_transformers_cuts_with_unicode_spaces(final: str, 
     except ReferenceRenderError:
         pytest.skip("the template drops this text, so transformers refuses to continue it")
     conversion = convert(TemplateSource(template, {}, "prefill"))
-    assert ollama_renders(conversion.template, messages, engines) == {expected}
+    assert ollama_renders(conversion.template, messages, None, engines) == {expected}

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from renders import ollama_renders
 from shared_data import shared_path
 
 from ollama_fc import oracle
@@ -22,16 +23,6 @@ from ollama_fc.verify.runner import open_oracles
 def engines():
     with open_oracles((oracle.PINNED, oracle.LATEST)) as both:
         yield both
-
-
-def ollama_renders(template: str, messages: list, tools: list | None, engines: dict) -> set[str]:
-    """The prompt each Ollama version renders (one element when they agree)."""
-    prompts = set()
-    for version, engine in engines.items():
-        rendered = engine.render(template, messages, tools)
-        assert rendered.error is None, f"{version}: {rendered.error}"
-        prompts.add(rendered.prompt)
-    return prompts
 
 
 @pytest.mark.parametrize(
