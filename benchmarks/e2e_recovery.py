@@ -29,8 +29,7 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,13 +40,14 @@ from ollama import ProgressResponse
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from client_overhead import server_host  # noqa: E402
 from test_output_corpus import Sample, canonical_call, load_samples, same_words  # noqa: E402
 
 from ollama_fc import Client, DroppedOutputWarning  # noqa: E402
 from ollama_fc.families import family_template, load_family  # noqa: E402
 from ollama_fc.testbed.scripted import ScriptError, write_scripted_gguf  # noqa: E402
-from ollama_fc.testbed.server import PinnedServer  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 OLLAMA_TEMPLATES = SHARED / "corpus" / "ollama-templates" / "hfjs-automap"
@@ -174,15 +174,6 @@ def create(client: ollama.Client, name: str, digest: str, filename: str, setup: 
     if passthrough:
         body["parser"] = "passthrough"
     client._request(ProgressResponse, "POST", "/api/create", json=body)
-
-
-@contextmanager
-def server_host(host: str | None) -> Iterator[str]:
-    if host:
-        yield host
-        return
-    with PinnedServer() as server:
-        yield server.host
 
 
 def replay(
