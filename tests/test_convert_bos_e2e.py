@@ -4,9 +4,13 @@ template leaves the literal one out and the model sees exactly one."""
 from __future__ import annotations
 
 import pytest
+from renders import ollama_renders
 
+from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
+from ollama_fc.hf.reference import render as reference_render
 from ollama_fc.testbed.scripted import BOS, EOS
+from ollama_fc.verify.runner import open_oracles
 
 CHATML = (
     "{{ bos_token }}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
@@ -56,13 +60,65 @@ def test_a_bos_first_on_every_branch_is_left_out_on_each(engine) -> None:
     "template",
     [
         "{% if messages[0].role == 'system' %}x{% endif %}{{ bos_token }}{% for m in messages %}{{ m.content }}{% endfor %}",
-        "{% for m in messages %}{% if loop.first %}{{ bos_token }}{% endif %}{{ m.content }}{% endfor %}",
+        "{% for m in messages %}{{ bos_token }}{{ m.content }}{% endfor %}",
+        "{% for m in messages %}{{ m.content }}{% endfor %}{% if bos_token %}{{ eos_token }}{% endif %}",
     ],
 )
 def test_a_bos_that_may_follow_other_output_or_repeat_is_kept(template: str) -> None:
-    """Only a BOS printed before anything else, once, is the leading one; elsewhere it is text."""
+    """Only a BOS printed before anything else, once, is the leading one; elsewhere it is text,
+    and a template that tests `bos_token` is not given an empty one."""
     conversion = convert(TemplateSource(template, TOKENS, "kept"))
+    assert BOS in conversion.template or EOS in conversion.template
+    assert not [w for w in conversion.warnings if "bos_token" in str(w)]
+
+
+#: a BOS printed first where the translator cannot see it is first: inside the message loop, in a
+#: value built for the first message (Llama 3's template), behind a namespace flag (rnj-1's)
+LEADING_ELSEWHERE = {
+    "loop.first": "{% for m in messages %}{% if loop.first %}{{ bos_token }}{% endif %}[{{ m.content }}]{% endfor %}",
+    "value": (
+        "{% for m in messages %}{% set content = '<' + m.role + '>' + m.content %}"
+        "{% if loop.index0 == 0 %}{% set content = bos_token + content %}{% endif %}{{ content }}{% endfor %}"
+        "{% if add_generation_prompt %}<assistant>{% endif %}"
+    ),
+    "flag": (
+        "{% set emit = namespace(started=false) %}{% for m in messages %}"
+        "{% if not emit.started %}{{ bos_token }}{% set emit.started = true %}{% endif %}"
+        "{{ m.role }}: {{ m.content }}\n{% endfor %}"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def engines():
+    with open_oracles((oracle.PINNED, oracle.LATEST)) as both:
+        yield both
+
+
+@pytest.mark.parametrize("name", sorted(LEADING_ELSEWHERE))
+def test_a_bos_only_ever_printed_first_is_left_out_with_a_warning(name: str, engines: dict) -> None:
+    template = LEADING_ELSEWHERE[name]
+    conversion = convert(TemplateSource(template, TOKENS, name))
+    assert BOS not in conversion.template
+    assert [w.construct for w in conversion.warnings] == [f"bos_token ({BOS})"]
+    for messages in (
+        [{"role": "user", "content": "u"}],
+        [
+            {"role": "system", "content": "s"},
+            {"role": "user", "content": "u"},
+            {"role": "assistant", "content": "a"},
+            {"role": "user", "content": "v"},
+        ],
+    ):
+        expected = reference_render(template, messages, special_tokens=TOKENS)
+        assert expected.startswith(BOS)
+        assert ollama_renders(conversion.template, messages, None, engines) == {expected.removeprefix(BOS)}
+
+
+def test_a_bos_only_ever_printed_first_is_kept_where_the_model_adds_none() -> None:
+    conversion = convert(TemplateSource(LEADING_ELSEWHERE["value"], TOKENS, "value", add_bos_token=False))
     assert BOS in conversion.template
+    assert not conversion.warnings
 
 
 def test_prompt_eval_count_is_a_single_bos_prompts(scripted_model, ollama_host: str) -> None:
@@ -81,3 +137,20 @@ def test_prompt_eval_count_is_a_single_bos_prompts(scripted_model, ollama_host: 
     assert single is not None and single > 10
     assert converted == single
     assert literal == single + 1  # a literal BOS in the template is one more token: two BOS
+
+
+def test_prompt_eval_count_of_a_bos_in_a_value_is_a_single_bos_prompts(scripted_model, ollama_host: str) -> None:
+    """Llama 3's shape (`bos_token + content` for the first message) on the real server."""
+    import ollama
+
+    client = ollama.Client(host=ollama_host)
+    messages = [{"role": "user", "content": "Hello there, how are you?"}]
+
+    def prompt_tokens(template: str) -> int | None:
+        model = scripted_model("Fine, thanks.", template=template)
+        return client.chat(model, messages, options={"num_predict": 1, "temperature": 0}).prompt_eval_count
+
+    single = prompt_tokens("{{- range .Messages }}<{{ .Role }}>{{ .Content }}{{ end }}<assistant>")
+    converted = prompt_tokens(convert(TemplateSource(LEADING_ELSEWHERE["value"], TOKENS, "value")).template)
+    assert single is not None and single > 5
+    assert converted == single

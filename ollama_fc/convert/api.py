@@ -12,12 +12,13 @@ from jinja2 import nodes
 
 from ..errors import ConversionError, SourceError
 from ..hf.bounded import bounded_renders
+from ..hf.leading_bos import bos_only_leads
 from ..hf.reference import ReferenceRenderError, render
 from ..hf.shapes import Shape, probe
 from ..markers import KNOWN_MARKERS, family_marker, parse_tag
 from .limits import DEFAULT_MAX_OUTPUT, DEFAULT_MAX_SECONDS, Limits
 from .named import choose_on_tools
-from .result import Capabilities, Conversion
+from .result import Capabilities, Conversion, ConversionWarning
 from .sources import TemplateSource, load_source
 from .translate import Translator
 
@@ -41,6 +42,18 @@ def _probe(template: str, tokens: dict[str, str], messages: list[dict[str, Any]]
         return render(template, messages, tools, add_generation_prompt=False, special_tokens=tokens)
     except ReferenceRenderError:
         return None
+
+
+def _translate(translator: Translator) -> str:
+    try:
+        return translator.translate()
+    except RecursionError as exc:
+        raise ConversionError("the chat template nests too deeply to translate") from exc
+
+
+def _first_line_naming(tree: nodes.Template, name: str) -> int | None:
+    lines = [n.lineno for n in tree.find_all(nodes.Name) if n.name == name]
+    return min(lines) if lines else None
 
 
 def _capabilities(tree: nodes.Template, template: str, shape: Shape) -> Capabilities:
@@ -152,21 +165,26 @@ def convert(
         )
     tokens = {**loaded.special_tokens, **(special_tokens or {})}
     loaded = dataclasses.replace(loaded, special_tokens=tokens)
+    limits = Limits(max_output=max_output, max_seconds=max_seconds)
     # Ollama's runner adds BOS unless the model says otherwise: a literal leading one is dropped
-    translator = Translator(
-        loaded.template,
-        tokens,
-        Limits(max_output=max_output, max_seconds=max_seconds),
-        runner_adds_bos=loaded.add_bos_token is not False,
-    )
-    try:
-        body = translator.translate()
-    except RecursionError as exc:
-        raise ConversionError("the chat template nests too deeply to translate") from exc
+    translator = Translator(loaded.template, tokens, limits, runner_adds_bos=loaded.add_bos_token is not False)
+    body = _translate(translator)
     with bounded_renders(loaded.template, started, max_seconds):
-        capabilities = _capabilities(
-            translator.tree, loaded.template, probe(loaded.template, tokens, translator.role_names)
-        )
+        shape = probe(loaded.template, tokens, translator.role_names)
+        bos = translator.leading_bos
+        if bos and bos in body and bos_only_leads(loaded.template, tokens, shape):
+            # printed first in a way the translator cannot see (in the loop, in a value): as ""
+            translator = Translator(loaded.template, {**tokens, "bos_token": ""}, limits)
+            body = _translate(translator)
+            translator.warnings.append(
+                ConversionWarning(
+                    construct=f"bos_token ({bos})",
+                    line=_first_line_naming(translator.tree, "bos_token"),
+                    effect="printed as nothing: every probe render prints it first and only there, "
+                    "and Ollama's runner adds BOS itself (the model's add_bos_token), the model sees one",
+                )
+            )
+        capabilities = _capabilities(translator.tree, loaded.template, shape)
         # a template naming `tools` gets Ollama's tool round trip even where no probe renders it, so
         # that Ollama >= 0.30 keeps this Go template rather than preferring a GGUF's Jinja one
         names_tools = any(n.name == "tools" for n in translator.tree.find_all(nodes.Name))

@@ -1,0 +1,78 @@
+"""Is `bos_token` only ever printed first? Then a converted template may print it as nothing.
+
+Ollama's runner adds BOS itself (unless the model says otherwise), so a template that prints the
+BOS as its first output gives the model two. The translator drops a BOS it can see is first
+(literal text before anything else, outside loops); this probe covers the rest: a BOS printed
+inside the message loop at `loop.first`, prepended to a value (`bos_token + content`), or guarded
+by a namespace flag. It renders probe conversations twice, with the tokenizer's BOS and with an
+empty one: when every render with it is the render without it, or that render with one BOS in
+front, and at least one has it in front, then `bos_token` stands for the leading BOS and nothing
+else, so translating it as "" leaves out exactly the BOS the runner adds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .reference import ReferenceRenderError, render
+from .shapes import (
+    RESULT_NEEDLE,
+    SYSTEM_NEEDLE,
+    USER_NEEDLE,
+    Message,
+    Shape,
+    to_hf,
+)
+
+
+def _conversations(shape: Shape) -> list[tuple[list[Message], bool]]:
+    """Probe conversations in Ollama's shape, each with whether to add the generation prompt."""
+    user: Message = {"role": "user", "content": USER_NEEDLE}
+    system: Message = {"role": "system", "content": SYSTEM_NEEDLE}
+    answer: Message = {"role": "assistant", "content": "answer"}
+    conversations: list[tuple[list[Message], bool]] = [
+        ([user], True),
+        ([system, user], True),
+        ([user, answer, user], True),
+        ([user, answer], False),
+    ]
+    if shape.tool_calls:
+        call = {"function": {"name": "probe_tool", "arguments": {"x": "1"}}, "id": "call00000x"}
+        result: Message = {"role": "tool", "content": RESULT_NEEDLE, "tool_name": "probe_tool"}
+        result["tool_call_id"] = "call00000x"
+        conversations.append(([user, {"role": "assistant", "content": "", "tool_calls": [call]}, result], True))
+    return conversations
+
+
+def _render(
+    template: str, messages: Sequence[Message], shape: Shape, generation: bool, tokens: Mapping[str, str]
+) -> str | None:
+    tools: list[dict[str, Any]] | None = None
+    if shape.tools:
+        tools = [{"type": "function", "function": {"name": "probe_tool", "description": "A probe.", "parameters": {}}}]
+    try:
+        return render(template, to_hf(messages, shape), tools, add_generation_prompt=generation, special_tokens=tokens)
+    except ReferenceRenderError:
+        return None
+
+
+def bos_only_leads(template: str, special_tokens: Mapping[str, str], shape: Shape) -> bool:
+    """True when `bos_token` renders only as the first output, on every probe that renders."""
+    bos = special_tokens.get("bos_token") or ""
+    if not bos:
+        return False
+    without_bos = {**special_tokens, "bos_token": ""}
+    leads = False
+    for messages, generation in _conversations(shape):
+        with_it = _render(template, messages, shape, generation, special_tokens)
+        without = _render(template, messages, shape, generation, without_bos)
+        if with_it is None and without is None:
+            continue  # the template refuses this conversation either way
+        if with_it is None or without is None:
+            return False
+        if with_it == bos + without:
+            leads = True
+        elif with_it != without:
+            return False
+    return leads
