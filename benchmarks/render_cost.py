@@ -213,6 +213,7 @@ class CorpusResult:
     version: str
     size: int = 0
     parse_ms: float = 0.0
+    parse_min_ms: float = 0.0
     error: str | None = None
 
 
@@ -274,7 +275,9 @@ def measure_corpus(name: str, template: str | None, timer: Timer, parses: int) -
         timing: Timing = timer.measure(template, [{"role": "user", "content": "Hi"}], runs=0, parses=parses)
     except TemplateRejected as rejected:
         return CorpusResult(name, timer.version, len(template.encode()), error=rejected.reason)
-    return CorpusResult(name, timer.version, len(template.encode()), median_ms(timing.parse_ns))
+    return CorpusResult(
+        name, timer.version, len(template.encode()), median_ms(timing.parse_ns), min(timing.parse_ns) / 1e6
+    )
 
 
 def converted_templates(paths: Sequence[Path], strip: Callable[[Path], str]) -> dict[str, str | None]:
@@ -315,9 +318,13 @@ def report(pairs: Sequence[PairResult], corpus: Sequence[CorpusResult]) -> list[
         done = [p for p in pairs if p.version == version and p.ok]
         if not done:
             continue
+        # the best run of each side beside the median: on shared cores the median also measures
+        # the machine's load, the best run is the template's own cost
         loads: list[tuple[str, Callable[[Side], float]]] = [
             ("(a) execute, long tool conversation", lambda side: side.execute_ms),
+            ("(a) execute, best run of each side", lambda side: side.execute_min_ms),
             ("(b) execute, +100 KB of content", lambda side: side.long_ms),
+            ("(b) execute, best run of each side", lambda side: side.long_min_ms),
             ("(c) truncation loop, 50 dropped", lambda side: side.truncate_ms),
         ]
         for label, value in loads:
@@ -356,12 +363,16 @@ def report(pairs: Sequence[PairResult], corpus: Sequence[CorpusResult]) -> list[
             f"| size (KB) | {version} | {len(parsed)} | {' | '.join(f'{s:.0f}' for s in sizes)} | {over} | "
             f"{SIZE_TARGET // 1000} KB |"
         )
-        parse = quantiles([c.parse_ms for c in parsed])
-        over = sum(c.parse_ms > PARSE_TARGET_MS for c in parsed)
-        lines.append(
-            f"| parse time (ms) | {version} | {len(parsed)} | {' | '.join(f'{s:.2f}' for s in parse)} | {over} | "
-            f"{PARSE_TARGET_MS:g} ms |"
-        )
+        for label, parse_ms in (
+            ("parse time (ms)", [c.parse_ms for c in parsed]),
+            ("parse time, best of runs (ms)", [c.parse_min_ms for c in parsed]),
+        ):
+            parse = quantiles(parse_ms)
+            over = sum(ms > PARSE_TARGET_MS for ms in parse_ms)
+            lines.append(
+                f"| {label} | {version} | {len(parsed)} | {' | '.join(f'{s:.2f}' for s in parse)} | {over} | "
+                f"{PARSE_TARGET_MS:g} ms |"
+            )
     lines.append("")
     pinned = sorted(
         (p for p in pairs if p.version == VERSIONS[0] and p.ok),
