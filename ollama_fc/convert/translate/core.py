@@ -20,6 +20,7 @@ from ..analysis import (
     only_raises,
     parse_jinja,
 )
+from ..exclusive import join_exclusive_ifs
 from ..limits import Limits
 from ..ops.conditions import invert_negated_ifs
 from ..ops.filters import Lowering
@@ -45,7 +46,7 @@ class Core(Lowering):
         runner_adds_bos: bool = False,
     ) -> None:
         self.source = template
-        self.tree = parse_jinja(template)
+        self.tree = join_exclusive_ifs(parse_jinja(template))
         self.macros: dict[str, nodes.Macro] = {}
         #: for each body being translated, the statements after the current one (see read_later)
         self.following: list[tuple[Frame, int, list[nodes.Node]]] = []
