@@ -135,6 +135,17 @@ def engine() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
+def engines() -> Iterator[Any]:
+    """Both Ollama versions' template packages (pinned and latest oracle), by version, for the
+    differential tests (`renders.ollama_renders`)."""
+    from ollama_fc import oracle
+    from ollama_fc.verify.runner import open_oracles
+
+    with open_oracles((oracle.PINNED, oracle.LATEST)) as both:
+        yield both
+
+
+@pytest.fixture(scope="session")
 def ollama_server(request: pytest.FixtureRequest) -> Iterator[Any]:
     """`ollama serve` of one tier (the test's parameter) on a free loopback port.
 

@@ -6,11 +6,9 @@ from __future__ import annotations
 import pytest
 from renders import ollama_renders
 
-from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.hf.reference import render as reference_render
 from ollama_fc.testbed.scripted import BOS, EOS
-from ollama_fc.verify.runner import open_oracles
 
 CHATML = (
     "{{ bos_token }}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
@@ -87,12 +85,6 @@ LEADING_ELSEWHERE = {
         "{{ m.role }}: {{ m.content }}\n{% endfor %}"
     ),
 }
-
-
-@pytest.fixture(scope="module")
-def engines():
-    with open_oracles((oracle.PINNED, oracle.LATEST)) as both:
-        yield both
 
 
 @pytest.mark.parametrize("name", sorted(LEADING_ELSEWHERE))

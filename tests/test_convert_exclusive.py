@@ -8,11 +8,10 @@ import pytest
 from jinja2 import nodes
 from renders import ollama_renders
 
-from ollama_fc import jinja, oracle
+from ollama_fc import jinja
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.convert.exclusive import join_exclusive_ifs
 from ollama_fc.hf.reference import render as reference_render
-from ollama_fc.verify.runner import open_oracles
 
 TOKENS = {"bos_token": "<s>", "eos_token": "</s>"}
 
@@ -71,12 +70,6 @@ def hf_messages(messages: list[dict]) -> list[dict]:
 def elifs(template: str) -> int:
     tree = join_exclusive_ifs(jinja.parse(template))
     return sum(len(node.elif_) for node in tree.find_all(nodes.If))
-
-
-@pytest.fixture(scope="module")
-def engines():
-    with open_oracles((oracle.PINNED, oracle.LATEST)) as both:
-        yield both
 
 
 def test_a_row_of_role_tests_is_one_chain() -> None:

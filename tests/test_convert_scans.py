@@ -9,12 +9,10 @@ from __future__ import annotations
 import pytest
 from renders import ollama_renders
 
-from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.convert.go.textops import PY_WHITESPACE
 from ollama_fc.hf.reference import ReferenceRenderError
 from ollama_fc.hf.reference import render as reference_render
-from ollama_fc.verify.runner import open_oracles
 
 #: every character str.strip() removes that is more than one byte in UTF-8
 WIDE_SPACES = [char for char in PY_WHITESPACE if ord(char) >= 0x80]
@@ -87,12 +85,6 @@ CASE_CHANGES = {"title", "case"}
 
 def caseless_beyond_ascii(text: str) -> bool:
     return all(ord(char) < 128 or (char.upper() == char.lower() and not char.isspace()) for char in text)
-
-
-@pytest.fixture(scope="module")
-def engines():
-    with open_oracles((oracle.PINNED, oracle.LATEST)) as both:
-        yield both
 
 
 @pytest.mark.parametrize("name", sorted(TEMPLATES))

@@ -12,17 +12,9 @@ import pytest
 from renders import ollama_renders
 from shared_data import shared_path
 
-from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.hf.reference import render as reference_render
 from ollama_fc.verify.battery import case_named
-from ollama_fc.verify.runner import open_oracles
-
-
-@pytest.fixture(scope="module")
-def engines():
-    with open_oracles((oracle.PINNED, oracle.LATEST)) as both:
-        yield both
 
 
 @pytest.mark.parametrize(

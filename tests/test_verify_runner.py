@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 from ollama_fc import oracle
 from ollama_fc.convert.sources import TemplateSource
 from ollama_fc.verify.battery import CASES, case_named
-from ollama_fc.verify.runner import VersionResult, _combine, compact_diff, compare, open_oracles
+from ollama_fc.verify.runner import VersionResult, _combine, compact_diff, compare
 
 CHATML_JINJA = (
     "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
@@ -23,23 +21,17 @@ CHATML_GO = (
 )
 
 
-@pytest.fixture(scope="module")
-def oracles():
-    with open_oracles((oracle.PINNED, oracle.LATEST)) as engines:
-        yield engines
-
-
-def test_an_equivalent_go_template_is_exact_on_every_case_and_version(oracles) -> None:
-    _, results = compare(TemplateSource(CHATML_JINJA), CHATML_GO, oracles)
+def test_an_equivalent_go_template_is_exact_on_every_case_and_version(engines) -> None:
+    _, results = compare(TemplateSource(CHATML_JINJA), CHATML_GO, engines)
     assert [result.name for result in results] == [case.name for case in CASES]
     for result in results:
         assert result.status == "exact", (result.name, result.detail)
         assert set(result.versions) == {oracle.PINNED, oracle.LATEST}
 
 
-def test_a_missing_generation_prompt_is_a_diff_at_the_end(oracles) -> None:
+def test_a_missing_generation_prompt_is_a_diff_at_the_end(engines) -> None:
     go = CHATML_GO.replace("<|im_start|>assistant\n{{ end }}", "{{ end }}")
-    _, results = compare(TemplateSource(CHATML_JINJA), go, oracles)
+    _, results = compare(TemplateSource(CHATML_JINJA), go, engines)
     by_name = {result.name: result for result in results}
     assert by_name["prefill"].status == "exact"
     single = by_name["single_turn"]
@@ -51,27 +43,27 @@ def test_a_missing_generation_prompt_is_a_diff_at_the_end(oracles) -> None:
     )
 
 
-def test_template_refusal_is_cannot_render_not_a_failure(oracles) -> None:
+def test_template_refusal_is_cannot_render_not_a_failure(engines) -> None:
     jinja = (
         "{% if messages[0].role == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}"
         + CHATML_JINJA
     )
-    _, results = compare(TemplateSource(jinja), CHATML_GO, oracles)
+    _, results = compare(TemplateSource(jinja), CHATML_GO, engines)
     by_name = {result.name: result for result in results}
     assert by_name["system_prompt"].status == "cannot-render"
     assert "System role not supported" in by_name["system_prompt"].detail
     assert by_name["single_turn"].status == "exact"
 
 
-def test_ollama_refusing_the_template_is_an_error(oracles) -> None:
-    _, results = compare(TemplateSource(CHATML_JINJA), "{{ if }}", oracles)
+def test_ollama_refusing_the_template_is_an_error(engines) -> None:
+    _, results = compare(TemplateSource(CHATML_JINJA), "{{ if }}", engines)
     assert {result.status for result in results} == {"error"}
     assert "parse error" in results[0].detail
 
 
-def test_leading_bos_added_by_the_runner_is_not_counted(oracles) -> None:
+def test_leading_bos_added_by_the_runner_is_not_counted(engines) -> None:
     source = TemplateSource("{{ bos_token }}" + CHATML_JINJA, special_tokens={"bos_token": "<s>"})
-    _, results = compare(source, CHATML_GO, oracles)
+    _, results = compare(source, CHATML_GO, engines)
     assert all(result.status == "exact" for result in results)
 
 
@@ -106,18 +98,18 @@ CALLS_WHEN_NONE_JINJA = (
 )
 
 
-def test_a_call_with_no_text_is_a_call_with_content_none(oracles) -> None:
+def test_a_call_with_no_text_is_a_call_with_content_none(engines) -> None:
     """Ollama sends "" for a text-less assistant call where transformers users pass None: the
     reference gets None, and the converted template treats "" with calls as none, so the
     model's own calls stay in the prompt."""
     from ollama_fc.convert import convert
 
     source = TemplateSource(CALLS_WHEN_NONE_JINJA, {}, "calls-when-none")
-    shape, results = compare(source, convert(source).template, oracles)
+    shape, results = compare(source, convert(source).template, engines)
     assert shape.tool_calls and shape.empty_call_content == "none"
     by_name = {result.name: result for result in results}
     for name in ("tool_call_result", "parallel_calls", "tool_call_with_text", "multi_turn", "empty_content"):
         assert by_name[name].status == "exact", (name, by_name[name].detail)
     call = case_named("tool_call_result")
-    prompt = oracles[oracle.PINNED].render(convert(source).template, list(call.messages), list(call.tools))
+    prompt = engines[oracle.PINNED].render(convert(source).template, list(call.messages), list(call.tools))
     assert "<A>[get_weather]" in (prompt.prompt or "")
