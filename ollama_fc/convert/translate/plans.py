@@ -21,6 +21,7 @@ BODY = "{{/*ofc-plan body*/}}"
 MARKER = re.compile(r"\{\{/\*ofc-plan (made|used) (\d+)\*/\}\}")
 GO_VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 DECLARED = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)(?=\s*:=|\s*,\s*\$[A-Za-z_][A-Za-z0-9_]*\s*:=)")
+CALLED = re.compile(r'\{\{-?\s*template\s+"([^"]+)"')
 #: a Go template action (its code in group 1), string literals read whole
 ACTION = re.compile(r'\{\{-?\s*((?:"(?:[^"\\]|\\.)*"|`[^`]*`|[^"`}]|\}(?!\}))*?)\s*-?\}\}', re.DOTALL)
 #: kinds a plan can print as Jinja's `~` prints them (`print_value` writes them the same way)
@@ -276,6 +277,13 @@ def uses_in_scope(text: str) -> Iterator[tuple[int, int, set[str]]]:
             scopes.pop()
         else:
             scopes[-1] |= declared
+
+
+def calls_other_defines(snippet: str) -> bool:
+    """Does the snippet print through a `define` other than the JSON writer's? The captured
+    translation writes those values inline, and the printed helpers are not all alike
+    (`ofc_repr` writes U+2028 raw where Python's repr escapes it): keep the captured text."""
+    return any(not name.startswith("ofc_json") for name in CALLED.findall(snippet))
 
 
 def set_after(text: str, var: str, start: int) -> bool:

@@ -46,6 +46,7 @@ from .plans import (
     appends_to,
     as_text,
     building_body,
+    calls_other_defines,
     either,
     free_variables,
     parts,
@@ -256,6 +257,8 @@ class PrintPlans(Macros):
         ):
             return False
         snippet = self.snippet(lambda: super(PrintPlans, self).stmt_For(loop, frame))  # type: ignore[misc]
+        if calls_other_defines(snippet):
+            raise PlanRefused(frozenset({source}))
         made = self.mark(free_variables(snippet))
         plan = (*self.plan_of(before), Piece(made=made, snippet=snippet, source=source))
         self.hold(("attr", id(ns), attr), self.plan_value(plan), frame.owner(ns_name), frame, read)
@@ -268,11 +271,15 @@ class PrintPlans(Macros):
             return False
         if not isinstance(node.target, nodes.Name) or node.filter is not None or not prints_only(node.body):
             return False
+        if not any(node.find_all(nodes.For)):
+            return False  # text and a few values: capturing them costs little
         name = node.target.name
         slot, owner = frame.lookup(name), frame.owner(name)
         if slot is None or name not in self.read_names or self.loop_between(frame, owner):
             return False
         snippet = self.snippet(lambda: self.visit_body(node.body, frame))
+        if calls_other_defines(snippet):
+            raise PlanRefused(frozenset({source}))
         made = self.mark(free_variables(snippet))
         piece = Piece(made=made, snippet=snippet, source=source, truth=True if surely_prints(node.body) else None)
         read = nodes.Name(name, "load", lineno=node.lineno)
