@@ -165,17 +165,28 @@ class PrintPlans(Macros):
     def plan_value(self, plan: Plan) -> Value:
         return Value(PLACEHOLDER, STR, extra={"plan": plan})
 
-    def snippet(self, produce: Callable[[], None]) -> str:
-        """The Go template `produce` writes, as printed output, kept for where the plan prints."""
+    def snippet(self, produce: Callable[[], None]) -> str | None:
+        """The Go template `produce` writes, as printed output, kept for where the plan prints.
+
+        None, with nothing of it kept (helpers, warnings, counters), where it prints through
+        another define than the JSON writer's (see `calls_other_defines`): the statements are
+        then translated as before.
+        """
         self.close_guard()
         saved = (self.out, self.prefill_armed, self.guard_open, self.printed)
+        kept = (dict(self.helpers), len(self.warnings), self.budget.spent, self.counter, self.flow_epoch)
         self.out, self.prefill_armed, self.guard_open, self.printed = [], False, False, True
         try:
             produce()
             self.close_guard()
-            return "".join(self.out)
+            text = "".join(self.out)
         finally:
             self.out, self.prefill_armed, self.guard_open, self.printed = saved
+        if not calls_other_defines(text):
+            return text
+        self.helpers, warnings, self.budget.spent, self.counter, self.flow_epoch = kept
+        del self.warnings[warnings:]
+        return None
 
     # -- keys: the variables that may hold plans ----------------------------------------------
 
@@ -257,8 +268,8 @@ class PrintPlans(Macros):
         ):
             return False
         snippet = self.snippet(lambda: super(PrintPlans, self).stmt_For(loop, frame))  # type: ignore[misc]
-        if calls_other_defines(snippet):
-            raise PlanRefused(frozenset({source}))
+        if snippet is None:
+            return False
         made = self.mark(free_variables(snippet))
         plan = (*self.plan_of(before), Piece(made=made, snippet=snippet, source=source))
         self.hold(("attr", id(ns), attr), self.plan_value(plan), frame.owner(ns_name), frame, read)
@@ -278,8 +289,8 @@ class PrintPlans(Macros):
         if slot is None or name not in self.read_names or self.loop_between(frame, owner):
             return False
         snippet = self.snippet(lambda: self.visit_body(node.body, frame))
-        if calls_other_defines(snippet):
-            raise PlanRefused(frozenset({source}))
+        if snippet is None:
+            return False
         made = self.mark(free_variables(snippet))
         piece = Piece(made=made, snippet=snippet, source=source, truth=True if surely_prints(node.body) else None)
         read = nodes.Name(name, "load", lineno=node.lineno)
