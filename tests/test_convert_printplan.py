@@ -93,6 +93,17 @@ PLANNED = {
         "{% else %}{% set ns.sp = 'H:' + ts.schemas + ':F' %}{% endif %}{% endif %}"
         "{{- ns.sp }}" + MESSAGES
     ),
+    # a `{% set %}` block inside the message loop, printed in the same pass
+    "loop-local block": (
+        "{% for m in messages %}{% set calls %}{% for t in tools or [] %}{{ t | tojson }};{% endfor %}{% endset %}"
+        "<{{ m.role }}>[{{ calls }}]{{ m.content }}{% endfor %}"
+    ),
+    # set on each path of an `if` / `elif` / `else`, tested and printed after it
+    "elif chain": (
+        "{% set ns = namespace(s='A') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) %}{% endfor %}"
+        "{% if messages[0].role == 'system' %}{% set x = 'S' ~ ns.s %}{% elif messages | length > 1 %}"
+        "{% set x = ns.s ~ 'M' %}{% else %}{% set x = '' %}{% endif %}[{{ x }}]{% if x %}yes{% endif %}" + MESSAGES
+    ),
 }
 
 #: templates where the plan cannot stand for the string: captured, as before
@@ -112,6 +123,11 @@ CAPTURED = {
     "filtered": (
         "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) ~ ' ' %}"
         "{% endfor %}[{{ ns.s | trim }}]" + MESSAGES
+    ),
+    # tested for emptiness, which only running its loop would tell
+    "tested for emptiness": (
+        "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) %}{% endfor %}"
+        "{% for m in messages %}<{{ m.role }}>{{ ns.s }}{% if ns.s %}!{% endif %}{{ m.content }}{% endfor %}"
     ),
     # printed into a captured string
     "captured again": (

@@ -70,10 +70,15 @@ Plan = tuple[Union[Piece, Branch], ...]
 
 @dataclass
 class Held:
-    """A variable holding a plan; `current` reads its own Go value (where the plan is not taken)."""
+    """A variable holding a plan; `current` reads its own Go value (where the plan is not taken).
+
+    Keys are `id()`s of the variables' slots: `slot` keeps the slot alive while it is held, so
+    that no other object takes its id.
+    """
 
     plan: Plan
     current: Callable[[], Value] = field(compare=False)
+    slot: Value = field(compare=False)
 
 
 def parts(plan: Plan) -> Iterator[Piece | Branch]:

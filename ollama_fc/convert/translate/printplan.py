@@ -213,15 +213,19 @@ class PrintPlans(Macros):
             f = f.parent
         return False
 
-    def hold(self, key: Key, value: Value, owner: Frame | None, frame: Frame, read: nodes.Expr) -> bool:
-        """Store a plan in a variable (True), or forget the plan it held (False: assign it in Go)."""
+    def hold(
+        self, slot: Value, attr: str | None, value: Value, owner: Frame | None, frame: Frame, read: nodes.Expr
+    ) -> bool:
+        """Store a plan in a variable (`slot`, or its namespace attribute `attr`): True; or forget
+        the plan it held (False: the translator assigns it in Go)."""
+        key: Key = ("name", id(slot)) if attr is None else ("attr", id(slot), attr)
         plan = value.extra.get("plan")
         if plan is None:
             self.plans.pop(key, None)
             return False
         if self.loop_between(frame, owner):
             raise PlanRefused(sources_of(plan))  # one copy of the body stands for every pass
-        self.plans[key] = Held(plan, lambda: self.plain_read(key, read, frame))
+        self.plans[key] = Held(plan, lambda: self.plain_read(key, read, frame), slot)
         return True
 
     def plain_read(self, key: Key, read: nodes.Expr, frame: Frame) -> Value:
@@ -272,7 +276,7 @@ class PrintPlans(Macros):
             return False
         made = self.mark(free_variables(snippet))
         plan = (*self.plan_of(before), Piece(made=made, snippet=snippet, source=source))
-        self.hold(("attr", id(ns), attr), self.plan_value(plan), frame.owner(ns_name), frame, read)
+        self.hold(ns, attr, self.plan_value(plan), frame.owner(ns_name), frame, read)
         return True
 
     def block_plan(self, node: nodes.AssignBlock, frame: Frame) -> bool:
@@ -294,7 +298,7 @@ class PrintPlans(Macros):
         made = self.mark(free_variables(snippet))
         piece = Piece(made=made, snippet=snippet, source=source, truth=True if surely_prints(node.body) else None)
         read = nodes.Name(name, "load", lineno=node.lineno)
-        return self.hold(("name", id(slot)), self.plan_value((piece,)), owner, frame, read)
+        return self.hold(slot, None, self.plan_value((piece,)), owner, frame, read)
 
     # -- expressions that carry plans ----------------------------------------------------------
 
@@ -459,5 +463,5 @@ class PrintPlans(Macros):
                     test = seen
                 self.plan_reads[made] = free_variables(test)
             sides = [h.plan if h is not None else self.plan_of(known.current()) for h in (a, b)]
-            merged[key] = Held((Branch(made, test, sides[0], sides[1]),), known.current)
+            merged[key] = Held((Branch(made, test, sides[0], sides[1]),), known.current, known.slot)
         self.plans = merged

@@ -253,9 +253,7 @@ class Statements(PrintPlans):
             var = f"{ns.code}_{target.attr}"
             attrs = ns.extra["attrs"]
             read = nodes.Getattr(nodes.Name(target.name, "load"), target.attr, "load", lineno=node.lineno)
-            if target.attr in attrs and self.hold(
-                ("attr", id(ns), target.attr), value, frame.owner(target.name), frame, read
-            ):
+            if target.attr in attrs and self.hold(ns, target.attr, value, frame.owner(target.name), frame, read):
                 return  # a plan, printed where it is read (see printplan.py)
             if (target.attr in attrs and attrs[target.attr].kind == STRLIST) or value.kind == STRLIST:
                 value = Value(self.strlist_code(value, node), STRLIST, extra=final_of(value))
@@ -306,7 +304,7 @@ class Statements(PrintPlans):
         if value.kind == NS:
             self.forget_namespace(slot)
         name_read = nodes.Name(target.name, "load", lineno=node.lineno)
-        if self.hold(("name", id(slot)), value, frame.owner(target.name), frame, name_read):
+        if self.hold(slot, None, value, frame.owner(target.name), frame, name_read):
             return  # a plan, printed where it is read (see printplan.py)
         if target.name in self.growing and (
             value.kind == STRLIST or (value.is_const and isinstance(value.const, list))
