@@ -91,10 +91,11 @@ def as_hf(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_captured_tojson_of_nested_schemas_and_arguments(version: str) -> None:
     """JSON written into a variable (no `define` can be captured): every map and list branch of
     an untyped value and every level of a property schema, in both Ollama versions' types (to the
-    depth the captured writer unrolls untyped values: three levels)."""
+    depth the captured writer unrolls untyped values: three levels). `ns.text` is filtered, so it
+    is captured rather than printed where it is read (see test_convert_printplan.py)."""
     template = (
         "{% set ns = namespace(text='') %}{% for t in tools %}{% set ns.text = ns.text + '\\n' + (t | tojson) %}{% endfor %}"
-        "{% set wide = '[' + (tools | tojson(indent=2)) + ']' %}{{ ns.text }}\n{{ wide }}\n"
+        "{% set wide = '[' + (tools | tojson(indent=2)) + ']' %}{{ ns.text | trim }}\n{{ wide }}\n"
         "{% for m in messages %}{% for c in m.tool_calls or [] %}"
         "{% set args = '<' + (c.function.arguments | tojson) + '>' %}{{ args }}"
         "{% set deep = '<' + (c.function.arguments | tojson(indent=1)) + '>' %}{{ deep }}"

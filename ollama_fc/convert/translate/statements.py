@@ -36,11 +36,11 @@ from ..ops.values import (
     final_of,
     py_str,
 )
-from .macros import Macros
+from .printplan import PrintPlans
 from .scope import Frame
 
 
-class Statements(Macros):
+class Statements(PrintPlans):
     """Statements: `stmt_<Node>` for each jinja2 statement node but `for`, reached through `Core.visit`."""
 
     def stmt_Output(self, node: nodes.Output, frame: Frame) -> None:
@@ -141,7 +141,9 @@ class Statements(Macros):
         return False
 
     def print_value(self, value: Value, node: nodes.Node) -> None:
-        if value.is_const:
+        if "plan" in value.extra:
+            self.print_plan(value.extra["plan"], node)
+        elif value.is_const:
             if isinstance(value.const, (list, dict)):
                 raise self.fail(node, "printing a list or dict literal")
             self.text(py_str(value.const))
@@ -212,13 +214,17 @@ class Statements(Macros):
                 self.visit_body(node.else_, frame)
             return
         test = self.truth_of(first)
+        self.close_guard()
+        at = len(self.out)  # where a plan set in a branch is made (see printplan.py)
         self.action(f"if {test}")
+        before = dict(self.plans)
         self.cond_depth += 1
         self.following.append((frame, self.cond_depth - 1, [*node.elif_, *node.else_]))  # they see the old values
         try:
             self.visit_body(node.body, frame)
         finally:
             self.following.pop()
+        yes, self.plans = self.plans, before
         if node.elif_:
             # the rest is an `if` of its own inside the else: its test is computed there and
             # may resolve statically
@@ -232,6 +238,8 @@ class Statements(Macros):
             self.visit_body(node.else_, frame)
         self.cond_depth -= 1
         self.action("end")
+        if yes or self.plans:
+            self.merge_plans(test, at, yes, self.plans)
 
     def stmt_Assign(self, node: nodes.Assign, frame: Frame) -> None:
         target = node.target
@@ -244,6 +252,9 @@ class Statements(Macros):
                 value = self.split_list(value)
             var = f"{ns.code}_{target.attr}"
             attrs = ns.extra["attrs"]
+            read = nodes.Getattr(nodes.Name(target.name, "load"), target.attr, "load", lineno=node.lineno)
+            if target.attr in attrs and self.hold(ns, target.attr, value, frame.owner(target.name), frame, read):
+                return  # a plan, printed where it is read (see printplan.py)
             if (target.attr in attrs and attrs[target.attr].kind == STRLIST) or value.kind == STRLIST:
                 value = Value(self.strlist_code(value, node), STRLIST, extra=final_of(value))
             if target.attr not in attrs:
@@ -290,6 +301,11 @@ class Statements(Macros):
         slot = frame.lookup(target.name)
         assert slot is not None, target.name
         slot.extra.pop("known", None)
+        if value.kind == NS:
+            self.forget_namespace(slot)
+        name_read = nodes.Name(target.name, "load", lineno=node.lineno)
+        if self.hold(slot, None, value, frame.owner(target.name), frame, name_read):
+            return  # a plan, printed where it is read (see printplan.py)
         if target.name in self.growing and (
             value.kind == STRLIST or (value.is_const and isinstance(value.const, list))
         ):
@@ -462,6 +478,8 @@ class Statements(Macros):
             raise self.fail(node, "{% set %}...{% endset %} with a filter or into an attribute")
         slot = frame.lookup(node.target.name)
         assert slot is not None
+        if self.block_plan(node, frame):
+            return  # its body, printed where x is (see printplan.py)
         captured = self.capture(lambda: self.visit_body(node.body, frame), "{% set %}...{% endset %} block", node)
         value = self.captured(captured)
         self.stmt_Assign(

@@ -1,0 +1,303 @@
+"""What a print plan is made of (see printplan.py), and the reads of Jinja syntax and of
+written Go template text it needs: which loops only append to a string, which `{% set %}`
+bodies only print, and which Go variables a piece of template reads and can see.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any, Union, cast
+
+from jinja2 import nodes
+
+from ..ops.values import BOOL, CONTENT, INT, STR, UNDEF, Value
+
+PLACEHOLDER = "$ofc_plan"
+MADE = "{{/*ofc-plan made %d*/}}"
+USED = "{{/*ofc-plan used %d*/}}"
+BODY = "{{/*ofc-plan body*/}}"
+MARKER = re.compile(r"\{\{/\*ofc-plan (made|used) (\d+)\*/\}\}")
+GO_VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+DECLARED = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)(?=\s*:=|\s*,\s*\$[A-Za-z_][A-Za-z0-9_]*\s*:=)")
+CALLED = re.compile(r'\{\{-?\s*template\s+"([^"]+)"')
+#: a Go template action (its code in group 1), string literals read whole
+ACTION = re.compile(r'\{\{-?\s*((?:"(?:[^"\\]|\\.)*"|`[^`]*`|[^"`}]|\}(?!\}))*?)\s*-?\}\}', re.DOTALL)
+#: kinds a plan can print as Jinja's `~` prints them (`print_value` writes them the same way)
+PRINTABLE = {STR, CONTENT, INT, BOOL, UNDEF}
+
+Key = tuple[Any, ...]
+
+
+class PlanRefused(Exception):
+    """A plan cannot stand for its string here: translate again without these sources."""
+
+    def __init__(self, sources: frozenset[int] | None) -> None:
+        super().__init__("print plan refused")
+        #: the building statements (indexes, see `plan_source`) to leave captured; None: all
+        self.sources = sources
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Constant text, a Go value, or a snippet of Go template that prints (`source` made it)."""
+
+    made: int = 0
+    value: Value | None = None
+    snippet: str = ""
+    source: int = -1
+    #: its truth when known without a run-time test
+    truth: bool | None = None
+    #: False for a falsy operand of `and` that `~` would not print alike (printing it refuses)
+    printable: bool = True
+
+
+@dataclass(frozen=True)
+class Branch:
+    """`if test` (evaluated where the Jinja's `if` ran) chose `yes`, else `no`."""
+
+    made: int
+    test: str
+    yes: Plan
+    no: Plan
+    yes_truth: bool | None = None
+    no_truth: bool | None = None
+
+
+Plan = tuple[Union[Piece, Branch], ...]
+
+
+@dataclass
+class Held:
+    """A variable holding a plan; `current` reads its own Go value (where the plan is not taken).
+
+    Keys are `id()`s of the variables' slots: `slot` keeps the slot alive while it is held, so
+    that no other object takes its id.
+    """
+
+    plan: Plan
+    current: Callable[[], Value] = field(compare=False)
+    slot: Value = field(compare=False)
+
+
+def parts(plan: Plan) -> Iterator[Piece | Branch]:
+    for part in plan:
+        yield part
+        if isinstance(part, Branch):
+            yield from parts(part.yes)
+            yield from parts(part.no)
+
+
+def sources_of(plan: Plan) -> frozenset[int]:
+    return frozenset(p.source for p in parts(plan) if isinstance(p, Piece) and p.source >= 0)
+
+
+def as_text(plan: Plan) -> Plan:
+    """The plan after `~` (str() of each value): a bool, a number, None print non-empty."""
+    out: list[Piece | Branch] = []
+    for part in plan:
+        if isinstance(part, Branch):
+            out.append(
+                replace(
+                    part,
+                    yes=as_text(part.yes),
+                    no=as_text(part.no),
+                    yes_truth=part.yes_truth or None,
+                    no_truth=part.no_truth or None,
+                )
+            )
+        elif part.value is not None and part.value.kind in {INT, BOOL} and part.truth is None:
+            out.append(replace(part, truth=True))
+        else:
+            out.append(part)
+    return tuple(out)
+
+
+def either(test: str, yes: str, no: str) -> str:
+    """A Go condition: `yes` where `test` holds, else `no` (each a condition, `true` or `false`)."""
+    if yes == no:
+        return yes
+    if (yes, no) == ("true", "false"):
+        return test
+    if (yes, no) == ("false", "true"):
+        return f"(not {test})"
+    if yes == "true":
+        return f"(or {test} {no})"
+    if no == "false":
+        return f"(and {test} {yes})"
+    if yes == "false":
+        return f"(and (not {test}) {no})"
+    if no == "true":
+        return f"(or (not {test}) {yes})"
+    return f"(or (and {test} {yes}) (and (not {test}) {no}))"
+
+
+def refers_to(expr: nodes.Node, ns: str, attr: str) -> bool:
+    """Does `expr` name the namespace `ns` at all (any attribute of it, or it whole)?"""
+    return any(n.name == ns for n in [expr, *expr.find_all(nodes.Name)] if isinstance(n, nodes.Name))
+
+
+def is_ref(expr: nodes.Node, ns: str, attr: str) -> bool:
+    """Is `expr` the read `ns.attr` (or `ns['attr']`)?"""
+    if isinstance(expr, nodes.Getattr):
+        name, key = expr.node, expr.attr
+    elif isinstance(expr, nodes.Getitem) and isinstance(expr.arg, nodes.Const):
+        name, key = expr.node, expr.arg.value
+    else:
+        return False
+    return isinstance(name, nodes.Name) and name.name == ns and key == attr
+
+
+def appended(expr: nodes.Expr, ns: str, attr: str) -> nodes.Expr | None:
+    """What `set ns.attr = expr` appends (`ns.attr ~ a ~ b`, `ns.attr + a + b`), else None."""
+    if isinstance(expr, nodes.Concat) and expr.nodes:
+        head, rest = expr.nodes[0], list(expr.nodes[1:])
+        if not is_ref(head, ns, attr):
+            inner = appended(head, ns, attr) if isinstance(head, (nodes.Concat, nodes.Add)) else None
+            if inner is None:
+                return None
+            rest.insert(0, inner)
+        return nodes.Concat(rest or [nodes.Const("")], lineno=expr.lineno)
+    if isinstance(expr, nodes.Add):
+        if is_ref(expr.left, ns, attr):
+            return nodes.Add(nodes.Const(""), expr.right, lineno=expr.lineno)  # keeps `+`'s meaning
+        inner = appended(expr.left, ns, attr) if isinstance(expr.left, (nodes.Concat, nodes.Add)) else None
+        return None if inner is None else nodes.Add(inner, expr.right, lineno=expr.lineno)
+    return None
+
+
+def as_prints(body: list[nodes.Node], ns: str, attr: str) -> list[nodes.Node] | None:
+    """A loop body that only appends to `ns.attr` (in `if`s and nested loops), its appends
+    written as prints; None when it does anything else or reads `ns.attr` otherwise."""
+    out: list[nodes.Node] = []
+    for stmt in body:
+        if isinstance(stmt, nodes.Assign):
+            if not (isinstance(stmt.target, nodes.NSRef) and (stmt.target.name, stmt.target.attr) == (ns, attr)):
+                return None
+            rest = appended(cast(nodes.Expr, stmt.node), ns, attr)
+            if rest is None or refers_to(rest, ns, attr):
+                return None
+            out.append(nodes.Output([rest], lineno=stmt.lineno))
+        elif isinstance(stmt, nodes.If):
+            if refers_to(stmt.test, ns, attr):
+                return None
+            yes, no = as_prints(stmt.body, ns, attr), as_prints(stmt.else_, ns, attr)
+            elifs: list[nodes.If] = []
+            for e in stmt.elif_:
+                branch = as_prints(e.body, ns, attr)
+                if branch is None or refers_to(e.test, ns, attr):
+                    return None
+                elifs.append(nodes.If(e.test, branch, [], [], lineno=e.lineno))
+            if yes is None or no is None:
+                return None
+            out.append(nodes.If(stmt.test, yes, elifs, no, lineno=stmt.lineno))
+        elif isinstance(stmt, nodes.For):
+            loop = building_body(stmt, ns, attr)
+            if loop is None:
+                return None
+            out.append(loop)
+        else:
+            return None
+    return out
+
+
+def building_body(loop: nodes.For, ns: str, attr: str) -> nodes.For | None:
+    """The loop with its appends to `ns.attr` as prints, when that is all it does."""
+    names = {n.name for n in loop.target.find_all(nodes.Name)} | (
+        {loop.target.name} if isinstance(loop.target, nodes.Name) else set()
+    )
+    if loop.recursive or loop.else_ or ns in names or refers_to(loop.iter, ns, attr):
+        return None
+    if loop.test is not None and refers_to(loop.test, ns, attr):
+        return None
+    body = as_prints(loop.body, ns, attr)
+    if body is None:
+        return None
+    return nodes.For(loop.target, loop.iter, body, [], loop.test, False, lineno=loop.lineno)
+
+
+def appends_to(loop: nodes.For) -> tuple[str, str] | None:
+    """The namespace attribute the loop's first `set` appends to, if it sets one."""
+    for assign in loop.find_all(nodes.Assign):
+        if isinstance(assign.target, nodes.NSRef):
+            return (assign.target.name, assign.target.attr)
+    return None
+
+
+def prints_only(body: list[nodes.Node]) -> bool:
+    """Does this `{% set %}` body only print (no `set` outside its own loops, no macro call)?"""
+
+    def sets_outside_loops(stmts: list[nodes.Node]) -> bool:
+        for stmt in stmts:
+            if isinstance(stmt, (nodes.Assign, nodes.AssignBlock)):
+                return True
+            if isinstance(stmt, nodes.If) and (
+                sets_outside_loops(stmt.body)
+                or sets_outside_loops(stmt.else_)
+                or any(sets_outside_loops(e.body) for e in stmt.elif_)
+            ):
+                return True
+            if isinstance(stmt, (nodes.Scope, nodes.FilterBlock)) and sets_outside_loops(stmt.body):
+                return True
+        return False
+
+    wrapper = nodes.Scope(body)
+    if any(isinstance(n.target, nodes.NSRef) for n in wrapper.find_all(nodes.Assign)):
+        return False
+    if any(wrapper.find_all((nodes.Macro, nodes.CallBlock, nodes.ExprStmt, nodes.Call))):
+        return False
+    return not sets_outside_loops(body)
+
+
+def surely_prints(body: list[nodes.Node]) -> bool:
+    """Does the body print constant non-empty text whatever happens?"""
+    for stmt in body:
+        if isinstance(stmt, nodes.Output) and any(isinstance(n, nodes.TemplateData) and n.data for n in stmt.nodes):
+            return True
+    return False
+
+
+def uses_in_scope(text: str) -> Iterator[tuple[int, int, set[str]]]:
+    """(position, made marker, Go variables in scope there) for each use marker in `text`.
+
+    Go's scopes: a variable lives from its declaration to the `end` of the block around it;
+    an `else` starts a new block (what the `if` branch declared was never set on that path).
+    """
+    scopes: list[set[str]] = [set()]
+    for action in ACTION.finditer(text):
+        code = action.group(1)
+        marker = MARKER.fullmatch(action.group(0))
+        if marker is not None:
+            if marker.group(1) == "used":
+                yield action.start(), int(marker.group(2)), set().union(*scopes)
+            continue
+        word = code.split(" ", 1)[0]
+        declared = set(DECLARED.findall(code))
+        if word in {"if", "range", "with", "define", "block"}:
+            scopes.append(declared)
+        elif word == "else" and len(scopes) > 1:
+            scopes[-1] = declared
+        elif word == "end" and len(scopes) > 1:
+            scopes.pop()
+        else:
+            scopes[-1] |= declared
+
+
+def calls_other_defines(snippet: str) -> bool:
+    """Does the snippet print through a `define` other than the JSON writer's? The captured
+    translation writes those values inline, and the printed helpers are not all alike
+    (`ofc_repr` writes U+2028 raw where Python's repr escapes it): keep the captured text."""
+    return any(not name.startswith("ofc_json") for name in CALLED.findall(snippet))
+
+
+def set_after(text: str, var: str, start: int) -> bool:
+    """Is the Go variable `var` assigned or declared again anywhere in `text` from `start` on?"""
+    name = re.escape(var)
+    again = rf"\${name}(?![A-Za-z0-9_])\s*(?::=|=|,\s*\$[A-Za-z_][A-Za-z0-9_]*\s*:=)|,\s*\${name}\s*:="
+    return re.search(again, text[start:]) is not None
+
+
+def free_variables(code: str) -> set[str]:
+    """Go variables `code` reads and does not declare itself."""
+    return set(GO_VARIABLE.findall(code)) - set(DECLARED.findall(code))

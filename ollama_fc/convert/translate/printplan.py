@@ -1,0 +1,467 @@
+"""Strings built only to be printed: a print plan in place of the value.
+
+Go templates cannot capture output, so a string the Jinja builds in a loop
+(`{% for t in tools %}{% set ns.s = ns.s ~ (t | tojson) %}{% endfor %}`, a `{% set x %}` block)
+used to be built in a Go variable by the captured JSON writer: most of a ~100 KB conversion and
+of its parse and execute time. Where such a string is only concatenated, assigned, tested for
+truth and printed, the translator holds it statically as a plan of what to print: constant text,
+Go values, the building statements themselves written as prints (a "snippet", their `tojson`
+through the printed `ofc_json` define) and `if`s where a run-time branch chose between plans.
+Printing the plan replays it where the Jinja prints the string.
+
+Sound only while what a plan reads keeps its value until the plan is printed. Every part that
+reads Go variables leaves a marker where it was made, every print or truth test of a plan a
+marker where it was used; once the whole template is written, `settled` checks that each such
+variable is declared at the top level of the body, that nothing declares or assigns it after
+the part was made, and that no part is printed before it was made or inside a `define`. Any
+other use of a plan (a filter, a macro argument, a stored copy) writes the plan's placeholder
+variable into the template. When a check fails, the placeholder shows up, or the translation
+fails with a plan about, the template is translated again without the plans concerned: the
+result is then exactly the captured translation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from jinja2 import nodes
+
+from ...errors import ConversionError
+from ..ops.values import ANY, CONTENT, NS, STR, Value, const, py_str
+from .macros import Macros
+from .plans import (
+    BODY,
+    MADE,
+    MARKER,
+    PLACEHOLDER,
+    PRINTABLE,
+    USED,
+    Branch,
+    Held,
+    Key,
+    Piece,
+    Plan,
+    PlanRefused,
+    appends_to,
+    as_text,
+    building_body,
+    calls_other_defines,
+    either,
+    free_variables,
+    parts,
+    prints_only,
+    set_after,
+    sources_of,
+    surely_prints,
+    uses_in_scope,
+)
+from .scope import Frame
+
+
+class PrintPlans(Macros):
+    """Holds strings built only to be printed as plans (see the module's docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.plan_args = (args, kwargs)
+        #: building statements left captured (indexes, see `plan_source`); None: no plans at all
+        self.plans_off: frozenset[int] | None = frozenset()
+        self.plans: dict[Key, Held] = {}
+        self.plan_sources: dict[int, int] = {}
+        #: made marker -> the Go variables it reads
+        self.plan_reads: dict[int, set[str]] = {}
+        #: the plan sources printed with each made marker (what to refuse when it fails)
+        self.plan_users: dict[int, frozenset[int]] = {}
+        self.plan_made = 0
+        self.plan_main: list[str] | None = None
+        #: variables keeping the tests of `if`s that chose between plans (see `merge_plans`)
+        self.plan_tests: list[str] = []
+
+    # -- translation with fallback ------------------------------------------------------------
+
+    def translate(self) -> str:
+        if self.plans_off is None:
+            return super().translate()
+        self.plan_main = self.out
+        self.out.append(BODY)
+        try:
+            text = super().translate()
+        except PlanRefused as refused:
+            return self.without(refused.sources)
+        except ConversionError:
+            if not self.plan_made:
+                raise
+            return self.without(None)
+        declared = "".join(f"{{{{ {var} := false }}}}" for var in self.plan_tests)
+        text = text.replace(BODY, declared, 1)
+        settled, failing = self.settled(text)
+        if not settled:
+            return self.without(failing)
+        return MARKER.sub("", text)
+
+    def without(self, sources: frozenset[int] | None) -> str:
+        """Translate again from the start, leaving `sources` (None: every one) captured."""
+        off = None if sources is None or self.plans_off is None else self.plans_off | sources
+        if off is not None and off == self.plans_off:
+            off = None  # nothing new to leave out: no plans at all
+        args, kwargs = self.plan_args
+        fresh = type(self)(*args, **kwargs)
+        fresh.plans_off = off
+        text = fresh.translate()
+        self.__dict__.clear()
+        self.__dict__.update(fresh.__dict__)
+        return text
+
+    def settled(self, text: str) -> tuple[bool, frozenset[int] | None]:
+        """Does every plan printed read what it was made from? If not, the sources to refuse."""
+        if PLACEHOLDER in text or any("ofc-plan" in code for code in self.helpers.values()):
+            return False, None
+        made = {int(m.group(2)): m.start() for m in MARKER.finditer(text) if m.group(1) == "made"}
+        for at, mark, visible in uses_in_scope(text):
+            users = self.plan_users.get(mark)
+            start = made.get(mark)
+            if start is None or start > at:
+                return False, users
+            for var in self.plan_reads.get(mark, set()):
+                if var not in visible or set_after(text, var, start):
+                    return False, users
+        return True, frozenset()
+
+    # -- what a plan is made of ---------------------------------------------------------------
+
+    def planning(self) -> bool:
+        return self.plans_off is not None and self.sink is None
+
+    def plan_source(self, node: nodes.Node) -> int:
+        if not self.plan_sources:
+            found = self.tree.find_all((nodes.For, nodes.AssignBlock))
+            self.plan_sources = {id(n): i for i, n in enumerate(found)}
+        return self.plan_sources.get(id(node), -1)
+
+    def mark(self, reads: set[str]) -> int:
+        """A made marker here, for a part reading the Go variables `reads`."""
+        self.plan_made += 1
+        self.plan_reads[self.plan_made] = reads
+        self.out.append(MADE % self.plan_made)
+        return self.plan_made
+
+    def piece(self, value: Value) -> Piece:
+        """A Go value (or a constant) as a plan's part; refused for what `~` would not print alike."""
+        if value.is_const:
+            if isinstance(value.const, (list, dict, tuple)):
+                raise PlanRefused(None)
+            return Piece(value=const(py_str(value.const)))
+        if value.kind not in PRINTABLE or value.extra.get("markup"):
+            raise PlanRefused(None)
+        copy = Value(value.code, value.kind, value.const, dict(value.extra))
+        reads = free_variables(value.code + " " + str(value.extra.get("final") or ""))
+        return Piece(made=self.mark(reads) if reads else 0, value=copy)
+
+    def plan_of(self, value: Value) -> Plan:
+        held = value.extra.get("plan")
+        return held if held is not None else (self.piece(value),)
+
+    def plan_value(self, plan: Plan) -> Value:
+        return Value(PLACEHOLDER, STR, extra={"plan": plan})
+
+    def snippet(self, produce: Callable[[], None]) -> str | None:
+        """The Go template `produce` writes, as printed output, kept for where the plan prints.
+
+        None, with nothing of it kept (helpers, warnings, counters), where it prints through
+        another define than the JSON writer's (see `calls_other_defines`): the statements are
+        then translated as before.
+        """
+        self.close_guard()
+        saved = (self.out, self.prefill_armed, self.guard_open, self.printed)
+        kept = (dict(self.helpers), len(self.warnings), self.budget.spent, self.counter, self.flow_epoch)
+        self.out, self.prefill_armed, self.guard_open, self.printed = [], False, False, True
+        try:
+            produce()
+            self.close_guard()
+            text = "".join(self.out)
+        finally:
+            self.out, self.prefill_armed, self.guard_open, self.printed = saved
+        if not calls_other_defines(text):
+            return text
+        self.helpers, warnings, self.budget.spent, self.counter, self.flow_epoch = kept
+        del self.warnings[warnings:]
+        return None
+
+    # -- keys: the variables that may hold plans ----------------------------------------------
+
+    def key_of(self, node: nodes.Node, frame: Frame) -> Key | None:
+        if isinstance(node, nodes.Name):
+            slot = frame.lookup(node.name)
+            return ("name", id(slot)) if slot is not None else None
+        if isinstance(node, nodes.Getattr) and isinstance(node.node, nodes.Name):
+            slot = frame.lookup(node.node.name)
+            return ("attr", id(slot), node.attr) if slot is not None and slot.kind == NS else None
+        return None
+
+    def mentions_plan(self, node: nodes.Node, frame: Frame) -> bool:
+        if not self.plans:
+            return False
+        return any(self.key_of(n, frame) in self.plans for n in [node, *node.find_all((nodes.Name, nodes.Getattr))])
+
+    def loop_between(self, frame: Frame, owner: Frame | None) -> bool:
+        """Is a loop body between `frame` and the scope `owner` (a `set` there repeats)?"""
+        f: Frame | None = frame
+        while f is not None and f is not owner:
+            if f.loop is not None:
+                return True
+            f = f.parent
+        return False
+
+    def hold(
+        self, slot: Value, attr: str | None, value: Value, owner: Frame | None, frame: Frame, read: nodes.Expr
+    ) -> bool:
+        """Store a plan in a variable (`slot`, or its namespace attribute `attr`): True; or forget
+        the plan it held (False: the translator assigns it in Go)."""
+        key: Key = ("name", id(slot)) if attr is None else ("attr", id(slot), attr)
+        plan = value.extra.get("plan")
+        if plan is None:
+            self.plans.pop(key, None)
+            return False
+        if self.loop_between(frame, owner):
+            raise PlanRefused(sources_of(plan))  # one copy of the body stands for every pass
+        self.plans[key] = Held(plan, lambda: self.plain_read(key, read, frame), slot)
+        return True
+
+    def plain_read(self, key: Key, read: nodes.Expr, frame: Frame) -> Value:
+        """The variable's Go value, as the captured translation reads it."""
+        held = self.plans.pop(key, None)
+        try:
+            return self.expr(read, frame)
+        finally:
+            if held is not None:
+                self.plans[key] = held
+
+    def forget_namespace(self, slot: Value) -> None:
+        for key in [k for k in self.plans if k[0] == "attr" and k[1] == id(slot)]:
+            del self.plans[key]
+
+    # -- building statements -------------------------------------------------------------------
+
+    def stmt_For(self, node: nodes.For, frame: Frame) -> None:
+        if not self.build_plan(node, frame):
+            super().stmt_For(node, frame)  # type: ignore[misc]
+
+    def build_plan(self, node: nodes.For, frame: Frame) -> bool:
+        """A loop that only appends to a namespace attribute: the attribute becomes a plan."""
+        target = appends_to(node) if self.planning() else None
+        source = self.plan_source(node)
+        if target is None or source < 0 or self.plans_off is None or source in self.plans_off:
+            return False
+        ns_name, attr = target
+        ns = frame.lookup(ns_name)
+        if ns is None or ns.kind != NS or attr not in ns.extra["attrs"]:
+            return False
+        if self.loop_between(frame, frame.owner(ns_name)):
+            return False
+        loop = building_body(node, ns_name, attr)
+        if loop is None:
+            return False
+        read = nodes.Getattr(nodes.Name(ns_name, "load"), attr, "load", lineno=node.lineno)
+        before = self.expr(read, frame)
+        init = ns.extra["attrs"][attr]
+        if "plan" not in before.extra and init.is_const and isinstance(init.const, str):
+            before = init  # not set since namespace() gave it: its Go variable holds that text
+        if "plan" not in before.extra and not (
+            before.kind in {STR, CONTENT} or (before.is_const and isinstance(before.const, str))
+        ):
+            return False
+        snippet = self.snippet(lambda: super(PrintPlans, self).stmt_For(loop, frame))  # type: ignore[misc]
+        if snippet is None:
+            return False
+        made = self.mark(free_variables(snippet))
+        plan = (*self.plan_of(before), Piece(made=made, snippet=snippet, source=source))
+        self.hold(ns, attr, self.plan_value(plan), frame.owner(ns_name), frame, read)
+        return True
+
+    def block_plan(self, node: nodes.AssignBlock, frame: Frame) -> bool:
+        """`{% set x %}` whose body only prints: x becomes a plan of that body."""
+        source = self.plan_source(node)
+        if not self.planning() or self.plans_off is None or source < 0 or source in self.plans_off:
+            return False
+        if not isinstance(node.target, nodes.Name) or node.filter is not None or not prints_only(node.body):
+            return False
+        if not any(node.find_all(nodes.For)):
+            return False  # text and a few values: capturing them costs little
+        name = node.target.name
+        slot, owner = frame.lookup(name), frame.owner(name)
+        if slot is None or name not in self.read_names or self.loop_between(frame, owner):
+            return False
+        snippet = self.snippet(lambda: self.visit_body(node.body, frame))
+        if snippet is None:
+            return False
+        made = self.mark(free_variables(snippet))
+        piece = Piece(made=made, snippet=snippet, source=source, truth=True if surely_prints(node.body) else None)
+        read = nodes.Name(name, "load", lineno=node.lineno)
+        return self.hold(slot, None, self.plan_value((piece,)), owner, frame, read)
+
+    # -- expressions that carry plans ----------------------------------------------------------
+
+    def expr_Name(self, node: nodes.Name, frame: Frame) -> Value:
+        held = self.plans.get(self.key_of(node, frame) or ()) if self.plans else None
+        if held is not None:
+            return self.plan_value(held.plan)
+        return super().expr_Name(node, frame)  # type: ignore[misc, no-any-return]
+
+    def expr_Getattr(self, node: nodes.Getattr, frame: Frame) -> Value:
+        held = self.plans.get(self.key_of(node, frame) or ()) if self.plans else None
+        if held is not None:
+            return self.plan_value(held.plan)
+        return super().expr_Getattr(node, frame)  # type: ignore[misc, no-any-return]
+
+    def expr_Concat(self, node: nodes.Concat, frame: Frame) -> Value:
+        if not self.mentions_plan(node, frame):
+            return super().expr_Concat(node, frame)  # type: ignore[misc, no-any-return]
+        values = [self.expr(n, frame) for n in node.nodes]
+        if not any("plan" in v.extra for v in values):
+            values = [self.untyped_str(v, node) if v.kind == ANY and not v.is_const else v for v in values]
+            return self.concat(values, node)
+        return self.plan_value(tuple(p for v in values for p in as_text(self.plan_of(v))))
+
+    def expr_Add(self, node: nodes.Add, frame: Frame) -> Value:
+        if not self.mentions_plan(node, frame):
+            return super().expr_Add(node, frame)  # type: ignore[misc, no-any-return]
+        left, right = self.expr(node.left, frame), self.expr(node.right, frame)
+        if not ("plan" in left.extra or "plan" in right.extra):
+            return super().expr_Add(node, frame)  # type: ignore[misc, no-any-return]
+        for v in (left, right):  # Python's `str + x` takes only a string x
+            if "plan" not in v.extra and not (v.kind in {STR, CONTENT} or isinstance(v.const, str)):
+                raise PlanRefused(None)
+        return self.plan_value(self.plan_of(left) + self.plan_of(right))
+
+    def expr_And(self, node: nodes.And, frame: Frame) -> Value:
+        return self.plan_logic(node, frame, "and")
+
+    def expr_Or(self, node: nodes.Or, frame: Frame) -> Value:
+        return self.plan_logic(node, frame, "or")
+
+    def plan_logic(self, node: nodes.BinExpr, frame: Frame, op: str) -> Value:
+        """`a and b`, `a or b` with a plan: Python's value, an operand, chosen by a's truth."""
+        if not self.mentions_plan(node, frame):
+            return self.logic(node, frame, op)  # type: ignore[attr-defined, no-any-return]
+        left = self.expr(node.left, frame)
+        test = self.truth_of(left)
+        if test == ("true" if op == "or" else "false"):
+            return left
+        if test in {"true", "false"}:
+            return self.expr(node.right, frame)
+        right = self.expr(node.right, frame)
+        if not ("plan" in left.extra or "plan" in right.extra):
+            return self.logic(node, frame, op)  # type: ignore[attr-defined, no-any-return]
+        made = self.mark(free_variables(test))
+        if op == "or":
+            chosen = self.plan_of(left)
+            first = chosen[0] if len(chosen) == 1 else None
+            if isinstance(first, Branch) and first.test == test and first.no_truth is False:
+                chosen = first.yes  # `(c and x) or y`: where c holds, x
+            return self.plan_value((Branch(made, test, chosen, self.plan_of(right), yes_truth=True),))
+        if "plan" in left.extra or (left.kind in PRINTABLE and not left.extra.get("markup")) or left.is_const:
+            falsy = self.plan_of(left)
+        else:
+            falsy = (Piece(truth=False, printable=False),)
+        return self.plan_value((Branch(made, test, self.plan_of(right), falsy, no_truth=False),))
+
+    # -- truth and printing --------------------------------------------------------------------
+
+    def truth_of(self, value: Value) -> str:
+        plan = value.extra.get("plan")
+        if plan is None:
+            return super().truth_of(value)
+        truth = self.plan_truth(plan)
+        if truth is None:
+            raise PlanRefused(sources_of(plan))  # its emptiness is known only by printing it
+        self.used(plan)
+        return truth
+
+    def plan_truth(self, plan: Plan) -> str | None:
+        found: list[str] = []
+        for part in plan:
+            if isinstance(part, Branch):
+                yes = self.known(part.yes_truth) or self.plan_truth(part.yes)
+                no = self.known(part.no_truth) or self.plan_truth(part.no)
+                if yes is None or no is None:
+                    return None
+                truth = either(part.test, yes, no)
+            elif part.truth is not None:
+                truth = "true" if part.truth else "false"
+            elif part.value is not None:
+                truth = super().truth_of(part.value)
+            else:
+                return None
+            if truth == "true":
+                return "true"
+            if truth != "false":
+                found.append(truth)
+        if not found:
+            return "false"
+        return found[0] if len(found) == 1 else f"(or {' '.join(found)})"
+
+    @staticmethod
+    def known(truth: bool | None) -> str | None:
+        return None if truth is None else ("true" if truth else "false")
+
+    def used(self, plan: Plan) -> None:
+        """Use markers for every made part of `plan` (see `unsettled`)."""
+        sources = sources_of(plan)
+        for part in parts(plan):
+            if part.made:
+                self.plan_users[part.made] = self.plan_users.get(part.made, frozenset()) | sources
+                self.out.append(USED % part.made)
+
+    def print_plan(self, plan: Plan, node: nodes.Node) -> None:
+        if self.sink is not None:
+            raise PlanRefused(sources_of(plan))  # a snippet prints; it cannot be captured
+        self.used(plan)
+        self.printed = True  # as printing the captured string did: a leading BOS in it stays
+        self.replay(plan, node)
+
+    def replay(self, plan: Plan, node: nodes.Node) -> None:
+        for part in plan:
+            if isinstance(part, Branch):
+                self.action(f"if {part.test}")
+                self.replay(part.yes, node)
+                if part.no:
+                    self.action("else")
+                    self.replay(part.no, node)
+                self.action("end")
+            elif not part.printable:
+                raise PlanRefused(sources_of(plan))
+            elif part.snippet:
+                self.show(part.snippet)
+            elif part.value is not None:
+                self.print_value(part.value, node)  # type: ignore[attr-defined]
+
+    def merge_plans(self, test: str, at: int, yes: dict[Key, Held], no: dict[Key, Held]) -> None:
+        """After a run-time `if`: a variable holding a plan on either path holds a Branch.
+
+        Its test is what the `if` saw: a test reading variables is kept in a new one declared
+        just before the `if` (and declared at the start of the body, so that a print after the
+        blocks around the `if` sees it), as a branch may change them.
+        """
+        merged: dict[Key, Held] = {}
+        made = 0
+        for key in {**yes, **no}:
+            a, b = yes.get(key), no.get(key)
+            if a is b and a is not None:
+                merged[key] = a
+                continue
+            known = a or b
+            assert known is not None
+            if not made:
+                self.plan_made += 1
+                made = self.plan_made
+                self.out.insert(at, MADE % made)
+                if free_variables(test):
+                    seen = self.temp()
+                    self.plan_tests.append(seen)
+                    self.out.insert(at, f"{{{{ {seen} = {test} }}}}")  # before the marker
+                    test = seen
+                self.plan_reads[made] = free_variables(test)
+            sides = [h.plan if h is not None else self.plan_of(known.current()) for h in (a, b)]
+            merged[key] = Held((Branch(made, test, sides[0], sides[1]),), known.current, known.slot)
+        self.plans = merged

@@ -1,0 +1,182 @@
+"""Strings built only to be printed (a namespace accumulator, a `{% set %}` block) are printed
+where the Jinja prints them instead of being captured (`translate/printplan.py`).
+
+Each template is rendered by the Hugging Face reference and by the conversion through both
+Ollama versions' template package, with and without tools, a system message and an assistant
+prefill. Where the plan applies, the captured JSON writer must be gone (the tools' JSON goes
+through the printed `ofc_json` define); where it does not (what the string reads changes
+before it is printed, it is changed in a loop, filtered or captured), the conversion falls back
+to capturing, and renders what the reference renders all the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from renders import ollama_renders
+
+from ollama_fc import oracle
+from ollama_fc.convert import TemplateSource, convert
+from ollama_fc.hf.reference import render as reference_render
+
+
+def _function(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    parameters: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:  # Ollama leaves an empty list out
+        parameters["required"] = required
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+
+
+#: in the key order Ollama writes them
+TOOLS = [
+    _function(
+        "get_weather",
+        'Weather <now> & "later" \u00e9',
+        {"city": {"type": "string", "description": "City."}, "unit": {"type": "string", "enum": ["c", "f"]}},
+        ["city"],
+    ),
+    _function("ping", "Ping.", {}, []),
+]
+
+SYSTEM = {"role": "system", "content": "Be brief."}
+USER = {"role": "user", "content": "Hi <there>"}
+CONVERSATIONS: dict[str, list[dict[str, Any]]] = {
+    "user": [USER],
+    "system": [SYSTEM, USER],
+    "empty system": [{"role": "system", "content": ""}, USER],
+    "prefill": [SYSTEM, USER, {"role": "assistant", "content": "Sure, "}],
+}
+TOOL_SETS: dict[str, list[dict[str, Any]] | None] = {"no tools": None, "one tool": TOOLS[:1], "two tools": TOOLS}
+
+MESSAGES = "{% for m in messages %}{% if m.role != 'system' %}<{{ m.role }}>{{ m.content }}{% endif %}{% endfor %}"
+
+#: templates whose string is only concatenated, assigned, tested and printed: planned
+PLANNED = {
+    # laguna: a namespace accumulator made inside `if tools`, extended into another variable
+    "accumulator": (
+        "{%- if tools %}<tools>{% set ns = namespace(s='Functions:\\n') %}"
+        "{% for t in tools %}{% set ns.s = ns.s ~ (t | tojson) ~ '\\n' %}{% endfor %}"
+        "{% set s = ns.s + '</tools>' %}{{ s }}{% endif %}" + MESSAGES
+    ),
+    # granite4: a prefix reset on the other path, flowing into the system message, which is
+    # tested and printed; the tool list printed a second time at the end
+    "system message": (
+        "{%- set ns = namespace(tsm='Tools:', sm='') %}"
+        "{%- if tools %}{% for t in tools %}{% set ns.tsm = ns.tsm + '\\n' + (t | tojson) %}{% endfor %}"
+        "{% set ns.tsm = ns.tsm + '\\nEnd.' %}{% else %}{% set ns.tsm = '' %}{% endif %}"
+        "{%- if messages[0].role == 'system' %}{% set ns.sm = messages[0].content %}"
+        "{% if tools %}{% set ns.sm = ns.sm + '\\n\\n' + ns.tsm %}{% endif %}"
+        "{%- else %}{% if tools %}{% set ns.sm = ns.tsm %}{% endif %}{% endif %}"
+        "{%- if ns.sm %}[SYS]{{ ns.sm }}[/SYS]{% endif %}" + MESSAGES + "{% if ns.tsm %}|{{ ns.tsm }}|{% endif %}"
+    ),
+    # rnj-1: a `{% set %}` block, `and`/`or` choosing the text, a flag set in the branch that tests it
+    "set block": (
+        "{%- set emit = namespace(started=false) %}"
+        "{%- if tools %}{% set pre %}# Tools\n{% for tool in tools %}{{ '\\n' ~ (tool | tojson) }}{% endfor %}\n"
+        "{% endset %}"
+        "{%- set has_sys = (messages and messages[0].role == 'system') and (messages[0].content is string) %}"
+        "{%- set sys = (has_sys and (messages[0].content ~ '\\n\\n' ~ pre)) or pre %}"
+        "{%- set content = '<S>' ~ sys ~ '</S>' %}"
+        "{%- if not emit.started %}{% set content = '^' ~ content %}{% set emit.started = true %}{% endif %}"
+        "{{- content }}{% endif %}" + MESSAGES
+    ),
+    # deepseek-v3.2: appends under an `if` in the loop, the choice made on another variable's truth
+    "schemas": (
+        "{%- set ns = namespace(sp='') %}"
+        "{%- for m in messages %}{% if m.role == 'system' %}{% set ns.sp = ns.sp + m.content %}{% endif %}{% endfor %}"
+        "{%- if tools is defined and tools %}{% set ts = namespace(schemas='') %}"
+        "{% for tool in tools %}{% if tool['type'] == 'function' %}"
+        "{% set ts.schemas = ts.schemas + (tool['function'] | tojson) + '\\n' %}{% endif %}{% endfor %}"
+        "{%- if ns.sp %}{% set ns.sp = ns.sp + '\\n\\n' + 'H:' + ts.schemas + ':F' %}"
+        "{% else %}{% set ns.sp = 'H:' + ts.schemas + ':F' %}{% endif %}{% endif %}"
+        "{{- ns.sp }}" + MESSAGES
+    ),
+    # a `{% set %}` block inside the message loop, printed in the same pass
+    "loop-local block": (
+        "{% for m in messages %}{% set calls %}{% for t in tools or [] %}{{ t | tojson }};{% endfor %}{% endset %}"
+        "<{{ m.role }}>[{{ calls }}]{{ m.content }}{% endfor %}"
+    ),
+    # set on each path of an `if` / `elif` / `else`, tested and printed after it
+    "elif chain": (
+        "{% set ns = namespace(s='A') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) %}{% endfor %}"
+        "{% if messages[0].role == 'system' %}{% set x = 'S' ~ ns.s %}{% elif messages | length > 1 %}"
+        "{% set x = ns.s ~ 'M' %}{% else %}{% set x = '' %}{% endif %}[{{ x }}]{% if x %}yes{% endif %}" + MESSAGES
+    ),
+}
+
+#: templates where the plan cannot stand for the string: captured, as before
+CAPTURED = {
+    # what the loop reads changes between the build and the print
+    "input changed": (
+        "{%- set sep = '|' %}{% set ns = namespace(s='') %}"
+        "{% for t in tools or [] %}{% set ns.s = ns.s ~ sep ~ (t | tojson) %}{% endfor %}"
+        "{% set sep = ';' %}{{ ns.s }}{{ sep }}" + MESSAGES
+    ),
+    # appended to again in a loop that does something else too
+    "extended in a loop": (
+        "{%- set ns = namespace(s='T:') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) %}{% endfor %}"
+        "{% for m in messages %}{% set ns.s = ns.s ~ m.role %}{% set k = loop.index %}{% endfor %}{{ ns.s }}" + MESSAGES
+    ),
+    # used other than printed or tested
+    "filtered": (
+        "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) ~ ' ' %}"
+        "{% endfor %}[{{ ns.s | trim }}]" + MESSAGES
+    ),
+    # tested for emptiness, which only running its loop would tell
+    "tested for emptiness": (
+        "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) %}{% endfor %}"
+        "{% for m in messages %}<{{ m.role }}>{{ ns.s }}{% if ns.s %}!{% endif %}{{ m.content }}{% endfor %}"
+    ),
+    # printed into a captured string
+    "captured again": (
+        "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) %}{% endfor %}"
+        "{% set wrap %}[{{ ns.s }}]{% endset %}{{ wrap | trim }}" + MESSAGES
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def engines() -> Iterator[dict[str, oracle.Oracle]]:
+    with oracle.Oracle(oracle.PINNED) as pinned, oracle.Oracle(oracle.LATEST) as latest:
+        yield {oracle.PINNED: pinned, oracle.LATEST: latest}
+
+
+def expected(template: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> str:
+    prefill = messages[-1]["role"] == "assistant"
+    return reference_render(
+        template, messages, tools, add_generation_prompt=not prefill, continue_final_message=prefill
+    )
+
+
+def check_renders(go_template: str, template: str, engines: dict[str, oracle.Oracle]) -> None:
+    for messages in CONVERSATIONS.values():
+        for tools in TOOL_SETS.values():
+            assert ollama_renders(go_template, messages, tools, engines) == {expected(template, messages, tools)}
+
+
+@pytest.mark.parametrize("name", sorted(PLANNED))
+def test_string_built_only_to_be_printed_is_printed_in_place(name: str, engines: dict[str, oracle.Oracle]) -> None:
+    template = PLANNED[name]
+    go_template = convert(TemplateSource(template, {}, name)).template
+    assert 'template "ofc_json"' in go_template  # the tools' JSON is printed, not captured
+    assert "ofc-plan" not in go_template and "$ofc_plan" not in go_template
+    check_renders(go_template, template, engines)
+
+
+@pytest.mark.parametrize("name", sorted(CAPTURED))
+def test_string_the_plan_cannot_stand_for_is_captured(name: str, engines: dict[str, oracle.Oracle]) -> None:
+    template = CAPTURED[name]
+    go_template = convert(TemplateSource(template, {}, name)).template
+    assert 'template "ofc_json"' not in go_template  # the JSON is written into a variable
+    assert "ofc-plan" not in go_template and "$ofc_plan" not in go_template
+    check_renders(go_template, template, engines)
+
+
+def test_planned_conversions_are_smaller() -> None:
+    """The captured JSON writer is most of such a conversion: without it, a fraction of the size."""
+    planned = convert(TemplateSource(PLANNED["accumulator"], {}, "planned")).template
+    captured = convert(TemplateSource(PLANNED["accumulator"].replace("{{ s }}", "{{ s | trim }}"), {}, "c")).template
+    assert 'template "ofc_json"' not in captured
+    assert len(planned) * 3 < len(captured)
