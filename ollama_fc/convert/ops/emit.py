@@ -14,7 +14,7 @@ from ...errors import ConversionError
 from ..go.textops import go_string
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
-from .conditions import simplify_condition
+from .conditions import ACTION, simplify_condition
 from .values import (
     BOUND_METHOD,
     LIST,
@@ -31,6 +31,40 @@ from .values import (
 
 #: a Go variable or field chain: reading it costs no function call
 SIMPLE_VARIABLE = re.compile(r"\$[A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")
+#: a Go interpreted string literal inside an action
+GO_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+#: string constants at least this long (the lookup tables of strips, case changes and escapers)
+#: are declared once when an action repeats them
+SHARED_CONSTANT_CHARS = 64
+
+
+def share_constants(body: str) -> str:
+    """`body` with each long string constant its actions repeat read from one variable,
+    declared before everything else.
+
+    The main template's variables declared at its top are visible in every block below, so a
+    table written at every strip or case change (256 bytes, about 1 KB as a literal) is lexed
+    and unquoted once per parse instead of once per use. A variable holds the same string as
+    the constant, so every function given it sees the same value. `define` bodies cannot see
+    the template's variables: only the main template is passed here.
+    """
+    actions = [(match.start(), match.end()) for match in ACTION.finditer(body)]
+    counts: dict[str, int] = {}
+    for start, end in actions:
+        for literal in GO_STRING.findall(body, start, end):
+            if len(literal) >= SHARED_CONSTANT_CHARS:
+                counts[literal] = counts.get(literal, 0) + 1
+    names = {literal: f"$ofc_k{n}" for n, literal in enumerate(sorted(c for c in counts if counts[c] > 1), 1)}
+    if not names:
+        return body
+    pieces = [f"{{{{ {name} := {literal} }}}}" for literal, name in names.items()]
+    last = 0
+    for start, end in actions:
+        pieces.append(body[last:start])
+        pieces.append(GO_STRING.sub(lambda m: names.get(m.group(), m.group()), body[start:end]))
+        last = end
+    pieces.append(body[last:])
+    return "".join(pieces)
 
 
 class Emit:
