@@ -162,3 +162,31 @@ def test_constants_are_not_shared_into_defines(engines: dict) -> None:
     conversion = convert(TemplateSource(template, {}, "define-strip"))
     assert '{{ define "ofc_macro_show' in conversion.template
     assert ollama_renders(conversion.template, MESSAGES, TOOLS, engines) == {expected}
+
+
+PREFILL_TEMPLATES = {
+    "raw": "{% for m in messages %}<{{ m.role }}>{{ m.content }}</s>{% endfor %}",
+    "system": (
+        "{% if messages[0].role == 'system' %}{{ messages[0].content | trim }}{% endif %}{% for m in messages %}"
+        "{% if m.role != 'system' %}<{{ m.role }}>{{ m.content.strip() }}</s>{% endif %}{% endfor %}"
+    ),
+    "trimmed": "{% for m in messages %}<{{ m.role }}>{{ m.content | trim }}\n</s>{% endfor %}",
+}
+#: where the cut falls: text with and without space at either end (the whole text follows the
+#: cut only when it has none at its start), a text found earlier in the prompt, Unicode spaces
+PREFILL_FINALS = ["Sure", "Sure  \n", "  Sure", " Sure ", "a a", "a", "\u3000x\u00a0", "x\n\n"]
+
+
+@pytest.mark.parametrize("name", sorted(PREFILL_TEMPLATES))
+@pytest.mark.parametrize("final", PREFILL_FINALS, ids=repr)
+def test_prefill_cut_after_the_last_occurrence(name: str, final: str, engines: dict) -> None:
+    """The prefill bookkeeping (`$ofc_go`, `$ofc_n`, `$ofc_tail`) cuts where transformers cuts."""
+    template = PREFILL_TEMPLATES[name]
+    messages = [
+        {"role": "system", "content": final},
+        {"role": "user", "content": final.strip() + " a"},
+        {"role": "assistant", "content": final},
+    ]
+    expected = reference_render(template, messages, add_generation_prompt=False, continue_final_message=True)
+    conversion = convert(TemplateSource(template, {}, name))
+    assert ollama_renders(conversion.template, messages, None, engines) == {expected}

@@ -97,7 +97,7 @@ class Emit:
         self.sink: str | None = None
         self.sink_construct = ""
         #: assistant prefill: once the final message's text may have been printed, output is
-        #: guarded by `$ofc_stop` (open while `guard_open`); see `print_final_text`
+        #: guarded by `$ofc_go` (open while `guard_open`); see `print_final_text`
         self.prefill_armed = False
         self.guard_open = False
         #: captured text variables that may hold the final message's text (see `capture`)
@@ -182,7 +182,7 @@ class Emit:
     def show(self, code: str) -> None:
         """Template output (text or a printing action); silent once an assistant prefill has ended."""
         if self.prefill_armed and not self.guard_open:
-            self.out.append("{{ if $ofc_stop }}{{ else }}")  # `if not` would be a function call
+            self.out.append("{{ if $ofc_go }}")  # (true until the prefill is cut)
             self.guard_open = True
         self.charge(code)
         self.printed = True
@@ -311,41 +311,48 @@ class Emit:
         """Print message text; when it is the prefilled final message's, end the output after it.
 
         `final` is a Go condition true when the text comes from the final message. The cut falls
-        after the last occurrence of `$ofc_cut` in this text (see `prefill_prologue`).
+        after the last occurrence of `$ofc_cut` in this text, followed by `$ofc_tail` where the
+        text goes on with it, else by `$ofc_cut` (see `prefill_prologue`). Nothing is printed
+        once `$ofc_go` is false, which happens only where `$ofc_open` holds.
         """
         self.prefill_armed = True
-        text, k, i, rest, n = (self.temp() for _ in range(5))
+        self.close_guard()
+        text, k, i, rest = (self.temp() for _ in range(4))
         # one `if` on a variable for every render that continues no assistant message (the
         # common case): the cut's machinery and its function calls run only when one is
         self.action("if $ofc_open")
-        self.action("if $ofc_stop")
-        self.action(f"else if {final}")
+        self.action("if $ofc_go")
+        self.action(f"if {final}")
         self.action(f"{text} := {code}")
         self.action(f"{k} := -1")
         self.action(f"range {i} := len {text}")
         self.action(f"{rest} := slice {text} {i}")
-        self.action(f"if and (ge (len {rest}) (len $ofc_cut)) (eq (slice {rest} 0 (len $ofc_cut)) $ofc_cut)")
+        self.action(f"if and (ge (len {rest}) $ofc_n) (eq (slice {rest} 0 $ofc_n) $ofc_cut)")
         self.action(f"{k} = {i}")
         self.action("end")
         self.action("end")
         self.action(f"if ge {k} 0")
+        self.printed_action(f"slice {text} 0 {k}")
         self.action(f"{rest} := slice {text} {k}")
-        self.action(f"{n} := len $ofc_cut")
-        self.action(
-            f"if and $ofc_whole (ge (len {rest}) (len $ofc_final.Content)) "
-            f"(eq (slice {rest} 0 (len $ofc_final.Content)) $ofc_final.Content)"
-        )
-        self.action(f"{n} = len $ofc_final.Content")
-        self.action("end")
-        self.put(f"slice {text} 0 {k}")
-        self.put(f"slice {rest} 0 {n}")
-        self.action("$ofc_stop = true")
+        self.action(f"if and (ge (len {rest}) (len $ofc_tail)) (eq (slice {rest} 0 (len $ofc_tail)) $ofc_tail)")
+        self.printed_action("$ofc_tail")
         self.action("else")
-        self.put(text)
+        self.printed_action("$ofc_cut")
+        self.action("end")
+        self.action("$ofc_go = false")
+        self.action("else")
+        self.printed_action(text)
         self.action("end")
         self.action("else")
-        self.put(code)
+        self.printed_action(code)
         self.action("end")
-        self.action("else")
-        self.put(code)
         self.action("end")
+        self.action("else")  # no prefill: nothing was cut
+        self.printed_action(code)
+        self.action("end")
+
+    def printed_action(self, code: str) -> None:
+        """Print `code` where `$ofc_go` is known to hold (no guard)."""
+        self.charge(code)
+        self.printed = True
+        self.out.append("{{ " + code + " }}")

@@ -154,21 +154,27 @@ class Core(Lowering):
         cuts it after the last occurrence of the final message's stripped text (keeping its
         trailing whitespace when the message had no leading whitespace and was printed whole);
         an empty text cuts nothing. `$ofc_final` is that message, `$ofc_open` whether a cut is
-        due, `$ofc_cut` the stripped text, `$ofc_whole` whether the text has no leading space.
+        due (the length of the stripped text `$ofc_cut`, `$ofc_n`), `$ofc_tail` what follows
+        the cut where the text continues with it: the whole text when it has no leading space.
         """
         body, self.out = self.out, []
         self.action("$ofc_final := 0")
         self.action("$ofc_open := false")
-        self.action("$ofc_stop := false")
+        self.action("$ofc_go := true")
         self.action('$ofc_cut := ""')
-        self.action("$ofc_whole := false")
+        self.action("$ofc_n := 0")
+        self.action('$ofc_tail := ""')
         self.action("if $.Messages")
         self.action("$ofc_final = index $.Messages (len (slice $.Messages 1))")
         self.action('if eq $ofc_final.Role "assistant"')
         stripped = self.trim("$ofc_final.Content", "strip", None)
         self.action(f"$ofc_cut = {stripped.code}")
-        self.action('$ofc_open = ne $ofc_cut ""')
-        self.action("$ofc_whole = and $ofc_open (eq (slice $ofc_final.Content 0 (len $ofc_cut)) $ofc_cut)")
+        self.action("$ofc_n = len $ofc_cut")
+        self.action("$ofc_open = $ofc_n")
+        self.action("$ofc_tail = $ofc_cut")
+        self.action("if and $ofc_open (eq (slice $ofc_final.Content 0 $ofc_n) $ofc_cut)")
+        self.action("$ofc_tail = $ofc_final.Content")
+        self.action("end")
         self.action("end")
         self.action("end")
         prologue, self.out = "".join(self.out), body
