@@ -317,12 +317,29 @@ class Emit:
         """
         self.prefill_armed = True
         self.close_guard()
-        text, k, i, rest = (self.temp() for _ in range(4))
         # one `if` on a variable for every render that continues no assistant message (the
         # common case): the cut's machinery and its function calls run only when one is
         self.action("if $ofc_open")
         self.action("if $ofc_go")
         self.action(f"if {final}")
+        if code.endswith(".Content") and final == f"(eq {code.removesuffix('.Content')} $ofc_final)":
+            # the final message's own text: where it is cut is known (`prefill_cut`)
+            self.printed_action("$ofc_head")
+            self.printed_action("$ofc_end")
+            self.action("$ofc_go = false")
+        else:
+            self.cut_search(code)
+        self.action("else")
+        self.printed_action(code)
+        self.action("end")
+        self.action("end")
+        self.action("else")  # no prefill: nothing was cut
+        self.printed_action(code)
+        self.action("end")
+
+    def cut_search(self, code: str) -> None:
+        """Print the text `code` of the final message up to the cut, if it is found in it."""
+        text, k, i, rest = (self.temp() for _ in range(4))
         self.action(f"{text} := {code}")
         self.action(f"{k} := -1")
         self.action(f"range {i} := len {text}")
@@ -343,12 +360,26 @@ class Emit:
         self.action("else")
         self.printed_action(text)
         self.action("end")
-        self.action("else")
-        self.printed_action(code)
+
+    def prefill_cut(self) -> None:
+        """Where the final message's own text is cut, computed once in the prologue where
+        `$ofc_open` holds: `$ofc_head` up to the last occurrence of `$ofc_cut` in it, then
+        `$ofc_end`, `$ofc_tail` where the text goes on with it, else `$ofc_cut`."""
+        k, i, rest = (self.temp() for _ in range(3))
+        self.action("if $ofc_open")
+        self.action(f"{k} := 0")
+        self.action(f"range {i} := len $ofc_final.Content")
+        self.action(f"{rest} := slice $ofc_final.Content {i}")
+        self.action(f"if and (ge (len {rest}) $ofc_n) (eq (slice {rest} 0 $ofc_n) $ofc_cut)")
+        self.action(f"{k} = {i}")
         self.action("end")
         self.action("end")
-        self.action("else")  # no prefill: nothing was cut
-        self.printed_action(code)
+        self.action(f"$ofc_head = slice $ofc_final.Content 0 {k}")
+        self.action(f"{rest} := slice $ofc_final.Content {k}")
+        self.action("$ofc_end = $ofc_cut")
+        self.action(f"if and (ge (len {rest}) (len $ofc_tail)) (eq (slice {rest} 0 (len $ofc_tail)) $ofc_tail)")
+        self.action("$ofc_end = $ofc_tail")
+        self.action("end")
         self.action("end")
 
     def printed_action(self, code: str) -> None:

@@ -164,6 +164,8 @@ class Core(Lowering):
         self.action('$ofc_cut := ""')
         self.action("$ofc_n := 0")
         self.action('$ofc_tail := ""')
+        self.action('$ofc_head := ""')
+        self.action('$ofc_end := ""')
         self.action("if $.Messages")
         self.action("$ofc_final = index $.Messages (len (slice $.Messages 1))")
         self.action('if eq $ofc_final.Role "assistant"')
@@ -175,6 +177,7 @@ class Core(Lowering):
         self.action("if and $ofc_open (eq (slice $ofc_final.Content 0 $ofc_n) $ofc_cut)")
         self.action("$ofc_tail = $ofc_final.Content")
         self.action("end")
+        self.prefill_cut()
         self.action("end")
         self.action("end")
         prologue, self.out = "".join(self.out), body
