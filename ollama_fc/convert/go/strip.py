@@ -7,10 +7,13 @@ over the stripped bytes at either end (see docs/RENDER_COST.md, item 1).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from .textops import PY_WHITESPACE, Emitter, go_string
 
+#: a Go variable or field chain (reading it again gives the same string and calls nothing)
+_VARIABLE = re.compile(r"\$[A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")
 #: trim scan table codes (see `scan_table`); 0, the byte that ends a scan, is falsy in an `if`
 SCAN_SPACE, SCAN_INSIDE, SCAN_MAYBE = ord("s"), ord("c"), ord("m")
 
@@ -45,8 +48,11 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
     """
     members = list(dict.fromkeys(chars if chars is not None else PY_WHITESPACE))
     wide = " ".join(go_string(char) for char in members if ord(char) >= 0x80)
-    text, table = em.temp(), em.temp()
-    em.action(f"{text} := {text_code}")
+    table = em.temp()
+    text = text_code
+    if not _VARIABLE.fullmatch(text_code):  # a variable or field is read as it is: no copy
+        text = em.temp()
+        em.action(f"{text} := {text_code}")
     em.action(f"{table} := {scan_table(members)}")  # once for both scans (shared: emit.share_constants)
     if method in {"strip", "lstrip"}:
         text = _strip_front(em, text, table, wide)
@@ -102,12 +108,14 @@ def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
     em.action(f"{at} := len (slice {rest} {i})")
     em.action(f"{code} := index {table} (index {text} {at})")
     em.action(f"if {code}")
-    if wide:
-        em.action(f"if eq {code} {SCAN_INSIDE}")
-        em.action("continue")  # inside a multi-byte character: its lead byte decides
-        em.action(f"else if {_stripped(em, text, at, code, wide)}")
+    if wide:  # an ASCII member (the usual stripped byte) is decided by the first `eq`
+        em.action(
+            f'if or (eq {code} {SCAN_SPACE}) (and (eq {code} {SCAN_MAYBE}) (eq (printf "%.1s" (slice {text} {at})) {wide}))'
+        )
         em.action(f"{end} = {at}")
         em.action("continue")
+        em.action(f"else if eq {code} {SCAN_INSIDE}")
+        em.action("continue")  # inside a multi-byte character: its lead byte decides
         em.action("end")
     else:
         em.action(f"{end} = {at}")
