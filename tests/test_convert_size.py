@@ -150,17 +150,23 @@ def test_long_constants_are_declared_once_and_render_the_same(engines: dict) -> 
     assert ollama_renders(body, messages, None, engines) == {reference_render(SCAN_TEMPLATE, messages)}
 
 
-def test_constants_are_not_shared_into_defines(engines: dict) -> None:
-    """A macro written as a define strips inline: the template's variables are not visible there."""
+def test_constants_are_shared_within_each_define(engines: dict) -> None:
+    """A macro written as a define declares its own: the template's variables are not
+    visible there."""
     template = (
-        "{% macro show(p) %}{{ p.description | trim }}|{% for n, q in (p.properties or {}) | items %}"
+        "{% macro show(p) %}{{ p.description | trim }}|{{ (' ' ~ p.description) | trim }}|"
+        "{% for n, q in (p.properties or {}) | items %}"
         "{{ show(q) }}{% endfor %}{% endmacro %}"
         "{% for t in tools %}{{ show(t.function.parameters) }}{{ t.function.description | trim }}"
         "{{ t.function.name | trim }}\n{% endfor %}"
     )
     expected = reference_render(template, MESSAGES, tools=TOOLS, add_generation_prompt=False)
     conversion = convert(TemplateSource(template, {}, "define-strip"))
-    assert '{{ define "ofc_macro_show' in conversion.template
+    defines = re.findall(r'\{\{ define "ofc_macro_show\w*" \}\}(\{\{ \$ofc_k1 := ")?', conversion.template)
+    assert any(defines)  # the define that strips twice opens with its own table
+    literals = [literal for action in ACTION.findall(conversion.template) for literal in GO_STRING.findall(action)]
+    # the strip table once in each of the two defines (one strips twice, one once) and in the template
+    assert len([literal for literal in literals if len(literal) >= SHARED_CONSTANT_CHARS]) == 3
     assert ollama_renders(conversion.template, MESSAGES, TOOLS, engines) == {expected}
 
 

@@ -14,7 +14,7 @@ from ...errors import ConversionError
 from ..go.textops import go_string
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
-from .conditions import ACTION, simplify_condition
+from .conditions import ACTION, OPENS_BLOCK, simplify_condition
 from .values import (
     BOUND_METHOD,
     LIST,
@@ -46,7 +46,8 @@ def share_constants(body: str) -> str:
     table written at every strip or case change (256 bytes, about 1 KB as a literal) is lexed
     and unquoted once per parse instead of once per use. A variable holds the same string as
     the constant, so every function given it sees the same value. `define` bodies cannot see
-    the template's variables: only the main template is passed here.
+    the template's variables: the main template and each define's body are passed separately
+    (`share_constants_in_defines`).
     """
     actions = [(match.start(), match.end()) for match in ACTION.finditer(body)]
     counts: dict[str, int] = {}
@@ -64,6 +65,26 @@ def share_constants(body: str) -> str:
         pieces.append(GO_STRING.sub(lambda m: names.get(m.group(), m.group()), body[start:end]))
         last = end
     pieces.append(body[last:])
+    return "".join(pieces)
+
+
+def share_constants_in_defines(code: str) -> str:
+    """`code`, a run of `{{ define }}` blocks, with `share_constants` applied to each body: a
+    variable declared at the top of a define is visible in all of that define."""
+    pieces: list[str] = []
+    depth, body_start, last = 0, 0, 0
+    for match in ACTION.finditer(code):
+        word = match.group()[2:-2].strip("- ").split(" ", 1)[0]
+        if word in OPENS_BLOCK:
+            depth += 1
+            if depth == 1 and word == "define":
+                body_start = match.end()
+        elif word == "end":
+            depth -= 1
+            if depth == 0:
+                pieces += [code[last:body_start], share_constants(code[body_start : match.start()])]
+                last = match.start()
+    pieces.append(code[last:])
     return "".join(pieces)
 
 
