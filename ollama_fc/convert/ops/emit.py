@@ -38,7 +38,7 @@ GO_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 SHARED_CONSTANT_CHARS = 64
 
 
-def share_constants(body: str) -> str:
+def share_constants(body: str, actions: list[tuple[int, int]] | None = None) -> str:
     """`body` with each long string constant its actions repeat read from one variable,
     declared before everything else.
 
@@ -47,9 +47,13 @@ def share_constants(body: str) -> str:
     and unquoted once per parse instead of once per use. A variable holds the same string as
     the constant, so every function given it sees the same value. `define` bodies cannot see
     the template's variables: the main template and each define's body are passed separately
-    (`share_constants_in_defines`).
+    (`share_constants_in_defines`). `actions`: the spans of the body's actions long enough to
+    hold such a constant, when known.
     """
-    actions = [(match.start(), match.end()) for match in ACTION.finditer(body)]
+    if actions is None:
+        actions = [
+            match.span() for match in ACTION.finditer(body) if match.end() - match.start() > SHARED_CONSTANT_CHARS
+        ]
     counts: dict[str, int] = {}
     for start, end in actions:
         for literal in GO_STRING.findall(body, start, end):
@@ -73,17 +77,23 @@ def share_constants_in_defines(code: str) -> str:
     variable declared at the top of a define is visible in all of that define."""
     pieces: list[str] = []
     depth, body_start, last = 0, 0, 0
+    long_actions: list[tuple[int, int]] = []
     for match in ACTION.finditer(code):
-        word = match.group()[2:-2].strip("- ").split(" ", 1)[0]
+        start, end = match.span()
+        if end - start > SHARED_CONSTANT_CHARS:
+            long_actions.append((start - body_start, end - body_start))
+        word = code[start + 2 : end - 2].strip("- ").split(" ", 1)[0]
         if word in OPENS_BLOCK:
             depth += 1
             if depth == 1 and word == "define":
-                body_start = match.end()
+                body_start, long_actions = end, []
         elif word == "end":
             depth -= 1
             if depth == 0:
-                pieces += [code[last:body_start], share_constants(code[body_start : match.start()])]
-                last = match.start()
+                body = code[body_start:start]
+                long_actions = [span for span in long_actions if span[1] <= len(body)]
+                pieces += [code[last:body_start], share_constants(body, long_actions)]
+                last = start
     pieces.append(code[last:])
     return "".join(pieces)
 
