@@ -140,14 +140,14 @@ def calls_outside_prefill(go_template: str) -> list[str]:
             depth_open += stack[-1]
         elif word == "end" and stack:
             depth_open -= stack.pop()
-        if "not $ofc_stop" in action or (not depth_open and "$ofc_final)" in action and "eq " in action):
+        if "not $ofc_go" in action or (not depth_open and "$ofc_final)" in action and "eq " in action):
             found.append(action)
     return found
 
 
 def test_prefill_bookkeeping_costs_no_call_per_message() -> None:
     go = convert(TemplateSource(TEMPLATES["content_paths"], {}, "content_paths")).template
-    assert "$ofc_stop" in go and "if $ofc_open" in go
+    assert "if $ofc_go" in go and "if $ofc_open" in go
     assert calls_outside_prefill(go) == []
 
 

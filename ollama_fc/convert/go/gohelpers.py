@@ -26,10 +26,49 @@ PROPERTY_KEYS = (
 )
 
 
+def _text(data: str) -> str:
+    """Literal output inside a helper: raw text where the lexer reads it back as text (no action
+    to parse), an action where it could not be (`{{`, or a `{` the next action would join)."""
+    if not data:
+        return ""
+    if "{{" in data:
+        return f"{{{{ {go_string(data)} }}}}"
+    if data.endswith("{"):
+        return data[:-1] + '{{ "{" }}'
+    return data
+
+
+class _Code:
+    """Helper code built from literal text and actions, adjacent texts written as one."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.pending = ""
+
+    def text(self, data: str) -> _Code:
+        self.pending += data
+        return self
+
+    def code(self, action: str) -> _Code:
+        self.parts.append(_text(self.pending))
+        self.pending = ""
+        self.parts.append(action)
+        return self
+
+    def done(self) -> str:
+        self.code("")
+        return "".join(self.parts)
+
+
 def _json_writer(
     name: str, indent: int | None, depth: int, child: str, separators: tuple[str, str] | None = None
 ) -> str:
-    """One JSON writer: Python `json.dumps` layout over every type Ollama hands a template."""
+    """One JSON writer: Python `json.dumps` layout over every type Ollama hands a template.
+
+    Separators and brackets are literal text, not actions (nothing to parse or evaluate); a
+    struct's fields that are always written come first without a test, and optional ones
+    print `$s`, empty until a field was written, as their separator.
+    """
     item, key_sep = separators or ((", " if indent is None else ","), ": ")
     if indent is None:
         open_pad, item_sep, close_pad = "", item, ""
@@ -39,38 +78,37 @@ def _json_writer(
         close_pad = "\n" + " " * (indent * depth)
     lit = go_string
 
-    def members(pairs: list[tuple[str, str, str]]) -> str:
-        """Emit `"key": value` for present fields, separators only between written ones."""
-        code = "{{- $first := true }}"
-        for guard, key, value in pairs:
-            code += (
-                f"{{{{- if {guard} }}}}{{{{- if $first }}}}{{{{- $first = false }}}}{{{{- else }}}}"
-                f"{{{{- {lit(item_sep)} }}}}{{{{- end }}}}"
-                f'"{key}"{key_sep}{value}{{{{- end }}}}'
-            )
-        return code
-
     def quote(expr: str) -> str:
-        return f'{{{{- template "ofc_json_str" {expr} }}}}'
+        return f'{{{{ template "ofc_json_str" {expr} }}}}'
 
     def sub(expr: str) -> str:
-        return f'{{{{- template "{child}" {expr} }}}}'
+        return f'{{{{ template "{child}" {expr} }}}}'
 
-    tool_fields = members([("true", "type", quote(".Type")), ("true", "function", sub(".Function"))])
-    function_fields = members(
-        [
-            ("true", "name", quote(".Name")),
-            (".Description", "description", quote(".Description")),
-            ("true", "parameters", sub(".Parameters")),
-        ]
-    )
-    parameter_fields = members(
-        [
-            ("true", "type", quote(".Type")),
-            ("true", "properties", sub(".Properties")),
-            (".Required", "required", sub(".Required")),
-        ]
-    )
+    def obj(pairs: list[tuple[str, str, str]]) -> str:
+        """`{`, `"key": value` for present fields with separators only between written ones, `}`."""
+        out = _Code().text("{" + open_pad)
+        written = False  # certainly, by a field written without a test
+        declared = False
+        for guard, key, value in pairs:
+            head = f'"{key}"{key_sep}'
+            if written:
+                if guard != "true":
+                    out.code(f"{{{{ if {guard} }}}}")
+                out.text(item_sep + head).code(value)
+            elif guard == "true":
+                if declared:
+                    out.code("{{ $s }}")
+                out.text(head).code(value)
+                written = True
+            else:
+                if not declared:
+                    out.code('{{ $s := "" }}')
+                    declared = True
+                out.code(f"{{{{ if {guard} }}}}").code("{{ $s }}").text(head).code(value)
+                out.code(f"{{{{ $s = {lit(item_sep)} }}}}")
+            if guard != "true":
+                out.code("{{ end }}")
+        return out.text(close_pad + "}").done()
 
     def type_names(expr: str, levels: int) -> str:
         """A schema `type` (a list in Ollama): one name is a string, several a list `levels`
@@ -81,56 +119,78 @@ def _json_writer(
             first = "\n" + " " * (indent * (depth + levels))
             between, last = item + first, "\n" + " " * (indent * (depth + levels - 1))
         return (
-            f"{{{{- if eq (len {expr}) 1 }}}}{quote(f'(index {expr} 0)')}"
-            f"{{{{- else if {expr} }}}}{{{{- {lit('[' + first)} }}}}{{{{- range $i, $n := {expr} }}}}"
-            f"{{{{- if $i }}}}{{{{- {lit(between)} }}}}{{{{- end }}}}{quote('$n')}{{{{- end }}}}{{{{- {lit(last + ']')} }}}}"
-            "{{- else }}[]{{- end }}"
+            _Code()
+            .code(f"{{{{ if eq (len {expr}) 1 }}}}{quote(f'(index {expr} 0)')}{{{{ else if {expr} }}}}")
+            .text("[" + first)
+            .code(f"{{{{ range $i, $n := {expr} }}}}{{{{ if $i }}}}")
+            .text(between)
+            .code(f"{{{{ end }}}}{quote('$n')}{{{{ end }}}}")
+            .text(last + "]")
+            .code("{{ else }}[]{{ end }}")
+            .done()
         )
 
-    property_fields = members(
+    def mapping(range_expr: str) -> str:
+        return (
+            _Code()
+            .code("{{ if . }}")
+            .text("{" + open_pad)
+            .code(f'{{{{ $s := "" }}}}{{{{ range $k, $v := {range_expr} }}}}{{{{ $s }}}}{quote("$k")}')
+            .text(key_sep)
+            .code(f"{sub('$v')}{{{{ $s = {lit(item_sep)} }}}}{{{{ end }}}}")
+            .text(close_pad + "}")
+            .code("{{ else }}{}{{ end }}")
+            .done()
+        )
+
+    sequence = (
+        _Code()
+        .code("{{ if . }}")
+        .text("[" + open_pad)
+        .code("{{ range $i, $v := . }}{{ if $i }}")
+        .text(item_sep)
+        .code(f"{{{{ end }}}}{sub('$v')}{{{{ end }}}}")
+        .text(close_pad + "]")
+        .code("{{ else }}[]{{ end }}")
+        .done()
+    )
+    tool = obj([("true", "type", quote(".Type")), ("true", "function", sub(".Function"))])
+    function = obj(
+        [
+            ("true", "name", quote(".Name")),
+            (".Description", "description", quote(".Description")),
+            ("true", "parameters", sub(".Parameters")),
+        ]
+    )
+    parameters = obj(
+        [
+            ("true", "type", quote(".Type")),
+            ("true", "properties", sub(".Properties")),
+            (".Required", "required", sub(".Required")),
+        ]
+    )
+    prop = obj(
         [
             (f".{field}", key, sub(f".{field}") if field != "Type" else type_names(".Type", 2))
             for field, key in (entry.split(":") for entry in PROPERTY_KEYS)
         ]
     )
-
-    def obj(fields: str) -> str:
-        return (
-            '{{- "{" }}'
-            + (f"{{{{- {lit(open_pad)} }}}}" if open_pad else "")
-            + fields
-            + (f"{{{{- {lit(close_pad)} }}}}" if close_pad else "")
-            + "}"
-        )
-
-    def mapping(range_expr: str) -> str:
-        return (
-            f"{{{{- if . }}}}{{{{- $first := true }}}}{{{{- {lit('{' + open_pad)} }}}}{{{{- range $k, $v := {range_expr} }}}}"
-            f"{{{{- if $first }}}}{{{{- $first = false }}}}{{{{- else }}}}{{{{- {lit(item_sep)} }}}}{{{{- end }}}}"
-            f"{quote('$k')}{key_sep}{sub('$v')}{{{{- end }}}}{{{{- {lit(close_pad + '}')} }}}}"
-            "{{- else }}{}{{- end }}"
-        )
-
-    sequence = (
-        f"{{{{- if . }}}}{{{{- {lit('[' + open_pad)} }}}}{{{{- range $i, $v := . }}}}{{{{- if $i }}}}{{{{- {lit(item_sep)} }}}}{{{{- end }}}}"
-        f"{sub('$v')}{{{{- end }}}}{{{{- {lit(close_pad + ']')} }}}}{{{{- else }}}}[]{{{{- end }}}}"
-    )
     return (
-        f'{{{{- define "{name}" }}}}{{{{- $t := printf "%T" . }}}}'
-        '{{- if eq $t "string" }}{{- template "ofc_json_str" . }}'
-        '{{- else if eq $t "bool" "float64" "int" "int64" "json.Number" }}{{- json . }}'
-        '{{- else if eq $t "<nil>" }}null'
+        f'{{{{ define "{name}" }}}}{{{{ $t := printf "%T" . }}}}'
+        '{{ if eq $t "string" }}{{ template "ofc_json_str" . }}'
+        '{{ else if eq $t "bool" "float64" "int" "int64" "json.Number" }}{{ json . }}'
+        '{{ else if eq $t "<nil>" }}null'
         # no tools: transformers passes `tools=None`, which json.dumps writes as null
-        '{{- else if and (eq $t "template.templateTools") (not .) }}null'
-        f'{{{{- else if eq $t "template.templateTool" }}}}{obj(tool_fields)}'
-        f'{{{{- else if eq $t "template.templateToolFunction" }}}}{obj(function_fields)}'
-        f'{{{{- else if eq $t "template.templateToolFunctionParameters" }}}}{obj(parameter_fields)}'
-        f'{{{{- else if eq $t "api.ToolProperty" }}}}{obj(property_fields)}'
-        f'{{{{- else if eq $t "api.PropertyType" }}}}{type_names(".", 1)}'
-        f'{{{{- else if eq $t "*api.ToolPropertiesMap" }}}}{mapping(".All")}'
-        f'{{{{- else if eq $t "map[string]interface {{}}" "template.templateArgs" "template.templateProperties" }}}}{mapping(".")}'
-        f'{{{{- else if eq $t "[]interface {{}}" "[]string" "template.templateTools" "[]api.ToolProperty" }}}}{sequence}'
-        "{{- else }}{{- json . }}{{- end }}{{- end }}"
+        '{{ else if and (eq $t "template.templateTools") (not .) }}null'
+        f'{{{{ else if eq $t "template.templateTool" }}}}{tool}'
+        f'{{{{ else if eq $t "template.templateToolFunction" }}}}{function}'
+        f'{{{{ else if eq $t "template.templateToolFunctionParameters" }}}}{parameters}'
+        f'{{{{ else if eq $t "api.ToolProperty" }}}}{prop}'
+        f'{{{{ else if eq $t "api.PropertyType" }}}}{type_names(".", 1)}'
+        f'{{{{ else if eq $t "*api.ToolPropertiesMap" }}}}{mapping(".All")}'
+        f'{{{{ else if eq $t "map[string]interface {{}}" "template.templateArgs" "template.templateProperties" }}}}{mapping(".")}'
+        f'{{{{ else if eq $t "[]interface {{}}" "[]string" "template.templateTools" "[]api.ToolProperty" }}}}{sequence}'
+        "{{ else }}{{ json . }}{{ end }}{{ end }}"
     )
 
 

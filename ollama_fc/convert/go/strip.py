@@ -7,10 +7,13 @@ over the stripped bytes at either end (see docs/RENDER_COST.md, item 1).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from .textops import PY_WHITESPACE, Emitter, go_string
 
+#: a Go variable or field chain (reading it again gives the same string and calls nothing)
+_VARIABLE = re.compile(r"\$[A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")
 #: trim scan table codes (see `scan_table`); 0, the byte that ends a scan, is falsy in an `if`
 SCAN_SPACE, SCAN_INSIDE, SCAN_MAYBE = ord("s"), ord("c"), ord("m")
 
@@ -20,13 +23,16 @@ def scan_table(members: Iterable[str]) -> str:
 
     0 (falsy, so `if` tests it without a call) where the scan stops: an ASCII character that is
     not a member, or the lead byte of multi-byte characters none of which is a member;
-    SCAN_SPACE for an ASCII member, SCAN_INSIDE for a UTF-8 continuation byte (the scan moves
-    on to the character's lead byte), SCAN_MAYBE for a lead byte some multi-byte member starts
-    with: only then is the character cut out and compared with the members.
+    SCAN_SPACE for an ASCII member, SCAN_MAYBE for a lead byte some multi-byte member starts
+    with: only then is the character cut out and compared with the members. A UTF-8
+    continuation byte is SCAN_INSIDE (the scan moves on to the character's lead byte) when some
+    member is multi-byte, else 0: no character it belongs to is stripped.
     """
+    members = list(members)
     codes = [0] * 256
-    for byte in range(0x80, 0xC0):
-        codes[byte] = SCAN_INSIDE
+    if any(ord(char) >= 0x80 for char in members):
+        for byte in range(0x80, 0xC0):
+            codes[byte] = SCAN_INSIDE
     for char in members:
         first = char.encode()[0]
         codes[first] = SCAN_SPACE if first < 0x80 else SCAN_MAYBE
@@ -42,9 +48,12 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
     """
     members = list(dict.fromkeys(chars if chars is not None else PY_WHITESPACE))
     wide = " ".join(go_string(char) for char in members if ord(char) >= 0x80)
-    text, table = em.temp(), em.temp()
-    em.action(f"{text} := {text_code}")
-    em.action(f"{table} := {scan_table(members)}")  # once for both scans: it is most of the code
+    table = em.temp()
+    text = text_code
+    if not _VARIABLE.fullmatch(text_code):  # a variable or field is read as it is: no copy
+        text = em.temp()
+        em.action(f"{text} := {text_code}")
+    em.action(f"{table} := {scan_table(members)}")  # once for both scans (shared: emit.share_constants)
     if method in {"strip", "lstrip"}:
         text = _strip_front(em, text, table, wide)
     if method in {"strip", "rstrip"}:
@@ -52,33 +61,33 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
     return text
 
 
+def _stripped(em: Emitter, text: str, at: str, code: str, wide: str) -> str:
+    """The Go condition, for a byte coded `code` (not 0) at `at`: is its character stripped?
+    An ASCII member is; a lead byte (SCAN_MAYBE) is where its character is a member."""
+    return f'or (ne {code} {SCAN_MAYBE}) (eq (printf "%.1s" (slice {text} {at})) {wide})'
+
+
 def _strip_front(em: Emitter, text: str, table: str, wide: str) -> str:
-    """The text from its first character that is not stripped on (empty when there is none)."""
-    out, i, code = em.temp(), em.temp(), em.temp()
+    """The text from its first character that is not stripped (empty when there is none)."""
+    out, start, i, code = em.temp(), em.temp(), em.temp(), em.temp()
     em.action(f"{out} := {text}")
     # the usual text starts with a kept character: one lookup, no loop
     em.action(f"if and {text} (index {table} (index {text} 0))")
-    em.action(f'{out} = ""')
+    em.action(f"{start} := len {text}")  # where the scan stops, the end when everything goes
     em.action(f"range {i} := len {text}")
     em.action(f"{code} := index {table} (index {text} {i})")
     em.action(f"if {code}")  # a stripped byte, or (SCAN_MAYBE) the lead byte of one to compare
-    if wide:
-        em.action(f"if eq {code} {SCAN_MAYBE}")
-        em.action(f'if eq (printf "%.1s" (slice {text} {i})) {wide}')
+    if wide:  # (continuation bytes: the character's lead byte was a member)
+        em.action(f"if {_stripped(em, text, i, code, wide)}")
         em.action("continue")
         em.action("end")
-        em.action("else")
-    em.action("continue")
-    if wide:
-        em.action("end")
+    else:
+        em.action("continue")
     em.action("end")
-    em.action(f"if {i}")
-    em.action(f"{out} = slice {text} {i}")
-    em.action("else")
-    em.action(f"{out} = {text}")  # nothing to strip: no slice
-    em.action("end")
+    em.action(f"{start} = {i}")
     em.action("break")
     em.action("end")
+    em.action(f"{out} = slice {text} {start}")
     em.action("end")
     return out
 
@@ -87,39 +96,34 @@ def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
     """The text up to its last character that is not stripped (empty when there is none).
 
     Byte i from the end is at `len (slice $t i)` with `$t` the text without its first byte;
-    `end` is the start of the last stripped character seen, 0 while there is none (a kept
-    character is found before the scan reaches the start, so 0 is never a cut)."""
+    `end` is the start of the last stripped character seen, the text's length while there is
+    none."""
     out, rest, end, i, at, code = (em.temp() for _ in range(6))
     em.action(f"{out} := {text}")
     em.action(f"if {text}")
     em.action(f"{rest} := slice {text} 1")
     em.action(f"if index {table} (index {text} (len {rest}))")  # else it ends with a kept one
-    em.action(f'{out} = ""')
-    em.action(f"{end} := 0")
+    em.action(f"{end} := len {text}")
     em.action(f"range {i} := len {text}")
     em.action(f"{at} := len (slice {rest} {i})")
     em.action(f"{code} := index {table} (index {text} {at})")
     em.action(f"if {code}")
-    em.action(f"if eq {code} {SCAN_SPACE}")
-    em.action(f"{end} = {at}")
-    em.action("continue")
-    if wide:
-        em.action(f"else if eq {code} {SCAN_MAYBE}")
-        em.action(f'if eq (printf "%.1s" (slice {text} {at})) {wide}')
+    if wide:  # an ASCII member (the usual stripped byte) is decided by the first `eq`
+        em.action(
+            f'if or (eq {code} {SCAN_SPACE}) (and (eq {code} {SCAN_MAYBE}) (eq (printf "%.1s" (slice {text} {at})) {wide}))'
+        )
         em.action(f"{end} = {at}")
         em.action("continue")
+        em.action(f"else if eq {code} {SCAN_INSIDE}")
+        em.action("continue")  # inside a multi-byte character: its lead byte decides
         em.action("end")
-    em.action("else")
-    em.action("continue")  # inside a multi-byte character: its lead byte decides
-    em.action("end")
-    em.action("end")
-    em.action(f"if {end}")
-    em.action(f"{out} = slice {text} 0 {end}")
-    em.action("else")
-    em.action(f"{out} = {text}")
+    else:
+        em.action(f"{end} = {at}")
+        em.action("continue")
     em.action("end")
     em.action("break")
     em.action("end")
+    em.action(f"{out} = slice {text} 0 {end}")
     em.action("end")
     em.action("end")
     return out

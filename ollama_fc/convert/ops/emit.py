@@ -14,7 +14,7 @@ from ...errors import ConversionError
 from ..go.textops import go_string
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
-from .conditions import simplify_condition
+from .conditions import ACTION, OPENS_BLOCK, simplify_condition
 from .values import (
     BOUND_METHOD,
     LIST,
@@ -31,6 +31,71 @@ from .values import (
 
 #: a Go variable or field chain: reading it costs no function call
 SIMPLE_VARIABLE = re.compile(r"\$[A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")
+#: a Go interpreted string literal inside an action
+GO_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+#: string constants at least this long (the lookup tables of strips, case changes and escapers)
+#: are declared once when an action repeats them
+SHARED_CONSTANT_CHARS = 64
+
+
+def share_constants(body: str, actions: list[tuple[int, int]] | None = None) -> str:
+    """`body` with each long string constant its actions repeat read from one variable,
+    declared before everything else.
+
+    The main template's variables declared at its top are visible in every block below, so a
+    table written at every strip or case change (256 bytes, about 1 KB as a literal) is lexed
+    and unquoted once per parse instead of once per use. A variable holds the same string as
+    the constant, so every function given it sees the same value. `define` bodies cannot see
+    the template's variables: the main template and each define's body are passed separately
+    (`share_constants_in_defines`). `actions`: the spans of the body's actions long enough to
+    hold such a constant, when known.
+    """
+    if actions is None:
+        actions = [
+            match.span() for match in ACTION.finditer(body) if match.end() - match.start() > SHARED_CONSTANT_CHARS
+        ]
+    counts: dict[str, int] = {}
+    for start, end in actions:
+        for literal in GO_STRING.findall(body, start, end):
+            if len(literal) >= SHARED_CONSTANT_CHARS:
+                counts[literal] = counts.get(literal, 0) + 1
+    names = {literal: f"$ofc_k{n}" for n, literal in enumerate(sorted(c for c in counts if counts[c] > 1), 1)}
+    if not names:
+        return body
+    pieces = [f"{{{{ {name} := {literal} }}}}" for literal, name in names.items()]
+    last = 0
+    for start, end in actions:
+        pieces.append(body[last:start])
+        pieces.append(GO_STRING.sub(lambda m: names.get(m.group(), m.group()), body[start:end]))
+        last = end
+    pieces.append(body[last:])
+    return "".join(pieces)
+
+
+def share_constants_in_defines(code: str) -> str:
+    """`code`, a run of `{{ define }}` blocks, with `share_constants` applied to each body: a
+    variable declared at the top of a define is visible in all of that define."""
+    pieces: list[str] = []
+    depth, body_start, last = 0, 0, 0
+    long_actions: list[tuple[int, int]] = []
+    for match in ACTION.finditer(code):
+        start, end = match.span()
+        if end - start > SHARED_CONSTANT_CHARS:
+            long_actions.append((start - body_start, end - body_start))
+        word = code[start + 2 : end - 2].strip("- ").split(" ", 1)[0]
+        if word in OPENS_BLOCK:
+            depth += 1
+            if depth == 1 and word == "define":
+                body_start, long_actions = end, []
+        elif word == "end":
+            depth -= 1
+            if depth == 0:
+                body = code[body_start:start]
+                long_actions = [span for span in long_actions if span[1] <= len(body)]
+                pieces += [code[last:body_start], share_constants(body, long_actions)]
+                last = start
+    pieces.append(code[last:])
+    return "".join(pieces)
 
 
 class Emit:
@@ -63,7 +128,7 @@ class Emit:
         self.sink: str | None = None
         self.sink_construct = ""
         #: assistant prefill: once the final message's text may have been printed, output is
-        #: guarded by `$ofc_stop` (open while `guard_open`); see `print_final_text`
+        #: guarded by `$ofc_go` (open while `guard_open`); see `print_final_text`
         self.prefill_armed = False
         self.guard_open = False
         #: captured text variables that may hold the final message's text (see `capture`)
@@ -148,7 +213,7 @@ class Emit:
     def show(self, code: str) -> None:
         """Template output (text or a printing action); silent once an assistant prefill has ended."""
         if self.prefill_armed and not self.guard_open:
-            self.out.append("{{ if $ofc_stop }}{{ else }}")  # `if not` would be a function call
+            self.out.append("{{ if $ofc_go }}")  # (true until the prefill is cut)
             self.guard_open = True
         self.charge(code)
         self.printed = True
@@ -277,41 +342,79 @@ class Emit:
         """Print message text; when it is the prefilled final message's, end the output after it.
 
         `final` is a Go condition true when the text comes from the final message. The cut falls
-        after the last occurrence of `$ofc_cut` in this text (see `prefill_prologue`).
+        after the last occurrence of `$ofc_cut` in this text, followed by `$ofc_tail` where the
+        text goes on with it, else by `$ofc_cut` (see `prefill_prologue`). Nothing is printed
+        once `$ofc_go` is false, which happens only where `$ofc_open` holds.
         """
         self.prefill_armed = True
-        text, k, i, rest, n = (self.temp() for _ in range(5))
+        self.close_guard()
         # one `if` on a variable for every render that continues no assistant message (the
         # common case): the cut's machinery and its function calls run only when one is
         self.action("if $ofc_open")
-        self.action("if $ofc_stop")
-        self.action(f"else if {final}")
+        self.action("if $ofc_go")
+        self.action(f"if {final}")
+        if code.endswith(".Content") and final == f"(eq {code.removesuffix('.Content')} $ofc_final)":
+            # the final message's own text: where it is cut is known (`prefill_cut`)
+            self.printed_action("$ofc_head")
+            self.printed_action("$ofc_end")
+            self.action("$ofc_go = false")
+        else:
+            self.cut_search(code)
+        self.action("else")
+        self.printed_action(code)
+        self.action("end")
+        self.action("end")
+        self.action("else")  # no prefill: nothing was cut
+        self.printed_action(code)
+        self.action("end")
+
+    def cut_search(self, code: str) -> None:
+        """Print the text `code` of the final message up to the cut, if it is found in it."""
+        text, k, i, rest = (self.temp() for _ in range(4))
         self.action(f"{text} := {code}")
         self.action(f"{k} := -1")
         self.action(f"range {i} := len {text}")
         self.action(f"{rest} := slice {text} {i}")
-        self.action(f"if and (ge (len {rest}) (len $ofc_cut)) (eq (slice {rest} 0 (len $ofc_cut)) $ofc_cut)")
+        self.action(f"if and (ge (len {rest}) $ofc_n) (eq (slice {rest} 0 $ofc_n) $ofc_cut)")
         self.action(f"{k} = {i}")
         self.action("end")
         self.action("end")
         self.action(f"if ge {k} 0")
+        self.printed_action(f"slice {text} 0 {k}")
         self.action(f"{rest} := slice {text} {k}")
-        self.action(f"{n} := len $ofc_cut")
-        self.action(
-            f"if and $ofc_whole (ge (len {rest}) (len $ofc_final.Content)) "
-            f"(eq (slice {rest} 0 (len $ofc_final.Content)) $ofc_final.Content)"
-        )
-        self.action(f"{n} = len $ofc_final.Content")
-        self.action("end")
-        self.put(f"slice {text} 0 {k}")
-        self.put(f"slice {rest} 0 {n}")
-        self.action("$ofc_stop = true")
+        self.action(f"if and (ge (len {rest}) (len $ofc_tail)) (eq (slice {rest} 0 (len $ofc_tail)) $ofc_tail)")
+        self.printed_action("$ofc_tail")
         self.action("else")
-        self.put(text)
+        self.printed_action("$ofc_cut")
         self.action("end")
+        self.action("$ofc_go = false")
         self.action("else")
-        self.put(code)
+        self.printed_action(text)
         self.action("end")
-        self.action("else")
-        self.put(code)
+
+    def prefill_cut(self) -> None:
+        """Where the final message's own text is cut, computed once in the prologue where
+        `$ofc_open` holds: `$ofc_head` up to the last occurrence of `$ofc_cut` in it, then
+        `$ofc_end`, `$ofc_tail` where the text goes on with it, else `$ofc_cut`."""
+        k, i, rest = (self.temp() for _ in range(3))
+        self.action("if $ofc_open")
+        self.action(f"{k} := 0")
+        self.action(f"range {i} := len $ofc_final.Content")
+        self.action(f"{rest} := slice $ofc_final.Content {i}")
+        self.action(f"if and (ge (len {rest}) $ofc_n) (eq (slice {rest} 0 $ofc_n) $ofc_cut)")
+        self.action(f"{k} = {i}")
         self.action("end")
+        self.action("end")
+        self.action(f"$ofc_head = slice $ofc_final.Content 0 {k}")
+        self.action(f"{rest} := slice $ofc_final.Content {k}")
+        self.action("$ofc_end = $ofc_cut")
+        self.action(f"if and (ge (len {rest}) (len $ofc_tail)) (eq (slice {rest} 0 (len $ofc_tail)) $ofc_tail)")
+        self.action("$ofc_end = $ofc_tail")
+        self.action("end")
+        self.action("end")
+
+    def printed_action(self, code: str) -> None:
+        """Print `code` where `$ofc_go` is known to hold (no guard)."""
+        self.charge(code)
+        self.printed = True
+        self.out.append("{{ " + code + " }}")

@@ -23,6 +23,7 @@ from ..analysis import (
 from ..exclusive import join_exclusive_ifs
 from ..limits import Limits
 from ..ops.conditions import invert_negated_ifs
+from ..ops.emit import share_constants, share_constants_in_defines
 from ..ops.filters import Lowering
 from ..ops.values import (
     UNDEF,
@@ -143,7 +144,8 @@ class Core(Lowering):
         body = "".join(self.out)
         if self.prefill_armed or "$ofc_" in body:  # printed, or only tracked, final text
             body = self.prefill_prologue() + body
-        return invert_negated_ifs("".join(self.helpers.values()) + body)
+        body = share_constants(body)  # the main template only: defines cannot see its variables
+        return invert_negated_ifs(share_constants_in_defines("".join(self.helpers.values())) + body)
 
     def prefill_prologue(self) -> str:
         """Go variables describing an assistant prefill, computed once before the body runs.
@@ -153,21 +155,30 @@ class Core(Lowering):
         cuts it after the last occurrence of the final message's stripped text (keeping its
         trailing whitespace when the message had no leading whitespace and was printed whole);
         an empty text cuts nothing. `$ofc_final` is that message, `$ofc_open` whether a cut is
-        due, `$ofc_cut` the stripped text, `$ofc_whole` whether the text has no leading space.
+        due (the length of the stripped text `$ofc_cut`, `$ofc_n`), `$ofc_tail` what follows
+        the cut where the text continues with it: the whole text when it has no leading space.
         """
         body, self.out = self.out, []
         self.action("$ofc_final := 0")
         self.action("$ofc_open := false")
-        self.action("$ofc_stop := false")
+        self.action("$ofc_go := true")
         self.action('$ofc_cut := ""')
-        self.action("$ofc_whole := false")
+        self.action("$ofc_n := 0")
+        self.action('$ofc_tail := ""')
+        self.action('$ofc_head := ""')
+        self.action('$ofc_end := ""')
         self.action("if $.Messages")
         self.action("$ofc_final = index $.Messages (len (slice $.Messages 1))")
         self.action('if eq $ofc_final.Role "assistant"')
         stripped = self.trim("$ofc_final.Content", "strip", None)
         self.action(f"$ofc_cut = {stripped.code}")
-        self.action('$ofc_open = ne $ofc_cut ""')
-        self.action("$ofc_whole = and $ofc_open (eq (slice $ofc_final.Content 0 (len $ofc_cut)) $ofc_cut)")
+        self.action("$ofc_n = len $ofc_cut")
+        self.action("$ofc_open = $ofc_n")
+        self.action("$ofc_tail = $ofc_cut")
+        self.action("if and $ofc_open (eq (slice $ofc_final.Content 0 $ofc_n) $ofc_cut)")
+        self.action("$ofc_tail = $ofc_final.Content")
+        self.action("end")
+        self.prefill_cut()
         self.action("end")
         self.action("end")
         prologue, self.out = "".join(self.out), body
