@@ -324,6 +324,39 @@ def test_captured_repr_of_untyped_values_matches_python_at_any_depth() -> None:
     assert not [w for w in conversion.warnings if "deeper" in w.construct]
 
 
+#: characters Python's repr escapes (categories C and Z but the space) beside ones it prints as they are
+NOT_PRINTED = (
+    "caf\u00e9 nb\u00a0sp soft\u00adhy c1\u0085 ls\u2028ps\u2029 ideo\u3000 bom\ufeff pua\ue000 zw\u200b"
+    " \U0001f600 tag\U000e0001 \u4e2d\u6587 it's \x01\x7f"
+)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        # printed: the ofc_repr helpers
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments.items() %}"
+        "{{ k }}={{ v }};{% endfor %}{% endfor %}{% endfor %}",
+        # captured: rewritten from Go's JSON text
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments.items() %}"
+        "{% set kept %}{{ k }}={{ v }}{% endset %}{{ kept }};{% endfor %}{% endfor %}{% endfor %}",
+        # captured: a typed string of a tool schema
+        "{% for t in tools %}{% set s = t | string %}{{ s }}|{{ t }}{% endfor %}",
+    ],
+    ids=["printed", "captured-json", "captured-schema"],
+)
+def test_repr_escapes_the_characters_python_does_not_print(template: str) -> None:
+    arguments = {"a": [NOT_PRINTED, 'say "hi"', "both ' and \""], "b": NOT_PRINTED}
+    messages = [*call_conversation(arguments), {"role": "user", "content": "r"}]
+    parameters = {"type": "object", "properties": {"x": {"type": "string", "description": NOT_PRINTED}}}
+    tools = [{"type": "function", "function": {"name": "f", "description": NOT_PRINTED, "parameters": parameters}}]
+    conversion = convert(TemplateSource(template, {}, "repr"))
+    expected = reference_render(template, as_hf(messages), tools)
+    assert "\\xa0" in expected and "\\u2028" in expected and "\U0001f600" in expected
+    for version in (oracle.PINNED, oracle.LATEST):
+        assert oracle.render(conversion.template, messages, tools, version=version) == expected, version
+
+
 def test_tojson_separators_and_ensure_ascii_match_python() -> None:
     """`tojson(separators=...)` changes every separator (helpers and inline writer alike);
     `ensure_ascii=True` escapes non-ASCII and DEL, astral characters as surrogate pairs."""

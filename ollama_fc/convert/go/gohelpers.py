@@ -9,7 +9,7 @@ indented JSON writer is emitted once per nesting depth.
 
 from __future__ import annotations
 
-from .textops import go_string, json_string
+from .textops import LEAD_BYTE, go_string, json_string, position_after, rune_repr_escape
 
 #: Deepest JSON nesting the indented writer handles (tool schemas are far shallower).
 MAX_INDENT_DEPTH = 10
@@ -249,9 +249,22 @@ def _byte_table(marked: dict[int, int]) -> str:
 
 def _repr_plain(quote: int) -> str:
     """Non-zero for the bytes `repr()` writes unchanged inside a string quoted with `quote`;
-    zero (falsy, and the shortest literal for the rarer bytes) for controls, backslash, DEL
-    and the quote."""
-    return _byte_table({byte: 46 for byte in range(256) if byte >= 32 and byte not in (92, 127, quote)})
+    zero (falsy, and the shortest literal for the rarer bytes) for controls, backslash, DEL,
+    the quote, and the lead bytes of multi-byte characters (some of which repr escapes)."""
+    kept = (byte for byte in range(256) if byte >= 32 and byte not in (92, 127, quote))
+    return _byte_table({byte: 46 for byte in kept if not LEAD_BYTE <= byte <= 244})
+
+
+def _repr_rune() -> str:
+    """At a multi-byte character `$s` holds at `$i`: its escape, when repr writes one, after the
+    run before it (see textops.rune_repr_escape)."""
+    body = _Statements()
+    rune, escape = rune_repr_escape(body, "$s", "$i")
+    return (
+        "".join(body.code)
+        + f"{{{{- if {escape} }}}}{{{{- slice $s $last $i }}}}{{{{- {escape} }}}}"
+        + f"{{{{- $last = {position_after('$s', '$i', f'(len {rune})')} }}}}{{{{- end }}}}"
+    )
 
 
 #: `ofc_repr_str`: which quote is decided by a scan only when `html` shows a quote may be there;
@@ -264,10 +277,11 @@ _REPR_STRING = (
     f'{{{{- $q := "\'" }}}}{{{{- $qb := 39 }}}}{{{{- $plain := {_repr_plain(39)} }}}}'
     f'{{{{- if and $sq (not $dq) }}}}{{{{- $q = "\\"" }}}}{{{{- $qb = 34 }}}}{{{{- $plain = {_repr_plain(34)} }}}}{{{{- end }}}}'
     "{{- $q }}{{- $last := 0 }}{{- range $i := len $s }}{{- if index $plain (index $s $i) }}{{- else }}"
-    "{{- slice $s $last $i }}{{- $b := index $s $i }}"
+    f"{{{{- $b := index $s $i }}}}{{{{- if ge $b {LEAD_BYTE} }}}}{_repr_rune()}{{{{- else }}}}"
+    "{{- slice $s $last $i }}"
     "{{- if eq $b 92 }}\\\\{{- else if eq $b $qb }}\\{{ $q }}{{- else if eq $b 10 }}\\n{{- else if eq $b 13 }}\\r"
     '{{- else if eq $b 9 }}\\t{{- else }}{{- printf "\\\\x%02x" $b }}{{- end }}'
-    "{{- $last = len (slice $s (len (slice (slice $s $i) 1))) }}{{- end }}{{- end }}"
+    "{{- $last = len (slice $s (len (slice (slice $s $i) 1))) }}{{- end }}{{- end }}{{- end }}"
     "{{- slice $s $last }}{{- $q }}{{- end }}"
 )
 

@@ -286,11 +286,38 @@ def slice_text(em: Emitter, text_code: str, start: int | None, stop: int | None)
     return out
 
 
+#: the first byte of a multi-byte UTF-8 character (0xC2 to 0xF4 in valid text)
+LEAD_BYTE = 194
+
+
+def rune_repr_escape(em: Emitter, text: str, i: str) -> tuple[str, str]:
+    """At the lead byte `i` of a multi-byte character of `text`: (the character, Python's
+    `repr()` escape of it, or "" when repr writes it as it is).
+
+    Python escapes what `str.isprintable` rejects (Unicode categories C and Z but the ASCII
+    space: U+00A0, U+00AD, U+0085, U+2028, U+200B, U+FEFF, private use...); Go's `%q` escapes
+    what `strconv.IsPrint` rejects, the same categories. Go writes `\\u00XX` where Python writes
+    `\\xXX`; `\\uXXXX` and `\\UXXXXXXXX` are alike (lower-case hex in both).
+    """
+    rune, quoted, escape = em.temp(), em.temp(), em.temp()
+    em.action(f'{rune} := printf "%.1s" (slice {text} {i})')
+    em.action(f'{quoted} := printf "%q" {rune}')
+    em.action(f'{escape} := ""')
+    em.action(f'if ne {quoted} (printf "\\"%s\\"" {rune})')
+    em.action(f"{escape} = slice {quoted} 1 (len (slice {quoted} 1))")
+    em.action(f'if eq (slice {escape} 0 4) "\\\\u00"')
+    em.action(f'{escape} = printf "\\\\x%s" (slice {escape} 4)')
+    em.action("end")
+    em.action("end")
+    return rune, escape
+
+
 def repr_string(em: Emitter, text_code: str) -> str:
     """Python's `repr()` of a string, written inline (the `ofc_repr_str` helper cannot be captured).
 
     Single quotes unless the text has a `'` and no `"`, as CPython chooses; backslash, the
-    quote, \\n, \\r, \\t and other control bytes escaped.
+    quote, \\n, \\r, \\t, other control bytes and the characters Python does not print
+    (`rune_repr_escape`) escaped.
     """
     text, single, double, quote, out, last, i, b, escape = (em.temp() for _ in range(9))
     em.action(f"{text} := {text_code}")
@@ -321,6 +348,12 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.action("end")
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {escape}')
     em.action(f"{last} = {position_after(text, i)}")
+    em.action(f"else if ge {b} {LEAD_BYTE}")
+    rune, rune_escape = rune_repr_escape(em, text, i)
+    em.action(f"if {rune_escape}")
+    em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {rune_escape}')
+    em.action(f"{last} = {position_after(text, i, f'(len {rune})')}")
+    em.action("end")
     em.action("end")
     em.action("end")
     em.action(f'{out} = printf "%s%s%s%s" {quote} {out} (slice {text} {last}) {quote}')
@@ -336,7 +369,7 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     repr: `, ` and `: ` separators, True/False/None, and each string quoted as `repr_string`
     quotes it. Go writes `<`, `>`, `&` and control bytes as `\u00XX` escapes: they come back
     as the character, or as Python's `\xXX` for a control byte (`\u2028`/`\u2029` stay, as in
-    Python's repr).
+    Python's repr); other characters Python does not print are escaped (`rune_repr_escape`).
     """
     text, out, last, quote, i, b, piece, step, escape = (em.temp() for _ in range(9))
     rest, single, double, escaped, j, c = (em.temp() for _ in range(6))
@@ -381,6 +414,14 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     em.action("end")
     em.action(f"else if eq {b} 127")
     em.action(f"{piece} = {q(chr(92) + 'x7f')}")
+    em.action(f"else if ge {b} {LEAD_BYTE}")
+    rune, rune_escape = rune_repr_escape(em, text, i)
+    em.action(f"if {rune_escape}")
+    em.action(f"{piece} = {rune_escape}")
+    em.action(f"{step} = len {rune}")
+    em.action("else")
+    em.action("continue")
+    em.action("end")
     em.action("else")
     em.action("continue")
     em.action("end")
