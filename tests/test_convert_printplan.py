@@ -33,7 +33,7 @@ def _function(name: str, description: str, properties: dict[str, Any], required:
 TOOLS = [
     _function(
         "get_weather",
-        'Weather <now> & "later" \u00e9',
+        'Weather <now> & "later" \u00e9\u00a0\u2028',
         {"city": {"type": "string", "description": "City."}, "unit": {"type": "string", "enum": ["c", "f"]}},
         ["city"],
     ),
@@ -104,6 +104,11 @@ PLANNED = {
         "{% if messages[0].role == 'system' %}{% set x = 'S' ~ ns.s %}{% elif messages | length > 1 %}"
         "{% set x = ns.s ~ 'M' %}{% else %}{% set x = '' %}{% endif %}[{{ x }}]{% if x %}yes{% endif %}" + MESSAGES
     ),
+    # apriel: `tool | string` (Python's repr) accumulated, printed through the repr helpers
+    "repr": (
+        "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | string) ~ '\\n' %}"
+        "{% endfor %}<T>{{ ns.s }}</T>" + MESSAGES
+    ),
 }
 
 #: templates where the plan cannot stand for the string: captured, as before
@@ -160,7 +165,7 @@ def check_renders(go_template: str, template: str, engines: dict[str, oracle.Ora
 def test_string_built_only_to_be_printed_is_printed_in_place(name: str, engines: dict[str, oracle.Oracle]) -> None:
     template = PLANNED[name]
     go_template = convert(TemplateSource(template, {}, name)).template
-    assert 'template "ofc_json"' in go_template  # the tools' JSON is printed, not captured
+    assert 'template "ofc_json"' in go_template or 'template "ofc_repr"' in go_template  # printed, not captured
     assert "ofc-plan" not in go_template and "$ofc_plan" not in go_template
     check_renders(go_template, template, engines)
 

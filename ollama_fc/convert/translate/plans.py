@@ -284,11 +284,14 @@ def uses_in_scope(text: str) -> Iterator[tuple[int, int, set[str]]]:
             scopes[-1] |= declared
 
 
+#: the printed helpers that write what their inline (captured) forms write: JSON and repr
+PLANNED_HELPERS = ("ofc_json", "ofc_repr", "ofc_str")
+
+
 def calls_other_defines(snippet: str) -> bool:
-    """Does the snippet print through a `define` other than the JSON writer's? The captured
-    translation writes those values inline, and the printed helpers are not all alike
-    (`ofc_repr` writes U+2028 raw where Python's repr escapes it): keep the captured text."""
-    return any(not name.startswith("ofc_json") for name in CALLED.findall(snippet))
+    """Does the snippet print through a `define` other than the JSON and repr writers? Any
+    other (a macro's define, say) keeps the captured text the translation writes inline."""
+    return any(not name.startswith(PLANNED_HELPERS) for name in CALLED.findall(snippet))
 
 
 def set_after(text: str, var: str, start: int) -> bool:
