@@ -11,7 +11,9 @@ one contradicts some conjunct of the other: `E == 'x'` against `E == 'y'` (the s
 two different constants), or `E is none` against `E is not none`. The join keeps what renders
 when nothing between the tests changes E: E is read from a variable that no branch before it
 assigns (`set`, a loop target, a namespace attribute), and nothing in those branches calls a
-method that could change it in place.
+method that could change it in place. One difference remains, on inputs the template refuses:
+a later test that would raise (`m.content.strip()` of a None) is no longer evaluated once an
+earlier test held, so where the template fails the conversion may render.
 """
 
 from __future__ import annotations
