@@ -18,25 +18,26 @@ from typing import Any
 import httpx
 from ollama import ChatResponse, Message
 from pydantic import ValidationError
-from starlette.requests import Request
-from starlette.responses import Response
 
+from .exchange import Exchange
 from .recovering import ResponseRecovery
-from .upstream import error_response, read_chat_request, repaired_chat
+from .upstream import Upstream, read_chat_request, repaired_chat, send_error
 
 log = logging.getLogger("ollama_fc.serve")
 
 PATH = "/api/chat"
 
 
-async def chat(request: Request) -> Response:
-    body = await request.body()
+async def chat(exchange: Exchange, upstream: Upstream) -> None:
+    body = await exchange.body()
     try:
         payload = read_chat_request(body)
     except ValueError as error:
-        return error_response(PATH, 400, f"malformed /api/chat request: {error}")
-    return await repaired_chat(
-        request,
+        await send_error(exchange, PATH, 400, f"malformed /api/chat request: {error}")
+        return
+    await repaired_chat(
+        exchange,
+        upstream,
         PATH,
         body,
         payload,

@@ -27,11 +27,10 @@ from typing import Any
 import httpx
 from ollama import ChatResponse, Message
 from pydantic import ValidationError
-from starlette.requests import Request
-from starlette.responses import Response
 
+from .exchange import Exchange
 from .recovering import ResponseRecovery
-from .upstream import error_response, read_chat_request, repaired_chat
+from .upstream import Upstream, read_chat_request, repaired_chat, send_error
 
 log = logging.getLogger("ollama_fc.serve")
 
@@ -40,16 +39,18 @@ DATA = "data: "
 DONE = "data: [DONE]"
 
 
-async def chat_completions(request: Request) -> Response:
-    body = await request.body()
+async def chat_completions(exchange: Exchange, upstream: Upstream) -> None:
+    body = await exchange.body()
     try:
         payload = read_chat_request(body)
     except ValueError as error:
-        return error_response(PATH, 400, f"malformed chat completions request: {error}")
+        await send_error(exchange, PATH, 400, f"malformed chat completions request: {error}")
+        return
     if name_tool_results(payload):
         body = json.dumps(payload, ensure_ascii=False).encode()
-    return await repaired_chat(
-        request,
+    await repaired_chat(
+        exchange,
+        upstream,
         PATH,
         body,
         payload,
