@@ -38,6 +38,7 @@ from ollama_fc.build import build
 from ollama_fc.families import load_family
 from ollama_fc.functions import function_to_tool
 from ollama_fc.serve import ProxyThread
+from ollama_fc.serve.upstream import AiohttpTransport
 from ollama_fc.testbed.scripted import write_scripted_gguf
 
 pytestmark = pytest.mark.ollama
@@ -419,14 +420,14 @@ def test_create_blobs_and_delete_through_the_proxy(proxy: str, ollama_host: str,
 
 
 class WatchedTransport(httpx.AsyncBaseTransport):
-    """httpx's own transport to the real Ollama, noting how each upstream request ended: read to
+    """The proxy's own transport to the real Ollama, noting how each upstream request ended: read to
     its end, closed early, or cancelled before Ollama answered. Generation is paced as a real
     model's would be (a scripted model on an idle llama-server writes 500 tokens in a few tenths
     of a second, faster than an app can hang up): the answer's head waits `head_delay`, each
     chunk `chunk_delay`."""
 
     def __init__(self, head_delay: float = 2.0, chunk_delay: float = 0.01) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
+        self.inner = AiohttpTransport()
         self.ends: list[tuple[str, str]] = []
         self.head_delay = head_delay
         self.chunk_delay = chunk_delay
