@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from .exchange import Exchange
 from .recovering import ResponseRecovery
-from .upstream import Upstream, read_chat_request, repaired_chat, send_error
+from .upstream import Upstream, compact_json, line_batches, read_chat_request, repaired_chat, send_error
 
 log = logging.getLogger("ollama_fc.serve")
 
@@ -49,8 +49,8 @@ async def chat(exchange: Exchange, upstream: Upstream) -> None:
 
 
 async def _rewritten_lines(response: httpx.Response, recovery: ResponseRecovery) -> AsyncIterator[bytes]:
-    async for line in response.aiter_lines():
-        yield _rewritten(line.encode(), recovery, whole_response=False) + b"\n"
+    async for lines in line_batches(response):
+        yield b"".join([_rewritten(line, recovery, whole_response=False) + b"\n" for line in lines])
 
 
 def _rewritten(data: bytes, recovery: ResponseRecovery, whole_response: bool) -> bytes:
@@ -67,7 +67,7 @@ def _rewritten(data: bytes, recovery: ResponseRecovery, whole_response: bool) ->
     if message is None:
         return data
     raw["message"] = _merged(raw["message"], message, recovery)
-    return (json.dumps(raw, ensure_ascii=False, separators=(",", ":")) + ("\n" if whole_response else "")).encode()
+    return compact_json(raw) + (b"\n" if whole_response else b"")
 
 
 def _merged(original: dict[str, Any], message: Message, recovery: ResponseRecovery) -> dict[str, Any]:

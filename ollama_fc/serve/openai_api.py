@@ -30,13 +30,13 @@ from pydantic import ValidationError
 
 from .exchange import Exchange
 from .recovering import ResponseRecovery
-from .upstream import Upstream, read_chat_request, repaired_chat, send_error
+from .upstream import Upstream, compact_json, line_batches, read_chat_request, repaired_chat, send_error
 
 log = logging.getLogger("ollama_fc.serve")
 
 PATH = "/v1/chat/completions"
-DATA = "data: "
-DONE = "data: [DONE]"
+DATA = b"data: "
+DONE = b"data: [DONE]"
 
 
 async def chat_completions(exchange: Exchange, upstream: Upstream) -> None:
@@ -153,7 +153,7 @@ def _repaired_completion(data: bytes, recovery: ResponseRecovery) -> bytes:
         return data
     if _apply(choice["message"], message, recovery):
         choice["finish_reason"] = "tool_calls"
-    return (json.dumps(completion, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    return compact_json(completion) + b"\n"
 
 
 class StreamRepair:
@@ -164,12 +164,12 @@ class StreamRepair:
         self.sent_calls = False
 
     async def lines(self, response: httpx.Response) -> AsyncIterator[bytes]:
-        async for line in response.aiter_lines():
-            if line.startswith(DATA) and line != DONE:
-                line = self.event(line)
-            yield (line + "\n").encode()
+        async for lines in line_batches(response):
+            yield b"".join(
+                [(self.event(line) if line.startswith(DATA) and line != DONE else line) + b"\n" for line in lines]
+            )
 
-    def event(self, line: str) -> str:
+    def event(self, line: bytes) -> bytes:
         try:
             chunk = json.loads(line[len(DATA) :])
             choice = chunk["choices"][0] if chunk.get("choices") else None
@@ -196,4 +196,4 @@ class StreamRepair:
             changed = True
         if not changed:
             return line
-        return DATA + json.dumps(chunk, ensure_ascii=False, separators=(",", ":"))
+        return DATA + compact_json(chunk)

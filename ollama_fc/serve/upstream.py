@@ -19,6 +19,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
+from functools import lru_cache
 from typing import Any
 
 import aiohttp
@@ -66,6 +67,17 @@ TIMEOUT_EXTENSION = UPSTREAM_TIMEOUT.as_dict()
 MUTATING = ("/api/create", "/api/delete", "/api/copy", "/api/pull", "/api/push")
 
 JSON_TYPE = [(b"content-type", b"application/json")]
+
+_COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def compact_json(value: Any) -> bytes:
+    """`value` as JSON the way Ollama writes it: UTF-8, no spaces (one encoder for every chunk)."""
+    return _COMPACT_JSON.encode(value).encode()
+
+
+_url = lru_cache(maxsize=256)(httpx.URL)
+"""The parsed URL of a request to Ollama: the same few paths come again and again."""
 
 
 class AiohttpTransport(httpx.AsyncBaseTransport):
@@ -173,7 +185,7 @@ class Upstream:
         query = exchange.scope.get("query_string")
         upstream_request = httpx.Request(
             method,
-            self.base_url + path + ("?" + query.decode("latin-1") if query else ""),
+            _url(self.base_url + path + ("?" + query.decode("latin-1") if query else "")),
             headers=headers,
             content=content,
             extensions={"timeout": TIMEOUT_EXTENSION},
@@ -263,6 +275,20 @@ async def repaired_chat(
     )
 
 
+async def line_batches(response: httpx.Response) -> AsyncIterator[list[bytes]]:
+    """The lines of a streamed answer (JSON lines, server-sent events) without their newline, as
+    they arrive: the complete lines of each piece read, together, so that they go on to the app
+    in one write."""
+    pending = b""
+    async for chunk in response.stream:  # type: ignore[union-attr]
+        lines = (pending + chunk).split(b"\n") if pending else chunk.split(b"\n")
+        pending = lines.pop()
+        if lines:
+            yield lines
+    if pending:
+        yield [pending]
+
+
 def response_headers(response: httpx.Response, keep_length: bool) -> Headers:
     """Ollama's response headers for the app: less the hop-by-hop ones (and the length, when the
     body is rewritten), names in lower case as ASGI wants them."""
@@ -293,8 +319,7 @@ async def send_error(exchange: Exchange, path: str, status: int, message: str) -
         error = {"error": {"message": message, "type": kind, "param": None, "code": None}}
     else:
         error = {"error": message}
-    body = json.dumps(error, ensure_ascii=False, separators=(",", ":")).encode()
-    await exchange.respond(status, JSON_TYPE, body)
+    await exchange.respond(status, JSON_TYPE, compact_json(error))
 
 
 def read_chat_request(body: bytes) -> Mapping[str, Any]:
