@@ -216,7 +216,8 @@ class Upstream:
         if cached is None or now - cached[0] > FORMAT_TTL:
             cached = (now, asyncio.ensure_future(self._read_profile(model)))
             self._profiles[model] = cached
-        profile, known = await asyncio.shield(cached[1])
+        future = cached[1]
+        profile, known = future.result() if future.done() else await asyncio.shield(future)
         if not known and self._profiles.get(model) is cached:
             del self._profiles[model]
         return profile
