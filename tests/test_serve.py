@@ -8,7 +8,9 @@ proxy must give every app what `ollama_fc.Client` gives Python code.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import os
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -414,6 +416,18 @@ def test_create_blobs_and_delete_through_the_proxy(proxy: str, ollama_host: str,
         f"{ollama_host}/api/pull", json={"model": "127.0.0.1:1/none/none", "insecure": True}, timeout=60
     )
     assert (pulled.status_code, pulled.content) == (direct.status_code, direct.content)
+
+
+@pytest.mark.parametrize("framing", ["length", "chunked"])
+def test_large_uploads_stream_through(proxy: str, ollama_host: str, framing: str) -> None:
+    """A blob past the size the proxy reads whole (model weights) is streamed on to Ollama,
+    whether the app gives its length or sends it in chunks."""
+    data = os.urandom(3 * 1024 * 1024)
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    content: Any = data if framing == "length" else iter([data[: 1 << 20], data[1 << 20 :]])
+    response = httpx.post(f"{proxy}/api/blobs/{digest}", content=content, timeout=60)
+    assert response.status_code == 201, response.text
+    assert httpx.head(f"{ollama_host}/api/blobs/{digest}").status_code == 200
 
 
 # -- a client that goes away ---------------------------------------------------------------------

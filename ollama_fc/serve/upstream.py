@@ -104,7 +104,12 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         stream = request.stream
         data: Any = request.content if isinstance(stream, httpx.ByteStream) else stream
-        headers = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in request.headers.raw]
+        # aiohttp frames the body itself (a length, or chunks when the length is unknown)
+        headers = [
+            (name.decode("latin-1"), value.decode("latin-1"))
+            for name, value in request.headers.raw
+            if name.lower() != b"transfer-encoding"
+        ]
         try:
             response = await self._client().request(
                 request.method, str(request.url), headers=headers, data=data, allow_redirects=False
