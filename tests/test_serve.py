@@ -8,7 +8,9 @@ proxy must give every app what `ollama_fc.Client` gives Python code.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import os
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -38,6 +40,7 @@ from ollama_fc.build import build
 from ollama_fc.families import load_family
 from ollama_fc.functions import function_to_tool
 from ollama_fc.serve import ProxyThread
+from ollama_fc.serve.upstream import AiohttpTransport
 from ollama_fc.testbed.scripted import write_scripted_gguf
 
 pytestmark = pytest.mark.ollama
@@ -415,18 +418,30 @@ def test_create_blobs_and_delete_through_the_proxy(proxy: str, ollama_host: str,
     assert (pulled.status_code, pulled.content) == (direct.status_code, direct.content)
 
 
+@pytest.mark.parametrize("framing", ["length", "chunked"])
+def test_large_uploads_stream_through(proxy: str, ollama_host: str, framing: str) -> None:
+    """A blob past the size the proxy reads whole (model weights) is streamed on to Ollama,
+    whether the app gives its length or sends it in chunks."""
+    data = os.urandom(3 * 1024 * 1024)
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    content: Any = data if framing == "length" else iter([data[: 1 << 20], data[1 << 20 :]])
+    response = httpx.post(f"{proxy}/api/blobs/{digest}", content=content, timeout=60)
+    assert response.status_code == 201, response.text
+    assert httpx.head(f"{ollama_host}/api/blobs/{digest}").status_code == 200
+
+
 # -- a client that goes away ---------------------------------------------------------------------
 
 
 class WatchedTransport(httpx.AsyncBaseTransport):
-    """httpx's own transport to the real Ollama, noting how each upstream request ended: read to
+    """The proxy's own transport to the real Ollama, noting how each upstream request ended: read to
     its end, closed early, or cancelled before Ollama answered. Generation is paced as a real
     model's would be (a scripted model on an idle llama-server writes 500 tokens in a few tenths
     of a second, faster than an app can hang up): the answer's head waits `head_delay`, each
     chunk `chunk_delay`."""
 
     def __init__(self, head_delay: float = 2.0, chunk_delay: float = 0.01) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
+        self.inner = AiohttpTransport()
         self.ends: list[tuple[str, str]] = []
         self.head_delay = head_delay
         self.chunk_delay = chunk_delay

@@ -6,6 +6,7 @@ the model's text moved into `tool_calls`, by the same engine as `ollama_fc.Clien
 endpoint is forwarded to Ollama unchanged.
 
     app.py          the routes
+    exchange.py     one request in plain ASGI, and the watch for a client that goes away
     ollama_api.py   /api/chat
     openai_api.py   /v1/chat/completions
     recovering.py   the engine on one response, and the policy for calls that fail their schema

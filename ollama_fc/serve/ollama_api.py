@@ -18,25 +18,26 @@ from typing import Any
 import httpx
 from ollama import ChatResponse, Message
 from pydantic import ValidationError
-from starlette.requests import Request
-from starlette.responses import Response
 
+from .exchange import Exchange
 from .recovering import ResponseRecovery
-from .upstream import error_response, read_chat_request, repaired_chat
+from .upstream import Upstream, compact_json, line_batches, read_chat_request, repaired_chat, send_error
 
 log = logging.getLogger("ollama_fc.serve")
 
 PATH = "/api/chat"
 
 
-async def chat(request: Request) -> Response:
-    body = await request.body()
+async def chat(exchange: Exchange, upstream: Upstream) -> None:
+    body = await exchange.body()
     try:
         payload = read_chat_request(body)
     except ValueError as error:
-        return error_response(PATH, 400, f"malformed /api/chat request: {error}")
-    return await repaired_chat(
-        request,
+        await send_error(exchange, PATH, 400, f"malformed /api/chat request: {error}")
+        return
+    await repaired_chat(
+        exchange,
+        upstream,
         PATH,
         body,
         payload,
@@ -48,8 +49,8 @@ async def chat(request: Request) -> Response:
 
 
 async def _rewritten_lines(response: httpx.Response, recovery: ResponseRecovery) -> AsyncIterator[bytes]:
-    async for line in response.aiter_lines():
-        yield _rewritten(line.encode(), recovery, whole_response=False) + b"\n"
+    async for lines in line_batches(response):
+        yield b"".join([_rewritten(line, recovery, whole_response=False) + b"\n" for line in lines])
 
 
 def _rewritten(data: bytes, recovery: ResponseRecovery, whole_response: bool) -> bytes:
@@ -66,7 +67,7 @@ def _rewritten(data: bytes, recovery: ResponseRecovery, whole_response: bool) ->
     if message is None:
         return data
     raw["message"] = _merged(raw["message"], message, recovery)
-    return (json.dumps(raw, ensure_ascii=False, separators=(",", ":")) + ("\n" if whole_response else "")).encode()
+    return compact_json(raw) + (b"\n" if whole_response else b"")
 
 
 def _merged(original: dict[str, Any], message: Message, recovery: ResponseRecovery) -> dict[str, Any]:

@@ -27,29 +27,30 @@ from typing import Any
 import httpx
 from ollama import ChatResponse, Message
 from pydantic import ValidationError
-from starlette.requests import Request
-from starlette.responses import Response
 
+from .exchange import Exchange
 from .recovering import ResponseRecovery
-from .upstream import error_response, read_chat_request, repaired_chat
+from .upstream import Upstream, compact_json, line_batches, read_chat_request, repaired_chat, send_error
 
 log = logging.getLogger("ollama_fc.serve")
 
 PATH = "/v1/chat/completions"
-DATA = "data: "
-DONE = "data: [DONE]"
+DATA = b"data: "
+DONE = b"data: [DONE]"
 
 
-async def chat_completions(request: Request) -> Response:
-    body = await request.body()
+async def chat_completions(exchange: Exchange, upstream: Upstream) -> None:
+    body = await exchange.body()
     try:
         payload = read_chat_request(body)
     except ValueError as error:
-        return error_response(PATH, 400, f"malformed chat completions request: {error}")
+        await send_error(exchange, PATH, 400, f"malformed chat completions request: {error}")
+        return
     if name_tool_results(payload):
         body = json.dumps(payload, ensure_ascii=False).encode()
-    return await repaired_chat(
-        request,
+    await repaired_chat(
+        exchange,
+        upstream,
         PATH,
         body,
         payload,
@@ -152,7 +153,7 @@ def _repaired_completion(data: bytes, recovery: ResponseRecovery) -> bytes:
         return data
     if _apply(choice["message"], message, recovery):
         choice["finish_reason"] = "tool_calls"
-    return (json.dumps(completion, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    return compact_json(completion) + b"\n"
 
 
 class StreamRepair:
@@ -163,12 +164,12 @@ class StreamRepair:
         self.sent_calls = False
 
     async def lines(self, response: httpx.Response) -> AsyncIterator[bytes]:
-        async for line in response.aiter_lines():
-            if line.startswith(DATA) and line != DONE:
-                line = self.event(line)
-            yield (line + "\n").encode()
+        async for lines in line_batches(response):
+            yield b"".join(
+                [(self.event(line) if line.startswith(DATA) and line != DONE else line) + b"\n" for line in lines]
+            )
 
-    def event(self, line: str) -> str:
+    def event(self, line: bytes) -> bytes:
         try:
             chunk = json.loads(line[len(DATA) :])
             choice = chunk["choices"][0] if chunk.get("choices") else None
@@ -195,4 +196,4 @@ class StreamRepair:
             changed = True
         if not changed:
             return line
-        return DATA + json.dumps(chunk, ensure_ascii=False, separators=(",", ":"))
+        return DATA + compact_json(chunk)
