@@ -11,7 +11,6 @@ to capturing, and renders what the reference renders all the same.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -140,12 +139,6 @@ CAPTURED = {
         "{% set wrap %}[{{ ns.s }}]{% endset %}{{ wrap | trim }}" + MESSAGES
     ),
 }
-
-
-@pytest.fixture(scope="module")
-def engines() -> Iterator[dict[str, oracle.Oracle]]:
-    with oracle.Oracle(oracle.PINNED) as pinned, oracle.Oracle(oracle.LATEST) as latest:
-        yield {oracle.PINNED: pinned, oracle.LATEST: latest}
 
 
 def expected(template: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> str:

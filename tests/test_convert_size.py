@@ -10,12 +10,10 @@ from typing import Any
 import pytest
 from renders import ollama_renders
 
-from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.convert.ops.conditions import ACTION
 from ollama_fc.convert.ops.emit import GO_STRING, SHARED_CONSTANT_CHARS
 from ollama_fc.hf.reference import render as reference_render
-from ollama_fc.verify.runner import open_oracles
 
 #: every optional field of a property on some path, and none on others: type lists, nested
 #: objects and arrays, enums, a property with only a type, descriptions with characters JSON
@@ -99,12 +97,6 @@ JSON_TEMPLATES = {
         "{{ c.function.arguments | tojson(indent=2) }}\n{% endfor %}{% endfor %}"
     ),
 }
-
-
-@pytest.fixture(scope="module")
-def engines():
-    with open_oracles((oracle.PINNED, oracle.LATEST)) as both:
-        yield both
 
 
 @pytest.mark.parametrize("name", sorted(JSON_TEMPLATES))
