@@ -166,12 +166,12 @@ class Upstream:
 
     async def unreachable(self, exchange: Exchange, path: str, error: Exception) -> None:
         """502 with one line naming the upstream and how to start it (OpenAI's error shape on /v1)."""
-        message = (
-            f"ollama-fc serve cannot reach Ollama at {self.base_url} ({type(error).__name__}): "
+        reason = (
+            f"cannot reach Ollama at {self.base_url} ({type(error).__name__}): "
             "start it with `ollama serve`, or point the proxy at it with --upstream URL or OLLAMA_HOST"
         )
-        log.warning(message)
-        await send_error(exchange, path, 502, message)
+        log.warning(reason)  # the log's lines already begin with "ollama-fc serve: "
+        await send_error(exchange, path, 502, f"ollama-fc serve {reason}")
 
     async def send(self, exchange: Exchange, path: str, body: bytes | None = None) -> httpx.Response:
         """Send the app's request on to Ollama (its body, or `body` when already read) and
