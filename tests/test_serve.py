@@ -11,6 +11,7 @@ import asyncio
 import hashlib
 import json
 import os
+import re
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -438,7 +439,8 @@ class WatchedTransport(httpx.AsyncBaseTransport):
     its end, closed early, or cancelled before Ollama answered. Generation is paced as a real
     model's would be (a scripted model on an idle llama-server writes 500 tokens in a few tenths
     of a second, faster than an app can hang up): the answer's head waits `head_delay`, each
-    chunk `chunk_delay`."""
+    line `chunk_delay`. Per line, not per read: on a loaded machine Ollama may have written the
+    whole answer before the proxy's first read, which then takes it in a few large chunks."""
 
     def __init__(self, head_delay: float = 2.0, chunk_delay: float = 0.01) -> None:
         self.inner = AiohttpTransport()
@@ -463,9 +465,12 @@ class WatchedTransport(httpx.AsyncBaseTransport):
 
             async def __aiter__(self) -> AsyncIterator[bytes]:
                 async for chunk in inner:  # type: ignore[union-attr]
-                    if chunk_delay:
+                    if not chunk_delay:
+                        yield chunk
+                        continue
+                    for line in re.findall(rb"[^\n]*\n|[^\n]+", chunk):  # the same bytes, a line at a time
                         await asyncio.sleep(chunk_delay)
-                    yield chunk
+                        yield line
                 self.finished = True
 
             async def aclose(self) -> None:
