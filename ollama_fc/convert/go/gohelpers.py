@@ -14,6 +14,17 @@ from .textops import LEAD_BYTE, go_string, json_string, position_after, rune_rep
 #: Deepest JSON nesting the indented writer handles (tool schemas are far shallower).
 MAX_INDENT_DEPTH = 10
 
+#: The JSON keys of Ollama's tool, function and parameters structs, in the order transformers'
+#: `get_json_schema` writes them: (Go field, key, optional), an optional key written only when
+#: its field is set. The one table the JSON writers and the dict views of a schema read.
+SCHEMA_FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
+    "tool": (("Type", "type", False), ("Function", "function", False)),
+    "function": (("Name", "name", False), ("Description", "description", True), ("Parameters", "parameters", False)),
+    "parameters": (("Type", "type", False), ("Properties", "properties", False), ("Required", "required", True)),
+}
+#: the string fields among them (written as JSON strings; the others are structs or lists)
+SCHEMA_STRINGS = {"Type", "Name", "Description"}
+
 #: Key order used for a property schema: the order `transformers.get_json_schema` writes.
 PROPERTY_KEYS = (
     "AnyOf:anyOf",
@@ -154,21 +165,16 @@ def _json_writer(
         .code("{{ else }}[]{{ end }}")
         .done()
     )
-    tool = obj([("true", "type", quote(".Type")), ("true", "function", sub(".Function"))])
-    function = obj(
-        [
-            ("true", "name", quote(".Name")),
-            (".Description", "description", quote(".Description")),
-            ("true", "parameters", sub(".Parameters")),
-        ]
-    )
-    parameters = obj(
-        [
-            ("true", "type", quote(".Type")),
-            ("true", "properties", sub(".Properties")),
-            (".Required", "required", sub(".Required")),
-        ]
-    )
+
+    def schema_object(struct: str) -> str:
+        return obj(
+            [
+                (f".{go}" if optional else "true", key, (quote if go in SCHEMA_STRINGS else sub)(f".{go}"))
+                for go, key, optional in SCHEMA_FIELDS[struct]
+            ]
+        )
+
+    tool, function, parameters = (schema_object(struct) for struct in ("tool", "function", "parameters"))
     prop = obj(
         [
             (f".{field}", key, sub(f".{field}") if field != "Type" else type_names(".Type", 2))

@@ -10,8 +10,9 @@ from typing import Protocol
 from jinja2 import nodes
 
 from ...errors import ConversionError
-from ..go.gohelpers import PROPERTY_KEYS, REPR_HELPER
+from ..go.gohelpers import PROPERTY_KEYS, REPR_HELPER, SCHEMA_FIELDS
 from ..go.textops import Emitter, json_string, repr_of_json, repr_string
+from .toolschema import SCHEMA_STRUCTS
 from .values import (
     ANY,
     ARGS,
@@ -27,9 +28,11 @@ from .values import (
     PROPS,
     STR,
     TFUNC,
-    TOOL,
     TOOLS,
 )
+
+#: the kind of each of their fields that is not a string
+FIELD_KINDS: dict[str, str] = {"Function": TFUNC, "Parameters": PARAMS, "Properties": PROPS, "Required": LIST}
 
 
 class JsonEmitter(Emitter, Protocol):
@@ -112,28 +115,13 @@ class JsonWriter:
             # no tools reach a template as None (Ollama sends none for an empty list too)
             empty = self.literal(None) if kind == TOOLS else "[]"
             self.sequence(code, depth, lambda item: self.value(item, ELEMENT.get(kind, ANY), depth + 1), empty)
-        elif kind == TOOL:
-            self.fields(code, depth, [("true", "type", ".Type", STR), ("true", "function", ".Function", TFUNC)])
-        elif kind == TFUNC:
-            self.fields(
-                code,
-                depth,
-                [
-                    ("true", "name", ".Name", STR),
-                    (".Description", "description", ".Description", STR),
-                    ("true", "parameters", ".Parameters", PARAMS),
-                ],
-            )
-        elif kind == PARAMS:
-            self.fields(
-                code,
-                depth,
-                [
-                    ("true", "type", ".Type", STR),
-                    ("true", "properties", ".Properties", PROPS),
-                    (".Required", "required", ".Required", LIST),
-                ],
-            )
+        elif kind in SCHEMA_STRUCTS:
+            fields = SCHEMA_FIELDS[SCHEMA_STRUCTS[kind]]
+            pairs = [
+                (f".{go}" if optional else "true", key, f".{go}", FIELD_KINDS.get(go, STR))
+                for go, key, optional in fields
+            ]
+            self.fields(code, depth, pairs)
         elif kind == CALL:
             self.fields(
                 code,
