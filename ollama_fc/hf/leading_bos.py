@@ -12,17 +12,18 @@ else, so translating it as "" leaves out exactly the BOS the runner adds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping
 
-from .reference import ReferenceRenderError, render
 from .shapes import (
-    RESULT_NEEDLE,
+    CALL_NEEDLES,
     SYSTEM_NEEDLE,
+    TOOL_NEEDLE,
     USER_NEEDLE,
     Message,
     Shape,
-    to_hf,
+    call_messages,
+    probe_tool,
+    try_render,
 )
 
 
@@ -38,23 +39,8 @@ def _conversations(shape: Shape) -> list[tuple[list[Message], bool]]:
         ([user, answer], False),
     ]
     if shape.tool_calls:
-        call = {"function": {"name": "probe_tool", "arguments": {"x": "1"}}, "id": "call00000x"}
-        result: Message = {"role": "tool", "content": RESULT_NEEDLE, "tool_name": "probe_tool"}
-        result["tool_call_id"] = "call00000x"
-        conversations.append(([user, {"role": "assistant", "content": "", "tool_calls": [call]}, result], True))
+        conversations.append((call_messages(CALL_NEEDLES[:1], ids=True, result_role=True), True))
     return conversations
-
-
-def _render(
-    template: str, messages: Sequence[Message], shape: Shape, generation: bool, tokens: Mapping[str, str]
-) -> str | None:
-    tools: list[dict[str, Any]] | None = None
-    if shape.tools:
-        tools = [{"type": "function", "function": {"name": "probe_tool", "description": "A probe.", "parameters": {}}}]
-    try:
-        return render(template, to_hf(messages, shape), tools, add_generation_prompt=generation, special_tokens=tokens)
-    except ReferenceRenderError:
-        return None
 
 
 def bos_only_leads(template: str, special_tokens: Mapping[str, str], shape: Shape) -> bool:
@@ -63,10 +49,13 @@ def bos_only_leads(template: str, special_tokens: Mapping[str, str], shape: Shap
     if not bos:
         return False
     without_bos = {**special_tokens, "bos_token": ""}
+    tools = [probe_tool(TOOL_NEEDLE)] if shape.tools else []
     leads = False
     for messages, generation in _conversations(shape):
-        with_it = _render(template, messages, shape, generation, special_tokens)
-        without = _render(template, messages, shape, generation, without_bos)
+        with_it, without = (
+            try_render(template, messages, shape, tools, tokens, add_generation_prompt=generation)
+            for tokens in (special_tokens, without_bos)
+        )
         if with_it is None and without is None:
             continue  # the template refuses this conversation either way
         if with_it is None or without is None:

@@ -144,12 +144,14 @@ ARGUMENT_NEEDLE = "argument_needle"
 RESULT_NEEDLE = "result-needle-9d2"
 
 
-def _try(
+def try_render(
     template: str,
     messages: Sequence[Message],
     shape: Shape,
     tools: Sequence[Mapping[str, Any]] = (),
     special_tokens: Mapping[str, str] | None = None,
+    *,
+    add_generation_prompt: bool = True,
 ) -> str | None:
     """The reference render of a probe, or None when the template refuses or crashes on it."""
     try:
@@ -157,14 +159,14 @@ def _try(
             template,
             to_hf(messages, shape),
             list(tools) or None,
-            add_generation_prompt=True,
+            add_generation_prompt=add_generation_prompt,
             special_tokens=special_tokens,
         )
     except ReferenceRenderError:
         return None
 
 
-def _probe_tool(name: str) -> dict[str, Any]:
+def probe_tool(name: str) -> dict[str, Any]:
     return {
         "type": "function",
         "function": {
@@ -175,7 +177,7 @@ def _probe_tool(name: str) -> dict[str, Any]:
     }
 
 
-def _call_messages(names: Sequence[str], *, ids: bool, result_role: bool = False) -> list[Message]:
+def call_messages(names: Sequence[str], *, ids: bool, result_role: bool = False) -> list[Message]:
     calls = []
     for index, name in enumerate(names):
         call: dict[str, Any] = {"function": {"name": name, "arguments": {ARGUMENT_NEEDLE: "value"}}}
@@ -206,9 +208,9 @@ def _empty_call_content(
     if it prints calls at all) and prints no None for it (DeepSeek's templates print the calls
     only then); "" where None crashes or is printed (LFM2 writes `content | tojson`: null)."""
     for results in (False, True):  # the call last, and the call followed by its result
-        messages = _call_messages(CALL_NEEDLES[:1], ids=True, result_role=results)
-        with_none = _try(template, messages, replace(shape, empty_call_content="none"), tools, special_tokens)
-        with_empty = _try(template, messages, shape, tools, special_tokens)
+        messages = call_messages(CALL_NEEDLES[:1], ids=True, result_role=results)
+        with_none = try_render(template, messages, replace(shape, empty_call_content="none"), tools, special_tokens)
+        with_empty = try_render(template, messages, shape, tools, special_tokens)
         if with_none is None and with_empty is None:
             continue  # the template refuses this conversation either way
         if with_none is None or (shape.tool_calls and CALL_NEEDLES[0] not in with_none):
@@ -233,18 +235,18 @@ def probe(template: str, special_tokens: Mapping[str, str] | None = None, roles:
     # Strings unless some role needs parts: templates that take parts often take both for users
     # but index `content[0]['text']` for the system message (Gemma 3).
     for probe_messages, needles in ((user, (USER_NEEDLE,)), (with_system, (SYSTEM_NEEDLE, USER_NEEDLE))):
-        plain = _try(template, probe_messages, shape, special_tokens=special_tokens)
+        plain = try_render(template, probe_messages, shape, special_tokens=special_tokens)
         if plain is None or not all(needle in plain for needle in needles):
-            parts = _try(template, probe_messages, replace(shape, content="parts"), special_tokens=special_tokens)
+            parts = try_render(template, probe_messages, replace(shape, content="parts"), special_tokens=special_tokens)
             if parts is not None and all(needle in parts for needle in needles):
                 shape = replace(shape, content="parts")
                 break
 
-    system = _try(template, with_system, shape, special_tokens=special_tokens)
+    system = try_render(template, with_system, shape, special_tokens=special_tokens)
     shape = replace(shape, system_role=system is not None and SYSTEM_NEEDLE in system)
 
-    tools = [_probe_tool(TOOL_NEEDLE)]
-    with_tools = _try(template, user, shape, tools, special_tokens=special_tokens)
+    tools = [probe_tool(TOOL_NEEDLE)]
+    with_tools = try_render(template, user, shape, tools, special_tokens=special_tokens)
     shape = replace(shape, tools=with_tools is not None and TOOL_NEEDLE in with_tools)
 
     named = role_names(template) if roles is None else roles
@@ -259,8 +261,8 @@ def probe(template: str, special_tokens: Mapping[str, str] | None = None, roles:
         for empty in ("string", "none")
     )
     for candidate in candidates:
-        rendered = _try(
-            template, _call_messages(CALL_NEEDLES[:1], ids=candidate.needs_ids), candidate, tools, special_tokens
+        rendered = try_render(
+            template, call_messages(CALL_NEEDLES[:1], ids=candidate.needs_ids), candidate, tools, special_tokens
         )
         if rendered is not None and CALL_NEEDLES[0] in rendered:
             shape = replace(candidate, tool_calls=True)
@@ -268,9 +270,11 @@ def probe(template: str, special_tokens: Mapping[str, str] | None = None, roles:
 
     if shape.empty_call_content == "string":
         shape = replace(shape, empty_call_content=_empty_call_content(template, shape, tools, special_tokens))
-    results = _try(template, _call_messages(CALL_NEEDLES[:1], ids=True, result_role=True), shape, tools, special_tokens)
+    results = try_render(
+        template, call_messages(CALL_NEEDLES[:1], ids=True, result_role=True), shape, tools, special_tokens
+    )
     shape = replace(shape, tool_results=results is not None and RESULT_NEEDLE in results)
     if shape.tool_calls:
-        both = _try(template, _call_messages(CALL_NEEDLES, ids=True), shape, tools, special_tokens)
+        both = try_render(template, call_messages(CALL_NEEDLES, ids=True), shape, tools, special_tokens)
         shape = replace(shape, parallel_calls=both is not None and all(name in both for name in CALL_NEEDLES))
     return shape
