@@ -185,6 +185,9 @@ class Expressions(Macros):
         return Value(result, kind, extra=extra)
 
     def expr_Compare(self, node: nodes.Compare, frame: Frame) -> Value:
+        special = self.string_only_comparison(node, lambda n: self.expr(n, frame))
+        if special is not None:
+            return special
         left = self.expr(node.expr, frame)
         parts = []
         for op in node.ops:
