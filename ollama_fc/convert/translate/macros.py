@@ -116,12 +116,14 @@ class Macros(Core):
         assert isinstance(call.node, nodes.Name)
         macro = self.macros[call.node.name]
         if bound is None and self.sink is None and macro.name in self.recursive_macros():
+            start = len(self.out) + self.guard_open  # (the first action may close the prefill guard)
             arguments = self.macro_arguments(call, frame)
             if arguments is not None:
-                start = len(self.out) + self.guard_open  # (the first action may close the prefill guard)
                 called = self.macro_define(macro, call, frame, arguments)
                 if called is not None:
-                    del self.out[start:]  # the arguments are evaluated inside the define, from its dot
+                    # the arguments are evaluated inside the define, from its dot: their code
+                    # here (pure: macro_define refuses calls) is not needed
+                    del self.out[start:]
                     self.call_helper(*called, call)
                     return
                 bound = arguments  # evaluated once: the expansion takes them as they are
