@@ -6,6 +6,7 @@ below answer whole-tree questions the single pass of the translator needs up fro
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import cast
 
@@ -192,3 +193,44 @@ def only_raises(statement: nodes.Node) -> bool:
         return isinstance(node, (nodes.Continue, nodes.Break))
 
     return isinstance(statement, (nodes.For, nodes.If)) and check(statement) and raises
+
+
+#: methods of a mapping that read it (any other method call on it may change it)
+READING_METHODS = {"get", "items", "keys", "values"}
+
+
+def constant_field_reads(body: Iterable[nodes.Node], name: str) -> Counter[tuple[str, ...]] | None:
+    """How often `body` reads each path of constant keys of `name` (`name.a`, `name['a'].b`:
+    every prefix of a path counts), for a name the body never binds again nor calls a
+    changing method of, at any depth; None where it does."""
+    reads: Counter[tuple[str, ...]] = Counter()
+    for statement in body:
+        called = {id(call.node) for call in statement.find_all(nodes.Call)}
+        for node in [statement, *statement.find_all((nodes.Name, nodes.Getattr, nodes.Getitem))]:
+            if isinstance(node, nodes.Name) and node.name == name and node.ctx != "load":
+                return None  # bound again (set, for, a macro's parameter)
+            path = _key_path(node, name)
+            if path is None or getattr(node, "ctx", "load") != "load":
+                continue
+            if id(node) in called:
+                if path[-1] not in READING_METHODS:
+                    return None
+            else:
+                reads[path] += 1
+    return reads
+
+
+def _key_path(node: nodes.Node, name: str) -> tuple[str, ...] | None:
+    """The constant keys `node` reads of the variable `name` (`name.a['b']`: a, b), if it is such a read."""
+    path: list[str] = []
+    while isinstance(node, (nodes.Getattr, nodes.Getitem)):
+        if isinstance(node, nodes.Getattr):
+            path.append(node.attr)
+        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+            path.append(node.arg.value)
+        else:
+            return None
+        node = node.node
+    if not (path and isinstance(node, nodes.Name) and node.name == name):
+        return None
+    return tuple(reversed(path))

@@ -4,6 +4,7 @@ untyped values (argument values, schema items) looked up at run time, dict liter
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from jinja2 import nodes
@@ -222,7 +223,15 @@ class Access(Emit):
     def untyped_field(self, base: Value, name: str) -> Value:
         """`x.name` / `x['name']` of an untyped value (decoded JSON): the key's value where `x` is
         a mapping that has it, else Undefined (empty text) — found by a scan, so a key holding
-        null still counts as defined."""
+        null still counts as defined. A key prefetched with the variable (see `prefetch_fields`)
+        is read from there."""
+        prefetched = base.extra.get("fields")
+        if prefetched is not None and prefetched[0] == base.code and name in prefetched[1]:
+            value, found, deeper = prefetched[1][name]
+            extra: dict[str, Any] = {"maybe_undefined": True, "defined_flag": found}
+            if deeper is not None:
+                extra["fields"] = deeper.extra["fields"]
+            return Value(value, ANY, extra=extra)
         obj, value, found, k, v = (self.temp() for _ in range(5))
         self.action(f"{obj} := {base.code}")
         self.action(f'{value} := ""')
@@ -231,6 +240,37 @@ class Access(Emit):
         self.key_scan(k, v, obj, go_string(name), f"{value} = {v}", f"{found} = true")
         self.action("end")
         return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
+
+    def prefetch_fields(self, base: Value, reads: Mapping[tuple[str, ...], int]) -> Value:
+        """The untyped variable `base` with the values of the keys its scope reads looked up at
+        once, in one scan of the mapping where the scope starts (a schema's `type`, read by each
+        test of an if/elif chain, is looked up once instead of at every test): `untyped_field`
+        reads them from there. `reads` counts each path of keys read (see
+        `constant_field_reads`); a key whose value is read for keys more than once is looked up
+        in the same way. `base` must stay the same in the scope."""
+        keys = sorted({path[0] for path in reads})
+        fields: dict[str, tuple[str, str, Value | None]] = {}
+        for key in keys:
+            fields[key] = (self.temp(), self.temp(), None)
+            self.action(f'{fields[key][0]} := ""')
+            self.action(f"{fields[key][1]} := false")
+        k, v = self.temp(), self.temp()
+        self.action(f'if eq (printf "%.3T" {base.code}) "map"')
+        self.action(f"range {k}, {v} := {base.code}")
+        for i, key in enumerate(keys):
+            value, found, _ = fields[key]
+            self.action(f"{'else if' if i else 'if'} eq {k} {go_string(key)}")
+            self.action(f"{value} = {v}")
+            self.action(f"{found} = true")
+        self.action("end")
+        self.action("end")
+        self.action("end")
+        for key in keys:
+            deeper = {path[1:]: n for path, n in reads.items() if len(path) > 1 and path[0] == key}
+            if sum(deeper.values()) > 1:
+                value, found, _ = fields[key]
+                fields[key] = (value, found, self.prefetch_fields(Value(value, ANY), deeper))
+        return Value(base.code, base.kind, base.const, {**base.extra, "fields": (base.code, fields)})
 
     def untyped_get(self, base: Value, key: str, default: Value | None, node: nodes.Node) -> Value:
         """`x.get(key[, default])` of an untyped value: the key's value where `x` is a mapping that

@@ -4,6 +4,7 @@ dispatch every statement and expression goes through (`visit`, `expr`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any, cast
 
@@ -13,6 +14,7 @@ from ...errors import ConversionError
 from ...hf.shapes import TOOL_RESULT_ROLES, role_constants
 from ..analysis import (
     assigned_names,
+    constant_field_reads,
     filtered_names,
     growing_lists,
     literal_dict_names,
@@ -26,6 +28,7 @@ from ..ops.conditions import invert_negated_ifs
 from ..ops.emit import share_constants, share_constants_in_defines
 from ..ops.filters import Lowering
 from ..ops.values import (
+    ANY,
     UNDEF,
     Loop,
     Value,
@@ -33,6 +36,9 @@ from ..ops.values import (
     final_of,
 )
 from .scope import Frame
+
+#: a plain Go variable (`$x`, `$_12`)
+GO_VARIABLE = re.compile(r"\$\w+")
 
 
 class Core(Lowering):
@@ -185,8 +191,15 @@ class Core(Lowering):
         return prologue
 
     def declare_scope(self, frame: Frame, body: Iterable[nodes.Node]) -> None:
-        """Pre-declare every name a scope sets, so `if` branches assign rather than shadow."""
+        """Pre-declare every name a scope sets, so `if` branches assign rather than shadow; and
+        look up at once the keys the scope reads of its untyped names (see `prefetch_fields`)."""
         frame.depth = self.cond_depth
+        body = list(body)
+        for name, value in list(frame.names.items()):
+            if value.kind == ANY and not value.is_const and GO_VARIABLE.fullmatch(value.code):
+                reads = constant_field_reads(body, name)
+                if reads and sum(n for path, n in reads.items() if len(path) == 1) > 1:
+                    frame.names[name] = self.prefetch_fields(value, reads)
         for name in assigned_names(body):
             outer = frame.lookup(name)
             if outer is None and not name.endswith("_token"):

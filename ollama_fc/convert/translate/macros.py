@@ -325,7 +325,7 @@ class Macros(Core):
             return None
         if CALLER_FLAGS & set(base.extra):
             return None  # (the arguments' own flags are computed again inside, from the dot)
-        known = tuple(sorted(f"{k}={v!r}" for k, v in base.extra.items() if k not in {"var", "set"}))
+        known = tuple(sorted(f"{k}={v!r}" for k, v in base.extra.items() if k not in {"var", "set", "fields"}))
         reads = tuple(f"{param}={self.read_from_dot(givens[param], base_name)}" for param in sorted(varying))
         constants = tuple(
             f"{p}:{v.kind}:{v.const!r}" if v.is_const else f"{p}:{v.kind}"
