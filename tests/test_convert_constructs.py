@@ -317,6 +317,8 @@ def test_tojson_escapes_strings_like_python_at_any_depth() -> None:
     printed and captured alike; only the captured copy may warn about depth."""
     text = 'a\x07b\x0bc\x1bd\x7fe\u00a0f\u2028g<h>&i"j\\k\nl\tm\x08\x0c\r\U0001f600 caf\u00e9'
     arguments = {"a": [{"b": {"c": [[{"d": {"e": [text, 1.5, True, None]}}]]}}], "z": text}
+    # each character on its own too, through each test of a fast path (Ollama sorts the keys)
+    arguments = dict(sorted({**arguments, **{f"s{i:02}": f"x{char}y" for i, char in enumerate(text)}}.items()))
     messages = call_conversation(arguments, text)
     template = (
         "{% for m in messages %}{{ m.content | tojson }}{% set kept = m.role | tojson %}{{ kept }}"

@@ -51,6 +51,14 @@ EDGE_TEXTS = [
     'it\'s a "test" ' * 10 + "</think>" + "more & more " * 8 + "</think>end",
     "\u00e9" * 40 + "</think>" + "ab" * 40,
     "</think>" * 20,
+    # stripped runs longer than the bytes a strip scans before it may break, across their end
+    " " * 20 + "a b" + "\n" * 20,
+    " " * 7 + "\u3000" + "x" + "\u3000" + " " * 7,
+    " " * 6 + "\u3000" + "x" + "\u3000" + " " * 6,
+    "\u3000" * 9 + "\u00e9" + "\u3000" * 9,
+    " " * 8 + "y" + " " * 8,
+    " " * 9,
+    "\t" * 30,
 ]
 for space in WIDE_SPACES:
     EDGE_TEXTS += [space, space + "a", "a" + space, space + "日本" + space, "é" + space + space]

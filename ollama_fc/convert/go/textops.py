@@ -203,14 +203,15 @@ JSON_PLAIN = go_string("".join("\0" if byte < 32 or byte in (34, 92) else "." fo
 def json_string(em: Emitter, text_code: str, printed: bool = False) -> str:
     """Python's `json.dumps` of a string (`ensure_ascii=False`, as transformers' `tojson`).
 
-    Go's `%q` writes the same for ASCII text without control characters other than \\t, \\n,
-    \\r, \\b, \\f; Ollama's `json` escapes `<`, `>`, `&` but writes controls as Python does. So
-    an ASCII string on which both agree takes `%q`; any other is escaped byte by byte (printed:
-    one table lookup per byte), copying runs of plain bytes (UTF-8 sequences included) whole. The
-    escapes Python writes short are the ones `%q` writes for those single bytes; the others are
-    `\\u00XX`. With `printed`, the pieces are printed as they are found (linear; the define
-    helper does this) and the result is the empty string literal; else they are collected into
-    the returned variable.
+    Go's `%q` writes the same for text it only puts quotes around (printable, without `"` and
+    `\\`: the usual string, told in four calls), and for ASCII text without control characters
+    other than \\t, \\n, \\r, \\b, \\f; Ollama's `json` escapes `<`, `>`, `&` but writes
+    controls as Python does. So an ASCII string on which both agree takes `%q` too; any other is
+    escaped byte by byte (printed: one table lookup per byte), copying runs of plain bytes
+    (UTF-8 sequences included) whole. The escapes Python writes short are the ones `%q` writes
+    for those single bytes; the others are `\\u00XX`. With `printed`, the pieces are printed as
+    they are found (linear; the define helper does this) and the result is the empty string
+    literal; else they are collected into the returned variable.
     """
     text, quoted, last, i, b, escape = (em.temp() for _ in range(6))
     em.action(f"{text} := {text_code}")
@@ -218,7 +219,9 @@ def json_string(em: Emitter, text_code: str, printed: bool = False) -> str:
     # all three also agree on U+2028 and U+2029, escaped, where Python writes them raw: the fast
     # path is for ASCII only (fewer characters than bytes when not: `%.*s` counts characters)
     ascii_only = f'(or (not {text}) (lt (len (printf "%.*s" (len (slice {text} 1)) {text})) (len {text})))'
-    fast = f'and (eq {quoted} (json {text})) (eq {quoted} (printf "%+q" {text})) {ascii_only}'
+    # (first the usual string that `%q` only puts quotes around, as Python does: four calls)
+    plain = f'(eq (len {quoted}) (len (printf "..%s" {text})))'
+    fast = f'or {plain} (and (eq {quoted} (json {text})) (eq {quoted} (printf "%+q" {text})) {ascii_only})'
     if printed:
         em.action(f"if {fast}")
         em.action(quoted)
