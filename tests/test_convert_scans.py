@@ -51,6 +51,13 @@ EDGE_TEXTS = [
     'it\'s a "test" ' * 10 + "</think>" + "more & more " * 8 + "</think>end",
     "\u00e9" * 40 + "</think>" + "ab" * 40,
     "</think>" * 20,
+    # longer than the largest pieces, needles across their ends and after clean pieces
+    "a" * 1020 + "</think>" + "b" * 1000,
+    "x" * 1023 + "</think>" + "y" * 64,
+    "'" * 1030 + "</think>" + "z" * 3000 + "</think>",
+    "q" * 3000 + "<" + "w" * 1100 + "</think>",
+    "e" * 2048 + "</think>",
+    "r" * 2100,
     # stripped runs longer than the bytes a strip scans before it may break, across their end
     " " * 20 + "a b" + "\n" * 20,
     " " * 7 + "\u3000" + "x" + "\u3000" + " " * 7,

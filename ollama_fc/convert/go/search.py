@@ -9,8 +9,10 @@ from collections.abc import Callable
 
 from .textops import HTML_ESCAPED, Emitter, go_string, lacks_html_special, plus_one, position_after
 
-#: bytes per piece of text that a search tests with `html` before looking at its bytes
-SEARCH_PIECE = 64
+#: sizes of the pieces of a long text that a search tests with `html` before looking inside
+#: them: a piece `html` leaves as long is skipped, another is taken in the next smaller pieces,
+#: the smallest byte by byte
+PIECES = (1024, 64)
 
 
 def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], None], last: bool = False) -> None:
@@ -20,8 +22,8 @@ def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], None]
     Text has no native substring search, so this is a byte loop, kept to two calls per byte:
     the first byte of the needle is compared alone and the rest only where it matched. `html`
     (native) escapes `HTML_ESCAPED` into longer text, so where the needle starts with one of
-    those characters (`</think>`, `<|im_end|>`) the text is taken in pieces of SEARCH_PIECE
-    bytes and only a piece that `html` lengthens is looked at byte by byte (the rest of the
+    those characters (`</think>`, `<|im_end|>`) the text is taken in pieces
+    (PIECES) and only a piece that `html` lengthens is looked at byte by byte (the rest of the
     needle is compared across the piece's end); where it merely holds one, a text that `html`
     leaves as long is skipped whole.
     """
@@ -50,35 +52,78 @@ def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], None]
 
 
 def _search_pieces(em: Emitter, text: str, needle: str, on_match: Callable[[str], None], last: bool) -> None:
-    """`_search` for a needle whose first byte `html` escapes: a piece without it is skipped
-    with a few calls; a position is counted from the end (`len (slice text rest)` is n - rest)."""
-    rest, step, piece, j, at, done = (em.temp() for _ in range(6))
-    em.action(f"{rest} := {text}")
+    """`_search` for a needle whose first byte `html` escapes: a text `html` leaves as long is
+    skipped whole; a short one is looked at byte by byte; a longer one is taken in pieces of
+    PIECES bytes, each skipped in a few calls unless `html` lengthens it, and then taken in the
+    next smaller pieces, down to its bytes. A position is counted from the end (`len (slice
+    text rest)` is n - rest); the rest of the needle is compared across a piece's end."""
+    done = em.temp()
     em.action(f"{done} := false")
-    em.action(f"range {step} := len {text}")
+    em.action(f"if {lacks_html_special(text)}")
+    em.action(f"else if le (len {text}) {PIECES[-1]}")
+    _scan_bytes(em, text, text, text, needle, on_match, last, done)
+    em.action("else")
+    _scan_pieces(em, text, text, text, PIECES, needle, on_match, last, done)
+    em.action("end")
+
+
+def _scan_pieces(
+    em: Emitter,
+    text: str,
+    region: str,
+    tail: str,
+    sizes: tuple[int, ...],
+    needle: str,
+    on_match: Callable[[str], None],
+    last: bool,
+    done: str,
+) -> None:
+    """The pieces of `sizes[0]` bytes of `region`, a part of `text` that `tail` holds from its
+    start to the text's end (a match may run past the region)."""
+    rest, step, piece = em.temp(), em.temp(), em.temp()
+    em.action(f"{rest} := {region}")
+    rest_of_tail = rest
+    if tail != region:
+        rest_of_tail = em.temp()
+        em.action(f"{rest_of_tail} := {tail}")
+    em.action(f"range {step} := len {region}")
     em.action(f"{piece} := {rest}")
-    em.action(f"if gt (len {rest}) {SEARCH_PIECE}")
-    em.action(f"{piece} = slice {rest} 0 {SEARCH_PIECE}")
+    em.action(f"if gt (len {rest}) {sizes[0]}")
+    em.action(f"{piece} = slice {rest} 0 {sizes[0]}")
     em.action("end")
     em.action(f"if {lacks_html_special(piece)}")
     em.action("else")
-    em.action(f"range {j} := len {piece}")
-    em.action(f"if eq (index {piece} {j}) {needle.encode()[0]}")
+    if len(sizes) > 1:
+        _scan_pieces(em, text, piece, rest_of_tail, sizes[1:], needle, on_match, last, done)
+    else:
+        _scan_bytes(em, text, piece, rest_of_tail, needle, on_match, last, done)
+    em.action("end")
+    em.action(f"{rest} = slice {rest} (len {piece})")
+    if rest_of_tail != rest:
+        em.action(f"{rest_of_tail} = slice {rest_of_tail} (len {piece})")
+    em.action(f"if not {rest}" if last else f"if or {done} (not {rest})")
+    em.action("break")
+    em.action("end")
+    em.action("end")
+
+
+def _scan_bytes(
+    em: Emitter, text: str, region: str, tail: str, needle: str, on_match: Callable[[str], None], last: bool, done: str
+) -> None:
+    """Each byte of `region` (held with the rest of `text` by `tail`) where the needle starts."""
+    j = em.temp()
+    em.action(f"range {j} := len {region}")
+    em.action(f"if eq (index {region} {j}) {needle.encode()[0]}")
     if len(needle.encode()) > 1:
-        em.action(f'if eq (printf "%.*s" {len(needle)} (slice {rest} {j})) {go_string(needle)}')
-    em.action(f"{at} := len (slice {text} (len (slice {rest} {j})))")
+        em.action(f'if eq (printf "%.*s" {len(needle)} (slice {tail} {j})) {go_string(needle)}')
+    at = em.temp()
+    em.action(f"{at} := len (slice {text} (len (slice {tail} {j})))")
     on_match(at)
     if not last:
         em.action(f"{done} = true")
         em.action("break")
     if len(needle.encode()) > 1:
         em.action("end")
-    em.action("end")
-    em.action("end")
-    em.action("end")
-    em.action(f"{rest} = slice {rest} (len {piece})")
-    em.action(f"if or {done} (not {rest})")
-    em.action("break")
     em.action("end")
     em.action("end")
 
