@@ -53,15 +53,12 @@ def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], None]
 
 def _search_pieces(em: Emitter, text: str, needle: str, on_match: Callable[[str], None], last: bool) -> None:
     """`_search` for a needle whose first byte `html` escapes: a text `html` leaves as long is
-    skipped whole; a short one is looked at byte by byte; a longer one is taken in pieces of
-    PIECES bytes, each skipped in a few calls unless `html` lengthens it, and then taken in the
-    next smaller pieces, down to its bytes. A position is counted from the end (`len (slice
+    skipped whole; another is taken in pieces of PIECES bytes, each skipped in a few calls
+    unless `html` lengthens it, and then taken in the next smaller pieces, down to its bytes. A position is counted from the end (`len (slice
     text rest)` is n - rest); the rest of the needle is compared across a piece's end."""
     done = em.temp()
     em.action(f"{done} := false")
     em.action(f"if {lacks_html_special(text)}")
-    em.action(f"else if le (len {text}) {PIECES[-1]}")
-    _scan_bytes(em, text, text, text, needle, on_match, last, done)
     em.action("else")
     _scan_pieces(em, text, text, text, PIECES, needle, on_match, last, done)
     em.action("end")
