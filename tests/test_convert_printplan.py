@@ -103,6 +103,20 @@ PLANNED = {
         "{% if messages[0].role == 'system' %}{% set x = 'S' ~ ns.s %}{% elif messages | length > 1 %}"
         "{% set x = ns.s ~ 'M' %}{% else %}{% set x = '' %}{% endif %}[{{ x }}]{% if x %}yes{% endif %}" + MESSAGES
     ),
+    # magistral, devstral: the tools' JSON stored with text around it, printed once
+    "stored tojson": (
+        "{%- set d = '' %}{% if tools is defined and tools is not none and tools | length > 0 %}"
+        "{% set d = '[TOOLS]' + (tools | tojson) + '[/TOOLS]' %}{{ d }}{% endif %}" + MESSAGES + "{{ d }}"
+    ),
+    # mistral (cisc): a selection's JSON stored in a namespace, printed at the last user turn
+    "stored selection": (
+        "{%- set ns = namespace(f=false, last=-1) %}{% for m in messages %}{% if m.role == 'user' %}"
+        "{% set ns.last = loop.index0 %}{% endif %}{% endfor %}"
+        "{%- if tools %}{% set ns.f = tools | selectattr('type', 'eq', 'function') | map(attribute='function')"
+        " | list | tojson %}{% endif %}"
+        "{%- for m in messages %}{% if loop.index0 == ns.last and ns.f %}[T]{{ ns.f }}[/T]{% endif %}"
+        "<{{ m.role }}>{{ m.content }}{% endfor %}"
+    ),
     # apriel: `tool | string` (Python's repr) accumulated, printed through the repr helpers
     "repr": (
         "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | string) ~ '\\n' %}"
@@ -132,6 +146,10 @@ CAPTURED = {
     "tested for emptiness": (
         "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) %}{% endfor %}"
         "{% for m in messages %}<{{ m.role }}>{{ ns.s }}{% if ns.s %}!{% endif %}{{ m.content }}{% endfor %}"
+    ),
+    # stored, then filtered
+    "stored tojson filtered": (
+        "{%- if tools %}{% set d = '[' + (tools | tojson) + ']' %}{{ d | length }}:{{ d }}{% endif %}" + MESSAGES
     ),
     # printed into a captured string
     "captured again": (

@@ -304,3 +304,23 @@ def set_after(text: str, var: str, start: int) -> bool:
 def free_variables(code: str) -> set[str]:
     """Go variables `code` reads and does not declare itself."""
     return set(GO_VARIABLE.findall(code)) - set(DECLARED.findall(code))
+
+
+def stored_json(tree: nodes.Template) -> set[int]:
+    """The `tojson` filters whose text a `set` stores, alone or joined by `+`, `~` or an inline
+    `if` (`{% set d = '[TOOLS]' + (tools | tojson) + '[/TOOLS]' %}`): by `id()`, the ones a
+    plan may stand for."""
+    found: set[int] = set()
+    for assign in tree.find_all(nodes.Assign):
+        todo: list[nodes.Node | None] = [assign.node]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, nodes.Filter) and node.name == "tojson":
+                found.add(id(node))
+            elif isinstance(node, nodes.Add):
+                todo += [node.left, node.right]
+            elif isinstance(node, nodes.Concat):
+                todo += node.nodes
+            elif isinstance(node, nodes.CondExpr):
+                todo += [node.expr1, node.expr2]
+    return found

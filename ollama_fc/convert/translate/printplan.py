@@ -28,7 +28,23 @@ from typing import Any
 from jinja2 import nodes
 
 from ...errors import ConversionError
-from ..ops.values import ANY, CONTENT, NS, STR, Value, const, py_str
+from ..ops.values import (
+    ANY,
+    CONTENT,
+    MAPPED,
+    NS,
+    PARAMS,
+    PROP,
+    PROPS,
+    SELECT,
+    STR,
+    TFUNC,
+    TOOL,
+    TOOLS,
+    Value,
+    const,
+    py_str,
+)
 from .macros import Macros
 from .plans import (
     BODY,
@@ -53,10 +69,15 @@ from .plans import (
     prints_only,
     set_after,
     sources_of,
+    stored_json,
     surely_prints,
     uses_in_scope,
 )
 from .scope import Frame
+
+#: kinds whose `tojson` a plan stands for when a `set` stores it (tool schemas: their captured
+#: JSON writer is most of a conversion's size, where a printed one is a define call)
+PLANNED_JSON = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, SELECT, MAPPED}
 
 
 class PrintPlans(Macros):
@@ -77,6 +98,7 @@ class PrintPlans(Macros):
         self.plan_main: list[str] | None = None
         #: variables keeping the tests of `if`s that chose between plans (see `merge_plans`)
         self.plan_tests: list[str] = []
+        self._stored_json: set[int] | None = None
 
     # -- translation with fallback ------------------------------------------------------------
 
@@ -135,7 +157,7 @@ class PrintPlans(Macros):
 
     def plan_source(self, node: nodes.Node) -> int:
         if not self.plan_sources:
-            found = self.tree.find_all((nodes.For, nodes.AssignBlock))
+            found = self.tree.find_all((nodes.For, nodes.AssignBlock, nodes.Filter))
             self.plan_sources = {id(n): i for i, n in enumerate(found)}
         return self.plan_sources.get(id(node), -1)
 
@@ -200,9 +222,26 @@ class PrintPlans(Macros):
         return None
 
     def mentions_plan(self, node: nodes.Node, frame: Frame) -> bool:
+        if any(self.json_plan_source(f, frame) >= 0 for f in [node, *node.find_all(nodes.Filter)]):
+            return True
         if not self.plans:
             return False
         return any(self.key_of(n, frame) in self.plans for n in [node, *node.find_all((nodes.Name, nodes.Getattr))])
+
+    def json_plan_source(self, node: nodes.Node, frame: Frame) -> int:
+        """The plan source `node` is, if it is a `tojson` a plan may stand for, else -1: one a
+        `set` stores (see `stored_json`), of a tool schema, not left captured."""
+        if self._stored_json is None:
+            self._stored_json = stored_json(self.tree)
+        if not (isinstance(node, nodes.Filter) and id(node) in self._stored_json and node.node is not None):
+            return -1
+        source = self.plan_source(node)
+        if not self.planning() or self.plans_off is None or source < 0 or source in self.plans_off:
+            return -1
+        start = len(self.out) + self.guard_open  # (the first action may close the prefill guard)
+        operand = self.expr(node.node, frame)
+        del self.out[start:]  # (a lookup: evaluated again where it is used)
+        return source if operand.kind in PLANNED_JSON and not operand.is_const else -1
 
     def loop_between(self, frame: Frame, owner: Frame | None) -> bool:
         """Is a loop body between `frame` and the scope `owner` (a `set` there repeats)?"""
@@ -313,6 +352,17 @@ class PrintPlans(Macros):
         if held is not None:
             return self.plan_value(held.plan)
         return super().expr_Getattr(node, frame)  # type: ignore[misc, no-any-return]
+
+    def expr_Filter(self, node: nodes.Filter, frame: Frame) -> Value:
+        """A tool schema's `tojson` that a `set` stores: a plan printing it through the JSON
+        writer's define, in place of the text captured by the inline writer."""
+        source = self.json_plan_source(node, frame)
+        if source >= 0:
+            snippet = self.snippet(lambda: self.tojson(node, frame))  # type: ignore[attr-defined]
+            if snippet is not None:
+                made = self.mark(free_variables(snippet))
+                return self.plan_value((Piece(made=made, snippet=snippet, source=source, truth=True),))
+        return super().expr_Filter(node, frame)  # type: ignore[misc, no-any-return]
 
     def expr_Concat(self, node: nodes.Concat, frame: Frame) -> Value:
         if not self.mentions_plan(node, frame):
