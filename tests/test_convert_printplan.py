@@ -117,6 +117,15 @@ PLANNED = {
         "{%- for m in messages %}{% if loop.index0 == ns.last and ns.f %}[T]{{ ns.f }}[/T]{% endif %}"
         "<{{ m.role }}>{{ m.content }}{% endfor %}"
     ),
+    # lfm2: the loop sets a value of its own pass (the tool's JSON) before appending it, after
+    # a prefix holding constant text, so the string is surely not empty where it is tested
+    "pass value": (
+        "{%- set ns = namespace(s='') %}{% if messages[0].role == 'system' %}{% set ns.s = messages[0].content %}"
+        "{% endif %}{% if tools %}{% set ns.s = ns.s + ('\\n' if ns.s else '') + 'Tools: [' %}"
+        "{% for t in tools %}{% if t is not string %}{% set t = t | tojson %}{% endif %}{% set ns.s = ns.s + t %}"
+        "{% if not loop.last %}{% set ns.s = ns.s + ', ' %}{% endif %}{% endfor %}{% set ns.s = ns.s + ']' %}{% endif %}"
+        "{% if ns.s %}<S>{{ ns.s }}</S>{% endif %}" + MESSAGES
+    ),
     # apriel: `tool | string` (Python's repr) accumulated, printed through the repr helpers
     "repr": (
         "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | string) ~ '\\n' %}"
@@ -135,7 +144,7 @@ CAPTURED = {
     # appended to again in a loop that does something else too
     "extended in a loop": (
         "{%- set ns = namespace(s='T:') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) %}{% endfor %}"
-        "{% for m in messages %}{% set ns.s = ns.s ~ m.role %}{% set k = loop.index %}{% endfor %}{{ ns.s }}" + MESSAGES
+        "{% for m in messages %}{% set ns.s = ns.s ~ m.role %}{% set ns.k = loop.index %}{% endfor %}{{ ns.s }}" + MESSAGES
     ),
     # used other than printed or tested
     "filtered": (

@@ -157,6 +157,8 @@ class Access(Emit):
             extra: dict[str, Any] = {"maybe_undefined": True} if found.extra.get("maybe_undefined") else {}
             if found.extra.get("defined_flag"):
                 extra["defined_flag"] = found.extra["defined_flag"]
+            if found.extra.get("known_nonempty") == self.flow_epoch:
+                extra["nonempty"] = True  # set to text holding constant text, no branch point since
             if found.kind == NONE or found.extra.get("maybe_none"):
                 extra["maybe_none"] = True  # None is held as "" until some path sets it
             if found.extra.get("maybe_negative") or (

@@ -75,6 +75,8 @@ class Logic(Access):
             return f"(or (and {flag} {self.truth_of(value.extra['literal'])}) (and (not {flag}) {self.truth_of(value.extra['other'])}))"
         if value.is_const:
             return "true" if value.const else "false"
+        if value.extra.get("nonempty"):
+            return "true"
         if (value.extra.get("maybe_undefined") or value.extra.get("maybe_none")) and value.code:
             return value.code  # "" until some path sets it (None is stored as "" too)
         if value.kind in {UNDEF, NONE}:

@@ -136,6 +136,8 @@ class Strings(ToJson):
         distinct = list({v.extra["final"]: v for v in values if v.extra.get("final")}.values())
         extra = self.any_final(distinct)
         extra["concat"] = (code, tuple(parts))
+        if any(is_text and text for is_text, text in parts):
+            extra["nonempty"] = True  # holds constant text: true whatever the values are
         return Value(code, STR, extra=extra)
 
     def markup_add(self, left: Value, right: Value, node: nodes.Node) -> Value:

@@ -168,11 +168,19 @@ def appended(expr: nodes.Expr, ns: str, attr: str) -> nodes.Expr | None:
 
 
 def as_prints(body: list[nodes.Node], ns: str, attr: str) -> list[nodes.Node] | None:
-    """A loop body that only appends to `ns.attr` (in `if`s and nested loops), its appends
-    written as prints; None when it does anything else or reads `ns.attr` otherwise."""
+    """A loop body that only appends to `ns.attr` (in `if`s and nested loops) and sets values
+    of its own pass, its appends written as prints; None when it does anything else or reads
+    `ns.attr` otherwise."""
     out: list[nodes.Node] = []
     for stmt in body:
-        if isinstance(stmt, nodes.Assign):
+        if (
+            isinstance(stmt, nodes.Assign)
+            and isinstance(stmt.target, nodes.Name)
+            and stmt.target.name != ns
+            and not refers_to(stmt.node, ns, attr)
+        ):
+            out.append(stmt)  # a value of the pass (Jinja scopes a loop's `set` to it): kept
+        elif isinstance(stmt, nodes.Assign):
             if not (isinstance(stmt.target, nodes.NSRef) and (stmt.target.name, stmt.target.attr) == (ns, attr)):
                 return None
             rest = appended(cast(nodes.Expr, stmt.node), ns, attr)

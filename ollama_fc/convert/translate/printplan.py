@@ -284,7 +284,15 @@ class PrintPlans(Macros):
 
     def stmt_For(self, node: nodes.For, frame: Frame) -> None:
         if not self.build_plan(node, frame):
-            super().stmt_For(node, frame)  # type: ignore[misc]
+            self.loop_pass(node, frame)
+
+    def loop_pass(self, node: nodes.For, frame: Frame) -> None:
+        """The loop, translated as before; plans held by its variables end with it (a plan held
+        in a loop is one of the pass's own variables: `hold` refuses any other)."""
+        before = set(self.plans)
+        super().stmt_For(node, frame)  # type: ignore[misc]
+        for key in set(self.plans) - before:
+            del self.plans[key]
 
     def build_plan(self, node: nodes.For, frame: Frame) -> bool:
         """A loop that only appends to a namespace attribute: the attribute becomes a plan."""
@@ -310,7 +318,7 @@ class PrintPlans(Macros):
             before.kind in {STR, CONTENT} or (before.is_const and isinstance(before.const, str))
         ):
             return False
-        snippet = self.snippet(lambda: super(PrintPlans, self).stmt_For(loop, frame))  # type: ignore[misc]
+        snippet = self.snippet(lambda: self.loop_pass(loop, frame))
         if snippet is None:
             return False
         made = self.mark(free_variables(snippet))

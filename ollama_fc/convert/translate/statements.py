@@ -279,6 +279,8 @@ class Statements(PrintPlans):
             self.action(f"{var} = {self.operand(value, node)}")
             if value.is_const and not isinstance(value.const, (list, dict)):
                 joined.extra["known"] = (self.flow_epoch, value.const)  # until the next branch point
+            elif value.extra.get("nonempty"):
+                joined.extra["known_nonempty"] = self.flow_epoch  # (as `known`)
             if target.attr in ns.extra.get("text_attrs", ()):
                 self.set_final(f"{var}_final", value.extra.get("final") or "false")
             return
