@@ -144,7 +144,8 @@ CAPTURED = {
     # appended to again in a loop that does something else too
     "extended in a loop": (
         "{%- set ns = namespace(s='T:') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) %}{% endfor %}"
-        "{% for m in messages %}{% set ns.s = ns.s ~ m.role %}{% set ns.k = loop.index %}{% endfor %}{{ ns.s }}" + MESSAGES
+        "{% for m in messages %}{% set ns.s = ns.s ~ m.role %}{% set ns.k = loop.index %}{% endfor %}{{ ns.s }}"
+        + MESSAGES
     ),
     # used other than printed or tested
     "filtered": (
