@@ -126,6 +126,12 @@ PLANNED = {
         "{% if not loop.last %}{% set ns.s = ns.s + ', ' %}{% endif %}{% endfor %}{% set ns.s = ns.s + ']' %}{% endif %}"
         "{% if ns.s %}<S>{{ ns.s }}</S>{% endif %}" + MESSAGES
     ),
+    # lfm2.5-vl: a value computed inside the `if` (the separator) joins the tools' JSON
+    "block value": (
+        "{%- set ns = namespace(s='') %}{% if messages[0].role == 'system' %}{% set ns.s = messages[0].content %}"
+        "{% endif %}{% if tools %}{% set ns.s = ns.s + ('\\n\\n' if ns.s else '') + 'Tools: ' + (tools | tojson) %}"
+        "{% endif %}{% if ns.s %}<S>{{ ns.s }}</S>{% endif %}" + MESSAGES
+    ),
     # apriel: `tool | string` (Python's repr) accumulated, printed through the repr helpers
     "repr": (
         "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | string) ~ '\\n' %}"

@@ -22,6 +22,7 @@ result is then exactly the captured translation.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -78,6 +79,12 @@ from .scope import Frame
 #: kinds whose `tojson` a plan stands for when a `set` stores it (tool schemas: their captured
 #: JSON writer is most of a conversion's size, where a printed one is a define call)
 PLANNED_JSON = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, SELECT, MAPPED}
+
+
+#: a translator's temporary variable (as `free_variables` names it); what a value with only
+#: these extras needs to print
+TEMPORARY = re.compile(r"_\d+")
+PLAIN_EXTRAS = {"concat", "nonempty", "json_text", "var", "set", "final"}
 
 
 class PrintPlans(Macros):
@@ -176,6 +183,13 @@ class PrintPlans(Macros):
             return Piece(value=const(py_str(value.const)))
         if value.kind not in PRINTABLE or value.extra.get("markup"):
             raise PlanRefused(None)
+        if any(TEMPORARY.fullmatch(var) for var in free_variables(value.code)) and set(value.extra) <= PLAIN_EXTRAS:
+            # a value computed in a block (`('\n' if x else '')` inside `if tools`) is gone where
+            # the plan prints: kept in a variable of the body's top level
+            kept = self.temp()
+            self.plan_tests.append(kept)
+            self.action(f"{kept} = {value.code}")
+            value = Value(kept, value.kind, value.const, {k: v for k, v in value.extra.items() if k != "concat"})
         copy = Value(value.code, value.kind, value.const, dict(value.extra))
         reads = free_variables(value.code + " " + str(value.extra.get("final") or ""))
         return Piece(made=self.mark(reads) if reads else 0, value=copy)
