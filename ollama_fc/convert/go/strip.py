@@ -98,11 +98,16 @@ def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
     Byte i from the end is at `len (slice $t i)` with `$t` the text without its first byte;
     `end` is the start of the last stripped character seen, the text's length while there is
     none."""
-    out, rest, end, i, at, code = (em.temp() for _ in range(6))
+    out, rest, end, i, at, code, last = (em.temp() for _ in range(7))
     em.action(f"{out} := {text}")
     em.action(f"if {text}")
     em.action(f"{rest} := slice {text} 1")
-    em.action(f"if index {table} (index {text} (len {rest}))")  # else it ends with a kept one
+    em.action(f"{last} := index {table} (index {text} (len {rest}))")
+    em.action(f"if {last}")  # else it ends with a kept one
+    # the usual stripped end, one ASCII space or newline after a kept ASCII character: no loop
+    em.action(f"if and {rest} (eq {last} {SCAN_SPACE}) (not (index {table} (index {text} (len (slice {rest} 1)))))")
+    em.action(f"{out} = slice {text} 0 (len {rest})")
+    em.action("else")
     em.action(f"{end} := len {text}")
     em.action(f"range {i} := len {text}")
     em.action(f"{at} := len (slice {rest} {i})")
@@ -124,6 +129,7 @@ def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
     em.action("break")
     em.action("end")
     em.action(f"{out} = slice {text} 0 {end}")
+    em.action("end")
     em.action("end")
     em.action("end")
     return out
