@@ -195,6 +195,9 @@ class PairResult:
     name: str
     version: str
     tools: bool = True  # timed on the tool conversation (else its tool-free variant)
+    #: the hand-written template ranges over `.Messages`; else it is a legacy `.Prompt` template
+    #: that Ollama runs once per turn, leaving out what the turns do not hold (tool messages)
+    messages_template: bool = True
     added_bytes: int = 0
     converted: Side = field(default_factory=Side)
     hand_written: Side = field(default_factory=Side)
@@ -248,7 +251,7 @@ def measure_pair(
     name: str, converted: str | None, hand_written: str, timer: Timer, runs: int, budget_ms: int
 ) -> PairResult:
     """Both templates on the tool conversation; both on the tool-free one if either refuses it."""
-    result = PairResult(name, timer.version)
+    result = PairResult(name, timer.version, messages_template=".Messages" in hand_written)
     if converted is None:
         result.converted.error = "conversion refused"
         return result
@@ -333,6 +336,14 @@ def report(pairs: Sequence[PairResult], corpus: Sequence[CorpusResult]) -> list[
                 f"| {label} | {version} | {len(done)} | {' | '.join(_x(r) for r in ratios)} | "
                 f"{' / '.join(f'{t:g}x' for t in targets)} | {_verdict(ratios, targets)} |"
             )
+        for label, kind in (
+            ("(a), hand-written template over `.Messages`", True),
+            ("(a), hand-written legacy `.Prompt` template", False),
+        ):
+            some = [p for p in done if p.messages_template == kind]
+            if some:
+                ratios = quantiles([p.converted.execute_ms / p.hand_written.execute_ms for p in some])
+                lines.append(f"| {label} | {version} | {len(some)} | {' | '.join(_x(r) for r in ratios)} | | |")
         per_byte = [p.per_byte_ns(p.converted) / max(p.per_byte_ns(p.hand_written), COPY_NS) for p in done]
         ratios = quantiles(per_byte)
         lines.append(
