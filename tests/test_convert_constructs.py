@@ -64,6 +64,7 @@ CONSTRUCTS = {
     "filtered_list_variable": "{% set users = messages | selectattr('role', 'equalto', 'user') | list %}{{ users | length }}{% for u in users %}[{{ u.content }}]{% endfor %}",
     "reverse_loop": "{% for m in messages[::-1] %}{{ loop.index0 }}{{ m.role }}{{ loop.last }};{% endfor %}{{ messages[::-1] | length }}",
     "concat_truth": "{% set ns = namespace(s='') %}{% for m in messages %}{% set x = '<' + m.content %}{% set y = '' ~ m.content ~ '' %}{% if x %}X{% endif %}{% if y %}Y{% endif %}{% set ns.s = ns.s + m.role[:0] %}{% if ns.s %}S{% endif %}{% set ns.s = ns.s + '.' %}{% if ns.s %}T{% endif %}{% endfor %}",
+    "reversed_positions": "{% for m in messages[::-1] %}{{ (messages|length - 1) - loop.index0 }}:{{ loop.revindex0 }}:{{ m.role }};{% endfor %}{% for m in messages %}{{ (messages|length - 1) - loop.index0 }}{% endfor %}",
     "lower_upper": "{% for m in messages %}{{ m.role | upper }}{{ m.role | lower }}{{ (m.content | lower) if m.role == 'system' }}{% endfor %}",
     "namespace_new_attribute": "{% set ns = namespace(a=1) %}{% for m in messages %}{% if ns.last %}({{ ns.last }}){% endif %}{% set ns.last = m.role %}{% endfor %}{{ ns.last }}",
     "set_block": "{% set intro %}Roles:{% for m in messages %} {{ m.role }}{% if loop.last %}.{% endif %}{% endfor %}\n{% endset %}{{ intro | trim }}|{{ intro }}",

@@ -234,3 +234,24 @@ def _key_path(node: nodes.Node, name: str) -> tuple[str, ...] | None:
     if not (path and isinstance(node, nodes.Name) and node.name == name):
         return None
     return tuple(reversed(path))
+
+
+def revindex0_spelled_out(node: nodes.Sub) -> nodes.Name | None:
+    """The list `xs` of `(xs | length - 1) - loop.index0` (which is `loop.revindex0` in a loop
+    over `xs`), if `node` is that."""
+    index0, minus_one = node.right, node.left
+    if not (
+        isinstance(index0, nodes.Getattr)
+        and index0.attr == "index0"
+        and isinstance(index0.node, nodes.Name)
+        and index0.node.name == "loop"
+        and isinstance(minus_one, nodes.Sub)
+        and isinstance(minus_one.right, nodes.Const)
+        and minus_one.right.value == 1
+        and isinstance(minus_one.left, nodes.Filter)
+        and minus_one.left.name == "length"
+        and isinstance(minus_one.left.node, nodes.Name)
+        and not (minus_one.left.args or minus_one.left.kwargs)
+    ):
+        return None
+    return minus_one.left.node

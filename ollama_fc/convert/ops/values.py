@@ -208,6 +208,10 @@ class Loop:
     length: str | None = None
     #: the kind of `seq`'s elements when `loop.previtem`/`nextitem` can index it (a forward loop)
     item_kind: str | None = None
+    #: Go operand for `loop.revindex0` where the loop has it at hand: a loop over a reversed
+    #: list, whose step takes the element at that position of the list (`list_code`)
+    revindex0: str | None = None
+    list_code: str | None = None
 
 
 #: Evaluates an expression in the scope it was written in: how an operation that evaluates

@@ -6,6 +6,7 @@ from typing import Any, cast
 
 from jinja2 import nodes
 
+from ..analysis import revindex0_spelled_out
 from ..go import strlists, textops
 from ..go.textops import go_string
 from ..ops import toolschema
@@ -253,6 +254,16 @@ class Expressions(Macros):
         raise self.fail(node, f"'+' of {left.kind} and {right.kind}")
 
     def expr_Sub(self, node: nodes.Sub, frame: Frame) -> Value:
+        listed = revindex0_spelled_out(node)
+        if listed is not None and frame.lookup("loop") is None:
+            # in a loop over the list reversed: the position the step took its element from
+            loop = self.loop_of(frame)  # (the list is Ollama's data: nothing in the loop sets it again)
+            if (
+                loop.revindex0
+                and (loop.list_code or "").startswith("$.")
+                and self.expr(listed, frame).code == loop.list_code
+            ):
+                return Value(loop.revindex0, INT)
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
         if left.is_const and right.is_const:
             return const(left.const - right.const)
@@ -512,6 +523,8 @@ class Expressions(Macros):
             return Value(f"(eq {loop.index} {loop.last})", BOOL)
         if node.attr == "length":
             return Value(loop.length or f"(len {loop.seq})", INT)
+        if node.attr == "revindex0" and loop.revindex0:
+            return Value(loop.revindex0, INT)
         if node.attr in {"previtem", "nextitem"} and loop.item_kind is not None:
             return self.neighbour_item(loop, node.attr == "previtem")
         raise self.fail(node, f"loop.{node.attr}")

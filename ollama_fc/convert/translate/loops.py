@@ -172,10 +172,14 @@ class Loops(Core):
                 if counted:
                     # loop.* counts the elements that pass the filter: count them all first
                     passing = self.count_passing(node, filters, seqvar, kind, frame)
+                position = None
                 if seq.extra.get("reversed"):
-                    # the i-th step takes element len-1-i, which is len(seq[i+1:])
+                    # the i-th step takes element len-1-i, which is len(seq[i+1:]): loop.revindex0
+                    position = self.temp()
                     self.action(f"range {idx} := len {seqvar}")
-                    self.action(f"{item} := index {seqvar} (len (slice {seqvar} ({textops.plus_one(idx)})))")
+                    self.action(f"{position} := len (slice {seqvar} ({textops.plus_one(idx)}))")
+                    self.action(f"{item} := index {seqvar} {position}")
+                    self.int_vars.add(position)
                 else:
                     self.action(f"range {idx}, {item} := {seqvar}")
                 last = self.temp()
@@ -183,6 +187,8 @@ class Loops(Core):
                     hoisted = (idx, last, seqvar)
                 neighbours = kind if not seq.extra.get("reversed") else None
                 body.loop = self.indexed(Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours))
+                if position and not counted:
+                    body.loop.revindex0, body.loop.list_code = position, seq.code
         else:
             raise self.fail(node, f"for over {seq.kind}")
         guard = 0
