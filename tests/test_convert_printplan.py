@@ -212,3 +212,32 @@ def test_planned_conversions_are_smaller() -> None:
     captured = convert(TemplateSource(PLANNED["accumulator"].replace("{{ s }}", "{{ s | trim }}"), {}, "c")).template
     assert 'template "ofc_json"' not in captured
     assert len(planned) * 3 < len(captured)
+
+
+def test_stored_tool_call_json_is_printed_in_place(engines: dict[str, oracle.Oracle]) -> None:
+    """A tool call's JSON stored by a `set` and printed (xlam, jamba, rnj-1): printed through the
+    JSON writer's define where the variable is printed; sliced, captured as before, and the
+    render is the reference's either way."""
+    calls = [
+        {"function": {"name": "get_weather", "arguments": {"city": "Paris", "days": 2, "units": ["c"]}}},
+        {"function": {"name": "ping", "arguments": {}}},
+    ]
+    messages = [USER, {"role": "assistant", "content": "", "tool_calls": calls}, {"role": "user", "content": "ok"}]
+    hf_messages = [
+        {**m, "tool_calls": [{"type": "function", "function": c["function"]} for c in m["tool_calls"]]}
+        if "tool_calls" in m
+        else m
+        for m in messages
+    ]
+    printed = (
+        "{% for m in messages %}<{{ m.role }}>{{ m.content }}{% for c in m.tool_calls or [] %}"
+        "{% set out = c.function | tojson %}{% set args = 'args=' ~ (c.function.arguments | tojson) %}"
+        "[{{ out }}|{{ args }}]{% endfor %}{% endfor %}"
+    )
+    sliced = printed.replace("[{{ out }}|", "[{{ out[:-1] }}|")
+    for template in (printed, sliced):
+        go_template = convert(TemplateSource(template, {}, "calls")).template
+        if template is printed:
+            assert 'template "ofc_json"' in go_template
+        expected = reference_render(template, hf_messages, None, add_generation_prompt=True)
+        assert ollama_renders(go_template, messages, None, engines) == {expected}

@@ -31,7 +31,11 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..ops.values import (
     ANY,
+    ARGS,
+    CALL,
+    CALLS,
     CONTENT,
+    FUNC,
     MAPPED,
     NS,
     PARAMS,
@@ -78,7 +82,7 @@ from .scope import Frame
 
 #: kinds whose `tojson` a plan stands for when a `set` stores it (tool schemas: their captured
 #: JSON writer is most of a conversion's size, where a printed one is a define call)
-PLANNED_JSON = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, SELECT, MAPPED}
+PLANNED_JSON = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, SELECT, MAPPED, CALLS, CALL, FUNC, ARGS}
 
 
 #: a translator's temporary variable (as `free_variables` names it); what a value with only
