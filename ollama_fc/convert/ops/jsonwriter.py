@@ -59,7 +59,8 @@ FIELD_KINDS: dict[str, str] = {
     JSON_VALUE: ANY,
 }
 #: the Go type a value of each of these kinds always has: printed through the helpers, it enters
-#: the writer of that type, with no run-time dispatch
+#: the writer of that type, with no run-time dispatch (a LIST is a schema's `required` or `enum`:
+#: a []string or []interface {}, which the list writer writes alike, telling members apart)
 KIND_TYPES: dict[str, str] = {
     TOOLS: "template.templateTools",
     TOOL: "template.templateTool",
@@ -71,6 +72,7 @@ KIND_TYPES: dict[str, str] = {
     PROP: "api.ToolProperty",
     ANYOF: "[]api.ToolProperty",
     ARGS: "template.templateArgs",
+    LIST: "[]interface {}",
     STR: "string",
     CONTENT: "string",
 }
