@@ -66,6 +66,14 @@ TOOLS: list[dict[str, Any]] = [
         },
     },
     {"type": "function", "function": {"name": "noop", "parameters": {"type": "object", "properties": {}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "legacy",
+            "description": "An older schema's parameters type.",
+            "parameters": {"type": "dict", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+        },
+    },
 ]
 #: argument keys in sorted order (Ollama passes a map)
 ARGUMENTS = {

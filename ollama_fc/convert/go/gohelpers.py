@@ -11,6 +11,7 @@ indented JSON writers are emitted once per nesting depth, one per Go type Ollama
 from __future__ import annotations
 
 import functools
+import json
 import re
 from typing import NamedTuple
 
@@ -37,6 +38,9 @@ class SchemaField(NamedTuple):
     optional: bool
     #: its Go type, as `printf "%T"` names it
     go_type: str
+    #: a string nearly every schema has there, printed as a constant after one test (the
+    #: string writer makes four calls)
+    usual: str | None = None
 
 
 #: The fields of Ollama's tool schema structs, in the order transformers' `get_json_schema`
@@ -46,7 +50,7 @@ class SchemaField(NamedTuple):
 #: write each field by its type with no run-time test.
 SCHEMA_FIELDS: dict[str, tuple[SchemaField, ...]] = {
     "tool": (
-        SchemaField("Type", "type", False, "string"),
+        SchemaField("Type", "type", False, "string", "function"),
         SchemaField("Function", "function", False, "template.templateToolFunction"),
     ),
     "function": (
@@ -55,7 +59,7 @@ SCHEMA_FIELDS: dict[str, tuple[SchemaField, ...]] = {
         SchemaField("Parameters", "parameters", False, "template.templateToolFunctionParameters"),
     ),
     "parameters": (
-        SchemaField("Type", "type", False, "string"),
+        SchemaField("Type", "type", False, "string", "object"),
         SchemaField("Properties", "properties", False, "template.templateProperties"),
         SchemaField("Required", "required", True, "[]string"),
     ),
@@ -285,11 +289,16 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
         return f'{{{{ $t := printf "%T" . }}}}{tests}{{{{ else }}}}{{{{ json . }}}}{{{{ end }}}}'
 
     writers = {ANY_TYPE: dispatch(DISPATCH_ORDER), JSON_VALUE: dispatch(JSON_VALUE_TYPES)}
+
+    def write_field(field: SchemaField) -> str:
+        value = write(field.go_type, f".{field.go}")
+        if field.usual is None:
+            return value
+        usual = json.dumps(field.usual)
+        return f"{{{{ if eq .{field.go} {lit(field.usual)} }}}}{_text(usual)}{{{{ else }}}}{value}{{{{ end }}}}"
+
     for struct, fields in SCHEMA_FIELDS.items():
-        pairs = [
-            (f".{field.go}" if field.optional else "true", field.key, write(field.go_type, f".{field.go}"))
-            for field in fields
-        ]
+        pairs = [(f".{field.go}" if field.optional else "true", field.key, write_field(field)) for field in fields]
         writers[SCHEMA_TYPES[struct]] = obj(pairs)
     for go_type, of in CONTAINERS.items():
         writers[go_type] = container(of)  # (types sharing a writer: the same code under one name)
