@@ -180,10 +180,10 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
     A field, element or map value whose Go type is certain (SCHEMA_FIELDS, CONTAINERS) is
     written by its type's writer one level deeper, with no run-time test: only a value of
     unknown type pays for `printf "%T"` and the tests of DISPATCH_ORDER (of JSON_VALUE_TYPES,
-    for a value decoded from the request's JSON). Separators and
-    brackets are literal text, not actions (nothing to parse or evaluate); a struct's fields
-    that are always written come first without a test, and optional ones print `$s`, empty
-    until a field was written, as their separator.
+    for a value decoded from the request's JSON). Separators and brackets are literal text,
+    not actions (nothing to parse or evaluate); a struct's fields that are always written come
+    first without a test, and optional ones print `$s`, empty until a field was written, as
+    their separator.
     """
     item, key_sep = separators or ((", " if indent is None else ","), ": ")
     if indent is None:
@@ -294,7 +294,7 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
         value = write(field.go_type, f".{field.go}")
         if field.usual is None:
             return value
-        usual = json.dumps(field.usual)
+        usual = json.dumps(field.usual, ensure_ascii=False)
         return f"{{{{ if eq .{field.go} {lit(field.usual)} }}}}{_text(usual)}{{{{ else }}}}{value}{{{{ end }}}}"
 
     for struct, fields in SCHEMA_FIELDS.items():
