@@ -5,7 +5,8 @@ The writers write each struct field, list element and map value by its Go type w
 data model makes the type certain, and test the type at run time only for untyped values (argument
 values, a schema's `items` and `enum` members): the schemas below hold every kind of field they
 write (nested and ordered properties, `anyOf`, `items` holding an object, enums of strings and of
-numbers, a `type` list, several required fields), and the arguments every JSON type.
+numbers, a `type` list, several required fields, an object property with no properties of its
+own, which Ollama holds as a non-nil empty map), and the arguments every JSON type.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ TOOLS: list[dict[str, Any]] = [
                     "days": {"type": ["integer", "null"], "description": "Days ahead."},
                     "level": {"type": "integer", "enum": [1, 2, 3]},
                     "location": {"type": "string", "description": "City"},
+                    "meta": {"type": "object", "properties": {}, "description": "No properties of its own."},
                     "nested": _nested(2),
                     "points": {
                         "type": "array",
@@ -120,6 +122,7 @@ TEMPLATES = {
     "separators": "{{ tools | tojson(separators=(',', ':')) }}{{ tools | tojson(indent=2, separators=(',', ': ')) }}",
     "ascii only": "{{ tools | tojson(ensure_ascii=True) }}",
     "captured": "{% set x = tools | tojson(indent=2) %}{{ x }}{% set y = tools | tojson %}[{{ y }}]",
+    "python repr": "{% for t in tools or [] %}{{ t }}{% set r = t | string %}[{{ r }}]{% endfor %}",
 }
 
 

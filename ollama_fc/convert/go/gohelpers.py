@@ -93,12 +93,14 @@ class Container(NamedTuple):
     members: str | None = None
     #: what json.dumps writes for it when empty (transformers passes no tools as None)
     empty: str = "[]"
+    #: what is true when it has members (a non-nil pointer to no properties is still empty)
+    filled: str = "."
 
 
 CONTAINERS: dict[str, Container] = {
     "template.templateTools": Container("tools", "template.templateTool", empty="null"),
     "template.templateProperties": Container("properties", "api.ToolProperty", ".", "{}"),
-    "*api.ToolPropertiesMap": Container("ordered_properties", "api.ToolProperty", ".All", "{}"),
+    "*api.ToolPropertiesMap": Container("ordered_properties", "api.ToolProperty", ".All", "{}", ".Len"),
     "[]api.ToolProperty": Container("any_of", "api.ToolProperty"),
     "[]string": Container("strings", "string"),
     "[]interface {}": Container("list", JSON_VALUE),
@@ -265,7 +267,7 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
 
     def container(of: Container) -> str:
         """A list, or a map in the order Go ranges it (sorted keys; an ordered map's own)."""
-        out = _Code().code("{{ if . }}")
+        out = _Code().code(f"{{{{ if {of.filled} }}}}")
         if of.members is None:
             out.text("[" + open_pad).code("{{ range $i, $v := . }}{{ if $i }}").text(item_sep)
             out.code(f"{{{{ end }}}}{write(of.element, '$v')}{{{{ end }}}}").text(close_pad + "]")

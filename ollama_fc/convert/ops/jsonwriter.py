@@ -262,27 +262,29 @@ class JsonWriter:
 
     def mapping(self, code: str, depth: int, kind: str, ordered: bool | None) -> None:
         """A map in sorted key order; Ollama's ordered property maps range through `.All`
-        (`ordered` None: properties that may be either, told at run time)."""
+        (`ordered` None: properties that may be either, told at run time), and are empty when
+        they hold no properties (`.Len`), even a non-nil pointer."""
         tr = self.tr
         m, first = tr.temp(), tr.temp()
         tr.action(f"{m} := {code}")
-        tr.action(f"if {m}")
-        tr.action(f"{first} := true")
-        tr.text("{" + self.pad(depth + 1))
+        members, filled = m, m
         if ordered:
-            self.members(f"{m}.All", first, depth, kind)
+            members, filled = f"{m}.All", f"{m}.Len"
         elif ordered is None:
             # properties of unknown origin: a parameters' plain map or a property's ordered one,
             # chosen before one loop, so the members (and what nests in them) are written once,
             # not once per Go type at every level
-            pairs = tr.temp()
-            tr.action(f"{pairs} := {m}")
+            members, filled = tr.temp(), tr.temp()
+            tr.action(f"{members} := {m}")
+            tr.action(f"{filled} := {m}")
             tr.action(f'if eq (printf "%T" {m}) "*api.ToolPropertiesMap"')
-            tr.action(f"{pairs} = {m}.All")
+            tr.action(f"{members} = {m}.All")
+            tr.action(f"{filled} = {m}.Len")
             tr.action("end")
-            self.members(pairs, first, depth, kind)
-        else:
-            self.members(m, first, depth, kind)
+        tr.action(f"if {filled}")
+        tr.action(f"{first} := true")
+        tr.text("{" + self.pad(depth + 1))
+        self.members(members, first, depth, kind)
         tr.text(self.pad(depth) + "}")
         tr.action("else")
         tr.text("{}")
@@ -413,7 +415,12 @@ class JsonWriter:
             tr.action("end")
             self.beyond_limit(items, depth + 1)
         else:
-            inner, walk, k, v = tr.temp(), tr.temp(), tr.temp(), tr.temp()
+            inner, walk, k, v, filled = tr.temp(), tr.temp(), tr.temp(), tr.temp(), tr.temp()
+            tr.action(f"{filled} := {items}")  # (an anyOf list here has members)
+            tr.action(f"if {is_map}")
+            tr.action(f"{filled} = {items}.Len")  # a non-nil pointer to no properties: {}
+            tr.action("end")
+            tr.action(f"if {filled}")
             tr.action(f"if {is_map}")
             tr.text(self.literal(mapped[1]) + self.key_sep + "{" + self.pad(depth + 2))
             tr.action("else")
@@ -438,6 +445,9 @@ class JsonWriter:
             tr.text("}")
             tr.action("else")
             tr.text("]")
+            tr.action("end")
+            tr.action("else")
+            tr.text(self.literal(mapped[1]) + self.key_sep + "{}")
             tr.action("end")
         tr.action("end")
         tr.action("end")
