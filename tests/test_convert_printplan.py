@@ -192,7 +192,7 @@ def check_renders(go_template: str, template: str, engines: dict[str, oracle.Ora
 def test_string_built_only_to_be_printed_is_printed_in_place(name: str, engines: dict[str, oracle.Oracle]) -> None:
     template = PLANNED[name]
     go_template = convert(TemplateSource(template, {}, name)).template
-    assert 'template "ofc_json"' in go_template or 'template "ofc_repr"' in go_template  # printed, not captured
+    assert 'template "ofc_json' in go_template or 'template "ofc_repr"' in go_template  # printed, not captured
     assert "ofc-plan" not in go_template and "$ofc_plan" not in go_template
     check_renders(go_template, template, engines)
 
@@ -201,7 +201,7 @@ def test_string_built_only_to_be_printed_is_printed_in_place(name: str, engines:
 def test_string_the_plan_cannot_stand_for_is_captured(name: str, engines: dict[str, oracle.Oracle]) -> None:
     template = CAPTURED[name]
     go_template = convert(TemplateSource(template, {}, name)).template
-    assert 'template "ofc_json"' not in go_template  # the JSON is written into a variable
+    assert 'template "ofc_json' not in go_template  # the JSON is written into a variable
     assert "ofc-plan" not in go_template and "$ofc_plan" not in go_template
     check_renders(go_template, template, engines)
 
@@ -210,7 +210,7 @@ def test_planned_conversions_are_smaller() -> None:
     """The captured JSON writer is most of such a conversion: without it, a fraction of the size."""
     planned = convert(TemplateSource(PLANNED["accumulator"], {}, "planned")).template
     captured = convert(TemplateSource(PLANNED["accumulator"].replace("{{ s }}", "{{ s | trim }}"), {}, "c")).template
-    assert 'template "ofc_json"' not in captured
+    assert 'template "ofc_json' not in captured
     assert len(planned) * 3 < len(captured)
 
 

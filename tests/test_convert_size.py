@@ -112,7 +112,10 @@ def test_json_writer_separators_are_text_not_actions() -> None:
     template = convert(TemplateSource("{{ tools | tojson(indent=4) }}", {}, "indent")).template
     # (a `{` just before an action stays one: the lexer would read `{{{`)
     assert re.search(r'\{\{ "(?:[,:\[\]} ]|\\n)+" \}\}', template) is None
-    assert '"type": {{ template "ofc_json_str" .Type }},\n' in template
+    assert (
+        '"type": {{ if eq .Type "function" }}"function"{{ else }}{{ template "ofc_json_str" .Type }}{{ end }},\n'
+        in template
+    )
 
 
 #: long constants several scans share (strip tables, case tables) and texts at their edges

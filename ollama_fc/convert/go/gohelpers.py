@@ -4,37 +4,141 @@ Go's text/template has no JSON-with-Python-separators, no Python repr and no str
 Each helper below rebuilds one of them from what Go does have: `printf "%T"` to tell types
 apart, `textops.json_string` to quote strings, ranging over ints and Go 1.24 iterator functions, and
 `slice`/`index` on strings. Helpers take one value (Go templates pass one argument), so the
-indented JSON writer is emitted once per nesting depth.
+indented JSON writers are emitted once per nesting depth, one per Go type Ollama hands a template
+(and one telling an unknown type apart); a template holds only those its `tojson`s can reach.
 """
 
 from __future__ import annotations
+
+import functools
+import json
+import re
+from typing import NamedTuple
 
 from .textops import LEAD_BYTE, go_string, json_string, position_after, rune_repr_escape
 
 #: Deepest JSON nesting the indented writer handles (tool schemas are far shallower).
 MAX_INDENT_DEPTH = 10
 
-#: The JSON keys of Ollama's tool, function and parameters structs, in the order transformers'
-#: `get_json_schema` writes them: (Go field, key, optional), an optional key written only when
-#: its field is set. The one table the JSON writers and the dict views of a schema read.
-SCHEMA_FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
-    "tool": (("Type", "type", False), ("Function", "function", False)),
-    "function": (("Name", "name", False), ("Description", "description", True), ("Parameters", "parameters", False)),
-    "parameters": (("Type", "type", False), ("Properties", "properties", False), ("Required", "required", True)),
-}
-#: the string fields among them (written as JSON strings; the others are structs or lists)
-SCHEMA_STRINGS = {"Type", "Name", "Description"}
+#: A value of any Go type Ollama hands a template (`tojson` of a value whose kind is not known):
+#: its writer tells the type at run time, among all of them
+ANY_TYPE = "interface {}"
+#: An `any` holding a value decoded from the request's JSON (argument values, a schema's `items`
+#: and `enum`): a string, float64, bool, nil, map[string]interface {} or []interface {}; told
+#: apart at run time among those only
+JSON_VALUE = "json value"
 
-#: Key order used for a property schema: the order `transformers.get_json_schema` writes.
-PROPERTY_KEYS = (
-    "AnyOf:anyOf",
-    "Type:type",
-    "Items:items",
-    "Enum:enum",
-    "Properties:properties",
-    "Required:required",
-    "Description:description",
+
+class SchemaField(NamedTuple):
+    """A field of one of Ollama's tool schema structs."""
+
+    go: str
+    key: str
+    #: the key is written (and the dict view has it) only when the field is set
+    optional: bool
+    #: its Go type, as `printf "%T"` names it
+    go_type: str
+    #: a string nearly every schema has there, printed as a constant after one test (the
+    #: string writer makes four calls)
+    usual: str | None = None
+
+
+#: The fields of Ollama's tool schema structs, in the order transformers' `get_json_schema`
+#: writes their keys. The one table the JSON writers and the dict views of a schema read, and
+#: the one place saying which field has which Go type: the same in every Ollama version
+#: supported (v0.24.0 and v0.34.4, `template/template.go` and `api/types.go`), so the writers
+#: write each field by its type with no run-time test.
+SCHEMA_FIELDS: dict[str, tuple[SchemaField, ...]] = {
+    "tool": (
+        SchemaField("Type", "type", False, "string", "function"),
+        SchemaField("Function", "function", False, "template.templateToolFunction"),
+    ),
+    "function": (
+        SchemaField("Name", "name", False, "string"),
+        SchemaField("Description", "description", True, "string"),
+        SchemaField("Parameters", "parameters", False, "template.templateToolFunctionParameters"),
+    ),
+    "parameters": (
+        SchemaField("Type", "type", False, "string", "object"),
+        SchemaField("Properties", "properties", False, "template.templateProperties"),
+        SchemaField("Required", "required", True, "[]string"),
+    ),
+    "property": (
+        SchemaField("AnyOf", "anyOf", True, "[]api.ToolProperty"),
+        SchemaField("Type", "type", True, "api.PropertyType"),
+        SchemaField("Items", "items", True, JSON_VALUE),
+        SchemaField("Enum", "enum", True, "[]interface {}"),
+        SchemaField("Properties", "properties", True, "*api.ToolPropertiesMap"),
+        SchemaField("Required", "required", True, "[]string"),
+        SchemaField("Description", "description", True, "string"),
+    ),
+}
+#: the Go type of each struct in SCHEMA_FIELDS
+SCHEMA_TYPES = {
+    "tool": "template.templateTool",
+    "function": "template.templateToolFunction",
+    "parameters": "template.templateToolFunctionParameters",
+    "property": "api.ToolProperty",
+}
+
+
+class Container(NamedTuple):
+    """A list or map type the JSON writers meet, and what it holds."""
+
+    #: its writer: a suffix of the layout's helper names
+    writer: str
+    #: the Go type of its elements (of its values, for a map)
+    element: str
+    #: for a map, what `range $k, $v :=` goes over (an ordered map: its `.All` iterator)
+    members: str | None = None
+    #: what json.dumps writes for it when empty (transformers passes no tools as None)
+    empty: str = "[]"
+    #: what is true when it has members (a non-nil pointer to no properties is still empty)
+    filled: str = "."
+
+
+CONTAINERS: dict[str, Container] = {
+    "template.templateTools": Container("tools", "template.templateTool", empty="null"),
+    "template.templateProperties": Container("properties", "api.ToolProperty", ".", "{}"),
+    "*api.ToolPropertiesMap": Container("ordered_properties", "api.ToolProperty", ".All", "{}", ".Len"),
+    "[]api.ToolProperty": Container("any_of", "api.ToolProperty"),
+    "[]string": Container("strings", "string"),
+    "[]interface {}": Container("list", JSON_VALUE),
+    "map[string]interface {}": Container("map", JSON_VALUE, ".", "{}"),
+    "template.templateArgs": Container("map", JSON_VALUE, ".", "{}"),
+}
+#: the Go types `json` writes as json.dumps does (a Go nil as null)
+JSON_SCALARS = ("float64", "bool", "int", "int64", "json.Number", "<nil>")
+#: The run-time dispatch of a value of unknown Go type, tried in this order: each test costs a
+#: call, so the types met most often in a tool conversation come first (argument values and
+#: `enum` members are mostly strings, then numbers; `items` is a map). Values whose type is
+#: certain from the field holding them are written by their type's writer, without a test.
+DISPATCH_ORDER = (
+    "string",
+    *JSON_SCALARS,
+    "map[string]interface {}",
+    "template.templateArgs",
+    "[]interface {}",
+    "template.templateTools",
+    "template.templateTool",
+    "template.templateToolFunction",
+    "template.templateToolFunctionParameters",
+    "api.ToolProperty",
+    "template.templateProperties",
+    "*api.ToolPropertiesMap",
+    "[]api.ToolProperty",
+    "[]string",
+    "api.PropertyType",
 )
+#: the types a JSON_VALUE may have, in the same order
+JSON_VALUE_TYPES = ("string", *JSON_SCALARS, "map[string]interface {}", "[]interface {}")
+#: the writer of each Go type that has one, by the suffix of its `define`'s name
+_WRITERS = {
+    ANY_TYPE: "",
+    JSON_VALUE: "value",
+    **{go_type: struct for struct, go_type in SCHEMA_TYPES.items()},
+    **{go_type: of.writer for go_type, of in CONTAINERS.items()},
+}
 
 
 def _text(data: str) -> str:
@@ -71,14 +175,17 @@ class _Code:
         return "".join(self.parts)
 
 
-def _json_writer(
-    name: str, indent: int | None, depth: int, child: str, separators: tuple[str, str] | None = None
-) -> str:
-    """One JSON writer: Python `json.dumps` layout over every type Ollama hands a template.
+def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | None) -> dict[str, str]:
+    """The JSON writers of one layout at one nesting depth: Python `json.dumps` layout of every
+    type Ollama hands a template, a `define` per Go type and one telling an unknown type apart.
 
-    Separators and brackets are literal text, not actions (nothing to parse or evaluate); a
-    struct's fields that are always written come first without a test, and optional ones
-    print `$s`, empty until a field was written, as their separator.
+    A field, element or map value whose Go type is certain (SCHEMA_FIELDS, CONTAINERS) is
+    written by its type's writer one level deeper, with no run-time test: only a value of
+    unknown type pays for `printf "%T"` and the tests of DISPATCH_ORDER (of JSON_VALUE_TYPES,
+    for a value decoded from the request's JSON). Separators and brackets are literal text,
+    not actions (nothing to parse or evaluate); a struct's fields that are always written come
+    first without a test, and optional ones print `$s`, empty until a field was written, as
+    their separator.
     """
     item, key_sep = separators or ((", " if indent is None else ","), ": ")
     if indent is None:
@@ -89,11 +196,25 @@ def _json_writer(
         close_pad = "\n" + " " * (indent * depth)
     lit = go_string
 
+    def helper(go_type: str, here: bool = False) -> str:
+        """The writer of `go_type` for a value nested one level deeper (or at this depth)."""
+        if here:
+            return json_helper_name(indent, depth, separators, go_type)
+        if indent is None or depth >= MAX_INDENT_DEPTH:
+            return json_helper_name(None, 0, separators, go_type)  # compact from there on
+        return json_helper_name(indent, depth + 1, separators, go_type)
+
     def quote(expr: str) -> str:
         return f'{{{{ template "ofc_json_str" {expr} }}}}'
 
-    def sub(expr: str) -> str:
-        return f'{{{{ template "{child}" {expr} }}}}'
+    def write(go_type: str, expr: str, levels: int = 2) -> str:
+        """`expr` of `go_type` written as a value whose own members are `levels` deeper than
+        this writer's brackets (2: a member of this writer's object or list)."""
+        if go_type == "string":
+            return quote(expr)
+        if go_type == "api.PropertyType":
+            return type_names(expr, levels)
+        return f'{{{{ template "{helper(go_type, here=levels == 1)}" {expr} }}}}'
 
     def obj(pairs: list[tuple[str, str, str]]) -> str:
         """`{`, `"key": value` for present fields with separators only between written ones, `}`."""
@@ -123,7 +244,8 @@ def _json_writer(
 
     def type_names(expr: str, levels: int) -> str:
         """A schema `type` (a list in Ollama): one name is a string, several a list `levels`
-        deeper than this writer's object, laid out as json.dumps lays out any list."""
+        deeper than this writer's brackets, laid out as json.dumps lays out any list. Which
+        is told by a loop without calls: the last index is 0 for one name."""
         if indent is None:
             first, between, last = "", item, ""
         else:
@@ -131,73 +253,61 @@ def _json_writer(
             between, last = item + first, "\n" + " " * (indent * (depth + levels - 1))
         return (
             _Code()
-            .code(f"{{{{ if eq (len {expr}) 1 }}}}{quote(f'(index {expr} 0)')}{{{{ else if {expr} }}}}")
+            .code(f"{{{{ $last := 0 }}}}{{{{ range $i, $n := {expr} }}}}{{{{ $last = $i }}}}{{{{ end }}}}")
+            .code("{{ if $last }}")
             .text("[" + first)
             .code(f"{{{{ range $i, $n := {expr} }}}}{{{{ if $i }}}}")
             .text(between)
             .code(f"{{{{ end }}}}{quote('$n')}{{{{ end }}}}")
             .text(last + "]")
+            .code(f"{{{{ else if {expr} }}}}{{{{ range $n := {expr} }}}}{quote('$n')}{{{{ end }}}}")
             .code("{{ else }}[]{{ end }}")
             .done()
         )
 
-    def mapping(range_expr: str) -> str:
-        return (
-            _Code()
-            .code("{{ if . }}")
-            .text("{" + open_pad)
-            .code(f'{{{{ $s := "" }}}}{{{{ range $k, $v := {range_expr} }}}}{{{{ $s }}}}{quote("$k")}')
-            .text(key_sep)
-            .code(f"{sub('$v')}{{{{ $s = {lit(item_sep)} }}}}{{{{ end }}}}")
-            .text(close_pad + "}")
-            .code("{{ else }}{}{{ end }}")
-            .done()
+    def container(of: Container) -> str:
+        """A list, or a map in the order Go ranges it (sorted keys; an ordered map's own)."""
+        out = _Code().code(f"{{{{ if {of.filled} }}}}")
+        if of.members is None:
+            out.text("[" + open_pad).code("{{ range $i, $v := . }}{{ if $i }}").text(item_sep)
+            out.code(f"{{{{ end }}}}{write(of.element, '$v')}{{{{ end }}}}").text(close_pad + "]")
+        else:
+            out.text("{" + open_pad)
+            out.code(f'{{{{ $s := "" }}}}{{{{ range $k, $v := {of.members} }}}}{{{{ $s }}}}{quote("$k")}')
+            out.text(key_sep).code(f"{write(of.element, '$v')}{{{{ $s = {lit(item_sep)} }}}}{{{{ end }}}}")
+            out.text(close_pad + "}")
+        return out.code("{{ else }}").text(of.empty).code("{{ end }}").done()
+
+    def dispatch(go_types: tuple[str, ...]) -> str:
+        """Tests of `printf "%T"` in this order, one per writer (types sharing one together)."""
+        branches: dict[str, list[str]] = {}
+        for go_type in go_types:
+            branch = "{{ json . }}" if go_type in JSON_SCALARS else write(go_type, ".", levels=1)
+            branches.setdefault(branch, []).append(go_type)
+        tests = "".join(
+            f"{{{{ {'else if' if n else 'if'} eq $t {' '.join(lit(go_type) for go_type in go_types)} }}}}{branch}"
+            for n, (branch, go_types) in enumerate(branches.items())
         )
+        return f'{{{{ $t := printf "%T" . }}}}{tests}{{{{ else }}}}{{{{ json . }}}}{{{{ end }}}}'
 
-    sequence = (
-        _Code()
-        .code("{{ if . }}")
-        .text("[" + open_pad)
-        .code("{{ range $i, $v := . }}{{ if $i }}")
-        .text(item_sep)
-        .code(f"{{{{ end }}}}{sub('$v')}{{{{ end }}}}")
-        .text(close_pad + "]")
-        .code("{{ else }}[]{{ end }}")
-        .done()
-    )
+    writers = {ANY_TYPE: dispatch(DISPATCH_ORDER), JSON_VALUE: dispatch(JSON_VALUE_TYPES)}
 
-    def schema_object(struct: str) -> str:
-        return obj(
-            [
-                (f".{go}" if optional else "true", key, (quote if go in SCHEMA_STRINGS else sub)(f".{go}"))
-                for go, key, optional in SCHEMA_FIELDS[struct]
-            ]
-        )
+    def write_field(field: SchemaField) -> str:
+        value = write(field.go_type, f".{field.go}")
+        if field.usual is None:
+            return value
+        usual = json.dumps(field.usual, ensure_ascii=False)
+        return f"{{{{ if eq .{field.go} {lit(field.usual)} }}}}{_text(usual)}{{{{ else }}}}{value}{{{{ end }}}}"
 
-    tool, function, parameters = (schema_object(struct) for struct in ("tool", "function", "parameters"))
-    prop = obj(
-        [
-            (f".{field}", key, sub(f".{field}") if field != "Type" else type_names(".Type", 2))
-            for field, key in (entry.split(":") for entry in PROPERTY_KEYS)
-        ]
-    )
-    return (
-        f'{{{{ define "{name}" }}}}{{{{ $t := printf "%T" . }}}}'
-        '{{ if eq $t "string" }}{{ template "ofc_json_str" . }}'
-        '{{ else if eq $t "bool" "float64" "int" "int64" "json.Number" }}{{ json . }}'
-        '{{ else if eq $t "<nil>" }}null'
-        # no tools: transformers passes `tools=None`, which json.dumps writes as null
-        '{{ else if and (eq $t "template.templateTools") (not .) }}null'
-        f'{{{{ else if eq $t "template.templateTool" }}}}{tool}'
-        f'{{{{ else if eq $t "template.templateToolFunction" }}}}{function}'
-        f'{{{{ else if eq $t "template.templateToolFunctionParameters" }}}}{parameters}'
-        f'{{{{ else if eq $t "api.ToolProperty" }}}}{prop}'
-        f'{{{{ else if eq $t "api.PropertyType" }}}}{type_names(".", 1)}'
-        f'{{{{ else if eq $t "*api.ToolPropertiesMap" }}}}{mapping(".All")}'
-        f'{{{{ else if eq $t "map[string]interface {{}}" "template.templateArgs" "template.templateProperties" }}}}{mapping(".")}'
-        f'{{{{ else if eq $t "[]interface {{}}" "[]string" "template.templateTools" "[]api.ToolProperty" }}}}{sequence}'
-        "{{ else }}{{ json . }}{{ end }}{{ end }}"
-    )
+    for struct, fields in SCHEMA_FIELDS.items():
+        pairs = [(f".{field.go}" if field.optional else "true", field.key, write_field(field)) for field in fields]
+        writers[SCHEMA_TYPES[struct]] = obj(pairs)
+    for go_type, of in CONTAINERS.items():
+        writers[go_type] = container(of)  # (types sharing a writer: the same code under one name)
+    return {
+        helper(go_type, here=True): _untrimmed(f'{{{{ define "{helper(go_type, here=True)}" }}}}{body}{{{{ end }}}}')
+        for go_type, body in writers.items()
+    }
 
 
 def _untrimmed(code: str) -> str:
@@ -227,25 +337,53 @@ def _json_string_helper() -> str:
     return '{{ define "ofc_json_str" }}' + "".join(body.code) + "{{ end }}"
 
 
-def json_helper_name(indent: int | None, depth: int, separators: tuple[str, str] | None = None) -> str:
-    """The writer for this layout at this nesting depth (`tojson(separators=...)` gets its own)."""
+def json_helper_name(
+    indent: int | None, depth: int, separators: tuple[str, str] | None = None, go_type: str = ANY_TYPE
+) -> str:
+    """The writer of `go_type` (by default: of any type, told at run time) for this layout at
+    this nesting depth (`tojson(separators=...)` gets its own); strings have one writer."""
+    if go_type == "string":
+        return "ofc_json_str"
     layout = "" if separators is None else "_sep_" + "_".join(part.encode().hex() for part in separators)
-    return f"ofc_json{layout}" if indent is None else f"ofc_json{indent}{layout}_{depth}"
+    name = f"ofc_json{layout}" if indent is None else f"ofc_json{indent}{layout}_{depth}"
+    return f"{name}_{_WRITERS[go_type]}" if _WRITERS[go_type] else name
+
+
+@functools.cache
+def _layout_writers(indent: int | None, separators: tuple[str, str] | None) -> dict[str, str]:
+    """Every writer of a layout by name, with the compact ones that end its indented ones and
+    the string writer."""
+    if indent is None:
+        return {**_json_writers(None, 0, separators), "ofc_json_str": _json_string_helper()}
+    writers: dict[str, str] = {}
+    for depth in range(MAX_INDENT_DEPTH + 1):
+        writers.update(_json_writers(indent, depth, separators))
+    return {**writers, **_layout_writers(None, separators)}
+
+
+_CALLED = re.compile(r'\{\{ template "([^"]+)"')
+
+
+@functools.cache
+def json_writers(entry: str, indent: int | None, separators: tuple[str, str] | None = None) -> dict[str, str]:
+    """The Go code of the writer `entry` (a `json_helper_name` of this layout) and of every
+    writer it may call, by name: a template holds only the writers its `tojson`s can reach."""
+    layout = _layout_writers(indent, separators)
+    reached: dict[str, str] = {}
+    waiting = [entry]
+    while waiting:
+        name = waiting.pop()
+        if name not in reached:
+            reached[name] = layout[name]
+            waiting += _CALLED.findall(reached[name])
+    return reached
 
 
 def json_helpers(indent: int | None, separators: tuple[str, str] | None = None) -> tuple[str, str]:
-    """(entry helper name, Go code of all helpers) for `tojson` / `tojson(indent=N)` (and with
-    explicit `separators`); the compact writer of a layout also ends its indented ones."""
-    compact = json_helper_name(None, 0, separators)
-    if indent is None:
-        code = _untrimmed(_json_writer(compact, None, 0, compact, separators))
-        return compact, code + (_json_string_helper() if separators is None else "")
-    names = [json_helper_name(indent, depth, separators) for depth in range(MAX_INDENT_DEPTH + 1)]
-    code = ""
-    for depth, name in enumerate(names):
-        child = names[depth + 1] if depth < MAX_INDENT_DEPTH else compact
-        code += _json_writer(name, indent, depth, child, separators)
-    return names[0], _untrimmed(code)  # the depth-limit fallback (the compact writer) is emitted separately
+    """(entry helper name, Go code of every writer it may call) for `tojson` of a value of any
+    type, `tojson(indent=N)` (and with explicit `separators`)."""
+    entry = json_helper_name(indent, 0, separators)
+    return entry, "".join(json_writers(entry, indent, separators).values())
 
 
 def _byte_table(marked: dict[int, int]) -> str:

@@ -10,11 +10,20 @@ from typing import Protocol
 from jinja2 import nodes
 
 from ...errors import ConversionError
-from ..go.gohelpers import PROPERTY_KEYS, REPR_HELPER, SCHEMA_FIELDS
+from ..go.gohelpers import (
+    ANY_TYPE,
+    JSON_VALUE,
+    MAX_INDENT_DEPTH,
+    REPR_HELPER,
+    SCHEMA_FIELDS,
+    json_helper_name,
+    json_writers,
+)
 from ..go.textops import Emitter, json_string, repr_of_json, repr_string
 from .toolschema import SCHEMA_STRUCTS
 from .values import (
     ANY,
+    ANYOF,
     ARGS,
     CALL,
     CALLS,
@@ -28,11 +37,45 @@ from .values import (
     PROPS,
     STR,
     TFUNC,
+    TOOL,
     TOOLS,
+    Value,
 )
 
-#: the kind of each of their fields that is not a string
-FIELD_KINDS: dict[str, str] = {"Function": TFUNC, "Parameters": PARAMS, "Properties": PROPS, "Required": LIST}
+#: properties known to be a parameters' plain map or a property's ordered one (ranged through its
+#: `.All`), where a value of kind PROPS may be either; and a property's `type` names
+PLAIN_PROPS, ORDERED_PROPS, TYPE_NAMES = "plain_props", "ordered_props", "type_names"
+#: what this writer takes a schema field of each Go type for (gohelpers.SCHEMA_FIELDS)
+FIELD_KINDS: dict[str, str] = {
+    "string": STR,
+    "template.templateToolFunction": TFUNC,
+    "template.templateToolFunctionParameters": PARAMS,
+    "template.templateProperties": PLAIN_PROPS,
+    "*api.ToolPropertiesMap": ORDERED_PROPS,
+    "[]api.ToolProperty": ANYOF,
+    "api.PropertyType": TYPE_NAMES,
+    "[]string": LIST,
+    "[]interface {}": LIST,
+    JSON_VALUE: ANY,
+}
+#: the Go type a value of each of these kinds always has: printed through the helpers, it enters
+#: the writer of that type, with no run-time dispatch (a LIST is a schema's `required` or `enum`:
+#: a []string or []interface {}, which the list writer writes alike, telling members apart)
+KIND_TYPES: dict[str, str] = {
+    TOOLS: "template.templateTools",
+    TOOL: "template.templateTool",
+    TFUNC: "template.templateToolFunction",
+    PARAMS: "template.templateToolFunctionParameters",
+    PROPS: "template.templateProperties",
+    PLAIN_PROPS: "template.templateProperties",
+    ORDERED_PROPS: "*api.ToolPropertiesMap",
+    PROP: "api.ToolProperty",
+    ANYOF: "[]api.ToolProperty",
+    ARGS: "template.templateArgs",
+    LIST: "[]interface {}",
+    STR: "string",
+    CONTENT: "string",
+}
 
 
 class JsonEmitter(Emitter, Protocol):
@@ -50,10 +93,6 @@ class JsonEmitter(Emitter, Protocol):
     def fail(self, node: nodes.Node, construct: str, why: str = ...) -> ConversionError: ...
 
     def call_helper(self, name: str, code: str, node: nodes.Node) -> None: ...
-
-    def json_helper(
-        self, indent: int | None, depth: int, node: nodes.Node, separators: tuple[str, str] | None = None
-    ) -> str: ...
 
 
 class JsonWriter:
@@ -116,12 +155,16 @@ class JsonWriter:
             empty = self.literal(None) if kind == TOOLS else "[]"
             self.sequence(code, depth, lambda item: self.value(item, ELEMENT.get(kind, ANY), depth + 1), empty)
         elif kind in SCHEMA_STRUCTS:
-            fields = SCHEMA_FIELDS[SCHEMA_STRUCTS[kind]]
             pairs = [
-                (f".{go}" if optional else "true", key, f".{go}", FIELD_KINDS.get(go, STR))
-                for go, key, optional in fields
+                (f".{field.go}" if field.optional else "true", field.key, f".{field.go}", FIELD_KINDS[field.go_type])
+                for field in SCHEMA_FIELDS[SCHEMA_STRUCTS[kind]]
             ]
-            self.fields(code, depth, pairs)
+            if kind != PROP:
+                self.fields(code, depth, pairs)
+            elif self.python:
+                self.fields(code, depth, pairs, always_first=False)
+            else:
+                self.property_fields(code, depth, pairs)
         elif kind == CALL:
             self.fields(
                 code,
@@ -133,35 +176,19 @@ class JsonWriter:
             tr.text(self.literal("function"))
         elif kind == FUNC:
             self.fields(code, depth, [("true", "name", ".Name", STR), ("true", "arguments", ".Arguments", ARGS)])
-        elif kind == PROP:
-            pairs = []
-            for entry in PROPERTY_KEYS:
-                go, key = entry.split(":")
-                sub = {
-                    "AnyOf": "anyof",
-                    "Type": "json",
-                    "Items": ANY,
-                    "Enum": LIST,
-                    "Properties": PROPS,
-                    "Required": LIST,
-                    "Description": STR,
-                }[go]
-                pairs.append((f".{go}", key, f".{go}", sub))
-            if self.python:
-                self.fields(code, depth, pairs, always_first=False)
-            else:
-                self.property_fields(code, depth, pairs)
-        elif kind in {PROPS, ARGS}:
-            self.mapping(code, depth, PROP if kind == PROPS else ANY)
-        elif kind == "anyof" and self.python and self.in_anyof:
+        elif kind == ARGS:
+            self.mapping(code, depth, ANY, ordered=False)
+        elif kind in {PROPS, PLAIN_PROPS, ORDERED_PROPS}:
+            self.mapping(code, depth, PROP, ordered={PLAIN_PROPS: False, ORDERED_PROPS: True}.get(kind))
+        elif kind == ANYOF and self.python and self.in_anyof:
             # each property level may hold both nested properties and anyOf: writing anyOf
             # inside anyOf inline would double the code at every level
             self.beyond_limit(code, depth)
-        elif kind == "anyof":
+        elif kind == ANYOF:
             outer, self.in_anyof = self.in_anyof, True
             self.sequence(code, depth, lambda item: self.value(item, PROP, depth + 1))
             self.in_anyof = outer
-        elif kind == "json":
+        elif kind == TYPE_NAMES:
             self.types(code, depth)
         elif kind == ANY:
             self.untyped(code, depth)
@@ -175,9 +202,9 @@ class JsonWriter:
         self.beyond_limit(code, depth)
         return True
 
-    def beyond_limit(self, code: str, depth: int) -> None:
-        """The recursive `define` helpers write the rest exactly, unless the text is being
-        captured (their output cannot be) or indented deeper than they go."""
+    def beyond_limit(self, code: str, depth: int, go_type: str = ANY_TYPE) -> None:
+        """The recursive `define` helpers write the rest (a value of `go_type`) exactly, unless
+        the text is being captured (their output cannot be) or indented deeper than they go."""
         tr = self.tr
         if self.python:
             tr.warn(
@@ -188,7 +215,7 @@ class JsonWriter:
             tr.put(f"(json {code})")
             return
         if tr.sink is None:
-            tr.call_helper(tr.json_helper(self.indent, depth, self.node, self.separators), code, self.node)
+            tr.call_helper(self.helper(go_type, depth), code, self.node)
             return
         tr.warn(
             self.node,
@@ -196,6 +223,24 @@ class JsonWriter:
             "written as Go's compact JSON from there on",
         )
         tr.put(f"(json {code})")
+
+    def helper(self, go_type: str, depth: int) -> str:
+        """The `define` writing a value of `go_type` at `depth` in this layout (compact below the
+        deepest indented one), emitted with every writer it may call."""
+        indent = None if depth > MAX_INDENT_DEPTH else self.indent
+        name = json_helper_name(indent, depth, self.separators, go_type)
+        for define, code in json_writers(name, indent, self.separators).items():
+            self.tr.helpers.setdefault(define, code)
+        return name
+
+    def through_helpers(self, value: Value) -> None:
+        """Print `value` (not captured) through the `define` writers, entering at the writer of
+        its Go type where its kind makes that certain: no run-time dispatch is paid for it."""
+        kind = ORDERED_PROPS if value.kind == PROPS and value.extra.get("ordered") else value.kind
+        go_type = KIND_TYPES.get(kind, ANY_TYPE)
+        if value.extra.get("maybe_none") or value.extra.get("maybe_undefined"):
+            go_type = ANY_TYPE  # None is held as "" until some path sets the value
+        self.tr.call_helper(self.helper(go_type, 0), value.code, self.node)
 
     def sequence(self, code: str, depth: int, item: Callable[[str], None], empty: str = "[]") -> None:
         tr = self.tr
@@ -215,26 +260,31 @@ class JsonWriter:
         tr.text(empty)
         tr.action("end")
 
-    def mapping(self, code: str, depth: int, kind: str) -> None:
-        """A map in sorted key order; Ollama's ordered property maps range through `.All`."""
+    def mapping(self, code: str, depth: int, kind: str, ordered: bool | None) -> None:
+        """A map in sorted key order; Ollama's ordered property maps range through `.All`
+        (`ordered` None: properties that may be either, told at run time), and are empty when
+        they hold no properties (`.Len`), even a non-nil pointer."""
         tr = self.tr
         m, first = tr.temp(), tr.temp()
         tr.action(f"{m} := {code}")
-        tr.action(f"if {m}")
+        members, filled = m, m
+        if ordered:
+            members, filled = f"{m}.All", f"{m}.Len"
+        elif ordered is None:
+            # properties of unknown origin: a parameters' plain map or a property's ordered one,
+            # chosen before one loop, so the members (and what nests in them) are written once,
+            # not once per Go type at every level
+            members, filled = tr.temp(), tr.temp()
+            tr.action(f"{members} := {m}")
+            tr.action(f"{filled} := {m}")
+            tr.action(f'if eq (printf "%T" {m}) "*api.ToolPropertiesMap"')
+            tr.action(f"{members} = {m}.All")
+            tr.action(f"{filled} = {m}.Len")
+            tr.action("end")
+        tr.action(f"if {filled}")
         tr.action(f"{first} := true")
         tr.text("{" + self.pad(depth + 1))
-        if kind == PROP:
-            # newer Ollama holds properties in an ordered map, ranged through its `.All`
-            # iterator: chosen before one loop, so the members (and what nests in them) are
-            # written once, not once per Go type at every level
-            pairs = tr.temp()
-            tr.action(f"{pairs} := {m}")
-            tr.action(f'if eq (printf "%T" {m}) "*api.ToolPropertiesMap"')
-            tr.action(f"{pairs} = {m}.All")
-            tr.action("end")
-            self.members(pairs, first, depth, kind)
-        else:
-            self.members(m, first, depth, kind)
+        self.members(members, first, depth, kind)
         tr.text(self.pad(depth) + "}")
         tr.action("else")
         tr.text("{}")
@@ -365,7 +415,12 @@ class JsonWriter:
             tr.action("end")
             self.beyond_limit(items, depth + 1)
         else:
-            inner, walk, k, v = tr.temp(), tr.temp(), tr.temp(), tr.temp()
+            inner, walk, k, v, filled = tr.temp(), tr.temp(), tr.temp(), tr.temp(), tr.temp()
+            tr.action(f"{filled} := {items}")  # (an anyOf list here has members)
+            tr.action(f"if {is_map}")
+            tr.action(f"{filled} = {items}.Len")  # a non-nil pointer to no properties: {}
+            tr.action("end")
+            tr.action(f"if {filled}")
             tr.action(f"if {is_map}")
             tr.text(self.literal(mapped[1]) + self.key_sep + "{" + self.pad(depth + 2))
             tr.action("else")
@@ -373,8 +428,8 @@ class JsonWriter:
             tr.action("end")
             tr.action(f"{inner} := true")
             tr.action(f"{walk} := {items}")
-            tr.action(f'if eq (printf "%T" {items}) "*api.ToolPropertiesMap"')
-            tr.action(f"{walk} = {items}.All")
+            tr.action(f"if {is_map}")
+            tr.action(f"{walk} = {items}.All")  # a property's properties: always the ordered map
             tr.action("end")
             tr.action(f"range {k}, {v} := {walk}")
             self.separator(inner, depth + 1)
@@ -390,6 +445,9 @@ class JsonWriter:
             tr.text("}")
             tr.action("else")
             tr.text("]")
+            tr.action("end")
+            tr.action("else")
+            tr.text(self.literal(mapped[1]) + self.key_sep + "{}")
             tr.action("end")
         tr.action("end")
         tr.action("end")
@@ -425,8 +483,7 @@ class JsonWriter:
         elif self.python:
             tr.put(repr_string(tr, code))
         elif tr.sink is None:
-            tr.json_helper(None, 0, self.node)
-            tr.call_helper("ofc_json_str", code, self.node)
+            tr.call_helper(self.helper("string", 0), code, self.node)
         else:
             tr.put(json_string(tr, code))
 
@@ -443,7 +500,9 @@ class JsonWriter:
             tr.put(repr_of_json(tr, f"(json {code})"))
             return
         if tr.sink is None:
-            self.beyond_limit(code, depth)  # the helpers write any value at any depth
+            # the helpers write any value at any depth; nested in Ollama's data, an untyped value
+            # was decoded from the request's JSON (an argument value, a schema's items)
+            self.beyond_limit(code, depth, JSON_VALUE if depth else ANY_TYPE)
             return
         v, t = tr.temp(), tr.temp()
         tr.action(f"{v} := {code}")

@@ -135,7 +135,7 @@ class ToJson(Logic):
             # inline: capturable, and it knows the tool call structures the helpers do not
             JsonWriter(self, indent, expr, separators=separators).value(value.code, value.kind, 0)
             return
-        self.call_helper(self.json_helper(indent, 0, expr, separators), value.code, expr)
+        JsonWriter(self, indent, expr, separators=separators).through_helpers(value)
 
     def repr_action(self, value: Value, node: nodes.Node) -> None:
         """Print a tool schema (or tool call arguments) as Python's repr() of the dict would."""

@@ -13,25 +13,21 @@ from typing import Any, cast
 
 from jinja2.tests import TESTS as JINJA_TESTS
 
-from ..go.gohelpers import PROPERTY_KEYS, SCHEMA_FIELDS
+from ..go.gohelpers import SCHEMA_FIELDS
 from .values import PARAMS, PROP, TFUNC, TOOL
 
 #: the tool schema structs among the kinds, by their name in gohelpers.SCHEMA_FIELDS
-SCHEMA_STRUCTS: dict[str, str] = {TOOL: "tool", TFUNC: "function", PARAMS: "parameters"}
+SCHEMA_STRUCTS: dict[str, str] = {TOOL: "tool", TFUNC: "function", PARAMS: "parameters", PROP: "property"}
 
 #: keys of each schema object, in the order `get_json_schema` writes them
 KEY_ORDER: dict[str, tuple[str, ...]] = {
-    **{kind: tuple(key for _, key, _ in SCHEMA_FIELDS[struct]) for kind, struct in SCHEMA_STRUCTS.items()},
-    PROP: tuple(entry.split(":")[1] for entry in PROPERTY_KEYS),
+    kind: tuple(field.key for field in SCHEMA_FIELDS[struct]) for kind, struct in SCHEMA_STRUCTS.items()
 }
 
 #: Go field of each key, where the key is present only when the field is set
 _OPTIONAL_FIELDS: dict[str, dict[str, str]] = {
-    **{
-        kind: {key: go for go, key, optional in SCHEMA_FIELDS[struct] if optional}
-        for kind, struct in SCHEMA_STRUCTS.items()
-    },
-    PROP: {key: go for go, key in (entry.split(":") for entry in PROPERTY_KEYS)},
+    kind: {field.key: field.go for field in SCHEMA_FIELDS[struct] if field.optional}
+    for kind, struct in SCHEMA_STRUCTS.items()
 }
 
 ORDER_EFFECT = (
