@@ -238,6 +238,6 @@ def test_stored_tool_call_json_is_printed_in_place(engines: dict[str, oracle.Ora
     for template in (printed, sliced):
         go_template = convert(TemplateSource(template, {}, "calls")).template
         if template is printed:
-            assert 'template "ofc_json"' in go_template
+            assert 'template "ofc_json' in go_template
         expected = reference_render(template, hf_messages, None, add_generation_prompt=True)
         assert ollama_renders(go_template, messages, None, engines) == {expected}
