@@ -379,13 +379,6 @@ def json_writers(entry: str, indent: int | None, separators: tuple[str, str] | N
     return reached
 
 
-def json_helpers(indent: int | None, separators: tuple[str, str] | None = None) -> tuple[str, str]:
-    """(entry helper name, Go code of every writer it may call) for `tojson` of a value of any
-    type, `tojson(indent=N)` (and with explicit `separators`)."""
-    entry = json_helper_name(indent, 0, separators)
-    return entry, "".join(json_writers(entry, indent, separators).values())
-
-
 def _byte_table(marked: dict[int, int]) -> str:
     """A 256-byte Go string literal: the value given for each marked byte, 0 (falsy) elsewhere."""
     return go_string("".join(chr(marked.get(byte, 0)) for byte in range(256)))

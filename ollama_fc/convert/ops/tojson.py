@@ -8,7 +8,7 @@ from typing import Any
 from jinja2 import nodes
 
 from ..go import search, textops
-from ..go.gohelpers import MAX_INDENT_DEPTH, json_helper_name, json_helpers
+from ..go.gohelpers import MAX_INDENT_DEPTH
 from ..go.textops import go_string
 from . import toolschema
 from .jsonwriter import JsonWriter as JsonWriter  # (re-exported: strings.py writes repr through it)
@@ -163,19 +163,6 @@ class ToJson(Logic):
             else:
                 self.json_action(field, None, expr, separators)
         self.text("}")
-
-    def json_helper(
-        self, indent: int | None, depth: int, node: nodes.Node, separators: tuple[str, str] | None = None
-    ) -> str:
-        """The `define` helper writing JSON at this nesting depth (emitted once per template)."""
-        self.helpers.setdefault("ofc_json", json_helpers(None)[1])
-        compact, code = json_helpers(None, separators)
-        self.helpers.setdefault(compact, code)
-        if indent is None or depth > MAX_INDENT_DEPTH:
-            return compact
-        name, code = json_helpers(indent, separators)
-        self.helpers.setdefault(name, code)
-        return json_helper_name(indent, depth, separators)
 
     def json_view(self, value: Value, indent: int | None, expr: nodes.Node) -> None:
         """json.dumps of a selection (`selectattr`) or of its elements' attribute (`map`):
