@@ -405,3 +405,35 @@ def test_optional_schema_keys_tested_with_in_follow_ollamas_fields(engine: oracl
     rendered = engine.render(convert(TemplateSource(template, {}, "optional-in")).template, MESSAGES, tools=tools)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == expected
+
+
+def test_a_property_with_only_any_of_has_no_type(engines: dict[str, oracle.Oracle]) -> None:
+    """A property without `type` (only `anyOf`): its `type` is Undefined, falsy and not defined,
+    where reading the first of Ollama's type names failed the render."""
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "f",
+                "description": "d",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "a": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+                        "b": {"type": "string"},
+                    },
+                    "required": ["a"],
+                },
+            },
+        }
+    ]
+    template = (
+        "{% for t in tools %}{% for k, p in t.function.parameters.properties.items() %}{{ k }}:"
+        "{% if p.type %}{{ p.type }}{% else %}-{% endif %}{{ p.type is defined }}{{ p['type'] == 'string' }};"
+        "{% endfor %}{% endfor %}"
+    )
+    messages = [{"role": "user", "content": "hi"}]
+    go_template = convert(TemplateSource(template, {}, "any-of")).template
+    expected = reference_render(template, messages, tools)
+    for version, engine in engines.items():
+        assert engine.render(go_template, messages, tools).prompt == expected, version

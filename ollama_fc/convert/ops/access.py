@@ -181,7 +181,9 @@ class Access(Emit):
         if base.kind == PROPS:
             return Value(f"(index {self.plain_map(base)} {go_string(name)})", PROP)
         if base.kind == PROP and name in {"type"}:
-            return Value(f"(index {base.code}.Type 0)", STR, extra={"types": f"{base.code}.Type"})
+            # (a property may have no type, only `anyOf`: Undefined, "" in Go)
+            first = f'(or (and {base.code}.Type (index {base.code}.Type 0)) "")'
+            return Value(first, STR, extra={"types": f"{base.code}.Type"})
         if base.kind == PROP and name == "properties":
             # a *api.ToolPropertiesMap (ordered); ranged through .All, tojson'd by its Go type
             return Value(f"{base.code}.Properties", PROPS, extra={"ordered": True})

@@ -38,7 +38,7 @@ ORDER_EFFECT = (
 
 def optional(kind: str, key: str) -> bool:
     """Does the Hugging Face dict have `key` only when Ollama's field is set?"""
-    return key in _OPTIONAL_FIELDS.get(kind, {}) and key != "type"
+    return key in _OPTIONAL_FIELDS.get(kind, {}) and (key != "type" or kind == PROP)  # (a property may have only anyOf)
 
 
 def present(code: str, kind: str, key: str) -> str:
