@@ -204,7 +204,7 @@ def json_string(em: Emitter, text_code: str, printed: bool = False) -> str:
     """Python's `json.dumps` of a string (`ensure_ascii=False`, as transformers' `tojson`).
 
     Go's `%q` writes the same for text it only puts quotes around (printable, without `"` and
-    `\\`: the usual string, told in four calls), and for ASCII text without control characters
+    `\\`: the usual string, told in two calls), and for ASCII text without control characters
     other than \\t, \\n, \\r, \\b, \\f; Ollama's `json` escapes `<`, `>`, `&` but writes
     controls as Python does. So an ASCII string on which both agree takes `%q` too; any other is
     escaped byte by byte (printed: one table lookup per byte), copying runs of plain bytes
@@ -219,8 +219,8 @@ def json_string(em: Emitter, text_code: str, printed: bool = False) -> str:
     # all three also agree on U+2028 and U+2029, escaped, where Python writes them raw: the fast
     # path is for ASCII only (fewer characters than bytes when not: `%.*s` counts characters)
     ascii_only = f'(or (not {text}) (lt (len (printf "%.*s" (len (slice {text} 1)) {text})) (len {text})))'
-    # (first the usual string that `%q` only puts quotes around, as Python does: four calls)
-    plain = f'(eq (len {quoted}) (len (printf "..%s" {text})))'
+    # (first the usual string that `%q` only puts quotes around, as Python does: two calls)
+    plain = f'(eq {quoted} (printf "\\"%s\\"" {text}))'
     fast = f'or {plain} (and (eq {quoted} (json {text})) (eq {quoted} (printf "%+q" {text})) {ascii_only})'
     if printed:
         em.action(f"if {fast}")
