@@ -264,6 +264,31 @@ def test_case_changed_untyped_value_compared_with_text_matches_jinja(engine: ora
     assert engine.render(conversion.template, messages).prompt == expected
 
 
+def test_repr_of_strings_printed_or_captured_matches_python(engine: oracle.Oracle) -> None:
+    """Python's repr() of each string, printed (the `ofc_repr_str` define) and captured (inline):
+    the quote it chooses and what it escapes, for strings written as they are and for others."""
+    texts = [
+        "plain",
+        "it's",
+        'say "hi"',
+        "both ' and \"",
+        "back\\slash",
+        "tab\there",
+        "caf\u00e9",
+        "\u00ad",
+        "\u2028",
+        "x" * 100,
+    ]
+    arguments = {f"k{i}": text for i, text in enumerate(texts)}  # (in Ollama's sorted key order)
+    template = (
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}{{ c.function.arguments }}|"
+        "{% set s = c.function.arguments | string %}{{ s }}{% endfor %}{% endfor %}"
+    )
+    messages = call_conversation(arguments)
+    conversion = convert(TemplateSource(template, {}, "repr-strings"))
+    assert engine.render(conversion.template, messages).prompt == reference_render(template, as_hf(messages))
+
+
 def test_case_change_of_free_text_warns() -> None:
     """Non-ASCII letters keep their case in Go, so `|upper` on message text must say so."""
     conversion = convert(TemplateSource("{% for m in messages %}{{ m.content | upper }}{% endfor %}", {}, "upper"))

@@ -413,12 +413,15 @@ _REPR_STRING = (
     "{{- else if eq $b 39 }}{{- $sq = true }}{{- else }}{{- $dq = true }}{{- end }}{{- end }}{{- end }}"
     f'{{{{- $q := "\'" }}}}{{{{- $qb := 39 }}}}{{{{- $plain := {_repr_plain(39)} }}}}'
     f'{{{{- if and $sq (not $dq) }}}}{{{{- $q = "\\"" }}}}{{{{- $qb = 34 }}}}{{{{- $plain = {_repr_plain(34)} }}}}{{{{- end }}}}'
-    "{{- $q }}{{- $last := 0 }}{{- range $i := len $s }}{{- if index $plain (index $s $i) }}{{- else }}"
+    "{{- $q }}{{- $last := 0 }}"
+    # (the usual string, which %q writes as it is: so does Python, between the quote chosen)
+    '{{- if not (eq (printf "%q" $s) (printf "\\"%s\\"" $s)) }}'
+    "{{- range $i := len $s }}{{- if index $plain (index $s $i) }}{{- else }}"
     f"{{{{- $b := index $s $i }}}}{{{{- if ge $b {LEAD_BYTE} }}}}{_repr_rune()}{{{{- else }}}}"
     "{{- slice $s $last $i }}"
     "{{- if eq $b 92 }}\\\\{{- else if eq $b $qb }}\\{{ $q }}{{- else if eq $b 10 }}\\n{{- else if eq $b 13 }}\\r"
     '{{- else if eq $b 9 }}\\t{{- else }}{{- printf "\\\\x%02x" $b }}{{- end }}'
-    "{{- $last = len (slice $s (len (slice (slice $s $i) 1))) }}{{- end }}{{- end }}{{- end }}"
+    "{{- $last = len (slice $s (len (slice (slice $s $i) 1))) }}{{- end }}{{- end }}{{- end }}{{- end }}"
     "{{- slice $s $last }}{{- $q }}{{- end }}"
 )
 

@@ -37,6 +37,13 @@ def position_after(text: str, position: str, count: int | str = 1) -> str:
 HTML_ESCAPED = "'\"&<>"
 
 
+def prints_as_is(text: str, quoted: str = "") -> str:
+    """A Go condition true when `%q` (its result already in `quoted`, if given) escapes nothing
+    in the string in `text`: printable, no `"` or `\\`. Python's json.dumps and repr of it are
+    then the text between quotes as well."""
+    return f'(eq {quoted or f"(printf {chr(34)}%q{chr(34)} {text})"} (printf "\\"%s\\"" {text}))'
+
+
 def lacks_html_special(text: str) -> str:
     """A Go condition true when the string in `text` holds none of `HTML_ESCAPED`: a needle with
     one of them cannot occur in it, so a search can be skipped."""
@@ -220,7 +227,7 @@ def json_string(em: Emitter, text_code: str, printed: bool = False) -> str:
     # path is for ASCII only (fewer characters than bytes when not: `%.*s` counts characters)
     ascii_only = f'(or (not {text}) (lt (len (printf "%.*s" (len (slice {text} 1)) {text})) (len {text})))'
     # (first the usual string that `%q` only puts quotes around, as Python does: two calls)
-    plain = f'(eq {quoted} (printf "\\"%s\\"" {text}))'
+    plain = prints_as_is(text, quoted)
     fast = f'or {plain} (and (eq {quoted} (json {text})) (eq {quoted} (printf "%+q" {text})) {ascii_only})'
     if printed:
         em.action(f"if {fast}")
@@ -326,6 +333,7 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.action(f"{text} := {text_code}")
     em.action(f"{single} := false")
     em.action(f"{double} := false")
+    em.action(f"if not {lacks_html_special(text)}")  # (else no quote of either kind)
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
     em.action(f"if eq {b} 39")
@@ -334,12 +342,16 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.action(f"{double} = true")
     em.action("end")
     em.action("end")
+    em.action("end")
     em.action(f'{quote} := "\'"')
     em.action(f"if and {single} (not {double})")
     em.action(f'{quote} = "\\""')
     em.action("end")
     em.action(f'{out} := ""')
     em.action(f"{last} := 0")
+    # the usual string, which %q writes as it is: so does Python, between the quote chosen (a '
+    # in the text makes it ")
+    em.action(f"if not {prints_as_is(text)}")
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
     em.action(f"if or (lt {b} 32) (eq {b} 92 127) (eq {b} (index {quote} 0))")
@@ -356,6 +368,7 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.action(f"if {rune_escape}")
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {rune_escape}')
     em.action(f"{last} = {position_after(text, i, f'(len {rune})')}")
+    em.action("end")
     em.action("end")
     em.action("end")
     em.action("end")
