@@ -72,6 +72,12 @@ LOOPS_OVER_SCHEMA_DICTS = {
 }
 
 
+def one_function(properties: dict[str, Any], required: list[str]) -> list[dict[str, Any]]:
+    """The tools of a request offering one function `f` with these parameters."""
+    parameters = {"type": "object", "properties": properties, "required": required}
+    return [{"type": "function", "function": {"name": "f", "description": "d", "parameters": parameters}}]
+
+
 @pytest.mark.parametrize("name", sorted(LOOPS_OVER_SCHEMA_DICTS))
 def test_loop_over_a_schema_dict_renders_like_jinja(name: str, engine: oracle.Oracle) -> None:
     rendered, expected = render_both(LOOPS_OVER_SCHEMA_DICTS[name], engine)
@@ -319,23 +325,13 @@ def test_map_attribute_without_list_warns_where_jinja_fails() -> None:
 def test_type_lists_in_tool_json_follow_the_layout(engine: oracle.Oracle) -> None:
     """A property's `type` list is written with the separators and indentation of the rest of the
     JSON, printed (the helpers) and captured (the inline writer) alike."""
-    tools = [
+    tools = one_function(
         {
-            "type": "function",
-            "function": {
-                "name": "f",
-                "description": "d",
-                "parameters": {
-                    "type": "object",
-                    "properties": {
-                        "a": {"type": ["string", "null"], "description": "x"},
-                        "b": {"type": "array", "items": {"type": ["integer", "string"]}},
-                    },
-                    "required": ["a"],
-                },
-            },
-        }
-    ]
+            "a": {"type": ["string", "null"], "description": "x"},
+            "b": {"type": "array", "items": {"type": ["integer", "string"]}},
+        },
+        ["a"],
+    )
     template = (
         "{{ tools | tojson }}{% set x = tools | tojson %}{{ x }}{{ tools | tojson(separators=(';', '=')) }}"
         "{{ tools | tojson(indent=2) }}{% set y = tools | tojson(indent=3) %}{{ y }}"
@@ -410,23 +406,7 @@ def test_optional_schema_keys_tested_with_in_follow_ollamas_fields(engine: oracl
 def test_a_property_with_only_any_of_has_no_type(engines: dict[str, oracle.Oracle]) -> None:
     """A property without `type` (only `anyOf`): its `type` is Undefined, falsy and not defined,
     where reading the first of Ollama's type names failed the render."""
-    tools = [
-        {
-            "type": "function",
-            "function": {
-                "name": "f",
-                "description": "d",
-                "parameters": {
-                    "type": "object",
-                    "properties": {
-                        "a": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
-                        "b": {"type": "string"},
-                    },
-                    "required": ["a"],
-                },
-            },
-        }
-    ]
+    tools = one_function({"a": {"anyOf": [{"type": "string"}, {"type": "integer"}]}, "b": {"type": "string"}}, ["a"])
     template = (
         "{% for t in tools %}{% for k, p in t.function.parameters.properties.items() %}{{ k }}:"
         "{% if p.type %}{{ p.type }}{% else %}-{% endif %}{{ p.type is defined }}{{ p['type'] == 'string' }};"
