@@ -72,6 +72,52 @@ def share_constants(body: str, actions: list[tuple[int, int]] | None = None) -> 
     return "".join(pieces)
 
 
+#: a translator's temporary variable, and a call of a define written for a macro
+_TEMPORARY = re.compile(r"\$_\d+")
+_MACRO_CALL = re.compile(r'template "(ofc_macro_\w+)"')
+
+
+def merge_identical_defines(helpers: dict[str, str], body: str) -> tuple[dict[str, str], str]:
+    """One `define` for the macro defines written alike but for the numbers of their temporary
+    variables and the names of the alike defines they call: copies made for arguments known
+    differently (a value that may be unset, one that may not) that came out the same are parsed
+    once. Defines calling each other are told apart as a partition refined until stable: first
+    by their code with the numbers of temporaries and callees left out, then by the classes of
+    the defines they call, in order. `body` and the helpers call the one kept of each class."""
+    names = [name for name in helpers if name.startswith("ofc_macro_")]
+    calls = {name: _MACRO_CALL.findall(helpers[name]) for name in names}
+    shapes: dict[str, int] = {}
+    classes = {name: shapes.setdefault(_define_shape(name, helpers[name]), len(shapes)) for name in names}
+    while True:
+        keys: dict[tuple[int, tuple[int, ...]], int] = {}
+        refined = {
+            name: keys.setdefault((classes[name], tuple(classes[c] for c in calls[name] if c in classes)), len(keys))
+            for name in names
+        }
+        if len(keys) == len(set(classes.values())):
+            break
+        classes = refined
+    first: dict[int, str] = {}
+    renamed = {name: first.setdefault(classes[name], name) for name in names}
+    renamed = {name: kept for name, kept in renamed.items() if kept != name}
+    if not renamed:
+        return helpers, body
+
+    def call_kept(code: str) -> str:
+        return _MACRO_CALL.sub(lambda m: f'template "{renamed.get(m.group(1), m.group(1))}"', code)
+
+    return {name: call_kept(code) for name, code in helpers.items() if name not in renamed}, call_kept(body)
+
+
+def _define_shape(name: str, code: str) -> str:
+    """A define's code without its name and the numbers of its temporaries (in order of
+    appearance) and of the macro defines it calls."""
+    numbers: dict[str, str] = {}
+    code = code.replace(f'{{{{ define "{name}" }}}}', "", 1)
+    code = _MACRO_CALL.sub(lambda m: 'template "' + m.group(1).rsplit("_", 1)[0] + '"', code)
+    return _TEMPORARY.sub(lambda m: numbers.setdefault(m.group(0), f"$_t{len(numbers)}"), code)
+
+
 def share_constants_in_defines(code: str) -> str:
     """`code`, a run of `{{ define }}` blocks, with `share_constants` applied to each body: a
     variable declared at the top of a define is visible in all of that define."""

@@ -25,7 +25,7 @@ from ..analysis import (
 from ..exclusive import join_exclusive_ifs
 from ..limits import Limits
 from ..ops.conditions import invert_negated_ifs
-from ..ops.emit import share_constants, share_constants_in_defines
+from ..ops.emit import merge_identical_defines, share_constants, share_constants_in_defines
 from ..ops.filters import Lowering
 from ..ops.values import (
     ANY,
@@ -151,7 +151,8 @@ class Core(Lowering):
         if self.prefill_armed or "$ofc_" in body:  # printed, or only tracked, final text
             body = self.prefill_prologue() + body
         body = share_constants(body)  # the main template only: defines cannot see its variables
-        return invert_negated_ifs(share_constants_in_defines("".join(self.helpers.values())) + body)
+        helpers, body = merge_identical_defines(self.helpers, body)
+        return invert_negated_ifs(share_constants_in_defines("".join(helpers.values())) + body)
 
     def prefill_prologue(self) -> str:
         """Go variables describing an assistant prefill, computed once before the body runs.
