@@ -27,41 +27,21 @@ def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], None]
     needle is compared across the piece's end); where it merely holds one, a text that `html`
     leaves as long is skipped whole.
     """
-    first = needle.encode()[0]
-    if chr(first) in HTML_ESCAPED:
-        _search_pieces(em, text, needle, on_match, last)
+    if chr(needle.encode()[0]) in HTML_ESCAPED:
+        done = em.temp()
+        em.action(f"{done} := false")
+        em.action(f"if {lacks_html_special(text)}")
+        em.action("else")
+        _scan_pieces(em, text, text, text, PIECES, needle, on_match, last, done)
+        em.action("end")
         return
-    i = em.temp()
     guarded = any(char in HTML_ESCAPED for char in needle)
     if guarded:
         em.action(f"if {lacks_html_special(text)}")
         em.action("else")
-    em.action(f"range {i} := len {text}")
-    em.action(f"if eq (index {text} {i}) {first}")
-    if len(needle.encode()) > 1:
-        em.action(f'if eq (printf "%.*s" {len(needle)} (slice {text} {i})) {go_string(needle)}')
-    on_match(i)
-    if not last:
-        em.action("break")
-    if len(needle.encode()) > 1:
-        em.action("end")
-    em.action("end")
-    em.action("end")
+    _scan_bytes(em, text, text, text, needle, on_match, last, None)
     if guarded:
         em.action("end")
-
-
-def _search_pieces(em: Emitter, text: str, needle: str, on_match: Callable[[str], None], last: bool) -> None:
-    """`_search` for a needle whose first byte `html` escapes: a text `html` leaves as long is
-    skipped whole; another is taken in pieces of PIECES bytes, each skipped in a few calls
-    unless `html` lengthens it, and then taken in the next smaller pieces, down to its bytes. A position is counted from the end (`len (slice
-    text rest)` is n - rest); the rest of the needle is compared across a piece's end."""
-    done = em.temp()
-    em.action(f"{done} := false")
-    em.action(f"if {lacks_html_special(text)}")
-    em.action("else")
-    _scan_pieces(em, text, text, text, PIECES, needle, on_match, last, done)
-    em.action("end")
 
 
 def _scan_pieces(
@@ -76,7 +56,8 @@ def _scan_pieces(
     done: str,
 ) -> None:
     """The pieces of `sizes[0]` bytes of `region`, a part of `text` that `tail` holds from its
-    start to the text's end (a match may run past the region)."""
+    start to the text's end (a match may run past the region): each skipped in a few calls
+    unless `html` lengthens it, else taken in the next smaller pieces, down to its bytes."""
     rest, step, piece = em.temp(), em.temp(), em.temp()
     em.action(f"{rest} := {region}")
     rest_of_tail = rest
@@ -105,19 +86,32 @@ def _scan_pieces(
 
 
 def _scan_bytes(
-    em: Emitter, text: str, region: str, tail: str, needle: str, on_match: Callable[[str], None], last: bool, done: str
+    em: Emitter,
+    text: str,
+    region: str,
+    tail: str,
+    needle: str,
+    on_match: Callable[[str], None],
+    last: bool,
+    done: str | None,
 ) -> None:
-    """Each byte of `region` (held with the rest of `text` by `tail`) where the needle starts."""
+    """Each byte of `region` (held with the rest of `text` by `tail`) where the needle starts:
+    its first byte compared alone, the rest only where that matched. The position in `text` is
+    counted from the end (`len (slice text rest)` is n - rest) unless the region is the text;
+    `done` is set where the scan stops at the first match (the loops around it stop too)."""
     j = em.temp()
     em.action(f"range {j} := len {region}")
     em.action(f"if eq (index {region} {j}) {needle.encode()[0]}")
     if len(needle.encode()) > 1:
         em.action(f'if eq (printf "%.*s" {len(needle)} (slice {tail} {j})) {go_string(needle)}')
-    at = em.temp()
-    em.action(f"{at} := len (slice {text} (len (slice {tail} {j})))")
+    at = j
+    if tail != text:
+        at = em.temp()
+        em.action(f"{at} := len (slice {text} (len (slice {tail} {j})))")
     on_match(at)
     if not last:
-        em.action(f"{done} = true")
+        if done is not None:
+            em.action(f"{done} = true")
         em.action("break")
     if len(needle.encode()) > 1:
         em.action("end")
