@@ -15,7 +15,7 @@ import json
 import re
 from typing import NamedTuple
 
-from .textops import LEAD_BYTE, go_string, json_string, position_after, rune_repr_escape
+from .textops import LEAD_BYTE, go_string, json_string, position_after, prints_as_is, rune_repr_escape
 
 #: Deepest JSON nesting the indented writer handles (tool schemas are far shallower).
 MAX_INDENT_DEPTH = 10
@@ -415,7 +415,7 @@ _REPR_STRING = (
     f'{{{{- if and $sq (not $dq) }}}}{{{{- $q = "\\"" }}}}{{{{- $qb = 34 }}}}{{{{- $plain = {_repr_plain(34)} }}}}{{{{- end }}}}'
     "{{- $q }}{{- $last := 0 }}"
     # (the usual string, which %q writes as it is: so does Python, between the quote chosen)
-    '{{- if not (eq (printf "%q" $s) (printf "\\"%s\\"" $s)) }}'
+    f"{{{{- if not {prints_as_is('$s')} }}}}"
     "{{- range $i := len $s }}{{- if index $plain (index $s $i) }}{{- else }}"
     f"{{{{- $b := index $s $i }}}}{{{{- if ge $b {LEAD_BYTE} }}}}{_repr_rune()}{{{{- else }}}}"
     "{{- slice $s $last $i }}"

@@ -260,14 +260,12 @@ class Access(Emit):
             self.action(f"{fields[key][1]} := false")
         k, v = self.temp(), self.temp()
         self.action(f'if eq (printf "%.3T" {base.code}) "map"')
-        self.action(f"range {k}, {v} := {base.code}")
-        for i, key in enumerate(keys):
-            value, found, _ = fields[key]
-            self.action(f"{'else if' if i else 'if'} eq {k} {go_string(key)}")
-            self.action(f"{value} = {v}")
-            self.action(f"{found} = true")
-        self.action("end")
-        self.action("end")
+        self.keys_scan(
+            k,
+            v,
+            base.code,
+            {go_string(key): (f"{value} = {v}", f"{found} = true") for key, (value, found, _) in fields.items()},
+        )
         self.action("end")
         for key in keys:
             deeper = {path[1:]: n for path, n in reads.items() if len(path) > 1 and path[0] == key}

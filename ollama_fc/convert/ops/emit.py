@@ -5,7 +5,7 @@ variable, the prefill guard, and one-line errors and warnings naming the constru
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from jinja2 import nodes
@@ -73,7 +73,7 @@ def share_constants(body: str, actions: list[tuple[int, int]] | None = None) -> 
 
 
 #: a translator's temporary variable, and a call of a define written for a macro
-_TEMPORARY = re.compile(r"\$_\d+")
+TEMPORARY = re.compile(r"\$_\d+")
 _MACRO_CALL = re.compile(r'template "(ofc_macro_\w+)"')
 
 
@@ -115,7 +115,7 @@ def _define_shape(name: str, code: str) -> str:
     numbers: dict[str, str] = {}
     code = code.replace(f'{{{{ define "{name}" }}}}', "", 1)
     code = _MACRO_CALL.sub(lambda m: 'template "' + m.group(1).rsplit("_", 1)[0] + '"', code)
-    return _TEMPORARY.sub(lambda m: numbers.setdefault(m.group(0), f"$_t{len(numbers)}"), code)
+    return TEMPORARY.sub(lambda m: numbers.setdefault(m.group(0), f"$_t{len(numbers)}"), code)
 
 
 def share_constants_in_defines(code: str) -> str:
@@ -377,10 +377,15 @@ class Emit:
     def key_scan(self, k: str, v: str, mapping: str, key: str, *statements: str) -> None:
         """Run `statements` where the Go map `mapping` (ranged as `k`, `v`) has the key `key`:
         a scan, as Go's `index` of a missing key gives the same as a key holding null."""
+        self.keys_scan(k, v, mapping, {key: statements})
+
+    def keys_scan(self, k: str, v: str, mapping: str, cases: dict[str, Sequence[str]]) -> None:
+        """`key_scan` for several keys in one scan: each key's statements where it is found."""
         self.action(f"range {k}, {v} := {mapping}")
-        self.action(f"if eq {k} {key}")
-        for statement in statements:
-            self.action(statement)
+        for i, (key, statements) in enumerate(cases.items()):
+            self.action(f"{'else if' if i else 'if'} eq {k} {key}")
+            for statement in statements:
+                self.action(statement)
         self.action("end")
         self.action("end")
 

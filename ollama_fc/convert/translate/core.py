@@ -4,7 +4,6 @@ dispatch every statement and expression goes through (`visit`, `expr`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any, cast
 
@@ -35,10 +34,8 @@ from ..ops.values import (
     ValueOf,
     final_of,
 )
+from .plans import GO_VARIABLE
 from .scope import Frame
-
-#: a plain Go variable (`$x`, `$_12`)
-GO_VARIABLE = re.compile(r"\$\w+")
 
 
 class Core(Lowering):

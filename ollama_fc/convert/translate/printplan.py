@@ -22,13 +22,13 @@ result is then exactly the captured translation.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 from jinja2 import nodes
 
 from ...errors import ConversionError
+from ..ops.emit import TEMPORARY
 from ..ops.values import (
     ANY,
     ARGS,
@@ -85,9 +85,7 @@ from .scope import Frame
 PLANNED_JSON = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, SELECT, MAPPED, CALLS, CALL, FUNC, ARGS}
 
 
-#: a translator's temporary variable (as `free_variables` names it); what a value with only
-#: these extras needs to print
-TEMPORARY = re.compile(r"_\d+")
+#: what a value with only these extras needs to print
 PLAIN_EXTRAS = {"concat", "nonempty", "json_text", "var", "set", "final"}
 
 
@@ -187,7 +185,10 @@ class PrintPlans(Macros):
             return Piece(value=const(py_str(value.const)))
         if value.kind not in PRINTABLE or value.extra.get("markup"):
             raise PlanRefused(None)
-        if any(TEMPORARY.fullmatch(var) for var in free_variables(value.code)) and set(value.extra) <= PLAIN_EXTRAS:
+        if (
+            any(TEMPORARY.fullmatch(f"${var}") for var in free_variables(value.code))
+            and set(value.extra) <= PLAIN_EXTRAS
+        ):
             # a value computed in a block (`('\n' if x else '')` inside `if tools`) is gone where
             # the plan prints: kept in a variable of the body's top level
             kept = self.temp()
