@@ -72,6 +72,8 @@ def share_constants(body: str, actions: list[tuple[int, int]] | None = None) -> 
     return "".join(pieces)
 
 
+#: a Go condition: the string in Go variable `rest` starts with `$ofc_tail` (see prefill_cut)
+TAIL_FOLLOWS = "and (ge (len {rest}) (len $ofc_tail)) (eq (slice {rest} 0 (len $ofc_tail)) $ofc_tail)"
 #: a translator's temporary variable, and a call of a define written for a macro
 TEMPORARY = re.compile(r"\$_\d+")
 _MACRO_CALL = re.compile(r'template "(ofc_macro_\w+)"')
@@ -421,19 +423,13 @@ class Emit:
 
     def cut_search(self, code: str) -> None:
         """Print the text `code` of the final message up to the cut, if it is found in it."""
-        text, k, i, rest = (self.temp() for _ in range(4))
+        text = self.temp()
         self.action(f"{text} := {code}")
-        self.action(f"{k} := -1")
-        self.action(f"range {i} := len {text}")
-        self.action(f"{rest} := slice {text} {i}")
-        self.action(f"if and (ge (len {rest}) $ofc_n) (eq (slice {rest} 0 $ofc_n) $ofc_cut)")
-        self.action(f"{k} = {i}")
-        self.action("end")
-        self.action("end")
+        k, rest = self.last_cut(text, "-1")
         self.action(f"if ge {k} 0")
         self.printed_action(f"slice {text} 0 {k}")
         self.action(f"{rest} := slice {text} {k}")
-        self.action(f"if and (ge (len {rest}) (len $ofc_tail)) (eq (slice {rest} 0 (len $ofc_tail)) $ofc_tail)")
+        self.action(f"if {TAIL_FOLLOWS.format(rest=rest)}")
         self.printed_action("$ofc_tail")
         self.action("else")
         self.printed_action("$ofc_cut")
@@ -447,22 +443,28 @@ class Emit:
         """Where the final message's own text is cut, computed once in the prologue where
         `$ofc_open` holds: `$ofc_head` up to the last occurrence of `$ofc_cut` in it, then
         `$ofc_end`, `$ofc_tail` where the text goes on with it, else `$ofc_cut`."""
-        k, i, rest = (self.temp() for _ in range(3))
         self.action("if $ofc_open")
-        self.action(f"{k} := 0")
-        self.action(f"range {i} := len $ofc_final.Content")
-        self.action(f"{rest} := slice $ofc_final.Content {i}")
+        k, rest = self.last_cut("$ofc_final.Content", "0")
+        self.action(f"$ofc_head = slice $ofc_final.Content 0 {k}")
+        self.action(f"{rest} := slice $ofc_final.Content {k}")
+        self.action("$ofc_end = $ofc_cut")
+        self.action(f"if {TAIL_FOLLOWS.format(rest=rest)}")
+        self.action("$ofc_end = $ofc_tail")
+        self.action("end")
+        self.action("end")
+
+    def last_cut(self, text: str, none: str) -> tuple[str, str]:
+        """Where `$ofc_cut` last starts in the string `text` (`none` where it does not): that
+        position's variable, and a name free for the text from there."""
+        k, i, rest = (self.temp() for _ in range(3))
+        self.action(f"{k} := {none}")
+        self.action(f"range {i} := len {text}")
+        self.action(f"{rest} := slice {text} {i}")
         self.action(f"if and (ge (len {rest}) $ofc_n) (eq (slice {rest} 0 $ofc_n) $ofc_cut)")
         self.action(f"{k} = {i}")
         self.action("end")
         self.action("end")
-        self.action(f"$ofc_head = slice $ofc_final.Content 0 {k}")
-        self.action(f"{rest} := slice $ofc_final.Content {k}")
-        self.action("$ofc_end = $ofc_cut")
-        self.action(f"if and (ge (len {rest}) (len $ofc_tail)) (eq (slice {rest} 0 (len $ofc_tail)) $ofc_tail)")
-        self.action("$ofc_end = $ofc_tail")
-        self.action("end")
-        self.action("end")
+        return k, rest
 
     def printed_action(self, code: str) -> None:
         """Print `code` where `$ofc_go` is known to hold (no guard)."""
