@@ -77,7 +77,8 @@ TOOLS: list[dict[str, Any]] = [
         },
     },
 ]
-#: argument keys in sorted order (Ollama passes a map)
+#: argument keys in sorted order (Ollama passes a map); key and string value that print as they
+#: are (one test for both), and either one with text to escape
 ARGUMENTS = {
     "a": "x",
     "b": True,
@@ -85,7 +86,10 @@ ARGUMENTS = {
     "l": [1, "two", None, {"k": "v"}, []],
     "n": 5,
     "o": {"e": {}, "p": {"q": [False]}},
+    "q": 'He said "hi".\nBye ✓',
+    'q"k': "v",
     "z": None,
+    "ünï": "çödé ✓",
 }
 MESSAGES: list[dict[str, Any]] = [
     {"role": "system", "content": 'Be "brief".'},

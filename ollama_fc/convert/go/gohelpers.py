@@ -15,7 +15,7 @@ import json
 import re
 from typing import NamedTuple
 
-from .textops import LEAD_BYTE, go_string, json_string, position_after, prints_as_is, rune_repr_escape
+from .textops import LEAD_BYTE, all_print_as_is, go_string, json_string, position_after, prints_as_is, rune_repr_escape
 
 #: Deepest JSON nesting the indented writer handles (tool schemas are far shallower).
 MAX_INDENT_DEPTH = 10
@@ -273,8 +273,17 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
             out.code(f"{{{{ end }}}}{write(of.element, '$v')}{{{{ end }}}}").text(close_pad + "]")
         else:
             out.text("{" + open_pad)
-            out.code(f'{{{{ $s := "" }}}}{{{{ range $k, $v := {of.members} }}}}{{{{ $s }}}}{quote("$k")}')
-            out.text(key_sep).code(f"{write(of.element, '$v')}{{{{ $s = {lit(item_sep)} }}}}{{{{ end }}}}")
+            out.code(f'{{{{ $s := "" }}}}{{{{ range $k, $v := {of.members} }}}}{{{{ $s }}}}')
+            if of.element == JSON_VALUE:
+                # (a key and a string value that print as they are, as most arguments do: one
+                # test of three calls for both, where each alone takes three and the value's
+                # type two more)
+                out.code(f"{{{{ if {all_print_as_is(['$k', '$v'], string_typed='$v')} }}}}").text('"')
+                out.code("{{ $k }}").text('"' + key_sep + '"').code("{{ $v }}").text('"').code("{{ else }}")
+            out.code(quote("$k")).text(key_sep).code(write(of.element, "$v"))
+            if of.element == JSON_VALUE:
+                out.code("{{ end }}")
+            out.code(f"{{{{ $s = {lit(item_sep)} }}}}{{{{ end }}}}")
             out.text(close_pad + "}")
         return out.code("{{ else }}").text(of.empty).code("{{ end }}").done()
 

@@ -44,6 +44,19 @@ def prints_as_is(text: str, quoted: str = "") -> str:
     return f'(eq {quoted or f"(printf {chr(34)}%q{chr(34)} {text})"} (printf "\\"%s\\"" {text}))'
 
 
+def all_print_as_is(texts: list[str], string_typed: str | None = None) -> str:
+    """`prints_as_is` of several strings in one test of three calls: `%q` of a text is at least
+    two bytes longer than the text, exactly two only when it adds just the quotes, so the
+    quoted texts written together equal the texts between quotes only when each does. With
+    `string_typed`, that value's Go type must be `string` too: `%T` leads one side and `string`
+    the other, and no other type Ollama passes a template has a name starting with `s`."""
+    typed = ["%T"] if string_typed else []
+    quoted = go_string("".join(typed) + "%q" * len(texts))
+    bare = go_string(("string" if string_typed else "") + '"%s"' * len(texts))
+    args = " ".join(([string_typed] if string_typed else []) + texts)
+    return f"(eq (printf {quoted} {args}) (printf {bare} {' '.join(texts)}))"
+
+
 def lacks_html_special(text: str) -> str:
     """A Go condition true when the string in `text` holds none of `HTML_ESCAPED`: a needle with
     one of them cannot occur in it, so a search can be skipped."""
