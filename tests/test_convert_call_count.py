@@ -92,6 +92,18 @@ TEMPLATES = {
         "{% set both = head + turn + '%' %}{{ ('(' ~ m.role ~ ')') + (loop.length ~ '!') }}{{ both }}{% endfor %}"
         "{% if add_generation_prompt %}{{ '%d' + head }}{% endif %}"
     ),
+    # the element before and after the step's own in a loop over that list: Python's `xs[-1]`
+    # at the first step (unguarded), `loop.index` spelling `loop.index0 + 1`; an inner loop's
+    # `loop` and a filtered loop's index do not count positions in the messages
+    "neighbours": (
+        "{% for m in messages %}[{{ messages[loop.index0 - 1].role }}>{{ m.role }}"
+        "{% if not loop.last %}>{{ messages[loop.index0 + 1].role }}|{{ messages[loop.index].role }}{% endif %}"
+        "{% if loop.first or messages[loop.index - 2].role != m.role %}*{% endif %}"
+        "{% for c in m.tool_calls or [] %}{% if not loop.first %}{{ messages[loop.index0 - 1].role }}{% endif %}{{ c.function.name }}{% endfor %}]"
+        "{{ m.content }}{% endfor %}{% for m in messages[1:] %}{{ messages[1:][loop.index0 - 1].role }}{% endfor %}"
+        "{% for m in messages if m.role != 'system' %}{% if not loop.first %}{{ messages[loop.index0 - 1].role }}{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}A{% endif %}"
+    ),
     # a loop index compared with 0, and `if not` with and without an `else`
     "loop_first": (
         "{% for m in messages %}{% if loop.first %}F{% endif %}{% if loop.index0 == 0 %}Z{% else %}N{% endif %}"
@@ -171,6 +183,14 @@ def test_loop_index_tested_without_a_call() -> None:
     conditions = re.findall(r"\{\{ (?:else )?if (.*?) \}\}", go)
     assert not any(re.search(r"\b(?:eq|ne) \$_\d+ 0\b", c) for c in conditions), conditions
     assert re.search(r"\{\{ if \$_\d+ \}\}\{\{ else \}\}F", go), go  # loop.first: no call at all
+
+
+def test_neighbours_in_a_loop_are_kept_not_computed() -> None:
+    go = convert(TemplateSource(TEMPLATES["neighbours"], {}, "neighbours")).template
+    # the message loops carry the element over; the filtered one computes index0 - 1 as before
+    carried = r"\{\{ range \$_\d+, (\$_\d+) := \$_\d+ \}\}\{\{ \$_\d+ := (\$_\d+) \}\}\{\{ \2 = \1 \}\}"
+    assert len(re.findall(carried, go)) == 2, go
+    assert len(re.findall(r'index \$\.Messages \(len \(slice \(printf "%\*s"', go)) == 2, go
 
 
 def test_loop_last_is_computed_once_and_only_when_read() -> None:

@@ -255,3 +255,19 @@ def revindex0_spelled_out(node: nodes.Sub) -> nodes.Name | None:
     ):
         return None
     return minus_one.left.node
+
+
+def neighbour_offset(index: nodes.Expr) -> int | None:
+    """-1 for `loop.index0 - 1` (or `loop.index - 2`), 1 for `loop.index0 + 1` (or
+    `loop.index`): the position beside the step's own, as `xs[...]` in a loop over `xs` reads
+    the element before or after it; None for any other index."""
+    offset = 0
+    if isinstance(index, (nodes.Add, nodes.Sub)) and isinstance(index.right, nodes.Const):
+        step = index.right.value
+        if not isinstance(step, int) or isinstance(step, bool):
+            return None
+        offset, index = (step if isinstance(index, nodes.Add) else -step), index.left
+    if not (isinstance(index, nodes.Getattr) and isinstance(index.node, nodes.Name) and index.node.name == "loop"):
+        return None
+    offset += {"index0": 0, "index": 1}.get(index.attr, 99)
+    return offset if offset in (-1, 1) else None

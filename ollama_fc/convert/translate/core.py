@@ -18,6 +18,7 @@ from ..analysis import (
     growing_lists,
     literal_dict_names,
     names_holding_text,
+    neighbour_offset,
     only_raises,
     parse_jinja,
 )
@@ -28,6 +29,7 @@ from ..ops.emit import merge_identical_defines, share_constants, share_constants
 from ..ops.filters import Lowering
 from ..ops.values import (
     ANY,
+    ELEMENT,
     UNDEF,
     Loop,
     Value,
@@ -297,10 +299,35 @@ class Core(Lowering):
             frame = frame.parent
         return frame
 
-    def loop_of(self, frame: Frame) -> Loop:
+    @staticmethod
+    def innermost_loop(frame: Frame) -> Loop | None:
         f: Frame | None = frame
-        while f is not None:
-            if f.loop is not None:
-                return f.loop
+        while f is not None and f.loop is None:
             f = f.parent
-        raise ConversionError("loop used outside a for loop")
+        return None if f is None else f.loop
+
+    def loop_of(self, frame: Frame) -> Loop:
+        loop = self.innermost_loop(frame)
+        if loop is None:
+            raise ConversionError("loop used outside a for loop")
+        return loop
+
+    def loop_neighbour(self, node: nodes.Getitem, base: Value, frame: Frame) -> Value | None:
+        """`xs[loop.index0 - 1]` or `xs[loop.index0 + 1]` in a loop over `xs`: the element
+        beside the step, which the loop keeps in variables (see Loop.source) where the index
+        arithmetic and lookup would cost four calls a step. Python reads `xs[-1]` at the first
+        step: the last element, which the carried variable starts as."""
+        offset = neighbour_offset(node.arg)
+        if offset is None or frame.lookup("loop") is not None:
+            return None
+        loop = self.innermost_loop(frame)
+        if loop is None or loop.source is None or loop.source != base.code:
+            return None
+        kind = ELEMENT.get(base.kind, ANY)
+        if offset < 0:
+            if loop.before is None:
+                loop.before, loop.carried = self.temp(), self.temp()
+            return Value(loop.before, kind)
+        if loop.after is None:
+            loop.after = self.temp()
+        return Value(f"(index {loop.after} {loop.index})", kind)

@@ -96,6 +96,8 @@ class Expressions(Macros):
         base = self.expr(node.node, frame)
         if isinstance(node.arg, nodes.Slice):
             return self.slice(base, node.arg, frame, node)
+        if base.kind in SEQUENCES and (neighbour := self.loop_neighbour(node, base, frame)) is not None:
+            return neighbour
         key = self.expr(node.arg, frame)
         if key.is_const and isinstance(key.const, str):
             if base.kind == LOOP:

@@ -44,6 +44,7 @@ from ..ops.values import (
     final_of,
 )
 from .core import Core
+from .plans import GO_VARIABLE
 from .scope import Frame
 
 
@@ -58,6 +59,8 @@ class Loops(Core):
         flag_at = len(self.out)
         #: (the step's index, the `loop.last` variable, the list) for a list's `loop.last`
         hoisted: tuple[str, str, str] | None = None
+        #: the step's element, where the loop keeps its neighbours (see Loop.source)
+        carried_item = ""
         seq_node = node.iter
         predicate = None
         if isinstance(seq_node, nodes.Filter) and seq_node.name in {"selectattr", "rejectattr"}:
@@ -187,6 +190,8 @@ class Loops(Core):
                     hoisted = (idx, last, seqvar)
                 neighbours = kind if not seq.extra.get("reversed") else None
                 body.loop = self.indexed(Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours))
+                if neighbours and node.test is None and not filters and not GO_VARIABLE.search(seq.code):
+                    body.loop.source, carried_item = seq.code, item
                 if position and not counted:
                     body.loop.revindex0, body.loop.list_code = position, seq.code
         else:
@@ -213,6 +218,8 @@ class Loops(Core):
             self.drop_unread(flag_at, body.loop.last)  # `loop.last` of a step, when never asked
         if hoisted is not None:
             self.hoist_last(flag_at, *hoisted)
+        if body.loop is not None and body.loop.source is not None:
+            self.keep_neighbours(flag_at, body.loop, carried_item)
         for _ in range(guard):
             self.action("end")
         if node.else_ and iterated is not None:
@@ -234,13 +241,36 @@ class Loops(Core):
         list, where the step would have computed it."""
         if not any(re.search(re.escape(last) + r"(?![0-9A-Za-z_])", code) for code in self.out[start:]):
             return
-        at = next(
+        self.out.insert(
+            self.range_action(start, idx),
+            f"{{{{ {last} := 0 }}}}{{{{ if {seqvar} }}}}{{{{ {last} = len (slice {seqvar} 1) }}}}{{{{ end }}}}",
+        )
+
+    def keep_neighbours(self, start: int, loop: Loop, item: str) -> None:
+        """Set up the neighbours `loop_neighbour` read: before the `range`, the element carried
+        into the first step (the last one) and the list from its second element; at the top of
+        each step, before any test of it, the previous element taken over from the carried one
+        and the step's own element carried on."""
+        at = self.range_action(start, loop.index)
+        if loop.before is not None:
+            self.out.insert(at + 1, f"{{{{ {loop.before} := {loop.carried} }}}}{{{{ {loop.carried} = {item} }}}}")
+            last = f"index {loop.seq} (len (slice {loop.seq} 1))"
+            self.out.insert(
+                at,
+                f"{{{{ {loop.carried} := false }}}}{{{{ if {loop.seq} }}}}{{{{ {loop.carried} = {last} }}}}{{{{ end }}}}",
+            )
+        if loop.after is not None:
+            self.out.insert(
+                at,
+                f"{{{{ {loop.after} := {loop.seq} }}}}{{{{ if {loop.seq} }}}}{{{{ {loop.after} = slice {loop.seq} 1 }}}}{{{{ end }}}}",
+            )
+
+    def range_action(self, start: int, idx: str) -> int:
+        """Where in the output, from `start` on, the `range` of the step index `idx` is."""
+        return next(
             i
             for i in range(start, len(self.out))
             if self.out[i].startswith((f"{{{{ range {idx},", f"{{{{ range {idx} "))
-        )
-        self.out.insert(
-            at, f"{{{{ {last} := 0 }}}}{{{{ if {seqvar} }}}}{{{{ {last} = len (slice {seqvar} 1) }}}}{{{{ end }}}}"
         )
 
     @staticmethod
