@@ -62,6 +62,8 @@ TOOLS: list[dict[str, Any]] = [
                     },
                     "tags": {"type": "array", "items": {"type": "string"}, "description": "Tags."},
                     "unit": {"type": "string", "enum": ["c", "f"], "description": "Unit."},
+                    "when": {"type": 'date "ISO"', "description": "A type name JSON Schema lacks."},
+                    'wind "gust"': {"type": "number", "description": "A name to escape."},
                 },
                 "required": ["location", "unit", "days"],
             },
