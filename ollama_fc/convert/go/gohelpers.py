@@ -132,15 +132,8 @@ DISPATCH_ORDER = (
 )
 #: the types a JSON_VALUE may have, in the same order
 JSON_VALUE_TYPES = ("string", *JSON_SCALARS, "map[string]interface {}", "[]interface {}")
-#: A property whose key and description print as they are (one test for both, made by the
-#: map holding it): written by a copy of the property writer that prints the description bare
-PLAIN_PROPERTY = "api.ToolProperty, plain description"
-#: the names JSON Schema gives types: a property's `type` equal to one prints as it is, told by
-#: one `eq` (the string writer's test takes three calls)
-SCHEMA_TYPE_NAMES = ("string", "integer", "number", "boolean", "array", "object", "null")
 #: the writer of each Go type that has one, by the suffix of its `define`'s name
 _WRITERS = {
-    PLAIN_PROPERTY: "property_plain",
     ANY_TYPE: "",
     JSON_VALUE: "value",
     **{go_type: struct for struct, go_type in SCHEMA_TYPES.items()},
@@ -249,11 +242,6 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
                 out.code("{{ end }}")
         return out.text(close_pad + "}").done()
 
-    type_name = (
-        f"{{{{ if eq $n {' '.join(lit(name) for name in SCHEMA_TYPE_NAMES)} }}}}"
-        f'"{{{{ $n }}}}"{{{{ else }}}}{quote("$n")}{{{{ end }}}}'
-    )
-
     def type_names(expr: str, levels: int) -> str:
         """A schema `type` (a list in Ollama): one name is a string, several a list `levels`
         deeper than this writer's brackets, laid out as json.dumps lays out any list. Which
@@ -270,9 +258,9 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
             .text("[" + first)
             .code(f"{{{{ range $i, $n := {expr} }}}}{{{{ if $i }}}}")
             .text(between)
-            .code(f"{{{{ end }}}}{type_name}{{{{ end }}}}")
+            .code(f"{{{{ end }}}}{quote('$n')}{{{{ end }}}}")
             .text(last + "]")
-            .code(f"{{{{ else if {expr} }}}}{{{{ range $n := {expr} }}}}{type_name}{{{{ end }}}}")
+            .code(f"{{{{ else if {expr} }}}}{{{{ range $n := {expr} }}}}{quote('$n')}{{{{ end }}}}")
             .code("{{ else }}[]{{ end }}")
             .done()
         )
@@ -292,12 +280,8 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
                 # type two more)
                 out.code(f"{{{{ if {all_print_as_is(['$k', '$v'], string_typed='$v')} }}}}").text('"')
                 out.code("{{ $k }}").text('"' + key_sep + '"').code("{{ $v }}").text('"').code("{{ else }}")
-            elif of.element == "api.ToolProperty":
-                # (a property's name and description, tested together the same way)
-                out.code(f"{{{{ if {all_print_as_is(['$k', '$v.Description'])} }}}}").text('"')
-                out.code("{{ $k }}").text('"' + key_sep).code(write(PLAIN_PROPERTY, "$v")).code("{{ else }}")
             out.code(quote("$k")).text(key_sep).code(write(of.element, "$v"))
-            if of.element in {JSON_VALUE, "api.ToolProperty"}:
+            if of.element == JSON_VALUE:
                 out.code("{{ end }}")
             out.code(f"{{{{ $s = {lit(item_sep)} }}}}{{{{ end }}}}")
             out.text(close_pad + "}")
@@ -317,30 +301,16 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
 
     writers = {ANY_TYPE: dispatch(DISPATCH_ORDER), JSON_VALUE: dispatch(JSON_VALUE_TYPES)}
 
-    def write_field(field: SchemaField, plain: bool) -> str:
-        """A field's value; `plain`: a string known to print as it is, between quotes."""
-        if plain:
-            return f'"{{{{ .{field.go} }}}}"'
+    def write_field(field: SchemaField) -> str:
         value = write(field.go_type, f".{field.go}")
         if field.usual is None:
             return value
         usual = json.dumps(field.usual, ensure_ascii=False)
         return f"{{{{ if eq .{field.go} {lit(field.usual)} }}}}{_text(usual)}{{{{ else }}}}{value}{{{{ end }}}}"
 
-    def struct_writer(fields: tuple[SchemaField, ...], plain: frozenset[str] = frozenset()) -> str:
-        """A struct's writer; several string fields (a function's name and description) are
-        tested together, once, and then printed as they are where that test holds."""
-        strings = [f.go for f in fields if f.go_type == "string" and f.usual is None and f.go not in plain]
-        pairs = [(f".{f.go}" if f.optional else "true", f.key, write_field(f, f.go in plain)) for f in fields]
-        if len(strings) < 2:
-            return obj(pairs)
-        together = obj([(f".{f.go}" if f.optional else "true", f.key, write_field(f, f.go in strings)) for f in fields])
-        test = all_print_as_is([f".{go}" for go in strings])
-        return f"{{{{ if {test} }}}}{together}{{{{ else }}}}{obj(pairs)}{{{{ end }}}}"
-
     for struct, fields in SCHEMA_FIELDS.items():
-        writers[SCHEMA_TYPES[struct]] = struct_writer(fields)
-    writers[PLAIN_PROPERTY] = struct_writer(SCHEMA_FIELDS["property"], frozenset({"Description"}))
+        pairs = [(f".{field.go}" if field.optional else "true", field.key, write_field(field)) for field in fields]
+        writers[SCHEMA_TYPES[struct]] = obj(pairs)
     for go_type, of in CONTAINERS.items():
         writers[go_type] = container(of)  # (types sharing a writer: the same code under one name)
     return {
