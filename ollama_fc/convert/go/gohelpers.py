@@ -274,14 +274,16 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
         else:
             out.text("{" + open_pad)
             out.code(f'{{{{ $s := "" }}}}{{{{ range $k, $v := {of.members} }}}}{{{{ $s }}}}')
-            if of.element == JSON_VALUE:
+            fast = of.element == JSON_VALUE and (indent is None or depth == 0)
+            if fast:
                 # (a key and a string value that print as they are, as most arguments do: one
                 # test of three calls for both, where each alone takes three and the value's
-                # type two more)
+                # type two more; in the compact writer and an indented one's outer map only,
+                # each copy being parsed with the template)
                 out.code(f"{{{{ if {all_print_as_is(['$k', '$v'], string_typed='$v')} }}}}").text('"')
                 out.code("{{ $k }}").text('"' + key_sep + '"').code("{{ $v }}").text('"').code("{{ else }}")
             out.code(quote("$k")).text(key_sep).code(write(of.element, "$v"))
-            if of.element == JSON_VALUE:
+            if fast:
                 out.code("{{ end }}")
             out.code(f"{{{{ $s = {lit(item_sep)} }}}}{{{{ end }}}}")
             out.text(close_pad + "}")

@@ -19,7 +19,7 @@ from ..go.gohelpers import (
     json_helper_name,
     json_writers,
 )
-from ..go.textops import Emitter, all_print_as_is, json_string, repr_of_json, repr_string
+from ..go.textops import Emitter, json_string, repr_of_json, repr_string
 from .toolschema import SCHEMA_STRUCTS
 from .values import (
     ANY,
@@ -339,21 +339,10 @@ class JsonWriter:
         tr.action("else")
         tr.text(self.sep(depth + 1))
         tr.action("end")
-        fast = kind == ANY and not self.python
-        if fast:  # a key and a string value printed as they are: one test (see gohelpers)
-            tr.action(f"if {all_print_as_is([k, v], string_typed=v)}")
-            tr.text('"')
-            tr.put(k)
-            tr.text('"' + self.key_sep + '"')
-            tr.put(v)
-            tr.text('"')
-            tr.action("else")
         self.string(k)
         tr.text(self.key_sep)
         if not self.too_deep(v, depth + 1):
             self.value(v, kind, depth + 1)
-        if fast:
-            tr.action("end")
         tr.action("end")
 
     def fields(self, code: str, depth: int, pairs: list[tuple[str, str, str, str]], always_first: bool = True) -> None:
