@@ -145,7 +145,7 @@ def calls_outside_prefill(go_template: str) -> list[str]:
     """The actions that call `not` on the prefill flags, or compute the final message's flag
     outside a block entered only when an assistant message is continued."""
     found, depth_open, stack = [], 0, []
-    for action in re.findall(r"\{\{-? (.*?) -?\}\}", go_template):
+    for action in re.findall(r"\{\{(?:- )?(.*?)(?: -)?\}\}", go_template):
         word = action.split(" ", 1)[0]
         if word in {"if", "range", "with", "define"}:
             stack.append(action == "if $ofc_open")
@@ -165,7 +165,7 @@ def test_prefill_bookkeeping_costs_no_call_per_message() -> None:
 
 def test_conditions_are_folded() -> None:
     go = convert(TemplateSource(TEMPLATES["conditions"], {}, "conditions")).template
-    conditions = re.findall(r"\{\{ (?:else )?if (.*?) \}\}", go)
+    conditions = re.findall(r"\{\{(?:else )?if (.*?)\}\}", go)
     for folded_away in ("not (not", "(not (eq", " true)", " false)", "(or (or", "(and (and"):
         assert not any(folded_away in c for c in conditions), folded_away
     assert any("eq $" in c and '"tool" "ipython" "tool_results"' in c for c in conditions), conditions
@@ -180,22 +180,22 @@ def test_concatenation_is_one_printf() -> None:
 
 def test_loop_index_tested_without_a_call() -> None:
     go = convert(TemplateSource(TEMPLATES["loop_first"], {}, "loop_first")).template
-    conditions = re.findall(r"\{\{ (?:else )?if (.*?) \}\}", go)
+    conditions = re.findall(r"\{\{(?:else )?if (.*?)\}\}", go)
     assert not any(re.search(r"\b(?:eq|ne) \$_\d+ 0\b", c) for c in conditions), conditions
-    assert re.search(r"\{\{ if \$_\d+ \}\}\{\{ else \}\}F", go), go  # loop.first: no call at all
+    assert re.search(r"\{\{if \$_\d+\}\}\{\{else\}\}F", go), go  # loop.first: no call at all
 
 
 def test_neighbours_in_a_loop_are_kept_not_computed() -> None:
     go = convert(TemplateSource(TEMPLATES["neighbours"], {}, "neighbours")).template
     # the message loops carry the element over; the filtered one computes index0 - 1 as before
-    carried = r"\{\{ range \$_\d+, (\$_\d+) := \$_\d+ \}\}\{\{ \$_\d+ := (\$_\d+) \}\}\{\{ \2 = \1 \}\}"
+    carried = r"\{\{range \$_\d+, (\$_\d+) := \$_\d+\}\}\{\{\$_\d+ := (\$_\d+)\}\}\{\{\2 = \1\}\}"
     assert len(re.findall(carried, go)) == 2, go
     assert len(re.findall(r'index \$\.Messages \(len \(slice \(printf "%\*s"', go)) == 2, go
 
 
 def test_loop_last_is_computed_once_and_only_when_read() -> None:
     go = convert(TemplateSource(TEMPLATES["loop_last"], {}, "loop_last")).template
-    hoisted = re.findall(r"\{\{ if (\$_\d+) \}\}\{\{ \$_\d+ = len \(slice \1 1\) \}\}\{\{ end \}\}\{\{ range ", go)
+    hoisted = re.findall(r"\{\{if (\$_\d+)\}\}\{\{\$_\d+ = len \(slice \1 1\)\}\}\{\{end\}\}\{\{range ", go)
     assert len(hoisted) == 2, go  # the message loop and the tool call loop, before their `range`
     assert not re.search(r":= len \(slice \$_\d+ 1\)", go)  # no step computes it again
     no_last = convert(TemplateSource("{% for m in messages %}{{ loop.index }}{{ m.role }}{% endfor %}", {}, "x"))

@@ -73,7 +73,7 @@ def test_tokenizer_config_default_template_and_added_tokens(tmp_path: Path) -> N
     config["add_bos_token"] = False  # the model does not add BOS: the template's own is kept
     (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
     template = convert(load_source(tmp_path)).template
-    assert template.endswith("<s>D{{ end }}") and "T{{ else }}" in template
+    assert template.endswith("<s>D{{end}}") and "T{{else}}" in template
 
 
 def test_broken_json_is_a_source_error(tmp_path: Path) -> None:

@@ -76,7 +76,7 @@ def test_a_row_of_role_tests_is_one_chain() -> None:
     assert elifs(ROLE_ROW) == 3
     template = convert(TemplateSource(ROLE_ROW, TOKENS, "row")).template
     # each later test sits in the `else` of the one before (`else if`, or `else` then `if`)
-    assert template.count("{{ else if ") + template.count("{{ else }}{{ if ") >= 3
+    assert template.count("{{else if ") + template.count("{{else}}{{if ") >= 3
 
 
 @pytest.mark.parametrize("end", range(2, len(CONVERSATION) + 1))

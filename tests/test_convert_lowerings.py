@@ -162,7 +162,7 @@ def test_recursive_macro_is_one_define_per_constant_arguments(version: str) -> N
     data goes; `|trim` of a macro whose output starts and ends with text is not captured."""
     conversion = convert(TemplateSource(SCHEMA_MACRO, {}, "recursive-macro"))
     template = conversion.template
-    assert template.count('{{ define "ofc_macro_schema_') >= 2 and '{{ define "ofc_macro_value_' in template
+    assert template.count('{{define "ofc_macro_schema_') >= 2 and '{{define "ofc_macro_value_' in template
     expected = reference_render(SCHEMA_MACRO, as_hf(MESSAGES), TOOLS)
     assert "extras:{meals!:boolean;}" in expected and "a=(e=(),k=[1;(x=None,y=True,z=s,);[];();],)" in expected
     assert oracle.render(template, MESSAGES, TOOLS, version=version) == expected

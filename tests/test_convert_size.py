@@ -11,6 +11,7 @@ import pytest
 from renders import ollama_renders
 
 from ollama_fc.convert import TemplateSource, convert
+from ollama_fc.convert.actions import compact_actions
 from ollama_fc.convert.ops.conditions import ACTION
 from ollama_fc.convert.ops.emit import GO_STRING, SHARED_CONSTANT_CHARS
 from ollama_fc.hf.reference import render as reference_render
@@ -111,11 +112,8 @@ def test_json_writer_separators_are_text_not_actions() -> None:
     """The indented writer's separators are literal text: no action prints a constant."""
     template = convert(TemplateSource("{{ tools | tojson(indent=4) }}", {}, "indent")).template
     # (a `{` just before an action stays one: the lexer would read `{{{`)
-    assert re.search(r'\{\{ "(?:[,:\[\]} ]|\\n)+" \}\}', template) is None
-    assert (
-        '"type": {{ if eq .Type "function" }}"function"{{ else }}{{ template "ofc_json_str" .Type }}{{ end }},\n'
-        in template
-    )
+    assert re.search(r'\{\{"(?:[,:\[\]} ]|\\n)+"\}\}', template) is None
+    assert '"type": {{if eq .Type "function"}}"function"{{else}}{{template "ofc_json_str" .Type}}{{end}},\n' in template
 
 
 #: long constants several scans share (strip tables, case tables) and texts at their edges
@@ -133,7 +131,7 @@ def test_long_constants_are_declared_once_and_render_the_same(engines: dict) -> 
     messages = [{"role": roles[n % 2], "content": text} for n, text in enumerate(SCAN_TEXTS)]
     conversion = convert(TemplateSource(SCAN_TEMPLATE, {}, "scans"))
     body = conversion.template
-    declared = re.findall(r'\{\{ (\$ofc_k\d+) := "', body)
+    declared = re.findall(r'\{\{(\$ofc_k\d+) := "', body)
     assert declared, "no shared constant declared"
     literals = [
         literal
@@ -158,7 +156,7 @@ def test_constants_are_shared_within_each_define(engines: dict) -> None:
     )
     expected = reference_render(template, MESSAGES, tools=TOOLS, add_generation_prompt=False)
     conversion = convert(TemplateSource(template, {}, "define-strip"))
-    defines = re.findall(r'\{\{ define "ofc_macro_show\w*" \}\}(\{\{ \$ofc_k1 := ")?', conversion.template)
+    defines = re.findall(r'\{\{define "ofc_macro_show\w*"\}\}(\{\{\$ofc_k1 := ")?', conversion.template)
     assert any(defines)  # the define that strips twice opens with its own table
     literals = [literal for action in ACTION.findall(conversion.template) for literal in GO_STRING.findall(action)]
     # the strip table once in each of the two defines (one strips twice, one once) and in the template
@@ -192,3 +190,31 @@ def test_prefill_cut_after_the_last_occurrence(name: str, final: str, engines: d
     expected = reference_render(template, messages, add_generation_prompt=False, continue_final_message=True)
     conversion = convert(TemplateSource(template, {}, name))
     assert ollama_renders(conversion.template, messages, None, engines) == {expected}
+
+
+@pytest.mark.parametrize(
+    ("spaced", "compact"),
+    [
+        ("{{ if $x }}a{{ else }}b{{ end }}", "{{if $x}}a{{else}}b{{end}}"),
+        ("{{- if and false .Messages }}{{- end }}", "{{- if and false .Messages}}{{- end}}"),  # trim markers
+        ("{{ x -}} y {{- z }}", "{{x -}} y {{- z}}"),
+        ('{{/* a comment */}}{{ "}} {{ " }}}', '{{/* a comment */}}{{"}} {{ "}}}'),  # strings and text kept
+        ("{{ -1 }}", "{{-1}}"),  # the number -1 to Go, not a trim marker
+        ("a }} b {{ `raw }}` }}", "a }} b {{`raw }}`}}"),
+    ],
+)
+def test_actions_lose_only_the_spaces_inside_their_delimiters(spaced: str, compact: str) -> None:
+    assert compact_actions(spaced) == compact
+
+
+def test_conversions_are_written_compact_and_render_the_same(engines: dict) -> None:
+    """Every action of a conversion is written without the spaces Go's lexer would make tokens
+    of; trim markers, which need theirs, appear only in the header."""
+    conversion = convert(TemplateSource(SCAN_TEMPLATE, {}, "scans"))
+    actions = ACTION.findall(conversion.template)
+    assert len(actions) > 50
+    spaced = re.findall(r"\{\{ |[^-] \}\}", conversion.template)
+    assert spaced == []
+    roles = ("user", "assistant")
+    messages = [{"role": roles[n % 2], "content": text} for n, text in enumerate(SCAN_TEXTS)]
+    assert ollama_renders(conversion.template, messages, None, engines) == {reference_render(SCAN_TEMPLATE, messages)}

@@ -210,7 +210,7 @@ def test_a_template_that_writes_calls_but_no_tool_list_still_takes_tools() -> No
     no_list = '{% for m in messages %}<|{{ m.role }}|>{{ m.content or \'\' }}{% for c in m.tool_calls or [] %}<tool_call>{"name": "{{ c.function.name }}", "arguments": {{ c.function.arguments | tojson }}}</tool_call>{% endfor %}<|end|>{% endfor %}'
     conversion, spec, _ = convert_with_format(TemplateSource(no_list, {}, "test.jinja"))
     assert spec is not None and conversion.capabilities.tool_calls and not conversion.capabilities.tools
-    assert "{{- if and false .Tools }}{{- end }}" in conversion.template
+    assert "{{- if and false .Tools}}{{- end}}" in conversion.template
     messages = [{"role": "user", "content": "hi"}]
     assert oracle.render(conversion.template, messages) == "<|user|>hi<|end|>"
     tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}]

@@ -16,6 +16,7 @@ from ..hf.leading_bos import bos_only_leads
 from ..hf.reference import ReferenceRenderError, render
 from ..hf.shapes import Shape, probe
 from ..markers import KNOWN_MARKERS, family_marker, parse_tag
+from .actions import compact_actions
 from .limits import DEFAULT_MAX_OUTPUT, DEFAULT_MAX_SECONDS, Limits
 from .named import choose_on_tools
 from .result import Capabilities, Conversion, ConversionWarning
@@ -203,7 +204,7 @@ def convert(
                 # it writes calls but not the tool list (DeepSeek V3/R1: tools go in a system
                 # message): naming `.Tools` lets Ollama accept a request with tools at all
                 header += "{{- if and false .Tools }}{{- end }}"
-        template = header + body
+        template = compact_actions(header + body)
         # in source order: a macro expanded at several call sites warns in the order it was expanded
         warnings = sorted(translator.warnings, key=lambda w: w.line or 0)
         stops = _stop_tokens(loaded)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ..errors import ConversionError
+from .actions import action_spans
 from .result import Capabilities, Conversion, ConversionWarning
 
 #: an action's opening keyword: `{{- define "name"` or `{{ if`, `{{ end`, ...
@@ -16,32 +17,12 @@ _KEYWORD = re.compile(r"\{\{-?\s*(/\*|[a-z]+)(?:\s+\"([^\"]*)\")?")
 _OPENS = {"if", "range", "with", "define", "block"}
 
 
-def _actions(template: str) -> list[tuple[int, int]]:
-    """Where each `{{ ... }}` action starts and ends, skipping `}}` inside string literals."""
-    spans: list[tuple[int, int]] = []
-    index = template.find("{{")
-    while index != -1:
-        at, quote = index + 2, ""
-        while not (not quote and template.startswith("}}", at)):
-            char = template[at]
-            if quote == '"' and char == "\\":
-                at += 1
-            elif quote and char == quote:
-                quote = ""
-            elif not quote and char in '"`':
-                quote = char
-            at += 1
-        spans.append((index, at + 2))
-        index = template.find("{{", at + 2)
-    return spans
-
-
 def split_defines(template: str) -> tuple[dict[str, str], str]:
     """The template's top-level `define` blocks by name, and the template without them."""
     defines: dict[str, str] = {}
     rest: list[str] = []
     depth, last, start, name = 0, 0, 0, ""
-    for begin, end in _actions(template):
+    for begin, end in action_spans(template):
         match = _KEYWORD.match(template, begin)
         keyword = match.group(1) if match else ""
         if keyword == "define" and depth == 0:
@@ -71,7 +52,7 @@ def choose_on_tools(default: Conversion, tool_use: Conversion) -> Conversion:
     for name, text in default_helpers.items():
         if helpers.setdefault(name, text) != text:
             raise ConversionError(f"the default and tool_use templates need two different Go helpers named {name}")
-    template = "".join(helpers.values()) + f"{{{{ if .Tools }}}}{with_tools}{{{{ else }}}}{without_tools}{{{{ end }}}}"
+    template = "".join(helpers.values()) + f"{{{{if .Tools}}}}{with_tools}{{{{else}}}}{without_tools}{{{{end}}}}"
     warnings = [*default.warnings] + [
         ConversionWarning(construct=f"tool_use template: {w.construct}", line=w.line, effect=w.effect)
         for w in tool_use.warnings

@@ -9,6 +9,7 @@ from typing import Any
 
 from jinja2 import nodes
 
+from ..actions import action_spans
 from ..ops.values import (
     ANY,
     ANYOF,
@@ -77,24 +78,7 @@ def _self_contained(code: str) -> bool:
 
 def _actions(code: str) -> list[str]:
     """The code of each `{{ action }}` in template code, its string literals left out."""
-    found: list[str] = []
-    at = code.find("{{")
-    while at >= 0:
-        end, i = -1, at + 2
-        while i < len(code):
-            literal = _GO_STRING.match(code, i)
-            if literal:
-                i = literal.end()
-            elif code.startswith("}}", i):
-                end = i
-                break
-            else:
-                i += 1
-        if end < 0:
-            break
-        found.append(_GO_STRING.sub('""', code[at + 2 : end]))
-        at = code.find("{{", end + 2)
-    return found
+    return [_GO_STRING.sub('""', code[start + 2 : end - 2]) for start, end in action_spans(code)]
 
 
 class Macros(Core):
