@@ -194,6 +194,6 @@ def test_tools_read_only_inside_defines_keep_the_tool_capability(scripted_model,
     import ollama
 
     conversion = convert(TemplateSource(SCHEMA_MACRO, {}, "recursive-macro"))
-    assert '{{ template "ofc_macro_schema_' in conversion.template
+    assert '{{template "ofc_macro_schema_' in conversion.template
     model = scripted_model("Hello.", template=conversion.template)
     assert "tools" in (ollama.Client(host=ollama_host).show(model).capabilities or [])
