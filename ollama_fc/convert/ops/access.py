@@ -9,7 +9,7 @@ from typing import Any
 
 from jinja2 import nodes
 
-from ..go import strlists, textops
+from ..go import strlists
 from ..go.textops import go_string
 from . import toolschema
 from .emit import Emit
@@ -363,17 +363,26 @@ class Access(Emit):
         loop.previtem.role`) reads a field, as only a guarded one renders in Jinja.
         """
         item, exists = self.temp(), self.temp()
-        if previous:
-            self.action(f"{exists} := ne {loop.index} 0")
-            position = f'(len (slice (printf "%*s" {loop.index} "") 1))'
-        else:
-            self.action(f"{exists} := lt {loop.index} (len (slice {loop.seq} 1))")
-            position = f"({textops.plus_one(loop.index)})"
         self.action(f"{item} := false")
-        self.action(f"if {exists}")
-        self.action(f"{item} = index {loop.seq} {position}")
+        self.action(f"{exists} := false")
+        self.action(f"if {loop.index}" if previous else f"if ne {loop.index} {loop.last}")
+        self.action(f"{exists} = true")
+        self.action(f"{item} = {self.kept_neighbour(loop, previous)}")
         self.action("end")
         return Value(item, loop.item_kind or ANY, extra={"maybe_undefined": True, "defined_flag": exists})
+
+    def kept_neighbour(self, loop: Loop, previous: bool) -> str:
+        """Go code of the element before or after the step's own in a forward list loop, read
+        from what the loop keeps (see Loop.before): no index arithmetic per step. Before the
+        first step the previous one is the list's last element, as Python's `xs[-1]`; after the
+        last step there is none (`index` fails, as Jinja's `xs[n]` is Undefined)."""
+        if previous:
+            if loop.before is None:
+                loop.before, loop.carried = self.temp(), self.temp()
+            return loop.before
+        if loop.after is None:
+            loop.after = self.temp()
+        return f"(index {loop.after} {loop.index})"
 
     def dict_fields(self, value: Value) -> dict[Any, Value]:
         if value.kind == RECORD:

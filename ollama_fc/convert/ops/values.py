@@ -212,14 +212,16 @@ class Loop:
     #: list, whose step takes the element at that position of the list (`list_code`)
     revindex0: str | None = None
     list_code: str | None = None
-    #: Go code of the list a forward, unfiltered loop ranges over, where it stays the same
-    #: value: `xs[loop.index0 - 1]` and `xs[loop.index0 + 1]` then read the steps' neighbours
-    #: from variables the loop keeps (`before`, carried over from the previous step through
-    #: `carried`; `after`, the list from its second element), set up once the body is written
-    source: str | None = None
+    #: the neighbours a forward list loop keeps when its body reads them (`loop.previtem`,
+    #: `nextitem`, and `xs[loop.index0 - 1]` / `+ 1` of its list): `before`, carried over from
+    #: the previous step through `carried`; `after`, the list from its second element; set up
+    #: once the body is written
     before: str | None = None
     carried: str | None = None
     after: str | None = None
+    #: Go code of that list where it stays the same value and the loop is unfiltered: what
+    #: `xs` must be for `xs[loop.index0 - 1]` to be the neighbour
+    source: str | None = None
 
 
 #: Evaluates an expression in the scope it was written in: how an operation that evaluates

@@ -323,11 +323,4 @@ class Core(Lowering):
         loop = self.innermost_loop(frame)
         if loop is None or loop.source is None or loop.source != base.code:
             return None
-        kind = ELEMENT.get(base.kind, ANY)
-        if offset < 0:
-            if loop.before is None:
-                loop.before, loop.carried = self.temp(), self.temp()
-            return Value(loop.before, kind)
-        if loop.after is None:
-            loop.after = self.temp()
-        return Value(f"(index {loop.after} {loop.index})", kind)
+        return Value(self.kept_neighbour(loop, offset < 0), ELEMENT.get(base.kind, ANY))

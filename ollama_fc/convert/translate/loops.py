@@ -48,6 +48,12 @@ from .plans import GO_VARIABLE
 from .scope import Frame
 
 
+def _set_when_filled(var: str, initial: str, seq: str, value: str) -> str:
+    """Declare `var` as `initial`, set to `value` where the list `seq` has elements (before a
+    loop over it: what the steps read of the list, computed once)."""
+    return f"{{{{ {var} := {initial} }}}}{{{{ if {seq} }}}}{{{{ {var} = {value} }}}}{{{{ end }}}}"
+
+
 class Loops(Core):
     """`{% for %}`, reached through `Core.visit`."""
 
@@ -59,7 +65,7 @@ class Loops(Core):
         flag_at = len(self.out)
         #: (the step's index, the `loop.last` variable, the list) for a list's `loop.last`
         hoisted: tuple[str, str, str] | None = None
-        #: the step's element, where the loop keeps its neighbours (see Loop.source)
+        #: the step's element, which the loop carries over where its body reads the one before
         carried_item = ""
         seq_node = node.iter
         predicate = None
@@ -190,8 +196,9 @@ class Loops(Core):
                     hoisted = (idx, last, seqvar)
                 neighbours = kind if not seq.extra.get("reversed") else None
                 body.loop = self.indexed(Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours))
+                carried_item = item
                 if neighbours and node.test is None and not filters and not GO_VARIABLE.search(seq.code):
-                    body.loop.source, carried_item = seq.code, item
+                    body.loop.source = seq.code
                 if position and not counted:
                     body.loop.revindex0, body.loop.list_code = position, seq.code
         else:
@@ -218,7 +225,7 @@ class Loops(Core):
             self.drop_unread(flag_at, body.loop.last)  # `loop.last` of a step, when never asked
         if hoisted is not None:
             self.hoist_last(flag_at, *hoisted)
-        if body.loop is not None and body.loop.source is not None:
+        if body.loop is not None and (body.loop.before or body.loop.after):
             self.keep_neighbours(flag_at, body.loop, carried_item)
         for _ in range(guard):
             self.action("end")
@@ -241,29 +248,20 @@ class Loops(Core):
         list, where the step would have computed it."""
         if not any(re.search(re.escape(last) + r"(?![0-9A-Za-z_])", code) for code in self.out[start:]):
             return
-        self.out.insert(
-            self.range_action(start, idx),
-            f"{{{{ {last} := 0 }}}}{{{{ if {seqvar} }}}}{{{{ {last} = len (slice {seqvar} 1) }}}}{{{{ end }}}}",
-        )
+        self.out.insert(self.range_action(start, idx), _set_when_filled(last, "0", seqvar, f"len (slice {seqvar} 1)"))
 
     def keep_neighbours(self, start: int, loop: Loop, item: str) -> None:
-        """Set up the neighbours `loop_neighbour` read: before the `range`, the element carried
+        """Set up the neighbours `kept_neighbour` reads: before the `range`, the element carried
         into the first step (the last one) and the list from its second element; at the top of
         each step, before any test of it, the previous element taken over from the carried one
         and the step's own element carried on."""
         at = self.range_action(start, loop.index)
-        if loop.before is not None:
+        if loop.before is not None and loop.carried is not None:
             self.out.insert(at + 1, f"{{{{ {loop.before} := {loop.carried} }}}}{{{{ {loop.carried} = {item} }}}}")
             last = f"index {loop.seq} (len (slice {loop.seq} 1))"
-            self.out.insert(
-                at,
-                f"{{{{ {loop.carried} := false }}}}{{{{ if {loop.seq} }}}}{{{{ {loop.carried} = {last} }}}}{{{{ end }}}}",
-            )
+            self.out.insert(at, _set_when_filled(loop.carried, "false", loop.seq, last))
         if loop.after is not None:
-            self.out.insert(
-                at,
-                f"{{{{ {loop.after} := {loop.seq} }}}}{{{{ if {loop.seq} }}}}{{{{ {loop.after} = slice {loop.seq} 1 }}}}{{{{ end }}}}",
-            )
+            self.out.insert(at, _set_when_filled(loop.after, loop.seq, loop.seq, f"slice {loop.seq} 1"))
 
     def range_action(self, start: int, idx: str) -> int:
         """Where in the output, from `start` on, the `range` of the step index `idx` is."""
