@@ -39,7 +39,7 @@ class SchemaField(NamedTuple):
     #: its Go type, as `printf "%T"` names it
     go_type: str
     #: a string nearly every schema has there, printed as a constant after one test (the
-    #: string writer makes four calls)
+    #: string writer makes three calls)
     usual: str | None = None
 
 

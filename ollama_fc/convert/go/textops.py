@@ -41,7 +41,9 @@ def prints_as_is(text: str, quoted: str = "") -> str:
     """A Go condition true when `%q` (its result already in `quoted`, if given) escapes nothing
     in the string in `text`: printable, no `"` or `\\`. Python's json.dumps and repr of it are
     then the text between quotes as well."""
-    return f'(eq {quoted or f"(printf {chr(34)}%q{chr(34)} {text})"} (printf "\\"%s\\"" {text}))'
+    if not quoted:
+        return all_print_as_is([text])
+    return f'(eq {quoted} (printf "\\"%s\\"" {text}))'
 
 
 def all_print_as_is(texts: list[str], string_typed: str | None = None) -> str:
