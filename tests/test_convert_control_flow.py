@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from renders import ollama_renders
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
@@ -111,6 +112,64 @@ def test_safe_string_plus_text_is_html_escaped_like_markup(engine: oracle.Oracle
         "{% set line = t.function.description + ('<b>' | safe) %}{{ line }}{{ t.function.description + '&' }}\n{% endfor %}"
     )
     assert_renders_like_jinja(engine, template, tools=TOOLS)
+
+
+#: a tool whose JSON holds every character HTML escaping changes, at every depth the writers
+#: reach; in the order Ollama writes it (properties sorted, untyped `items` by sorted keys)
+MARKUP_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Weather <now> & 'here' \"quoted\"\nnext — ünïcode",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string", "description": 'a "city" <b>'},
+                    "days": {"type": "integer", "description": "1 & up"},
+                    "filters": {
+                        "type": "array",
+                        "items": {"properties": {"key": {"enum": [1, "<x>"], "type": "string"}}, "type": "object"},
+                    },
+                    "mode": {"type": ["string", "null"]},
+                    "options": {"type": "object", "properties": {"deep": {"type": "string", "description": "x > y"}}},
+                    "unit": {"type": "string", "enum": ["c", "f&k"]},
+                },
+                "required": ["city"],
+            },
+        },
+    },
+    TOOLS[1],
+]
+MARKUP_CALL = {
+    "function": {"name": "get_weather", "arguments": {"city": "Paris <&> 'x'", "n": 3, "tags": ["a", 'b"c']}}
+}
+
+
+def test_safe_string_plus_tojson_prints_escaped_json_through_the_writers(engines: dict[str, oracle.Oracle]) -> None:
+    """functionary v3.1: `'...'|safe + name + ... + t['function'] | tojson()` escapes the JSON
+    text as Markup does; printed, each piece of it is escaped in turn by the escaping writers
+    (indented, with separators, tool call arguments), not the whole text captured first, and
+    a concatenation with an operand they do not print is still built as a value."""
+    template = (
+        "{% for t in tools %}"
+        '{{ "Use the function \'"|safe + t["function"]["name"] + "\' to \'"|safe + t["function"]["description"]'
+        ' + "\'\\n"|safe + t["function"] | tojson() }}\n'
+        '{{ "<t>"|safe + t | tojson(indent=2) + "</t>"|safe + t.function | tojson(separators=(",", ":")) }}\n'
+        '{{ "#"|safe + t.function.name + (loop.index|string) + "&" }}\n{% endfor %}'
+        "{% for m in messages %}{% if m.tool_calls %}"
+        '{{ "<c>"|safe + m.tool_calls[0].function.arguments | tojson + m.role }}{% endif %}{% endfor %}'
+    )
+    messages = [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": "", "tool_calls": [MARKUP_CALL]},
+    ]
+    converted = convert(TemplateSource(template, {}, "markup json")).template
+    expected = reference_render(template, messages, tools=MARKUP_TOOLS, add_generation_prompt=True)
+    assert "&#34;description&#34;: " in expected and "&lt;now&gt; &amp; &#39;here&#39;" in expected
+    assert ollama_renders(converted, messages, MARKUP_TOOLS, engines) == {expected}
+    assert 'template "ofc_json_html_function"' in converted  # printed by the escaping writers
+    assert '= printf "%s%v"' not in converted.split('{{"#"}}')[0]  # no JSON text captured before the fallback
 
 
 def test_loop_variables_count_only_the_elements_a_filter_lets_through(engine: oracle.Oracle) -> None:

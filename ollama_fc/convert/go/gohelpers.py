@@ -13,9 +13,21 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
-from .textops import LEAD_BYTE, all_print_as_is, go_string, json_string, position_after, prints_as_is, rune_repr_escape
+import markupsafe
+
+from .textops import (
+    LEAD_BYTE,
+    all_print_as_is,
+    go_string,
+    html_of,
+    json_string,
+    position_after,
+    prints_as_is,
+    rune_repr_escape,
+)
 
 #: Deepest JSON nesting the indented writer handles (tool schemas are far shallower).
 MAX_INDENT_DEPTH = 10
@@ -153,15 +165,22 @@ def _text(data: str) -> str:
     return data
 
 
-class _Code:
-    """Helper code built from literal text and actions, adjacent texts written as one."""
+def html_escaped(data: str) -> str:
+    """Text as markupsafe escapes it (`& < > ' "`), which Go's `html` does alike."""
+    return str(markupsafe.escape(data))
 
-    def __init__(self) -> None:
+
+class _Code:
+    """Helper code built from literal text and actions, adjacent texts written as one; with
+    `shown`, the text as it is printed (HTML-escaped, for the `html` layout)."""
+
+    def __init__(self, shown: Callable[[str], str] = str) -> None:
         self.parts: list[str] = []
         self.pending = ""
+        self.shown = shown
 
     def text(self, data: str) -> _Code:
-        self.pending += data
+        self.pending += self.shown(data)
         return self
 
     def code(self, action: str) -> _Code:
@@ -175,9 +194,13 @@ class _Code:
         return "".join(self.parts)
 
 
-def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | None) -> dict[str, str]:
+def _json_writers(
+    indent: int | None, depth: int, separators: tuple[str, str] | None, html: bool = False
+) -> dict[str, str]:
     """The JSON writers of one layout at one nesting depth: Python `json.dumps` layout of every
     type Ollama hands a template, a `define` per Go type and one telling an unknown type apart.
+    With `html`, what they print is HTML-escaped, as a Markup concatenation escapes the JSON
+    text (`'...'|safe + x|tojson`): escaping a text piece by piece escapes the whole.
 
     A field, element or map value whose Go type is certain (SCHEMA_FIELDS, CONTAINERS) is
     written by its type's writer one level deeper, with no run-time test: only a value of
@@ -194,18 +217,29 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
         open_pad = "\n" + " " * (indent * (depth + 1))
         item_sep = item + open_pad
         close_pad = "\n" + " " * (indent * depth)
-    lit = go_string
+    shown: Callable[[str], str] = html_escaped if html else str
+
+    def lit(data: str) -> str:
+        """A Go string literal of text the writer prints."""
+        return go_string(shown(data))
+
+    def code() -> _Code:
+        return _Code(shown)
+
+    def as_is(expr: str) -> str:
+        """Print text the writer has found needs no JSON escaping (a variable or a call)."""
+        return f"{{{{ {html_of(expr) if html else expr} }}}}"
 
     def helper(go_type: str, here: bool = False) -> str:
         """The writer of `go_type` for a value nested one level deeper (or at this depth)."""
         if here:
-            return json_helper_name(indent, depth, separators, go_type)
+            return json_helper_name(indent, depth, separators, go_type, html)
         if indent is None or depth >= MAX_INDENT_DEPTH:
-            return json_helper_name(None, 0, separators, go_type)  # compact from there on
-        return json_helper_name(indent, depth + 1, separators, go_type)
+            return json_helper_name(None, 0, separators, go_type, html)  # compact from there on
+        return json_helper_name(indent, depth + 1, separators, go_type, html)
 
     def quote(expr: str) -> str:
-        return f'{{{{ template "ofc_json_str" {expr} }}}}'
+        return f'{{{{ template "{json_helper_name(None, 0, None, "string", html)}" {expr} }}}}'
 
     def write(go_type: str, expr: str, levels: int = 2) -> str:
         """`expr` of `go_type` written as a value whose own members are `levels` deeper than
@@ -218,7 +252,7 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
 
     def obj(pairs: list[tuple[str, str, str]]) -> str:
         """`{`, `"key": value` for present fields with separators only between written ones, `}`."""
-        out = _Code().text("{" + open_pad)
+        out = code().text("{" + open_pad)
         written = False  # certainly, by a field written without a test
         declared = False
         for guard, key, value in pairs:
@@ -252,7 +286,7 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
             first = "\n" + " " * (indent * (depth + levels))
             between, last = item + first, "\n" + " " * (indent * (depth + levels - 1))
         return (
-            _Code()
+            code()
             .code(f"{{{{ $last := 0 }}}}{{{{ range $i, $n := {expr} }}}}{{{{ $last = $i }}}}{{{{ end }}}}")
             .code("{{ if $last }}")
             .text("[" + first)
@@ -267,7 +301,7 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
 
     def container(of: Container) -> str:
         """A list, or a map in the order Go ranges it (sorted keys; an ordered map's own)."""
-        out = _Code().code(f"{{{{ if {of.filled} }}}}")
+        out = code().code(f"{{{{ if {of.filled} }}}}")
         if of.members is None:
             out.text("[" + open_pad).code("{{ range $i, $v := . }}{{ if $i }}").text(item_sep)
             out.code(f"{{{{ end }}}}{write(of.element, '$v')}{{{{ end }}}}").text(close_pad + "]")
@@ -281,7 +315,7 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
                 # type two more; in the compact writer and an indented one's outer map only,
                 # each copy being parsed with the template)
                 out.code(f"{{{{ if {all_print_as_is(['$k', '$v'], string_typed='$v')} }}}}").text('"')
-                out.code("{{ $k }}").text('"' + key_sep + '"').code("{{ $v }}").text('"').code("{{ else }}")
+                out.code(as_is("$k")).text('"' + key_sep + '"').code(as_is("$v")).text('"').code("{{ else }}")
             out.code(quote("$k")).text(key_sep).code(write(of.element, "$v"))
             if fast:
                 out.code("{{ end }}")
@@ -296,10 +330,10 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
             branch = "{{ json . }}" if go_type in JSON_SCALARS else write(go_type, ".", levels=1)
             branches.setdefault(branch, []).append(go_type)
         tests = "".join(
-            f"{{{{ {'else if' if n else 'if'} eq $t {' '.join(lit(go_type) for go_type in go_types)} }}}}{branch}"
+            f"{{{{ {'else if' if n else 'if'} eq $t {' '.join(go_string(go_type) for go_type in go_types)} }}}}{branch}"
             for n, (branch, go_types) in enumerate(branches.items())
         )
-        return f'{{{{ $t := printf "%T" . }}}}{tests}{{{{ else }}}}{{{{ json . }}}}{{{{ end }}}}'
+        return f'{{{{ $t := printf "%T" . }}}}{tests}{{{{ else }}}}{as_is("json .")}{{{{ end }}}}'
 
     writers = {ANY_TYPE: dispatch(DISPATCH_ORDER), JSON_VALUE: dispatch(JSON_VALUE_TYPES)}
 
@@ -307,8 +341,8 @@ def _json_writers(indent: int | None, depth: int, separators: tuple[str, str] | 
         value = write(field.go_type, f".{field.go}")
         if field.usual is None:
             return value
-        usual = json.dumps(field.usual, ensure_ascii=False)
-        return f"{{{{ if eq .{field.go} {lit(field.usual)} }}}}{_text(usual)}{{{{ else }}}}{value}{{{{ end }}}}"
+        usual = shown(json.dumps(field.usual, ensure_ascii=False))
+        return f"{{{{ if eq .{field.go} {go_string(field.usual)} }}}}{_text(usual)}{{{{ else }}}}{value}{{{{ end }}}}"
 
     for struct, fields in SCHEMA_FIELDS.items():
         pairs = [(f".{field.go}" if field.optional else "true", field.key, write_field(field)) for field in fields]
@@ -341,45 +375,55 @@ class _Statements:
         self.code.append("{{ " + code + " }}")
 
 
-def _json_string_helper() -> str:
-    """`ofc_json_str`: a string as Python's json.dumps writes it (see textops.json_string)."""
+def _json_string_helper(html: bool = False) -> str:
+    """`ofc_json_str`: a string as Python's json.dumps writes it (see textops.json_string);
+    with `html`, HTML-escaped."""
     body = _Statements()
-    json_string(body, ".", printed=True)
-    return '{{ define "ofc_json_str" }}' + "".join(body.code) + "{{ end }}"
+    json_string(body, ".", printed=True, html=html)
+    return f'{{{{ define "{json_helper_name(None, 0, None, "string", html)}" }}}}' + "".join(body.code) + "{{ end }}"
 
 
 def json_helper_name(
-    indent: int | None, depth: int, separators: tuple[str, str] | None = None, go_type: str = ANY_TYPE
+    indent: int | None,
+    depth: int,
+    separators: tuple[str, str] | None = None,
+    go_type: str = ANY_TYPE,
+    html: bool = False,
 ) -> str:
     """The writer of `go_type` (by default: of any type, told at run time) for this layout at
-    this nesting depth (`tojson(separators=...)` gets its own); strings have one writer."""
+    this nesting depth (`tojson(separators=...)` gets its own, and so does HTML-escaped output);
+    strings have one writer."""
+    escaped = "_html" if html else ""
     if go_type == "string":
-        return "ofc_json_str"
-    layout = "" if separators is None else "_sep_" + "_".join(part.encode().hex() for part in separators)
+        return f"ofc_json_str{escaped}"
+    layout = escaped + ("" if separators is None else "_sep_" + "_".join(part.encode().hex() for part in separators))
     name = f"ofc_json{layout}" if indent is None else f"ofc_json{indent}{layout}_{depth}"
     return f"{name}_{_WRITERS[go_type]}" if _WRITERS[go_type] else name
 
 
 @functools.cache
-def _layout_writers(indent: int | None, separators: tuple[str, str] | None) -> dict[str, str]:
+def _layout_writers(indent: int | None, separators: tuple[str, str] | None, html: bool) -> dict[str, str]:
     """Every writer of a layout by name, with the compact ones that end its indented ones and
     the string writer."""
     if indent is None:
-        return {**_json_writers(None, 0, separators), "ofc_json_str": _json_string_helper()}
+        strings = json_helper_name(None, 0, None, "string", html)
+        return {**_json_writers(None, 0, separators, html), strings: _json_string_helper(html)}
     writers: dict[str, str] = {}
     for depth in range(MAX_INDENT_DEPTH + 1):
-        writers.update(_json_writers(indent, depth, separators))
-    return {**writers, **_layout_writers(None, separators)}
+        writers.update(_json_writers(indent, depth, separators, html))
+    return {**writers, **_layout_writers(None, separators, html)}
 
 
 _CALLED = re.compile(r'\{\{ template "([^"]+)"')
 
 
 @functools.cache
-def json_writers(entry: str, indent: int | None, separators: tuple[str, str] | None = None) -> dict[str, str]:
+def json_writers(
+    entry: str, indent: int | None, separators: tuple[str, str] | None = None, html: bool = False
+) -> dict[str, str]:
     """The Go code of the writer `entry` (a `json_helper_name` of this layout) and of every
     writer it may call, by name: a template holds only the writers its `tojson`s can reach."""
-    layout = _layout_writers(indent, separators)
+    layout = _layout_writers(indent, separators, html)
     reached: dict[str, str] = {}
     waiting = [entry]
     while waiting:

@@ -222,7 +222,12 @@ def ascii_title(
 JSON_PLAIN = go_string("".join("\0" if byte < 32 or byte in (34, 92) else "." for byte in range(256)))
 
 
-def json_string(em: Emitter, text_code: str, printed: bool = False) -> str:
+def html_of(value: str) -> str:
+    """Go code HTML-escaping the Go value `value` (a variable, or a call to parenthesize)."""
+    return f"html {value}" if value.startswith("$") else f"html ({value})"
+
+
+def json_string(em: Emitter, text_code: str, printed: bool = False, html: bool = False) -> str:
     """Python's `json.dumps` of a string (`ensure_ascii=False`, as transformers' `tojson`).
 
     Go's `%q` writes the same for text it only puts quotes around (printable, without `"` and
@@ -233,8 +238,14 @@ def json_string(em: Emitter, text_code: str, printed: bool = False) -> str:
     (UTF-8 sequences included) whole. The escapes Python writes short are the ones `%q` writes
     for those single bytes; the others are `\\u00XX`. With `printed`, the pieces are printed as
     they are found (linear; the define helper does this) and the result is the empty string
-    literal; else they are collected into the returned variable.
+    literal; else they are collected into the returned variable. With `html` (printed only),
+    each piece is printed HTML-escaped, which escapes the whole JSON text.
     """
+    assert printed or not html, "only printed pieces are escaped one by one"
+
+    def show(piece: str) -> None:
+        em.action(html_of(piece) if html else piece)
+
     text, quoted, last, i, b, escape = (em.temp() for _ in range(6))
     em.action(f"{text} := {text_code}")
     em.action(f'{quoted} := printf "%q" {text}')
@@ -244,11 +255,12 @@ def json_string(em: Emitter, text_code: str, printed: bool = False) -> str:
     # (first the usual string that `%q` only puts quotes around, as Python does: two calls)
     plain = prints_as_is(text, quoted)
     fast = f'or {plain} (and (eq {quoted} (json {text})) (eq {quoted} (printf "%+q" {text})) {ascii_only})'
+    quote = '"&#34;"' if html else '"\\""'
     if printed:
         em.action(f"if {fast}")
-        em.action(quoted)
+        show(quoted)
         em.action("else")
-        em.action('"\\""')
+        em.action(quote)
     else:
         em.action(f"if not ({fast})")
         em.action(f'{quoted} = ""')
@@ -266,16 +278,16 @@ def json_string(em: Emitter, text_code: str, printed: bool = False) -> str:
     em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
     em.action("end")
     if printed:
-        em.action(f"slice {text} {last} {i}")
-        em.action(escape)
+        show(f"slice {text} {last} {i}")
+        show(escape)
     else:
         em.action(f'{quoted} = printf "%s%s%s" {quoted} (slice {text} {last} {i}) {escape}')
     em.action(f"{last} = {position_after(text, i)}")
     em.action("end")
     em.action("end")
     if printed:
-        em.action(f"slice {text} {last}")
-        em.action('"\\""')
+        show(f"slice {text} {last}")
+        em.action(quote)
         em.action("end")
         return '""'
     em.action(f'{quoted} = printf "\\"%s%s\\"" {quoted} (slice {text} {last})')

@@ -116,8 +116,11 @@ class JsonWriter:
         python: bool = False,
         schema: bool = False,
         separators: tuple[str, str] | None = None,
+        html: bool = False,
     ) -> None:
         self.tr, self.indent, self.node = tr, indent, node
+        #: the helpers' output HTML-escaped (only through the helpers: see `through_helpers`)
+        self.html = html
         #: `tojson(separators=(item, key))`; None for json.dumps' defaults
         self.separators = separators
         self.item_sep, self.key_sep = separators or ((", " if indent is None else ","), ": ")
@@ -228,8 +231,8 @@ class JsonWriter:
         """The `define` writing a value of `go_type` at `depth` in this layout (compact below the
         deepest indented one), emitted with every writer it may call."""
         indent = None if depth > MAX_INDENT_DEPTH else self.indent
-        name = json_helper_name(indent, depth, self.separators, go_type)
-        for define, code in json_writers(name, indent, self.separators).items():
+        name = json_helper_name(indent, depth, self.separators, go_type, self.html)
+        for define, code in json_writers(name, indent, self.separators, self.html).items():
             self.tr.helpers.setdefault(define, code)
         return name
 

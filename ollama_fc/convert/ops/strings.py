@@ -10,7 +10,7 @@ import markupsafe
 from jinja2 import nodes
 
 from ..go import search, strip, strlists, textops
-from ..go.textops import go_string
+from ..go.textops import go_string, html_of
 from .tojson import PYTHON_REPR, JsonWriter, ToJson
 from .values import (
     ANY,
@@ -163,7 +163,7 @@ class Strings(ToJson):
                     "a message's text HTML-escaped by a |safe concatenation",
                     "(an assistant prefill could not be cut inside it)",
                 )
-            return Value(f"(html {value.code})", STR)
+            return Value(f"({html_of(value.code)})", STR)
         raise self.fail(
             node,
             f"'+' of a |safe string and {value.kind if not value.is_const else type(value.const).__name__}",

@@ -40,6 +40,8 @@ from .values import (
     keyword_arguments,
 )
 
+#: kinds only the inline writer writes (it knows the tool call structures the helpers do not)
+INLINE_JSON = {CALL, CALLS, FUNC}
 #: kinds printed (or passed through |string) as Python's repr() of the dict or list
 PYTHON_REPR = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, ANYOF, ARGS}
 #: what json.dumps of a tool schema loses through Ollama's structs
@@ -102,9 +104,15 @@ class ToJson(Logic):
         return textops.ascii_json(self, text)
 
     def json_action(
-        self, value: Value, indent: int | None, expr: nodes.Node, separators: tuple[str, str] | None = None
+        self,
+        value: Value,
+        indent: int | None,
+        expr: nodes.Node,
+        separators: tuple[str, str] | None = None,
+        html: bool = False,
     ) -> None:
-        """Print `value` as Python's json.dumps would."""
+        """Print `value` as Python's json.dumps would (with `html`, HTML-escaped: only where
+        `html_json_printable` holds)."""
         if value.kind in {PART, PARTS}:
             # a part exists only as the template's view of a string (which Python iterates by character)
             raise self.fail(expr, "tojson of a content part")
@@ -131,11 +139,21 @@ class ToJson(Logic):
         if value.kind == RECORD:
             self.json_record(value, indent, expr, separators)
             return
-        if self.sink is not None or value.kind in {CALL, CALLS, FUNC}:
+        if self.sink is not None or value.kind in INLINE_JSON:
             # inline: capturable, and it knows the tool call structures the helpers do not
+            assert not html, "HTML-escaped JSON is written through the helpers only"
             JsonWriter(self, indent, expr, separators=separators).value(value.code, value.kind, 0)
             return
-        JsonWriter(self, indent, expr, separators=separators).through_helpers(value)
+        JsonWriter(self, indent, expr, separators=separators, html=html).through_helpers(value)
+
+    def html_json_printable(self, value: Value) -> bool:
+        """Can `json_action(value, html=True)` print it: HTML-escaped JSON written by the
+        helpers, piece by piece, instead of captured whole and then escaped?"""
+        return (
+            self.sink is None
+            and not value.is_const
+            and value.kind not in INLINE_JSON | {PART, PARTS, SELECT, MAPPED, RECORD, UNDEF}
+        )
 
     def repr_action(self, value: Value, node: nodes.Node) -> None:
         """Print a tool schema (or tool call arguments) as Python's repr() of the dict would."""

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from jinja2 import nodes
 
 from ..go.gohelpers import REPR_HELPER
@@ -64,6 +67,8 @@ class Statements(PrintPlans):
             self.output(expr.left, frame, plus=True)
             self.output(expr.right, frame, plus=True)
             return
+        if isinstance(expr, nodes.Add) and self.stringish(expr) and self.print_markup(expr, frame):
+            return
         if isinstance(expr, nodes.Call) and isinstance(expr.node, nodes.Name):
             name = expr.node.name
             if name in self.macros and frame.lookup(name) is None:
@@ -114,6 +119,49 @@ class Statements(PrintPlans):
             self.json_action(value, None, expr)
             return
         self.print_value(value, expr)
+
+    def print_markup(self, expr: nodes.Add, frame: Frame) -> bool:
+        """`'...'|safe + x + y|tojson` printed: Markup escapes each plain operand, so each is
+        printed HTML-escaped in turn (JSON through the escaping writers) instead of the whole
+        captured and then escaped (`markup_add`), where every operand is a `|safe` one, a
+        string, or `tojson` the writers can print; else False, having printed nothing."""
+        operands = self.string_operands(expr)
+        kinds = (nodes.Const, nodes.Filter, nodes.Name, nodes.Getattr, nodes.Getitem)
+        if self.sink is not None or not all(isinstance(operand, kinds) for operand in operands):
+            return False
+        prints: list[Callable[[], None]] = []
+        for operand in operands:
+            if (
+                isinstance(operand, nodes.Filter)
+                and operand.name == "safe"
+                and operand.node is not None
+                and not operand.args
+            ):
+                prints.append(partial(self.output, operand.node, frame))
+            elif isinstance(operand, nodes.Filter) and operand.name == "tojson" and operand.node is not None:
+                value, indent = self.tojson_options(operand, self.value_of(frame))
+                separators, ascii_only = self.tojson_layout(operand, self.value_of(frame))
+                if ascii_only or not self.html_json_printable(value):
+                    return False
+                prints.append(partial(self.json_action, value, indent, operand, separators, html=True))
+            elif isinstance(operand, nodes.Filter):
+                return False
+            else:
+                value = self.expr(operand, frame)
+                if not (value.kind in {STR, CONTENT} or (value.is_const and isinstance(value.const, str))):
+                    return False
+                escaped = self.html_escaped(value, operand)  # (refuses a message's text, as `+` does)
+                prints.append(partial(self.print_value, escaped, operand))
+        for print_operand in prints:
+            print_operand()
+        return True
+
+    def string_operands(self, expr: nodes.Expr) -> list[nodes.Expr]:
+        """The operands of a string `+` (a Markup one too), left to right (a `+` of numbers
+        inside is one)."""
+        if isinstance(expr, nodes.Add) and (self.stringish(expr) or self.adds_markup(expr)):
+            return [*self.string_operands(expr.left), *self.string_operands(expr.right)]
+        return [expr]
 
     @staticmethod
     def adds_markup(expr: nodes.Add) -> bool:
