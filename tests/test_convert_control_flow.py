@@ -156,7 +156,8 @@ def test_safe_string_plus_tojson_prints_escaped_json_through_the_writers(engines
         '{{ "Use the function \'"|safe + t["function"]["name"] + "\' to \'"|safe + t["function"]["description"]'
         ' + "\'\\n"|safe + t["function"] | tojson() }}\n'
         '{{ "<t>"|safe + t | tojson(indent=2) + "</t>"|safe + t.function | tojson(separators=(",", ":")) }}\n'
-        '{{ "#"|safe + t.function.name + (loop.index|string) + "&" }}\n{% endfor %}'
+        '{{ "#"|safe + t.function.name + (loop.index|string) + "&" }}{{ "<n>"|safe + t.function.description }}\n'
+        "{% endfor %}"
         "{% for m in messages %}{% if m.tool_calls %}"
         '{{ "<c>"|safe + m.tool_calls[0].function.arguments | tojson + m.role }}{% endif %}{% endfor %}'
     )
@@ -169,7 +170,7 @@ def test_safe_string_plus_tojson_prints_escaped_json_through_the_writers(engines
     assert "&#34;description&#34;: " in expected and "&lt;now&gt; &amp; &#39;here&#39;" in expected
     assert ollama_renders(converted, messages, MARKUP_TOOLS, engines) == {expected}
     assert 'template "ofc_json_html_function"' in converted  # printed by the escaping writers
-    assert '= printf "%s%v"' not in converted.split('{{"#"}}')[0]  # no JSON text captured before the fallback
+    assert '= printf "%s%v"' not in converted  # no text captured, the fallback's included
 
 
 def test_loop_variables_count_only_the_elements_a_filter_lets_through(engine: oracle.Oracle) -> None:

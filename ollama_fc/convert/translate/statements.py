@@ -67,7 +67,7 @@ class Statements(PrintPlans):
             self.output(expr.left, frame, plus=True)
             self.output(expr.right, frame, plus=True)
             return
-        if isinstance(expr, nodes.Add) and self.stringish(expr) and self.print_markup(expr, frame):
+        if isinstance(expr, nodes.Add) and self.adds_markup(expr) and self.print_markup(expr, frame):
             return
         if isinstance(expr, nodes.Call) and isinstance(expr.node, nodes.Name):
             name = expr.node.name
