@@ -16,12 +16,11 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-import markupsafe
-
 from .textops import (
     LEAD_BYTE,
     all_print_as_is,
     go_string,
+    html_escaped,
     html_of,
     json_string,
     position_after,
@@ -163,11 +162,6 @@ def _text(data: str) -> str:
     if data.endswith("{"):
         return data[:-1] + '{{ "{" }}'
     return data
-
-
-def html_escaped(data: str) -> str:
-    """Text as markupsafe escapes it (`& < > ' "`), which Go's `html` does alike."""
-    return str(markupsafe.escape(data))
 
 
 class _Code:

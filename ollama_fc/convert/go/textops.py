@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+import markupsafe
+
 #: Python's str.isspace() characters, the set `str.strip()` removes.
 PY_WHITESPACE = (
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680"
@@ -220,6 +222,12 @@ def ascii_title(
 #: the bytes json.dumps writes unchanged in a string are non-zero in this table, the ones it
 #: escapes (controls, `"`, backslash) zero: the rare ones take the four-character escape
 JSON_PLAIN = go_string("".join("\0" if byte < 32 or byte in (34, 92) else "." for byte in range(256)))
+
+
+def html_escaped(data: str) -> str:
+    """Text as markupsafe escapes it (`& < > ' "`), as Go's `html` does (which also turns NUL
+    into U+FFFD)."""
+    return str(markupsafe.escape(data))
 
 
 def html_of(value: str) -> str:
