@@ -10,6 +10,7 @@ from renders import ollama_renders
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
+from ollama_fc.convert.translate.concat import MARKUP_STORED
 from ollama_fc.errors import ConversionError
 from ollama_fc.hf.reference import render as reference_render
 
@@ -156,7 +157,8 @@ def test_safe_string_plus_tojson_prints_escaped_json_through_the_writers(engines
         '{{ "Use the function \'"|safe + t["function"]["name"] + "\' to \'"|safe + t["function"]["description"]'
         ' + "\'\\n"|safe + t["function"] | tojson() }}\n'
         '{{ "<t>"|safe + t | tojson(indent=2) + "</t>"|safe + t.function | tojson(separators=(",", ":")) }}\n'
-        '{{ "#"|safe + t.function.name + (loop.index|string) + "&" }}{{ "<n>"|safe + t.function.description }}\n'
+        '{{ "#"|safe + t.function.name + (loop.index|string) + "&" }}{{ "<n>"|safe + t.function.description }}'
+        '{% set marked = "<i>"|safe + t.function.name %}{{ "["|safe + marked + "&]" }}\n'
         "{% endfor %}"
         "{% for m in messages %}{% if m.tool_calls %}"
         '{{ "<c>"|safe + m.tool_calls[0].function.arguments | tojson + m.role }}{% endif %}{% endfor %}'
@@ -171,6 +173,19 @@ def test_safe_string_plus_tojson_prints_escaped_json_through_the_writers(engines
     assert ollama_renders(converted, messages, MARKUP_TOOLS, engines) == {expected}
     assert 'template "ofc_json_html_function"' in converted  # printed by the escaping writers
     assert '= printf "%s%v"' not in converted  # no text captured, the fallback's included
+
+
+def test_markup_kept_in_a_variable_only_where_every_path_agrees() -> None:
+    """A `|safe` concatenation stored on some paths only, or in a namespace, is not tracked as
+    Markup: the conversion says that adding it to another `|safe` string escapes it again."""
+    template = (
+        "{% set ns = namespace(s='') %}{% for t in tools %}"
+        "{% if loop.first %}{% set mixed = '<i>'|safe + t.function.name %}{% else %}{% set mixed = t.function.name %}{% endif %}"
+        "{{ '['|safe + mixed }}{% set ns.s = '<b>'|safe + t.function.name %}{% endfor %}{{ ns.s }}"
+    )
+    effects = {(w.construct, w.effect) for w in convert(TemplateSource(template, {}, "markup paths")).warnings}
+    assert ("set mixed to a |safe concatenation on some paths", MARKUP_STORED) in effects
+    assert ("set ns.s to a |safe concatenation", MARKUP_STORED) in effects
 
 
 def test_loop_variables_count_only_the_elements_a_filter_lets_through(engine: oracle.Oracle) -> None:

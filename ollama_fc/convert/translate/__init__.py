@@ -9,7 +9,8 @@ ConversionWarning naming the construct and line.
 
 The visitor is split by syntax: `core` holds the state and the dispatch (`visit`, `expr`),
 `statements`, `loops` and `expressions` handle their nodes and reach one another only through
-that dispatch, `macros` expands macro calls. What the syntax lowers to lives in `../ops`.
+that dispatch, `macros` expands macro calls, `concat` tells which `+` joins strings (and which
+of them are Markup). What the syntax lowers to lives in `../ops`.
 """
 
 from __future__ import annotations

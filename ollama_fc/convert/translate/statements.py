@@ -8,7 +8,6 @@ from functools import partial
 from jinja2 import nodes
 
 from ..go.gohelpers import REPR_HELPER
-from ..ops.filters import FILTERS
 from ..ops.tojson import PYTHON_REPR
 from ..ops.values import (
     ANY,
@@ -39,11 +38,11 @@ from ..ops.values import (
     final_of,
     py_str,
 )
-from .printplan import PrintPlans
+from .concat import MARKUP_STORED, Concatenations
 from .scope import Frame
 
 
-class Statements(PrintPlans):
+class Statements(Concatenations):
     """Statements: `stmt_<Node>` for each jinja2 statement node but `for`, reached through `Core.visit`."""
 
     def stmt_Output(self, node: nodes.Output, frame: Frame) -> None:
@@ -150,43 +149,12 @@ class Statements(PrintPlans):
                 value = self.expr(operand, frame)
                 if not (value.kind in {STR, CONTENT} or (value.is_const and isinstance(value.const, str))):
                     return False
-                escaped = self.html_escaped(value, operand)  # (refuses a message's text, as `+` does)
-                prints.append(partial(self.print_value, escaped, operand))
+                if not value.extra.get("markup"):  # (Markup added to Markup is not escaped again)
+                    value = self.html_escaped(value, operand)  # (refuses a message's text, as `+` does)
+                prints.append(partial(self.print_value, value, operand))
         for print_operand in prints:
             print_operand()
         return True
-
-    def string_operands(self, expr: nodes.Expr) -> list[nodes.Expr]:
-        """The operands of a string `+` (a Markup one too), left to right (a `+` of numbers
-        inside is one)."""
-        if isinstance(expr, nodes.Add) and (self.stringish(expr) or self.adds_markup(expr)):
-            return [*self.string_operands(expr.left), *self.string_operands(expr.right)]
-        return [expr]
-
-    @staticmethod
-    def adds_markup(expr: nodes.Add) -> bool:
-        """Does a `|safe` string take part in this `+` (then the other operands are HTML-escaped)?"""
-        leaves: list[nodes.Expr] = [expr]
-        while leaves:
-            leaf = leaves.pop()
-            if isinstance(leaf, nodes.Add):
-                leaves += [leaf.left, leaf.right]
-            elif isinstance(leaf, nodes.Filter) and leaf.name == "safe":
-                return True
-        return False
-
-    def stringish(self, expr: nodes.Add) -> bool:
-        """Is this `+` a string concatenation (some operand is text)?"""
-        for leaf in (expr.left, expr.right):
-            if isinstance(leaf, nodes.Add) and self.stringish(leaf):
-                return True
-            if isinstance(leaf, nodes.Const) and isinstance(leaf.value, str):
-                return True
-            if isinstance(leaf, nodes.Filter) and leaf.name in FILTERS and FILTERS[leaf.name].gives_text:
-                return True
-            if isinstance(leaf, (nodes.Concat, nodes.TemplateData)):
-                return True
-        return False
 
     def print_value(self, value: Value, node: nodes.Node) -> None:
         if "plan" in value.extra:
@@ -310,6 +278,8 @@ class Statements(PrintPlans):
                     node, f"set {target.name}.{target.attr}", "sets an attribute namespace() did not declare"
                 )
             joined = self.join(attrs[target.attr], value)
+            if value.extra.get("markup"):
+                self.warn(node, f"set {target.name}.{target.attr} to a |safe concatenation", MARKUP_STORED)
             if any(
                 v.extra.get("maybe_negative") or (v.is_const and isinstance(v.const, int) and v.const < 0)
                 for v in (attrs[target.attr], value)
@@ -448,6 +418,7 @@ class Statements(PrintPlans):
                 slot.extra["ordered"] = True
             else:
                 slot.extra.pop("ordered", None)
+        self.keep_markup(slot, value, strong, node, target.name)
         if strong:
             slot.kind = value.kind
             slot.extra.pop("maybe_undefined", None)
