@@ -46,6 +46,12 @@ CONVERSATIONS: dict[str, list[dict[str, Any]]] = {
     "system": [SYSTEM, USER],
     "empty system": [{"role": "system", "content": ""}, USER],
     "prefill": [SYSTEM, USER, {"role": "assistant", "content": "Sure, "}],
+    "system with markers": [{"role": "system", "content": "A<tool_def_sep>B <tool_def_sep>"}, USER],
+    "markers, then a prefill": [
+        {"role": "system", "content": "<tool_def_sep>A"},
+        {"role": "user", "content": "x<tool_def_sep>y"},
+        {"role": "assistant", "content": "Sure, "},
+    ],
 }
 TOOL_SETS: dict[str, list[dict[str, Any]] | None] = {"no tools": None, "one tool": TOOLS[:1], "two tools": TOOLS}
 
@@ -139,6 +145,18 @@ PLANNED = {
     ),
 }
 
+PLANNED |= {
+    # minicpm5: a `{% set %}` block replacing a marker in the system message (in every message
+    # here, the prefilled one too), else stripped where it already starts and ends with text
+    "replaced and stripped": (
+        "{%- if tools %}{% set defs %}# Tools\n{% for t in tools %}{{ '\\n' ~ (t | tojson) }}{% endfor %}\n</tools>{% endset %}"
+        "{%- if messages[0].role == 'system' %}[{{ messages[0].content.replace('<tool_def_sep>', defs) }}]"
+        "{%- else %}[{{ defs.lstrip() }}|{{ defs | trim }}|{{ defs.strip() }}]{% endif %}"
+        "{% for m in messages[1:] %}<{{ m.role }}>{{ m.content | replace('<tool_def_sep>', defs) }}{% endfor %}<end>"
+        "{% else %}" + MESSAGES + "{% endif %}"
+    ),
+}
+
 #: templates where the plan cannot stand for the string: captured, as before
 CAPTURED = {
     # what the loop reads changes between the build and the print
@@ -166,6 +184,11 @@ CAPTURED = {
     # stored, then filtered
     "stored tojson filtered": (
         "{%- if tools %}{% set d = '[' + (tools | tojson) + ']' %}{{ d | length }}:{{ d }}{% endif %}" + MESSAGES
+    ),
+    # stripped where it starts (or ends) with whitespace
+    "padded": (
+        "{%- if tools %}{% set defs %} T{% for t in tools %}{{ t | tojson }}{% endfor %}{% endset %}"
+        "[{{ defs.lstrip() }}]{% endif %}" + MESSAGES
     ),
     # printed into a captured string
     "captured again": (

@@ -193,3 +193,27 @@ def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | N
     _search(em, text, old, replaced, last=True)
     em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
     return result
+
+
+def print_replaced(
+    em: Emitter, text_code: str, old: str, print_piece: Callable[[str], None], print_new: Callable[[], None]
+) -> None:
+    """Print `str.replace(old, new)` of the text without building it: the runs between the
+    matches through `print_piece` (given Go code of each), and `print_new` at each match, found
+    as `replace` finds them (where `new` prints, but is no Go value)."""
+    text, last = em.temp(), em.temp()
+    size = len(old.encode())
+    em.action(f"{text} := {text_code}")
+    em.action(f"{last} := 0")
+
+    def replaced(i: str) -> None:
+        if size > 1:  # (a match inside the previous one is skipped)
+            em.action(f"if ge {i} {last}")
+        print_piece(f"slice {text} {last} {i}")
+        print_new()
+        em.action(f"{last} = {position_after(text, i, size)}")
+        if size > 1:
+            em.action("end")
+
+    _search(em, text, old, replaced, last=True)
+    print_piece(f"slice {text} {last}")

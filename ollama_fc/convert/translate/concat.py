@@ -6,13 +6,13 @@ from jinja2 import nodes
 
 from ..ops.filters import FILTERS
 from ..ops.values import Value
-from .printplan import PrintPlans
+from .plantext import PlannedText
 
 #: what becomes of a Markup string whose Markup-ness is not tracked
 MARKUP_STORED = "HTML-escaped again where it is added to a |safe string (Python keeps it as Markup)"
 
 
-class Concatenations(PrintPlans):
+class Concatenations(PlannedText):
     """Which `+` joins strings, which of them are Markup, and a variable that holds Markup."""
 
     @staticmethod

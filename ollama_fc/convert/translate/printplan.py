@@ -99,6 +99,7 @@ class PrintPlans(Macros):
         self.plans_off: frozenset[int] | None = frozenset()
         self.plans: dict[Key, Held] = {}
         self.plan_sources: dict[int, int] = {}
+        self.plan_nodes: list[nodes.Node] = []
         #: made marker -> the Go variables it reads
         self.plan_reads: dict[int, set[str]] = {}
         #: the plan sources printed with each made marker (what to refuse when it fails)
@@ -166,9 +167,13 @@ class PrintPlans(Macros):
 
     def plan_source(self, node: nodes.Node) -> int:
         if not self.plan_sources:
-            found = self.tree.find_all((nodes.For, nodes.AssignBlock, nodes.Filter))
-            self.plan_sources = {id(n): i for i, n in enumerate(found)}
+            self.plan_nodes = list(self.tree.find_all((nodes.For, nodes.AssignBlock, nodes.Filter)))
+            self.plan_sources = {id(n): i for i, n in enumerate(self.plan_nodes)}
         return self.plan_sources.get(id(node), -1)
+
+    def plan_node(self, source: int) -> nodes.Node:
+        """The building statement a `plan_source` index stands for."""
+        return self.plan_nodes[source]
 
     def mark(self, reads: set[str]) -> int:
         """A made marker here, for a part reading the Go variables `reads`."""

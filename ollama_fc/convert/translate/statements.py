@@ -88,6 +88,8 @@ class Statements(Concatenations):
         if isinstance(expr, nodes.Filter) and expr.name == "safe" and expr.node is not None and not expr.args:
             self.output(expr.node, frame, plus)  # no escaping to undo: printed as it is
             return
+        if self.planning() and self.print_planned(expr, frame):
+            return  # a plan through strip() or as replace()'s replacement, printed (see plantext.py)
         if (
             isinstance(expr, nodes.Filter)
             and expr.name == "trim"

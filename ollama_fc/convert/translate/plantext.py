@@ -1,0 +1,86 @@
+"""A print plan (printplan.py) printed through a string method that the plan's own text makes
+needless or printable piece by piece: `strip()` of a `{% set %}` block that starts and ends with
+constant text, and `text.replace(needle, plan)` (MiniCPM 5 puts its tools block in the system
+message so). Without these, such a use writes the plan's placeholder and the block is captured.
+"""
+
+from __future__ import annotations
+
+from jinja2 import nodes
+
+from ..go import search
+from ..ops.values import CONTENT, STR
+from .plans import Piece, Plan
+from .printplan import PrintPlans
+from .scope import Frame
+
+#: the ends of the text each strip method takes whitespace from
+STRIPS = {"strip": (0, -1), "lstrip": (0,), "rstrip": (-1,), "trim": (0, -1)}
+
+
+class PlannedText(PrintPlans):
+    """Plans printed through `strip` and as `replace`'s replacement (see the module's docstring)."""
+
+    def print_planned(self, expr: nodes.Expr, frame: Frame) -> bool:
+        """Print `expr` if it is one of those uses of a plan; False, having printed nothing, if not."""
+        if isinstance(expr, nodes.Filter) and expr.node is not None and not (expr.kwargs or expr.dyn_args):
+            name, base, args = expr.name, expr.node, list(expr.args)
+        elif (
+            isinstance(expr, nodes.Call)
+            and isinstance(expr.node, nodes.Getattr)
+            and not (expr.kwargs or expr.dyn_args or expr.dyn_kwargs)
+        ):
+            name, base, args = expr.node.attr, expr.node.node, list(expr.args)
+        else:
+            return False
+        if name in STRIPS and not args and (name != "trim" or isinstance(expr, nodes.Filter)):
+            plan = self.held_plan(base, frame)
+            if plan is None or not all(self.unpadded_at(plan, end) for end in STRIPS[name]):
+                return False
+            self.print_plan(plan, expr)
+            return True
+        if name == "replace" and len(args) == 2:
+            old, new = args
+            plan = self.held_plan(new, frame)
+            if plan is None or not (isinstance(old, nodes.Const) and isinstance(old.value, str) and old.value):
+                return False
+            text = self.expr(base, frame)
+            if text.kind not in {STR, CONTENT} or text.is_const or text.extra.get("markup"):
+                return False
+            final = text.extra.get("final")
+            # (a prefilled final text is cut in the run that holds its end: the runs hold no
+            # needle, so none but the last can hold the whole text the cut searches for)
+            search.print_replaced(
+                self,
+                text.code,
+                old.value,
+                lambda code: self.print_final_text(f"({code})", final) if final else self.put(f"({code})"),
+                lambda: self.print_plan(plan, expr),
+            )
+            return True
+        return False
+
+    def held_plan(self, node: nodes.Node, frame: Frame) -> Plan | None:
+        """The plan a variable (or namespace attribute) `node` holds here, if it holds one."""
+        held = self.plans.get(self.key_of(node, frame) or ()) if self.plans else None
+        return None if held is None else held.plan
+
+    def unpadded_at(self, plan: Plan, end: int) -> bool:
+        """Does the plan, a `{% set %}` block's body, print constant text that is not whitespace
+        first (`end` 0) or last (-1), whatever else it prints?"""
+        if len(plan) != 1 or not isinstance(plan[0], Piece) or plan[0].source < 0:
+            return False
+        block = self.plan_node(plan[0].source)
+        if not isinstance(block, nodes.AssignBlock) or not block.body:
+            return False
+        edge = block.body[end]
+        if not isinstance(edge, nodes.Output) or not edge.nodes:
+            return False
+        data = edge.nodes[end]
+        text = data.data if isinstance(data, nodes.TemplateData) else getattr(data, "value", None)
+        return (
+            isinstance(data, (nodes.TemplateData, nodes.Const))
+            and isinstance(text, str)
+            and text != ""
+            and not text[end].isspace()
+        )
