@@ -23,7 +23,11 @@ class PlannedText(PrintPlans):
 
     def print_planned(self, expr: nodes.Expr, frame: Frame) -> bool:
         """Print `expr` if it is one of those uses of a plan; False, having printed nothing, if not."""
-        if isinstance(expr, nodes.Filter) and expr.node is not None and not (expr.kwargs or expr.dyn_args):
+        if (
+            isinstance(expr, nodes.Filter)
+            and expr.node is not None
+            and not (expr.kwargs or expr.dyn_args or expr.dyn_kwargs)
+        ):
             name, base, args = expr.name, expr.node, list(expr.args)
         elif (
             isinstance(expr, nodes.Call)
@@ -48,22 +52,18 @@ class PlannedText(PrintPlans):
             if text.kind not in {STR, CONTENT} or text.is_const or text.extra.get("markup"):
                 return False
             final = text.extra.get("final")
-            # (a prefilled final text is cut in the run that holds its end: the runs hold no
-            # needle, so none but the last can hold the whole text the cut searches for)
-            search.print_replaced(
-                self,
-                text.code,
-                old.value,
-                lambda code: self.print_final_text(f"({code})", final) if final else self.put(f"({code})"),
-                lambda: self.print_plan(plan, expr),
-            )
+
+            def print_run(code: str) -> None:
+                # a prefilled final text is cut in the run that holds its end (the runs hold no
+                # needle, so none but the last can hold the whole text the cut looks for)
+                if final:
+                    self.print_final_text(f"({code})", final)
+                else:
+                    self.put(f"({code})")
+
+            search.print_replaced(self, text.code, old.value, print_run, lambda: self.print_plan(plan, expr))
             return True
         return False
-
-    def held_plan(self, node: nodes.Node, frame: Frame) -> Plan | None:
-        """The plan a variable (or namespace attribute) `node` holds here, if it holds one."""
-        held = self.plans.get(self.key_of(node, frame) or ()) if self.plans else None
-        return None if held is None else held.plan
 
     def unpadded_at(self, plan: Plan, end: int) -> bool:
         """Does the plan, a `{% set %}` block's body, print constant text that is not whitespace

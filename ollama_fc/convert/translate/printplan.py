@@ -373,16 +373,21 @@ class PrintPlans(Macros):
 
     # -- expressions that carry plans ----------------------------------------------------------
 
-    def expr_Name(self, node: nodes.Name, frame: Frame) -> Value:
+    def held_plan(self, node: nodes.Node, frame: Frame) -> Plan | None:
+        """The plan a variable (or namespace attribute) `node` holds here, if it holds one."""
         held = self.plans.get(self.key_of(node, frame) or ()) if self.plans else None
-        if held is not None:
-            return self.plan_value(held.plan)
+        return None if held is None else held.plan
+
+    def expr_Name(self, node: nodes.Name, frame: Frame) -> Value:
+        plan = self.held_plan(node, frame)
+        if plan is not None:
+            return self.plan_value(plan)
         return super().expr_Name(node, frame)  # type: ignore[misc, no-any-return]
 
     def expr_Getattr(self, node: nodes.Getattr, frame: Frame) -> Value:
-        held = self.plans.get(self.key_of(node, frame) or ()) if self.plans else None
-        if held is not None:
-            return self.plan_value(held.plan)
+        plan = self.held_plan(node, frame)
+        if plan is not None:
+            return self.plan_value(plan)
         return super().expr_Getattr(node, frame)  # type: ignore[misc, no-any-return]
 
     def expr_Filter(self, node: nodes.Filter, frame: Frame) -> Value:
