@@ -238,9 +238,10 @@ def test_planned_conversions_are_smaller() -> None:
 
 
 def test_stored_tool_call_json_is_printed_in_place(engines: dict[str, oracle.Oracle]) -> None:
-    """A tool call's JSON stored by a `set` and printed (xlam, jamba, rnj-1): printed through the
-    JSON writer's define where the variable is printed; sliced, captured as before, and the
-    render is the reference's either way."""
+    """A tool call's JSON stored by a `set` and printed (xlam, jamba, rnj-1), or printed without
+    its closing brace (`out[:-1]`: Mistral, Cogito): printed through the JSON writer where the
+    variable is printed; sliced past the constant text it surely ends with, captured as before;
+    the render is the reference's either way."""
     calls = [
         {"function": {"name": "get_weather", "arguments": {"city": "Paris", "days": 2, "units": ["c"]}}},
         {"function": {"name": "ping", "arguments": {}}},
@@ -258,9 +259,10 @@ def test_stored_tool_call_json_is_printed_in_place(engines: dict[str, oracle.Ora
         "[{{ out }}|{{ args }}]{% endfor %}{% endfor %}"
     )
     sliced = printed.replace("[{{ out }}|", "[{{ out[:-1] }}|")
-    for template in (printed, sliced):
+    too_far = printed.replace("[{{ out }}|{{ args }}]", "[{{ out[:-2] }}|{{ args[:-1] }}]")
+    for template in (printed, sliced, too_far):
         go_template = convert(TemplateSource(template, {}, "calls")).template
-        if template is printed:
-            assert 'template "ofc_json' in go_template
+        captured = '= printf "%s%v"' in go_template
+        assert captured == (template is too_far), template
         expected = reference_render(template, hf_messages, None, add_generation_prompt=True)
         assert ollama_renders(go_template, messages, None, engines) == {expected}

@@ -1,13 +1,18 @@
 """A print plan (printplan.py) printed through a string method that the plan's own text makes
 needless or printable piece by piece: `strip()` of a `{% set %}` block that starts and ends with
-constant text, and `text.replace(needle, plan)` (MiniCPM 5 puts its tools block in the system
-message so). Without these, such a use writes the plan's placeholder and the block is captured.
+constant text, `text.replace(needle, plan)` (MiniCPM 5 puts its tools block in the system
+message so), and `plan[:-n]` where the plan surely ends with n constant characters (Mistral's
+and Cogito's `out[:-1]` of a tool call's JSON, which ends with `}`). Without these, such a use
+writes the plan's placeholder and the string is captured.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from jinja2 import nodes
 
+from ..actions import action_spans
 from ..go import search
 from ..ops.values import CONTENT, STR
 from .plans import Piece, Plan
@@ -23,6 +28,17 @@ class PlannedText(PrintPlans):
 
     def print_planned(self, expr: nodes.Expr, frame: Frame) -> bool:
         """Print `expr` if it is one of those uses of a plan; False, having printed nothing, if not."""
+        if isinstance(expr, nodes.Getitem) and isinstance(expr.arg, nodes.Slice):
+            cut = expr.arg.stop
+            if expr.arg.start is not None or expr.arg.step is not None or not isinstance(cut, nodes.Neg):
+                return False
+            plan = self.held_plan(expr.node, frame)
+            count = cut.node.value if isinstance(cut.node, nodes.Const) else None
+            shorter = self.without_last(plan, count) if plan is not None and isinstance(count, int) else None
+            if shorter is None:
+                return False
+            self.print_plan(shorter, expr)
+            return True
         if (
             isinstance(expr, nodes.Filter)
             and expr.node is not None
@@ -64,6 +80,20 @@ class PlannedText(PrintPlans):
             search.print_replaced(self, text.code, old.value, print_run, lambda: self.print_plan(plan, expr))
             return True
         return False
+
+    @staticmethod
+    def without_last(plan: Plan, count: int) -> Plan | None:
+        """The plan printing its text but the last `count` characters, where it surely ends
+        with that much constant text (its last part's text after its last action); None where
+        it may not."""
+        last = plan[-1] if plan else None
+        if count < 1 or not isinstance(last, Piece) or not last.printable or not last.snippet:
+            return None
+        spans = action_spans(last.snippet)
+        tail = last.snippet[spans[-1][1] if spans else 0 :]
+        if len(tail.lstrip()) < count:  # (a `-}}` before it trims its leading space)
+            return None
+        return (*plan[:-1], replace(last, snippet=last.snippet[:-count]))
 
     def unpadded_at(self, plan: Plan, end: int) -> bool:
         """Does the plan, a `{% set %}` block's body, print constant text that is not whitespace
