@@ -341,7 +341,8 @@ def test_tojson_of_tool_calls_and_absent_tools_match_python() -> None:
 
 def test_tojson_escapes_strings_like_python_at_any_depth() -> None:
     """Control characters, DEL, no-break spaces, `<>&` and deep nesting come out as json.dumps writes them,
-    printed and captured alike; only the captured copy may warn about depth."""
+    printed and captured alike (`z` is captured: its length is asked); only the captured copy may warn
+    about depth."""
     text = 'a\x07b\x0bc\x1bd\x7fe\u00a0f\u2028g<h>&i"j\\k\nl\tm\x08\x0c\r\U0001f600 caf\u00e9'
     arguments = {"a": [{"b": {"c": [[{"d": {"e": [text, 1.5, True, None]}}]]}}], "z": text}
     # each character on its own too, through each test of a fast path (Ollama sorts the keys)
@@ -350,7 +351,7 @@ def test_tojson_escapes_strings_like_python_at_any_depth() -> None:
     template = (
         "{% for m in messages %}{{ m.content | tojson }}{% set kept = m.role | tojson %}{{ kept }}"
         "{% if m.tool_calls %}{{ m.tool_calls | tojson }}{{ m.tool_calls[0].function.arguments | tojson }}"
-        "{% set z = '<' + (m.tool_calls[0].function.arguments.z | tojson) + '>' %}{{ z }}{% endif %}{% endfor %}"
+        "{% set z = '<' + (m.tool_calls[0].function.arguments.z | tojson) + '>' %}{{ z }}{{ z | length }}{% endif %}{% endfor %}"
     )
     conversion = convert(TemplateSource(template, {}, "json-strings"))
     hf_messages = as_hf(messages)

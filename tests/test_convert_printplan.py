@@ -11,6 +11,7 @@ to capturing, and renders what the reference renders all the same.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -157,6 +158,13 @@ PLANNED |= {
     ),
 }
 
+PLANNED |= {
+    # an inline `if` choosing the tools' JSON or a text
+    "inline if": "{%- set d = (tools | tojson) if tools else 'none' %}[{{ d }}]" + MESSAGES,
+    # marked |safe, then printed joined to text, which Markup escapes: the text printed escaped
+    "safe joined": "{%- set d = tools | tojson | safe %}[{{ '<s>' + d + '&' }}]" + MESSAGES,
+}
+
 #: templates where the plan cannot stand for the string: captured, as before
 CAPTURED = {
     # what the loop reads changes between the build and the print
@@ -266,3 +274,33 @@ def test_stored_tool_call_json_is_printed_in_place(engines: dict[str, oracle.Ora
         assert captured == (template is too_far), template
         expected = reference_render(template, hf_messages, None, add_generation_prompt=True)
         assert ollama_renders(go_template, messages, None, engines) == {expected}
+
+
+#: the test of a byte only the captured JSON string writer makes (the printed one looks it up)
+CAPTURED_STRING = re.compile(r"if or \(lt \$_\d+ 32\) \(eq \$_\d+ 34 92\)")
+
+
+def test_argument_value_json_chosen_inline_is_printed_in_place(engines: dict[str, oracle.Oracle]) -> None:
+    """Qwen 3.5, Qwen3-Coder, Nemotron 3: `set v = v | tojson | safe if v is mapping or (v is
+    sequence and v is not string) else v | string`, then `{{ v }}`: a plan branching on the
+    test, the JSON of an argument value printed by the writer at any depth, not captured."""
+    arguments = {"city": "Paris", "days": 2, "flag": True, "opts": {"a": [1, {"b": None}], "q": 'x"y'}, "units": ["c"]}
+    messages = [
+        USER,
+        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": arguments}}]},
+    ]
+    hf_messages = [
+        USER,
+        {**messages[1], "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": arguments}}]},
+    ]
+    template = (
+        "{% for m in messages %}<{{ m.role }}>{{ m.content }}{% for c in m.tool_calls or [] %}"
+        "{% for k, v in c.function.arguments | items %}"
+        "{% set v = v | tojson | safe if v is mapping or (v is sequence and v is not string) else v | string %}"
+        "<{{ k }}={{ v }}>{% endfor %}{% endfor %}{% endfor %}"
+    )
+    go_template = convert(TemplateSource(template, {}, "arguments")).template
+    assert 'template "ofc_json' in go_template
+    assert not CAPTURED_STRING.search(go_template)  # no JSON string written into a variable
+    expected = reference_render(template, hf_messages, None, add_generation_prompt=True)
+    assert ollama_renders(go_template, messages, None, engines) == {expected}

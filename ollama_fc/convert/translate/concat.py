@@ -7,6 +7,7 @@ from jinja2 import nodes
 from ..ops.filters import FILTERS
 from ..ops.values import Value
 from .plantext import PlannedText
+from .scope import Frame
 
 #: what becomes of a Markup string whose Markup-ness is not tracked
 MARKUP_STORED = "HTML-escaped again where it is added to a |safe string (Python keeps it as Markup)"
@@ -15,9 +16,9 @@ MARKUP_STORED = "HTML-escaped again where it is added to a |safe string (Python 
 class Concatenations(PlannedText):
     """Which `+` joins strings, which of them are Markup, and a variable that holds Markup."""
 
-    @staticmethod
-    def adds_markup(expr: nodes.Add) -> bool:
-        """Does a `|safe` string take part in this `+` (then the other operands are HTML-escaped)?"""
+    def adds_markup(self, expr: nodes.Add, frame: Frame | None = None) -> bool:
+        """Does a `|safe` string take part in this `+` (then the other operands are HTML-escaped)?
+        With `frame`, a variable holding one counts too (one set so on some paths only warns)."""
         leaves: list[nodes.Expr] = [expr]
         while leaves:
             leaf = leaves.pop()
@@ -25,6 +26,14 @@ class Concatenations(PlannedText):
                 leaves += [leaf.left, leaf.right]
             elif isinstance(leaf, nodes.Filter) and leaf.name == "safe":
                 return True
+            elif frame is not None and isinstance(leaf, (nodes.Name, nodes.Getattr)):
+                held = self.held(leaf, frame)
+                slot = frame.lookup(leaf.name) if isinstance(leaf, nodes.Name) else None
+                markup = held.markup if held is not None else slot.extra.get("markup") if slot else False
+                if markup == "mixed":
+                    self.warn(expr, "'+' of a string that is |safe on some paths only", MARKUP_STORED)
+                elif markup:
+                    return True
         return False
 
     def stringish(self, expr: nodes.Add) -> bool:

@@ -79,6 +79,8 @@ class Held:
     plan: Plan
     current: Callable[[], Value] = field(compare=False)
     slot: Value = field(compare=False)
+    #: the string is Markup (`|safe`): True, or "mixed" where only some paths make it so
+    markup: bool | str = False
 
 
 def parts(plan: Plan) -> Iterator[Piece | Branch]:
@@ -315,9 +317,9 @@ def free_variables(code: str) -> set[str]:
 
 
 def stored_json(tree: nodes.Template) -> set[int]:
-    """The `tojson` filters whose text a `set` stores, alone or joined by `+`, `~` or an inline
-    `if` (`{% set d = '[TOOLS]' + (tools | tojson) + '[/TOOLS]' %}`): by `id()`, the ones a
-    plan may stand for."""
+    """The `tojson` filters whose text a `set` stores, alone, marked `|safe`, or joined by `+`,
+    `~` or an inline `if` (`{% set d = '[TOOLS]' + (tools | tojson) + '[/TOOLS]' %}`): by
+    `id()`, the ones a plan may stand for."""
     found: set[int] = set()
     for assign in tree.find_all(nodes.Assign):
         todo: list[nodes.Node | None] = [assign.node]
@@ -325,6 +327,8 @@ def stored_json(tree: nodes.Template) -> set[int]:
             node = todo.pop()
             if isinstance(node, nodes.Filter) and node.name == "tojson":
                 found.add(id(node))
+            elif isinstance(node, nodes.Filter) and node.name == "safe":
+                todo.append(node.node)
             elif isinstance(node, nodes.Add):
                 todo += [node.left, node.right]
             elif isinstance(node, nodes.Concat):

@@ -82,7 +82,7 @@ from .scope import Frame
 
 #: kinds whose `tojson` a plan stands for when a `set` stores it (tool schemas: their captured
 #: JSON writer is most of a conversion's size, where a printed one is a define call)
-PLANNED_JSON = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, SELECT, MAPPED, CALLS, CALL, FUNC, ARGS}
+PLANNED_JSON = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, SELECT, MAPPED, CALLS, CALL, FUNC, ARGS, ANY}
 
 
 #: what a value with only these extras needs to print
@@ -288,7 +288,8 @@ class PrintPlans(Macros):
             return False
         if self.loop_between(frame, owner):
             raise PlanRefused(sources_of(plan))  # one copy of the body stands for every pass
-        self.plans[key] = Held(plan, lambda: self.plain_read(key, read, frame), slot)
+        markup = value.extra.get("markup", False)
+        self.plans[key] = Held(plan, lambda: self.plain_read(key, read, frame), slot, markup)
         return True
 
     def plain_read(self, key: Key, read: nodes.Expr, frame: Frame) -> Value:
@@ -373,21 +374,34 @@ class PrintPlans(Macros):
 
     # -- expressions that carry plans ----------------------------------------------------------
 
+    def held(self, node: nodes.Node, frame: Frame) -> Held | None:
+        """What a variable (or namespace attribute) `node` holds here, if it holds a plan."""
+        return self.plans.get(self.key_of(node, frame) or ()) if self.plans else None
+
     def held_plan(self, node: nodes.Node, frame: Frame) -> Plan | None:
-        """The plan a variable (or namespace attribute) `node` holds here, if it holds one."""
-        held = self.plans.get(self.key_of(node, frame) or ()) if self.plans else None
+        held = self.held(node, frame)
         return None if held is None else held.plan
 
+    def held_value(self, node: nodes.Node, frame: Frame) -> Value | None:
+        """The plan value a variable holding a plan reads as (Markup where it was stored so)."""
+        held = self.held(node, frame)
+        if held is None:
+            return None
+        value = self.plan_value(held.plan)
+        if held.markup:
+            value.extra["markup"] = held.markup
+        return value
+
     def expr_Name(self, node: nodes.Name, frame: Frame) -> Value:
-        plan = self.held_plan(node, frame)
-        if plan is not None:
-            return self.plan_value(plan)
+        value = self.held_value(node, frame)
+        if value is not None:
+            return value
         return super().expr_Name(node, frame)  # type: ignore[misc, no-any-return]
 
     def expr_Getattr(self, node: nodes.Getattr, frame: Frame) -> Value:
-        plan = self.held_plan(node, frame)
-        if plan is not None:
-            return self.plan_value(plan)
+        value = self.held_value(node, frame)
+        if value is not None:
+            return value
         return super().expr_Getattr(node, frame)  # type: ignore[misc, no-any-return]
 
     def expr_Filter(self, node: nodes.Filter, frame: Frame) -> Value:
@@ -405,6 +419,7 @@ class PrintPlans(Macros):
         if not self.mentions_plan(node, frame):
             return super().expr_Concat(node, frame)  # type: ignore[misc, no-any-return]
         values = [self.expr(n, frame) for n in node.nodes]
+        self.refuse_markup_plans(values)
         if not any("plan" in v.extra for v in values):
             values = [self.untyped_str(v, node) if v.kind == ANY and not v.is_const else v for v in values]
             return self.concat(values, node)
@@ -416,10 +431,36 @@ class PrintPlans(Macros):
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
         if not ("plan" in left.extra or "plan" in right.extra):
             return super().expr_Add(node, frame)  # type: ignore[misc, no-any-return]
+        self.refuse_markup_plans([left, right])
         for v in (left, right):  # Python's `str + x` takes only a string x
             if "plan" not in v.extra and not (v.kind in {STR, CONTENT} or isinstance(v.const, str)):
                 raise PlanRefused(None)
         return self.plan_value(self.plan_of(left) + self.plan_of(right))
+
+    @staticmethod
+    def refuse_markup_plans(values: list[Value]) -> None:
+        """A `|safe` plan joined to text would escape it as Markup does: not held as a plan."""
+        for value in values:
+            if "plan" in value.extra and value.extra.get("markup"):
+                raise PlanRefused(sources_of(value.extra["plan"]))
+
+    def expr_CondExpr(self, node: nodes.CondExpr, frame: Frame) -> Value:
+        """`x if c else y` with a plan on either side: a Branch on c's truth."""
+        if not self.mentions_plan(node, frame) or node.expr2 is None:
+            return super().expr_CondExpr(node, frame)  # type: ignore[misc, no-any-return]
+        test = self.expr(node.test, frame)
+        truth = "true" if test.is_const and test.const else "false" if test.is_const else self.truth_of(test)
+        if truth in {"true", "false"}:
+            return self.expr(node.expr1 if truth == "true" else node.expr2, frame)
+        yes, no = self.expr(node.expr1, frame), self.expr(node.expr2, frame)
+        if not ("plan" in yes.extra or "plan" in no.extra):
+            return super().expr_CondExpr(node, frame)  # type: ignore[misc, no-any-return]
+        made = self.mark(free_variables(truth))
+        value = self.plan_value((Branch(made, truth, self.plan_of(yes), self.plan_of(no)),))
+        markups = {bool(yes.extra.get("markup")), bool(no.extra.get("markup"))}
+        if True in markups:
+            value.extra["markup"] = True if markups == {True} else "mixed"
+        return value
 
     def expr_And(self, node: nodes.And, frame: Frame) -> Value:
         return self.plan_logic(node, frame, "and")
