@@ -158,7 +158,7 @@ def test_safe_string_plus_tojson_prints_escaped_json_through_the_writers(engines
         ' + "\'\\n"|safe + t["function"] | tojson() }}\n'
         '{{ "<t>"|safe + t | tojson(indent=2) + "</t>"|safe + t.function | tojson(separators=(",", ":")) }}\n'
         '{{ "#"|safe + t.function.name + (loop.index|string) + "&" }}{{ "<n>"|safe + t.function.description }}'
-        '{% set marked = "<i>"|safe + t.function.name %}{{ "["|safe + marked + "&]" }}\n'
+        '{% set marked = "<i>"|safe + t.function.name %}{{ "["|safe + marked + "&]" }}{{ "<" + marked }}\n'
         "{% endfor %}"
         "{% for m in messages %}{% if m.tool_calls %}"
         '{{ "<c>"|safe + m.tool_calls[0].function.arguments | tojson + m.role }}{% endif %}{% endfor %}'
