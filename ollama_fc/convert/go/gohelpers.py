@@ -19,8 +19,8 @@ from typing import NamedTuple
 from .textops import (
     LEAD_BYTE,
     all_print_as_is,
+    escape_html,
     go_string,
-    html_escaped,
     html_of,
     json_string,
     position_after,
@@ -211,7 +211,7 @@ def _json_writers(
         open_pad = "\n" + " " * (indent * (depth + 1))
         item_sep = item + open_pad
         close_pad = "\n" + " " * (indent * depth)
-    shown: Callable[[str], str] = html_escaped if html else str
+    shown: Callable[[str], str] = escape_html if html else str
 
     def lit(data: str) -> str:
         """A Go string literal of text the writer prints."""

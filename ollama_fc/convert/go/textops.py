@@ -224,7 +224,7 @@ def ascii_title(
 JSON_PLAIN = go_string("".join("\0" if byte < 32 or byte in (34, 92) else "." for byte in range(256)))
 
 
-def html_escaped(data: str) -> str:
+def escape_html(data: str) -> str:
     """Text as markupsafe escapes it (`& < > ' "`), as Go's `html` does (which also turns NUL
     into U+FFFD)."""
     return str(markupsafe.escape(data))

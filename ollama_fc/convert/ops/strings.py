@@ -9,7 +9,7 @@ from typing import Any
 from jinja2 import nodes
 
 from ..go import search, strip, strlists, textops
-from ..go.textops import go_string, html_escaped, html_of
+from ..go.textops import escape_html, go_string, html_of
 from .tojson import PYTHON_REPR, JsonWriter, ToJson
 from .values import (
     ANY,
@@ -154,7 +154,7 @@ class Strings(ToJson):
 
     def html_escaped(self, value: Value, node: nodes.Node) -> Value:
         if value.is_const and isinstance(value.const, str):
-            return const(html_escaped(value.const))
+            return const(escape_html(value.const))
         if value.kind in {STR, CONTENT} and not value.is_const:
             if value.extra.get("final"):
                 raise self.fail(

@@ -299,6 +299,14 @@ class Core(Lowering):
             frame = frame.parent
         return frame
 
+    def test_truth(self, node: nodes.Expr, frame: Frame) -> str:
+        """The Go condition of `node`'s truth: "true" or "false" where it is known statically
+        (a constant, or certain from Ollama's data model)."""
+        test = self.expr(node, frame)
+        if test.is_const:
+            return "true" if test.const else "false"
+        return self.truth_of(test)
+
     @staticmethod
     def innermost_loop(frame: Frame) -> Loop | None:
         f: Frame | None = frame

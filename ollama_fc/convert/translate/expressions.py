@@ -161,13 +161,10 @@ class Expressions(Macros):
         return self.logic(node, frame, "or")
 
     def expr_CondExpr(self, node: nodes.CondExpr, frame: Frame) -> Value:
-        test = self.expr(node.test, frame)
-        truth = None if test.is_const else self.truth_of(test)
+        truth = self.test_truth(node.test, frame)  # (known from the data model: an absent schema key...)
         if truth in {"true", "false"}:
-            test = const(truth == "true")  # known from the data model (an absent schema key...)
-        if test.is_const:
             # only the branch taken is evaluated, as in Python
-            if test.const:
+            if truth == "true":
                 return self.expr(node.expr1, frame)
             return self.expr(node.expr2, frame) if node.expr2 is not None else UNDEFINED
         yes = self.expr(node.expr1, frame)

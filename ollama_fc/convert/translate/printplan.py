@@ -448,8 +448,7 @@ class PrintPlans(Macros):
         """`x if c else y` with a plan on either side: a Branch on c's truth."""
         if not self.mentions_plan(node, frame) or node.expr2 is None:
             return super().expr_CondExpr(node, frame)  # type: ignore[misc, no-any-return]
-        test = self.expr(node.test, frame)
-        truth = "true" if test.is_const and test.const else "false" if test.is_const else self.truth_of(test)
+        truth = self.test_truth(node.test, frame)
         if truth in {"true", "false"}:
             return self.expr(node.expr1 if truth == "true" else node.expr2, frame)
         yes, no = self.expr(node.expr1, frame), self.expr(node.expr2, frame)

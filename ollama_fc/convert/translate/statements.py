@@ -62,12 +62,14 @@ class Statements(Concatenations):
             for piece in expr.nodes:
                 self.output(piece, frame)
             return
-        if isinstance(expr, nodes.Add) and self.stringish(expr) and not self.adds_markup(expr, frame):
-            self.output(expr.left, frame, plus=True)
-            self.output(expr.right, frame, plus=True)
-            return
-        if isinstance(expr, nodes.Add) and self.adds_markup(expr, frame) and self.print_markup(expr, frame):
-            return
+        if isinstance(expr, nodes.Add):
+            markup = self.adds_markup(expr, frame)
+            if not markup and self.stringish(expr):
+                self.output(expr.left, frame, plus=True)
+                self.output(expr.right, frame, plus=True)
+                return
+            if markup and self.print_markup(expr, frame):
+                return
         if isinstance(expr, nodes.Call) and isinstance(expr.node, nodes.Name):
             name = expr.node.name
             if name in self.macros and frame.lookup(name) is None:
