@@ -41,6 +41,11 @@ CONVERSATIONS: dict[str, list[dict[str, Any]]] = {
         {"role": "assistant", "content": "same"},
     ],
     "no_system": [{"role": "user", "content": "hi"}],
+    "blank": [
+        {"role": "user", "content": " \n"},
+        {"role": "assistant", "content": "\u00e9"},
+        {"role": "user", "content": "x"},
+    ],
 }
 
 TEMPLATES = {
@@ -112,6 +117,20 @@ TEMPLATES = {
         "{% for i in range(2) %}{% if loop.first %}<{{ i }}>{% endif %}{% endfor %}"
         "{% if not m.content %}-{% endif %}{% if not m.content %}({% else %}){% endif %}{{ m.content }}{% endfor %}"
         "{% for w in messages[0].role.split('e') %}{% if loop.index0 == 0 %}{{ w }}{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}A{% endif %}"
+    ),
+    # `|length` compared with 0 or 1, either way round: a string's, a list's, a map's (the
+    # truth of each), an untyped value's and `> 1` (counted)
+    "lengths": (
+        "{% for m in messages %}{% if m.content | length > 0 %}a{% endif %}"
+        "{% if 0 < m.content | trim | length %}b{% endif %}{% if m.content | trim | length == 0 %}c{% endif %}"
+        "{% if m.content | length >= 1 %}d{% endif %}{% if m.content | length < 1 %}e{% endif %}"
+        "{% if m.content | length <= 0 %}f{% endif %}{% if 0 != m.content | length %}g{% endif %}"
+        "{% if 1 > m.content | count %}h{% endif %}{% if m.content | length > 1 %}l{% endif %}"
+        "{% if m.tool_calls is defined and m.tool_calls | length > 0 %}i{% endif %}"
+        "{% for c in m.tool_calls or [] %}{% if c.function.arguments | length != 0 %}j{% endif %}"
+        "{% for k, v in c.function.arguments.items() %}{% if v | length > 0 %}k{% endif %}{% endfor %}{% endfor %}"
+        "{{ m.role }}:{{ m.content }};{% endfor %}{% if messages | length == 0 %}Z{% endif %}"
         "{% if add_generation_prompt %}A{% endif %}"
     ),
 }
@@ -327,3 +346,11 @@ def test_folded_conditions_have_the_same_truth_in_ollama(condition: str, engines
                     assert rendered.error is None, (code, rendered.error)
                     outputs.append(rendered.prompt)
                 assert outputs[0] == outputs[1], (arguments, condition, folded)
+
+
+def test_length_compared_with_zero_is_a_truth_test() -> None:
+    """Python's len() is nonzero exactly when a string, list or mapping is true: no character
+    count (`%-*s`) or `len` call is left for the comparisons with 0 or 1 but `> 1`."""
+    go = convert(TemplateSource(TEMPLATES["lengths"], {}, "lengths")).template
+    assert go.count('printf "%-*s"') == 1, go  # `m.content | length > 1` still counts
+    assert not re.search(r"\((?:gt|ge|lt|le|eq|ne) \(len \$(?:_\d+|\.Messages)(?:\.\w+)*\) [01]\)", go), go

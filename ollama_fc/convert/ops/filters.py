@@ -12,7 +12,6 @@ checks the rendered output against the Hugging Face reference with Ollama's temp
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +24,6 @@ from . import toolschema
 from .values import (
     ANY,
     ARGS,
-    BOOL,
     CALLS,
     CONTENT,
     ELEMENT,
@@ -57,10 +55,6 @@ from .views import Views
 #: string filters applied at conversion time to a constant (jinja2's own, so exactly)
 CONSTANT_FILTERS = {"replace", "title", "capitalize", "center", "indent", "wordcount"}
 CONSTANT_FOLDER = jinja2.Environment()
-#: filters that change only the case of str() of their operand (see string_only_comparison)
-CASE_ONLY = {"upper", "lower", "string"}
-#: how str() of a number, list or dict starts, or all of None, True and False, in any case
-NON_STRING_STR = re.compile(r"[-+.\d\[{]|(none|true|false)$", re.IGNORECASE)
 
 
 @dataclass
@@ -159,45 +153,6 @@ class Lowering(Views):
         if entry is None:
             raise self.unsupported(call)
         return entry.apply(self, call)
-
-    def string_only_comparison(self, node: nodes.Compare, value_of: ValueOf) -> Value | None:
-        """`x | upper == 'STRING'` of an untyped x: no number, None, bool, list or dict prints
-        as such a constant, in any case, so only a string can pass. Anything else is not
-        written out as its str() (a repr written inline, about 2 KB of template each) but
-        fails the test; a string of another length fails before its case is changed. None
-        where the comparison is not of that shape."""
-        if len(node.ops) != 1 or node.ops[0].op not in {"eq", "ne"}:
-            return None
-        left, right = node.expr, node.ops[0].expr
-        if isinstance(left, nodes.Const):
-            left, right = right, left  # (== and != are symmetric, and constants do nothing)
-        if not (isinstance(right, nodes.Const) and isinstance(right.value, str) and right.value):
-            return None
-        if NON_STRING_STR.match(right.value):
-            return None
-        chain: list[nodes.Filter] = []
-        while isinstance(left, nodes.Filter) and left.name in CASE_ONLY and not keyword_arguments(left):
-            if left.args or left.dyn_args or left.dyn_kwargs or left.node is None:
-                return None
-            chain.append(left)
-            left = left.node
-        if not chain:
-            return None
-        operand = value_of(left)
-        if operand.kind != ANY or operand.is_const:
-            for step in reversed(chain):
-                operand = self.filter_value(step, operand, value_of)
-            return self.compare(node.ops[0].op, operand, const(right.value), node)
-        text, passed = self.temp(), self.temp()
-        self.action(f"{text} := {operand.code}")
-        self.action(f"{passed} := false")
-        self.action(f'if and (eq (printf "%T" {text}) "string") (eq (len {text}) {len(right.value.encode())})')
-        folded = Value(text, STR)
-        for step in reversed(chain):
-            folded = self.filter_value(step, folded, value_of)
-        self.action(f"{passed} = {self.compare('eq', folded, const(right.value), node).code}")
-        self.action("end")
-        return Value(passed if node.ops[0].op == "eq" else f"(not {passed})", BOOL)
 
     def unsupported(self, call: FilterCall) -> Exception:
         return self.fail(call.node, f"filter |{call.name} on {call.value.kind}")

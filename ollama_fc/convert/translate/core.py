@@ -24,9 +24,9 @@ from ..analysis import (
 )
 from ..exclusive import join_exclusive_ifs
 from ..limits import Limits
+from ..ops.comparisons import Comparisons
 from ..ops.conditions import invert_negated_ifs
 from ..ops.emit import merge_identical_defines, share_constants, share_constants_in_defines
-from ..ops.filters import Lowering
 from ..ops.values import (
     ANY,
     ELEMENT,
@@ -40,7 +40,7 @@ from .plans import GO_VARIABLE
 from .scope import Frame
 
 
-class Core(Lowering):
+class Core(Comparisons):
     """The translator's state and the dispatch: `visit` for statements, `expr` for expressions."""
 
     def __init__(

@@ -185,7 +185,10 @@ class Expressions(Macros):
         return Value(result, kind, extra=extra)
 
     def expr_Compare(self, node: nodes.Compare, frame: Frame) -> Value:
-        special = self.string_only_comparison(node, lambda n: self.expr(n, frame))
+        def value_of(operand: nodes.Expr) -> Value:
+            return self.expr(operand, frame)
+
+        special = self.string_only_comparison(node, value_of) or self.length_comparison(node, value_of)
         if special is not None:
             return special
         left = self.expr(node.expr, frame)
