@@ -719,3 +719,24 @@ def test_tojson_keeps_line_and_paragraph_separators_raw(text: str, engine: oracl
     rendered = engine.render(convert(TemplateSource(template, {}, "separators")).template, messages)
     assert rendered.error is None, rendered.error
     assert rendered.prompt == reference_render(template, as_hf(messages), add_generation_prompt=False)
+
+
+def test_inline_if_evaluates_only_the_branch_taken(engine: oracle.Oracle) -> None:
+    """`v if v is string else v | string` of argument values of every JSON type: the str() of
+    a string is never built (its code runs in the `else` block), and the result is a string,
+    printed as it is; branches with code of their own on both sides and on one."""
+    template = (
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments.items() %}"
+        "{% set v = v if v is string else v | string %}{{ k }}={{ v }};"
+        "{{ (k | trim | upper) if loop.first else (k | trim | lower) }}|"
+        "{{ (v | trim) if v | length > 3 else 'short' }}|{{ 'none' if not v else (v | lower) }};"
+        "{% endfor %}{% endfor %}{% endfor %}"
+    )
+    arguments = {" a ": "text", "b": 5, "c": 2.5, "d": None, "e": True, "f": [1, "x"], "g": {"k": "v"}, "h": " hi "}
+    messages = call_conversation(arguments)
+    conversion = convert(TemplateSource(template, {}, "lazy-if"))
+    assert engine.render(conversion.template, messages).prompt == reference_render(template, as_hf(messages))
+    go = conversion.template
+    assert 'template "ofc_str"' not in go  # the chosen value is known to be a string
+    test = go.index('{{if (eq (printf "%T" $')
+    assert go.index("(json $", test) > go.index("{{else}}", test)  # str() built only in the else

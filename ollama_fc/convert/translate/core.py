@@ -29,8 +29,13 @@ from ..ops.conditions import invert_negated_ifs
 from ..ops.emit import merge_identical_defines, share_constants, share_constants_in_defines
 from ..ops.values import (
     ANY,
+    CONTENT,
     ELEMENT,
+    MAPPINGS,
+    NONE,
+    STR,
     UNDEF,
+    UNDEFINED,
     Loop,
     Value,
     ValueOf,
@@ -307,6 +312,44 @@ class Core(Comparisons):
             return "true" if test.const else "false"
         return self.truth_of(test)
 
+    def chosen_value(self, truth: str, node: nodes.CondExpr, frame: Frame) -> Value:
+        """`a if c else b`, c's truth being `truth` (not known statically): the branch taken.
+
+        As Python evaluates only that branch, each branch's code runs in its own block of the
+        `if` (`x if x is string else x | string` builds no str() of a string). `a` where the
+        test is `a is string` is a string."""
+        self.close_guard()  # (else the first action of a branch would close it there)
+        outside, yes_code, no_code = self.out, list[str](), list[str]()
+        try:
+            self.out = yes_code
+            yes = self.expr(node.expr1, frame)
+            self.out = no_code
+            no = self.expr(node.expr2, frame) if node.expr2 is not None else UNDEFINED
+        finally:
+            self.out = outside  # (a refused plan is retried from the statement)
+        if yes.kind == ANY and is_string_test_of(node.test, node.expr1):
+            yes = Value(yes.code, STR, extra={k: v for k, v in yes.extra.items() if k == "var"})
+        yes, no = self.empty_list_as(yes, no), self.empty_list_as(no, yes)
+        result = self.temp()
+        initial = '""' if no_code else self.operand(no, node)  # (both branches set it)
+        self.action(f"{result} := {initial}")
+        self.action(f"if {truth}")
+        self.out += yes_code
+        self.action(f"{result} = {self.operand(yes, node)}")
+        if no_code:
+            self.action("else")
+            self.out += no_code
+            self.action(f"{result} = {self.operand(no, node)}")
+        self.action("end")
+        kind = yes.kind if yes.kind == no.kind or no.kind in {UNDEF, NONE} else ANY
+        if yes.kind in {STR, CONTENT} and no.kind in {STR, CONTENT, UNDEF, NONE}:
+            kind = STR
+        extra: dict[str, Any] = {}
+        if kind in MAPPINGS and {yes.kind, no.kind} & {UNDEF, NONE}:
+            # a message (or tool...) on one side, None or Undefined ("" in Go) on the other
+            extra["maybe_none" if NONE in {yes.kind, no.kind} else "maybe_undefined"] = True
+        return Value(result, kind, extra=extra)
+
     @staticmethod
     def innermost_loop(frame: Frame) -> Loop | None:
         f: Frame | None = frame
@@ -332,3 +375,14 @@ class Core(Comparisons):
         if loop is None or loop.source is None or loop.source != base.code:
             return None
         return Value(self.kept_neighbour(loop, offset < 0), ELEMENT.get(base.kind, ANY))
+
+
+def is_string_test_of(test: nodes.Expr, value: nodes.Expr) -> bool:
+    """Is `test` `name is string` and `value` that same name?"""
+    return (
+        isinstance(test, nodes.Test)
+        and test.name == "string"
+        and isinstance(test.node, nodes.Name)
+        and isinstance(value, nodes.Name)
+        and test.node.name == value.name
+    )

@@ -167,22 +167,7 @@ class Expressions(Macros):
             if truth == "true":
                 return self.expr(node.expr1, frame)
             return self.expr(node.expr2, frame) if node.expr2 is not None else UNDEFINED
-        yes = self.expr(node.expr1, frame)
-        no = self.expr(node.expr2, frame) if node.expr2 is not None else UNDEFINED
-        yes, no = self.empty_list_as(yes, no), self.empty_list_as(no, yes)
-        result = self.temp()
-        self.action(f"{result} := {self.operand(no, node)}")
-        self.action(f"if {truth}")
-        self.action(f"{result} = {self.operand(yes, node)}")
-        self.action("end")
-        kind = yes.kind if yes.kind == no.kind or no.kind in {UNDEF, NONE} else ANY
-        if yes.kind in {STR, CONTENT} and no.kind in {STR, CONTENT, UNDEF, NONE}:
-            kind = STR
-        extra: dict[str, Any] = {}
-        if kind in MAPPINGS and {yes.kind, no.kind} & {UNDEF, NONE}:
-            # a message (or tool...) on one side, None or Undefined ("" in Go) on the other
-            extra["maybe_none" if NONE in {yes.kind, no.kind} else "maybe_undefined"] = True
-        return Value(result, kind, extra=extra)
+        return self.chosen_value(truth, node, frame)
 
     def expr_Compare(self, node: nodes.Compare, frame: Frame) -> Value:
         def value_of(operand: nodes.Expr) -> Value:
