@@ -257,12 +257,15 @@ def json_string(em: Emitter, text_code: str, printed: bool = False, html: bool =
     text, quoted, last, i, b, escape = (em.temp() for _ in range(6))
     em.action(f"{text} := {text_code}")
     em.action(f'{quoted} := printf "%q" {text}')
-    # all three also agree on U+2028 and U+2029, escaped, where Python writes them raw: the fast
-    # path is for ASCII only (fewer characters than bytes when not: `%.*s` counts characters)
-    ascii_only = f'(or (not {text}) (lt (len (printf "%.*s" (len (slice {text} 1)) {text})) (len {text})))'
+    # both also agree on U+2028 and U+2029, escaped, where Python writes them raw: the second
+    # path is for ASCII only. `%-*s` pads the text to as many characters as it has bytes, which
+    # adds a space per byte a character has beyond its first: the padded text then `%q` equals
+    # the text then `json` (which starts with a quote) only when nothing was padded and the two
+    # escapes agree; four calls and `json`
+    agree = f'(eq (printf "%-*s%s" (len {text}) {text} {quoted}) (printf "%s%s" {text} (json {text})))'
     # (first the usual string that `%q` only puts quotes around, as Python does: two calls)
     plain = prints_as_is(text, quoted)
-    fast = f'or {plain} (and (eq {quoted} (json {text})) (eq {quoted} (printf "%+q" {text})) {ascii_only})'
+    fast = f"or {plain} {agree}"
     quote = '"&#34;"' if html else '"\\""'
     if printed:
         em.action(f"if {fast}")
