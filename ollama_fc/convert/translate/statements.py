@@ -121,7 +121,7 @@ class Statements(Concatenations):
         if plus and value.kind == ARGS:
             self.json_action(value, None, expr)
             return
-        self.print_value(value, expr)
+        self.print_value(value, expr, concatenated=plus)
 
     def print_markup(self, expr: nodes.Add, frame: Frame) -> bool:
         """`'...'|safe + x + y|tojson` printed: Markup escapes each plain operand, so each is
@@ -160,7 +160,9 @@ class Statements(Concatenations):
             print_operand()
         return True
 
-    def print_value(self, value: Value, node: nodes.Node) -> None:
+    def print_value(self, value: Value, node: nodes.Node, concatenated: bool = False) -> None:
+        """Print a value as Python's str() does; `concatenated`: a piece of a `+` (which None
+        would have made Python refuse)."""
         if "plan" in value.extra:
             self.print_plan(value.extra["plan"], node)
         elif value.is_const:
@@ -186,6 +188,8 @@ class Statements(Concatenations):
         elif value.kind in {STR, CONTENT} and value.extra.get("final") and self.sink is None:
             self.print_final_text(value.code, value.extra["final"])
         elif value.kind in {STR, INT, CONTENT}:
+            if value.extra.get("maybe_none") and not concatenated:  # (None is held as "")
+                self.warn(node, "printing a variable that may hold None", "None prints as an empty string, not None")
             if value.extra.get("final") and self.sink is not None:
                 self.set_final(f"{self.sink}_final", f"or {self.sink}_final {value.extra['final']}")
             self.put(value.code)
