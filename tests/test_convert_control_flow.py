@@ -10,6 +10,7 @@ from renders import ollama_renders
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
+from ollama_fc.convert.translate import core
 from ollama_fc.convert.translate.concat import MARKUP_STORED
 from ollama_fc.errors import ConversionError
 from ollama_fc.hf.reference import render as reference_render
@@ -450,3 +451,73 @@ def test_a_message_or_undefined_is_refused_where_definedness_is_asked() -> None:
     template = "{% for m in messages %}{% set prev = messages[loop.index0 - 1] if loop.index0 > 0 %}{{ prev is mapping }}{% endfor %}"
     with pytest.raises(ConversionError, match="`is mapping` of a value left undefined on some paths"):
         convert(TemplateSource(template, {}, "undefined-or-message"))
+
+
+#: loops that stop once their namespace flag has fallen, and loops that must not
+STOPPING_LOOPS = {
+    # Qwen3's scan from the end for the last user query: the flag falls in a nested `if`
+    "reverse_scan": (
+        "{% set ns = namespace(multi=true, last=messages|length - 1) %}"
+        "{% for m in messages[::-1] %}{% set index = (messages|length - 1) - loop.index0 %}"
+        "{% if ns.multi and m.role == 'user' %}{% set c = m.content|trim %}"
+        "{% if not c.startswith('<tool_response>') %}{% set ns.multi = false %}{% set ns.last = index %}{% endif %}"
+        "{% endif %}{% endfor %}{{ ns.last }};"
+    ),
+    # Gemma 4's scan forward for the next message that is not a tool result, printing as it goes
+    "forward_range": (
+        "{% for m in messages %}{% set nt = namespace(role=none, found=false) %}"
+        "{% for j in range(loop.index0 + 1, messages|length) %}{% if not nt.found and messages[j].role != 'tool' %}"
+        "{% set nt.role = messages[j].role %}{% set nt.found = true %}({{ j }}){% endif %}{% endfor %}"
+        "{{ m.role }}>{{ nt.role or '-' }};{% endfor %}"
+    ),
+}
+NOT_STOPPING = {
+    # the flag is set to a true value: the test can pass again
+    "flag_kept": (
+        "{% set ns = namespace(on=true, n=0) %}{% for m in messages %}"
+        "{% if ns.on and m.role == 'tool' %}{% set ns.on = 1 %}{% set ns.n = ns.n + 1 %}{% endif %}{% endfor %}{{ ns.n }}"
+    ),
+    # a statement after the `if` runs at every step
+    "after": (
+        "{% set ns = namespace(on=true, n=0) %}{% for m in messages %}"
+        "{% if ns.on and m.role == 'tool' %}{% set ns.on = false %}{% endif %}{{ m.role }},{% endfor %}"
+    ),
+    # an `else` runs once the flag has fallen
+    "else": (
+        "{% set ns = namespace(on=true) %}{% for m in messages %}"
+        "{% if ns.on and m.role == 'tool' %}{% set ns.on = false %}{% else %}{{ m.role }},{% endif %}{% endfor %}"
+    ),
+    # the flag set again in a nested branch
+    "set_twice": (
+        "{% set ns = namespace(on=true, n=0) %}{% for m in messages %}"
+        "{% if ns.on and m.role != 'system' %}{% set ns.on = false %}{% set ns.n = ns.n + 1 %}"
+        "{% if m.role == 'user' %}{% set ns.on = true %}{% endif %}{% endif %}{% endfor %}{{ ns.n }}"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted({**STOPPING_LOOPS, **NOT_STOPPING}))
+@pytest.mark.parametrize("cut", [len(MESSAGES), 7, 3])
+def test_loop_stops_once_its_flag_has_fallen(
+    name: str, cut: int, engine: oracle.Oracle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A loop stops at the end of the body that makes its flag fail (no later step can do
+    anything), on conversations ending at a tool result, a user turn and an assistant call."""
+    template = {**STOPPING_LOOPS, **NOT_STOPPING}[name]
+    assert_renders_like_jinja(engine, template, MESSAGES[:cut])
+    breaks = convert(TemplateSource(template, {}, name)).template.count("{{break}}")
+    monkeypatch.setattr(core, "stopping_bodies", lambda tree: {})
+    unstopped = convert(TemplateSource(template, {}, name)).template.count("{{break}}")  # (searches break too)
+    assert breaks - unstopped == (1 if name in STOPPING_LOOPS else 0)
+
+
+def test_printing_what_may_be_none_warns() -> None:
+    """A namespace attribute that may still hold None prints as an empty string (None is held
+    as ""): said, except in a `+`, where Python refuses None."""
+    template = (
+        "{% set ns = namespace(role=none) %}{% for m in messages %}{% if m.role == 'tool' %}{% set ns.role = m.role %}"
+        "{% endif %}{% endfor %}{{ 'last: ' + ns.role }}"
+    )
+    assert not convert(TemplateSource(template, {}, "plus")).warnings
+    warnings = convert(TemplateSource(template + "{{ ns.role }}", {}, "printed")).warnings
+    assert [w.construct for w in warnings] == ["printing a variable that may hold None"]

@@ -271,3 +271,69 @@ def neighbour_offset(index: nodes.Expr) -> int | None:
         return None
     offset += {"index0": 0, "index": 1}.get(index.attr, 99)
     return offset if offset in (-1, 1) else None
+
+
+def stopping_bodies(tree: nodes.Template) -> dict[int, int]:
+    """The bodies after which their loop may stop, by `id()`, with the loop's.
+
+    The last statement of a `for` body is an `if` tested on a namespace flag first (`ns.f and
+    ...`, `not ns.f and ...`), and the one `set` of that flag in it makes the test fail from
+    then on; the loop's other statements only set names of the step and call nothing. Once
+    the flag has fallen no later step does anything, so the loop may stop at the end of the
+    body holding that `set` (reached from the `if` through last statements only)."""
+    found: dict[int, int] = {}
+    for loop in cast(Iterable[nodes.For], tree.find_all(nodes.For)):
+        if not loop.body or loop.recursive or loop.test is not None:
+            continue
+        *before, last = loop.body
+        if not isinstance(last, nodes.If) or last.elif_ or last.else_:
+            continue
+        if not all(isinstance(s, nodes.Assign) and isinstance(s.target, nodes.Name) for s in before):
+            continue
+        if any(True for s in before for _ in s.find_all(nodes.Call)):
+            continue
+        flag = _leading_flag(cast(nodes.Expr, last.test))
+        if flag is None:
+            continue
+        (ns, attr), passing = flag
+        targets = [loop.target, *loop.target.find_all(nodes.Name), *(cast(nodes.Assign, s).target for s in before)]
+        if ns in {target.name for target in targets if isinstance(target, nodes.Name)}:
+            continue  # (a namespace of the step's own)
+        sets = [
+            s
+            for s in cast(Iterable[nodes.Assign], last.find_all(nodes.Assign))
+            if isinstance(s.target, nodes.NSRef) and (s.target.name, s.target.attr) == (ns, attr)
+        ]
+        if len(sets) != 1 or not isinstance(sets[0].node, nodes.Const) or bool(sets[0].node.value) == passing:
+            continue
+        body = _body_ending_with(last.body, sets[0])
+        if body is not None:
+            found[id(body)] = id(loop)
+    return found
+
+
+def _body_ending_with(body: list[nodes.Node], statement: nodes.Node) -> list[nodes.Node] | None:
+    """The list holding `statement`: `body`, or a body of an `if` that ends `body`, and so on."""
+    if any(s is statement for s in body):
+        return body
+    if not body or not isinstance(body[-1], nodes.If):
+        return None
+    last = body[-1]
+    for branch in [last.body, *(e.body for e in last.elif_), last.else_]:
+        found = _body_ending_with(branch, statement)
+        if found is not None:
+            return found
+    return None
+
+
+def _leading_flag(test: nodes.Expr) -> tuple[tuple[str, str], bool] | None:
+    """The namespace attribute an `and` chain tests first, and the truth it needs: `ns.f`
+    (True) or `not ns.f` (False)."""
+    while isinstance(test, nodes.And):
+        test = test.left
+    passing = True
+    if isinstance(test, nodes.Not):
+        test, passing = test.node, False
+    if isinstance(test, nodes.Getattr) and isinstance(test.node, nodes.Name):
+        return (test.node.name, test.attr), passing
+    return None

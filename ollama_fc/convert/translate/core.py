@@ -21,6 +21,7 @@ from ..analysis import (
     neighbour_offset,
     only_raises,
     parse_jinja,
+    stopping_bodies,
 )
 from ..exclusive import join_exclusive_ifs
 from ..limits import Limits
@@ -82,6 +83,10 @@ class Core(Comparisons):
         #: variables that may be given a dict literal on some paths (see `literal_or`)
         self.literal_dicts = literal_dict_names(self.tree)
         self.literal_uses = self.branching_uses(self.tree)
+        #: bodies after which their loop stops (see `stopping_bodies`), where it is a Go `range`
+        self.stopping = stopping_bodies(self.tree)
+        #: for each loop being translated, innermost last: its id() where it is a Go `range`
+        self.loop_ranges: list[int | None] = []
         #: checks that only raise_exception (dropped: they render nothing)
         self.dead_checks = {id(n) for n in self.tree.find_all((nodes.For, nodes.If)) if only_raises(n)}
         unread = {
@@ -243,6 +248,8 @@ class Core(Comparisons):
                 self.visit(node, frame)
             finally:
                 self.following.pop()
+        if self.loop_ranges and self.loop_ranges[-1] == self.stopping.get(id(body), 0):
+            self.action("break")  # no later step can do anything
 
     def read_later(self, name: str, owner: Frame) -> bool:
         """May the variable `name` of scope `owner` be read once the run-time `if` around the

@@ -58,6 +58,13 @@ class Loops(Core):
     """`{% for %}`, reached through `Core.visit`."""
 
     def stmt_For(self, node: nodes.For, frame: Frame) -> None:
+        self.loop_ranges.append(None)  # (until the loop is a Go `range` of its own)
+        try:
+            self.for_loop(node, frame)
+        finally:
+            self.loop_ranges.pop()
+
+    def for_loop(self, node: nodes.For, frame: Frame) -> None:
         if node.recursive:
             raise self.fail(node, "recursive for loop")
         self.close_guard()
@@ -220,6 +227,7 @@ class Loops(Core):
             total, seen = passing
             body.loop = self.counted_step(self.temp(), seen, self.temp(), total)
         self.declare_scope(body, node.body)
+        self.loop_ranges[-1] = id(node)  # (a `break` in its body ends this `range`)
         self.visit_body(node.body, body)
         if body.loop is not None and body.loop.last:
             self.drop_unread(flag_at, body.loop.last)  # `loop.last` of a step, when never asked
