@@ -58,6 +58,13 @@ EDGE_TEXTS = [
     "q" * 3000 + "<" + "w" * 1100 + "</think>",
     "e" * 2048 + "</think>",
     "r" * 2100,
+    # quotes (which `html` escapes) everywhere: skipped only where no `<`, `>`, `&` or NUL is
+    '{"a": "b", \'c\': 1}' * 10 + "</think>" + '"' * 70,
+    '"' * 63 + "</think>",
+    '"' * 1100 + "&" + "'" * 10 + "</think>" + '"',
+    "\x00" + '"' * 70 + "</think>",
+    "a>b" + '"' * 80 + "</think>",
+    '"' * 2000,
     # stripped runs longer than the bytes a strip scans before it may break, across their end
     " " * 20 + "a b" + "\n" * 20,
     " " * 7 + "\u3000" + "x" + "\u3000" + " " * 7,

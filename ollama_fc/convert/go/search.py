@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .textops import HTML_ESCAPED, Emitter, go_string, lacks_html_special, plus_one, position_after
+from .textops import HTML_ESCAPED, Emitter, go_string, lacks_any_of, plus_one, position_after
 
 #: sizes of the pieces of a long text that a search tests with `html` before looking inside
 #: them: a piece `html` leaves as long is skipped, another is taken in the next smaller pieces,
@@ -25,19 +25,20 @@ def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], None]
     those characters (`</think>`, `<|im_end|>`) the text is taken in pieces
     (PIECES) and only a piece that `html` lengthens is looked at byte by byte (the rest of the
     needle is compared across the piece's end); where it merely holds one, a text that `html`
-    leaves as long is skipped whole.
+    leaves as long is skipped whole. A needle holding `<`, `>` or `&` also skips a text or
+    piece whose only such characters are quotes (`lacks_markup`).
     """
     if chr(needle.encode()[0]) in HTML_ESCAPED:
         done = em.temp()
         em.action(f"{done} := false")
-        em.action(f"if {lacks_html_special(text)}")
+        em.action(f"if {lacks_any_of(text, needle)}")
         em.action("else")
         _scan_pieces(em, text, text, text, PIECES, needle, on_match, last, done)
         em.action("end")
         return
     guarded = any(char in HTML_ESCAPED for char in needle)
     if guarded:
-        em.action(f"if {lacks_html_special(text)}")
+        em.action(f"if {lacks_any_of(text, needle)}")
         em.action("else")
     _scan_bytes(em, text, text, text, needle, on_match, last, None)
     if guarded:
@@ -69,7 +70,7 @@ def _scan_pieces(
     em.action(f"if gt (len {rest}) {sizes[0]}")
     em.action(f"{piece} = slice {rest} 0 {sizes[0]}")
     em.action("end")
-    em.action(f"if {lacks_html_special(piece)}")
+    em.action(f"if {lacks_any_of(piece, needle[0])}")  # (a match starting here may end past it)
     em.action("else")
     if len(sizes) > 1:
         _scan_pieces(em, text, piece, rest_of_tail, sizes[1:], needle, on_match, last, done)

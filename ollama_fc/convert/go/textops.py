@@ -67,6 +67,28 @@ def lacks_html_special(text: str) -> str:
     return f"(eq (len (html {text})) (len {text}))"
 
 
+def lacks_markup(text: str) -> str:
+    """A Go condition true when the string in `text` holds no `<`, `>` or `&` (nor NUL), whatever
+    quotes it holds (a tool result's JSON, where `lacks_html_special` fails). `html` lengthens a
+    text by 3 for each `<` or `>`, 4 for each `&`, `'` or `"`, and 2 for each NUL; `js` writes
+    the first three and NUL as `\\u00XX` and keeps each quote (after a backslash), so `html`
+    lengthens the `js` text by 4 for each quote only. The two lengthenings are equal exactly
+    where there is none of the others: compared as the lengths of the texts written crosswise
+    (no subtraction in Go templates), in nine calls."""
+    crosswise = f'(len (printf "%s%s" (html {text}) (js {text})))'
+    return f'(eq {crosswise} (len (printf "%s%s" (html (js {text})) {text})))'
+
+
+def lacks_any_of(text: str, chars: str) -> str:
+    """A Go condition true only when the string in `text` holds none of `chars`, some of which
+    `html` escapes: it holds no character `html` escapes (`lacks_html_special`, three calls),
+    or, where `chars` has `<`, `>` or `&`, none of those three (`lacks_markup`, tried only when
+    the first fails)."""
+    if any(char in "<>&" for char in chars):
+        return f"(or {lacks_html_special(text)} {lacks_markup(text)})"
+    return lacks_html_special(text)
+
+
 def go_string(text: str) -> str:
     """A Go interpreted string literal for `text`."""
     out = ['"']
