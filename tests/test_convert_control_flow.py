@@ -470,6 +470,14 @@ STOPPING_LOOPS = {
         "{% set nt.role = messages[j].role %}{% set nt.found = true %}({{ j }}){% endif %}{% endfor %}"
         "{{ m.role }}>{{ nt.role or '-' }};{% endfor %}"
     ),
+    # constants set when a step passes: a later step could only set them again
+    "constant_flags": (
+        "{% set ns = namespace(seen=false, n=0) %}{% for m in messages %}{% set r = m.role %}"
+        "{% if r == 'tool' or r == 'system' %}{% set ns.seen = true %}{% set ns.n = 1 %}{% endif %}{% endfor %}"
+        "{{ ns.seen }}{{ ns.n }}"
+    ),
+    # granite's test for a system message: a filtered loop with an empty body and an `else`
+    "empty_body": "{% for m in messages if m.role == 'tool' %}{% else %}no tool results{% endfor %}|",
 }
 NOT_STOPPING = {
     # the flag is set to a true value: the test can pass again
@@ -486,6 +494,11 @@ NOT_STOPPING = {
     "else": (
         "{% set ns = namespace(on=true) %}{% for m in messages %}"
         "{% if ns.on and m.role == 'tool' %}{% set ns.on = false %}{% else %}{{ m.role }},{% endif %}{% endfor %}"
+    ),
+    # a value of the step kept: a later step sets another
+    "varying": (
+        "{% set ns = namespace(last='') %}{% for m in messages %}"
+        "{% if m.role == 'user' %}{% set ns.last = m.content %}{% endif %}{% endfor %}{{ ns.last }}"
     ),
     # the flag set again in a nested branch
     "set_twice": (

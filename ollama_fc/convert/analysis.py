@@ -276,14 +276,21 @@ def neighbour_offset(index: nodes.Expr) -> int | None:
 def stopping_bodies(tree: nodes.Template) -> dict[int, int]:
     """The bodies after which their loop may stop, by `id()`, with the loop's.
 
-    The last statement of a `for` body is an `if` tested on a namespace flag first (`ns.f and
-    ...`, `not ns.f and ...`), and the one `set` of that flag in it makes the test fail from
-    then on; the loop's other statements only set names of the step and call nothing. Once
-    the flag has fallen no later step does anything, so the loop may stop at the end of the
-    body holding that `set` (reached from the `if` through last statements only)."""
+    The loop's statements but the last only set names of the step and call nothing, and the
+    last is an `if` (no `else`) that either
+    - is tested on a namespace flag first (`ns.f and ...`, `not ns.f and ...`), and the one
+      `set` of that flag in it makes the test fail from then on: the loop may stop at the end
+      of the body holding that `set` (reached from the `if` through last statements only);
+    - or only sets namespace attributes to constants: a later step could only set them again.
+    A loop with an empty body stops at its first step (its `else` still sees that one ran)."""
     found: dict[int, int] = {}
     for loop in cast(Iterable[nodes.For], tree.find_all(nodes.For)):
-        if not loop.body or loop.recursive or loop.test is not None:
+        if loop.recursive:
+            continue
+        if not loop.body:
+            found[id(loop.body)] = id(loop)
+            continue
+        if loop.test is not None:
             continue
         *before, last = loop.body
         if not isinstance(last, nodes.If) or last.elif_ or last.else_:
@@ -291,6 +298,12 @@ def stopping_bodies(tree: nodes.Template) -> dict[int, int]:
         if not all(isinstance(s, nodes.Assign) and isinstance(s.target, nodes.Name) for s in before):
             continue
         if any(True for s in before for _ in s.find_all(nodes.Call)):
+            continue
+        if all(
+            isinstance(s, nodes.Assign) and isinstance(s.target, nodes.NSRef) and isinstance(s.node, nodes.Const)
+            for s in last.body
+        ):
+            found[id(last.body)] = id(loop)
             continue
         flag = _leading_flag(cast(nodes.Expr, last.test))
         if flag is None:
