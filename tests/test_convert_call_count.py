@@ -119,6 +119,11 @@ TEMPLATES = {
         "{% for w in messages[0].role.split('e') %}{% if loop.index0 == 0 %}{{ w }}{% endif %}{% endfor %}"
         "{% if add_generation_prompt %}A{% endif %}"
     ),
+    # the final message's text in a concatenation: printed piece by piece where nothing is cut
+    "final_concat": (
+        "{% set eos, pct = '</s>', '%' %}{% for m in messages %}{% if m.role == 'assistant' %}{{ m.content + eos + ' ' }}"
+        "{% else %}[{{ m.role }}] {{ pct + m.content + pct }}{% endif %}{% endfor %}"
+    ),
     # `|length` compared with 0 or 1, either way round: a string's, a list's, a map's (the
     # truth of each), an untyped value's and `> 1` (counted)
     "lengths": (
@@ -354,3 +359,13 @@ def test_length_compared_with_zero_is_a_truth_test() -> None:
     go = convert(TemplateSource(TEMPLATES["lengths"], {}, "lengths")).template
     assert go.count('printf "%-*s"') == 1, go  # `m.content | length > 1` still counts
     assert not re.search(r"\((?:gt|ge|lt|le|eq|ne) \(len \$(?:_\d+|\.Messages)(?:\.\w+)*\) [01]\)", go), go
+
+
+def test_concatenated_message_text_is_printed_in_pieces() -> None:
+    """`m.content + eos` (Mistral's, not printed piece by piece as `+` with constant text is)
+    costs no `printf` where no assistant message is continued: the
+    text and the constant are printed one after the other (the cut, when one is, still reads
+    the whole)."""
+    go = convert(TemplateSource(TEMPLATES["final_concat"], {}, "final_concat")).template
+    assert len(re.findall(r"\{\{\$\w+\.Content\}\}\{\{\$eos\}\}", go)) == 2, go
+    assert len(re.findall(r"\{\{\$pct\}\}\{\{\$\w+\.Content\}\}\{\{\$pct\}\}", go)) == 2, go

@@ -391,13 +391,15 @@ class Emit:
         self.action("end")
         self.action("end")
 
-    def print_final_text(self, code: str, final: str) -> None:
+    def print_final_text(self, code: str, final: str, parts: Sequence[tuple[bool, str]] = ()) -> None:
         """Print message text; when it is the prefilled final message's, end the output after it.
 
         `final` is a Go condition true when the text comes from the final message. The cut falls
         after the last occurrence of `$ofc_cut` in this text, followed by `$ofc_tail` where the
         text goes on with it, else by `$ofc_cut` (see `prefill_prologue`). Nothing is printed
-        once `$ofc_go` is false, which happens only where `$ofc_open` holds.
+        once `$ofc_go` is false, which happens only where `$ofc_open` holds. `parts`: the
+        pieces of a concatenation `code` is (constant text or Go operand), printed one by one
+        where nothing is cut (no `printf` for `content + '</s>'`).
         """
         self.prefill_armed = True
         self.close_guard()
@@ -414,12 +416,18 @@ class Emit:
         else:
             self.cut_search(code)
         self.action("else")
-        self.printed_action(code)
+        self.print_parts(code, parts)
         self.action("end")
         self.action("end")
         self.action("else")  # no prefill: nothing was cut
-        self.printed_action(code)
+        self.print_parts(code, parts)
         self.action("end")
+
+    def print_parts(self, code: str, parts: Sequence[tuple[bool, str]]) -> None:
+        """Print `code`, or the pieces of the concatenation it is one by one (see `concat`)."""
+        for is_text, piece in parts or [(False, code)]:
+            if piece:
+                self.printed_action(go_string(piece) if is_text else piece)
 
     def cut_search(self, code: str) -> None:
         """Print the text `code` of the final message up to the cut, if it is found in it."""

@@ -186,7 +186,9 @@ class Statements(Concatenations):
             self.put(value.code)
             self.action("end")
         elif value.kind in {STR, CONTENT} and value.extra.get("final") and self.sink is None:
-            self.print_final_text(value.code, value.extra["final"])
+            spliced = value.extra.get("concat")
+            parts = spliced[1] if spliced is not None and spliced[0] == value.code else ()
+            self.print_final_text(value.code, value.extra["final"], parts)
         elif value.kind in {STR, INT, CONTENT}:
             if value.extra.get("maybe_none") and not concatenated:  # (None is held as "")
                 self.warn(node, "printing a variable that may hold None", "None prints as an empty string, not None")
