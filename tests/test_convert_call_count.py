@@ -124,6 +124,14 @@ TEMPLATES = {
         "{% set eos, pct = '</s>', '%' %}{% for m in messages %}{% if m.role == 'assistant' %}{{ m.content + eos + ' ' }}"
         "{% else %}[{{ m.role }}] {{ pct + m.content + pct }}{% endif %}{% endfor %}"
     ),
+    # blocks printing several pieces after the final message's text may have been printed
+    "guarded_blocks": (
+        "{% for m in messages %}[{{ m.role }}]{{ m.content }}"
+        "{% if m.role != 'assistant' %}<{{ loop.index }}{% if m.content %}!{% endif %}|{{ m.role }}>{% endif %}"
+        "{% for c in m.tool_calls or [] %}({{ c.function.name }}{% if loop.first %}*{% endif %},{{ loop.index }})"
+        "{% endfor %}{% endfor %}"
+        "{% if add_generation_prompt %}<a>{% endif %}"
+    ),
     # `|length` compared with 0 or 1, either way round: a string's, a list's, a map's (the
     # truth of each), an untyped value's and `> 1` (counted)
     "lengths": (
@@ -369,3 +377,14 @@ def test_concatenated_message_text_is_printed_in_pieces() -> None:
     go = convert(TemplateSource(TEMPLATES["final_concat"], {}, "final_concat")).template
     assert len(re.findall(r"\{\{\$\w+\.Content\}\}\{\{\$eos\}\}", go)) == 2, go
     assert len(re.findall(r"\{\{\$pct\}\}\{\{\$\w+\.Content\}\}\{\{\$pct\}\}", go)) == 2, go
+
+
+def test_a_block_that_cannot_cut_is_guarded_once() -> None:
+    """After the final message's text may have been printed, output is guarded by `$ofc_go`;
+    a block that cannot cut it is guarded once, not at each piece it prints."""
+    go = convert(TemplateSource(TEMPLATES["guarded_blocks"], {}, "guarded_blocks")).template
+    loop = go[go.index("{{range $") : go.rindex("{{if (ne (index $.Messages")]
+    assert "{{if $ofc_go}}{{if ne $" in loop, go  # the role's block, guarded whole
+    assert "{{if $ofc_go}}{{range $" in loop, go  # the calls' loop too
+    # those two and the one around the final message's text (the cut): none inside the blocks
+    assert loop.count("{{if $ofc_go}}") == 3, go

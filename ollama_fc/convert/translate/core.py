@@ -11,6 +11,7 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ...hf.shapes import TOOL_RESULT_ROLES, role_constants
+from ..actions import coalesce_guards
 from ..analysis import (
     assigned_names,
     constant_field_reads,
@@ -156,7 +157,7 @@ class Core(Comparisons):
         self.declare_scope(root, self.tree.body)
         self.visit_body(self.tree.body, root)
         self.close_guard()
-        body = "".join(self.out)
+        body = coalesce_guards("".join(self.out)) if self.prefill_armed else "".join(self.out)
         if self.prefill_armed or "$ofc_" in body:  # printed, or only tracked, final text
             body = self.prefill_prologue() + body
         body = share_constants(body)  # the main template only: defines cannot see its variables
