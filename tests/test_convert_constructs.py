@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -262,6 +263,8 @@ def test_case_changed_untyped_value_compared_with_text_matches_jinja(engine: ora
     expected = reference_render(template, as_hf(messages))
     assert expected.count("True") >= 8  # (the comparisons do pass for some values)
     assert engine.render(conversion.template, messages).prompt == expected
+    # compared byte by byte, either case, without changing the case of the whole value
+    assert re.search(r'\(eq \(slice \$\w+ 0 1\) "S" "s"\)', conversion.template), conversion.template
 
 
 def test_repr_of_strings_printed_or_captured_matches_python(engine: oracle.Oracle) -> None:

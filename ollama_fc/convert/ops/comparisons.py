@@ -7,6 +7,7 @@ import re
 
 from jinja2 import nodes
 
+from ..go.textops import go_string
 from .filters import Lowering
 from .values import (
     ANY,
@@ -100,13 +101,29 @@ class Comparisons(Lowering):
             for step in reversed(chain):
                 operand = self.filter_value(step, operand, value_of)
             return self.compare(node.ops[0].op, operand, const(right.value), node)
-        text, passed = self.temp(), self.temp()
+        text = self.temp()
         self.action(f"{text} := {operand.code}")
-        self.action(f"{passed} := false")
-        self.action(f'if and (eq (printf "%T" {text}) "string") (eq (len {text}) {len(right.value.encode())})')
-        folded = Value(text, STR)
-        for step in reversed(chain):
-            folded = self.filter_value(step, folded, value_of)
-        self.action(f"{passed} = {self.compare('eq', folded, const(right.value), node).code}")
-        self.action("end")
-        return Value(passed if node.ops[0].op == "eq" else f"(not {passed})", BOOL)
+        case = next((step.name for step in chain if step.name != "string"), None)  # (the outermost)
+        if case is not None:
+            self.warn(chain[0], f"|{case}", "changes the case of ASCII letters only")
+        test = self.case_folded_equals(text, right.value, case)
+        return Value(test if node.ops[0].op == "eq" else f"(not {test})", BOOL)
+
+    @staticmethod
+    def case_folded_equals(text: str, constant: str, case: str | None) -> str:
+        """Whether the string in Go variable `text` (which may hold any value) changed to the
+        ASCII `case` (`upper`, `lower`, or None) equals `constant`: a string of as many bytes
+        whose bytes are the constant's, an ASCII letter in either case. No case-change table or
+        loop: a string of another length or first byte fails in three calls. A constant no
+        such change can give (an ASCII lower-case letter after `upper`) fails at once."""
+        wrong_case = {"upper": str.islower, "lower": str.isupper}.get(case or "")
+        if wrong_case is not None and any(char.isascii() and wrong_case(char) for char in constant):
+            return "false"
+        data = constant.encode()
+        tests = [f'(eq (printf "%T" {text}) "string")', f"(eq (len {text}) {len(data)})"]
+        for i, byte in enumerate(data):
+            char = chr(byte)
+            spellings = [char, char.swapcase()] if case and char.isascii() and char.isalpha() else [char]
+            literals = " ".join(go_string(c) if byte < 0x80 else f'"\\x{byte:02x}"' for c in spellings)
+            tests.append(f"(eq (slice {text} {i} {i + 1}) {literals})")
+        return f"(and {' '.join(tests)})"
