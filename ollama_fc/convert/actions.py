@@ -3,6 +3,8 @@ starts and ends, and the text in its shortest form for Ollama to parse."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 
 def action_spans(template: str) -> list[tuple[int, int]]:
     """Where each `{{ ... }}` action starts and ends, skipping `}}` inside string literals.
@@ -49,10 +51,22 @@ def compact_actions(template: str) -> str:
     return "".join(out)
 
 
-#: the prefill guard around output (`Emit.show`) and the action that closes it
-GUARD, GUARD_END = "{{ if $ofc_go }}", "{{ end }}"
-#: the only action that makes the guard fail (the prefilled final text has been printed)
-CUT = "{{ $ofc_go = false }}"
+#: the prefill guard around output (`Emit.show`), written before `compact_actions`: true until
+#: the prefilled final text is cut, which only `CUT` does
+GUARD = "{{ if $ofc_go }}"
+CUT_CODE = "$ofc_go = false"
+CUT = "{{ " + CUT_CODE + " }}"
+
+
+@dataclass
+class _Block:
+    """An open `if`, `range` or `with` while `coalesce_guards` reads the template."""
+
+    start: int
+    guard: bool
+    cut: bool = False
+    #: the (start, end) of the guards inside it
+    guards: list[tuple[int, int]] = field(default_factory=list)
 
 
 def coalesce_guards(template: str) -> str:
@@ -70,9 +84,7 @@ def coalesce_guards(template: str) -> str:
         pieces += [template[last:start], template[start:end]]
         last = end
     pieces.append(template[last:])
-    #: each open block: where it starts in `pieces`, whether it is a guard, whether a cut is
-    #: inside it, and the (start, end) of the guards inside it
-    stack: list[tuple[int, bool, bool, list[tuple[int, int]]]] = [(-1, False, False, [])]
+    stack = [_Block(-1, guard=False)]
     #: the blocks that qualify, by start: (end, the guards inside)
     blocks: dict[int, tuple[int, list[tuple[int, int]]]] = {}
     for i, piece in enumerate(pieces):
@@ -80,18 +92,17 @@ def coalesce_guards(template: str) -> str:
             continue
         word = piece[3:].split(" ", 1)[0]
         if word in {"if", "range", "with"}:
-            stack.append((i, piece == GUARD, False, []))
+            stack.append(_Block(i, guard=piece == GUARD))
         elif word == "end" and len(stack) > 1:
-            start, guard, cut, guards = stack.pop()
-            outer_start, outer_guard, outer_cut, outer_guards = stack.pop()
-            if guard:
-                guards = [*guards, (start, i)]
-            elif not cut and len(guards) > 1:
-                blocks[start] = (i, guards)
-            stack.append((outer_start, outer_guard, outer_cut or cut, outer_guards + guards))
+            block = stack.pop()
+            if block.guard:
+                block.guards.append((block.start, i))
+            elif not block.cut and len(block.guards) > 1:
+                blocks[block.start] = (i, block.guards)
+            stack[-1].cut |= block.cut
+            stack[-1].guards += block.guards
         elif piece == CUT:
-            start, guard, _, guards = stack.pop()
-            stack.append((start, guard, True, guards))
+            stack[-1].cut = True
     dropped: set[int] = set()
     wrapped: dict[int, int] = {}
     for start in sorted(blocks):
@@ -107,5 +118,5 @@ def coalesce_guards(template: str) -> str:
             continue
         out.append(GUARD + piece if i in wrapped else piece)
         if i in ends:
-            out.append(GUARD_END)
+            out.append("{{ end }}")
     return "".join(out)

@@ -233,7 +233,7 @@ def _json_writers(
         return json_helper_name(indent, depth + 1, separators, go_type, html)
 
     def quote(expr: str) -> str:
-        return f'{{{{ template "{json_helper_name(None, 0, None, "string", html)}" {expr} }}}}'
+        return f'{{{{ template "{_string_writer(html)}" {expr} }}}}'
 
     def write(go_type: str, expr: str, levels: int = 2) -> str:
         """`expr` of `go_type` written as a value whose own members are `levels` deeper than
@@ -374,7 +374,12 @@ def _json_string_helper(html: bool = False) -> str:
     with `html`, HTML-escaped."""
     body = _Statements()
     json_string(body, ".", printed=True, html=html)
-    return f'{{{{ define "{json_helper_name(None, 0, None, "string", html)}" }}}}' + "".join(body.code) + "{{ end }}"
+    return f'{{{{ define "{_string_writer(html)}" }}}}' + "".join(body.code) + "{{ end }}"
+
+
+def _string_writer(html: bool) -> str:
+    """The name of the one string writer (of its HTML-escaping copy, with `html`)."""
+    return json_helper_name(None, 0, None, "string", html)
 
 
 def json_helper_name(
@@ -400,7 +405,7 @@ def _layout_writers(indent: int | None, separators: tuple[str, str] | None, html
     """Every writer of a layout by name, with the compact ones that end its indented ones and
     the string writer."""
     if indent is None:
-        strings = json_helper_name(None, 0, None, "string", html)
+        strings = _string_writer(html)
         return {**_json_writers(None, 0, separators, html), strings: _json_string_helper(html)}
     writers: dict[str, str] = {}
     for depth in range(MAX_INDENT_DEPTH + 1):

@@ -11,6 +11,7 @@ from typing import Any
 from jinja2 import nodes
 
 from ...errors import ConversionError
+from ..actions import CUT_CODE, GUARD
 from ..go.textops import go_string
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
@@ -261,7 +262,7 @@ class Emit:
     def show(self, code: str) -> None:
         """Template output (text or a printing action); silent once an assistant prefill has ended."""
         if self.prefill_armed and not self.guard_open:
-            self.out.append("{{ if $ofc_go }}")  # (true until the prefill is cut)
+            self.out.append(GUARD)  # (true until the prefill is cut)
             self.guard_open = True
         self.charge(code)
         self.printed = True
@@ -412,7 +413,7 @@ class Emit:
             # the final message's own text: where it is cut is known (`prefill_cut`)
             self.printed_action("$ofc_head")
             self.printed_action("$ofc_end")
-            self.action("$ofc_go = false")
+            self.action(CUT_CODE)
         else:
             self.cut_search(code)
         self.action("else")
@@ -442,7 +443,7 @@ class Emit:
         self.action("else")
         self.printed_action("$ofc_cut")
         self.action("end")
-        self.action("$ofc_go = false")
+        self.action(CUT_CODE)
         self.action("else")
         self.printed_action(text)
         self.action("end")

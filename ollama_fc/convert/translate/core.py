@@ -249,7 +249,8 @@ class Core(Comparisons):
                 self.visit(node, frame)
             finally:
                 self.following.pop()
-        if self.loop_ranges and self.loop_ranges[-1] == self.stopping.get(id(body), 0):
+        stops = self.stopping.get(id(body))
+        if stops is not None and self.loop_ranges and self.loop_ranges[-1] == stops:
             self.action("break")  # no later step can do anything
 
     def read_later(self, name: str, owner: Frame) -> bool:
