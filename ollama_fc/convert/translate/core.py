@@ -322,11 +322,12 @@ class Core(Comparisons):
         return self.truth_of(test)
 
     def chosen_value(self, truth: str, node: nodes.CondExpr, frame: Frame) -> Value:
-        """`a if c else b`, c's truth being `truth` (not known statically): the branch taken.
+        """`a if c else b`, c's truth being `truth` (not known statically): the branch taken."""
+        return self.join_branches(truth, node, *self.branches(node, frame))
 
-        As Python evaluates only that branch, each branch's code runs in its own block of the
-        `if` (`x if x is string else x | string` builds no str() of a string). `a` where the
-        test is `a is string` is a string."""
+    def branches(self, node: nodes.CondExpr, frame: Frame) -> tuple[Value, list[str], Value, list[str]]:
+        """`a if c else b`'s branches evaluated, each with the code its value needs, kept apart
+        from the output: (a, its code, b, its code)."""
         self.close_guard()  # (else the first action of a branch would close it there)
         outside, yes_code, no_code = self.out, list[str](), list[str]()
         try:
@@ -336,6 +337,14 @@ class Core(Comparisons):
             no = self.expr(node.expr2, frame) if node.expr2 is not None else UNDEFINED
         finally:
             self.out = outside  # (a refused plan is retried from the statement)
+        return yes, yes_code, no, no_code
+
+    def join_branches(
+        self, truth: str, node: nodes.CondExpr, yes: Value, yes_code: list[str], no: Value, no_code: list[str]
+    ) -> Value:
+        """The value of the branch `truth` takes. As Python evaluates only that branch, each
+        branch's code runs in its own block of the `if` (`x if x is string else x | string`
+        builds no str() of a string). `a` where the test is `a is string` is a string."""
         if yes.kind == ANY and is_string_test_of(node.test, node.expr1):
             yes = Value(yes.code, STR, extra={k: v for k, v in yes.extra.items() if k == "var"})
         yes, no = self.empty_list_as(yes, no), self.empty_list_as(no, yes)

@@ -451,9 +451,10 @@ class PrintPlans(Macros):
         truth = self.test_truth(node.test, frame)
         if truth in {"true", "false"}:
             return self.expr(node.expr1 if truth == "true" else node.expr2, frame)
-        yes, no = self.expr(node.expr1, frame), self.expr(node.expr2, frame)
+        yes, yes_code, no, no_code = self.branches(node, frame)
         if not ("plan" in yes.extra or "plan" in no.extra):
-            return super().expr_CondExpr(node, frame)  # type: ignore[misc, no-any-return]
+            return self.join_branches(truth, node, yes, yes_code, no, no_code)  # (evaluated once)
+        self.out += yes_code + no_code
         made = self.mark(free_variables(truth))
         value = self.plan_value((Branch(made, truth, self.plan_of(yes), self.plan_of(no)),))
         markups = {bool(yes.extra.get("markup")), bool(no.extra.get("markup"))}
