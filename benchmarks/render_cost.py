@@ -15,6 +15,12 @@ Parse and Execute in Go, so no process or pipe overhead is counted):
 - (c) Ollama's truncation loop on (a) dropping 50 messages: chatPrompt (server/prompt.go)
   renders once per message dropped and then the final prompt (52 renders; tokenizing is left out).
 
+Beside them each pair's floor is timed on the same loads (render_floor.py): a range over the
+messages with one builtin call per message where the pair's Jinja surely makes one (a role
+comparison, a trim), else the bare range. No exact conversion of the Jinja can execute less, so
+a target under the floor's ratio to the hand-written template is out of reach without changing
+what the model is shown.
+
 A template that refuses (a) (a Jinja template written for user/assistant turns only) is timed on
 the same rounds without tools on both sides, and counted as such. Each time is the median of its
 runs; ratios are converted / hand-written per pair, summarised as median, 90th percentile and
@@ -42,6 +48,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from render_floor import floor_template  # noqa: E402
 
 from ollama_fc import oracle  # noqa: E402
 from ollama_fc.convert import convert, load_source  # noqa: E402
@@ -201,10 +210,14 @@ class PairResult:
     added_bytes: int = 0
     converted: Side = field(default_factory=Side)
     hand_written: Side = field(default_factory=Side)
+    #: the least any exact conversion of the pair's Jinja executes (render_floor.py), and the
+    #: call its Jinja surely makes per message (None: the floor is the bare range)
+    floor: Side = field(default_factory=Side)
+    floor_reason: str | None = None
 
     @property
     def ok(self) -> bool:
-        return self.converted.error is None and self.hand_written.error is None
+        return self.converted.error is None and self.hand_written.error is None and self.floor.error is None
 
     def per_byte_ns(self, side: Side) -> float:
         return (side.long_min_ms - side.execute_min_ms) * 1e6 / self.added_bytes
@@ -248,10 +261,12 @@ def time_side(
 
 
 def measure_pair(
-    name: str, converted: str | None, hand_written: str, timer: Timer, runs: int, budget_ms: int
+    name: str, converted: str | None, hand_written: str, jinja: str, timer: Timer, runs: int, budget_ms: int
 ) -> PairResult:
-    """Both templates on the tool conversation; both on the tool-free one if either refuses it."""
-    result = PairResult(name, timer.version, messages_template=".Messages" in hand_written)
+    """Both templates and the floor on the tool conversation; on the tool-free one if either
+    template refuses it."""
+    floor, reason = floor_template(jinja)
+    result = PairResult(name, timer.version, messages_template=".Messages" in hand_written, floor_reason=reason)
     if converted is None:
         result.converted.error = "conversion refused"
         return result
@@ -260,12 +275,12 @@ def measure_pair(
         result.tools = tools
         result.added_bytes = content_bytes(loads["b"]) - content_bytes(loads["a"])
         sides: dict[str, Side] = {}
-        for side, template in (("hand_written", hand_written), ("converted", converted)):
+        for side, template in (("hand_written", hand_written), ("converted", converted), ("floor", floor)):
             try:
                 sides[side] = time_side(timer, template, loads, TOOLS if tools else None, runs, budget_ms)
             except TemplateRejected as rejected:
                 sides[side] = Side(size=len(template.encode()), error=f"{rejected.stage}: {rejected.reason}")
-        result.converted, result.hand_written = sides["converted"], sides["hand_written"]
+        result.converted, result.hand_written, result.floor = sides["converted"], sides["hand_written"], sides["floor"]
         if result.ok:
             break
     return result
@@ -310,6 +325,28 @@ def _x(value: float) -> str:
     return f"{value:.1f}x" if value < 100 else f"{value:.0f}x"
 
 
+def _floor_rows(done: Sequence[PairResult], version: str) -> list[str]:
+    """The floor against the hand-written template (where it is over a target, no exact
+    conversion can meet that target), and the conversion against the floor (what is left)."""
+    lines = []
+    targets = tuple(TARGETS.values())
+    floors: list[tuple[str, Callable[[Side], float]]] = [
+        ("(a) floor: the least an exact conversion executes", lambda side: side.execute_ms),
+        ("(c) floor, truncation loop", lambda side: side.truncate_ms),
+    ]
+    for label, value in floors:
+        ratios = quantiles([value(p.floor) / value(p.hand_written) for p in done])
+        below = [name for name, ratio, target in zip(TARGETS, ratios, targets) if ratio > target]
+        verdict = f"the {' and '.join(below)} target{'s are' if len(below) > 1 else ' is'} below it" if below else ""
+        lines.append(
+            f"| {label} | {version} | {len(done)} | {' | '.join(_x(r) for r in ratios)} | "
+            f"{' / '.join(f'{t:g}x' for t in targets)} | {verdict} |"
+        )
+    ratios = quantiles([p.converted.execute_ms / p.floor.execute_ms for p in done])
+    lines.append(f"| (a) converted / floor | {version} | {len(done)} | {' | '.join(_x(r) for r in ratios)} | | |")
+    return lines
+
+
 def report(pairs: Sequence[PairResult], corpus: Sequence[CorpusResult]) -> list[str]:
     """Markdown tables: one summary row per (load, version), the corpus, the worst pairs."""
     lines = [
@@ -344,6 +381,7 @@ def report(pairs: Sequence[PairResult], corpus: Sequence[CorpusResult]) -> list[
             if some:
                 ratios = quantiles([p.converted.execute_ms / p.hand_written.execute_ms for p in some])
                 lines.append(f"| {label} | {version} | {len(some)} | {' | '.join(_x(r) for r in ratios)} | | |")
+        lines += _floor_rows(done, version)
         per_byte = [p.per_byte_ns(p.converted) / max(p.per_byte_ns(p.hand_written), COPY_NS) for p in done]
         ratios = quantiles(per_byte)
         lines.append(
@@ -405,6 +443,17 @@ def report(pairs: Sequence[PairResult], corpus: Sequence[CorpusResult]) -> list[
             f"{p.per_byte_ns(c):.1f} / {p.per_byte_ns(h):.1f} | {c.size / 1000:.0f} KB | {c.parse_ms:.2f} |"
         )
     lines.append("")
+    over = [p for p in pinned if p.floor.execute_ms > TARGETS["p90"] * p.hand_written.execute_ms]
+    lines.append(
+        f"- Pairs whose floor alone is over {TARGETS['p90']:g}x their hand-written template on (a), Ollama "
+        f"{VERSIONS[0]}: {len(over)} of {len(pinned)}"
+        + "".join(
+            f"{'; ' if n else ' ('}{p.name} {p.floor.execute_ms / p.hand_written.execute_ms:.1f}x"
+            for n, p in enumerate(sorted(over, key=lambda p: p.name))
+        )
+        + (")" if over else "")
+        + f"; the Jinja of {sum(p.floor_reason is not None for p in pinned)} pairs makes a call per message."
+    )
     failed = [p for p in pairs if not p.ok]
     tool_free = sorted({p.name for p in pairs if p.ok and not p.tools})
     lines.append(
@@ -451,7 +500,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         with Timer(version) as timer:
             for name, template in pair_templates.items():
                 hand_written = (PAIRS / f"{name}.ollama.gotmpl").read_text(encoding="utf-8")
-                pairs.append(measure_pair(name, template, hand_written, timer, runs, budget_ms))
+                jinja = (PAIRS / f"{name}.gguf.jinja").read_text(encoding="utf-8")
+                pairs.append(measure_pair(name, template, hand_written, jinja, timer, runs, budget_ms))
                 done = pairs[-1]
                 print(
                     f"{version} {name}: (a) {done.converted.execute_ms:.2f} / {done.hand_written.execute_ms:.2f} ms"
