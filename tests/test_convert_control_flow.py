@@ -534,3 +534,54 @@ def test_printing_what_may_be_none_warns() -> None:
     assert not convert(TemplateSource(template, {}, "plus")).warnings
     warnings = convert(TemplateSource(template + "{{ ns.role }}", {}, "printed")).warnings
     assert [w.construct for w in warnings] == ["printing a variable that may hold None"]
+
+
+#: loops whose closing `if loop.last ...` runs once after the loop, and loops where it must not
+LAST_STEP_MOVED = {
+    "generation_prompt": (
+        "{% for m in messages %}<{{ m.role }}>{{ m.content }}"
+        "{% if loop.last and add_generation_prompt %}<assistant>{% endif %}{% endfor %}"
+    ),
+    # the test reads what the body set on the last step (a namespace, not loop-scoped)
+    "namespace_read": (
+        "{% set ns = namespace(n=0) %}{% for m in messages %}{% set ns.n = ns.n + 1 %}"
+        "{% if loop.last %}[{{ ns.n }} {{ messages|length }}]{% endif %}{% endfor %}"
+    ),
+    "bare_last": "{% for m in messages %}{{ m.role }},{% if loop.last %}end{% endif %}{% endfor %}",
+}
+LAST_STEP_KEPT = {
+    # reads the loop variable and a name the body sets: both are the step's own
+    "reads_step": (
+        "{% for m in messages %}{% set r = m.role %}{% if loop.last %}{{ m.role }}/{{ r }}{% endif %}{% endfor %}"
+    ),
+    # a `continue` can skip the last step's end
+    "continue": (
+        "{% for m in messages %}{% if m.role == 'tool' %}{% continue %}{% endif %}{{ m.role }}"
+        "{% if loop.last %}!{% endif %}{% endfor %}"
+    ),
+    # sets a name: moved out it would leak past the loop's scope
+    "sets_name": (
+        "{% set x = 'outer' %}{% for m in messages %}{% if loop.last %}{% set x = 'inner' %}{% endif %}{% endfor %}{{ x }}"
+    ),
+    # runs on other steps too
+    "with_else": "{% for m in messages %}{% if loop.last %}L{% else %}-{% endif %}{% endfor %}",
+    "filtered": "{% for m in messages if m.role != 'tool' %}{{ m.role }}{% if loop.last %}.{% endif %}{% endfor %}",
+}
+
+
+@pytest.mark.parametrize("name", sorted({**LAST_STEP_MOVED, **LAST_STEP_KEPT}))
+@pytest.mark.parametrize("cut", [len(MESSAGES), 7, 1, 0])
+def test_a_closing_if_loop_last_runs_once_after_the_loop(
+    name: str, cut: int, engines: dict[str, oracle.Oracle], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where nothing can tell, the loop body's closing `if loop.last ...` is tested once after
+    the loop (no index comparison per step), on conversations ending at a tool result, a user
+    turn, the system message alone and no message at all."""
+    template = {**LAST_STEP_MOVED, **LAST_STEP_KEPT}[name]
+    messages = MESSAGES[:cut]
+    expected = reference_render(template, messages, add_generation_prompt=True)
+    converted = convert(TemplateSource(template, {}, name)).template
+    assert ollama_renders(converted, messages, None, engines) == {expected}
+    monkeypatch.setattr(core, "hoist_last_steps", lambda tree: tree)
+    in_place = convert(TemplateSource(template, {}, name)).template
+    assert (converted != in_place) == (name in LAST_STEP_MOVED)

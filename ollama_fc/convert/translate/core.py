@@ -43,6 +43,7 @@ from ..ops.values import (
     ValueOf,
     final_of,
 )
+from ..tails import hoist_last_steps
 from .plans import GO_VARIABLE
 from .scope import Frame
 
@@ -59,7 +60,7 @@ class Core(Comparisons):
         runner_adds_bos: bool = False,
     ) -> None:
         self.source = template
-        self.tree = join_exclusive_ifs(parse_jinja(template))
+        self.tree = join_exclusive_ifs(hoist_last_steps(parse_jinja(template)))
         self.macros: dict[str, nodes.Macro] = {}
         #: for each body being translated, the statements after the current one (see read_later)
         self.following: list[tuple[Frame, int, list[nodes.Node]]] = []

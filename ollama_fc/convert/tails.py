@@ -1,0 +1,97 @@
+"""A loop's closing `{% if loop.last and R %}X{% endif %}` moved after the loop.
+
+Chat templates end their message loop with the generation prompt: `{% if loop.last and
+add_generation_prompt %}<|assistant|>{% endif %}`. Go has no call-free `loop.last`: every step
+compares its index with the last one (a reflective call, about a microsecond, per message).
+After the loop the same `if` runs once: `{% if xs and R %}X{% endif %}`.
+
+It renders the same when the `if` is the loop body's last statement and nothing can skip it or
+tell the difference:
+- the loop has no filter, no `else` and iterates a plain variable (so `xs` is its truth: it ran
+  at least once exactly when `xs` is non-empty, and re-reading it costs nothing);
+- no `break` or `continue` in the body (the last step reaches its end);
+- the `if` has no `elif` or `else`, and names neither `loop`, the loop variable nor any name the
+  body sets (loop-scoped in Jinja; a name the `if` itself sets is one, and would leak out).
+
+Then R, evaluated only on the last step right after everything else in it, sees what it sees
+after the loop; X prints at the same place in the output.
+"""
+
+from __future__ import annotations
+
+from jinja2 import nodes
+
+from .analysis import assigned_names
+
+
+def hoist_last_steps(tree: nodes.Template) -> nodes.Template:
+    """The tree with every loop's closing `if loop.last ...` moved after the loop."""
+    for node in [tree, *tree.find_all(nodes.Node)]:
+        for field in ("body", "else_"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and any(isinstance(n, nodes.For) for n in body):
+                setattr(node, field, _hoisted(body))
+    return tree
+
+
+def _hoisted(body: list[nodes.Node]) -> list[nodes.Node]:
+    statements: list[nodes.Node] = []
+    for node in body:
+        statements.append(node)
+        tail = _movable_tail(node) if isinstance(node, nodes.For) else None
+        if tail is not None:
+            loop, last_if, rest = tail
+            loop.body = loop.body[:-1]
+            seq = nodes.Name(loop.iter.name, "load", lineno=last_if.lineno)  # type: ignore[attr-defined]
+            test = seq if rest is None else nodes.And(seq, rest, lineno=last_if.lineno)
+            statements.append(nodes.If(test, last_if.body, [], [], lineno=last_if.lineno))
+    return statements
+
+
+def _movable_tail(loop: nodes.For) -> tuple[nodes.For, nodes.If, nodes.Expr | None] | None:
+    """The loop, its closing `if` and that `if`'s test without `loop.last` (None: nothing
+    else), where moving the `if` after the loop renders the same."""
+    if loop.recursive or loop.test is not None or loop.else_ or not loop.body:
+        return None
+    if not isinstance(loop.iter, nodes.Name) or not isinstance(loop.target, nodes.Name):
+        return None
+    last_if = loop.body[-1]
+    if not isinstance(last_if, nodes.If) or last_if.elif_ or last_if.else_:
+        return None
+    test = last_if.test
+    if _is_loop_last(test):
+        rest = None
+    elif isinstance(test, nodes.And) and _is_loop_last(test.left):
+        rest = test.right
+    else:
+        return None
+    if any(_stops_steps(statement) for statement in loop.body):
+        return None
+    moved = [*last_if.body, *([rest] if rest is not None else [])]
+    scoped = {"loop", loop.target.name, *assigned_names(loop.body)}
+    if loop.iter.name in scoped or any(
+        name.name in scoped
+        for node in moved
+        for name in [node, *node.find_all(nodes.Name)]
+        if isinstance(name, nodes.Name)
+    ):
+        return None
+    return loop, last_if, rest
+
+
+def _is_loop_last(test: nodes.Node) -> bool:
+    return (
+        isinstance(test, nodes.Getattr)
+        and test.attr == "last"
+        and isinstance(test.node, nodes.Name)
+        and test.node.name == "loop"
+    )
+
+
+def _stops_steps(node: nodes.Node) -> bool:
+    """A `break` or `continue` of this loop (not of a loop nested in it)."""
+    if isinstance(node, (nodes.Break, nodes.Continue)):
+        return True
+    if isinstance(node, (nodes.For, nodes.Macro)):
+        return False
+    return any(_stops_steps(child) for child in node.iter_child_nodes())
