@@ -10,7 +10,7 @@ from renders import ollama_renders
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
-from ollama_fc.convert.translate import core
+from ollama_fc.convert.translate import core, loops
 from ollama_fc.convert.translate.concat import MARKUP_STORED
 from ollama_fc.errors import ConversionError
 from ollama_fc.hf.reference import render as reference_render
@@ -585,3 +585,47 @@ def test_a_closing_if_loop_last_runs_once_after_the_loop(
     monkeypatch.setattr(core, "hoist_last_steps", lambda tree: tree)
     in_place = convert(TemplateSource(template, {}, name)).template
     assert (converted != in_place) == (name in LAST_STEP_MOVED)
+
+
+#: loops that keep a flag for `loop.first` (read inside an expression), and loops that need none
+FIRST_FLAGGED = {
+    # the ChatML default system prompt: tested on every step
+    "and_every_step": (
+        "{% for m in messages %}{% if loop.first and messages[0]['role'] != 'system' %}<default>{% endif %}"
+        "{{ m.role }};{% endfor %}"
+    ),
+    "printed": "{% for m in messages %}{{ loop.first }}{{ (loop.first and 'F') or '-' }},{% endfor %}",
+    # a `continue` on the first step: the next step is not first
+    "after_continue": (
+        "{% for m in messages %}{% if m.role == 'system' %}{% continue %}{% endif %}"
+        "{{ m.role }}{{ '*' if loop.first and m.role == 'user' else '' }},{% endfor %}"
+    ),
+    # the outer loop's flag is its own, whatever the inner loop does
+    "nested": (
+        "{% for m in messages %}{% for c in m.tool_calls or [] %}{{ (loop.first and '[') or ',' }}"
+        "{{ c.function.name }}{% endfor %}{{ (loop.first and '^') or '' }}{% endfor %}"
+    ),
+}
+FIRST_UNFLAGGED = {
+    "whole_test": "{% for m in messages %}{% if loop.first %}^{% endif %}{% if not loop.first %},{% endif %}{{ m.role }}{% endfor %}",
+    "negated": "{% for m in messages %}{% if m.role == 'user' and not loop.first %}|{% endif %}{{ m.role }}{% endfor %}",
+    "filtered": "{% for m in messages if m.role != 'system' %}{{ (loop.first and '^') or '' }}{{ m.role }}{% endfor %}",
+}
+
+
+@pytest.mark.parametrize("name", sorted({**FIRST_FLAGGED, **FIRST_UNFLAGGED}))
+@pytest.mark.parametrize("cut", [len(MESSAGES), 3, 1])
+def test_loop_first_inside_an_expression_reads_a_flag_the_loop_keeps(
+    name: str, cut: int, engines: dict[str, oracle.Oracle], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`loop.first` read inside an expression of an unfiltered loop is a flag set without a
+    call at the top of each step; as a whole `if` test or under `not` it stays the index's
+    truth, which costs no call either."""
+    template = {**FIRST_FLAGGED, **FIRST_UNFLAGGED}[name]
+    messages = MESSAGES[:cut]
+    expected = reference_render(template, messages, add_generation_prompt=True)
+    converted = convert(TemplateSource(template, {}, name)).template
+    assert ollama_renders(converted, messages, None, engines) == {expected}
+    monkeypatch.setattr(loops, "first_read_in_expressions", lambda body: False)
+    unflagged = convert(TemplateSource(template, {}, name)).template
+    assert (converted != unflagged) == (name in FIRST_FLAGGED)

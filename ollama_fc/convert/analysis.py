@@ -350,3 +350,38 @@ def _leading_flag(test: nodes.Expr) -> tuple[tuple[str, str], bool] | None:
     if isinstance(test, nodes.Getattr) and isinstance(test.node, nodes.Name):
         return (test.node.name, test.attr), passing
     return None
+
+
+def first_read_in_expressions(body: list[nodes.Node]) -> bool:
+    """Does this loop body read `loop.first` other than as the whole test of an `if` or under
+    `not`? There it is the index's falsity, a call-free `if $i` / `else` or the index's truth;
+    elsewhere it costs a call (`not $i`) unless the loop keeps a flag for it. Nested loops
+    (their own `loop`) and macros are not looked into."""
+    whole_tests: set[int] = set()
+    reads: list[nodes.Getattr] = []
+
+    def walk(node: nodes.Node) -> None:
+        if isinstance(node, nodes.If):
+            whole_tests.add(id(node.test))
+        if is_loop_attr(node, "first"):
+            reads.append(cast(nodes.Getattr, node))
+        if isinstance(node, (nodes.For, nodes.Macro)) or (
+            isinstance(node, nodes.Not) and is_loop_attr(node.node, "first")
+        ):
+            return  # (`not loop.first` is the index's truth: no call)
+        for child in node.iter_child_nodes():
+            walk(child)
+
+    for statement in body:
+        walk(statement)
+    return any(id(read) not in whole_tests for read in reads)
+
+
+def is_loop_attr(node: nodes.Node, attr: str) -> bool:
+    """`node` is `loop.<attr>`."""
+    return (
+        isinstance(node, nodes.Getattr)
+        and node.attr == attr
+        and isinstance(node.node, nodes.Name)
+        and node.node.name == "loop"
+    )

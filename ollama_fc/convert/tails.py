@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from jinja2 import nodes
 
-from .analysis import assigned_names
+from .analysis import assigned_names, is_loop_attr
 
 
 def hoist_last_steps(tree: nodes.Template) -> nodes.Template:
@@ -59,9 +59,9 @@ def _movable_tail(loop: nodes.For) -> tuple[nodes.For, nodes.If, nodes.Expr | No
     if not isinstance(last_if, nodes.If) or last_if.elif_ or last_if.else_:
         return None
     test = last_if.test
-    if _is_loop_last(test):
+    if is_loop_attr(test, "last"):
         rest = None
-    elif isinstance(test, nodes.And) and _is_loop_last(test.left):
+    elif isinstance(test, nodes.And) and is_loop_attr(test.left, "last"):
         rest = test.right
     else:
         return None
@@ -77,15 +77,6 @@ def _movable_tail(loop: nodes.For) -> tuple[nodes.For, nodes.If, nodes.Expr | No
     ):
         return None
     return loop, last_if, rest
-
-
-def _is_loop_last(test: nodes.Node) -> bool:
-    return (
-        isinstance(test, nodes.Getattr)
-        and test.attr == "last"
-        and isinstance(test.node, nodes.Name)
-        and test.node.name == "loop"
-    )
 
 
 def _stops_steps(node: nodes.Node) -> bool:

@@ -222,6 +222,9 @@ class Loop:
     #: Go code of that list where it stays the same value and the loop is unfiltered: what
     #: `xs` must be for `xs[loop.index0 - 1]` to be the neighbour
     source: str | None = None
+    #: a Go flag true on the first step only, where an unfiltered list loop reads `loop.first`
+    #: inside an expression (`loop.first and ...`): set without a call at the top of each step
+    first_flag: str | None = None
 
 
 #: Evaluates an expression in the scope it was written in: how an operation that evaluates

@@ -6,7 +6,7 @@ from typing import Any, cast
 
 from jinja2 import nodes
 
-from ..analysis import revindex0_spelled_out
+from ..analysis import is_loop_attr, revindex0_spelled_out
 from ..go import strlists, textops
 from ..go.textops import go_string
 from ..ops import toolschema
@@ -149,6 +149,10 @@ class Expressions(Macros):
         raise self.fail(node, "negation of a non-constant")
 
     def expr_Not(self, node: nodes.Not, frame: Frame) -> Value:
+        if is_loop_attr(node.node, "first") and self.loop_of(frame).first_flag:
+            # not its flag (`not` is a call) but the index compared with 0, which an `if` tests
+            # as the index's truth
+            return Value(f"(not (eq {self.loop_of(frame).index} 0))", BOOL)
         inner = self.expr(node.node, frame)
         if inner.is_const:
             return const(not inner.const)
@@ -505,7 +509,7 @@ class Expressions(Macros):
         if node.attr == "index":
             return Value(f"({textops.plus_one(loop.index)})", INT)
         if node.attr == "first":
-            return Value(f"(eq {loop.index} 0)", BOOL)
+            return Value(loop.first_flag or f"(eq {loop.index} 0)", BOOL)
         if node.attr == "last":
             return Value(f"(eq {loop.index} {loop.last})", BOOL)
         if node.attr == "length":

@@ -4,12 +4,12 @@ and literal lists unrolled.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any, cast
 
 from jinja2 import nodes
 
+from ..analysis import first_read_in_expressions
 from ..go import strlists, textops
 from ..limits import SANDBOX_MAX_RANGE
 from ..ops import toolschema
@@ -43,18 +43,12 @@ from ..ops.values import (
     const,
     final_of,
 )
-from .core import Core
 from .plans import GO_VARIABLE
 from .scope import Frame
+from .steps import LoopSteps
 
 
-def _set_when_filled(var: str, initial: str, seq: str, value: str) -> str:
-    """Declare `var` as `initial`, set to `value` where the list `seq` has elements (before a
-    loop over it: what the steps read of the list, computed once)."""
-    return f"{{{{ {var} := {initial} }}}}{{{{ if {seq} }}}}{{{{ {var} = {value} }}}}{{{{ end }}}}"
-
-
-class Loops(Core):
+class Loops(LoopSteps):
     """`{% for %}`, reached through `Core.visit`."""
 
     def stmt_For(self, node: nodes.For, frame: Frame) -> None:
@@ -203,6 +197,8 @@ class Loops(Core):
                     hoisted = (idx, last, seqvar)
                 neighbours = kind if not seq.extra.get("reversed") else None
                 body.loop = self.indexed(Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours))
+                if uses_loop and not counted and first_read_in_expressions(node.body):
+                    body.loop.first_flag = self.temp()
                 carried_item = item
                 if neighbours and node.test is None and not filters and not GO_VARIABLE.search(seq.code):
                     body.loop.source = seq.code
@@ -235,6 +231,8 @@ class Loops(Core):
             self.hoist_last(flag_at, *hoisted)
         if body.loop is not None and (body.loop.before or body.loop.after):
             self.keep_neighbours(flag_at, body.loop, carried_item)
+        if body.loop is not None and body.loop.first_flag:
+            self.keep_first_flag(flag_at, body.loop)
         for _ in range(guard):
             self.action("end")
         if node.else_ and iterated is not None:
@@ -249,35 +247,6 @@ class Loops(Core):
             self.visit_body(node.else_, frame)
             self.cond_depth -= 1
         self.action("end")
-
-    def hoist_last(self, start: int, idx: str, last: str, seqvar: str) -> None:
-        """Compute a list loop's last index once before its `range`, where the body reads it
-        (`len (slice xs 1)` in every step is two function calls each); only for a non-empty
-        list, where the step would have computed it."""
-        if not any(re.search(re.escape(last) + r"(?![0-9A-Za-z_])", code) for code in self.out[start:]):
-            return
-        self.out.insert(self.range_action(start, idx), _set_when_filled(last, "0", seqvar, f"len (slice {seqvar} 1)"))
-
-    def keep_neighbours(self, start: int, loop: Loop, item: str) -> None:
-        """Set up the neighbours `kept_neighbour` reads: before the `range`, the element carried
-        into the first step (the last one) and the list from its second element; at the top of
-        each step, before any test of it, the previous element taken over from the carried one
-        and the step's own element carried on."""
-        at = self.range_action(start, loop.index)
-        if loop.before is not None and loop.carried is not None:
-            self.out.insert(at + 1, f"{{{{ {loop.before} := {loop.carried} }}}}{{{{ {loop.carried} = {item} }}}}")
-            last = f"index {loop.seq} (len (slice {loop.seq} 1))"
-            self.out.insert(at, _set_when_filled(loop.carried, "false", loop.seq, last))
-        if loop.after is not None:
-            self.out.insert(at, _set_when_filled(loop.after, loop.seq, loop.seq, f"slice {loop.seq} 1"))
-
-    def range_action(self, start: int, idx: str) -> int:
-        """Where in the output, from `start` on, the `range` of the step index `idx` is."""
-        return next(
-            i
-            for i in range(start, len(self.out))
-            if self.out[i].startswith((f"{{{{ range {idx},", f"{{{{ range {idx} "))
-        )
 
     @staticmethod
     def elements_used_whole(node: nodes.For) -> bool:
@@ -403,20 +372,6 @@ class Loops(Core):
         self.action("end")
         self.action(f"{seen} := 0")
         return total, seen
-
-    def indexed(self, loop: Loop) -> Loop:
-        """`loop`, its index variable noted as a Go `int` (a `range` index or a count), so a
-        condition `loop.first` / `loop.index0 == 0` tests it without a call."""
-        self.int_vars.add(loop.index)
-        return loop
-
-    def counted_step(self, idx: str, seen: str, last: str, total: str) -> Loop:
-        """Number a step of a loop whose Go `range` gives no usable index (a map, a filtered or a
-        schema loop): `idx` := the steps `seen` so far (then one more), `last` := `total` - 1."""
-        self.action(f"{idx} := {seen}")
-        self.action(f"{seen} = {textops.plus_one(seen)}")
-        self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
-        return self.indexed(Loop(index=idx, seq="", last=last, length=total))
 
     def schema_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
         """A loop over a tool schema dict: one step per key its Ollama struct has set."""

@@ -1,0 +1,80 @@
+"""What a Go `range` keeps from step to step, set up once the loop's body is written.
+
+Reading `loop.last`, `loop.first` or a neighbouring element in every step costs calls (index
+arithmetic, `not`, `index`); a loop that keeps them in variables reads them for free. The body
+is translated first, then the variables it actually reads are declared before the `range` and
+taken over at the top of each step.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..go import textops
+from ..ops.values import Loop
+from .core import Core
+
+
+def _set_when_filled(var: str, initial: str, seq: str, value: str) -> str:
+    """Declare `var` as `initial`, set to `value` where the list `seq` has elements (before a
+    loop over it: what the steps read of the list, computed once)."""
+    return f"{{{{ {var} := {initial} }}}}{{{{ if {seq} }}}}{{{{ {var} = {value} }}}}{{{{ end }}}}"
+
+
+class LoopSteps(Core):
+    """Numbering and per-step state of the loops `Loops` writes."""
+
+    def hoist_last(self, start: int, idx: str, last: str, seqvar: str) -> None:
+        """Compute a list loop's last index once before its `range`, where the body reads it
+        (`len (slice xs 1)` in every step is two function calls each); only for a non-empty
+        list, where the step would have computed it."""
+        if not any(re.search(re.escape(last) + r"(?![0-9A-Za-z_])", code) for code in self.out[start:]):
+            return
+        self.out.insert(self.range_action(start, idx), _set_when_filled(last, "0", seqvar, f"len (slice {seqvar} 1)"))
+
+    def keep_neighbours(self, start: int, loop: Loop, item: str) -> None:
+        """Set up the neighbours `kept_neighbour` reads: before the `range`, the element carried
+        into the first step (the last one) and the list from its second element; at the top of
+        each step, before any test of it, the previous element taken over from the carried one
+        and the step's own element carried on."""
+        at = self.range_action(start, loop.index)
+        if loop.before is not None and loop.carried is not None:
+            self.out.insert(at + 1, f"{{{{ {loop.before} := {loop.carried} }}}}{{{{ {loop.carried} = {item} }}}}")
+            last = f"index {loop.seq} (len (slice {loop.seq} 1))"
+            self.out.insert(at, _set_when_filled(loop.carried, "false", loop.seq, last))
+        if loop.after is not None:
+            self.out.insert(at, _set_when_filled(loop.after, loop.seq, loop.seq, f"slice {loop.seq} 1"))
+
+    def keep_first_flag(self, start: int, loop: Loop) -> None:
+        """Set up `loop.first_flag` where the body reads it: true before the `range`, taken
+        over at the top of each step and turned false for the next, two assignments and no
+        call (`not $i` is a call)."""
+        flag = loop.first_flag
+        assert flag is not None
+        if not any(re.search(re.escape(flag) + r"(?![0-9A-Za-z_])", code) for code in self.out[start:]):
+            return
+        at, pending = self.range_action(start, loop.index), self.temp()
+        self.out.insert(at + 1, f"{{{{ {flag} := {pending} }}}}{{{{ {pending} = false }}}}")
+        self.out.insert(at, f"{{{{ {pending} := true }}}}")
+
+    def range_action(self, start: int, idx: str) -> int:
+        """Where in the output, from `start` on, the `range` of the step index `idx` is."""
+        return next(
+            i
+            for i in range(start, len(self.out))
+            if self.out[i].startswith((f"{{{{ range {idx},", f"{{{{ range {idx} "))
+        )
+
+    def indexed(self, loop: Loop) -> Loop:
+        """`loop`, its index variable noted as a Go `int` (a `range` index or a count), so a
+        condition `loop.first` / `loop.index0 == 0` tests it without a call."""
+        self.int_vars.add(loop.index)
+        return loop
+
+    def counted_step(self, idx: str, seen: str, last: str, total: str) -> Loop:
+        """Number a step of a loop whose Go `range` gives no usable index (a map, a filtered or a
+        schema loop): `idx` := the steps `seen` so far (then one more), `last` := `total` - 1."""
+        self.action(f"{idx} := {seen}")
+        self.action(f"{seen} = {textops.plus_one(seen)}")
+        self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
+        return self.indexed(Loop(index=idx, seq="", last=last, length=total))
