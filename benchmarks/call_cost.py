@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from render_cost import VERSIONS, conversation  # noqa: E402
+from render_cost import VERSIONS, _padding, content_bytes, conversation  # noqa: E402
 
 from ollama_fc.convert import convert  # noqa: E402
 from ollama_fc.oracle import Timer  # noqa: E402
@@ -84,6 +84,19 @@ TRIM_TEXTS = {
 }
 
 
+#: what reading each byte of a message's text costs: a copy (printing it), and one pass of each
+#: builtin that reads every byte (the only way a template can search or escape a text)
+PER_BYTE: dict[str, str] = {
+    "a copy (the text printed)": "{{$m.Content}}",
+    "`html`": "{{$x = html $m.Content}}",
+    "`js`": "{{$x = js $m.Content}}",
+    "`json` (Ollama's)": "{{$x = json $m.Content}}",
+    '`printf "%q"`': '{{$x = printf "%q" $m.Content}}',
+}
+#: bytes of prose per message for the per-byte rows
+PER_BYTE_TEXT = 4000
+
+
 def alternating(text: str) -> list[dict[str, str]]:
     return [{"role": ("user", "assistant")[i % 2], "content": text} for i in range(100)]
 
@@ -104,6 +117,13 @@ def measure(version: str, rounds: int) -> dict[str, float]:
         for label, text in TRIM_TEXTS.items():
             pair = best_times(timer, {"print": printed, "trim": trimmed}, alternating(text), rounds)
             result[f"trim: {label}"] = (pair["trim"] - pair["print"]) / 100 / 1000
+        passes = {
+            name: "{{range $i, $m := .Messages}}{{$x := 0}}" + action + "{{end}}" for name, action in PER_BYTE.items()
+        }
+        prose = alternating(_padding(PER_BYTE_TEXT))
+        full, empty = best_times(timer, passes, prose, rounds), best_times(timer, passes, alternating(""), rounds)
+        for name in PER_BYTE:
+            result[f"byte: {name}"] = (full[name] - empty[name]) / content_bytes(prose)
     return result
 
 
@@ -111,12 +131,16 @@ def report(results: dict[str, dict[str, float]]) -> list[str]:
     versions = list(results)
     first = results[versions[0]]
     lines = ["| call | " + " | ".join(f"ns per call, {v}" for v in versions) + " |", "|---|" + "---|" * len(versions)]
-    for name in sorted((n for n in first if not n.startswith("trim: ")), key=first.__getitem__):
+    for name in sorted((n for n in first if not n.startswith(("trim: ", "byte: "))), key=first.__getitem__):
         lines.append(f"| {name} | " + " | ".join(f"{results[v][name]:.0f}" for v in versions) + " |")
     lines += ["", "| exact `trim` of a message whose text | " + " | ".join(f"µs, {v}" for v in versions) + " |"]
     lines.append("|---|" + "---|" * len(versions))
     for label in TRIM_TEXTS:
         lines.append(f"| {label} | " + " | ".join(f"{results[v]['trim: ' + label]:.2f}" for v in versions) + " |")
+    lines += ["", "| each byte of message text read by | " + " | ".join(f"ns per byte, {v}" for v in versions) + " |"]
+    lines.append("|---|" + "---|" * len(versions))
+    for name in PER_BYTE:
+        lines.append(f"| {name} | " + " | ".join(f"{results[v]['byte: ' + name]:.2f}" for v in versions) + " |")
     return lines
 
 
