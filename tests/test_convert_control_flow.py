@@ -536,6 +536,14 @@ def test_printing_what_may_be_none_warns() -> None:
     assert [w.construct for w in warnings] == ["printing a variable that may hold None"]
 
 
+def assert_exact_on_both(template: str, messages: list[dict[str, Any]], engines: dict[str, oracle.Oracle]) -> str:
+    """The conversion, once both Ollama versions rendered it as jinja2 renders the template."""
+    converted = convert(TemplateSource(template, {}, "construct")).template
+    expected = reference_render(template, messages, add_generation_prompt=True)
+    assert ollama_renders(converted, messages, None, engines) == {expected}
+    return converted
+
+
 #: loops whose closing `if loop.last ...` runs once after the loop, and loops where it must not
 LAST_STEP_MOVED = {
     "generation_prompt": (
@@ -578,13 +586,9 @@ def test_a_closing_if_loop_last_runs_once_after_the_loop(
     the loop (no index comparison per step), on conversations ending at a tool result, a user
     turn, the system message alone and no message at all."""
     template = {**LAST_STEP_MOVED, **LAST_STEP_KEPT}[name]
-    messages = MESSAGES[:cut]
-    expected = reference_render(template, messages, add_generation_prompt=True)
-    converted = convert(TemplateSource(template, {}, name)).template
-    assert ollama_renders(converted, messages, None, engines) == {expected}
+    converted = assert_exact_on_both(template, MESSAGES[:cut], engines)
     monkeypatch.setattr(core, "hoist_last_steps", lambda tree: tree)
-    in_place = convert(TemplateSource(template, {}, name)).template
-    assert (converted != in_place) == (name in LAST_STEP_MOVED)
+    assert (converted != convert(TemplateSource(template, {}, name)).template) == (name in LAST_STEP_MOVED)
 
 
 #: loops that keep a flag for `loop.first` (read inside an expression), and loops that need none
@@ -622,10 +626,6 @@ def test_loop_first_inside_an_expression_reads_a_flag_the_loop_keeps(
     call at the top of each step; as a whole `if` test or under `not` it stays the index's
     truth, which costs no call either."""
     template = {**FIRST_FLAGGED, **FIRST_UNFLAGGED}[name]
-    messages = MESSAGES[:cut]
-    expected = reference_render(template, messages, add_generation_prompt=True)
-    converted = convert(TemplateSource(template, {}, name)).template
-    assert ollama_renders(converted, messages, None, engines) == {expected}
+    converted = assert_exact_on_both(template, MESSAGES[:cut], engines)
     monkeypatch.setattr(loops, "first_read_in_expressions", lambda body: False)
-    unflagged = convert(TemplateSource(template, {}, name)).template
-    assert (converted != unflagged) == (name in FIRST_FLAGGED)
+    assert (converted != convert(TemplateSource(template, {}, name)).template) == (name in FIRST_FLAGGED)
