@@ -40,20 +40,21 @@ def _hoisted(body: list[nodes.Node]) -> list[nodes.Node]:
         statements.append(node)
         tail = _movable_tail(node) if isinstance(node, nodes.For) else None
         if tail is not None:
-            loop, last_if, rest = tail
+            loop, seq, last_if, rest = tail
             loop.body = loop.body[:-1]
-            seq = nodes.Name(loop.iter.name, "load", lineno=last_if.lineno)  # type: ignore[attr-defined]
-            test = seq if rest is None else nodes.And(seq, rest, lineno=last_if.lineno)
+            ran = nodes.Name(seq.name, "load", lineno=last_if.lineno)
+            test = ran if rest is None else nodes.And(ran, rest, lineno=last_if.lineno)
             statements.append(nodes.If(test, last_if.body, [], [], lineno=last_if.lineno))
     return statements
 
 
-def _movable_tail(loop: nodes.For) -> tuple[nodes.For, nodes.If, nodes.Expr | None] | None:
-    """The loop, its closing `if` and that `if`'s test without `loop.last` (None: nothing
-    else), where moving the `if` after the loop renders the same."""
+def _movable_tail(loop: nodes.For) -> tuple[nodes.For, nodes.Name, nodes.If, nodes.Expr | None] | None:
+    """The loop, the variable it iterates, its closing `if` and that `if`'s test without
+    `loop.last` (None: nothing else), where moving the `if` after the loop renders the same."""
+    seq = loop.iter
     if loop.recursive or loop.test is not None or loop.else_ or not loop.body:
         return None
-    if not isinstance(loop.iter, nodes.Name) or not isinstance(loop.target, nodes.Name):
+    if not isinstance(seq, nodes.Name) or not isinstance(loop.target, nodes.Name):
         return None
     last_if = loop.body[-1]
     if not isinstance(last_if, nodes.If) or last_if.elif_ or last_if.else_:
@@ -69,14 +70,14 @@ def _movable_tail(loop: nodes.For) -> tuple[nodes.For, nodes.If, nodes.Expr | No
         return None
     moved = [*last_if.body, *([rest] if rest is not None else [])]
     scoped = {"loop", loop.target.name, *assigned_names(loop.body)}
-    if loop.iter.name in scoped or any(
+    if seq.name in scoped or any(
         name.name in scoped
         for node in moved
         for name in [node, *node.find_all(nodes.Name)]
         if isinstance(name, nodes.Name)
     ):
         return None
-    return loop, last_if, rest
+    return loop, seq, last_if, rest
 
 
 def _stops_steps(node: nodes.Node) -> bool:

@@ -297,12 +297,16 @@ class Emit:
         reads `var` (a loop's `loop.last` bound that the body never asks for): one
         declaration each, and the function calls computing it, fewer per iteration."""
         declaration = "{{ " + var + " := "
-        read = re.compile(re.escape(var) + r"(?![0-9A-Za-z_])")
         for i in range(start, len(self.out)):
             if self.out[i].startswith(declaration):
-                if not any(read.search(code) for code in self.out[i + 1 :]):
+                if not self.reads(var, i + 1):
                     del self.out[i]
                 return
+
+    def reads(self, var: str, start: int) -> bool:
+        """Does the code written from `out[start]` on name the Go variable `var`?"""
+        name = re.compile(re.escape(var) + r"(?![0-9A-Za-z_])")
+        return any(name.search(code) for code in self.out[start:])
 
     def put(self, code: str) -> None:
         """Print a Go string or number (or append it to the variable being captured)."""

@@ -149,10 +149,10 @@ class Expressions(Macros):
         raise self.fail(node, "negation of a non-constant")
 
     def expr_Not(self, node: nodes.Not, frame: Frame) -> Value:
-        if is_loop_attr(node.node, "first") and self.loop_of(frame).first_flag:
+        if is_loop_attr(node.node, "first") and (loop := self.loop_of(frame)).first_flag:
             # not its flag (`not` is a call) but the index compared with 0, which an `if` tests
             # as the index's truth
-            return Value(f"(not (eq {self.loop_of(frame).index} 0))", BOOL)
+            return Value(f"(not (eq {loop.index} 0))", BOOL)
         inner = self.expr(node.node, frame)
         if inner.is_const:
             return const(not inner.const)

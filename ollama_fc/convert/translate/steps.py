@@ -8,8 +8,6 @@ taken over at the top of each step.
 
 from __future__ import annotations
 
-import re
-
 from ..go import textops
 from ..ops.values import Loop
 from .core import Core
@@ -28,7 +26,7 @@ class LoopSteps(Core):
         """Compute a list loop's last index once before its `range`, where the body reads it
         (`len (slice xs 1)` in every step is two function calls each); only for a non-empty
         list, where the step would have computed it."""
-        if not any(re.search(re.escape(last) + r"(?![0-9A-Za-z_])", code) for code in self.out[start:]):
+        if not self.reads(last, start):
             return
         self.out.insert(self.range_action(start, idx), _set_when_filled(last, "0", seqvar, f"len (slice {seqvar} 1)"))
 
@@ -51,7 +49,7 @@ class LoopSteps(Core):
         call (`not $i` is a call)."""
         flag = loop.first_flag
         assert flag is not None
-        if not any(re.search(re.escape(flag) + r"(?![0-9A-Za-z_])", code) for code in self.out[start:]):
+        if not self.reads(flag, start):
             return
         at, pending = self.range_action(start, loop.index), self.temp()
         self.out.insert(at + 1, f"{{{{ {flag} := {pending} }}}}{{{{ {pending} = false }}}}")
