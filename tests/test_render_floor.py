@@ -44,7 +44,7 @@ NO_CALLS = {
         "{% for m in messages %}{% if x %}{{ m.content|trim }}{% else %}{{ m.content }}{% endif %}{% endfor %}"
     ),
     "a call in a nested loop": (
-        "{% for m in messages %}{% for c in m.tool_calls %}{{ c.function.name|tojson }}{% endfor %}{% endfor %}"
+        "{% for m in messages %}{% for c in m.tool_calls %}{{ m.role|upper }}{% endfor %}{% endfor %}"
     ),
     "a call in an inline if's branch": "{% for m in messages %}{{ m.content|trim if x else '' }}{% endfor %}",
     "a loop over the tools": "{% for t in tools %}{% if t.type == 'function' %}F{% endif %}{% endfor %}",
