@@ -574,6 +574,11 @@ LAST_STEP_KEPT = {
     # runs on other steps too
     "with_else": "{% for m in messages %}{% if loop.last %}L{% else %}-{% endif %}{% endfor %}",
     "filtered": "{% for m in messages if m.role != 'tool' %}{{ m.role }}{% if loop.last %}.{% endif %}{% endfor %}",
+    # a selection is a generator in Jinja: true after the loop even where it held nothing
+    "selection": (
+        "{% set xs = messages|selectattr('role', 'equalto', 'tool') %}"
+        "{% for m in xs %}{{ m.content }}{% if loop.last %}.{% endif %}{% endfor %}|"
+    ),
 }
 
 

@@ -7,8 +7,9 @@ After the loop the same `if` runs once: `{% if xs and R %}X{% endif %}`.
 
 It renders the same when the `if` is the loop body's last statement and nothing can skip it or
 tell the difference:
-- the loop has no filter, no `else` and iterates a plain variable (so `xs` is its truth: it ran
-  at least once exactly when `xs` is non-empty, and re-reading it costs nothing);
+- the loop has no filter, no `else` and iterates a plain variable that no `set` gives a filter's
+  or call's value (so `xs` is a list, a string or a mapping, not a generator, and its truth
+  says whether the loop ran at least once; re-reading it costs nothing);
 - no `break` or `continue` in the body (the last step reaches its end);
 - the `if` has no `elif` or `else`, and names neither `loop`, the loop variable nor any name the
   body sets (loop-scoped in Jinja; a name the `if` itself sets is one, and would leak out).
@@ -23,22 +24,31 @@ from jinja2 import nodes
 
 from .analysis import assigned_names, is_loop_attr
 
+#: values a `set` may give the iterated variable: a list, a string, a slice of one; never a
+#: filter's or call's result, which may be a generator (always true, even when empty)
+PLAIN_VALUES = (nodes.Name, nodes.Getitem, nodes.List, nodes.Tuple, nodes.Const)
+
 
 def hoist_last_steps(tree: nodes.Template) -> nodes.Template:
     """The tree with every loop's closing `if loop.last ...` moved after the loop."""
+    lazy = {
+        assign.target.name
+        for assign in tree.find_all(nodes.Assign)
+        if isinstance(assign.target, nodes.Name) and not isinstance(assign.node, PLAIN_VALUES)
+    }
     for node in [tree, *tree.find_all(nodes.Node)]:
         for field in ("body", "else_"):
             body = getattr(node, field, None)
             if isinstance(body, list) and any(isinstance(n, nodes.For) for n in body):
-                setattr(node, field, _hoisted(body))
+                setattr(node, field, _hoisted(body, lazy))
     return tree
 
 
-def _hoisted(body: list[nodes.Node]) -> list[nodes.Node]:
+def _hoisted(body: list[nodes.Node], lazy: set[str]) -> list[nodes.Node]:
     statements: list[nodes.Node] = []
     for node in body:
         statements.append(node)
-        tail = _movable_tail(node) if isinstance(node, nodes.For) else None
+        tail = _movable_tail(node, lazy) if isinstance(node, nodes.For) else None
         if tail is not None:
             loop, seq, last_if, rest = tail
             loop.body = loop.body[:-1]
@@ -48,13 +58,13 @@ def _hoisted(body: list[nodes.Node]) -> list[nodes.Node]:
     return statements
 
 
-def _movable_tail(loop: nodes.For) -> tuple[nodes.For, nodes.Name, nodes.If, nodes.Expr | None] | None:
+def _movable_tail(loop: nodes.For, lazy: set[str]) -> tuple[nodes.For, nodes.Name, nodes.If, nodes.Expr | None] | None:
     """The loop, the variable it iterates, its closing `if` and that `if`'s test without
     `loop.last` (None: nothing else), where moving the `if` after the loop renders the same."""
     seq = loop.iter
     if loop.recursive or loop.test is not None or loop.else_ or not loop.body:
         return None
-    if not isinstance(seq, nodes.Name) or not isinstance(loop.target, nodes.Name):
+    if not isinstance(seq, nodes.Name) or seq.name in lazy or not isinstance(loop.target, nodes.Name):
         return None
     last_if = loop.body[-1]
     if not isinstance(last_if, nodes.If) or last_if.elif_ or last_if.else_:
