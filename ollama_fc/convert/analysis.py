@@ -7,7 +7,7 @@ below answer whole-tree questions the single pass of the translator needs up fro
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import cast
 
 import jinja2
@@ -123,23 +123,26 @@ def literal_dict_names(tree: nodes.Template) -> set[str]:
     }
 
 
+def scope_nodes(
+    body: Iterable[nodes.Node], skip: Callable[[nodes.Node], bool] = lambda node: False
+) -> Iterator[nodes.Node]:
+    """Every node of this scope, in order: nested for loops and macros are yielded but not
+    entered (they scope their own names and their own `loop`), nor is a node `skip` is true of."""
+    for node in body:
+        yield node
+        if not isinstance(node, (nodes.For, nodes.Macro)) and not skip(node):
+            yield from scope_nodes(node.iter_child_nodes(), skip)
+
+
 def assigned_names(body: Iterable[nodes.Node]) -> list[str]:
     """Names `set` in this scope (not inside nested for loops or macros, which scope their own)."""
     found: list[str] = []
-
-    def walk(node: nodes.Node) -> None:
+    for node in scope_nodes(body):
         if isinstance(node, (nodes.Assign, nodes.AssignBlock)):
             targets = node.target.items if isinstance(node.target, nodes.Tuple) else [node.target]
             for target in targets:
                 if isinstance(target, nodes.Name) and target.name not in found:
                     found.append(target.name)
-        if isinstance(node, (nodes.For, nodes.Macro)):
-            return
-        for child in node.iter_child_nodes():
-            walk(child)
-
-    for node in body:
-        walk(node)
     return found
 
 
@@ -357,24 +360,13 @@ def first_read_in_expressions(body: list[nodes.Node]) -> bool:
     `not`? There it is the index's falsity, a call-free `if $i` / `else` or the index's truth;
     elsewhere it costs a call (`not $i`) unless the loop keeps a flag for it. Nested loops
     (their own `loop`) and macros are not looked into."""
-    whole_tests: set[int] = set()
-    reads: list[nodes.Getattr] = []
 
-    def walk(node: nodes.Node) -> None:
-        if isinstance(node, nodes.If):
-            whole_tests.add(id(node.test))
-        if is_loop_attr(node, "first"):
-            reads.append(cast(nodes.Getattr, node))
-        if isinstance(node, (nodes.For, nodes.Macro)) or (
-            isinstance(node, nodes.Not) and is_loop_attr(node.node, "first")
-        ):
-            return  # (`not loop.first` is the index's truth: no call)
-        for child in node.iter_child_nodes():
-            walk(child)
+    def negated_first(node: nodes.Node) -> bool:
+        return isinstance(node, nodes.Not) and is_loop_attr(node.node, "first")
 
-    for statement in body:
-        walk(statement)
-    return any(id(read) not in whole_tests for read in reads)
+    visited = list(scope_nodes(body, skip=negated_first))
+    whole_tests = {id(node.test) for node in visited if isinstance(node, nodes.If)}
+    return any(is_loop_attr(node, "first") and id(node) not in whole_tests for node in visited)
 
 
 def is_loop_attr(node: nodes.Node, attr: str) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from jinja2 import nodes
 
-from .analysis import assigned_names, is_loop_attr
+from .analysis import assigned_names, is_loop_attr, scope_nodes
 
 #: values a `set` may give the iterated variable: a list, a string, a slice of one; never a
 #: filter's or call's result, which may be a generator (always true, even when empty)
@@ -76,7 +76,7 @@ def _movable_tail(loop: nodes.For, lazy: set[str]) -> tuple[nodes.For, nodes.Nam
         rest = test.right
     else:
         return None
-    if any(_stops_steps(statement) for statement in loop.body):
+    if any(isinstance(node, (nodes.Break, nodes.Continue)) for node in scope_nodes(loop.body)):
         return None
     moved = [*last_if.body, *([rest] if rest is not None else [])]
     scoped = {"loop", loop.target.name, *assigned_names(loop.body)}
@@ -88,12 +88,3 @@ def _movable_tail(loop: nodes.For, lazy: set[str]) -> tuple[nodes.For, nodes.Nam
     ):
         return None
     return loop, seq, last_if, rest
-
-
-def _stops_steps(node: nodes.Node) -> bool:
-    """A `break` or `continue` of this loop (not of a loop nested in it)."""
-    if isinstance(node, (nodes.Break, nodes.Continue)):
-        return True
-    if isinstance(node, (nodes.For, nodes.Macro)):
-        return False
-    return any(_stops_steps(child) for child in node.iter_child_nodes())

@@ -225,14 +225,7 @@ class Loops(LoopSteps):
         self.declare_scope(body, node.body)
         self.loop_ranges[-1] = id(node)  # (a `break` in its body ends this `range`)
         self.visit_body(node.body, body)
-        if body.loop is not None and body.loop.last:
-            self.drop_unread(flag_at, body.loop.last)  # `loop.last` of a step, when never asked
-        if hoisted is not None:
-            self.hoist_last(flag_at, *hoisted)
-        if body.loop is not None and (body.loop.before or body.loop.after):
-            self.keep_neighbours(flag_at, body.loop, carried_item)
-        if body.loop is not None and body.loop.first_flag:
-            self.keep_first_flag(flag_at, body.loop)
+        self.set_up_steps(flag_at, body.loop, hoisted, carried_item)
         for _ in range(guard):
             self.action("end")
         if node.else_ and iterated is not None:

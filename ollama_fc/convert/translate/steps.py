@@ -22,6 +22,19 @@ def _set_when_filled(var: str, initial: str, seq: str, value: str) -> str:
 class LoopSteps(Core):
     """Numbering and per-step state of the loops `Loops` writes."""
 
+    def set_up_steps(self, start: int, loop: Loop | None, hoisted: tuple[str, str, str] | None, item: str) -> None:
+        """Once a loop's body is written from `out[start]` on: what its steps read of the loop,
+        declared or dropped. `hoisted`: (step index, `loop.last` variable, list) of a list loop
+        whose last index may be computed once; `item`: the step's element."""
+        if loop is not None and loop.last:
+            self.drop_unread(start, loop.last)  # `loop.last` of a step, when never asked
+        if hoisted is not None:
+            self.hoist_last(start, *hoisted)
+        if loop is not None and (loop.before or loop.after):
+            self.keep_neighbours(start, loop, item)
+        if loop is not None and loop.first_flag:
+            self.keep_first_flag(start, loop)
+
     def hoist_last(self, start: int, idx: str, last: str, seqvar: str) -> None:
         """Compute a list loop's last index once before its `range`, where the body reads it
         (`len (slice xs 1)` in every step is two function calls each); only for a non-empty
