@@ -23,6 +23,8 @@ from .tiers import Tier
 
 MIN_CMAKE = (3, 24)
 JOBS = "2"
+#: names the recipe in the cache (provision rebuilds a binary an earlier recipe built)
+RECIPE = "cmake Release, one CPU backend"
 _PERCENT = re.compile(r"^\[\s*(\d+)%\]", re.MULTILINE)
 
 

@@ -66,6 +66,23 @@ def cached_binary(tier_: Tier | str = "pinned") -> Path:
     return tier_dir(tier_) / "ollama"
 
 
+def recipe(tier_: Tier) -> str:
+    """What a cached build must have been built by to be reused (see `_stamp`)."""
+    return cmake_build.RECIPE if tier_.uses_llama_server else cgo_build.RECIPE
+
+
+def _stamp(tier_: Tier) -> Path:
+    """The file beside a cached build naming the recipe that built it: a binary of the right
+    version built with other flags (an unoptimised pinned build, say) is built again."""
+    return tier_dir(tier_) / "recipe"
+
+
+def _is_current(tier_: Tier, target: Path) -> bool:
+    stamp = _stamp(tier_)
+    built_by = stamp.read_text().strip() if stamp.is_file() else None
+    return built_by == recipe(tier_) and target.exists() and binary_version(target) == tier_.version.lstrip("v")
+
+
 def provision(tier_: Tier | str = "pinned", report: Report | None = None) -> Path:
     """A path to an `ollama` binary of exactly the tier's version: on PATH, cached, or built now."""
     tier_ = tier(tier_) if isinstance(tier_, str) else tier_
@@ -79,9 +96,10 @@ def provision(tier_: Tier | str = "pinned", report: Report | None = None) -> Pat
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a second process waits for the first build
-        if target.exists() and binary_version(target) == wanted:
+        if _is_current(tier_, target):
             return target
         _build(tier_, folder, target, report)
+        _stamp(tier_).write_text(recipe(tier_) + "\n")
     return target
 
 
