@@ -1,4 +1,4 @@
-"""`python -m ollama_fc.testbed provision|serve [--tier NAME]`: a test-bed server for people and scripts."""
+"""`python -m ollama_fc.testbed provision|serve [--tier NAME] | real-model`: the test bed for people and scripts."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import sys
 
 from ..errors import OllamaFcError
 from .provision import provision
+from .realmodel import REAL_MODEL, real_model_gguf
 from .server import serve_forever
 from .tiers import TIERS, tier
 
@@ -18,11 +19,17 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     provision_command = commands.add_parser("provision", help="build or find a tier's binary; print version and path")
     serve = commands.add_parser("serve", help="run `ollama serve` of a tier's binary in the foreground")
+    commands.add_parser(
+        "real-model", help=f"download (once) and check the real model; print its path ({REAL_MODEL.name})"
+    )
     for command in (provision_command, serve):
         command.add_argument("--tier", choices=list(TIERS), default="pinned", help="which Ollama (default: pinned)")
     serve.add_argument("--port", type=int, help="loopback port (default: OLLAMA_HOST or 11434)")
     args = parser.parse_args(argv)
     try:
+        if args.command == "real-model":
+            print(real_model_gguf(report=lambda line: print(f"[real model] {line}", file=sys.stderr, flush=True)))
+            return 0
         chosen = tier(args.tier)
         if args.command == "provision":
             print(f"ollama {chosen.version} ({chosen.name}): {provision(chosen)}")

@@ -24,13 +24,23 @@ SYSTEM_HEADERS: dict[str, tuple[str, str]] = {
     "stb/stb_image.h": ("/usr/include/stb/stb_image.h", "libstb-dev"),
 }
 MINIAUDIO_SDIST = "miniaudio==1.71"
-#: C and C++ flags of the cgo compile, as a release build sets them: Go's default `-O2` without
-#: `-march` leaves ggml's CPU kernels without AVX2/FMA, about 15x slower on a real model than the
-#: current tier's CMake build (whose llama.cpp build optimises for the CPU it runs on).
-CGO_OPTIMISATION = "-O3 -march=native"
-#: names the recipe in the cache: a binary built by an earlier recipe is rebuilt
-RECIPE = f"cgo {CGO_OPTIMISATION}"
 MINIAUDIO_HEADER = "miniaudio/miniaudio.h"
+#: What the current tier's CMake build compiles ggml's CPU backend for (x86-64 with AVX2, FMA,
+#: F16C, BMI2: the `haswell` variant of Ollama's release builds). Go's default cgo flags (`-O2`,
+#: no `-march`) leave ggml's kernels without them: about 15x slower on a real model. Not
+#: `-march=native`: on a CPU with AMX it makes ggml reference AMX kernels that cgo does not build.
+X86_64_V3 = ("avx2", "fma", "f16c", "bmi2")
+
+
+def cgo_optimisation() -> str:
+    """`-O3`, with `-march=x86-64-v3` where the CPU has its features (elsewhere the binary would
+    not run)."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            flags = set(next((line for line in info if line.startswith("flags")), "").split())
+    except OSError:
+        flags = set()
+    return "-O3 -march=x86-64-v3" if flags.issuperset(X86_64_V3) else "-O3"
 
 
 def check_prerequisites(version: str) -> tuple[str, dict[str, Path]]:
@@ -64,6 +74,7 @@ def build(version: str, work: Path, output: Path, log: BuildLog, report: Report)
     for relative, origin in headers.items():
         _place(origin, src / VENDOR / relative)
     _place(_miniaudio_header(work, log), src / VENDOR / MINIAUDIO_HEADER)
+    flags_c = cgo_optimisation()
     flags = f"-s -w -X={MODULE}/version.Version={version.lstrip('v')} -X={MODULE}/server.mode=release"
     seconds = log.run_with_progress(
         [go, "build", "-x", "-trimpath", f"-ldflags={flags}", "-o", str(output), "."],
@@ -71,7 +82,7 @@ def build(version: str, work: Path, output: Path, log: BuildLog, report: Report)
         f"`go build` of Ollama {version}",
         report,
         lambda: f"{_count_compiles(log.path)} C/C++ files compiled",
-        env={**os.environ, "CGO_ENABLED": "1", "CGO_CFLAGS": CGO_OPTIMISATION, "CGO_CXXFLAGS": CGO_OPTIMISATION},
+        env={**os.environ, "CGO_ENABLED": "1", "CGO_CFLAGS": flags_c, "CGO_CXXFLAGS": flags_c},
     )
     report(f"compiled in {seconds:.0f}s")
 

@@ -67,8 +67,9 @@ def cached_binary(tier_: Tier | str = "pinned") -> Path:
 
 
 def recipe(tier_: Tier) -> str:
-    """What a cached build must have been built by to be reused (see `_stamp`)."""
-    return cmake_build.RECIPE if tier_.uses_llama_server else cgo_build.RECIPE
+    """What a cached build must have been built by to be reused (see `_stamp`): the pinned
+    tier's names its C flags, which depend on the CPU."""
+    return cmake_build.RECIPE if tier_.uses_llama_server else f"cgo {cgo_build.cgo_optimisation()}"
 
 
 def _stamp(tier_: Tier) -> Path:
