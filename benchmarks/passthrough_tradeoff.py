@@ -5,7 +5,7 @@ tests/test_families_passthrough.py in the family's own format; the family is bui
 the pinned Ollama, and each output is read by plain `ollama.Client` and by `ollama_fc.Client`
 (whole and streamed). Each reading is `ok` (the calls and content a caller wants), `raw` (no
 calls, but the whole text as content: nothing lost) or `lost` (text dropped, cut or repeated, or
-a call that should not be there). Prints a table per shape and the totals; the README quotes it.
+a call that should not be there). Prints a table per shape and the totals; docs/USAGE.md quotes it.
 
 Run: python benchmarks/passthrough_tradeoff.py [--host URL]
 """

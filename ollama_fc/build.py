@@ -7,7 +7,7 @@ from `show` alone. The base is an Ollama model (pulled when missing) or a local 
 By default the model is created with Ollama's `passthrough` parser: Ollama still renders the
 tools into the prompt (the template reads `.Tools`, so the model keeps the `tools` capability)
 but returns the model's text untouched, and ollama-fc's client parses calls and thinking. Ollama's
-own parser, derived from the template, drops or cuts some outputs it cannot read (README, "Who
+own parser, derived from the template, drops or cuts some outputs it cannot read (docs/USAGE.md, "Who
 parses the model's text"). `ollama_parses=True` leaves the parsing to Ollama, for apps that talk
 to Ollama directly.
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ import ollama
 from ollama import ProgressResponse
 from ollama._types import CreateRequest
 
+from .convert.result import Conversion
 from .errors import BuildError, OllamaUnavailableError, SourceError
 from .families import FamilyTemplate, family_template, load_family
 from .files import TOO_LONG, short_path
@@ -46,12 +48,20 @@ CHUNK = 1 << 20
 class BuildResult:
     name: str
     base: str
-    built: FamilyTemplate
+    #: the TEMPLATE and parameters created, with the conversion's warnings
+    conversion: Conversion
+    #: the family's template and fixes (None: built from a GGUF's own chat template)
+    built: FamilyTemplate | None
     seconds: float
     #: the built-in parser the created model has (None: Ollama parses with the template's tag)
     parser: str | None = None
     #: things the user should know about the created model, one line each
     notes: tuple[str, ...] = ()
+
+    @property
+    def fixes(self) -> list[str]:
+        """The curated fixes applied on top of the faithful conversion (none for a GGUF's own template)."""
+        return self.built.fixes if self.built else []
 
 
 def resolve_host(host: str | None = None) -> str:
@@ -198,7 +208,7 @@ def _step(status: str | None, digest: str | None) -> str:
 
 
 def build(
-    family: str,
+    family: str | None,
     *,
     from_: str | None = None,
     name: str | None = None,
@@ -208,24 +218,41 @@ def build(
     progress: ProgressCallback = _noop,
     ollama_parses: bool = False,
 ) -> BuildResult:
-    """Create `name` on the Ollama at `host` from `from_` with the family's curated template.
+    """Create `name` on the Ollama at `host` from `from_` with the family's curated template, or,
+    with no family, with the faithful conversion of the `from_` GGUF's own chat template (its
+    tool-call format learned from it, as `ollama-fc convert` writes it).
 
     The model gets `PARSER passthrough` (ollama-fc's client parses its text) unless
     `ollama_parses`, which leaves the parsing to Ollama.
     """
     started = time.monotonic()
-    loaded = load_family(family)
-    base = from_ or loaded.recipe.base
-    if not base:
-        raise BuildError(f"family {family} has no suggested base: {loaded.recipe.no_base}")
-    built = family_template(loaded, faithful=faithful, skip=skip_fixes)
-    path = Path(base).expanduser() if is_gguf_path(base) else None
-    if path is not None:
+    built: FamilyTemplate | None = None
+    notes: list[str] = []
+    if family is not None:
+        loaded = load_family(family)
+        base = from_ or loaded.recipe.base
+        if not base:
+            raise BuildError(f"family {family} has no suggested base: {loaded.recipe.no_base}")
+        built = family_template(loaded, faithful=faithful, skip=skip_fixes)
+        conversion = built.conversion
+        default = default_name(family)
+        path = Path(base).expanduser() if is_gguf_path(base) else None
+        if path is not None:
+            _check_gguf(path)
+    else:
+        if not from_ or not is_gguf_path(from_):
+            raise BuildError(
+                "give a family (`ollama-fc list`) or --from a .gguf file whose own chat template to build with"
+            )
+        base = from_
+        path = Path(from_).expanduser()
         _check_gguf(path)
+        conversion, notes = _own_template(path)
+        default = gguf_model_name(path)
     host = resolve_host(host)
     check_reachable(host)
     client = ollama.Client(host=host)
-    name = name or default_name(family)
+    name = name or default
 
     source: dict[str, object]
     uploaded = False
@@ -238,7 +265,7 @@ def build(
     parser = None if ollama_parses else PASSTHROUGH_PARSER
     try:
         for event in create_model(
-            client, name, parser=parser, template=built.template, parameters=built.parameters, **source
+            client, name, parser=parser, template=conversion.template, parameters=conversion.parameters, **source
         ):
             progress(_step(event.status, event.digest), event.completed, event.total)
         created = parser_from_show(client.show(name))
@@ -247,18 +274,40 @@ def build(
         if uploaded:  # Ollama v0.24.0 has POST and HEAD /api/blobs, no DELETE
             hint += " (its uploaded copy stays on the server until Ollama restarts and prunes unused blobs)"
         raise BuildError(f"ollama create {name} failed: {exc.error}{hint}") from exc
-    notes: tuple[str, ...] = ()
     if parser and created != parser:
-        notes = (
+        notes.append(
             f"the Ollama at {host} did not keep PARSER {parser} (Ollama before v0.12 has no parsers): "
             f"it parses {name}'s tool calls itself, and may drop outputs it cannot read",
         )
     elif created != parser:
         # Ollama copies a base model's PARSER when the create request names none.
-        notes = (
+        notes.append(
             f"{name} keeps the parser {created!r} of its base {base}: Ollama does not parse its tool calls "
             "with the template's tag; build with ollama-fc's parsing (the default), or from a GGUF file",
         )
     return BuildResult(
-        name=name, base=base, built=built, seconds=time.monotonic() - started, parser=created, notes=notes
+        name=name,
+        base=base,
+        conversion=conversion,
+        built=built,
+        seconds=time.monotonic() - started,
+        parser=created,
+        notes=tuple(notes),
     )
+
+
+def _own_template(path: Path) -> tuple[Conversion, list[str]]:
+    """The faithful conversion of a GGUF's own chat template with its learned tool-call format,
+    and a note when no format could be learned (the client then tries every built-in one)."""
+    from .learn import convert_with_format  # the learner loads the converter: only a GGUF build needs it
+
+    conversion, learned, reason = convert_with_format(path)
+    if learned is None and conversion.capabilities.tools:
+        return conversion, [f"{reason}; clients try the built-in formats"]
+    return conversion, []
+
+
+def gguf_model_name(path: Path) -> str:
+    """`<file stem>-fc` in the characters Ollama allows in a model name."""
+    stem = re.sub(r"[^a-z0-9_.-]+", "-", path.name.removesuffix(".gguf").lower()).strip("-._")
+    return f"{stem or 'model'}-fc"

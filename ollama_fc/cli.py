@@ -85,7 +85,7 @@ def convert_command(
     """Convert a chat template (.jinja, tokenizer_config.json, HF folder, .gguf) to an Ollama Modelfile.
 
     The Modelfile has `PARSER passthrough`: Ollama returns the model's text untouched and
-    ollama_fc.Client parses tool calls and thinking (see README, "Who parses the model's text").
+    ollama_fc.Client parses tool calls and thinking (see docs/USAGE.md, "Who parses the model's text").
     The tool-call format the template writes is learned from it and recorded in the TEMPLATE's
     first comment, where `ollama_fc.Client` finds it through `show`.
     """
@@ -168,11 +168,14 @@ class _ProgressPrinter:
 
 
 @main.command("build")
-@click.argument("family")
+@click.argument("family", required=False)
 @click.option(
-    "--from", "from_", metavar="BASE", help="Ollama model name or .gguf file (default: the family's suggested base)."
+    "--from",
+    "from_",
+    metavar="BASE",
+    help="Ollama model name or .gguf file (default: the family's suggested base); without FAMILY, a .gguf file.",
 )
-@click.option("--name", help="Name of the model to create (default: FAMILY-fc).")
+@click.option("--name", help="Name of the model to create (default: FAMILY-fc, or the GGUF's file name and -fc).")
 @click.option("--faithful", is_flag=True, help="Skip every curated fix: the pure conversion of the source template.")
 @click.option(
     "--skip-fix",
@@ -188,7 +191,7 @@ class _ProgressPrinter:
 )
 @friendly_errors
 def build_command(
-    family: str,
+    family: str | None,
     from_: str | None,
     name: str | None,
     faithful: bool,
@@ -197,11 +200,15 @@ def build_command(
 ) -> None:
     """Create an Ollama model of FAMILY over BASE with its curated template (honours OLLAMA_HOST).
 
+    Without FAMILY, `--from model.gguf` builds any GGUF with its own chat template, converted
+    faithfully, its tool-call format learned from that template.
+
     The model has `PARSER passthrough`: Ollama returns its text untouched and ollama_fc.Client
     parses tool calls and thinking. With --ollama-parses, Ollama parses them itself, and drops
-    or cuts some outputs it cannot read (README, "Who parses the model's text").
+    or cuts some outputs it cannot read (docs/USAGE.md, "Who parses the model's text").
     """
     from .build import build
+    from .markers import read_marker
 
     printer = _ProgressPrinter()
     try:
@@ -216,11 +223,15 @@ def build_command(
         )
     finally:
         printer.close()
-    for warning in [*result.built.warnings, *result.notes]:
+    for warning in [*result.conversion.warnings, *result.notes]:
         click.echo(f"warning: {warning}", err=True)
-    fixes = ", ".join(result.built.fixes) or "none (faithful)"
+    if result.built is None:
+        marker = read_marker(result.conversion.template)
+        how = f"its own chat template, tool-call format {marker[1] if marker else 'not learned'}"
+    else:
+        how = f"fixes: {', '.join(result.fixes) or 'none (faithful)'}"
     parsing = f"PARSER {result.parser}" if result.parser else "Ollama parses tool calls"
-    click.echo(f"created {result.name} from {result.base} in {result.seconds:.1f}s (fixes: {fixes}; {parsing})")
+    click.echo(f"created {result.name} from {result.base} in {result.seconds:.1f}s ({how}; {parsing})")
 
 
 @main.command("list")

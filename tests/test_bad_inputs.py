@@ -157,6 +157,23 @@ def test_a_path_over_255_characters_says_it_is_too_long(tmp_path: Path) -> None:
         assert "the path is too long" in one_line(built.stderr) and "internal error" not in built.stderr
 
 
+def test_build_without_a_family_needs_a_gguf_with_a_chat_template(tmp_path: Path) -> None:
+    runner = CliRunner()
+    for args in (["build"], ["build", "--from", "llama3.2"]):
+        result = runner.invoke(cli.main, args)
+        assert result.exit_code == 1
+        assert one_line(result.stderr) == (
+            "ollama-fc: give a family (`ollama-fc list`) or --from a .gguf file whose own chat template to build with"
+        )
+    not_gguf = tmp_path / "model.gguf"
+    not_gguf.write_text("hello")
+    result = runner.invoke(cli.main, ["build", "--from", str(not_gguf)])
+    assert result.exit_code == 1
+    assert one_line(result.stderr) == (
+        f"ollama-fc: {not_gguf}: not a GGUF file (no GGUF header); convert it to GGUF first"
+    )
+
+
 def test_verify_without_go_says_which_go_to_install(tmp_path: Path) -> None:
     template = tmp_path / "t.jinja"
     template.write_text("{% for m in messages %}{{ m.content }}{% endfor %}")

@@ -433,7 +433,7 @@ def test_chat_without_tools_and_without_thinking_asks_no_show(scripted_model, ol
 
 
 def test_format_on_a_passthrough_thinking_model(scripted_model, ollama_server: Any, ollama_host: str) -> None:
-    """The README's caveat: v0.24.0 applies `format=` once it has seen the thinking end, which it
+    """The caveat in docs/USAGE.md: v0.24.0 applies `format=` once it has seen the thinking end, which it
     never sees for a passthrough model with a thinking template; 0.3x (llama-server) applies it
     from the first token either way; without a thinking template, format applies on both."""
     script = "<think>Hmm, Paris.</think>It is sunny in Paris."

@@ -4,7 +4,7 @@ with `--ollama-parses`, answering with outputs Ollama's own parser gets wrong.
 The base is a scripted model printing one tricky output in the family's own format (a truncated
 call, a call to a tool not offered, `"args"` for `"arguments"`, prose quoting the tag, prose
 after a call, a call inside `<think>`). `benchmarks/passthrough_tradeoff.py` prints the table
-the README quotes from the same cases.
+docs/USAGE.md quotes from the same cases.
 """
 
 from __future__ import annotations
