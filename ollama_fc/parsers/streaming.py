@@ -26,8 +26,10 @@ from .base import (
     ParseResult,
     ToolCallParser,
     ToolsArg,
+    commits,
     offered_names,
     reading_for,
+    required_arguments,
 )
 from .lenient import OPENERS
 from .regions import FAIL, BracketFinder, FenceFinder, Finder, Span, finder_for
@@ -119,6 +121,7 @@ class StreamingRecoverer:
 
     def __init__(self, parsers: Sequence[ToolCallParser], tools: ToolsArg = None) -> None:
         self._names = offered_names(tools)
+        self._required = required_arguments(tools)
         self._parsers = tuple(parsers)
         self._tables = _scanner_tables(self._parsers, None if self._names is None else tuple(sorted(self._names)))
         self._held = ""
@@ -356,7 +359,11 @@ class StreamingRecoverer:
         return names is None or names.search(text) is not None
 
     def _offered(self, calls: list[ParsedCall]) -> bool:
-        return self._names is None or all(call.name in self._names for call in calls)
+        """Every call names an offered tool and writes the arguments it requires (precision
+        first: a call that does not commit to both stays text)."""
+        if self._names is None:
+            return True
+        return all(call.name in self._names and commits(call, self._required) for call in calls)
 
     def _partial_tail(self, data: str, index: int, markers: tuple[str, ...] | None) -> int:
         """Length of the longest end of `data` that could be the start of a marker."""
