@@ -244,15 +244,15 @@ class StreamingRecoverer:
             index = start
 
     def _may_start(self, data: str, start: int, text: str) -> bool:
-        """A marker counts unless it is a bracket known not to start a call, or a word marker
-        glued to the end of another word (`forget_weather(`)."""
+        """A marker counts unless it is a bracket known not to start a call, a marker right after
+        a backtick (quoted in inline code), or a word marker glued to the end of another word
+        (`forget_weather(`)."""
         if self._is_dead(text, self._base + start):
             return False
-        if text in self._tables.word_starts:
-            before = data[start - 1] if start > 0 else self._before
-            if before.isalnum() or before == "_":
-                return False
-        return True
+        before = data[start - 1] if start > 0 else self._before
+        if before == "`" and not text.startswith("`"):
+            return False  # quoted in an inline code span: the syntax shown, not a call
+        return not (text in self._tables.word_starts and (before.isalnum() or before == "_"))
 
     def _is_dead(self, marker: str, position: int) -> bool:
         """Whether `marker` at stream offset `position` is known not to start a call: its bracket
@@ -311,6 +311,8 @@ class StreamingRecoverer:
         span = region.span
         if end != FAIL:
             found = self._read(region.trigger.parsers, span.slice(0, end))
+            if found is not None and region.unclosed and _cut_open(span.slice(0, end), found[0]):
+                found = None
             if found is not None:
                 calls, consumed = found
                 self._emit(calls)
@@ -374,6 +376,13 @@ class StreamingRecoverer:
             if markers is not None and any(marker.startswith(tail) for marker in markers):
                 return len(data) - start
         return 0
+
+
+def _cut_open(region: str, calls: list[ParsedCall]) -> bool:
+    """Whether the output ended right after a call's arguments were opened (`"arguments": {`):
+    the call the model was writing is unknown, and the reader's closing of the brackets must
+    not make it one with no arguments."""
+    return region.rstrip()[-1:] in ("{", "[", "(", ",", ":") and not all(call.arguments for call in calls)
 
 
 def recover_text(text: str, parsers: Sequence[ToolCallParser], tools: ToolsArg = None) -> ParseResult:
