@@ -119,7 +119,8 @@ class StreamingRecoverer:
     region that fails and is scanned again costs its own length, not the rest of the text's.
     """
 
-    def __init__(self, parsers: Sequence[ToolCallParser], tools: ToolsArg = None) -> None:
+    def __init__(self, parsers: Sequence[ToolCallParser], tools: ToolsArg = None, *, only_calls: bool = False) -> None:
+        self._only_calls = only_calls  # stop at the first text that is not a call (`calls_only`)
         self._names = offered_names(tools)
         self._required = required_arguments(tools)
         self._parsers = tuple(parsers)
@@ -162,6 +163,8 @@ class StreamingRecoverer:
 
     def _emit(self, piece: Piece) -> None:
         if isinstance(piece, str):
+            if self._only_calls and piece and not _blank(piece):
+                raise _NotOnlyCalls
             if piece:
                 self._text.append(piece)
         elif piece:
@@ -383,6 +386,30 @@ def _cut_open(region: str, calls: list[ParsedCall]) -> bool:
     the call the model was writing is unknown, and the reader's closing of the brackets must
     not make it one with no arguments."""
     return region.rstrip()[-1:] in ("{", "[", "(", ",", ":") and not all(call.arguments for call in calls)
+
+
+class _NotOnlyCalls(Exception):
+    """A text read with `only_calls` holds something that is not a call."""
+
+
+def _blank(text: str) -> bool:
+    for token in CALL_END_TOKENS:
+        text = text.replace(token, "")
+    return not text.strip()
+
+
+def calls_only(text: str, parsers: Sequence[ToolCallParser], tools: ToolsArg = None) -> list[ParsedCall] | None:
+    """The calls of a text that holds nothing but calls (and whitespace, end tokens), else None.
+
+    The scan stops at the first text that is not a call, so a wrapper's body full of prose or of
+    other formats' markers costs what it takes to find that out, not a full recovery."""
+    recoverer = StreamingRecoverer(parsers, tools, only_calls=True)
+    try:
+        pieces = recoverer.feed(text) + recoverer.finish()
+    except _NotOnlyCalls:
+        return None
+    calls = [call for piece in pieces if not isinstance(piece, str) for call in piece]
+    return calls or None
 
 
 def recover_text(text: str, parsers: Sequence[ToolCallParser], tools: ToolsArg = None) -> ParseResult:

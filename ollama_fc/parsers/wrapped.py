@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from .base import CALL_END_TOKENS, Marker, ParsedCall, ToolCallParser, calls_from_value, reading_context
+from .base import Marker, ParsedCall, ToolCallParser, calls_from_value, reading_context
 from .lenient import NotALiteral, read_value, scan_balanced, strip_fence
 from .pythonic import read_call_lines, read_call_list
-from .streaming import recover_text
+from .streaming import calls_only
 
 # (opening marker, closing marker): tag-like wrappers, closed or running to the next one.
 TAG_WRAPPERS = (
@@ -99,12 +99,9 @@ def read_body(body: str) -> list[ParsedCall] | None:
     if not body.strip() or reading.depth > MAX_DEPTH:
         return None
     if reading.parsers:
-        result = recover_text(body, reading.parsers, None if reading.names is None else sorted(reading.names))
-        rest = result.content
-        for token in CALL_END_TOKENS:
-            rest = rest.replace(token, "")
-        if result.tool_calls and not rest.strip():
-            return result.tool_calls
+        calls = calls_only(body, reading.parsers, None if reading.names is None else sorted(reading.names))
+        if calls:
+            return calls
     return read_call_lines(body)
 
 
