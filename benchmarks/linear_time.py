@@ -7,6 +7,11 @@ whole-text parsing (format=None, tools offered) and streaming in 7-character chu
 and a 120 KB code-heavy reply is timed on its own (the target is under 50 ms). Each time is the
 best of five runs of CPU time (time.process_time: time spent waiting for a core on a shared
 machine does not count), the two lengths interleaved.
+
+Per character, the whole-text time of every shape at 40,000 characters is also set against an
+ordinary reply's (prose with a call at its end): the target is within 10 times. The densest
+shapes are every marker of every format one after another, bare and each followed by a call cut
+inside a string.
 Run: python benchmarks/linear_time.py
 """
 
@@ -21,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from table import Row, print_table
 
-from ollama_fc.parsers import StreamingRecoverer, parse_tool_calls, parsers_for
+from ollama_fc.parsers import PARSERS, StreamingRecoverer, parse_tool_calls, parsers_for
 
 TOOLS = [{"type": "function", "function": {"name": name}} for name in ("get_weather", "search")]
 SMALL, LARGE = 40_000, 80_000
@@ -66,6 +71,20 @@ export function walk(node, seen = new Set()) { if (seen.has(node)) { return []; 
 The JSON config {"retries": 3, "paths": ["a", "b"]} goes in settings [see note 2].
 """
 
+EVERY_MARKER = [
+    marker.text.replace("{name}", "get_weather") for parser in PARSERS.values() for marker in parser.markers
+]
+ORDINARY = (
+    "The forecast for Paris shows mild weather this week, with light winds from the west and highs "
+    "around 21 degrees; rain is likely on Thursday evening, so an umbrella would help.\n"
+)
+
+
+def ordinary_reply(length: int) -> str:
+    """Prose, then one call at its end: what most replies look like."""
+    return repeat(ORDINARY)(max(0, length - len(CALL))) + CALL
+
+
 SHAPES: dict[str, Callable[[int], str]] = {
     '"[x] " * n': repeat("[x] "),
     '"{x} " * n': repeat("{x} "),
@@ -87,6 +106,11 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "calls one per line": repeat(CALL + "\n"),
     "'[\"a\", ' * n (unclosed)": repeat('["a", '),
     "code-heavy reply": repeat(CODE_BLOCK),
+    "every marker of every format": repeat(" ".join(EVERY_MARKER) + " "),
+    "every marker, each with a cut call": repeat(
+        " ".join(marker + '{"name": "get_weather", "arguments": {"city": "Pa' for marker in EVERY_MARKER) + " "
+    ),
+    "ordinary reply": ordinary_reply,
 }
 
 
@@ -116,10 +140,13 @@ def _best_pair(measure: Callable[[str], float], small_text: str, large_text: str
 def measure(repeats: int = 5, shapes: dict[str, Callable[[int], str]] = SHAPES) -> list[Row]:
     """One row per shape and mode: the 80k time against the 40k time."""
     rows = []
+    per_char: dict[str, float] = {}
     for label, make in shapes.items():
         small_text, large_text = make(SMALL), make(LARGE)
         for mode, measure_one in (("whole", whole_seconds), ("stream", stream_seconds)):
             small, large = _best_pair(measure_one, small_text, large_text, repeats)
+            if mode == "whole":
+                per_char[label] = small / SMALL
             rows.append(
                 Row(
                     f"linear time 80k/40k, {label}, {mode}",
@@ -129,6 +156,19 @@ def measure(repeats: int = 5, shapes: dict[str, Callable[[int], str]] = SHAPES) 
                     "linear = 2; target <= 2.2",
                 )
             )
+    ordinary = (
+        per_char.get("ordinary reply") or min(whole_seconds(ordinary_reply(SMALL)) for _ in range(repeats)) / SMALL
+    )
+    for label, seconds_per_char in per_char.items():
+        rows.append(
+            Row(
+                f"per character (whole, 40k), {label}",
+                f"{seconds_per_char * 1e6:.3f} us",
+                f"{ordinary * 1e6:.3f} us",
+                seconds_per_char / ordinary,
+                "against an ordinary reply; target <= 10",
+            )
+        )
     reply = repeat(CODE_BLOCK)(120_000)
     seconds = min(whole_seconds(reply) for _ in range(repeats))
     rows.append(

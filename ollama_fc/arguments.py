@@ -4,8 +4,10 @@ Two steps. A small coercion pass walks the schema's types (type or a list of typ
 const, required, properties, additionalProperties: false, items, anyOf/oneOf, $ref into $defs)
 and fixes values only where the intent is unambiguous: "7" or 7.0 to 7 for an integer, 7 or
 "7.5" to a float for a number, "true"/"false" for a boolean, a number for a string, and a JSON
-string holding an array or object where one is expected; what it cannot fit it reports, every
-problem at once. Then the whole schema is checked by fastjsonschema (pattern, minimum/maximum,
+string holding an array or object where one is expected; a `null` written for a parameter that
+is not required and does not allow null is left out, as if the model had not written it (the
+tool then uses its default: the model chose not to fill it, and a call is never lost over
+that); what it cannot fit it reports, every problem at once. Then the whole schema is checked by fastjsonschema (pattern, minimum/maximum,
 lengths, format and the rest), which is about twenty times faster per call than jsonschema
 (benchmarks/argument_validation.py); its validators are compiled once per schema. A call that
 fails either step raises InvalidToolCall, which names the tool, the argument and the problem.
@@ -40,6 +42,10 @@ class InvalidToolCall(ToolCallError):
     def __init__(self, tool: str, problems: list[str]) -> None:
         self.tool = tool
         self.problems = problems
+        #: set by the client: the whole reply as the model wrote it (`message.content` holds its
+        #: whole text, the call text included; `message.tool_calls` the calls unchecked), so
+        #: nothing the model wrote is lost with the exception
+        self.response: Any = None
         super().__init__(f"tool call {tool!r} is invalid: " + "; ".join(problems))
 
     def for_model(self) -> str:
@@ -190,11 +196,14 @@ def _check_object(
     value: dict[str, Any], schema: Schema, root: Schema, path: str, problems: list[str]
 ) -> dict[str, Any]:
     properties: Mapping[str, Any] = schema.get("properties") or {}
-    for name in schema.get("required") or ():
+    required = list(schema.get("required") or ())
+    for name in required:
         if name not in value:
             problems.append(f"{_describe(_join(path, name))} is required but missing")
     result: dict[str, Any] = {}
     for name, item in value.items():
+        if item is None and name in properties and name not in required and not _fits(None, properties[name], root):
+            continue  # a null the model wrote for an optional parameter it chose not to fill
         if name in properties and isinstance(properties[name], Mapping):
             result[name] = _check(item, properties[name], root, _join(path, name), problems)
         elif schema.get("additionalProperties") is False and properties:
@@ -203,6 +212,15 @@ def _check_object(
         else:
             result[name] = item
     return result
+
+
+def _fits(value: Any, schema: Any, root: Schema) -> bool:
+    """Whether `value` passes the coercion pass for `schema` as it is."""
+    if not isinstance(schema, Mapping):
+        return True
+    trial: list[str] = []
+    _check(value, schema, root, "", trial)
+    return not trial
 
 
 def _join(path: str, name: str) -> str:

@@ -314,14 +314,29 @@ def formats_group() -> None:
 
 @formats_group.command("learn")
 @click.argument("source")
+@click.option(
+    "--response-template",
+    "as_response_template",
+    is_flag=True,
+    help="Print the format as a transformers `response_template` (for tokenizer_config.json) instead.",
+)
 @friendly_errors
-def formats_learn_command(source: str) -> None:
-    """Print the tool-call format SOURCE's chat template writes, as JSON (with its format name)."""
+def formats_learn_command(source: str, as_response_template: bool) -> None:
+    """Print the tool-call format SOURCE's chat template writes, as JSON (with its format name).
+
+    A tokenizer_config.json or model folder with a `response_template` gives that format."""
     import json
 
     from .learn import learn_format
 
     learned = learn_format(source)
+    if as_response_template:
+        from .convert.sources import load_source
+        from .learn.response_template import start_anchor, to_response_template
+
+        template = to_response_template(learned, start_anchor(load_source(source)))
+        click.echo(json.dumps(template, indent=2, ensure_ascii=False))
+        return
     payload = {"name": learned.format_name(), **learned.model_dump(mode="json")}
     click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
 

@@ -5,7 +5,10 @@ response comes back with `message.tool_calls` filled (ollama's own ToolCall obje
 call text removed from `content`. Responses where Ollama parsed the calls itself pass through
 untouched, so their arguments are not schema-checked here (`run_tools` checks every call before
 running it). Recovered calls are checked against the offered tool's schema and coerced; an
-invalid one raises InvalidToolCall unless `validate=False`.
+invalid one raises InvalidToolCall unless `validate=False`, and the exception's `response`
+holds the whole reply as the model wrote it (streamed: once the stream has ended), so nothing
+is lost. A call missing a required argument, or naming a tool not offered, is not a call at
+all: its text stays in `content` (docs/RECOVERY.md).
 
 The format comes from `tool_format=`, else from the model (one `show` per model per client: the
 family marker written by `ollama-fc build`, else the tag in the template's `.ToolCalls` block),
@@ -127,8 +130,7 @@ class Client(ollama.Client):
         format_name = tool_format or profile.tool_format
         if isinstance(response, ChatResponse):
             return recover_response(response, offered, format_name, validate, thinking=thinking)
-        rewriter = StreamRewriter(offered, format_name, validate, thinking=thinking)
-        return (rewriter.rewrite(chunk) for chunk in response)
+        return StreamRewriter(offered, format_name, validate, thinking=thinking).stream(response)
 
 
 class AsyncClient(ollama.AsyncClient):
@@ -175,14 +177,7 @@ class AsyncClient(ollama.AsyncClient):
         format_name = tool_format or profile.tool_format
         if isinstance(response, ChatResponse):
             return recover_response(response, offered, format_name, validate, thinking=thinking)
-        rewriter = StreamRewriter(offered, format_name, validate, thinking=thinking)
-        chunks = response
-
-        async def rewritten() -> AsyncIterator[ChatResponse]:
-            async for chunk in chunks:
-                yield rewriter.rewrite(chunk)
-
-        return rewritten()
+        return StreamRewriter(offered, format_name, validate, thinking=thinking).astream(response)
 
 
 _default_client: Client | None = None

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Union
 
 import ollama
 from ollama import ChatResponse, Message
 
-from .arguments import validate_arguments
+from .arguments import InvalidToolCall, validate_arguments
 from .errors import ToolCallError
 from .functions import function_to_tool
 from .learn.format import LEARNED_PREFIX
@@ -160,11 +160,31 @@ class OfferedTools:
         ]
 
 
+def keep_reply(
+    error: InvalidToolCall, response: ChatResponse, text: str, thinking: str | None, calls: Sequence[ParsedCall]
+) -> InvalidToolCall:
+    """The error with the whole reply attached as the model wrote it: `text` in content (the
+    call text included) and the calls unchecked, so catching it loses nothing."""
+    message = response.message.model_copy(
+        update={
+            "content": text,
+            "thinking": thinking or None,
+            "tool_calls": OfferedTools(None).tool_calls(calls, validate=False) or None,
+        }
+    )
+    error.response = response.model_copy(update={"message": message})
+    return error
+
+
 class StreamRewriter:
     """Rewrites streamed chunks: held call text is withheld, recovered calls become tool_calls.
 
     With `thinking`, a leading `<think>` block goes to `message.thinking` chunk by chunk first
     (a passthrough model's raw text). Calls are recovered only when tools were offered.
+
+    With `validate`, a call that fails its schema check is not yielded: `stream()` reads the
+    rest of the reply and then raises InvalidToolCall carrying all of it (`keep_reply`), so the
+    text after the call is not lost with the stream.
     """
 
     def __init__(
@@ -178,6 +198,11 @@ class StreamRewriter:
         self.splitter = ThinkingSplitter() if thinking else None
         self.ollama_parsed = False  # set once Ollama returned parsed calls: it parses this model
         self.saw_content = False
+        self.failure: InvalidToolCall | None = None
+        self._keeps = validate and self.recoverer is not None  # the reply is kept for a failure
+        self._text: list[str] = []
+        self._thinking: list[str] = []
+        self._calls: list[ParsedCall] = []
 
     def rewrite(self, chunk: ChatResponse) -> ChatResponse:
         message = chunk.message
@@ -189,6 +214,8 @@ class StreamRewriter:
         if chunk.done and not self.saw_content:
             warn_if_dropped(chunk)
         if not raw and not chunk.done:
+            if self._keeps and message.thinking:
+                self._thinking.append(message.thinking)
             return chunk
         thinking, text = "", raw
         if self.splitter is not None:
@@ -201,16 +228,49 @@ class StreamRewriter:
             pieces = self.recoverer.feed(text) if text else []
             if chunk.done:
                 pieces += self.recoverer.finish()
+        calls = [call for piece in pieces if not isinstance(piece, str) for call in piece]
+        if self._keeps:
+            self._text.append(text)
+            self._thinking.append((message.thinking or "") + thinking)
+            self._calls.extend(calls)
         if not thinking and (pieces == [raw] or (not raw and not pieces)):
             return chunk
         content = "".join(piece for piece in pieces if isinstance(piece, str))
-        calls = [call for piece in pieces if not isinstance(piece, str) for call in piece]
         update: dict[str, Any] = {"content": content}
         if thinking:
             update["thinking"] = (message.thinking or "") + thinking
-        if calls:
-            update["tool_calls"] = self.offered.tool_calls(calls, self.validate)
+        if calls and self.failure is None:
+            try:
+                update["tool_calls"] = self.offered.tool_calls(calls, self.validate)
+            except InvalidToolCall as error:
+                self.failure = error
         return chunk.model_copy(update={"message": message.model_copy(update=update)})
+
+    def _failed(self, last: ChatResponse) -> InvalidToolCall:
+        assert self.failure is not None
+        return keep_reply(self.failure, last, "".join(self._text), "".join(self._thinking), self._calls)
+
+    def stream(self, chunks: Iterable[ChatResponse]) -> Iterator[ChatResponse]:
+        """The rewritten chunks, up to a call that fails its check (then InvalidToolCall at the end)."""
+        last: ChatResponse | None = None
+        for chunk in chunks:
+            rewritten = self.rewrite(chunk)
+            last = chunk
+            if self.failure is None:
+                yield rewritten
+        if last is not None and self.failure is not None:
+            raise self._failed(last)
+
+    async def astream(self, chunks: AsyncIterator[ChatResponse]) -> AsyncIterator[ChatResponse]:
+        """`stream` for an async iterator of chunks."""
+        last: ChatResponse | None = None
+        async for chunk in chunks:
+            rewritten = self.rewrite(chunk)
+            last = chunk
+            if self.failure is None:
+                yield rewritten
+        if last is not None and self.failure is not None:
+            raise self._failed(last)
 
 
 def offer(tools: Sequence[ToolSpec] | None, tool_format: str | None) -> OfferedTools:
@@ -230,7 +290,8 @@ def recover_response(
 ) -> ChatResponse:
     """A whole (not streamed) response with the calls left in its text moved to `tool_calls`.
 
-    With `thinking`, a leading `<think>` block first goes to `message.thinking`.
+    With `thinking`, a leading `<think>` block first goes to `message.thinking`. A call that
+    fails its check (with `validate`) raises InvalidToolCall carrying the reply (`keep_reply`).
     """
     message = response.message
     if message.tool_calls or (offered.wire is None and not thinking):
@@ -250,6 +311,9 @@ def recover_response(
     result = recover_text(message.content, parsers_for(format_name), offered.wire)
     if not result.tool_calls:
         return response
-    message.tool_calls = offered.tool_calls(result.tool_calls, validate)
+    try:
+        message.tool_calls = offered.tool_calls(result.tool_calls, validate)
+    except InvalidToolCall as error:
+        raise keep_reply(error, response, message.content, message.thinking, result.tool_calls) from None
     message.content = result.content
     return response

@@ -54,6 +54,19 @@ def test_unambiguous_coercions() -> None:
     assert isinstance(got["threshold"], float)
 
 
+def test_null_for_an_optional_parameter_is_left_out_not_an_invalid_call() -> None:
+    """A model that writes `null` for a parameter it chose not to fill means "not given"; the
+    call must not be lost over it. A parameter that allows null keeps it; a required one fails."""
+    got = validate_arguments(
+        "get_weather", SCHEMA, {"city": "Oslo", "days": 2, "unit": None, "threshold": None, "limit": None}
+    )
+    assert got == {"city": "Oslo", "days": 2, "limit": None}
+    with pytest.raises(InvalidToolCall, match="argument 'days': expected integer, got null"):
+        validate_arguments("get_weather", SCHEMA, {"city": "Oslo", "days": None})
+    nested = validate_arguments("get_weather", SCHEMA, {"city": "Oslo", "days": 1, "where": {"lat": 1.5, "x": None}})
+    assert nested["where"] == {"lat": 1.5, "x": None}  # not a declared property: kept as written
+
+
 @pytest.mark.parametrize(
     ("arguments", "fragment"),
     [

@@ -207,6 +207,44 @@ async def test_invalid_recovered_call_raises_with_tool_and_argument(scripted_mod
     assert calls == [("get_weather", {"city": "Paris", "days": "many"})]
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_an_invalid_call_loses_nothing_the_model_wrote(
+    scripted_model, ollama_host: str, mode: str, stream: bool
+) -> None:
+    """The exception carries the whole reply: its text (call text and the prose after it
+    included, for a stream too) and the call as written."""
+    script = 'Checking.\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": "many"}}</tool_call>\nOne moment.'
+    model = scripted_model(script, template=PLAIN_TOOLS, special_tokens=SPECIALS)
+    with pytest.raises(InvalidToolCall, match="argument 'days'") as caught:
+        await ask(ollama_host, model, mode, stream)
+    reply = caught.value.response
+    assert reply.message.content == script
+    assert calls_of(reply.message) == [("get_weather", {"city": "Paris", "days": "many"})]
+
+
+async def test_null_for_an_optional_argument_keeps_the_call(scripted_model, ollama_host: str) -> None:
+    model = scripted_model(
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": null}}</tool_call>',
+        template=PLAIN_TOOLS,
+        special_tokens=SPECIALS,
+    )
+    for stream in (False, True):
+        calls, content, _ = await ask(ollama_host, model, "sync", stream)
+        assert calls == [("get_weather", {"city": "Paris"})] and content == ""
+
+
+async def test_a_call_missing_a_required_argument_stays_text(scripted_model, ollama_host: str) -> None:
+    """Precision first: `get_weather` without its required `city` is not a call, whatever
+    `validate` says; the caller gets the text as the model wrote it."""
+    script = "[get_weather(days=1)]"
+    model = scripted_model(script, template=PLAIN_TOOLS, special_tokens=SPECIALS)
+    for stream in (False, True):
+        for validate in (True, False):
+            calls, content, _ = await ask(ollama_host, model, "sync", stream, validate=validate)
+            assert (calls, content) == ([], script)
+
+
 def test_module_level_chat_matches_ollama_chat(
     scripted_model, ollama_host: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -225,7 +263,7 @@ def test_chat_without_tools_is_plain_ollama(scripted_model, ollama_host: str) ->
 
 def test_run_tools_runs_parallel_calls_and_hands_back_results_and_errors(scripted_model, ollama_host: str) -> None:
     model = scripted_model(
-        '[get_weather(city="Paris", days="2"), get_time(zone="UTC"), get_weather(days=1)]',
+        '[get_weather(city="Paris", days="2"), get_time(zone="UTC"), get_weather(city="Oslo", days="a week")]',
         after="It is sunny in Paris.",
         template=PLAIN_TOOLS,
         special_tokens=SPECIALS,
@@ -236,7 +274,7 @@ def test_run_tools_runs_parallel_calls_and_hands_back_results_and_errors(scripte
     assert [m["tool_name"] for m in results] == ["get_weather", "get_time", "get_weather"]
     assert results[0]["content"] == "sunny in Paris for 2 day(s)"  # "2" coerced to 2
     assert results[1]["content"] == "Error: get_time raised RuntimeError: clock for UTC is broken"
-    assert "argument 'city' is required but missing" in results[2]["content"]
+    assert "argument 'days': expected integer" in results[2]["content"]
     assert transcript[-1]["content"] == "It is sunny in Paris." and "tool_calls" not in transcript[-1]
 
 
@@ -247,8 +285,8 @@ def test_run_tools_stops_at_the_round_limit(scripted_model, ollama_host: str) ->
 
 
 def test_run_tools_can_raise_on_invalid_calls(scripted_model, ollama_host: str) -> None:
-    model = scripted_model("[get_weather(days=1)]", template=PLAIN_TOOLS, special_tokens=SPECIALS)
-    with pytest.raises(InvalidToolCall, match="'city' is required"):
+    model = scripted_model('[get_weather(city="Oslo", days="a week")]', template=PLAIN_TOOLS, special_tokens=SPECIALS)
+    with pytest.raises(InvalidToolCall, match="argument 'days'"):
         run_tools(Client(host=ollama_host), model, ASK, TOOLS, on_invalid="raise")
 
 

@@ -29,6 +29,7 @@ SAMPLES = {
     "llama3_json": '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}',
     "json": '```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
     "wrapped": '<tools>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tools>',
+    "gemma4": '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>',
 }
 
 NOT_CALLS = [

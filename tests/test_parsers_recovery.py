@@ -298,3 +298,43 @@ def test_lone_surrogates_and_deep_nesting_do_not_raise() -> None:
     assert parse_tool_calls('{"name": "get_weather", "arguments": {"city": "\\ud800"}}', tools=TOOLS).tool_calls
     deep = '{"name": "get_weather", "arguments": ' + "[" * 3000 + "]" * 3000 + "}"
     assert parse_tool_calls(deep, tools=TOOLS).tool_calls == []
+
+
+REQUIRING = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
+                "required": ["city"],
+            },
+        },
+    },
+    {"type": "function", "function": {"name": "get_time"}},
+]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<tool_call>{"name": "get_weather", "arguments": {"unit": "c"}}</tool_call>',
+        '<tool_call>{"name": "get_weather", "arguments": {"city": null}}</tool_call>',
+        "[get_weather(unit='c')]",
+        '[get_time(), get_weather(unit="c")]',
+        'I could call get_weather or get_time: {"name": "get_weather", "arguments": {}}',
+    ],
+)
+def test_a_call_missing_a_required_argument_is_never_a_call(text: str) -> None:
+    """Precision first: a call that leaves out what its tool requires has not committed to the
+    call; its text stays content, word for word, streamed or whole."""
+    result = parse_tool_calls(text, tools=REQUIRING)
+    assert result.tool_calls == [] and result.content == text
+
+
+def test_a_call_with_its_required_arguments_and_an_optional_null_is_a_call() -> None:
+    text = '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo", "unit": null}}</tool_call>'
+    assert parse_tool_calls(text, tools=REQUIRING).tool_calls == [
+        ParsedCall("get_weather", {"city": "Oslo", "unit": None})
+    ]

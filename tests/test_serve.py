@@ -262,6 +262,20 @@ def test_only_offered_tools_are_calls(scripted_model: Any, proxy: str) -> None:
     assert response.message.content == script
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_a_call_missing_a_required_argument_reaches_the_app_as_text(
+    scripted_model: Any, proxy: str, stream: bool
+) -> None:
+    """Precision first: `get_weather` without its required `city` is not a call; the app gets
+    the model's text as written, not a call and not an error."""
+    script = 'Let me see. <tool_call>{"name": "get_weather", "arguments": {"days": 2}}</tool_call>'
+    model = scripted_model(script, template=PLAIN_TOOLS, special_tokens=SPECIALS)
+    result = ollama.Client(host=proxy).chat(model, ASK, tools=TOOL_DICTS, stream=stream)
+    chunks = list(result) if stream else [result]
+    assert not any(chunk.message.tool_calls for chunk in chunks)
+    assert "".join(chunk.message.content or "" for chunk in chunks) == script
+
+
 # -- tool loops through the proxy ----------------------------------------------------------------
 
 

@@ -7,6 +7,7 @@ Hugging Face renderer.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,10 +21,21 @@ if TYPE_CHECKING:
 def learn_format(source: str | Path | TemplateSource) -> LearnedFormat:
     """The tool-call format a chat template writes (source as for `convert`: .jinja,
     tokenizer_config.json, HF folder, .gguf). Raises FormatNotLearned with a one-line reason
-    when the template renders no calls or its probes do not agree; the built-in formats remain."""
+    when the template renders no calls or its probes do not agree; the built-in formats remain.
+    A tokenizer_config.json (or folder) with a `response_template` the model's authors wrote
+    gives that format instead (see response_template.py)."""
     from ..convert.sources import TemplateSource, load_source
     from .derive import learn_from_source
 
+    if not isinstance(source, TemplateSource):
+        from .response_template import learned_from_response_template, response_template_of
+
+        declared = response_template_of(source)
+        if declared is not None:  # the model author's own description outranks learning
+            try:
+                return learned_from_response_template(declared)
+            except FormatNotLearned as exc:
+                warnings.warn(f"{source}: response_template not read ({exc}); learning the chat template", stacklevel=2)
     loaded = source if isinstance(source, TemplateSource) else load_source(source)
     try:
         return learn_from_source(loaded)

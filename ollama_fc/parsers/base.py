@@ -136,6 +136,28 @@ def offered_names(tools: ToolsArg | Iterable[str]) -> frozenset[str] | None:
     return frozenset(name for name in map(tool_name, tools) if name)
 
 
+def required_arguments(tools: ToolsArg) -> dict[str, frozenset[str]]:
+    """The arguments each offered tool's schema lists as required (tools without a schema, or
+    whose schema requires nothing, are left out)."""
+    required: dict[str, frozenset[str]] = {}
+    for tool in tools or ():
+        name = tool_name(tool)
+        function = tool.get("function") if isinstance(tool, Mapping) else getattr(tool, "function", None)
+        parameters = (
+            function.get("parameters") if isinstance(function, Mapping) else getattr(function, "parameters", None)
+        )
+        names = parameters.get("required") if isinstance(parameters, Mapping) else getattr(parameters, "required", None)
+        if name and isinstance(names, (list, tuple)) and names:
+            required[name] = frozenset(item for item in names if isinstance(item, str))
+    return required
+
+
+def commits(call: ParsedCall, required: Mapping[str, frozenset[str]]) -> bool:
+    """Whether a call names every argument its tool requires (with a value other than null): a
+    call that leaves one out has not committed to the call, and is never taken for one."""
+    return all(call.arguments.get(name) is not None for name in required.get(call.name, ()))
+
+
 NAME_KEYS = ("name", "function", "tool", "tool_name", "action", "function_name")
 ARGUMENT_KEYS = ("arguments", "parameters", "args", "params", "tool_input", "action_input", "input", "kwargs")
 ENVELOPE_KEYS = ("function_call", "tool_call", "function", "call")

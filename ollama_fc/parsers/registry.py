@@ -11,6 +11,7 @@ from ..learn.format import LEARNED_PREFIX
 from .base import ParseResult, ToolCallParser, ToolsArg
 from .function_list import FunctionListParser
 from .functools_list import FunctoolsParser
+from .gemma4 import Gemma4Parser
 from .hermes import HermesParser
 from .json_calls import JsonCallsParser
 from .learned import learned_parser
@@ -33,6 +34,7 @@ PARSERS: dict[str, ToolCallParser] = {
         Llama3JsonParser(),
         JsonCallsParser(),
         WrappedParser(),
+        Gemma4Parser(),
     )
 }
 """Every format. All are active for every parse; where two share a marker (`[`, `{`) the one

@@ -26,8 +26,10 @@ from .base import (
     ParseResult,
     ToolCallParser,
     ToolsArg,
+    commits,
     offered_names,
     reading_for,
+    required_arguments,
 )
 from .lenient import OPENERS
 from .regions import FAIL, BracketFinder, FenceFinder, Finder, Span, finder_for
@@ -117,8 +119,10 @@ class StreamingRecoverer:
     region that fails and is scanned again costs its own length, not the rest of the text's.
     """
 
-    def __init__(self, parsers: Sequence[ToolCallParser], tools: ToolsArg = None) -> None:
+    def __init__(self, parsers: Sequence[ToolCallParser], tools: ToolsArg = None, *, only_calls: bool = False) -> None:
+        self._only_calls = only_calls  # stop at the first text that is not a call (`calls_only`)
         self._names = offered_names(tools)
+        self._required = required_arguments(tools)
         self._parsers = tuple(parsers)
         self._tables = _scanner_tables(self._parsers, None if self._names is None else tuple(sorted(self._names)))
         self._held = ""
@@ -159,6 +163,8 @@ class StreamingRecoverer:
 
     def _emit(self, piece: Piece) -> None:
         if isinstance(piece, str):
+            if self._only_calls and piece and not _blank(piece):
+                raise _NotOnlyCalls
             if piece:
                 self._text.append(piece)
         elif piece:
@@ -241,15 +247,15 @@ class StreamingRecoverer:
             index = start
 
     def _may_start(self, data: str, start: int, text: str) -> bool:
-        """A marker counts unless it is a bracket known not to start a call, or a word marker
-        glued to the end of another word (`forget_weather(`)."""
+        """A marker counts unless it is a bracket known not to start a call, a marker right after
+        a backtick (quoted in inline code), or a word marker glued to the end of another word
+        (`forget_weather(`)."""
         if self._is_dead(text, self._base + start):
             return False
-        if text in self._tables.word_starts:
-            before = data[start - 1] if start > 0 else self._before
-            if before.isalnum() or before == "_":
-                return False
-        return True
+        before = data[start - 1] if start > 0 else self._before
+        if before == "`" and not text.startswith("`"):
+            return False  # quoted in an inline code span: the syntax shown, not a call
+        return not (text in self._tables.word_starts and (before.isalnum() or before == "_"))
 
     def _is_dead(self, marker: str, position: int) -> bool:
         """Whether `marker` at stream offset `position` is known not to start a call: its bracket
@@ -308,6 +314,8 @@ class StreamingRecoverer:
         span = region.span
         if end != FAIL:
             found = self._read(region.trigger.parsers, span.slice(0, end))
+            if found is not None and region.unclosed and _cut_open(span.slice(0, end), found[0]):
+                found = None
             if found is not None:
                 calls, consumed = found
                 self._emit(calls)
@@ -356,7 +364,11 @@ class StreamingRecoverer:
         return names is None or names.search(text) is not None
 
     def _offered(self, calls: list[ParsedCall]) -> bool:
-        return self._names is None or all(call.name in self._names for call in calls)
+        """Every call names an offered tool and writes the arguments it requires (precision
+        first: a call that does not commit to both stays text)."""
+        if self._names is None:
+            return True
+        return all(call.name in self._names and commits(call, self._required) for call in calls)
 
     def _partial_tail(self, data: str, index: int, markers: tuple[str, ...] | None) -> int:
         """Length of the longest end of `data` that could be the start of a marker."""
@@ -367,6 +379,37 @@ class StreamingRecoverer:
             if markers is not None and any(marker.startswith(tail) for marker in markers):
                 return len(data) - start
         return 0
+
+
+def _cut_open(region: str, calls: list[ParsedCall]) -> bool:
+    """Whether the output ended right after a call's arguments were opened (`"arguments": {`):
+    the call the model was writing is unknown, and the reader's closing of the brackets must
+    not make it one with no arguments."""
+    return region.rstrip()[-1:] in ("{", "[", "(", ",", ":") and not all(call.arguments for call in calls)
+
+
+class _NotOnlyCalls(Exception):
+    """A text read with `only_calls` holds something that is not a call."""
+
+
+def _blank(text: str) -> bool:
+    for token in CALL_END_TOKENS:
+        text = text.replace(token, "")
+    return not text.strip()
+
+
+def calls_only(text: str, parsers: Sequence[ToolCallParser], tools: ToolsArg = None) -> list[ParsedCall] | None:
+    """The calls of a text that holds nothing but calls (and whitespace, end tokens), else None.
+
+    The scan stops at the first text that is not a call, so a wrapper's body full of prose or of
+    other formats' markers costs what it takes to find that out, not a full recovery."""
+    recoverer = StreamingRecoverer(parsers, tools, only_calls=True)
+    try:
+        pieces = recoverer.feed(text) + recoverer.finish()
+    except _NotOnlyCalls:
+        return None
+    calls = [call for piece in pieces if not isinstance(piece, str) for call in piece]
+    return calls or None
 
 
 def recover_text(text: str, parsers: Sequence[ToolCallParser], tools: ToolsArg = None) -> ParseResult:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from .base import CALL_END_TOKENS, Marker, ParsedCall, ToolCallParser, calls_from_value, reading_context
+from .base import Marker, ParsedCall, ToolCallParser, calls_from_value, reading_context
 from .lenient import NotALiteral, read_value, scan_balanced, strip_fence
 from .pythonic import read_call_lines, read_call_list
-from .streaming import recover_text
+from .streaming import calls_only
 
 # (opening marker, closing marker): tag-like wrappers, closed or running to the next one.
 TAG_WRAPPERS = (
@@ -26,6 +26,8 @@ TAG_WRAPPERS = (
     ("<|python_start|>", "<|python_end|>"),
     ("<|tool_call_start|>", "<|tool_call_end|>"),
     ("<tool_code>", "</tool_code>"),
+    ("<tool>", "</tool>"),
+    ("<function_invocation>", "</function_invocation>"),
 )
 # Fenced blocks that are calls only as the last thing printed (a code sample is followed by prose).
 FENCES = ("```tool_call", "```tool_code", "```python", "```py\n", "```")
@@ -36,6 +38,14 @@ FUNCTION_TAG = "<function="
 FUNCTION_CLOSE = "</function>"
 FUNCTION_NAME = re.compile(r"<function=([A-Za-z_][\w\-.]*)>")
 PARAMETER = re.compile(r"\s*<parameter=([A-Za-z_][\w\-.]*)>(.*?)</parameter>", re.S)
+LAST_PARAMETER = re.compile(r"\s*<parameter=([A-Za-z_][\w\-.]*)>(.*)", re.S)
+# The XML a `<function_invocation>` wrapper may hold instead (`<function_name>` and named arguments).
+INVOCATION = re.compile(
+    r"\s*<function_name>\s*([A-Za-z_][\w\-.]*)\s*</function_name>\s*<arguments>(.*)</arguments>\s*", re.S
+)
+ARGUMENT = re.compile(
+    r"\s*<argument>\s*<name>\s*([A-Za-z_][\w\-.]*)\s*</name>\s*<value>(.*?)</value>\s*</argument>", re.S
+)
 ACTION_INPUT = re.compile(r"\s*([A-Za-z_][\w\-.]*)\s*\n\s*Action Input:\s*")
 
 
@@ -70,7 +80,7 @@ class WrappedParser(ToolCallParser):
             if region.startswith(opener):
                 body = region[len(opener) :]
                 closed = body.endswith(closer)
-                calls = read_body(body.removesuffix(closer))
+                calls = read_body(body.removesuffix(closer)) or _read_invocation(body.removesuffix(closer))
                 if calls:
                     return calls, len(region)
                 if closed:
@@ -89,12 +99,9 @@ def read_body(body: str) -> list[ParsedCall] | None:
     if not body.strip() or reading.depth > MAX_DEPTH:
         return None
     if reading.parsers:
-        result = recover_text(body, reading.parsers, None if reading.names is None else sorted(reading.names))
-        rest = result.content
-        for token in CALL_END_TOKENS:
-            rest = rest.replace(token, "")
-        if result.tool_calls and not rest.strip():
-            return result.tool_calls
+        calls = calls_only(body, reading.parsers, None if reading.names is None else sorted(reading.names))
+        if calls:
+            return calls
     return read_call_lines(body)
 
 
@@ -136,15 +143,42 @@ def _read_function_tag(region: str) -> tuple[list[ParsedCall], int] | None:
     for parameter in PARAMETER.finditer(body):
         if body[index : parameter.start()].strip():
             return None
-        text = parameter.group(2).strip("\n")
-        try:
-            parameters[parameter.group(1)] = read_value(text)
-        except NotALiteral:
-            parameters[parameter.group(1)] = text
+        parameters[parameter.group(1)] = _parameter_value(parameter.group(2))
         index = parameter.end()
+    last = LAST_PARAMETER.match(body, index) if closed else None
+    if last is not None and "<parameter=" not in last.group(2):  # its `</parameter>` left out before `</function>`
+        parameters[last.group(1)] = _parameter_value(last.group(2))
+        index = len(body)
     if not closed or body[index:].strip():
         return None
     return [ParsedCall(match.group(1), parameters)], len(region)
+
+
+def _parameter_value(text: str) -> object:
+    text = text.strip("\n")
+    try:
+        return read_value(text)
+    except NotALiteral:
+        return text
+
+
+def _read_invocation(body: str) -> list[ParsedCall] | None:
+    """`<function_name>get_weather</function_name><arguments><argument><name>city</name>
+    <value>Paris</value></argument></arguments>`, the body of a `<function_invocation>`."""
+    match = INVOCATION.fullmatch(body)
+    if match is None:
+        return None
+    arguments: dict[str, object] = {}
+    index = 0
+    inner = match.group(2)
+    for argument in ARGUMENT.finditer(inner):
+        if inner[index : argument.start()].strip():
+            return None
+        arguments[argument.group(1)] = _parameter_value(argument.group(2))
+        index = argument.end()
+    if inner[index:].strip():
+        return None
+    return [ParsedCall(match.group(1), arguments)]
 
 
 def _read_action(region: str) -> tuple[list[ParsedCall], int] | None:

@@ -49,8 +49,15 @@ async def chat(exchange: Exchange, upstream: Upstream) -> None:
 
 
 async def _rewritten_lines(response: httpx.Response, recovery: ResponseRecovery) -> AsyncIterator[bytes]:
-    async for lines in line_batches(response):
-        yield b"".join([_rewritten(line, recovery, whole_response=False) + b"\n" for line in lines])
+    try:
+        async for lines in line_batches(response):
+            yield b"".join([_rewritten(line, recovery, whole_response=False) + b"\n" for line in lines])
+    except httpx.TransportError:  # Ollama went away mid-stream: what the engine holds is sent first
+        message = recovery.cut_short()
+        if message is not None:
+            merged = _merged({"role": "assistant"}, message, recovery)
+            yield compact_json({"model": recovery.model, "message": merged, "done": False}) + b"\n"
+        raise
 
 
 def _rewritten(data: bytes, recovery: ResponseRecovery, whole_response: bool) -> bytes:

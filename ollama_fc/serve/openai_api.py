@@ -162,16 +162,27 @@ class StreamRepair:
     def __init__(self, recovery: ResponseRecovery) -> None:
         self.recovery = recovery
         self.sent_calls = False
+        self.last: dict[str, Any] | None = None  # the last chunk read, the frame of a cut-short one
 
     async def lines(self, response: httpx.Response) -> AsyncIterator[bytes]:
-        async for lines in line_batches(response):
-            yield b"".join(
-                [(self.event(line) if line.startswith(DATA) and line != DONE else line) + b"\n" for line in lines]
-            )
+        try:
+            async for lines in line_batches(response):
+                yield b"".join(
+                    [(self.event(line) if line.startswith(DATA) and line != DONE else line) + b"\n" for line in lines]
+                )
+        except httpx.TransportError:  # Ollama went away mid-stream: what the engine holds is sent first
+            message = self.recovery.cut_short()
+            if message is not None and self.last is not None:
+                delta: dict[str, Any] = {"role": "assistant"}
+                _apply(delta, message, self.recovery)
+                chunk = {**self.last, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+                yield DATA + compact_json(chunk) + b"\n\n"
+            raise
 
     def event(self, line: bytes) -> bytes:
         try:
             chunk = json.loads(line[len(DATA) :])
+            self.last = {key: value for key, value in chunk.items() if key not in ("choices", "usage")}
             choice = chunk["choices"][0] if chunk.get("choices") else None
             if choice is None:
                 return line  # the usage chunk

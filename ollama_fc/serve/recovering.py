@@ -10,6 +10,12 @@ Ollama passes on the calls it parses itself, unchecked) and one warning line is 
 that pass are coerced to the schema ("7" to 7 for an integer). An app checks arguments
 before running a tool anyway, and a tool loop hands the error back to the model, as
 `run_tools` does.
+
+A call that does not commit (it leaves out an argument its tool requires, or names a tool
+that was not offered) is no call at all: its text reaches the app as content, as for the
+client (docs/RECOVERY.md). And the proxy fails open: should the engine itself fail on some
+output, the response (or, from then on, the stream) goes back as Ollama sent it, with one
+log line, never a 500 or an empty reply.
 """
 
 from __future__ import annotations
@@ -47,19 +53,48 @@ class ResponseRecovery:
         self.thinking = thinking
         self.rewriter = StreamRewriter(self.offered, format_name, validate=False, thinking=thinking)
         self.calls_sent = 0
+        self.failed = False  # the engine failed on this stream: the rest passes as Ollama sent it
 
     def whole(self, response: ChatResponse) -> Message | None:
         """The message with recovered calls, or None when the response stays as Ollama sent it."""
         before = response.message.model_copy()
-        message = recover_response(
-            response, self.offered, self.format_name, validate=False, thinking=self.thinking
-        ).message
+        try:
+            message = recover_response(
+                response, self.offered, self.format_name, validate=False, thinking=self.thinking
+            ).message
+        except Exception as error:  # fail open: Ollama's answer beats none
+            log.warning(
+                "%s: recovery failed (%s: %s); response passed on as Ollama sent it",
+                self.model,
+                type(error).__name__,
+                error,
+            )
+            return None
         return None if message == before else self._checked(message)
 
     def chunk(self, chunk: ChatResponse) -> Message | None:
         """The rewritten message of one streamed chunk, or None when the chunk stays as it is."""
-        rewritten = self.rewriter.rewrite(chunk)
+        if self.failed:
+            return None
+        try:
+            rewritten = self.rewriter.rewrite(chunk)
+        except Exception as error:  # fail open, as in `whole`
+            self.failed = True
+            log.warning(
+                "%s: recovery failed (%s: %s); stream passed on as Ollama sent it",
+                self.model,
+                type(error).__name__,
+                error,
+            )
+            return None
         return None if rewritten is chunk else self._checked(rewritten.message)
+
+    def cut_short(self) -> Message | None:
+        """Ollama's stream ended without its last chunk: what the engine still holds (text of a
+        call begun but not finished stays text), or None when it holds nothing."""
+        if self.failed:
+            return None
+        return self.chunk(ChatResponse(done=True, message=Message(role="assistant", content="")))
 
     def _checked(self, message: Message) -> Message:
         for call in message.tool_calls or ():
