@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from client_overhead import server_host  # noqa: E402
+from table import write_section  # noqa: E402
 from test_output_corpus import Sample, canonical_call, load_samples, same_words  # noqa: E402
 
 from ollama_fc import Client, DroppedOutputWarning  # noqa: E402
@@ -271,20 +272,6 @@ def setup_label(format_name: str) -> str:
     return name if kind == "family" else f"Ollama's {name}"
 
 
-SECTION_START = "<!-- e2e-recovery:start -->"
-SECTION_END = "<!-- e2e-recovery:end -->"
-
-
-def write_docs(table_text: str, docs: Path = ROOT / "docs" / "BENCHMARKS.md") -> None:
-    """Replace the generated table between the section markers of docs/BENCHMARKS.md."""
-    text = docs.read_text(encoding="utf-8")
-    if SECTION_START not in text or SECTION_END not in text:
-        raise SystemExit(f"{docs} has no {SECTION_START} ... {SECTION_END} block to replace")
-    head, rest = text.split(SECTION_START, 1)
-    _, tail = rest.split(SECTION_END, 1)
-    docs.write_text(f"{head}{SECTION_START}\n{table_text}\n{SECTION_END}{tail}", encoding="utf-8")
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--formats", help=f"comma-separated formats (default: all of {', '.join(FORMAT_TEMPLATES)})")
@@ -339,7 +326,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         }
         args.details.write_text(json.dumps(details, indent=1, ensure_ascii=False), encoding="utf-8")
     if args.write_docs:
-        write_docs(table_text)
+        write_section("e2e-recovery", table_text)
 
 
 if __name__ == "__main__":

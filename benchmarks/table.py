@@ -6,6 +6,9 @@ import random
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+BENCHMARKS_DOC = Path(__file__).resolve().parents[1] / "docs" / "BENCHMARKS.md"
 
 
 @dataclass(frozen=True)
@@ -37,3 +40,14 @@ def median_ratio_spread(
     rng = random.Random(0)
     medians = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(resamples))
     return statistics.median(ratios), medians[int(0.05 * resamples)], medians[int(0.95 * resamples) - 1]
+
+
+def write_section(name: str, text: str, docs: Path = BENCHMARKS_DOC) -> None:
+    """Replace the generated block between `<!-- name:start -->` and `<!-- name:end -->` in `docs`."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    content = docs.read_text(encoding="utf-8")
+    if start not in content or end not in content:
+        raise SystemExit(f"{docs} has no {start} ... {end} block to replace")
+    head, rest = content.split(start, 1)
+    _, tail = rest.split(end, 1)
+    docs.write_text(f"{head}{start}\n{text}\n{end}{tail}", encoding="utf-8")
