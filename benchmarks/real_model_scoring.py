@@ -221,7 +221,7 @@ def _problem(prompt: Prompt, reply: Reply, lost: bool) -> str:
     if unknown:
         return f"called {', '.join(unknown)}, not offered"
     if len(reply.calls) != len(prompt.expected):
-        return f"{len(reply.calls)} calls, expected {len(prompt.expected)}"
+        return f"{_calls(len(reply.calls))}, expected {len(prompt.expected)}"
     wanted = {call.name for call in prompt.expected}
     wrong = [call.name for call in reply.calls if call.name not in wanted]
     if wrong:
@@ -229,6 +229,10 @@ def _problem(prompt: Prompt, reply: Reply, lost: bool) -> str:
     unmatched = [call for call in reply.calls if not any(matches(e, call) for e in prompt.expected)]
     shown = unmatched[0] if unmatched else reply.calls[0]
     return f"arguments: {shown.name} {json.dumps(shown.arguments, ensure_ascii=False)}"
+
+
+def _calls(count: int) -> str:
+    return f"{count} call" if count == 1 else f"{count} calls"
 
 
 @dataclass
@@ -322,8 +326,8 @@ def headline_table(results: Sequence[Result], arm_labels: Mapping[str, str]) -> 
     return "\n".join(lines)
 
 
-def category_table(results: Sequence[Result], arm_labels: Mapping[str, str]) -> str:
-    """One row per tier, arm and category: every count the benchmark reports."""
+def category_table(results: Sequence[Result]) -> str:
+    """One row per tier, arm (by its short name) and category: every count the benchmark reports."""
     table = tallies(results)
     header = ["Ollama", "arm", "category", "prompts", "call of an offered tool", "exact", "no call", "lost"]
     header += ["refused", "median s"]
@@ -337,7 +341,7 @@ def category_table(results: Sequence[Result], arm_labels: Mapping[str, str]) -> 
     for tier, arm, category in keys:
         tally = table[(tier, arm, category)]
         exact = f"{tally.exact}" if tally.expecting_calls else "-"
-        cells = [tier, arm_labels.get(arm, arm), category, str(tally.prompts), str(tally.called), exact]
+        cells = [tier, arm, category, str(tally.prompts), str(tally.called), exact]
         cells += [str(tally.no_call), str(tally.lost), str(tally.refused), _seconds(tally)]
         lines.append(_row(cells))
     return "\n".join(lines)

@@ -179,7 +179,7 @@ def test_tallies_and_tables_count_each_reply_once() -> None:
     )
     labels = {"build": "ollama-fc build"}
     assert "| v0.34.4 | ollama-fc build | 1 / 1 | 1 | 0 | 1 | 2.0 |" in headline_table(results, labels)
-    assert "| v0.34.4 | ollama-fc build | none | 2 | 0 | - | 1 | 0 | 1 | 1.0 |" in category_table(results, labels)
+    assert "| v0.34.4 | build | none | 2 | 0 | - | 1 | 0 | 1 | 1.0 |" in category_table(results)
 
 
 def test_the_prompt_set_covers_each_category() -> None:
