@@ -3,6 +3,7 @@
     python benchmarks/real_model.py [--tiers pinned,current] [--arms plain,convert,build,serve]
                                     [--limit N] [--gguf PATH] [--host URL] [--details FILE]
                                     [--write-docs]
+    python benchmarks/real_model.py --from-details pinned.json current.json [--write-docs]
 
 The model is Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF, its own Hermes tools template), provisioned
 once by `ollama_fc.testbed.realmodel` unless --gguf names a copy. Each tier's server is started
@@ -306,7 +307,17 @@ def rates_table(rates: dict[str, dict[str, float | int]]) -> str:
     return "\n".join(lines)
 
 
-def report(results: Sequence[Result], seconds: float, prompts: int) -> str:
+def report(results: Sequence[Result], runs: Sequence[dict[str, Any]]) -> str:
+    prompts = len({result.prompt.id for result in results})
+    notes = "; ".join(
+        f"{run['seconds']:.0f} s"
+        + (
+            f" at load average {run['load_average'][0]:.1f} to {run['load_average'][1]:.1f}"
+            if "load_average" in run
+            else ""
+        )
+        for run in runs
+    )
     return "\n\n".join(
         [
             headline_table(results, ARMS),
@@ -315,17 +326,18 @@ def report(results: Sequence[Result], seconds: float, prompts: int) -> str:
             "Refused: the request failed.",
             category_table(results),
             rates_table(token_rates(results)),
-            f"{prompts} prompts per arm; {len(results)} replies in {seconds:.0f} s.",
+            f"{prompts} prompts per arm, {len(results)} replies ({notes}).",
         ]
     )
 
 
-def details(results: Sequence[Result], gguf: Path, rates: dict[str, dict[str, float | int]]) -> dict[str, Any]:
+def details(results: Sequence[Result], gguf: Path, run: dict[str, Any]) -> dict[str, Any]:
     return {
         "model": str(gguf),
         "options": OPTIONS,
         "arms": ARMS,
-        "token_rates": rates,
+        "run": run,
+        "token_rates": token_rates(results),
         "replies": [
             {
                 "tier": r.tier,
@@ -341,6 +353,22 @@ def details(results: Sequence[Result], gguf: Path, rates: dict[str, dict[str, fl
     }
 
 
+def from_details(path: Path, prompt_set: PromptSet) -> tuple[list[Result], dict[str, Any]]:
+    """The replies of an earlier run's details file, scored again (with today's scoring)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        by_id = {prompt.id: prompt for prompt in prompt_set.prompts}
+        results = []
+        for entry in data["replies"]:
+            prompt, raw = by_id[entry["prompt"]], entry["reply"]
+            calls = [Call(call["name"], call["arguments"]) for call in raw["calls"]]
+            reply = Reply(calls, raw["content"], raw["error"], raw["seconds"], raw["stats"])
+            results.append(Result(entry["tier"], entry["arm"], prompt, reply, score(prompt, reply)))
+        return results, data["run"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SystemExit(f"{path} is not a details file of this benchmark ({type(error).__name__}: {error})") from None
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tiers", default="pinned,current", help="comma-separated tiers (default: pinned,current)")
@@ -350,7 +378,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--host", help="an Ollama already running (instead of starting each tier's)")
     parser.add_argument("--details", type=Path, help="write every reply and its score to this JSON file")
     parser.add_argument("--write-docs", action="store_true", help="replace the tables in docs/BENCHMARKS.md")
+    parser.add_argument(
+        "--from-details",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="run nothing: report the replies of earlier runs' details files together (e.g. one per tier)",
+    )
     args = parser.parse_args(argv)
+    prompt_set = load_prompt_set(PROMPTS)
+    if args.from_details:
+        loaded = [from_details(path, prompt_set) for path in args.from_details]
+        text = report([result for results, _ in loaded for result in results], [run for _, run in loaded])
+        print(text)
+        if args.write_docs:
+            write_section("real-model", text)
+        return
 
     tiers = [name.strip() for name in args.tiers.split(",") if name.strip()]
     arms = [name.strip() for name in args.arms.split(",") if name.strip()]
@@ -369,20 +412,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not gguf.is_file():
         raise SystemExit(f"{gguf} is not a file; pass --gguf with the model's GGUF")
     gguf = gguf.resolve()
-    prompt_set = load_prompt_set(PROMPTS)
     prompts = spread(prompt_set.prompts, args.limit)
     say(f"{len(prompts)} prompts, arms {', '.join(arms)}, tiers {', '.join(tiers)}, model {gguf.name}")
     warnings.simplefilter("ignore", DroppedOutputWarning)  # counted as lost replies instead
-    started = time.monotonic()
+    started, load_at_start = time.monotonic(), os.getloadavg()[0]
     results: list[Result] = []
     for tier_name in tiers:
         with tier_server(tier_name, args.host, say) as (label, host, cli):
             say(f"Ollama {label} at {host}")
             results += run_tier(label, host, cli, gguf, arms, prompt_set, prompts, say)
-    text = report(results, time.monotonic() - started, len(prompts))
+    run = {"seconds": time.monotonic() - started, "load_average": [load_at_start, os.getloadavg()[0]]}
+    text = report(results, [run])
     print(text)
     if args.details:
-        payload = details(results, gguf, token_rates(results))
+        payload = details(results, gguf, run)
         args.details.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     if args.write_docs:
         write_section("real-model", text)

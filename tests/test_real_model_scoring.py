@@ -7,6 +7,7 @@ ollama-fc; one that missed a right call in another order would understate it. No
 
 from __future__ import annotations
 
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -223,3 +224,23 @@ def test_each_expected_call_is_one_the_offered_tool_accepts() -> None:
                         arguments = {k: _sample(m, properties[k]) for k, m in argument_set.items()} | {key: value}
                         validate_arguments(expected.name, schema, arguments)
                         assert matches(expected, Call(expected.name, arguments)), (each.id, key, value)
+
+
+def test_a_details_file_reports_the_same_scores_again(tmp_path: Path) -> None:
+    """`--from-details` re-scores saved replies: what it reads back is what the run scored."""
+    import real_model
+
+    prompt_set = load_prompt_set(PROMPTS)
+    first = prompt_set.prompts[0]
+    replies = [
+        reply(("get_weather", {"city": "Paris", "unit": "celsius"}), seconds=3.0),
+        reply(content="It is sunny.", seconds=2.0),
+        reply(error="ResponseError: does not support tools"),
+    ]
+    results = [Result(tier, "build", first, r, score(first, r)) for tier, r in zip(("a", "b", "c"), replies)]
+    path = tmp_path / "details.json"
+    path.write_text(json.dumps(real_model.details(results, Path("model.gguf"), {"seconds": 5.0})), encoding="utf-8")
+    again, run = real_model.from_details(path, prompt_set)
+    assert run == {"seconds": 5.0}
+    assert [(r.tier, r.reply, r.score) for r in again] == [(r.tier, r.reply, r.score) for r in results]
+    assert real_model.report(again, [run]) == real_model.report(results, [run])
