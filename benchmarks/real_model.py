@@ -1,6 +1,6 @@
 """A real tool-calling model with and without ollama-fc: the project's prompt set on both Ollama tiers.
 
-    python benchmarks/real_model.py [--tiers pinned,current] [--arms plain,convert,build,serve]
+    python benchmarks/real_model.py [--tiers pinned,current] [--arms plain,convert,build,serve,any]
                                     [--limit N] [--gguf PATH] [--host URL] [--details FILE]
                                     [--write-docs]
     python benchmarks/real_model.py --from-details pinned.json current.json [--write-docs]
@@ -15,7 +15,9 @@ once by `ollama_fc.testbed.realmodel` unless --gguf names a copy. Each tier's se
   asked with ollama_fc.Client;
 * build: `ollama-fc build qwen2.5 --from model.gguf`, asked with ollama_fc.Client;
 * serve: the build arm's model through `ollama-fc serve` (in this process), asked with the
-  `openai` SDK's chat.completions.
+  `openai` SDK's chat.completions;
+* any (only when --arms names it): `ollama-fc build --from model.gguf` without a family (the
+  model's own template, as convert makes it, in one command), asked with ollama_fc.Client.
 
 Every prompt of benchmarks/data/real_model_prompts.json is asked once per arm, the arms one
 after another (each arm sees the prompts in the same order, so the server's prompt cache helps
@@ -83,8 +85,10 @@ ARMS = {
     "convert": "`ollama-fc convert` + `ollama create`, ollama_fc.Client",
     "build": "`ollama-fc build qwen2.5`, ollama_fc.Client",
     "serve": "`ollama-fc serve` (build's model), openai SDK",
+    "any": "`ollama-fc build --from` (no family), ollama_fc.Client",
 }
-NATIVE_ARMS = ("plain", "convert", "build")
+DEFAULT_ARMS = ("plain", "convert", "build", "serve")
+NATIVE_ARMS = ("plain", "convert", "build", "any")
 FAMILY = "qwen2.5"
 TIMEOUT = 900.0
 MODEL_PREFIX = "ollama-fc-real-model-"
@@ -127,6 +131,9 @@ def create_models(
         run([*ofc, "convert", str(gguf), "--from", str(gguf), "-o", str(modelfile)], host, say)
         run([str(ollama_cli), "create", MODEL_PREFIX + "convert", "-f", str(modelfile)], host, say)
         models["convert"] = MODEL_PREFIX + "convert"
+    if "any" in arms:
+        run([*ofc, "build", "--from", str(gguf), "--name", MODEL_PREFIX + "any"], host, say)
+        models["any"] = MODEL_PREFIX + "any"
     if "build" in arms or "serve" in arms:
         run([*ofc, "build", FAMILY, "--from", str(gguf), "--name", MODEL_PREFIX + "build"], host, say)
         models.update({arm: MODEL_PREFIX + "build" for arm in ("build", "serve") if arm in arms})
@@ -372,7 +379,11 @@ def from_details(path: Path, prompt_set: PromptSet) -> tuple[list[Result], dict[
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tiers", default="pinned,current", help="comma-separated tiers (default: pinned,current)")
-    parser.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms (default: {','.join(ARMS)})")
+    parser.add_argument(
+        "--arms",
+        default=",".join(DEFAULT_ARMS),
+        help=f"comma-separated arms among {', '.join(ARMS)} (default: {','.join(DEFAULT_ARMS)})",
+    )
     parser.add_argument("--limit", type=int, help="at most N prompts, taken from the categories in turn")
     parser.add_argument("--gguf", type=Path, help="the model's GGUF (default: the project's cached copy)")
     parser.add_argument("--host", help="an Ollama already running (instead of starting each tier's)")
