@@ -21,7 +21,7 @@ once by `ollama_fc.testbed.realmodel` unless --gguf names a copy. Each tier's se
 
 Every prompt of benchmarks/data/real_model_prompts.json is asked once per arm, the arms one
 after another (each arm sees the prompts in the same order, so the server's prompt cache helps
-each alike), whole responses, with temperature 0, seed 42 and at most 512 tokens generated.
+each alike), whole responses, with temperature 0, seed 42 and at most 256 tokens generated.
 ollama_fc.Client is called with `validate=False`, so a call whose arguments fail the tool's
 schema is scored as the model wrote it (with `validate=True` it raises InvalidToolCall; the
 details say which calls would). Scoring (benchmarks/real_model_scoring.py): per arm, tier and
@@ -78,7 +78,7 @@ from ollama_fc.testbed.tiers import TIERS  # noqa: E402
 
 PROMPTS = HERE / "data" / "real_model_prompts.json"
 SEED = 42
-MAX_TOKENS = 512
+MAX_TOKENS = 256
 OPTIONS = {"temperature": 0, "seed": SEED, "num_predict": MAX_TOKENS}
 ARMS = {
     "plain": "plain `ollama create`, ollama.Client",
