@@ -127,11 +127,16 @@ def test_no_module_is_past_the_size_a_reader_takes_in() -> None:
     assert {name: size for name, size in sizes.items() if size > MAX_LINES} == {}
 
 
+def loaded_by(statement: str) -> list[str]:
+    """The modules a fresh interpreter holds after running `statement`."""
+    script = f"import sys; {statement}; print(' '.join(sorted(sys.modules)))"
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
+
+
 def test_importing_the_client_loads_neither_converter_nor_verifier() -> None:
     """`ollama_fc.client` reads the family marker and tool tag (markers.py) only; a program using
     the client does not pay for the translator, the verifier or the render oracle."""
-    script = "import sys, ollama_fc.client; print(' '.join(sorted(sys.modules)))"
-    loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
+    loaded = loaded_by("import ollama_fc.client")
     assert "ollama_fc.markers" in loaded
     heavy = [
         name
@@ -139,3 +144,23 @@ def test_importing_the_client_loads_neither_converter_nor_verifier() -> None:
         if under(name, "ollama_fc.convert", "ollama_fc.verify", "ollama_fc.oracle", "ollama_fc.hf")
     ]
     assert heavy == []
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["import ollama_fc.convert.sources", "from ollama_fc.convert import TemplateSource, Conversion, load_source"],
+)
+def test_importing_the_source_dataclasses_loads_no_translator(statement: str) -> None:
+    """A program that reads a template source or names a result's type (the learner, the
+    families, a caller's type hint) does not load the translator, its Go builders or Jinja;
+    `convert` loads them when first used."""
+    loaded = loaded_by(statement)
+    assert "ollama_fc.convert.sources" in loaded
+    translator = [
+        name
+        for name in loaded
+        if under(name, "ollama_fc.convert.api", "ollama_fc.convert.translate", "ollama_fc.convert.ops")
+        or under(name, "ollama_fc.convert.go", "ollama_fc.convert.analysis", "ollama_fc.jinja", "jinja2")
+    ]
+    assert translator == []
+    assert "ollama_fc.convert.translate" in loaded_by("from ollama_fc.convert import convert")
