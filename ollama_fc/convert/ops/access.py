@@ -5,6 +5,7 @@ untyped values (argument values, schema items) looked up at run time, dict liter
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from jinja2 import nodes
@@ -45,6 +46,7 @@ from .values import (
     TOOLS,
     UNDEF,
     UNDEFINED,
+    Facts,
     Loop,
     Value,
     const,
@@ -59,7 +61,7 @@ class Access(Emit):
         if name == "messages":
             return Value("$.Messages", MSGS)
         if name == "tools":
-            return Value("$.Tools", TOOLS, extra={"nullable": True})
+            return Value("$.Tools", TOOLS, facts=Facts(nullable=True))
         if name == "add_generation_prompt":
             return Value('(ne (index $.Messages (len (slice $.Messages 1))).Role "assistant")', BOOL)
         if name in self.tokens:
@@ -83,7 +85,10 @@ class Access(Emit):
         `is defined`, truth tests and macro arguments take (each branches on the Go flag);
         anything else refuses the kind."""
         other = Value(
-            slot.code, slot.kind, extra={k: v for k, v in slot.extra.items() if k not in {"literal", "literal_flag"}}
+            slot.code,
+            slot.kind,
+            extra={k: v for k, v in slot.extra.items() if k not in {"literal", "literal_flag"}},
+            facts=slot.facts,
         )
         return Value(
             slot.code,
@@ -138,7 +143,7 @@ class Access(Emit):
     def attr(self, base: Value, name: str, node: nodes.Node) -> Value:
         value = self.field(base, name, node)
         if toolschema.optional(base.kind, name) and value.kind != UNDEF:
-            value.extra["optional"] = True
+            value.facts = replace(value.facts, optional=True)
         return value
 
     def field(self, base: Value, name: str, node: nodes.Node) -> Value:
@@ -154,20 +159,23 @@ class Access(Emit):
             known = found.extra.get("known")
             if known is not None and known[0] == self.flow_epoch:
                 return const(known[1])  # set to a constant with no branch point since
-            extra: dict[str, Any] = {"maybe_undefined": True} if found.extra.get("maybe_undefined") else {}
-            if found.extra.get("defined_flag"):
-                extra["defined_flag"] = found.extra["defined_flag"]
+            facts = Facts(
+                maybe_undefined=found.facts.maybe_undefined,
+                defined_flag=found.facts.defined_flag or None,
+                maybe_none=found.kind == NONE or found.facts.maybe_none,  # None is held as "" until some path sets it
+            )
+            extra: dict[str, Any] = {}
             if found.extra.get("known_nonempty") == self.flow_epoch:
                 extra["nonempty"] = True  # set to text holding constant text, no branch point since
-            if found.kind == NONE or found.extra.get("maybe_none"):
-                extra["maybe_none"] = True  # None is held as "" until some path sets it
             if found.extra.get("maybe_negative") or (
                 found.is_const and isinstance(found.const, int) and found.const < 0
             ):
                 extra["maybe_negative"] = True
             if name in base.extra.get("text_attrs", ()):
                 extra["final"] = f"{base.code}_{name}_final"
-            return Value(f"{base.code}_{name}", found.kind if found.kind not in {NONE, UNDEF} else ANY, extra=extra)
+            return Value(
+                f"{base.code}_{name}", found.kind if found.kind not in {NONE, UNDEF} else ANY, extra=extra, facts=facts
+            )
         if base.kind == PART:
             if name == "type":
                 return const("text")
@@ -202,12 +210,14 @@ class Access(Emit):
                 go, kind = fields[name]
                 value = Value(f"{base.code}.{go}", kind)
                 if base.kind == MSG and name in OPTIONAL_MESSAGE_KEYS:
-                    value.extra["optional"] = True
+                    value.facts = replace(value.facts, optional=True)
                 if base.kind == MSG and name == "content":
                     value.extra["final"] = f"(eq {base.code} $ofc_final)"
                     # Ollama sends "" where transformers users pass None: an assistant's calls
                     # with no text (templates print the calls only when the content is none)
-                    value.extra["none_when"] = f'(and (eq {base.code}.Content "") {base.code}.ToolCalls)'
+                    value.facts = replace(
+                        value.facts, none_when=f'(and (eq {base.code}.Content "") {base.code}.ToolCalls)'
+                    )
                 return value
             return UNDEFINED
         if base.kind in {UNDEF, NONE}:
@@ -232,10 +242,10 @@ class Access(Emit):
         prefetched = base.extra.get("fields")
         if prefetched is not None and prefetched[0] == base.code and name in prefetched[1]:
             value, found, deeper = prefetched[1][name]
-            extra: dict[str, Any] = {"maybe_undefined": True, "defined_flag": found}
+            extra: dict[str, Any] = {}
             if deeper is not None:
                 extra["fields"] = deeper.extra["fields"]
-            return Value(value, ANY, extra=extra)
+            return Value(value, ANY, extra=extra, facts=Facts(maybe_undefined=True, defined_flag=found))
         obj, value, found, k, v = (self.temp() for _ in range(5))
         self.action(f"{obj} := {base.code}")
         self.action(f'{value} := ""')
@@ -243,7 +253,7 @@ class Access(Emit):
         self.action(f'if eq (printf "%.3T" {obj}) "map"')
         self.key_scan(k, v, obj, go_string(name), f"{value} = {v}", f"{found} = true")
         self.action("end")
-        return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
+        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
 
     def prefetch_fields(self, base: Value, reads: Mapping[tuple[str, ...], int]) -> Value:
         """The untyped variable `base` with the values of the keys its scope reads looked up at
@@ -272,7 +282,7 @@ class Access(Emit):
             if sum(deeper.values()) > 1:
                 value, found, _ = fields[key]
                 fields[key] = (value, found, self.prefetch_fields(Value(value, ANY), deeper))
-        return Value(base.code, base.kind, base.const, {**base.extra, "fields": (base.code, fields)})
+        return Value(base.code, base.kind, base.const, {**base.extra, "fields": (base.code, fields)}, base.facts)
 
     def untyped_get(self, base: Value, key: str, default: Value | None, node: nodes.Node) -> Value:
         """`x.get(key[, default])` of an untyped value: the key's value where `x` is a mapping that
@@ -309,7 +319,7 @@ class Access(Emit):
         self.action(f"{found} = true")
         self.action("end")
         self.action("end")
-        return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
+        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
 
     @staticmethod
     def plain_map(value: Value) -> str:
@@ -323,7 +333,7 @@ class Access(Emit):
         self.action(f'{value} := ""')
         self.action(f"{found} := false")
         self.key_scan(k, v, args.code, key.code, f"{value} = {v}", f"{found} = true")
-        return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
+        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
 
     @staticmethod
     def runtime_count(bound: Value | None) -> bool:
@@ -369,7 +379,7 @@ class Access(Emit):
         self.action(f"{exists} = true")
         self.action(f"{item} = {self.kept_neighbour(loop, previous)}")
         self.action("end")
-        return Value(item, loop.item_kind or ANY, extra={"maybe_undefined": True, "defined_flag": exists})
+        return Value(item, loop.item_kind or ANY, facts=Facts(maybe_undefined=True, defined_flag=exists))
 
     def kept_neighbour(self, loop: Loop, previous: bool) -> str:
         """Go code of the element before or after the step's own in a forward list loop, read
@@ -395,7 +405,7 @@ class Access(Emit):
         fields = self.dict_fields(base)
         if key.is_const:
             return fields.get(key.const, UNDEFINED)
-        if key.kind == UNDEF and not key.extra.get("maybe_undefined"):
+        if key.kind == UNDEF and not key.facts.maybe_undefined:
             return UNDEFINED  # no dict has Undefined as a key
         if key.kind == ANY and all(isinstance(k, str) and k for k in fields):
             # an untyped key (a schema's `type`) matches only when it is a string
@@ -417,7 +427,7 @@ class Access(Emit):
                 self.action(f"{flag} = true")
                 self.action("end")
         kind = INT if kinds == {int} else STR
-        return Value(result, kind, extra={"maybe_undefined": True, "defined_flag": flag})
+        return Value(result, kind, facts=Facts(maybe_undefined=True, defined_flag=flag))
 
     @staticmethod
     def empty_list_as(value: Value, other: Value) -> Value:

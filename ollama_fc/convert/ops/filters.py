@@ -199,7 +199,7 @@ def untyped_pairs(ops: Lowering, call: FilterCall) -> Value | None:
             ops.warn(
                 call.node, "|items of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
             )
-        return Value(value.code, ANY, extra={**value.extra, "items": True})
+        return Value(value.code, ANY, extra={**value.extra, "items": True}, facts=value.facts)
     return None
 
 
@@ -209,14 +209,16 @@ def items(ops: Lowering, call: FilterCall) -> Value:
     pairs = const_pairs(ops, call)
     if pairs is not None:
         return pairs
-    if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+    if value.kind == UNDEF and not value.facts.maybe_undefined:
         return const([])  # Jinja's |items of Undefined is empty
     if value.is_const and isinstance(value.const, dict):
         return const([list(pair) for pair in value.const.items()])
     if value.kind == RECORD:
-        return Value("", RECORD, extra={**value.extra, "items": True})  # only its (absent) attributes are usable
+        return Value(
+            "", RECORD, extra={**value.extra, "items": True}, facts=value.facts
+        )  # only its (absent) attributes are usable
     if value.kind in {PROPS, ARGS} or value.kind in toolschema.KEY_ORDER:
-        return Value(value.code, value.kind, extra={**value.extra, "items": True})
+        return Value(value.code, value.kind, extra={**value.extra, "items": True}, facts=value.facts)
     untyped = untyped_pairs(ops, call)
     if untyped is not None:
         return untyped
@@ -298,7 +300,7 @@ def length(ops: Lowering, call: FilterCall) -> Value:
     value = call.value
     if value.is_const:
         return const(len(value.const))
-    if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+    if value.kind == UNDEF and not value.facts.maybe_undefined:
         return const(0)  # Jinja's Undefined has length 0
     if value.kind == ANY:
         ops.warn(call.node, "|length of an untyped value", "counts bytes, not characters, where it is non-ASCII text")
@@ -351,7 +353,7 @@ def selectattr(ops: Lowering, call: FilterCall) -> Value:
 def to_list(ops: Lowering, call: FilterCall) -> Value:
     value = call.value
     if value.kind == MAPPED:
-        return Value(value.code, value.kind, extra={**value.extra, "lazy": False})
+        return Value(value.code, value.kind, extra={**value.extra, "lazy": False}, facts=value.facts)
     return value
 
 
@@ -406,7 +408,7 @@ def format_(ops: Lowering, call: FilterCall) -> Value:
 @filter("safe")
 def safe(ops: Lowering, call: FilterCall) -> Value:
     value = call.value
-    return Value(value.code, value.kind, value.const, {**value.extra, "markup": True})
+    return Value(value.code, value.kind, value.const, {**value.extra, "markup": True}, value.facts)
 
 
 @filter("tojson", gives_text=True)
@@ -450,7 +452,7 @@ def to_int(ops: Lowering, call: FilterCall) -> Value:
     if value.is_const and all(a.is_const for a in args):
         options = call.options(ops)
         return const(CONSTANT_FOLDER.call_filter(call.name, value.const, [a.const for a in args], options))
-    if value.kind == INT and not value.extra.get("maybe_undefined"):
+    if value.kind == INT and not value.facts.maybe_undefined:
         return value  # already an int: |int leaves it as it is
     if value.kind in {STR, CONTENT} and not args and not call.keywords:
         return ops.parsed_int(value, call.node)
@@ -463,7 +465,7 @@ def select(ops: Lowering, call: FilterCall) -> Value:
     if value.kind in toolschema.KEY_ORDER and not value.extra.get("items") and args and all(a.is_const for a in args):
         # keys are constants once the loop is unrolled: the test runs here, as Jinja's own
         tests = [*value.extra.get("key_tests", ()), (call.name, args[0].const, [a.const for a in args[1:]])]
-        return Value(value.code, value.kind, extra={**value.extra, "key_tests": tests})
+        return Value(value.code, value.kind, extra={**value.extra, "key_tests": tests}, facts=value.facts)
     raise ops.unsupported(call)
 
 
@@ -472,7 +474,7 @@ def change_case(ops: Lowering, call: FilterCall) -> Value:
     value = call.value
     if value.is_const:
         return const(getattr(value.const, call.name)())
-    if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+    if value.kind == UNDEF and not value.facts.maybe_undefined:
         return const("")  # str() of Undefined is empty
     if value.kind == ANY:
         return ops.change_case(

@@ -241,7 +241,7 @@ class JsonWriter:
         its Go type where its kind makes that certain: no run-time dispatch is paid for it."""
         kind = ORDERED_PROPS if value.kind == PROPS and value.extra.get("ordered") else value.kind
         go_type = KIND_TYPES.get(kind, ANY_TYPE)
-        if value.extra.get("maybe_none") or value.extra.get("maybe_undefined"):
+        if value.facts.maybe_none or value.facts.maybe_undefined:
             go_type = ANY_TYPE  # None is held as "" until some path sets the value
         self.tr.call_helper(self.helper(go_type, 0), value.code, self.node)
 

@@ -58,11 +58,11 @@ class Logic(Access):
     """Truth, comparisons, `in`, Jinja tests, and the tests of a selection (over Access)."""
 
     def truth_operand(self, value: Value) -> str:
-        if value.extra.get("maybe_undefined") and value.code:
+        if value.facts.maybe_undefined and value.code:
             return value.code
         if value.kind in {UNDEF, NONE}:
             return "false"
-        if value.extra.get("or_method"):
+        if value.facts.or_method:
             return "true"
         if value.kind == BOOL or value.kind in {STR, INT, CONTENT, MSGS, CALLS, TOOLS, ARGS, ANY}:
             return value.code
@@ -77,11 +77,11 @@ class Logic(Access):
             return "true" if value.const else "false"
         if value.extra.get("nonempty"):
             return "true"
-        if (value.extra.get("maybe_undefined") or value.extra.get("maybe_none")) and value.code:
+        if (value.facts.maybe_undefined or value.facts.maybe_none) and value.code:
             return value.code  # "" until some path sets it (None is stored as "" too)
         if value.kind in {UNDEF, NONE}:
             return "false"
-        if value.kind in {MSG, CALL, FUNC, TOOL, TFUNC, PART, NS, BOUND_METHOD} or value.extra.get("or_method"):
+        if value.kind in {MSG, CALL, FUNC, TOOL, TFUNC, PART, NS, BOUND_METHOD} or value.facts.or_method:
             return "true"
         if value.kind == RECORD:
             return "true" if value.extra["fields"] else "false"
@@ -124,14 +124,14 @@ class Logic(Access):
     def compare_eq(self, left: Value, right: Value, node: nodes.Node) -> str:
         if left.is_const and not right.is_const:
             left, right = right, left
-        if left.kind in {UNDEF} or (left.kind == NONE and not left.extra):
+        if left.kind in {UNDEF} or (left.kind == NONE and not left.extra and not left.facts):
             if right.is_const:
                 return "true" if right.const is None and left.kind == NONE else "false"
             return "false"
         if right.is_const:
             value = right.const
             if value is None:
-                return str(left.extra.get("none_when", "false"))
+                return str(left.facts.none_when or "false")
             if isinstance(value, str):
                 if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
                     return "false"  # never equal to a string (nor is Undefined, when it may be unset)
@@ -244,7 +244,7 @@ class Logic(Access):
             return Value(search.contains_text(self, hay.code, needle.code), BOOL)
         if hay.kind in {ARGS, PROPS} and needle.kind in {STR}:
             return Value(f"(not (not (index {self.plain_map(hay)} {needle.code})))", BOOL)
-        if hay.kind == UNDEF and not hay.extra.get("maybe_undefined"):
+        if hay.kind == UNDEF and not hay.facts.maybe_undefined:
             return const(False)  # Jinja's Undefined iterates as empty
         if hay.kind in {UNDEF, NONE}:
             raise self.fail(node, "'in' on an undefined value")
@@ -369,14 +369,14 @@ def test(*names: str, splits_literal_or: bool = False) -> Callable[[TestFunction
 @test("defined", "undefined", splits_literal_or=True)
 def defined(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
     kind = value.kind
-    if kind == UNDEF and not value.extra.get("maybe_undefined"):
+    if kind == UNDEF and not value.facts.maybe_undefined:
         defined = "false"
-    elif value.extra.get("maybe_undefined"):
-        flag = value.extra.get("defined_flag")
+    elif value.facts.maybe_undefined:
+        flag = value.facts.defined_flag
         if not flag:
             raise ops.fail(node, "`is defined` on a variable set only on some paths")
         defined = flag
-    elif value.extra.get("optional"):
+    elif value.facts.optional:
         defined = f"(not (not {value.code}))"
     else:
         defined = "true"
@@ -390,13 +390,13 @@ def none(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value
         return "true" if value.const is None else "false"
     if kind == NONE:
         return "true"
-    if value.extra.get("none_when"):
-        return str(value.extra["none_when"])
+    if value.facts.none_when:
+        return str(value.facts.none_when)
     if kind == TOOLS:
-        if value.extra.get("emptied"):
+        if value.facts.emptied:
             raise ops.fail(node, "`is none` on a list set to [] on some paths", "(Go cannot tell [] from None there)")
         return f"(not {value.code})"
-    if value.extra.get("maybe_none"):
+    if value.facts.maybe_none:
         return f'(eq (printf "%v" {value.code}) "")'
     if kind == ANY:
         return f'(eq (printf "%T" {value.code}) "<nil>")'  # JSON null
@@ -418,10 +418,10 @@ def string(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Val
 @test("mapping")
 def mapping(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
     kind = value.kind
-    if kind in MAPPINGS and value.extra.get("maybe_none"):
+    if kind in MAPPINGS and value.facts.maybe_none:
         return f'(ne (printf "%v" {value.code}) "")'  # None is held as ""
-    if kind in MAPPINGS and value.extra.get("maybe_undefined"):
-        if not value.extra.get("defined_flag"):
+    if kind in MAPPINGS and value.facts.maybe_undefined:
+        if not value.facts.defined_flag:
             raise ops.fail(node, "`is mapping` of a value left undefined on some paths")
         return ops.is_test("defined", value, node)
     if kind in MAPPINGS:
@@ -436,7 +436,7 @@ def iterable(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[V
     kind = value.kind
     if kind in {STR, CONTENT, STRLIST} or kind in SEQUENCES or value.extra.get("items"):
         return "true"
-    if kind == UNDEF and not value.extra.get("maybe_undefined"):
+    if kind == UNDEF and not value.facts.maybe_undefined:
         return "true"  # Jinja's Undefined has a length (0) and iterates as empty
     if kind in MAPPINGS:
         return "true" if name == "iterable" else "false"

@@ -183,7 +183,7 @@ class Strings(ToJson):
             return value
         if value.is_const:
             return const(py_str(value.const))
-        if value.kind == NONE and not value.extra.get("maybe_undefined"):
+        if value.kind == NONE and not value.facts.maybe_undefined:
             return const("None")
         if value.kind == INT:
             return Value(f'(printf "%d" {value.code})', STR)

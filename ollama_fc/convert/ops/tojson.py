@@ -119,7 +119,7 @@ class ToJson(Logic):
         if value.kind in {SELECT, MAPPED}:
             self.json_view(value, indent, expr)
             return
-        if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+        if value.kind == UNDEF and not value.facts.maybe_undefined:
             self.warn(
                 expr,
                 "tojson of an undefined value",

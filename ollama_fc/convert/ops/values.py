@@ -8,7 +8,7 @@ onto Ollama's fields.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any, NamedTuple, cast
 
@@ -148,6 +148,48 @@ MONTHS = (
 )
 
 
+@dataclass(frozen=True)
+class Facts:
+    """What the translator knows of a value beyond its kind and constant, one typed field a fact.
+
+    A field is None (False for a flag) where nothing is known. Facts are never changed in place:
+    a value learns one by getting new facts (`replace(value.facts, ...)`), so no two values share
+    what one of them learns.
+    """
+
+    # -- whether it may be undefined or None, and the Go code that tells where
+    #: Jinja's value may be undefined on some path (Go holds "" or nothing there)
+    maybe_undefined: bool = False
+    #: a Go flag true where the value is defined (with `maybe_undefined`)
+    defined_flag: str | None = None
+    #: Jinja's value may be None on some path (Go holds "" there)
+    maybe_none: bool = False
+    #: a Go condition true where Jinja's value is None (a message's content beside its calls)
+    none_when: str | None = None
+    #: a message's or a schema's key that Hugging Face leaves out where Ollama's field is empty
+    optional: bool = False
+    #: an optional key read with `.get` (`message.get('tool_calls')`): None where it is empty
+    or_method: bool = False
+    #: a list variable set to `[]` somewhere: no longer None where Ollama's list is empty
+    emptied: bool = False
+    #: `tools`, which transformers passes as None when the request has none
+    nullable: bool = False
+
+    def known(self) -> dict[str, Any]:
+        """The facts that are known, by name: what a macro's `define` is keyed on."""
+        return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not f.default}
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, f.name) is not f.default for f in fields(self))
+
+    def only(self, names: set[str]) -> Facts:
+        """These facts, and no other."""
+        return Facts(**{name: v for name, v in self.known().items() if name in names})
+
+
+NO_FACTS = Facts()
+
+
 @dataclass
 class Value:
     """A translated expression: Go operand code, what it holds, and its value if constant."""
@@ -157,10 +199,15 @@ class Value:
     kind: str
     const: Any = NOT_CONST
     extra: dict[str, Any] = field(default_factory=dict)
+    facts: Facts = NO_FACTS
 
     @property
     def is_const(self) -> bool:
         return self.const is not NOT_CONST
+
+    def known(self) -> dict[str, Any]:
+        """All that is known of the value beyond its kind, by name."""
+        return {**self.extra, **self.facts.known()}
 
 
 def const(value: Any) -> Value:

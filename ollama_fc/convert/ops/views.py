@@ -30,7 +30,7 @@ class Views(Strings):
         sample = Value("$", ELEMENT[base.kind])
         for name in path:
             sample = self.attr(sample, name, node)
-        if sample.kind == UNDEF or sample.extra.get("maybe_undefined"):
+        if sample.kind == UNDEF or sample.facts.maybe_undefined:
             raise self.fail(node, f"|map(attribute={attribute!r}) of an attribute the elements may lack")
         return Value(base.code, MAPPED, extra={"base": base, "filters": filters, "path": path, "lazy": True})
 

@@ -5,6 +5,7 @@ dispatch every statement and expression goes through (`visit`, `expr`).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any, cast
 
 from jinja2 import nodes
@@ -34,10 +35,12 @@ from ..ops.values import (
     CONTENT,
     ELEMENT,
     MAPPINGS,
+    NO_FACTS,
     NONE,
     STR,
     UNDEF,
     UNDEFINED,
+    Facts,
     Loop,
     Value,
     ValueOf,
@@ -229,11 +232,9 @@ class Core(Comparisons):
                 slot.extra["literal_flag"] = var + "_literal"
                 self.action(f"{var}_literal := false")
             if outer is not None:
-                slot.extra.update(
-                    {k: v for k, v in outer.extra.items() if k in {"nullable", "maybe_none", "defined_flag"}}
-                )
+                slot.facts = outer.facts.only({"nullable", "maybe_none", "defined_flag"})
             elif name in self.tested_defined:
-                slot.extra["defined_flag"] = var + "_defined"
+                slot.facts = replace(slot.facts, defined_flag=var + "_defined")
                 self.action(f"{var}_defined := false")
             if name in self.text_names:
                 slot.extra["final"] = var + "_final"
@@ -363,11 +364,11 @@ class Core(Comparisons):
         kind = yes.kind if yes.kind == no.kind or no.kind in {UNDEF, NONE} else ANY
         if yes.kind in {STR, CONTENT} and no.kind in {STR, CONTENT, UNDEF, NONE}:
             kind = STR
-        extra: dict[str, Any] = {}
+        facts = NO_FACTS
         if kind in MAPPINGS and {yes.kind, no.kind} & {UNDEF, NONE}:
             # a message (or tool...) on one side, None or Undefined ("" in Go) on the other
-            extra["maybe_none" if NONE in {yes.kind, no.kind} else "maybe_undefined"] = True
-        return Value(result, kind, extra=extra)
+            facts = Facts(maybe_none=True) if NONE in {yes.kind, no.kind} else Facts(maybe_undefined=True)
+        return Value(result, kind, facts=facts)
 
     @staticmethod
     def innermost_loop(frame: Frame) -> Loop | None:

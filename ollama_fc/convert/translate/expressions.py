@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, cast
 
 from jinja2 import nodes
@@ -41,6 +42,7 @@ from ..ops.values import (
     TOOLS,
     UNDEF,
     UNDEFINED,
+    Facts,
     Value,
     const,
     final_of,
@@ -107,8 +109,8 @@ class Expressions(Macros):
                 # Jinja's subscript falls back to the attribute: a missing key is the dict's method
                 if value.kind == UNDEF:
                     return Value("", BOUND_METHOD)
-                if value.extra.pop("optional", None):
-                    value.extra["or_method"] = True
+                if value.facts.optional:
+                    value.facts = replace(value.facts, optional=False, or_method=True)
             return value
         if base.kind == SPLIT:
             if key.is_const and (key.const == 0 or (key.const == -1 and "limit" not in base.extra)):
@@ -122,7 +124,7 @@ class Expressions(Macros):
             return Value(strlists.element(self, base.code, key.const), STR, extra=final_of(base))
         if base.kind == STRLIST and key.kind == INT and not (key.is_const and key.const < 0):
             element, found = strlists.nth(self, base.code, key.code)
-            return Value(element, STR, extra={"maybe_undefined": True, "defined_flag": found, **final_of(base)})
+            return Value(element, STR, extra=final_of(base), facts=Facts(maybe_undefined=True, defined_flag=found))
         if base.kind in {CONTENT}:
             if key.is_const and key.const in (0, -1):
                 return Value("$.Messages", PART, extra={"content": base.code, **final_of(base)})
@@ -356,7 +358,7 @@ class Expressions(Macros):
                     "Jinja fails where it is not a string; here it applies to str() of the value",
                 )
                 return self.string_method(method, self.untyped_str(base, node), args, node)
-            if base.kind == UNDEF and not base.extra.get("maybe_undefined"):
+            if base.kind == UNDEF and not base.facts.maybe_undefined:
                 self.warn(
                     node,
                     f"calling .{method}() of an undefined value",
@@ -368,12 +370,12 @@ class Expressions(Macros):
                 self.warn(node, f"calling .{method}() of None", "Jinja fails there; rendered as an empty value instead")
                 return UNDEFINED
             if method == "items" and (base.kind in {PROPS, ARGS} or base.kind in toolschema.KEY_ORDER) and not args:
-                return Value(base.code, base.kind, extra={**base.extra, "items": True})
+                return Value(base.code, base.kind, extra={**base.extra, "items": True}, facts=base.facts)
             if method == "items" and base.kind == ANY and not args:
                 self.warn(
                     node, ".items() of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
                 )
-                return Value(base.code, ANY, extra={**base.extra, "items": True})
+                return Value(base.code, ANY, extra={**base.extra, "items": True}, facts=base.facts)
             if method == "keys" and base.kind in toolschema.KEY_ORDER and not args:
                 return base  # a dict iterates as its keys
             if base.kind == STRLIST and method == "append" and len(args) == 1:
@@ -406,7 +408,7 @@ class Expressions(Macros):
                 return self.untyped_get(base, args[0].const, default, node)
             if method == "get" and args and args[0].is_const:
                 value = self.attr(base, args[0].const, node)
-                if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+                if value.kind == UNDEF and not value.facts.maybe_undefined:
                     return args[1] if len(args) > 1 else const(None)  # dict.get of a missing key
                 return value
             if method == "keys" and base.kind in {ARGS, PROPS}:
@@ -445,7 +447,7 @@ class Expressions(Macros):
             raise self.fail(node, "slice with a step other than [::-1] of a list")
         start = self.expr(sl.start, frame) if sl.start is not None else None
         stop = self.expr(sl.stop, frame) if sl.stop is not None else None
-        if base.kind == UNDEF and not base.extra.get("maybe_undefined"):
+        if base.kind == UNDEF and not base.facts.maybe_undefined:
             self.warn(node, "slicing an undefined value", "Jinja fails there; rendered as an empty value instead")
             return UNDEFINED
         if base.kind in {STR, CONTENT}:

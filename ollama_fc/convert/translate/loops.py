@@ -91,7 +91,7 @@ class Loops(LoopSteps):
         if seq.is_const and isinstance(seq.const, (list, tuple)):
             self.unrolled_for(node, seq.const, frame)
             return
-        if seq.kind in {UNDEF, NONE} and not seq.extra:
+        if seq.kind in {UNDEF, NONE} and not seq.extra and not seq.facts:
             # Jinja's Undefined iterates as empty (None would raise, and the reference with it)
             self.visit_body(node.else_, frame)
             return

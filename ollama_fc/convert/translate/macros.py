@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import re
+from dataclasses import replace
 from typing import Any
 
 from jinja2 import nodes
@@ -153,9 +154,10 @@ class Macros(Core):
                 self.action(f"{var} := {value.code}")
                 # what is known of the argument holds for the parameter (it may be unset, None...)
                 known = {k: v for k, v in value.extra.items() if k in KNOWN_OF_ARGUMENTS}
-                if "defined_flag" in known and value.extra.get("maybe_undefined"):
-                    known["maybe_undefined"] = True
-                scope.names[param] = Value(var, value.kind, extra={"var": True, "set": True, **known})
+                facts = value.facts.only(KNOWN_OF_ARGUMENTS)
+                if facts.defined_flag and value.facts.maybe_undefined:
+                    facts = replace(facts, maybe_undefined=True)
+                scope.names[param] = Value(var, value.kind, extra={"var": True, "set": True, **known}, facts=facts)
         # free names in the macro body see the caller's loop variables only through globals
         scope.parent = self.root_of(frame)
         untyped = any(v.kind == ANY for v in scope.names.values())
@@ -307,9 +309,9 @@ class Macros(Core):
         base = frame.lookup(base_name)
         if base is None or not self.varies(base) or base.kind not in DEFINE_KINDS or not base.code:
             return None
-        if CALLER_FLAGS & set(base.extra):
+        if CALLER_FLAGS & set(base.known()):
             return None  # (the arguments' own flags are computed again inside, from the dot)
-        known = tuple(sorted(f"{k}={v!r}" for k, v in base.extra.items() if k not in {"var", "set", "fields"}))
+        known = tuple(sorted(f"{k}={v!r}" for k, v in base.known().items() if k not in {"var", "set", "fields"}))
         reads = tuple(f"{param}={self.read_from_dot(givens[param], base_name)}" for param in sorted(varying))
         constants = tuple(
             f"{p}:{v.kind}:{v.const!r}" if v.is_const else f"{p}:{v.kind}"
@@ -384,7 +386,9 @@ class Macros(Core):
             dot = self.temp()
             self.action(f"{dot} := .")
             root = self.defined_fresh(macro, self.root_of(frame))
-            reads = Frame(names={base[0]: Value(dot, base[1].kind, extra=dict(base[1].extra))}, parent=root)
+            reads = Frame(
+                names={base[0]: Value(dot, base[1].kind, extra=dict(base[1].extra), facts=base[1].facts)}, parent=root
+            )
             scope = Frame(names={}, parent=root, loop=None)
             for param in (a.name for a in macro.args):
                 value = arguments.get(param, UNDEFINED)
@@ -394,7 +398,8 @@ class Macros(Core):
                     var = self.temp()
                     self.action(f"{var} := {value.code}")
                     known = {k: v for k, v in value.extra.items() if k in KNOWN_OF_ARGUMENTS}
-                    value = Value(var, value.kind, extra={"var": True, "set": True, **known})
+                    facts = value.facts.only(KNOWN_OF_ARGUMENTS)
+                    value = Value(var, value.kind, extra={"var": True, "set": True, **known}, facts=facts)
                 scope.names[param] = value
             self.expanding.append((macro.name, any(v.kind == ANY for v in scope.names.values())))
             try:

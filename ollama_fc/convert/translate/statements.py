@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 from jinja2 import nodes
@@ -32,6 +33,7 @@ from ..ops.values import (
     STRLIST,
     TOOLS,
     UNDEF,
+    Facts,
     SelectionFilter,
     Value,
     const,
@@ -171,7 +173,7 @@ class Statements(Concatenations):
             self.text(py_str(value.const))
         elif value.kind == UNDEF:
             return
-        elif value.kind == NONE and not value.extra.get("maybe_undefined"):
+        elif value.kind == NONE and not value.facts.maybe_undefined:
             self.text("None")  # a variable certainly holding None
         elif value.kind == BOOL:
             self.action(f"if {value.code}")
@@ -190,7 +192,7 @@ class Statements(Concatenations):
             parts = spliced[1] if spliced is not None and spliced[0] == value.code else ()
             self.print_final_text(value.code, value.extra["final"], parts)
         elif value.kind in {STR, INT, CONTENT}:
-            if value.extra.get("maybe_none") and not concatenated:  # (None is held as "")
+            if value.facts.maybe_none and not concatenated:  # (None is held as "")
                 self.warn(node, "printing a variable that may hold None", "None prints as an empty string, not None")
             if value.extra.get("final") and self.sink is not None:
                 self.set_final(f"{self.sink}_final", f"or {self.sink}_final {value.extra['final']}")
@@ -223,7 +225,7 @@ class Statements(Concatenations):
     def stmt_If(self, node: nodes.If, frame: Frame) -> None:
         branches = [(node.test, node.body)] + [(e.test, e.body) for e in node.elif_]
         first = self.expr(node.test, frame)
-        if first.kind in {UNDEF, NONE} and not first.extra:
+        if first.kind in {UNDEF, NONE} and not first.extra and not first.facts:
             first = const(False)
         if not first.is_const and self.truth_of(first) in {"true", "false"}:
             first = const(
@@ -295,14 +297,14 @@ class Statements(Concatenations):
                 for v in (attrs[target.attr], value)
             ):
                 joined.extra["maybe_negative"] = True  # Go's printf-width arithmetic needs to know
-            if attrs[target.attr].extra.get("maybe_undefined"):
-                joined.extra["maybe_undefined"] = True
-                flag = attrs[target.attr].extra.get("defined_flag")
-                if flag and (value.kind == UNDEF or not value.extra.get("maybe_undefined")):
-                    joined.extra["defined_flag"] = flag
+            if attrs[target.attr].facts.maybe_undefined:
+                joined.facts = replace(joined.facts, maybe_undefined=True)
+                flag = attrs[target.attr].facts.defined_flag
+                if flag and (value.kind == UNDEF or not value.facts.maybe_undefined):
+                    joined.facts = replace(joined.facts, defined_flag=flag)
                     self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
-            if attrs[target.attr].kind == NONE or attrs[target.attr].extra.get("maybe_none") or value.kind == NONE:
-                joined.extra["maybe_none"] = True  # some path may leave (or set) None
+            if attrs[target.attr].kind == NONE or attrs[target.attr].facts.maybe_none or value.kind == NONE:
+                joined.facts = replace(joined.facts, maybe_none=True)  # some path may leave (or set) None
             attrs[target.attr] = joined
             self.action(f"{var} = {self.operand(value, node)}")
             if value.is_const and not isinstance(value.const, (list, dict)):
@@ -348,7 +350,7 @@ class Statements(Concatenations):
                 if attr not in value.extra["attrs"]:
                     # a Go flag tells whether some `set ns.attr` ran (for `ns.attr is defined`)
                     flag = f"{slot.code}_{attr}_defined"
-                    value.extra["attrs"][attr] = Value("", UNDEF, extra={"maybe_undefined": True, "defined_flag": flag})
+                    value.extra["attrs"][attr] = Value("", UNDEF, facts=Facts(maybe_undefined=True, defined_flag=flag))
                     self.action(f"{flag} := false")
             for attr, init in value.extra["attrs"].items():
                 if init.is_const and isinstance(init.const, list):
@@ -401,7 +403,7 @@ class Statements(Concatenations):
         ):
             # `set tools = []` on some paths: an empty list of the kind the variable holds
             self.action(f"{slot.code} = slice {slot.code} 0 0")
-            slot.extra["emptied"] = True  # no longer None where Ollama's list is empty
+            slot.facts = replace(slot.facts, emptied=True)  # no longer None where Ollama's list is empty
             slot.extra["set"] = True
             return
         if static or slot.is_const:
@@ -418,6 +420,7 @@ class Statements(Concatenations):
                 base: Value = value.extra["base"]
                 self.action(f"{slot.code} = {base.code}")
                 slot.extra.update(value.extra)
+                slot.facts = replace(slot.facts, **value.facts.known())
                 slot.extra["base"] = Value(slot.code, base.kind)
             return
         if bool(value.extra.get("ordered")) != bool(slot.extra.get("ordered")) and value.kind not in {UNDEF, NONE}:
@@ -431,24 +434,24 @@ class Statements(Concatenations):
         self.keep_markup(slot, value, strong, node, target.name)
         if strong:
             slot.kind = value.kind
-            slot.extra.pop("maybe_undefined", None)
+            slot.facts = replace(slot.facts, maybe_undefined=False)
             slot.extra.pop("list_or_text", None)
-            slot.extra.pop("emptied", None)
+            slot.facts = replace(slot.facts, emptied=False)
         else:
-            if slot.kind == UNDEF or slot.extra.get("maybe_undefined"):
-                slot.extra["maybe_undefined"] = True
+            if slot.kind == UNDEF or slot.facts.maybe_undefined:
+                slot.facts = replace(slot.facts, maybe_undefined=True)
             list_or_text = self.list_or_text(slot, value) if slot.extra.get("set") else None
             slot.kind = self.join(slot, value).kind if slot.extra.get("set") else value.kind
             slot.extra.pop("list_or_text", None)
             if list_or_text is not None and slot.kind == ANY:
                 slot.extra["list_or_text"] = list_or_text
         slot.extra["set"] = True
-        if value.extra.get("maybe_none") and value.kind in MAPPINGS:
-            slot.extra["maybe_none"] = True  # `x if c else none`: None is held as ""
-        if value.extra.get("maybe_undefined") and not value.extra.get("defined_flag") and value.kind in MAPPINGS:
-            slot.extra["maybe_undefined"] = True  # no flag tells where: `is defined` of it is refused
-            slot.extra.pop("defined_flag", None)
-        flag = slot.extra.get("defined_flag")
+        if value.facts.maybe_none and value.kind in MAPPINGS:
+            slot.facts = replace(slot.facts, maybe_none=True)  # `x if c else none`: None is held as ""
+        if value.facts.maybe_undefined and not value.facts.defined_flag and value.kind in MAPPINGS:
+            slot.facts = replace(slot.facts, maybe_undefined=True)  # no flag tells where: `is defined` of it is refused
+            slot.facts = replace(slot.facts, defined_flag=None)
+        flag = slot.facts.defined_flag
         if flag:
             self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
         if slot.extra.get("literal"):
@@ -460,7 +463,7 @@ class Statements(Concatenations):
         if value.kind in {UNDEF, NONE}:
             self.action(f'{slot.code} = ""')
             if value.kind == NONE:
-                slot.extra["maybe_none"] = True
+                slot.facts = replace(slot.facts, maybe_none=True)
             return
         self.action(f"{slot.code} = {self.operand(value, node)}")
 
