@@ -33,6 +33,7 @@ from .values import (
     LITERAL_OR,
     MSG,
     MSGS,
+    NO_FACTS,
     NONE,
     NS,
     OPTIONAL_MESSAGE_KEYS,
@@ -97,12 +98,12 @@ class Access(Emit):
         )
 
     @staticmethod
-    def any_final(values: list[Value]) -> dict[str, Any]:
+    def any_final(values: list[Value]) -> Facts:
         """The `final` mark of a value built from these: set when any of them may be the final text."""
-        finals = [v.extra["final"] for v in values if v.extra.get("final")]
+        finals = [v.facts.final for v in values if v.facts.final]
         if not finals:
-            return {}
-        return {"final": finals[0] if len(finals) == 1 else f"(or {' '.join(finals)})"}
+            return NO_FACTS
+        return Facts(final=finals[0] if len(finals) == 1 else f"(or {' '.join(finals)})")
 
     def strlist_item(self, value: Value, node: nodes.Node, may_be_final: bool = False) -> str:
         """Go operand of a string going into a run-time list (only strings can be held there).
@@ -117,7 +118,7 @@ class Access(Emit):
                 node,
                 f"a list of {value.kind if not value.is_const else type(value.const).__name__} values built at run time",
             )
-        if value.extra.get("final"):
+        if value.facts.final:
             if not may_be_final:
                 raise self.fail(
                     node, "a message's text stored in a list", "(an assistant prefill could not be cut inside it)"
@@ -163,16 +164,15 @@ class Access(Emit):
                 maybe_undefined=found.facts.maybe_undefined,
                 defined_flag=found.facts.defined_flag or None,
                 maybe_none=found.kind == NONE or found.facts.maybe_none,  # None is held as "" until some path sets it
+                # set to text holding constant text, no branch point since
+                nonempty=found.facts.known_nonempty == self.flow_epoch,
+                final=f"{base.code}_{name}_final" if name in base.extra.get("text_attrs", ()) else None,
             )
             extra: dict[str, Any] = {}
-            if found.extra.get("known_nonempty") == self.flow_epoch:
-                extra["nonempty"] = True  # set to text holding constant text, no branch point since
             if found.extra.get("maybe_negative") or (
                 found.is_const and isinstance(found.const, int) and found.const < 0
             ):
                 extra["maybe_negative"] = True
-            if name in base.extra.get("text_attrs", ()):
-                extra["final"] = f"{base.code}_{name}_final"
             return Value(
                 f"{base.code}_{name}", found.kind if found.kind not in {NONE, UNDEF} else ANY, extra=extra, facts=facts
             )
@@ -180,7 +180,8 @@ class Access(Emit):
             if name == "type":
                 return const("text")
             if name == "text":
-                return Value(base.extra["content"], STR, extra=final_of(base))
+                assert base.facts.content is not None  # (a PART always holds its text)
+                return Value(base.facts.content, STR, facts=final_of(base))
             return UNDEFINED
         if base.kind in {CONTENT} and name in {"text"}:
             return UNDEFINED
@@ -212,7 +213,7 @@ class Access(Emit):
                 if base.kind == MSG and name in OPTIONAL_MESSAGE_KEYS:
                     value.facts = replace(value.facts, optional=True)
                 if base.kind == MSG and name == "content":
-                    value.extra["final"] = f"(eq {base.code} $ofc_final)"
+                    value.facts = replace(value.facts, final=f"(eq {base.code} $ofc_final)")
                     # Ollama sends "" where transformers users pass None: an assistant's calls
                     # with no text (templates print the calls only when the content is none)
                     value.facts = replace(

@@ -22,11 +22,13 @@ from .values import (
     LITERAL_OR,
     LOOP,
     MAPPED,
+    NO_FACTS,
     NONE,
     SELECT,
     SPLIT,
     STR,
     UNDEF,
+    Facts,
     Value,
 )
 
@@ -370,7 +372,7 @@ class Emit:
 
     def captured(self, var: str) -> Value:
         """The text a `capture` collected, marked when it may hold the final message's text."""
-        return Value(var, STR, extra={"final": f"{var}_final"} if var in self.capture_finals else {})
+        return Value(var, STR, facts=Facts(final=f"{var}_final") if var in self.capture_finals else NO_FACTS)
 
     def operand(self, value: Value, node: nodes.Node) -> str:
         if value.kind in {SPLIT, SELECT, MAPPED, LOOP, BOUND_METHOD, LITERAL_OR} or value.kind.startswith("method:"):

@@ -11,6 +11,7 @@ checks the rendered output against the Hugging Face reference with Ollama's temp
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from .values import (
     LIST,
     MAPPED,
     MSGS,
+    NO_FACTS,
     NONE,
     PARTS,
     PROPS,
@@ -43,6 +45,7 @@ from .values import (
     STRLIST,
     TOOLS,
     UNDEF,
+    Facts,
     SelectionFilter,
     Value,
     ValueOf,
@@ -280,7 +283,7 @@ def indent(ops: Lowering, call: FilterCall) -> Value:
     folded = constant_folded(ops, call)
     if folded is not None:
         return folded
-    if value.extra.get("json_text") and all(a.is_const for a in args):
+    if value.facts.json_text and all(a.is_const for a in args):
         return ops.indent_json(value, [a.const for a in args], call.options(ops), call.node)
     raise ops.unsupported(call)
 
@@ -370,7 +373,7 @@ def first_or_last(ops: Lowering, call: FilterCall) -> Value:
     if value.kind == SPLIT:
         value = ops.split_list(value)
     if value.kind == STRLIST:
-        return Value(strlists.element(ops, value.code, 0 if first else -1), STR, extra=final_of(value))
+        return Value(strlists.element(ops, value.code, 0 if first else -1), STR, facts=final_of(value))
     raise ops.fail(call.node, f"|{call.name} of {value.kind}")
 
 
@@ -387,8 +390,8 @@ def default(ops: Lowering, call: FilterCall) -> Value:
         ops.action(f"{result} = {value.code}")
         ops.action("end")
         # an empty fallback leaves a message's text (and where a prefill ends) as it was
-        keep = final_of(value) if fallback.is_const and fallback.const == "" else {}
-        return Value(result, value.kind, extra=keep)
+        keep = final_of(value) if fallback.is_const and fallback.const == "" else NO_FACTS
+        return Value(result, value.kind, facts=keep)
     return value
 
 
@@ -408,7 +411,7 @@ def format_(ops: Lowering, call: FilterCall) -> Value:
 @filter("safe")
 def safe(ops: Lowering, call: FilterCall) -> Value:
     value = call.value
-    return Value(value.code, value.kind, value.const, {**value.extra, "markup": True}, value.facts)
+    return Value(value.code, value.kind, value.const, dict(value.extra), dataclasses.replace(value.facts, markup=True))
 
 
 @filter("tojson", gives_text=True)
@@ -418,11 +421,11 @@ def tojson(ops: Lowering, call: FilterCall) -> Value:
     if value.is_const:
         return const(json.dumps(value.const, ensure_ascii=ascii_only, indent=indent, separators=separators))
     if ascii_only:
-        return Value(ops.ascii_json_text(value, indent, separators, call.node), STR, extra={"json_text": True})
+        return Value(ops.ascii_json_text(value, indent, separators, call.node), STR, facts=Facts(json_text=True))
     return Value(
         ops.capture(lambda: ops.json_action(value, indent, call.node, separators), "|tojson", call.node),
         STR,
-        extra={"json_text": True},
+        facts=Facts(json_text=True),
     )
 
 

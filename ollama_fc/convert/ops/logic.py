@@ -75,7 +75,7 @@ class Logic(Access):
             return f"(or (and {flag} {self.truth_of(value.extra['literal'])}) (and (not {flag}) {self.truth_of(value.extra['other'])}))"
         if value.is_const:
             return "true" if value.const else "false"
-        if value.extra.get("nonempty"):
+        if value.facts.nonempty:
             return "true"
         if (value.facts.maybe_undefined or value.facts.maybe_none) and value.code:
             return value.code  # "" until some path sets it (None is stored as "" too)

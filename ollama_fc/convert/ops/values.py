@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from enum import Enum
-from typing import Any, NamedTuple, cast
+from typing import Any, Literal, NamedTuple, cast
 
 from jinja2 import nodes
 
@@ -175,6 +175,26 @@ class Facts:
     #: `tools`, which transformers passes as None when the request has none
     nullable: bool = False
 
+    # -- text: where it comes from and how it prints
+    #: a Go condition true where the text may hold the final message's (a prefilled answer)
+    final: str | None = None
+    #: Markup (`|safe`, or built from it): printed as is, other text joined to it is escaped;
+    #: "mixed" where a print plan's branches differ
+    markup: bool | Literal["mixed"] | None = None
+    #: text `tojson` wrote (a constant `indent` re-indents it as JSON)
+    json_text: bool = False
+    #: surely not empty (it holds constant text)
+    nonempty: bool = False
+    #: the flow epoch at which a namespace attribute was last set to surely non-empty text
+    known_nonempty: int | None = None
+    #: a `+` concatenation: its Go code and its parts (constant text or an operand), spliced where
+    #: it prints the final message's text
+    concat: tuple[str, tuple[tuple[bool, str], ...]] | None = None
+    #: the Go text of a message's single content part (a `PART`)
+    content: str | None = None
+    #: a print plan (translate/plans.py): text built only to be printed, printed where read
+    plan: tuple[Any, ...] | None = None
+
     def known(self) -> dict[str, Any]:
         """The facts that are known, by name: what a macro's `define` is keyed on."""
         return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not f.default}
@@ -229,9 +249,9 @@ def const(value: Any) -> Value:
 UNDEFINED = Value("", UNDEF)
 
 
-def final_of(value: Value) -> dict[str, Any]:
+def final_of(value: Value) -> Facts:
     """The `final` mark of a value from a message's text: a Go condition true for the final message."""
-    return {"final": value.extra["final"]} if value.extra.get("final") else {}
+    return Facts(final=value.facts.final) if value.facts.final else NO_FACTS
 
 
 def py_str(value: Any) -> str:

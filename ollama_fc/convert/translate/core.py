@@ -44,7 +44,6 @@ from ..ops.values import (
     Loop,
     Value,
     ValueOf,
-    final_of,
 )
 from ..tails import hoist_last_steps
 from .plans import GO_VARIABLE
@@ -237,10 +236,8 @@ class Core(Comparisons):
                 slot.facts = replace(slot.facts, defined_flag=var + "_defined")
                 self.action(f"{var}_defined := false")
             if name in self.text_names:
-                slot.extra["final"] = var + "_final"
-                self.set_final(
-                    f"{var}_final", final_of(outer)["final"] if outer is not None and final_of(outer) else "false", True
-                )
+                slot.facts = replace(slot.facts, final=var + "_final")
+                self.set_final(f"{var}_final", (outer.facts.final if outer is not None else None) or "false", True)
             frame.names[name] = slot
 
     def visit_body(self, body: Iterable[nodes.Node], frame: Frame) -> None:

@@ -65,7 +65,7 @@ class Expressions(Macros):
         if all(item.is_const for item in items):
             return const([item.const for item in items])
         codes = [self.strlist_item(item, node, may_be_final=True) for item in items]
-        return Value(strlists.of_items(codes), STRLIST, extra=self.any_final(items))
+        return Value(strlists.of_items(codes), STRLIST, facts=self.any_final(items))
 
     expr_Tuple = expr_List
 
@@ -121,13 +121,14 @@ class Expressions(Macros):
         if base.kind == SELECT and key.is_const and key.const in (0, -1):
             return self.selected_element(base, key.const)
         if base.kind == STRLIST and key.is_const and key.const in (0, -1):
-            return Value(strlists.element(self, base.code, key.const), STR, extra=final_of(base))
+            return Value(strlists.element(self, base.code, key.const), STR, facts=final_of(base))
         if base.kind == STRLIST and key.kind == INT and not (key.is_const and key.const < 0):
             element, found = strlists.nth(self, base.code, key.code)
-            return Value(element, STR, extra=final_of(base), facts=Facts(maybe_undefined=True, defined_flag=found))
+            facts = Facts(maybe_undefined=True, defined_flag=found, final=base.facts.final)
+            return Value(element, STR, facts=facts)
         if base.kind in {CONTENT}:
             if key.is_const and key.const in (0, -1):
-                return Value("$.Messages", PART, extra={"content": base.code, **final_of(base)})
+                return Value("$.Messages", PART, facts=Facts(content=base.code, final=base.facts.final))
             raise self.fail(node, "indexing message content")
         if base.kind in SEQUENCES and key.kind == INT:
             element = ELEMENT.get(base.kind, ANY)
@@ -207,7 +208,7 @@ class Expressions(Macros):
 
     def expr_Add(self, node: nodes.Add, frame: Frame) -> Value:
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
-        if left.extra.get("markup") or right.extra.get("markup"):
+        if left.facts.markup or right.facts.markup:
             return self.markup_add(left, right, node)
         if left.is_const and right.is_const:
             return const(left.const + right.const)
@@ -215,7 +216,7 @@ class Expressions(Macros):
             return Value(
                 strlists.concat(self.strlist_code(left, node), self.strlist_code(right, node)),
                 STRLIST,
-                extra=self.any_final([left, right]),
+                facts=self.any_final([left, right]),
             )
         if left.kind == INT and right.kind == INT:
             if right.extra.get("maybe_negative") and left.is_const:
@@ -474,7 +475,7 @@ class Expressions(Macros):
             and start.kind == INT
             and not (start.is_const and start.const < 0)
         ):
-            return Value(strlists.tail(self, base.code, start.code), STRLIST, extra=final_of(base))
+            return Value(strlists.tail(self, base.code, start.code), STRLIST, facts=final_of(base))
         if base.kind not in {MSGS, CALLS, TOOLS}:
             raise self.fail(node, f"slicing {base.kind}")
 
@@ -557,7 +558,7 @@ class Expressions(Macros):
             return Value(
                 f"({op} {self.truth_operand(left)} {self.truth_operand(right)})",
                 STR,
-                extra=self.any_final([left, right]),
+                facts=self.any_final([left, right]),
             )
         return Value(f"({op} {self.truth_operand(left)} {self.truth_operand(right)})", kind)
 

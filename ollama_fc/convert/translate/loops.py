@@ -24,6 +24,7 @@ from ..ops.values import (
     INT,
     LIST,
     MSGS,
+    NO_FACTS,
     NONE,
     PART,
     PARTS,
@@ -37,6 +38,7 @@ from ..ops.values import (
     STRLIST,
     TOOLS,
     UNDEF,
+    Facts,
     Loop,
     SelectionFilter,
     Value,
@@ -111,7 +113,7 @@ class Loops(LoopSteps):
         body = Frame(names={}, parent=frame)
         target = node.target
         if seq.kind == CONTENT and self.elements_used_whole(node) and not node.else_ and node.test is None:
-            if seq.extra.get("final"):
+            if seq.facts.final:
                 self.warn(
                     node,
                     "a loop over the characters of a message's text",
@@ -122,7 +124,7 @@ class Loops(LoopSteps):
         if seq.kind in {CONTENT, PARTS}:
             if not isinstance(target, nodes.Name):
                 raise self.fail(node, "unpacking content parts")
-            body.names[target.name] = Value("$.Messages", PART, extra={"content": seq.code, **final_of(seq)})
+            body.names[target.name] = Value("$.Messages", PART, facts=Facts(content=seq.code, final=seq.facts.final))
             body.loop = Loop(index="0", seq="", last="", fixed=(0, 1))
             self.action("if true")
             self.declare_scope(body, node.body)
@@ -157,7 +159,7 @@ class Loops(LoopSteps):
         elif seq.kind == STRLIST:
             self.strlist_for(node, seq, body, frame, uses_loop)
             return
-        elif seq.kind == STR and not seq.extra.get("final"):
+        elif seq.kind == STR and not seq.facts.final:
             self.chars_for(node, seq, frame, uses_loop)
             return
         elif seq.kind in {MSGS, CALLS, TOOLS, LIST, ANYOF} or seq.kind == INT:
@@ -275,7 +277,9 @@ class Loops(LoopSteps):
             if kind == list_kind:
                 self.action("else")
             alias = Frame(
-                names={"__alternative__": Value(seq.code, kind, extra=final_of(seq) if kind == text_kind else {})},
+                names={
+                    "__alternative__": Value(seq.code, kind, facts=final_of(seq) if kind == text_kind else NO_FACTS)
+                },
                 parent=frame,
             )
             alias.depth = frame.depth
@@ -500,7 +504,7 @@ class Loops(LoopSteps):
         if node.else_:
             self.action(f"if {seq.code}")
         item, idx, total = strlists.each(self, seq.code)
-        body.names[node.target.name] = Value(item, STR, extra=final_of(seq))
+        body.names[node.target.name] = Value(item, STR, facts=final_of(seq))
         last = self.temp()
         if uses_loop:
             self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')

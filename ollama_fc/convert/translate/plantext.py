@@ -65,9 +65,9 @@ class PlannedText(PrintPlans):
             if plan is None or not (isinstance(old, nodes.Const) and isinstance(old.value, str) and old.value):
                 return False
             text = self.expr(base, frame)
-            if text.kind not in {STR, CONTENT} or text.is_const or text.extra.get("markup"):
+            if text.kind not in {STR, CONTENT} or text.is_const or text.facts.markup:
                 return False
-            final = text.extra.get("final")
+            final = text.facts.final
 
             def print_run(code: str) -> None:
                 # a prefilled final text is cut in the run that holds its end (the runs hold no

@@ -155,7 +155,7 @@ class Statements(Concatenations):
                 value = self.expr(operand, frame)
                 if not (value.kind in {STR, CONTENT} or (value.is_const and isinstance(value.const, str))):
                     return False
-                if not value.extra.get("markup"):  # (Markup added to Markup is not escaped again)
+                if not value.facts.markup:  # (Markup added to Markup is not escaped again)
                     value = self.html_escaped(value, operand)  # (refuses a message's text, as `+` does)
                 prints.append(partial(self.print_value, value, operand))
         for print_operand in prints:
@@ -165,8 +165,8 @@ class Statements(Concatenations):
     def print_value(self, value: Value, node: nodes.Node, concatenated: bool = False) -> None:
         """Print a value as Python's str() does; `concatenated`: a piece of a `+` (which None
         would have made Python refuse)."""
-        if "plan" in value.extra:
-            self.print_plan(value.extra["plan"], node)
+        if value.facts.plan is not None:
+            self.print_plan(value.facts.plan, node)
         elif value.is_const:
             if isinstance(value.const, (list, dict)):
                 raise self.fail(node, "printing a list or dict literal")
@@ -187,15 +187,15 @@ class Statements(Concatenations):
             self.action("else")
             self.put(value.code)
             self.action("end")
-        elif value.kind in {STR, CONTENT} and value.extra.get("final") and self.sink is None:
-            spliced = value.extra.get("concat")
+        elif value.kind in {STR, CONTENT} and value.facts.final and self.sink is None:
+            spliced = value.facts.concat
             parts = spliced[1] if spliced is not None and spliced[0] == value.code else ()
-            self.print_final_text(value.code, value.extra["final"], parts)
+            self.print_final_text(value.code, value.facts.final, parts)
         elif value.kind in {STR, INT, CONTENT}:
             if value.facts.maybe_none and not concatenated:  # (None is held as "")
                 self.warn(node, "printing a variable that may hold None", "None prints as an empty string, not None")
-            if value.extra.get("final") and self.sink is not None:
-                self.set_final(f"{self.sink}_final", f"or {self.sink}_final {value.extra['final']}")
+            if value.facts.final and self.sink is not None:
+                self.set_final(f"{self.sink}_final", f"or {self.sink}_final {value.facts.final}")
             self.put(value.code)
         elif value.kind in PYTHON_REPR:
             self.repr_action(value, node)
@@ -284,13 +284,13 @@ class Statements(Concatenations):
             if target.attr in attrs and self.hold(ns, target.attr, value, frame.owner(target.name), frame, read):
                 return  # a plan, printed where it is read (see printplan.py)
             if (target.attr in attrs and attrs[target.attr].kind == STRLIST) or value.kind == STRLIST:
-                value = Value(self.strlist_code(value, node), STRLIST, extra=final_of(value))
+                value = Value(self.strlist_code(value, node), STRLIST, facts=final_of(value))
             if target.attr not in attrs:
                 raise self.fail(
                     node, f"set {target.name}.{target.attr}", "sets an attribute namespace() did not declare"
                 )
             joined = self.join(attrs[target.attr], value)
-            if value.extra.get("markup"):
+            if value.facts.markup:
                 self.warn(node, f"set {target.name}.{target.attr} to a |safe concatenation", MARKUP_STORED)
             if any(
                 v.extra.get("maybe_negative") or (v.is_const and isinstance(v.const, int) and v.const < 0)
@@ -309,10 +309,10 @@ class Statements(Concatenations):
             self.action(f"{var} = {self.operand(value, node)}")
             if value.is_const and not isinstance(value.const, (list, dict)):
                 joined.extra["known"] = (self.flow_epoch, value.const)  # until the next branch point
-            elif value.extra.get("nonempty"):
-                joined.extra["known_nonempty"] = self.flow_epoch  # (as `known`)
+            elif value.facts.nonempty:
+                joined.facts = replace(joined.facts, known_nonempty=self.flow_epoch)  # (as `known`)
             if target.attr in ns.extra.get("text_attrs", ()):
-                self.set_final(f"{var}_final", value.extra.get("final") or "false")
+                self.set_final(f"{var}_final", value.facts.final or "false")
             return
         if (
             isinstance(target, nodes.Tuple)
@@ -341,7 +341,7 @@ class Statements(Concatenations):
         if target.name in self.growing and (
             value.kind == STRLIST or (value.is_const and isinstance(value.const, list))
         ):
-            value = Value(self.strlist_code(value, node), STRLIST, extra=final_of(value))
+            value = Value(self.strlist_code(value, node), STRLIST, facts=final_of(value))
         if value.kind == NS:
             slot.kind = NS
             slot.extra["attrs"] = value.extra["attrs"]
@@ -458,8 +458,8 @@ class Statements(Concatenations):
             self.action(f"{slot.extra['literal_flag']} = false")
         if value.is_const and not isinstance(value.const, (list, dict)):
             slot.extra["known"] = (self.flow_epoch, value.const)  # until the next branch point
-        if slot.extra.get("final"):
-            self.set_final(slot.extra["final"], value.extra.get("final") or "false")
+        if slot.facts.final:
+            self.set_final(slot.facts.final, value.facts.final or "false")
         if value.kind in {UNDEF, NONE}:
             self.action(f'{slot.code} = ""')
             if value.kind == NONE:
