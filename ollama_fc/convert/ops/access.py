@@ -148,7 +148,7 @@ class Access(Emit):
         return value
 
     def field(self, base: Value, name: str, node: nodes.Node) -> Value:
-        if base.kind == BOUND_METHOD or base.extra.get("items"):
+        if base.kind == BOUND_METHOD or base.facts.items:
             return UNDEFINED  # neither a method nor a list of (key, value) pairs has fields
         if base.kind in {DICT, RECORD}:
             return self.dict_fields(base).get(name, UNDEFINED)
@@ -168,14 +168,9 @@ class Access(Emit):
                 nonempty=found.facts.known_nonempty == self.flow_epoch,
                 final=f"{base.code}_{name}_final" if name in base.extra.get("text_attrs", ()) else None,
             )
-            extra: dict[str, Any] = {}
-            if found.extra.get("maybe_negative") or (
-                found.is_const and isinstance(found.const, int) and found.const < 0
-            ):
-                extra["maybe_negative"] = True
-            return Value(
-                f"{base.code}_{name}", found.kind if found.kind not in {NONE, UNDEF} else ANY, extra=extra, facts=facts
-            )
+            if found.facts.maybe_negative or (found.is_const and isinstance(found.const, int) and found.const < 0):
+                facts = replace(facts, maybe_negative=True)
+            return Value(f"{base.code}_{name}", found.kind if found.kind not in {NONE, UNDEF} else ANY, facts=facts)
         if base.kind == PART:
             if name == "type":
                 return const("text")
@@ -192,10 +187,10 @@ class Access(Emit):
         if base.kind == PROP and name in {"type"}:
             # (a property may have no type, only `anyOf`: Undefined, "" in Go)
             first = f'(or (and {base.code}.Type (index {base.code}.Type 0)) "")'
-            return Value(first, STR, extra={"types": f"{base.code}.Type"})
+            return Value(first, STR, facts=Facts(types=f"{base.code}.Type"))
         if base.kind == PROP and name == "properties":
             # a *api.ToolPropertiesMap (ordered); ranged through .All, tojson'd by its Go type
-            return Value(f"{base.code}.Properties", PROPS, extra={"ordered": True})
+            return Value(f"{base.code}.Properties", PROPS, facts=Facts(ordered=True))
         if base.kind == PROP and name == "required":
             return Value(f"{base.code}.Required", LIST)
         if base.kind == PROP and name == "anyOf":
@@ -240,13 +235,13 @@ class Access(Emit):
         a mapping that has it, else Undefined (empty text) — found by a scan, so a key holding
         null still counts as defined. A key prefetched with the variable (see `prefetch_fields`)
         is read from there."""
-        prefetched = base.extra.get("fields")
+        prefetched = base.facts.prefetched
         if prefetched is not None and prefetched[0] == base.code and name in prefetched[1]:
             value, found, deeper = prefetched[1][name]
-            extra: dict[str, Any] = {}
+            facts = Facts(maybe_undefined=True, defined_flag=found)
             if deeper is not None:
-                extra["fields"] = deeper.extra["fields"]
-            return Value(value, ANY, extra=extra, facts=Facts(maybe_undefined=True, defined_flag=found))
+                facts = replace(facts, prefetched=deeper.facts.prefetched)
+            return Value(value, ANY, facts=facts)
         obj, value, found, k, v = (self.temp() for _ in range(5))
         self.action(f"{obj} := {base.code}")
         self.action(f'{value} := ""')
@@ -283,7 +278,9 @@ class Access(Emit):
             if sum(deeper.values()) > 1:
                 value, found, _ = fields[key]
                 fields[key] = (value, found, self.prefetch_fields(Value(value, ANY), deeper))
-        return Value(base.code, base.kind, base.const, {**base.extra, "fields": (base.code, fields)}, base.facts)
+        return Value(
+            base.code, base.kind, base.const, dict(base.extra), replace(base.facts, prefetched=(base.code, fields))
+        )
 
     def untyped_get(self, base: Value, key: str, default: Value | None, node: nodes.Node) -> Value:
         """`x.get(key[, default])` of an untyped value: the key's value where `x` is a mapping that
@@ -325,7 +322,7 @@ class Access(Emit):
     @staticmethod
     def plain_map(value: Value) -> str:
         """Go operand of a mapping `index` and `len` work on (an ordered map made a Go map)."""
-        return f"{value.code}.ToMap" if value.extra.get("ordered") else value.code
+        return f"{value.code}.ToMap" if value.facts.ordered else value.code
 
     def argument_named(self, args: Value, key: Value) -> Value:
         """`arguments[key]` with a key known at run time: the argument's value where the call has
@@ -339,7 +336,7 @@ class Access(Emit):
     @staticmethod
     def runtime_count(bound: Value | None) -> bool:
         """A run-time int that cannot be negative (Go's printf-width subtraction fails below zero)."""
-        return bound is not None and not bound.is_const and bound.kind == INT and not bound.extra.get("maybe_negative")
+        return bound is not None and not bound.is_const and bound.kind == INT and not bound.facts.maybe_negative
 
     def slice_by_count(self, base: Value, start: Value | None, stop: Value | None, node: nodes.Node) -> Value:
         """`text[a:b]` with run-time bounds that are never negative: `%.*s` keeps the first n
@@ -397,8 +394,8 @@ class Access(Emit):
 
     def dict_fields(self, value: Value) -> dict[Any, Value]:
         if value.kind == RECORD:
-            fields: dict[Any, Value] = value.extra["fields"]
-            return fields
+            assert value.facts.fields is not None  # (a RECORD is built with its fields)
+            return value.facts.fields
         return {k: const(v) for k, v in value.const.items()}
 
     def dict_lookup(self, base: Value, key: Value, node: nodes.Node) -> Value:

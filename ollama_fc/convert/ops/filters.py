@@ -202,7 +202,7 @@ def untyped_pairs(ops: Lowering, call: FilterCall) -> Value | None:
             ops.warn(
                 call.node, "|items of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
             )
-        return Value(value.code, ANY, extra={**value.extra, "items": True}, facts=value.facts)
+        return Value(value.code, ANY, extra=dict(value.extra), facts=dataclasses.replace(value.facts, items=True))
     return None
 
 
@@ -218,10 +218,12 @@ def items(ops: Lowering, call: FilterCall) -> Value:
         return const([list(pair) for pair in value.const.items()])
     if value.kind == RECORD:
         return Value(
-            "", RECORD, extra={**value.extra, "items": True}, facts=value.facts
+            "", RECORD, extra=dict(value.extra), facts=dataclasses.replace(value.facts, items=True)
         )  # only its (absent) attributes are usable
     if value.kind in {PROPS, ARGS} or value.kind in toolschema.KEY_ORDER:
-        return Value(value.code, value.kind, extra={**value.extra, "items": True}, facts=value.facts)
+        return Value(
+            value.code, value.kind, extra=dict(value.extra), facts=dataclasses.replace(value.facts, items=True)
+        )
     untyped = untyped_pairs(ops, call)
     if untyped is not None:
         return untyped
@@ -238,7 +240,7 @@ def dictsort(ops: Lowering, call: FilterCall) -> Value:
         return pairs
     if value.kind in {PROPS, ARGS} or value.kind in toolschema.KEY_ORDER:
         # an ordered map (nested properties) is sorted as the Go map it converts to
-        return Value(ops.plain_map(value), value.kind, extra={"items": True, "sorted": True})
+        return Value(ops.plain_map(value), value.kind, facts=Facts(items=True, sorted=True))
     raise ops.unsupported(call)
 
 
@@ -465,10 +467,12 @@ def to_int(ops: Lowering, call: FilterCall) -> Value:
 @filter("select", "reject")
 def select(ops: Lowering, call: FilterCall) -> Value:
     value, args = call.value, call.args
-    if value.kind in toolschema.KEY_ORDER and not value.extra.get("items") and args and all(a.is_const for a in args):
+    if value.kind in toolschema.KEY_ORDER and not value.facts.items and args and all(a.is_const for a in args):
         # keys are constants once the loop is unrolled: the test runs here, as Jinja's own
-        tests = [*value.extra.get("key_tests", ()), (call.name, args[0].const, [a.const for a in args[1:]])]
-        return Value(value.code, value.kind, extra={**value.extra, "key_tests": tests}, facts=value.facts)
+        tests = [*(value.facts.key_tests or ()), (call.name, args[0].const, [a.const for a in args[1:]])]
+        return Value(
+            value.code, value.kind, extra=dict(value.extra), facts=dataclasses.replace(value.facts, key_tests=tests)
+        )
     raise ops.unsupported(call)
 
 
@@ -521,4 +525,4 @@ def extreme_of_numbers(ops: Lowering, call: FilterCall, items_node: nodes.List |
         ops.action(f"if {'lt' if name == 'min' else 'gt'} {item.code} {best}")
         ops.action(f"{best} = {item.code}")
         ops.action("end")
-    return Value(best, INT, extra={"maybe_negative": True} if any(i.extra.get("maybe_negative") for i in items) else {})
+    return Value(best, INT, facts=Facts(maybe_negative=any(i.facts.maybe_negative for i in items)))

@@ -239,7 +239,7 @@ class JsonWriter:
     def through_helpers(self, value: Value) -> None:
         """Print `value` (not captured) through the `define` writers, entering at the writer of
         its Go type where its kind makes that certain: no run-time dispatch is paid for it."""
-        kind = ORDERED_PROPS if value.kind == PROPS and value.extra.get("ordered") else value.kind
+        kind = ORDERED_PROPS if value.kind == PROPS and value.facts.ordered else value.kind
         go_type = KIND_TYPES.get(kind, ANY_TYPE)
         if value.facts.maybe_none or value.facts.maybe_undefined:
             go_type = ANY_TYPE  # None is held as "" until some path sets the value

@@ -84,8 +84,8 @@ class Logic(Access):
         if value.kind in {MSG, CALL, FUNC, TOOL, TFUNC, PART, NS, BOUND_METHOD} or value.facts.or_method:
             return "true"
         if value.kind == RECORD:
-            return "true" if value.extra["fields"] else "false"
-        if value.extra.get("ordered"):
+            return "true" if value.facts.fields else "false"
+        if value.facts.ordered:
             return f"{value.code}.Len"  # a non-nil pointer to an empty map is still {}
         if value.kind in {SELECT, MAPPED}:
             return self.count_selected(value).code  # a selection is true when some element passes
@@ -434,7 +434,7 @@ def mapping(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Va
 @test("iterable", "sequence")
 def iterable(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
     kind = value.kind
-    if kind in {STR, CONTENT, STRLIST} or kind in SEQUENCES or value.extra.get("items"):
+    if kind in {STR, CONTENT, STRLIST} or kind in SEQUENCES or value.facts.items:
         return "true"
     if kind == UNDEF and not value.facts.maybe_undefined:
         return "true"  # Jinja's Undefined has a length (0) and iterates as empty

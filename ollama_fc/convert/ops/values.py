@@ -56,7 +56,7 @@ class Kind(str, Enum):
     #: a list of strings built at run time, held in one Go string (see go/strlists.py)
     STRLIST = "strlist"
     #: a dict literal: DICT when wholly constant (`const` holds it), RECORD when some value is not
-    #: (`extra["fields"]` maps each constant key to its Value); keys are always resolved statically
+    #: (`facts.fields` maps each constant key to its Value); keys are always resolved statically
     DICT = "dict"
     RECORD = "record"
     FUNCTION = "function"
@@ -194,6 +194,28 @@ class Facts:
     content: str | None = None
     #: a print plan (translate/plans.py): text built only to be printed, printed where read
     plan: tuple[Any, ...] | None = None
+
+    # -- numbers, mappings and their keys
+    #: an int that may be negative (Go's printf width arithmetic needs to know)
+    maybe_negative: bool = False
+    #: `range(start, stop, step)`: the Go code of its start and its constant step
+    start: str | None = None
+    step: int | None = None
+    #: a mapping's `(key, value)` pairs (`.items()`, `|items`, `|dictsort`); `sorted` by key
+    items: bool = False
+    sorted: bool = False
+    #: a property map Ollama keeps in order (*api.ToolPropertiesMap), ranged through `.All`
+    ordered: bool = False
+    #: `|select`/`|reject` of a schema's keys: (filter, test, arguments), applied where ranged
+    key_tests: list[tuple[str, str, list[Any]]] | None = None
+    #: a property's `type` read as its first type: the Go code of the whole list of types
+    types: str | None = None
+    #: a RECORD's fields: each constant key's Value
+    fields: dict[Any, Value] | None = None
+    #: an untyped mapping's keys looked up in one scan (see `Access.prefetch_fields`): the
+    #: variable scanned and, by key, the Go variables of its value, of whether it was found, and
+    #: of its own keys looked up the same way
+    prefetched: tuple[str, dict[str, tuple[str, str, Value | None]]] | None = None
 
     def known(self) -> dict[str, Any]:
         """The facts that are known, by name: what a macro's `define` is keyed on."""

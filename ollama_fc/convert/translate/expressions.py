@@ -219,14 +219,14 @@ class Expressions(Macros):
                 facts=self.any_final([left, right]),
             )
         if left.kind == INT and right.kind == INT:
-            if right.extra.get("maybe_negative") and left.is_const:
+            if right.facts.maybe_negative and left.is_const:
                 left, right = right, left
-            if left.extra.get("maybe_negative") and right.is_const and right.const >= 0:
+            if left.facts.maybe_negative and right.is_const and right.const >= 0:
                 # a negative left (a `namespace(x=-1)` marker) plus n: n - |x| (a printf width of -k pads to k)
                 below = f'(printf ".%s" (slice (printf "%*s" {right.code} "") (len (printf "%*s" {left.code} ""))))'
                 above = f'(printf ".%*s%*s" {left.code} "" {right.code} "")'
                 return Value(f"(len (slice (or (and (lt {left.code} 0) {below}) {above}) 1))", INT)
-            if left.extra.get("maybe_negative") or right.extra.get("maybe_negative"):
+            if left.facts.maybe_negative or right.facts.maybe_negative:
                 raise self.fail(node, "'+' of a possibly negative number and a non-constant")
             return Value(f'(len (printf "%*s%*s" {left.code} "" {right.code} ""))', INT)
         if {left.kind, right.kind} <= {STR, CONTENT} or (
@@ -371,12 +371,12 @@ class Expressions(Macros):
                 self.warn(node, f"calling .{method}() of None", "Jinja fails there; rendered as an empty value instead")
                 return UNDEFINED
             if method == "items" and (base.kind in {PROPS, ARGS} or base.kind in toolschema.KEY_ORDER) and not args:
-                return Value(base.code, base.kind, extra={**base.extra, "items": True}, facts=base.facts)
+                return Value(base.code, base.kind, extra=dict(base.extra), facts=replace(base.facts, items=True))
             if method == "items" and base.kind == ANY and not args:
                 self.warn(
                     node, ".items() of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
                 )
-                return Value(base.code, ANY, extra={**base.extra, "items": True}, facts=base.facts)
+                return Value(base.code, ANY, extra=dict(base.extra), facts=replace(base.facts, items=True))
             if method == "keys" and base.kind in toolschema.KEY_ORDER and not args:
                 return base  # a dict iterates as its keys
             if base.kind == STRLIST and method == "append" and len(args) == 1:
@@ -432,7 +432,7 @@ class Expressions(Macros):
             fields[key.const] = self.expr(pair.value, frame)
         if all(v.is_const for v in fields.values()):
             return const({k: v.const for k, v in fields.items()})
-        return Value("", RECORD, extra={"fields": fields})
+        return Value("", RECORD, facts=Facts(fields=fields))
 
     def slice(self, base: Value, sl: nodes.Slice, frame: Frame, node: nodes.Node) -> Value:
         if sl.step is not None:

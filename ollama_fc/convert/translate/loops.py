@@ -101,10 +101,10 @@ class Loops(LoopSteps):
         if seq.kind in toolschema.KEY_ORDER:
             self.schema_for(node, seq, frame, uses_loop)
             return
-        if seq.kind == ANY and seq.extra.get("list_or_text") and predicate is None and not seq.extra.get("items"):
+        if seq.kind == ANY and seq.extra.get("list_or_text") and predicate is None and not seq.facts.items:
             self.list_or_text_for(node, seq, frame)
             return
-        if seq.kind == ANY and not seq.extra.get("items"):
+        if seq.kind == ANY and not seq.facts.items:
             self.untyped_for(node, seq, frame, uses_loop)
             return
         counted = (node.test is not None or bool(filters)) and uses_loop
@@ -133,9 +133,9 @@ class Loops(LoopSteps):
             return
         if seq.kind in {DICT, RECORD}:
             raise self.fail(node, "iterating a dict literal")
-        if seq.kind in {PROPS, ARGS} or seq.extra.get("items"):
+        if seq.kind in {PROPS, ARGS} or seq.facts.items:
             key, val = (self.temp(), self.temp())
-            if isinstance(target, nodes.Name) and not seq.extra.get("items"):
+            if isinstance(target, nodes.Name) and not seq.facts.items:
                 body.names[target.name] = Value(key, STR)  # a mapping iterates as its keys
             elif isinstance(target, nodes.Tuple) and len(target.items) == 2:
                 body.names[target.items[0].name] = Value(key, STR)  # type: ignore[attr-defined]
@@ -145,7 +145,7 @@ class Loops(LoopSteps):
             if seq.kind == ARGS:
                 self.warn(node, "iterating tool call arguments", "keys come out sorted (Ollama passes a map)")
             # a nested property map is Ollama's ordered map: ranged (in the order sent) through .All
-            ordered = bool(seq.extra.get("ordered"))
+            ordered = bool(seq.facts.ordered)
             if uses_loop:
                 # a map has no index: count the steps (the body sees loop.*, not the outer loop's)
                 mapvar, seen, idx, last = self.temp(), self.temp(), self.temp(), self.temp()
@@ -172,7 +172,11 @@ class Loops(LoopSteps):
             if seq.kind == INT:
                 # Go ranges over an integer with one variable: the step count; the value follows from it
                 self.action(f"range {idx} := {seqvar}")
-                start, step, last = seq.extra.get("start", "0"), seq.extra.get("step", 1), self.temp()
+                start, step, last = (
+                    seq.facts.start or "0",
+                    seq.facts.step if seq.facts.step is not None else 1,
+                    self.temp(),
+                )
                 if step == 1:
                     self.action(f'{item} := len (printf "%*s%*s" {start} "" {idx} "")')
                 else:
@@ -344,7 +348,7 @@ class Loops(LoopSteps):
             self.action(f"if lt {low.code} {high.code}")
             self.action(f'{count} = len (slice (printf "%*s" {high.code} "") {low.code})')
             self.action("end")
-        return Value(count, INT, extra={"start": start.code, "step": step.const})
+        return Value(count, INT, facts=Facts(start=start.code, step=step.const))
 
     def count_passing(
         self,
@@ -373,21 +377,21 @@ class Loops(LoopSteps):
     def schema_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
         """A loop over a tool schema dict: one step per key its Ollama struct has set."""
         target = node.target
-        pairs = bool(seq.extra.get("items"))
+        pairs = bool(seq.facts.items)
         names = [n.name for n in target.items] if isinstance(target, nodes.Tuple) else [target.name]  # type: ignore[attr-defined]
         if len(names) != (2 if pairs else 1) or node.else_:
             raise self.fail(node, f"this loop over a {seq.kind} schema dict")
         if any(True for _ in nodes.Template(node.body).find_all((nodes.Break, nodes.Continue))):
             raise self.fail(node, "break/continue in a loop over a schema dict")
         keys = toolschema.KEY_ORDER[seq.kind]
-        if seq.extra.get("sorted"):
+        if seq.facts.sorted:
             keys = tuple(sorted(keys, key=str.lower))
         self.warn(node, f"iterating a {seq.kind} schema dict", toolschema.ORDER_EFFECT)
         obj = Value(self.temp(), seq.kind)
         self.action(f"{obj.code} := {seq.code}")
         steps = []
         for key in keys:
-            if not toolschema.passes(key, seq.extra.get("key_tests", ())):
+            if not toolschema.passes(key, seq.facts.key_tests or ()):
                 continue
             step = Frame(names={names[0]: const(key)}, parent=frame)
             if pairs:
@@ -447,7 +451,7 @@ class Loops(LoopSteps):
         a string when it names one type, and a list of the names when it has several."""
         if not isinstance(node.target, nodes.Name) or node.else_ or node.test is not None:
             raise self.fail(node, "this loop over a string")
-        types = seq.extra.get("types")
+        types = seq.facts.types
         if types:
             self.action(f"if eq (len {types}) 1")
         text, at, count, idx, last, char = (self.temp() for _ in range(6))

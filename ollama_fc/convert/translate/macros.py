@@ -311,7 +311,9 @@ class Macros(Core):
             return None
         if CALLER_FLAGS & set(base.known()):
             return None  # (the arguments' own flags are computed again inside, from the dot)
-        known = tuple(sorted(f"{k}={v!r}" for k, v in base.known().items() if k not in {"var", "set", "fields"}))
+        known = tuple(
+            sorted(f"{k}={v!r}" for k, v in base.known().items() if k not in {"var", "set", "fields", "prefetched"})
+        )
         reads = tuple(f"{param}={self.read_from_dot(givens[param], base_name)}" for param in sorted(varying))
         constants = tuple(
             f"{p}:{v.kind}:{v.const!r}" if v.is_const else f"{p}:{v.kind}"

@@ -293,10 +293,10 @@ class Statements(Concatenations):
             if value.facts.markup:
                 self.warn(node, f"set {target.name}.{target.attr} to a |safe concatenation", MARKUP_STORED)
             if any(
-                v.extra.get("maybe_negative") or (v.is_const and isinstance(v.const, int) and v.const < 0)
+                v.facts.maybe_negative or (v.is_const and isinstance(v.const, int) and v.const < 0)
                 for v in (attrs[target.attr], value)
             ):
-                joined.extra["maybe_negative"] = True  # Go's printf-width arithmetic needs to know
+                joined.facts = replace(joined.facts, maybe_negative=True)  # Go's printf-width arithmetic needs to know
             if attrs[target.attr].facts.maybe_undefined:
                 joined.facts = replace(joined.facts, maybe_undefined=True)
                 flag = attrs[target.attr].facts.defined_flag
@@ -415,7 +415,7 @@ class Statements(Concatenations):
             slot.kind = value.kind
             slot.extra["set"] = True
             if value.kind == RECORD:
-                slot.extra["fields"] = value.extra["fields"]
+                slot.facts = replace(slot.facts, fields=value.facts.fields)
             if value.kind in {SELECT, REVERSED}:
                 base: Value = value.extra["base"]
                 self.action(f"{slot.code} = {base.code}")
@@ -423,14 +423,14 @@ class Statements(Concatenations):
                 slot.facts = replace(slot.facts, **value.facts.known())
                 slot.extra["base"] = Value(slot.code, base.kind)
             return
-        if bool(value.extra.get("ordered")) != bool(slot.extra.get("ordered")) and value.kind not in {UNDEF, NONE}:
+        if bool(value.facts.ordered) != bool(slot.facts.ordered) and value.kind not in {UNDEF, NONE}:
             # a nested property map is ranged through .All, a plain map directly: one of them
             if not (strong or slot.kind == UNDEF or not slot.extra.get("set")):
                 raise self.fail(node, f"set {target.name}", "(an ordered and a plain property map on different paths)")
-            if value.extra.get("ordered"):
-                slot.extra["ordered"] = True
+            if value.facts.ordered:
+                slot.facts = replace(slot.facts, ordered=True)
             else:
-                slot.extra.pop("ordered", None)
+                slot.facts = replace(slot.facts, ordered=False)
         self.keep_markup(slot, value, strong, node, target.name)
         if strong:
             slot.kind = value.kind
