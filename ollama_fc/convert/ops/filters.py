@@ -340,17 +340,11 @@ def selectattr(ops: Lowering, call: FilterCall) -> Value:
         return Value(value.code, PARTS)
     if value.kind in {MSGS, CALLS, TOOLS}:
         return Value(
-            value.code, SELECT, extra={"base": value, "filters": [SelectionFilter(call.node, call.value_of, None)]}
+            value.code, SELECT, facts=Facts(base=value, filters=[SelectionFilter(call.node, call.value_of, None)])
         )
     if value.kind == SELECT:
-        return Value(
-            value.code,
-            SELECT,
-            extra={
-                "base": value.extra["base"],
-                "filters": [*value.extra["filters"], SelectionFilter(call.node, call.value_of, None)],
-            },
-        )
+        filters = [*(value.facts.filters or ()), SelectionFilter(call.node, call.value_of, None)]
+        return Value(value.code, SELECT, facts=Facts(base=value.facts.base, filters=filters))
     raise ops.fail(call.node, f"|{call.name} on {value.kind}")
 
 
@@ -358,7 +352,9 @@ def selectattr(ops: Lowering, call: FilterCall) -> Value:
 def to_list(ops: Lowering, call: FilterCall) -> Value:
     value = call.value
     if value.kind == MAPPED:
-        return Value(value.code, value.kind, extra={**value.extra, "lazy": False}, facts=value.facts)
+        return Value(
+            value.code, value.kind, extra=dict(value.extra), facts=dataclasses.replace(value.facts, lazy=False)
+        )
     return value
 
 
@@ -370,7 +366,7 @@ def first_or_last(ops: Lowering, call: FilterCall) -> Value:
         if first:
             return Value(f"(index {value.code} 0)", element)
         return Value(f"(index {value.code} (len (slice {value.code} 1)))", element)
-    if value.kind == SPLIT and not (not first and "limit" in value.extra):
+    if value.kind == SPLIT and not (not first and value.facts.limit is not None):
         return ops.split_part(value, 0 if first else -1, call.node)
     if value.kind == SPLIT:
         value = ops.split_list(value)

@@ -51,6 +51,7 @@ from .values import (
     ValueOf,
     const,
     py_str,
+    view_of,
 )
 
 
@@ -325,13 +326,13 @@ class Logic(Access):
         return test if node.name == "selectattr" else f"(not {test})"
 
     def count_selected(self, value: Value) -> Value:
-        base: Value = value.extra["base"]
-        if not value.extra["filters"]:
+        base, filters = view_of(value)
+        if not filters:
             return Value(f"(len {base.code})", INT)
         count, idx, item = self.temp(), self.temp(), self.temp()
         self.action(f"{count} := 0")
         self.action(f"range {idx}, {item} := {base.code}")
-        test = self.selection_test(value.extra["filters"], Value(item, ELEMENT[base.kind]))
+        test = self.selection_test(filters, Value(item, ELEMENT[base.kind]))
         self.action(f"if {test}")
         self.action(f"{count} = {textops.plus_one(count)}")
         self.action("end")

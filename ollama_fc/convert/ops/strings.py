@@ -28,6 +28,7 @@ from .values import (
     const,
     final_of,
     py_str,
+    separator_of,
 )
 
 
@@ -94,10 +95,8 @@ class Strings(ToJson):
             limit = args[1].const if len(args) > 1 and args[1].is_const and isinstance(args[1].const, int) else None
             if len(args) > 2 or (len(args) == 2 and limit is None):
                 raise self.fail(node, ".split() with a non-constant maxsplit")
-            extra = {"sep": args[0].const, "node": node}
-            if limit is not None and limit >= 0:
-                extra["limit"] = limit
-            return Value(base.code, SPLIT, extra=extra, facts=final_of(base))
+            kept = limit if limit is not None and limit >= 0 else None
+            return Value(base.code, SPLIT, facts=replace(final_of(base), sep=args[0].const, limit=kept))
         if (
             method == "replace"
             and len(args) == 2
@@ -328,11 +327,11 @@ class Strings(ToJson):
 
     def split_list(self, value: Value) -> Value:
         """`s.split(sep[, n])` as a run-time list of strings: each separator becomes a marker."""
-        parts = search.replace(self, value.code, value.extra["sep"], strlists.MARK, value.extra.get("limit"))
+        parts = search.replace(self, value.code, separator_of(value), strlists.MARK, value.facts.limit)
         return Value(f'(printf "\\xff%s" {parts})', STRLIST, facts=final_of(value))
 
     def split_part(self, value: Value, which: int, node: nodes.Node) -> Value:
-        return Value(search.split_part(self, value.code, value.extra["sep"], which), STR, facts=final_of(value))
+        return Value(search.split_part(self, value.code, separator_of(value), which), STR, facts=final_of(value))
 
     def parsed_int(self, text: Value, node: nodes.Node) -> Value:
         """`text | int`: the number a string of decimal digits (whitespace around it) spells,

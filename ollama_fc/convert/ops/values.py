@@ -66,11 +66,11 @@ class Kind(str, Enum):
     BOUND_METHOD = "bound_method"
     #: `text.split(sep)` before it is used: indexed, it needs no list at all
     SPLIT = "split"
-    #: a list filtered by `selectattr`/`rejectattr` (`extra["base"]`, `extra["filters"]`)
+    #: a list filtered by `selectattr`/`rejectattr` (`facts.base`, `facts.filters`)
     SELECT = "select"
-    #: `map(attribute=...)` of a list or a selection (`extra["path"]`)
+    #: `map(attribute=...)` of a list or a selection (`facts.path`)
     MAPPED = "mapped"
-    #: `seq[::-1]` of a list (`extra["base"]`)
+    #: `seq[::-1]` of a list (`facts.base`)
     REVERSED = "reversed"
     #: the `loop` variable of a for loop
     LOOP = "loop"
@@ -217,6 +217,24 @@ class Facts:
     #: of its own keys looked up the same way
     prefetched: tuple[str, dict[str, tuple[str, str, Value | None]]] | None = None
 
+    # -- views: a list seen through filters, a map or a reversal, or a text's split, held
+    # statically until used (kinds SELECT, MAPPED, REVERSED, SPLIT)
+    #: the list seen (a SELECT's, MAPPED's or REVERSED's); also a filtered variable's own list
+    base: Value | None = None
+    #: the `selectattr`/`rejectattr` filters applied to `base`'s elements
+    filters: list[SelectionFilter] | None = None
+    #: `map(attribute=...)`: the attribute path read of each element
+    path: list[str] | None = None
+    #: a MAPPED view not yet made a list (`|list` makes it one: False)
+    lazy: bool | None = None
+    #: a loop's sequence that is a REVERSED view
+    reversed: bool = False
+    #: `text.split(sep[, maxsplit])`: the constant separator and the maxsplit kept (>= 0)
+    sep: str | None = None
+    limit: int | None = None
+    #: a Go flag a variable's filters apply under, where it is filtered on some paths only
+    filter_flag: str | None = None
+
     def known(self) -> dict[str, Any]:
         """The facts that are known, by name: what a macro's `define` is keyed on."""
         return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not f.default}
@@ -330,6 +348,19 @@ class SelectionFilter(NamedTuple):
     value_of: ValueOf
     #: a Go flag when the filter applies on some paths only (a variable filtered in an `if`)
     when: str | None
+
+
+def view_of(value: Value) -> tuple[Value, list[SelectionFilter]]:
+    """A view's list (of a SELECT, MAPPED or REVERSED value) and the filters its elements pass."""
+    base = value.facts.base
+    assert base is not None, f"{value.kind} without its list"
+    return base, value.facts.filters or []
+
+
+def separator_of(value: Value) -> str:
+    """A SPLIT's constant separator."""
+    assert value.facts.sep is not None, "a split without its separator"
+    return value.facts.sep
 
 
 def keyword_arguments(node: nodes.Filter | nodes.Test) -> list[nodes.Keyword]:

@@ -225,13 +225,13 @@ class Core(Comparisons):
             self.action(f"{var} := {init}")
             slot = Value(var, kind, extra={"var": True, "set": outer is not None})
             if name in self.filtered:
-                slot.extra["filter_flag"] = var + "_filtered"
+                slot.facts = replace(slot.facts, filter_flag=var + "_filtered")
                 self.action(f"{var}_filtered := false")
             if name in self.literal_dicts:
                 slot.extra["literal_flag"] = var + "_literal"
                 self.action(f"{var}_literal := false")
             if outer is not None:
-                slot.facts = outer.facts.only({"nullable", "maybe_none", "defined_flag"})
+                slot.facts = replace(slot.facts, **outer.facts.only({"nullable", "maybe_none", "defined_flag"}).known())
             elif name in self.tested_defined:
                 slot.facts = replace(slot.facts, defined_flag=var + "_defined")
                 self.action(f"{var}_defined := false")

@@ -113,7 +113,7 @@ class Expressions(Macros):
                     value.facts = replace(value.facts, optional=False, or_method=True)
             return value
         if base.kind == SPLIT:
-            if key.is_const and (key.const == 0 or (key.const == -1 and "limit" not in base.extra)):
+            if key.is_const and (key.const == 0 or (key.const == -1 and base.facts.limit is None)):
                 return self.split_part(base, key.const, node)
             base = self.split_list(base)
         if base.kind in {DICT, RECORD}:
@@ -444,7 +444,7 @@ class Expressions(Macros):
                 and sl.stop is None
                 and base.kind in {MSGS, CALLS, TOOLS}
             ):
-                return Value(base.code, REVERSED, extra={"base": base})
+                return Value(base.code, REVERSED, facts=Facts(base=base))
             raise self.fail(node, "slice with a step other than [::-1] of a list")
         start = self.expr(sl.start, frame) if sl.start is not None else None
         stop = self.expr(sl.stop, frame) if sl.stop is not None else None

@@ -44,6 +44,7 @@ from ..ops.values import (
     Value,
     const,
     final_of,
+    view_of,
 )
 from .plans import GO_VARIABLE
 from .scope import Frame
@@ -82,14 +83,16 @@ class Loops(LoopSteps):
             else self.expr(seq_node, frame)
         )
         if seq.kind == REVERSED:
-            seq = Value(seq.code, seq.extra["base"].kind, extra={"reversed": True})
+            assert seq.facts.base is not None  # (a reversed list is one of its list)
+            seq = Value(seq.code, seq.facts.base.kind, facts=Facts(reversed=True))
         if seq.kind == SPLIT:
             seq = self.split_list(seq)
         filters: list[SelectionFilter] = (
             [] if predicate is None else [SelectionFilter(predicate, self.value_of(frame), None)]
         )
         if seq.kind == SELECT:
-            filters, seq = [*seq.extra["filters"], *filters], seq.extra["base"]
+            base, selected = view_of(seq)
+            filters, seq = [*selected, *filters], base
         if seq.is_const and isinstance(seq.const, (list, tuple)):
             self.unrolled_for(node, seq.const, frame)
             return
@@ -108,7 +111,7 @@ class Loops(LoopSteps):
             self.untyped_for(node, seq, frame, uses_loop)
             return
         counted = (node.test is not None or bool(filters)) and uses_loop
-        if counted and (seq.kind not in {MSGS, CALLS, TOOLS, LIST} or seq.extra.get("reversed")):
+        if counted and (seq.kind not in {MSGS, CALLS, TOOLS, LIST} or seq.facts.reversed):
             raise self.fail(node, "loop.* in a filtered for loop")
         body = Frame(names={}, parent=frame)
         target = node.target
@@ -189,7 +192,7 @@ class Loops(LoopSteps):
                     # loop.* counts the elements that pass the filter: count them all first
                     passing = self.count_passing(node, filters, seqvar, kind, frame)
                 position = None
-                if seq.extra.get("reversed"):
+                if seq.facts.reversed:
                     # the i-th step takes element len-1-i, which is len(seq[i+1:]): loop.revindex0
                     position = self.temp()
                     self.action(f"range {idx} := len {seqvar}")
@@ -201,7 +204,7 @@ class Loops(LoopSteps):
                 last = self.temp()
                 if uses_loop:
                     hoisted = (idx, last, seqvar)
-                neighbours = kind if not seq.extra.get("reversed") else None
+                neighbours = kind if not seq.facts.reversed else None
                 body.loop = self.indexed(Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours))
                 if uses_loop and not counted and first_read_in_expressions(node.body):
                     body.loop.first_flag = self.temp()

@@ -39,6 +39,7 @@ from ..ops.values import (
     const,
     final_of,
     py_str,
+    view_of,
 )
 from .concat import MARKUP_STORED, Concatenations
 from .scope import Frame
@@ -371,14 +372,12 @@ class Statements(Concatenations):
         }
         if not strong and value.kind == SELECT and self.filters_own_list(slot, value):
             # `set xs = xs | rejectattr(..)` on some paths: the filters apply once a Go flag is on
-            flag = slot.extra["filter_flag"]
+            flag = slot.facts.filter_flag
             self.action(f"{flag} = true")
-            slot.extra["filters"] = [
-                *slot.extra.get("filters", []),
-                *(SelectionFilter(f, fr, flag) for f, fr, _ in value.extra["filters"]),
-            ]
+            added = [SelectionFilter(f, fr, flag) for f, fr, _ in value.facts.filters or ()]
+            slot.facts = replace(slot.facts, filters=[*(slot.facts.filters or ()), *added])
             if slot.kind != SELECT:
-                slot.extra["base"] = Value(slot.code, slot.kind)
+                slot.facts = replace(slot.facts, base=Value(slot.code, slot.kind))
                 slot.kind = SELECT
             return
         if (
@@ -417,11 +416,11 @@ class Statements(Concatenations):
             if value.kind == RECORD:
                 slot.facts = replace(slot.facts, fields=value.facts.fields)
             if value.kind in {SELECT, REVERSED}:
-                base: Value = value.extra["base"]
+                base, _ = view_of(value)
                 self.action(f"{slot.code} = {base.code}")
                 slot.extra.update(value.extra)
                 slot.facts = replace(slot.facts, **value.facts.known())
-                slot.extra["base"] = Value(slot.code, base.kind)
+                slot.facts = replace(slot.facts, base=Value(slot.code, base.kind))
             return
         if bool(value.facts.ordered) != bool(slot.facts.ordered) and value.kind not in {UNDEF, NONE}:
             # a nested property map is ranged through .All, a plain map directly: one of them
@@ -475,10 +474,10 @@ class Statements(Concatenations):
 
     def filters_own_list(self, slot: Value, value: Value) -> bool:
         """Is `value` a filtering of the list the variable holds now (not yet filtered on some path)?"""
-        base: Value = value.extra["base"]
-        own = slot.extra.get("base", slot)
-        unflagged = all(when is None for _, _, when in value.extra["filters"])
-        return bool(slot.extra.get("filter_flag")) and base.code == own.code and base.kind == own.kind and unflagged
+        base, filters = view_of(value)
+        own = slot.facts.base or slot
+        unflagged = all(when is None for _, _, when in filters)
+        return bool(slot.facts.filter_flag) and base.code == own.code and base.kind == own.kind and unflagged
 
     @staticmethod
     def list_or_text(old: Value, new: Value) -> tuple[str, str] | None:
