@@ -50,6 +50,7 @@ from .values import (
     Facts,
     Loop,
     Value,
+    attrs_of,
     const,
     final_of,
 )
@@ -88,13 +89,12 @@ class Access(Emit):
         other = Value(
             slot.code,
             slot.kind,
-            extra={k: v for k, v in slot.extra.items() if k not in {"literal", "literal_flag"}},
-            facts=slot.facts,
+            facts=replace(slot.facts, literal=None, literal_flag=None),
         )
         return Value(
             slot.code,
             LITERAL_OR,
-            extra={"flag": slot.extra["literal_flag"], "literal": slot.extra["literal"], "other": other},
+            facts=Facts(flag=slot.facts.literal_flag, literal=slot.facts.literal, other=other),
         )
 
     @staticmethod
@@ -153,11 +153,11 @@ class Access(Emit):
         if base.kind in {DICT, RECORD}:
             return self.dict_fields(base).get(name, UNDEFINED)
         if base.kind == NS:
-            attrs = base.extra["attrs"]
+            attrs = attrs_of(base)
             if name not in attrs:
                 return UNDEFINED
             found = attrs[name]
-            known = found.extra.get("known")
+            known = found.facts.known
             if known is not None and known[0] == self.flow_epoch:
                 return const(known[1])  # set to a constant with no branch point since
             facts = Facts(
@@ -166,7 +166,7 @@ class Access(Emit):
                 maybe_none=found.kind == NONE or found.facts.maybe_none,  # None is held as "" until some path sets it
                 # set to text holding constant text, no branch point since
                 nonempty=found.facts.known_nonempty == self.flow_epoch,
-                final=f"{base.code}_{name}_final" if name in base.extra.get("text_attrs", ()) else None,
+                final=f"{base.code}_{name}_final" if name in (base.facts.text_attrs or ()) else None,
             )
             if found.facts.maybe_negative or (found.is_const and isinstance(found.const, int) and found.const < 0):
                 facts = replace(facts, maybe_negative=True)
@@ -221,7 +221,7 @@ class Access(Emit):
         if base.kind in {STR, CONTENT}:
             if not hasattr(str, name):
                 return UNDEFINED  # a string has no such attribute: Jinja gives Undefined
-            return Value("", "method:" + name, extra={"self": base})
+            return Value("", "method:" + name, facts=Facts(receiver=base))
         if (base.kind in SEQUENCES or base.kind == STRLIST) and not hasattr(list, name):
             return UNDEFINED  # a list has no such attribute: Jinja gives Undefined
         if base.kind in {MSGS, TOOLS, CALLS, LIST} and name in {"items", "keys", "values", "get"}:
@@ -278,9 +278,7 @@ class Access(Emit):
             if sum(deeper.values()) > 1:
                 value, found, _ = fields[key]
                 fields[key] = (value, found, self.prefetch_fields(Value(value, ANY), deeper))
-        return Value(
-            base.code, base.kind, base.const, dict(base.extra), replace(base.facts, prefetched=(base.code, fields))
-        )
+        return Value(base.code, base.kind, base.const, replace(base.facts, prefetched=(base.code, fields)))
 
     def untyped_get(self, base: Value, key: str, default: Value | None, node: nodes.Node) -> Value:
         """`x.get(key[, default])` of an untyped value: the key's value where `x` is a mapping that

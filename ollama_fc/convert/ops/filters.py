@@ -202,7 +202,7 @@ def untyped_pairs(ops: Lowering, call: FilterCall) -> Value | None:
             ops.warn(
                 call.node, "|items of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
             )
-        return Value(value.code, ANY, extra=dict(value.extra), facts=dataclasses.replace(value.facts, items=True))
+        return Value(value.code, ANY, facts=dataclasses.replace(value.facts, items=True))
     return None
 
 
@@ -218,12 +218,10 @@ def items(ops: Lowering, call: FilterCall) -> Value:
         return const([list(pair) for pair in value.const.items()])
     if value.kind == RECORD:
         return Value(
-            "", RECORD, extra=dict(value.extra), facts=dataclasses.replace(value.facts, items=True)
+            "", RECORD, facts=dataclasses.replace(value.facts, items=True)
         )  # only its (absent) attributes are usable
     if value.kind in {PROPS, ARGS} or value.kind in toolschema.KEY_ORDER:
-        return Value(
-            value.code, value.kind, extra=dict(value.extra), facts=dataclasses.replace(value.facts, items=True)
-        )
+        return Value(value.code, value.kind, facts=dataclasses.replace(value.facts, items=True))
     untyped = untyped_pairs(ops, call)
     if untyped is not None:
         return untyped
@@ -352,9 +350,7 @@ def selectattr(ops: Lowering, call: FilterCall) -> Value:
 def to_list(ops: Lowering, call: FilterCall) -> Value:
     value = call.value
     if value.kind == MAPPED:
-        return Value(
-            value.code, value.kind, extra=dict(value.extra), facts=dataclasses.replace(value.facts, lazy=False)
-        )
+        return Value(value.code, value.kind, facts=dataclasses.replace(value.facts, lazy=False))
     return value
 
 
@@ -409,7 +405,7 @@ def format_(ops: Lowering, call: FilterCall) -> Value:
 @filter("safe")
 def safe(ops: Lowering, call: FilterCall) -> Value:
     value = call.value
-    return Value(value.code, value.kind, value.const, dict(value.extra), dataclasses.replace(value.facts, markup=True))
+    return Value(value.code, value.kind, value.const, dataclasses.replace(value.facts, markup=True))
 
 
 @filter("tojson", gives_text=True)
@@ -466,9 +462,7 @@ def select(ops: Lowering, call: FilterCall) -> Value:
     if value.kind in toolschema.KEY_ORDER and not value.facts.items and args and all(a.is_const for a in args):
         # keys are constants once the loop is unrolled: the test runs here, as Jinja's own
         tests = [*(value.facts.key_tests or ()), (call.name, args[0].const, [a.const for a in args[1:]])]
-        return Value(
-            value.code, value.kind, extra=dict(value.extra), facts=dataclasses.replace(value.facts, key_tests=tests)
-        )
+        return Value(value.code, value.kind, facts=dataclasses.replace(value.facts, key_tests=tests))
     raise ops.unsupported(call)
 
 

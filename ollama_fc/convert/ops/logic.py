@@ -50,6 +50,7 @@ from .values import (
     Value,
     ValueOf,
     const,
+    literal_choice,
     py_str,
     view_of,
 )
@@ -72,8 +73,8 @@ class Logic(Access):
     def truth_of(self, value: Value) -> str:
         """Go's truthiness matches Python's for strings, numbers, lists and maps."""
         if value.kind == LITERAL_OR:
-            flag = value.extra["flag"]
-            return f"(or (and {flag} {self.truth_of(value.extra['literal'])}) (and (not {flag}) {self.truth_of(value.extra['other'])}))"
+            flag, literal, other = literal_choice(value)
+            return f"(or (and {flag} {self.truth_of(literal)}) (and (not {flag}) {self.truth_of(other)}))"
         if value.is_const:
             return "true" if value.const else "false"
         if value.facts.nonempty:
@@ -125,7 +126,7 @@ class Logic(Access):
     def compare_eq(self, left: Value, right: Value, node: nodes.Node) -> str:
         if left.is_const and not right.is_const:
             left, right = right, left
-        if left.kind in {UNDEF} or (left.kind == NONE and not left.extra and not left.facts):
+        if left.kind in {UNDEF} or (left.kind == NONE and not left.facts):
             if right.is_const:
                 return "true" if right.const is None and left.kind == NONE else "false"
             return "false"
@@ -285,10 +286,9 @@ class Logic(Access):
         if entry is None:
             raise self.fail(node, f"test `is {name}`")
         if value.kind == LITERAL_OR and entry.splits_literal_or:
-            flag, literal = value.extra["flag"], self.is_test(name, value.extra["literal"], node, args)
-            return (
-                f"(or (and {flag} {literal}) (and (not {flag}) {self.is_test(name, value.extra['other'], node, args)}))"
-            )
+            flag, literal, other = literal_choice(value)
+            yes, no = self.is_test(name, literal, node, args), self.is_test(name, other, node, args)
+            return f"(or (and {flag} {yes}) (and (not {flag}) {no}))"
         return entry.apply(self, name, value, node, args or [])
 
     @staticmethod

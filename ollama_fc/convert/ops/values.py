@@ -8,7 +8,7 @@ onto Ollama's fields.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any, Literal, NamedTuple, cast
 
@@ -235,7 +235,30 @@ class Facts:
     #: a Go flag a variable's filters apply under, where it is filtered on some paths only
     filter_flag: str | None = None
 
-    def known(self) -> dict[str, Any]:
+    # -- variables: what a `set` name or a namespace holds, as the translation goes
+    #: a Go variable the template declared (`$x`), not an expression
+    var: bool = False
+    #: the variable was given a value on some path (False: declared, holding its outer value)
+    assigned: bool | None = None
+    #: a namespace's attributes, each a variable's Value (updated as `set ns.x` runs)
+    attrs: dict[str, Value] | None = None
+    #: the attributes of a namespace that may hold a message's text (each with a `final` flag)
+    text_attrs: list[str] | None = None
+    #: the constant a variable was last set to and the flow epoch then: it is that constant
+    #: until the next branch point
+    known: tuple[int, Any] | None = None
+    #: a variable holding a list on some paths and text on others: the two kinds
+    list_or_text: tuple[str, str] | None = None
+    #: a variable given a dict literal on some paths: the literal and the Go flag that tells;
+    #: read as a LITERAL_OR value, with `flag`, `literal` and the `other` (run-time) value
+    literal: Value | None = None
+    literal_flag: str | None = None
+    flag: str | None = None
+    other: Value | None = None
+    #: a method looked up but not called (`method:<name>`): the value it is a method of
+    receiver: Value | None = None
+
+    def present(self) -> dict[str, Any]:
         """The facts that are known, by name: what a macro's `define` is keyed on."""
         return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not f.default}
 
@@ -244,7 +267,7 @@ class Facts:
 
     def only(self, names: set[str]) -> Facts:
         """These facts, and no other."""
-        return Facts(**{name: v for name, v in self.known().items() if name in names})
+        return Facts(**{name: v for name, v in self.present().items() if name in names})
 
 
 NO_FACTS = Facts()
@@ -258,16 +281,11 @@ class Value:
     #: a Kind, or `method:<name>` for a method looked up but not yet called
     kind: str
     const: Any = NOT_CONST
-    extra: dict[str, Any] = field(default_factory=dict)
     facts: Facts = NO_FACTS
 
     @property
     def is_const(self) -> bool:
         return self.const is not NOT_CONST
-
-    def known(self) -> dict[str, Any]:
-        """All that is known of the value beyond its kind, by name."""
-        return {**self.extra, **self.facts.known()}
 
 
 def const(value: Any) -> Value:
@@ -348,6 +366,20 @@ class SelectionFilter(NamedTuple):
     value_of: ValueOf
     #: a Go flag when the filter applies on some paths only (a variable filtered in an `if`)
     when: str | None
+
+
+def attrs_of(namespace: Value) -> dict[str, Value]:
+    """A namespace's attributes (updated in place as `set ns.x` runs)."""
+    assert namespace.facts.attrs is not None, "a namespace without its attributes"
+    return namespace.facts.attrs
+
+
+def literal_choice(value: Value) -> tuple[str, Value, Value]:
+    """A LITERAL_OR value's Go flag, the dict literal it holds where the flag is on, and the
+    run-time value it holds elsewhere."""
+    flag, literal, other = value.facts.flag, value.facts.literal, value.facts.other
+    assert flag is not None and literal is not None and other is not None, "a LITERAL_OR without its choice"
+    return flag, literal, other
 
 
 def view_of(value: Value) -> tuple[Value, list[SelectionFilter]]:

@@ -223,15 +223,17 @@ class Core(Comparisons):
             init = self.operand(outer, cast(nodes.Node, body)) if outer is not None and outer.code else '""'
             kind = outer.kind if outer is not None else UNDEF
             self.action(f"{var} := {init}")
-            slot = Value(var, kind, extra={"var": True, "set": outer is not None})
+            slot = Value(var, kind, facts=Facts(var=True, assigned=outer is not None))
             if name in self.filtered:
                 slot.facts = replace(slot.facts, filter_flag=var + "_filtered")
                 self.action(f"{var}_filtered := false")
             if name in self.literal_dicts:
-                slot.extra["literal_flag"] = var + "_literal"
+                slot.facts = replace(slot.facts, literal_flag=var + "_literal")
                 self.action(f"{var}_literal := false")
             if outer is not None:
-                slot.facts = replace(slot.facts, **outer.facts.only({"nullable", "maybe_none", "defined_flag"}).known())
+                slot.facts = replace(
+                    slot.facts, **outer.facts.only({"nullable", "maybe_none", "defined_flag"}).present()
+                )
             elif name in self.tested_defined:
                 slot.facts = replace(slot.facts, defined_flag=var + "_defined")
                 self.action(f"{var}_defined := false")
@@ -345,7 +347,7 @@ class Core(Comparisons):
         branch's code runs in its own block of the `if` (`x if x is string else x | string`
         builds no str() of a string). `a` where the test is `a is string` is a string."""
         if yes.kind == ANY and is_string_test_of(node.test, node.expr1):
-            yes = Value(yes.code, STR, extra={k: v for k, v in yes.extra.items() if k == "var"})
+            yes = Value(yes.code, STR, facts=Facts(var=yes.facts.var))
         yes, no = self.empty_list_as(yes, no), self.empty_list_as(no, yes)
         result = self.temp()
         initial = '""' if no_code else self.operand(no, node)  # (both branches set it)

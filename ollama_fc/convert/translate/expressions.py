@@ -73,10 +73,10 @@ class Expressions(Macros):
         if node.name == "loop" and frame.lookup("loop") is None:
             return Value("", LOOP)
         found = frame.lookup(node.name)
-        known = found.extra.get("known") if found is not None else None
+        known = found.facts.known if found is not None else None
         if known is not None and known[0] == self.flow_epoch:
             return const(known[1])  # set to a constant with no branch point since
-        if found is not None and found.extra.get("literal"):
+        if found is not None and found.facts.literal:
             if id(node) not in self.literal_uses:
                 raise self.fail(
                     node, f"{node.name} (a dict literal on some paths) used other than tested or handed to a macro"
@@ -303,7 +303,7 @@ class Expressions(Macros):
             name = callee.name
             if name == "namespace":
                 attrs = {kw.key: self.expr(kw.value, frame) for kw in node.kwargs}
-                return Value("", NS, extra={"attrs": attrs})
+                return Value("", NS, facts=Facts(attrs=attrs))
             if name == "raise_exception":
                 self.warn(node, "raise_exception()", "dropped: Ollama renders instead of refusing this conversation")
                 return UNDEFINED
@@ -371,12 +371,12 @@ class Expressions(Macros):
                 self.warn(node, f"calling .{method}() of None", "Jinja fails there; rendered as an empty value instead")
                 return UNDEFINED
             if method == "items" and (base.kind in {PROPS, ARGS} or base.kind in toolschema.KEY_ORDER) and not args:
-                return Value(base.code, base.kind, extra=dict(base.extra), facts=replace(base.facts, items=True))
+                return Value(base.code, base.kind, facts=replace(base.facts, items=True))
             if method == "items" and base.kind == ANY and not args:
                 self.warn(
                     node, ".items() of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
                 )
-                return Value(base.code, ANY, extra=dict(base.extra), facts=replace(base.facts, items=True))
+                return Value(base.code, ANY, facts=replace(base.facts, items=True))
             if method == "keys" and base.kind in toolschema.KEY_ORDER and not args:
                 return base  # a dict iterates as its keys
             if base.kind == STRLIST and method == "append" and len(args) == 1:

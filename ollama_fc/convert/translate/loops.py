@@ -96,7 +96,7 @@ class Loops(LoopSteps):
         if seq.is_const and isinstance(seq.const, (list, tuple)):
             self.unrolled_for(node, seq.const, frame)
             return
-        if seq.kind in {UNDEF, NONE} and not seq.extra and not seq.facts:
+        if seq.kind in {UNDEF, NONE} and not seq.facts:
             # Jinja's Undefined iterates as empty (None would raise, and the reference with it)
             self.visit_body(node.else_, frame)
             return
@@ -104,7 +104,7 @@ class Loops(LoopSteps):
         if seq.kind in toolschema.KEY_ORDER:
             self.schema_for(node, seq, frame, uses_loop)
             return
-        if seq.kind == ANY and seq.extra.get("list_or_text") and predicate is None and not seq.facts.items:
+        if seq.kind == ANY and seq.facts.list_or_text and predicate is None and not seq.facts.items:
             self.list_or_text_for(node, seq, frame)
             return
         if seq.kind == ANY and not seq.facts.items:
@@ -277,7 +277,8 @@ class Loops(LoopSteps):
     def list_or_text_for(self, node: nodes.For, seq: Value, frame: Frame) -> None:
         """A loop over a variable holding a list on some paths and text on others (see
         `list_or_text`): the same loop twice, each under a test of the Go value's type."""
-        list_kind, text_kind = seq.extra["list_or_text"]
+        assert seq.facts.list_or_text is not None  # (only such a variable comes here)
+        list_kind, text_kind = seq.facts.list_or_text
         self.action(f'if eq (printf "%T" {seq.code}) "string"')
         self.cond_depth += 1
         for kind in (text_kind, list_kind):

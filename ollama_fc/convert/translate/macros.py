@@ -33,6 +33,7 @@ from ..ops.values import (
     UNDEF,
     UNDEFINED,
     Value,
+    literal_choice,
 )
 from .core import Core
 from .scope import Frame
@@ -115,13 +116,13 @@ class Macros(Core):
         bound = bound or {}
         for param, source in zip([p.name for p in macro.args], call.args):
             slot = frame.lookup(source.name) if isinstance(source, nodes.Name) and param not in bound else None
-            if slot is not None and slot.extra.get("literal"):
+            if slot is not None and slot.facts.literal:
                 # the argument is a dict literal on some paths: expand the macro for each case
-                choice = self.literal_or(slot)
-                self.action(f"if {choice.extra['flag']}")
-                self.inline_macro(call, frame, {**bound, param: choice.extra["literal"]})
+                flag, literal, other = literal_choice(self.literal_or(slot))
+                self.action(f"if {flag}")
+                self.inline_macro(call, frame, {**bound, param: literal})
                 self.action("else")
-                self.inline_macro(call, frame, {**bound, param: choice.extra["other"]})
+                self.inline_macro(call, frame, {**bound, param: other})
                 self.action("end")
                 return
         if [name for name, _ in self.expanding].count(macro.name) >= MAX_RECURSION:
@@ -153,11 +154,10 @@ class Macros(Core):
                 var = self.temp()
                 self.action(f"{var} := {value.code}")
                 # what is known of the argument holds for the parameter (it may be unset, None...)
-                known = {k: v for k, v in value.extra.items() if k in KNOWN_OF_ARGUMENTS}
                 facts = value.facts.only(KNOWN_OF_ARGUMENTS)
                 if facts.defined_flag and value.facts.maybe_undefined:
                     facts = replace(facts, maybe_undefined=True)
-                scope.names[param] = Value(var, value.kind, extra={"var": True, "set": True, **known}, facts=facts)
+                scope.names[param] = Value(var, value.kind, facts=replace(facts, var=True, assigned=True))
         # free names in the macro body see the caller's loop variables only through globals
         scope.parent = self.root_of(frame)
         untyped = any(v.kind == ANY for v in scope.names.values())
@@ -275,7 +275,7 @@ class Macros(Core):
         givens = self.macro_givens(macro, call)
         for given in givens.values():
             slot = frame.lookup(given.name) if isinstance(given, nodes.Name) else None
-            if slot is not None and slot.extra.get("literal"):
+            if slot is not None and slot.facts.literal:
                 return None
         return {param: self.expr(given, frame) for param, given in givens.items()}
 
@@ -309,10 +309,14 @@ class Macros(Core):
         base = frame.lookup(base_name)
         if base is None or not self.varies(base) or base.kind not in DEFINE_KINDS or not base.code:
             return None
-        if CALLER_FLAGS & set(base.known()):
+        if CALLER_FLAGS & set(base.facts.present()):
             return None  # (the arguments' own flags are computed again inside, from the dot)
         known = tuple(
-            sorted(f"{k}={v!r}" for k, v in base.known().items() if k not in {"var", "set", "fields", "prefetched"})
+            sorted(
+                f"{k}={v!r}"
+                for k, v in base.facts.present().items()
+                if k not in {"var", "assigned", "fields", "prefetched"}
+            )
         )
         reads = tuple(f"{param}={self.read_from_dot(givens[param], base_name)}" for param in sorted(varying))
         constants = tuple(
@@ -388,9 +392,7 @@ class Macros(Core):
             dot = self.temp()
             self.action(f"{dot} := .")
             root = self.defined_fresh(macro, self.root_of(frame))
-            reads = Frame(
-                names={base[0]: Value(dot, base[1].kind, extra=dict(base[1].extra), facts=base[1].facts)}, parent=root
-            )
+            reads = Frame(names={base[0]: Value(dot, base[1].kind, facts=base[1].facts)}, parent=root)
             scope = Frame(names={}, parent=root, loop=None)
             for param in (a.name for a in macro.args):
                 value = arguments.get(param, UNDEFINED)
@@ -399,9 +401,8 @@ class Macros(Core):
                 if self.varies(value) and value.kind not in {RECORD, BOUND_METHOD}:  # (as the expansion keeps them)
                     var = self.temp()
                     self.action(f"{var} := {value.code}")
-                    known = {k: v for k, v in value.extra.items() if k in KNOWN_OF_ARGUMENTS}
-                    facts = value.facts.only(KNOWN_OF_ARGUMENTS)
-                    value = Value(var, value.kind, extra={"var": True, "set": True, **known}, facts=facts)
+                    facts = replace(value.facts.only(KNOWN_OF_ARGUMENTS), var=True, assigned=True)
+                    value = Value(var, value.kind, facts=facts)
                 scope.names[param] = value
             self.expanding.append((macro.name, any(v.kind == ANY for v in scope.names.values())))
             try:

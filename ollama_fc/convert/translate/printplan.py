@@ -49,6 +49,7 @@ from ..ops.values import (
     TOOLS,
     Facts,
     Value,
+    attrs_of,
     const,
     py_str,
 )
@@ -87,8 +88,8 @@ from .scope import Frame
 PLANNED_JSON = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, SELECT, MAPPED, CALLS, CALL, FUNC, ARGS, ANY}
 
 
-#: what a value with only these extras needs to print
-PLAIN_EXTRAS = {"concat", "nonempty", "json_text", "var", "set", "final"}
+#: what a value with only these facts needs to print
+PLAIN_FACTS = {"concat", "nonempty", "json_text", "var", "assigned", "final"}
 
 
 class PrintPlans(Macros):
@@ -194,15 +195,15 @@ class PrintPlans(Macros):
             raise PlanRefused(None)
         if (
             any(TEMPORARY.fullmatch(f"${var}") for var in free_variables(value.code))
-            and set(value.known()) <= PLAIN_EXTRAS
+            and set(value.facts.present()) <= PLAIN_FACTS
         ):
             # a value computed in a block (`('\n' if x else '')` inside `if tools`) is gone where
             # the plan prints: kept in a variable of the body's top level
             kept = self.temp()
             self.plan_tests.append(kept)
             self.action(f"{kept} = {value.code}")
-            value = Value(kept, value.kind, value.const, dict(value.extra), replace(value.facts, concat=None))
-        copy = Value(value.code, value.kind, value.const, dict(value.extra), value.facts)
+            value = Value(kept, value.kind, value.const, replace(value.facts, concat=None))
+        copy = Value(value.code, value.kind, value.const, value.facts)
         reads = free_variables(value.code + " " + str(value.facts.final or ""))
         return Piece(made=self.mark(reads) if reads else 0, value=copy)
 
@@ -329,7 +330,7 @@ class PrintPlans(Macros):
             return False
         ns_name, attr = target
         ns = frame.lookup(ns_name)
-        if ns is None or ns.kind != NS or attr not in ns.extra["attrs"]:
+        if ns is None or ns.kind != NS or attr not in attrs_of(ns):
             return False
         if self.loop_between(frame, frame.owner(ns_name)):
             return False
@@ -338,7 +339,7 @@ class PrintPlans(Macros):
             return False
         read = nodes.Getattr(nodes.Name(ns_name, "load"), attr, "load", lineno=node.lineno)
         before = self.expr(read, frame)
-        init = ns.extra["attrs"][attr]
+        init = attrs_of(ns)[attr]
         if before.facts.plan is None and init.is_const and isinstance(init.const, str):
             before = init  # not set since namespace() gave it: its Go variable holds that text
         if before.facts.plan is None and not (

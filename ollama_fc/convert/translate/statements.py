@@ -36,6 +36,7 @@ from ..ops.values import (
     Facts,
     SelectionFilter,
     Value,
+    attrs_of,
     const,
     final_of,
     py_str,
@@ -226,7 +227,7 @@ class Statements(Concatenations):
     def stmt_If(self, node: nodes.If, frame: Frame) -> None:
         branches = [(node.test, node.body)] + [(e.test, e.body) for e in node.elif_]
         first = self.expr(node.test, frame)
-        if first.kind in {UNDEF, NONE} and not first.extra and not first.facts:
+        if first.kind in {UNDEF, NONE} and not first.facts:
             first = const(False)
         if not first.is_const and self.truth_of(first) in {"true", "false"}:
             first = const(
@@ -280,7 +281,7 @@ class Statements(Concatenations):
             if value.kind == SPLIT:
                 value = self.split_list(value)
             var = f"{ns.code}_{target.attr}"
-            attrs = ns.extra["attrs"]
+            attrs = attrs_of(ns)
             read = nodes.Getattr(nodes.Name(target.name, "load"), target.attr, "load", lineno=node.lineno)
             if target.attr in attrs and self.hold(ns, target.attr, value, frame.owner(target.name), frame, read):
                 return  # a plan, printed where it is read (see printplan.py)
@@ -309,10 +310,12 @@ class Statements(Concatenations):
             attrs[target.attr] = joined
             self.action(f"{var} = {self.operand(value, node)}")
             if value.is_const and not isinstance(value.const, (list, dict)):
-                joined.extra["known"] = (self.flow_epoch, value.const)  # until the next branch point
+                joined.facts = replace(
+                    joined.facts, known=(self.flow_epoch, value.const)
+                )  # until the next branch point
             elif value.facts.nonempty:
                 joined.facts = replace(joined.facts, known_nonempty=self.flow_epoch)  # (as `known`)
-            if target.attr in ns.extra.get("text_attrs", ()):
+            if target.attr in (ns.facts.text_attrs or ()):
                 self.set_final(f"{var}_final", value.facts.final or "false")
             return
         if (
@@ -333,7 +336,7 @@ class Statements(Concatenations):
             value = self.split_list(value)
         slot = frame.lookup(target.name)
         assert slot is not None, target.name
-        slot.extra.pop("known", None)
+        slot.facts = replace(slot.facts, known=None)
         if value.kind == NS:
             self.forget_namespace(slot)
         name_read = nodes.Name(target.name, "load", lineno=node.lineno)
@@ -345,22 +348,24 @@ class Statements(Concatenations):
             value = Value(self.strlist_code(value, node), STRLIST, facts=final_of(value))
         if value.kind == NS:
             slot.kind = NS
-            slot.extra["attrs"] = value.extra["attrs"]
+            attrs = attrs_of(value)
+            slot.facts = replace(slot.facts, attrs=attrs)
             # Jinja lets `set ns.x` add attributes; declare them all now, undefined until set
             for attr in self.ns_refs.get(target.name, []):
-                if attr not in value.extra["attrs"]:
+                if attr not in attrs:
                     # a Go flag tells whether some `set ns.attr` ran (for `ns.attr is defined`)
                     flag = f"{slot.code}_{attr}_defined"
-                    value.extra["attrs"][attr] = Value("", UNDEF, facts=Facts(maybe_undefined=True, defined_flag=flag))
+                    attrs[attr] = Value("", UNDEF, facts=Facts(maybe_undefined=True, defined_flag=flag))
                     self.action(f"{flag} := false")
-            for attr, init in value.extra["attrs"].items():
+            for attr, init in attrs.items():
                 if init.is_const and isinstance(init.const, list):
                     # a list attribute can only be a list of strings built at run time
-                    init = value.extra["attrs"][attr] = Value(self.strlist_code(init, node), STRLIST)
+                    init = attrs[attr] = Value(self.strlist_code(init, node), STRLIST)
                 self.action(f"{slot.code}_{attr} := {self.operand(init, node)}")
             # a list, not a set: the flags are declared in attribute order, the same on every run
-            slot.extra["text_attrs"] = [a for a in value.extra["attrs"] if f"{target.name}.{a}" in self.text_names]
-            for attr in slot.extra["text_attrs"]:
+            text_attrs = [a for a in attrs if f"{target.name}.{a}" in self.text_names]
+            slot.facts = replace(slot.facts, text_attrs=text_attrs)
+            for attr in text_attrs:
                 self.action(f"{slot.code}_{attr}_final := false")
             return
         owner = frame.owner(target.name)
@@ -384,14 +389,14 @@ class Statements(Concatenations):
             value.is_const
             and isinstance(value.const, dict)
             and not strong
-            and slot.extra.get("literal_flag")
+            and slot.facts.literal_flag
             and not slot.is_const
         ):
             # a dict literal on some paths: a Go flag says the variable holds it (see `literal_or`)
-            if slot.extra.get("literal", value).const != value.const:
+            if (slot.facts.literal or value).const != value.const:
                 raise self.fail(node, f"set {target.name}", "(different dict literals on different paths)")
-            slot.extra["literal"] = value
-            self.action(f"{slot.extra['literal_flag']} = true")
+            slot.facts = replace(slot.facts, literal=value)
+            self.action(f"{slot.facts.literal_flag} = true")
             return
         if (
             not strong
@@ -403,7 +408,7 @@ class Statements(Concatenations):
             # `set tools = []` on some paths: an empty list of the kind the variable holds
             self.action(f"{slot.code} = slice {slot.code} 0 0")
             slot.facts = replace(slot.facts, emptied=True)  # no longer None where Ollama's list is empty
-            slot.extra["set"] = True
+            slot.facts = replace(slot.facts, assigned=True)
             return
         if static or slot.is_const:
             # a literal list or a filtered list has no Go value: the variable holds it statically
@@ -412,19 +417,18 @@ class Statements(Concatenations):
             slot.const = value.const if value.is_const else NOT_CONST
         if static:
             slot.kind = value.kind
-            slot.extra["set"] = True
+            slot.facts = replace(slot.facts, assigned=True)
             if value.kind == RECORD:
                 slot.facts = replace(slot.facts, fields=value.facts.fields)
             if value.kind in {SELECT, REVERSED}:
                 base, _ = view_of(value)
                 self.action(f"{slot.code} = {base.code}")
-                slot.extra.update(value.extra)
-                slot.facts = replace(slot.facts, **value.facts.known())
+                slot.facts = replace(slot.facts, **value.facts.present())
                 slot.facts = replace(slot.facts, base=Value(slot.code, base.kind))
             return
         if bool(value.facts.ordered) != bool(slot.facts.ordered) and value.kind not in {UNDEF, NONE}:
             # a nested property map is ranged through .All, a plain map directly: one of them
-            if not (strong or slot.kind == UNDEF or not slot.extra.get("set")):
+            if not (strong or slot.kind == UNDEF or not slot.facts.assigned):
                 raise self.fail(node, f"set {target.name}", "(an ordered and a plain property map on different paths)")
             if value.facts.ordered:
                 slot.facts = replace(slot.facts, ordered=True)
@@ -434,17 +438,17 @@ class Statements(Concatenations):
         if strong:
             slot.kind = value.kind
             slot.facts = replace(slot.facts, maybe_undefined=False)
-            slot.extra.pop("list_or_text", None)
+            slot.facts = replace(slot.facts, list_or_text=None)
             slot.facts = replace(slot.facts, emptied=False)
         else:
             if slot.kind == UNDEF or slot.facts.maybe_undefined:
                 slot.facts = replace(slot.facts, maybe_undefined=True)
-            list_or_text = self.list_or_text(slot, value) if slot.extra.get("set") else None
-            slot.kind = self.join(slot, value).kind if slot.extra.get("set") else value.kind
-            slot.extra.pop("list_or_text", None)
+            list_or_text = self.list_or_text(slot, value) if slot.facts.assigned else None
+            slot.kind = self.join(slot, value).kind if slot.facts.assigned else value.kind
+            slot.facts = replace(slot.facts, list_or_text=None)
             if list_or_text is not None and slot.kind == ANY:
-                slot.extra["list_or_text"] = list_or_text
-        slot.extra["set"] = True
+                slot.facts = replace(slot.facts, list_or_text=list_or_text)
+        slot.facts = replace(slot.facts, assigned=True)
         if value.facts.maybe_none and value.kind in MAPPINGS:
             slot.facts = replace(slot.facts, maybe_none=True)  # `x if c else none`: None is held as ""
         if value.facts.maybe_undefined and not value.facts.defined_flag and value.kind in MAPPINGS:
@@ -453,10 +457,10 @@ class Statements(Concatenations):
         flag = slot.facts.defined_flag
         if flag:
             self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
-        if slot.extra.get("literal"):
-            self.action(f"{slot.extra['literal_flag']} = false")
+        if slot.facts.literal:
+            self.action(f"{slot.facts.literal_flag} = false")
         if value.is_const and not isinstance(value.const, (list, dict)):
-            slot.extra["known"] = (self.flow_epoch, value.const)  # until the next branch point
+            slot.facts = replace(slot.facts, known=(self.flow_epoch, value.const))  # until the next branch point
         if slot.facts.final:
             self.set_final(slot.facts.final, value.facts.final or "false")
         if value.kind in {UNDEF, NONE}:
@@ -485,8 +489,8 @@ class Statements(Concatenations):
         calls or tools on one and a message's text on another: a loop over it branches on the Go type."""
         kinds: set[str] = set()
         for value in (old, new):
-            if value.kind == ANY and value.extra.get("list_or_text"):
-                kinds.update(value.extra["list_or_text"])
+            if value.kind == ANY and value.facts.list_or_text:
+                kinds.update(value.facts.list_or_text)
             elif value.kind != UNDEF:
                 kinds.add(value.kind)
         lists, texts = kinds & {MSGS, CALLS, TOOLS}, kinds & {STR, CONTENT}
