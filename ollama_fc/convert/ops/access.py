@@ -31,6 +31,7 @@ from .values import (
     INT,
     LIST,
     LITERAL_OR,
+    METHOD,
     MSG,
     MSGS,
     NO_FACTS,
@@ -221,7 +222,7 @@ class Access(Emit):
         if base.kind in {STR, CONTENT}:
             if not hasattr(str, name):
                 return UNDEFINED  # a string has no such attribute: Jinja gives Undefined
-            return Value("", "method:" + name, facts=Facts(receiver=base))
+            return Value("", METHOD, facts=Facts(receiver=base, method=name))
         if (base.kind in SEQUENCES or base.kind == STRLIST) and not hasattr(list, name):
             return UNDEFINED  # a list has no such attribute: Jinja gives Undefined
         if base.kind in {MSGS, TOOLS, CALLS, LIST} and name in {"items", "keys", "values", "get"}:

@@ -22,6 +22,7 @@ from .values import (
     LITERAL_OR,
     LOOP,
     MAPPED,
+    METHOD,
     NO_FACTS,
     NONE,
     SELECT,
@@ -375,8 +376,8 @@ class Emit:
         return Value(var, STR, facts=Facts(final=f"{var}_final") if var in self.capture_finals else NO_FACTS)
 
     def operand(self, value: Value, node: nodes.Node) -> str:
-        if value.kind in {SPLIT, SELECT, MAPPED, LOOP, BOUND_METHOD, LITERAL_OR} or value.kind.startswith("method:"):
-            raise self.fail(node, f"a {value.kind.split(':')[0]} value stored in a variable")
+        if value.kind in {SPLIT, SELECT, MAPPED, LOOP, BOUND_METHOD, LITERAL_OR, METHOD}:
+            raise self.fail(node, f"a {value.kind} value stored in a variable")
         if value.is_const and value.kind == LIST:
             raise self.fail(node, "a list literal as a value")
         if value.kind in {UNDEF, NONE}:

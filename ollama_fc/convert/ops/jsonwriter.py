@@ -39,6 +39,7 @@ from .values import (
     TFUNC,
     TOOL,
     TOOLS,
+    Kind,
     Value,
 )
 
@@ -156,7 +157,7 @@ class JsonWriter:
         elif kind in {TOOLS, CALLS, LIST}:
             # no tools reach a template as None (Ollama sends none for an empty list too)
             empty = self.literal(None) if kind == TOOLS else "[]"
-            self.sequence(code, depth, lambda item: self.value(item, ELEMENT.get(kind, ANY), depth + 1), empty)
+            self.sequence(code, depth, lambda item: self.value(item, ELEMENT.get(Kind(kind), ANY), depth + 1), empty)
         elif kind in SCHEMA_STRUCTS:
             pairs = [
                 (f".{field.go}" if field.optional else "true", field.key, f".{field.go}", FIELD_KINDS[field.go_type])

@@ -24,7 +24,7 @@ class Kind(str, Enum):
     """What a value is in Ollama's data model; decides how attributes, tests and filters map.
 
     A kind is also the string it names (`Kind.STR == "str"`), so it prints as that string in
-    messages. A method looked up but not yet called has the kind `method:<name>`.
+    messages. Every Value has one; what else is known of it is in its `Facts`.
     """
 
     STR = "str"
@@ -74,6 +74,9 @@ class Kind(str, Enum):
     REVERSED = "reversed"
     #: the `loop` variable of a for loop
     LOOP = "loop"
+    #: a string's method looked up but not called (`text.strip`): `facts.method` names it,
+    #: `facts.receiver` is the string
+    METHOD = "method"
 
     def __str__(self) -> str:
         return self.value
@@ -89,18 +92,19 @@ CONTENT, PART, PARTS, NS, LIST = Kind.CONTENT, Kind.PART, Kind.PARTS, Kind.NS, K
 ANYOF, STRLIST, DICT, RECORD, FUNCTION = Kind.ANYOF, Kind.STRLIST, Kind.DICT, Kind.RECORD, Kind.FUNCTION
 LITERAL_OR, BOUND_METHOD = Kind.LITERAL_OR, Kind.BOUND_METHOD
 SPLIT, SELECT, MAPPED, REVERSED, LOOP = Kind.SPLIT, Kind.SELECT, Kind.MAPPED, Kind.REVERSED, Kind.LOOP
+METHOD = Kind.METHOD
 #: Callables the reference environment defines (`strftime_now is defined` is true).
 GLOBAL_FUNCTIONS = {"strftime_now", "raise_exception", "namespace", "range", "dict", "lipsum", "cycler", "joiner"}
 
 #: kinds that are Python dicts on the Hugging Face side, and the methods such a dict has
-DICT_KINDS: set[str] = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, DICT, RECORD}
+DICT_KINDS: set[Kind] = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, DICT, RECORD}
 DICT_METHODS = {"items", "keys", "values", "get", "pop", "copy", "update", "setdefault", "clear", "popitem", "fromkeys"}
 
-MAPPINGS: set[str] = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, PART, NS, DICT, RECORD}
-SEQUENCES: set[str] = {MSGS, CALLS, TOOLS, PARTS, LIST, ANYOF}
-ELEMENT: dict[str, str] = {MSGS: MSG, CALLS: CALL, TOOLS: TOOL, PARTS: PART, ANYOF: PROP}
+MAPPINGS: set[Kind] = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, PART, NS, DICT, RECORD}
+SEQUENCES: set[Kind] = {MSGS, CALLS, TOOLS, PARTS, LIST, ANYOF}
+ELEMENT: dict[Kind, Kind] = {MSGS: MSG, CALLS: CALL, TOOLS: TOOL, PARTS: PART, ANYOF: PROP}
 
-MESSAGE_FIELDS: dict[str, tuple[str, str]] = {
+MESSAGE_FIELDS: dict[str, tuple[str, Kind]] = {
     "role": ("Role", STR),
     "content": ("Content", CONTENT),
     "tool_calls": ("ToolCalls", CALLS),
@@ -121,7 +125,7 @@ OPTIONAL_MESSAGE_KEYS = {
     "thinking",
     "reasoning",
 }
-FIELDS: dict[str, dict[str, tuple[str, str]]] = {
+FIELDS: dict[Kind, dict[str, tuple[str, Kind]]] = {
     MSG: MESSAGE_FIELDS,
     CALL: {"function": ("Function", FUNC), "id": ("ID", STR)},
     FUNC: {"name": ("Name", STR), "arguments": ("Arguments", ARGS)},
@@ -248,15 +252,16 @@ class Facts:
     #: until the next branch point
     known: tuple[int, Any] | None = None
     #: a variable holding a list on some paths and text on others: the two kinds
-    list_or_text: tuple[str, str] | None = None
+    list_or_text: tuple[Kind, Kind] | None = None
     #: a variable given a dict literal on some paths: the literal and the Go flag that tells;
     #: read as a LITERAL_OR value, with `flag`, `literal` and the `other` (run-time) value
     literal: Value | None = None
     literal_flag: str | None = None
     flag: str | None = None
     other: Value | None = None
-    #: a method looked up but not called (`method:<name>`): the value it is a method of
+    #: a METHOD: the value it is a method of, and the method's name
     receiver: Value | None = None
+    method: str | None = None
 
     def present(self) -> dict[str, Any]:
         """The facts that are known, by name: what a macro's `define` is keyed on."""
@@ -278,8 +283,7 @@ class Value:
     """A translated expression: Go operand code, what it holds, and its value if constant."""
 
     code: str
-    #: a Kind, or `method:<name>` for a method looked up but not yet called
-    kind: str
+    kind: Kind
     const: Any = NOT_CONST
     facts: Facts = NO_FACTS
 
@@ -332,7 +336,7 @@ class Loop:
     #: Go operand for `loop.length` when `seq` is not a Go list
     length: str | None = None
     #: the kind of `seq`'s elements when `loop.previtem`/`nextitem` can index it (a forward loop)
-    item_kind: str | None = None
+    item_kind: Kind | None = None
     #: Go operand for `loop.revindex0` where the loop has it at hand: a loop over a reversed
     #: list, whose step takes the element at that position of the list (`list_code`)
     revindex0: str | None = None

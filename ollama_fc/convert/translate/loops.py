@@ -39,6 +39,7 @@ from ..ops.values import (
     TOOLS,
     UNDEF,
     Facts,
+    Kind,
     Loop,
     SelectionFilter,
     Value,
@@ -359,7 +360,7 @@ class Loops(LoopSteps):
         node: nodes.For,
         filters: list[SelectionFilter],
         seqvar: str,
-        kind: str,
+        kind: Kind,
         frame: Frame,
     ) -> tuple[str, str]:
         """Go variables: how many elements pass a filtered loop's filters, and a step counter at 0."""

@@ -34,6 +34,7 @@ from ..ops.values import (
     TOOLS,
     UNDEF,
     Facts,
+    Kind,
     SelectionFilter,
     Value,
     attrs_of,
@@ -484,10 +485,10 @@ class Statements(Concatenations):
         return bool(slot.facts.filter_flag) and base.code == own.code and base.kind == own.kind and unflagged
 
     @staticmethod
-    def list_or_text(old: Value, new: Value) -> tuple[str, str] | None:
+    def list_or_text(old: Value, new: Value) -> tuple[Kind, Kind] | None:
         """(list kind, text kind) when a variable set on some paths holds Ollama's messages, tool
         calls or tools on one and a message's text on another: a loop over it branches on the Go type."""
-        kinds: set[str] = set()
+        kinds: set[Kind] = set()
         for value in (old, new):
             if value.kind == ANY and value.facts.list_or_text:
                 kinds.update(value.facts.list_or_text)
