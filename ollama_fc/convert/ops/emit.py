@@ -5,7 +5,8 @@ variable, the prefill guard, and one-line errors and warnings naming the constru
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from jinja2 import nodes
@@ -351,6 +352,33 @@ class Emit:
                 self.show('{{ "{" }}')
             elif part:
                 self.show(part)
+
+    @contextmanager
+    def writing_to(self, out: list[str], *, fresh: bool = False, own_blocks: bool = False) -> Iterator[None]:
+        """Output goes to `out` inside the `with`, and back where it went after: the one place
+        that knows which of the emitter's fields belong to where output is written.
+
+        `fresh`: `out` starts as a template's output does (no prefill armed, no guard open) but
+        after something printed (a leading BOS in it stays), and that state comes back after;
+        `own_blocks`: it is not inside the blocks open around it either (a define's body).
+        Without them, what the code inside changes of that state stays changed.
+        """
+        saved_out = self.out
+        saved_state = (self.prefill_armed, self.guard_open, self.printed)
+        saved_blocks = (self.printed_blocks, self.open_blocks)
+        self.out = out
+        if fresh:
+            self.prefill_armed, self.guard_open, self.printed = False, False, True
+        if own_blocks:
+            self.printed_blocks, self.open_blocks = [], []
+        try:
+            yield
+        finally:
+            self.out = saved_out
+            if fresh:
+                self.prefill_armed, self.guard_open, self.printed = saved_state
+            if own_blocks:
+                self.printed_blocks, self.open_blocks = saved_blocks
 
     def capture(self, produce: Callable[[], None], construct: str, node: nodes.Node) -> str:
         """Run `produce` with its output appended to a fresh Go string variable; that variable."""

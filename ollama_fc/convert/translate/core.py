@@ -4,7 +4,8 @@ dispatch every statement and expression goes through (`visit`, `expr`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, cast
 
@@ -178,30 +179,30 @@ class Core(Comparisons):
         due (the length of the stripped text `$ofc_cut`, `$ofc_n`), `$ofc_tail` what follows
         the cut where the text continues with it: the whole text when it has no leading space.
         """
-        body, self.out = self.out, []
-        self.action("$ofc_final := 0")
-        self.action("$ofc_open := false")
-        self.action("$ofc_go := true")
-        self.action('$ofc_cut := ""')
-        self.action("$ofc_n := 0")
-        self.action('$ofc_tail := ""')
-        self.action('$ofc_head := ""')
-        self.action('$ofc_end := ""')
-        self.action("if $.Messages")
-        self.action("$ofc_final = index $.Messages (len (slice $.Messages 1))")
-        self.action('if eq $ofc_final.Role "assistant"')
-        stripped = self.trim("$ofc_final.Content", "strip", None)
-        self.action(f"$ofc_cut = {stripped.code}")
-        self.action("$ofc_n = len $ofc_cut")
-        self.action("$ofc_open = $ofc_n")
-        self.action("$ofc_tail = $ofc_cut")
-        self.action("if and $ofc_open (eq (slice $ofc_final.Content 0 $ofc_n) $ofc_cut)")
-        self.action("$ofc_tail = $ofc_final.Content")
-        self.action("end")
-        self.prefill_cut()
-        self.action("end")
-        self.action("end")
-        prologue, self.out = "".join(self.out), body
+        with self.writing_to([]):
+            self.action("$ofc_final := 0")
+            self.action("$ofc_open := false")
+            self.action("$ofc_go := true")
+            self.action('$ofc_cut := ""')
+            self.action("$ofc_n := 0")
+            self.action('$ofc_tail := ""')
+            self.action('$ofc_head := ""')
+            self.action('$ofc_end := ""')
+            self.action("if $.Messages")
+            self.action("$ofc_final = index $.Messages (len (slice $.Messages 1))")
+            self.action('if eq $ofc_final.Role "assistant"')
+            stripped = self.trim("$ofc_final.Content", "strip", None)
+            self.action(f"$ofc_cut = {stripped.code}")
+            self.action("$ofc_n = len $ofc_cut")
+            self.action("$ofc_open = $ofc_n")
+            self.action("$ofc_tail = $ofc_cut")
+            self.action("if and $ofc_open (eq (slice $ofc_final.Content 0 $ofc_n) $ofc_cut)")
+            self.action("$ofc_tail = $ofc_final.Content")
+            self.action("end")
+            self.prefill_cut()
+            self.action("end")
+            self.action("end")
+            prologue = "".join(self.out)
         return prologue
 
     def declare_scope(self, frame: Frame, body: Iterable[nodes.Node]) -> None:
@@ -241,6 +242,16 @@ class Core(Comparisons):
                 slot.facts = replace(slot.facts, final=var + "_final")
                 self.set_final(f"{var}_final", (outer.facts.final if outer is not None else None) or "false", True)
             frame.names[name] = slot
+
+    @contextmanager
+    def conditional(self) -> Iterator[None]:
+        """Code inside runs on some paths only (a branch, a loop's else): a variable it sets is
+        not surely set after it (`cond_depth`, see `read_later`)."""
+        self.cond_depth += 1
+        try:
+            yield
+        finally:
+            self.cond_depth -= 1
 
     def visit_body(self, body: Iterable[nodes.Node], frame: Frame) -> None:
         statements = list(body)
@@ -330,14 +341,11 @@ class Core(Comparisons):
         """`a if c else b`'s branches evaluated, each with the code its value needs, kept apart
         from the output: (a, its code, b, its code)."""
         self.close_guard()  # (else the first action of a branch would close it there)
-        outside, yes_code, no_code = self.out, list[str](), list[str]()
-        try:
-            self.out = yes_code
+        yes_code, no_code = list[str](), list[str]()
+        with self.writing_to(yes_code):  # (a refused plan is retried from the statement)
             yes = self.expr(node.expr1, frame)
-            self.out = no_code
+        with self.writing_to(no_code):
             no = self.expr(node.expr2, frame) if node.expr2 is not None else UNDEFINED
-        finally:
-            self.out = outside  # (a refused plan is retried from the statement)
         return yes, yes_code, no, no_code
 
     def join_branches(

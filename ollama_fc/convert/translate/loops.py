@@ -241,14 +241,12 @@ class Loops(LoopSteps):
         if node.else_ and iterated is not None:
             self.action("end")
             self.action(f"if not {iterated}")
-            self.cond_depth += 1
-            self.visit_body(node.else_, frame)
-            self.cond_depth -= 1
+            with self.conditional():
+                self.visit_body(node.else_, frame)
         elif node.else_:
             self.action("else")
-            self.cond_depth += 1
-            self.visit_body(node.else_, frame)
-            self.cond_depth -= 1
+            with self.conditional():
+                self.visit_body(node.else_, frame)
         self.action("end")
 
     @staticmethod
@@ -281,28 +279,27 @@ class Loops(LoopSteps):
         assert seq.facts.list_or_text is not None  # (only such a variable comes here)
         list_kind, text_kind = seq.facts.list_or_text
         self.action(f'if eq (printf "%T" {seq.code}) "string"')
-        self.cond_depth += 1
-        for kind in (text_kind, list_kind):
-            if kind == list_kind:
-                self.action("else")
-            alias = Frame(
-                names={
-                    "__alternative__": Value(seq.code, kind, facts=final_of(seq) if kind == text_kind else NO_FACTS)
-                },
-                parent=frame,
-            )
-            alias.depth = frame.depth
-            loop = nodes.For(
-                node.target,
-                nodes.Name("__alternative__", "load"),
-                node.body,
-                node.else_,
-                node.test,
-                node.recursive,
-                lineno=node.lineno,
-            )
-            self.stmt_For(loop, alias)
-        self.cond_depth -= 1
+        with self.conditional():
+            for kind in (text_kind, list_kind):
+                if kind == list_kind:
+                    self.action("else")
+                alias = Frame(
+                    names={
+                        "__alternative__": Value(seq.code, kind, facts=final_of(seq) if kind == text_kind else NO_FACTS)
+                    },
+                    parent=frame,
+                )
+                alias.depth = frame.depth
+                loop = nodes.For(
+                    node.target,
+                    nodes.Name("__alternative__", "load"),
+                    node.body,
+                    node.else_,
+                    node.test,
+                    node.recursive,
+                    lineno=node.lineno,
+                )
+                self.stmt_For(loop, alias)
         self.action("end")
 
     @staticmethod
@@ -528,9 +525,8 @@ class Loops(LoopSteps):
         self.action("end")
         if node.else_:
             self.action("else")
-            self.cond_depth += 1
-            self.visit_body(node.else_, frame)
-            self.cond_depth -= 1
+            with self.conditional():
+                self.visit_body(node.else_, frame)
             self.action("end")
 
     def unrolled_for(self, node: nodes.For, items: Sequence[Any], frame: Frame) -> None:

@@ -376,19 +376,9 @@ class Macros(Core):
     ) -> str | None:
         """The macro's body written for a `define` whose dot is the caller's variable `base`;
         None when it needs anything else of the caller's (a variable, the prefill state, `$`)."""
-        saved = (
-            self.out,
-            self.prefill_armed,
-            self.guard_open,
-            self.printed,
-            self.printed_blocks,
-            self.open_blocks,
-        )
         warnings, before, defines = len(self.warnings), dict(self.helpers), set(self.macro_defines)
         spent = self.budget.spent
-        self.out, self.prefill_armed, self.guard_open = [], False, False
-        self.printed, self.printed_blocks, self.open_blocks = True, [], []
-        try:
+        with self.writing_to([], fresh=True, own_blocks=True):
             dot = self.temp()
             self.action(f"{dot} := .")
             root = self.defined_fresh(macro, self.root_of(frame))
@@ -412,8 +402,6 @@ class Macros(Core):
                 self.expanding.pop()
             self.close_guard()
             body = "".join(self.out)
-        finally:
-            self.out, self.prefill_armed, self.guard_open, self.printed, self.printed_blocks, self.open_blocks = saved
         if not _self_contained(body):
             self.budget.spent = spent  # written, not kept: the expansion is counted instead
             del self.warnings[warnings:]

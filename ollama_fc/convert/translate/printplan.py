@@ -222,15 +222,11 @@ class PrintPlans(Macros):
         then translated as before.
         """
         self.close_guard()
-        saved = (self.out, self.prefill_armed, self.guard_open, self.printed)
         kept = (dict(self.helpers), len(self.warnings), self.budget.spent, self.counter, self.flow_epoch)
-        self.out, self.prefill_armed, self.guard_open, self.printed = [], False, False, True
-        try:
+        with self.writing_to([], fresh=True):
             produce()
             self.close_guard()
             text = "".join(self.out)
-        finally:
-            self.out, self.prefill_armed, self.guard_open, self.printed = saved
         if not calls_other_defines(text):
             return text
         self.helpers, warnings, self.budget.spent, self.counter, self.flow_epoch = kept

@@ -249,25 +249,25 @@ class Statements(Concatenations):
         at = len(self.out)  # where a plan set in a branch is made (see printplan.py)
         self.action(f"if {test}")
         before = dict(self.plans)
-        self.cond_depth += 1
-        self.following.append((frame, self.cond_depth - 1, [*node.elif_, *node.else_]))  # they see the old values
-        try:
-            self.visit_body(node.body, frame)
-        finally:
-            self.following.pop()
-        yes, self.plans = self.plans, before
-        if node.elif_:
-            # the rest is an `if` of its own inside the else: its test is computed there and
-            # may resolve statically
-            self.action("else")
-            first_elif = node.elif_[0]
-            self.stmt_If(
-                nodes.If(first_elif.test, first_elif.body, node.elif_[1:], node.else_, lineno=first_elif.lineno), frame
-            )
-        elif node.else_:
-            self.action("else")
-            self.visit_body(node.else_, frame)
-        self.cond_depth -= 1
+        with self.conditional():
+            self.following.append((frame, self.cond_depth - 1, [*node.elif_, *node.else_]))  # they see the old values
+            try:
+                self.visit_body(node.body, frame)
+            finally:
+                self.following.pop()
+            yes, self.plans = self.plans, before
+            if node.elif_:
+                # the rest is an `if` of its own inside the else: its test is computed there and
+                # may resolve statically
+                self.action("else")
+                first_elif = node.elif_[0]
+                self.stmt_If(
+                    nodes.If(first_elif.test, first_elif.body, node.elif_[1:], node.else_, lineno=first_elif.lineno),
+                    frame,
+                )
+            elif node.else_:
+                self.action("else")
+                self.visit_body(node.else_, frame)
         self.action("end")
         if yes or self.plans:
             self.merge_plans(test, at, yes, self.plans)
