@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from jinja2 import nodes
@@ -149,6 +150,17 @@ def share_constants_in_defines(code: str) -> str:
                 last = start
     pieces.append(code[last:])
     return "".join(pieces)
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """What writing output adds besides the output itself, at one moment (`Emit.checkpoint`)."""
+
+    helpers: dict[str, str]
+    warnings: int
+    spent: int
+    counter: int
+    flow_epoch: int
 
 
 class Emit:
@@ -352,6 +364,17 @@ class Emit:
                 self.show('{{ "{" }}')
             elif part:
                 self.show(part)
+
+    def checkpoint(self) -> Checkpoint:
+        """What writing output adds besides the output itself, as it is now (see `roll_back`)."""
+        return Checkpoint(dict(self.helpers), len(self.warnings), self.budget.spent, self.counter, self.flow_epoch)
+
+    def roll_back(self, to: Checkpoint) -> None:
+        """Forget what was written since `to` besides the output: helpers, warnings, the size
+        charged, the temporaries counted, the branch points passed."""
+        self.helpers, self.counter, self.flow_epoch = dict(to.helpers), to.counter, to.flow_epoch
+        self.budget.spent = to.spent
+        del self.warnings[to.warnings :]
 
     @contextmanager
     def writing_to(self, out: list[str], *, fresh: bool = False, own_blocks: bool = False) -> Iterator[None]:

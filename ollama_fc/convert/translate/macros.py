@@ -376,8 +376,7 @@ class Macros(Core):
     ) -> str | None:
         """The macro's body written for a `define` whose dot is the caller's variable `base`;
         None when it needs anything else of the caller's (a variable, the prefill state, `$`)."""
-        warnings, before, defines = len(self.warnings), dict(self.helpers), set(self.macro_defines)
-        spent = self.budget.spent
+        mark, defines = self.checkpoint(), set(self.macro_defines)
         with self.writing_to([], fresh=True, own_blocks=True):
             dot = self.temp()
             self.action(f"{dot} := .")
@@ -403,10 +402,10 @@ class Macros(Core):
             self.close_guard()
             body = "".join(self.out)
         if not _self_contained(body):
-            self.budget.spent = spent  # written, not kept: the expansion is counted instead
-            del self.warnings[warnings:]
-            self.drop_defines_calling(name, set(self.macro_defines) - defines, before)
-            self.budget.spent += sum(len(code) for n, code in self.helpers.items() if n not in before)  # kept
+            self.budget.spent = mark.spent  # written, not kept: the expansion is counted instead
+            del self.warnings[mark.warnings :]
+            self.drop_defines_calling(name, set(self.macro_defines) - defines, mark.helpers)
+            self.budget.spent += sum(len(code) for n, code in self.helpers.items() if n not in mark.helpers)  # kept
             return None
         return body
 

@@ -222,15 +222,14 @@ class PrintPlans(Macros):
         then translated as before.
         """
         self.close_guard()
-        kept = (dict(self.helpers), len(self.warnings), self.budget.spent, self.counter, self.flow_epoch)
+        mark = self.checkpoint()
         with self.writing_to([], fresh=True):
             produce()
             self.close_guard()
             text = "".join(self.out)
         if not calls_other_defines(text):
             return text
-        self.helpers, warnings, self.budget.spent, self.counter, self.flow_epoch = kept
-        del self.warnings[warnings:]
+        self.roll_back(mark)
         return None
 
     # -- keys: the variables that may hold plans ----------------------------------------------
