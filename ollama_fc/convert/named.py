@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..errors import ConversionError
-from .actions import action_spans
+from .go.tree import action_spans
 from .result import Capabilities, Conversion, ConversionWarning
 
 #: an action's opening keyword: `{{- define "name"` or `{{ if`, `{{ end`, ...

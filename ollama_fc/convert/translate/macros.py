@@ -10,7 +10,7 @@ from typing import Any
 
 from jinja2 import nodes
 
-from ..actions import action_spans
+from ..go.tree import action_spans
 from ..ops.values import (
     ANY,
     ANYOF,

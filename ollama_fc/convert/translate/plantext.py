@@ -12,8 +12,8 @@ from dataclasses import replace
 
 from jinja2 import nodes
 
-from ..actions import action_spans
 from ..go import search
+from ..go.tree import action_spans
 from ..ops.values import CONTENT, STR
 from .plans import Piece, Plan
 from .printplan import PrintPlans
