@@ -47,8 +47,6 @@ Command = tuple[Node, ...]
 
 #: `eq X 0` / `ne X 0` on a variable: folded when X is a known Go int
 INT_ZERO = re.compile(r"\b(?:eq|ne) (\$\w+) 0\b")
-#: an action that opens a block closed by `{{ end }}`
-OPENS_BLOCK = {"if", "range", "with", "define", "block"}
 #: `if not X` on a variable or a field chain (evaluated the same way as `not`'s argument)
 NEGATED_IF = re.compile(r"\{\{ if (?:not (\$\w*(?:\.\w+)*)|\(not (\$\w*(?:\.\w+)*)\)) \}\}")
 #: one action `{{ ... }}`, Go string, raw string and character literals skipped whole

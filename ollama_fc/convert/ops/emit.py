@@ -14,10 +14,11 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ..actions import CUT_CODE, GUARD
+from ..go import tree
 from ..go.textops import go_string
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
-from .conditions import ACTION, OPENS_BLOCK, simplify_condition
+from .conditions import ACTION, simplify_condition
 from .values import (
     BOUND_METHOD,
     LIST,
@@ -129,27 +130,14 @@ def _define_shape(name: str, code: str) -> str:
 def share_constants_in_defines(code: str) -> str:
     """`code`, a run of `{{ define }}` blocks, with `share_constants` applied to each body: a
     variable declared at the top of a define is visible in all of that define."""
-    pieces: list[str] = []
-    depth, body_start, last = 0, 0, 0
-    long_actions: list[tuple[int, int]] = []
-    for match in ACTION.finditer(code):
-        start, end = match.span()
-        if end - start > SHARED_CONSTANT_CHARS:
-            long_actions.append((start - body_start, end - body_start))
-        word = code[start + 2 : end - 2].strip("- ").split(" ", 1)[0]
-        if word in OPENS_BLOCK:
-            depth += 1
-            if depth == 1 and word == "define":
-                body_start, long_actions = end, []
-        elif word == "end":
-            depth -= 1
-            if depth == 0:
-                body = code[body_start:start]
-                long_actions = [span for span in long_actions if span[1] <= len(body)]
-                pieces += [code[last:body_start], share_constants(body, long_actions)]
-                last = start
-    pieces.append(code[last:])
-    return "".join(pieces)
+    top = tree.parse(code)
+    for block in top:
+        if isinstance(block, tree.Block) and block.keyword == "define":
+            body = tree.render(block.body)
+            shared = share_constants(body)
+            if shared != body:
+                block.body = tree.parse(shared)
+    return tree.render(top)
 
 
 @dataclass(frozen=True)
