@@ -9,6 +9,7 @@ lexer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Union
@@ -58,27 +59,17 @@ class Block:
 Node = Union[str, Action, Block]
 
 
+#: one action `{{ ... }}`, its Go string and raw string literals skipped whole (so a `}}` in
+#: them ends nothing)
+ACTION_SPAN = re.compile(r'\{\{(?:[^"`}]|"(?:[^"\\]|\\.)*"|`[^`]*`|\}(?!\}))*\}\}', re.S)
+
+
 def action_spans(template: str) -> list[tuple[int, int]]:
     """Where each `{{ ... }}` action starts and ends, skipping `}}` inside string literals.
 
     Sound for the converter's output, whose literal text never holds `{{` (it is written as an
     action) and whose actions hold no character constants."""
-    spans: list[tuple[int, int]] = []
-    index = template.find("{{")
-    while index != -1:
-        at, quote = index + 2, ""
-        while not (not quote and template.startswith("}}", at)):
-            char = template[at]
-            if quote == '"' and char == "\\":
-                at += 1
-            elif quote and char == quote:
-                quote = ""
-            elif not quote and char in '"`':
-                quote = char
-            at += 1
-        spans.append((index, at + 2))
-        index = template.find("{{", at + 2)
-    return spans
+    return [match.span() for match in ACTION_SPAN.finditer(template)]
 
 
 def code_of(raw: str) -> str:
@@ -123,22 +114,24 @@ def parse(template: str) -> list[Node]:
 
 
 def render(tree: list[Node]) -> str:
-    return "".join(_pieces(tree))
+    out: list[str] = []
+    _write(tree, out)
+    return "".join(out)
 
 
-def _pieces(tree: list[Node]) -> Iterator[str]:
+def _write(tree: list[Node], out: list[str]) -> None:
     for node in tree:
         if isinstance(node, str):
-            yield node
+            out.append(node)
         elif isinstance(node, Action):
-            yield node.raw
+            out.append(node.raw)
         else:
-            yield node.raw
-            yield from _pieces(node.body)
+            out.append(node.raw)
+            _write(node.body, out)
             for branch in node.branches:
-                yield branch.raw
-                yield from _pieces(branch.body)
-            yield node.end
+                out.append(branch.raw)
+                _write(branch.body, out)
+            out.append(node.end)
 
 
 def blocks(tree: list[Node]) -> Iterator[Block]:

@@ -49,8 +49,6 @@ Command = tuple[Node, ...]
 INT_ZERO = re.compile(r"\b(?:eq|ne) (\$\w+) 0\b")
 #: `if not X` on a variable or a field chain (evaluated the same way as `not`'s argument)
 NEGATED_IF = re.compile(r"\{\{ if (?:not (\$\w*(?:\.\w+)*)|\(not (\$\w*(?:\.\w+)*)\)) \}\}")
-#: one action `{{ ... }}`, Go string, raw string and character literals skipped whole
-ACTION = re.compile(r'\{\{(?:"(?:[^"\\]|\\.)*"|`[^`]*`|\'(?:[^\'\\]|\\.)*\'|[^"`\'}]|\}(?!\}))*\}\}')
 
 
 def simplify_condition(code: str, ints: AbstractSet[str] = frozenset()) -> str:

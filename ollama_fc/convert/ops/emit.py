@@ -18,7 +18,7 @@ from ..go import tree
 from ..go.textops import go_string
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
-from .conditions import ACTION, simplify_condition
+from .conditions import simplify_condition
 from .values import (
     BOUND_METHOD,
     LIST,
@@ -59,7 +59,9 @@ def share_constants(body: str, actions: list[tuple[int, int]] | None = None) -> 
     """
     if actions is None:
         actions = [
-            match.span() for match in ACTION.finditer(body) if match.end() - match.start() > SHARED_CONSTANT_CHARS
+            match.span()
+            for match in tree.ACTION_SPAN.finditer(body)
+            if match.end() - match.start() > SHARED_CONSTANT_CHARS
         ]
     counts: dict[str, int] = {}
     for start, end in actions:
