@@ -45,35 +45,41 @@ def coalesce_guards(template: str) -> str:
     (`if`, `range`, `with` to its `end`) scopes its own variables, so guarding it changes what
     no later action sees. Fewer guards: less to parse, to walk (`Vars()`) and to test."""
     tree = parse(template)
-    _coalesce(tree)
+    inside: dict[int, tuple[int, bool]] = {}
+    _count(tree, inside)
+    _coalesce(tree, inside)
     return render(tree)
 
 
-def _coalesce(tree: list[Node]) -> None:
+def _count(body: list[Node], inside: dict[int, tuple[int, bool]]) -> tuple[int, bool]:
+    """How many guards `body` holds at any depth and whether a cut is among them; the same of
+    each block in it, recorded in `inside` by the block's id."""
+    guards, cut = 0, False
+    for node in body:
+        if isinstance(node, Action):
+            cut |= node.raw == CUT
+        elif isinstance(node, Block):
+            held, held_cut = 0, False
+            for inner in (node.body, *(branch.body for branch in node.branches)):
+                more, more_cut = _count(inner, inside)
+                held, held_cut = held + more, held_cut or more_cut
+            inside[id(node)] = (held, held_cut)
+            guards, cut = guards + held + (node.raw == GUARD), cut or held_cut
+    return guards, cut
+
+
+def _coalesce(tree: list[Node], inside: dict[int, tuple[int, bool]]) -> None:
     for i, node in enumerate(tree):
         if not isinstance(node, Block) or node.raw == GUARD:
             continue
-        guards, cut = _guards_and_cut(node.body, *(branch.body for branch in node.branches))
+        guards, cut = inside[id(node)]
         if node.keyword in {"if", "range", "with"} and not cut and guards > 1:
             for body in (node.body, *(branch.body for branch in node.branches)):
                 _unguard(body)
             tree[i] = Block(GUARD, [node])
         else:
             for body in (node.body, *(branch.body for branch in node.branches)):
-                _coalesce(body)
-
-
-def _guards_and_cut(*bodies: list[Node]) -> tuple[int, bool]:
-    """How many guards these hold, at any depth, and whether a cut is among them."""
-    guards, cut = 0, False
-    for body in bodies:
-        for node in body:
-            if isinstance(node, Action):
-                cut |= node.raw == CUT
-            elif isinstance(node, Block):
-                inner, inner_cut = _guards_and_cut(node.body, *(branch.body for branch in node.branches))
-                guards, cut = guards + inner + (node.raw == GUARD), cut or inner_cut
-    return guards, cut
+                _coalesce(body, inside)
 
 
 def _unguard(body: list[Node]) -> None:

@@ -91,7 +91,7 @@ def parse(template: str) -> list[Node]:
             into.append(template[last:start])
         last = end
         raw = template[start:end]
-        word = code_of(raw).split(" ", 1)[0]
+        word = raw[2:-2].lstrip("- ").partition(" ")[0]  # (as code_of, cheaper: read for every action)
         if word in OPENS:
             block = Block(raw)
             into.append(block)
