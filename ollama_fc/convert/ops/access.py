@@ -205,17 +205,17 @@ class Access(Emit):
         if fields is not None:
             if name in fields:
                 go, kind = fields[name]
-                value = Value(f"{base.code}.{go}", kind)
-                if base.kind == MSG and name in OPTIONAL_MESSAGE_KEYS:
-                    value.facts = replace(value.facts, optional=True)
-                if base.kind == MSG and name == "content":
-                    value.facts = replace(value.facts, final=f"(eq {base.code} $ofc_final)")
+                if base.kind != MSG:
+                    return Value(f"{base.code}.{go}", kind)
+                content = name == "content"
+                facts = Facts(
+                    optional=name in OPTIONAL_MESSAGE_KEYS,
+                    final=f"(eq {base.code} $ofc_final)" if content else None,
                     # Ollama sends "" where transformers users pass None: an assistant's calls
                     # with no text (templates print the calls only when the content is none)
-                    value.facts = replace(
-                        value.facts, none_when=f'(and (eq {base.code}.Content "") {base.code}.ToolCalls)'
-                    )
-                return value
+                    none_when=f'(and (eq {base.code}.Content "") {base.code}.ToolCalls)' if content else None,
+                )
+                return Value(f"{base.code}.{go}", kind, facts=facts)
             return UNDEFINED
         if base.kind in {UNDEF, NONE}:
             return UNDEFINED

@@ -62,11 +62,11 @@ class Concatenations(PlannedText):
         """A variable holding a Markup string (a `|safe` concatenation) stays one: added to
         another, Python does not escape it again. Known only where every path agrees."""
         if strong or bool(value.facts.markup) == bool(slot.facts.markup):
-            if value.facts.markup:
-                slot.facts = replace(slot.facts, markup=True)
-            else:
-                slot.facts = replace(slot.facts, markup=None)
-            return
-        if value.facts.markup or slot.facts.markup:
+            markup = True if value.facts.markup else None
+        elif value.facts.markup or slot.facts.markup:
             self.warn(node, f"set {name} to a |safe concatenation on some paths", MARKUP_STORED)
-            slot.facts = replace(slot.facts, markup=None)
+            markup = None
+        else:
+            return
+        if slot.facts.markup is not markup:
+            slot.facts = replace(slot.facts, markup=markup)

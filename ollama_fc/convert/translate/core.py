@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Any, cast
 
 from jinja2 import nodes
@@ -224,24 +223,28 @@ class Core(Comparisons):
             init = self.operand(outer, cast(nodes.Node, body)) if outer is not None and outer.code else '""'
             kind = outer.kind if outer is not None else UNDEF
             self.action(f"{var} := {init}")
-            slot = Value(var, kind, facts=Facts(var=True, assigned=outer is not None))
-            if name in self.filtered:
-                slot.facts = replace(slot.facts, filter_flag=var + "_filtered")
+            filtered, literal = name in self.filtered, name in self.literal_dicts
+            tested, text = outer is None and name in self.tested_defined, name in self.text_names
+            held = outer.facts if outer is not None else NO_FACTS  # (what holds of the outer value)
+            facts = Facts(
+                var=True,
+                assigned=outer is not None,
+                filter_flag=var + "_filtered" if filtered else None,
+                literal_flag=var + "_literal" if literal else None,
+                nullable=held.nullable,
+                maybe_none=held.maybe_none,
+                defined_flag=var + "_defined" if tested else held.defined_flag,
+                final=var + "_final" if text else None,
+            )
+            if filtered:
                 self.action(f"{var}_filtered := false")
-            if name in self.literal_dicts:
-                slot.facts = replace(slot.facts, literal_flag=var + "_literal")
+            if literal:
                 self.action(f"{var}_literal := false")
-            if outer is not None:
-                slot.facts = replace(
-                    slot.facts, **outer.facts.only({"nullable", "maybe_none", "defined_flag"}).present()
-                )
-            elif name in self.tested_defined:
-                slot.facts = replace(slot.facts, defined_flag=var + "_defined")
+            if tested:
                 self.action(f"{var}_defined := false")
-            if name in self.text_names:
-                slot.facts = replace(slot.facts, final=var + "_final")
-                self.set_final(f"{var}_final", (outer.facts.final if outer is not None else None) or "false", True)
-            frame.names[name] = slot
+            if text:
+                self.set_final(f"{var}_final", held.final or "false", True)
+            frame.names[name] = Value(var, kind, facts=facts)
 
     @contextmanager
     def conditional(self) -> Iterator[None]:

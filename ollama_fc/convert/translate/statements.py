@@ -408,8 +408,7 @@ class Statements(Concatenations):
         ):
             # `set tools = []` on some paths: an empty list of the kind the variable holds
             self.action(f"{slot.code} = slice {slot.code} 0 0")
-            slot.facts = replace(slot.facts, emptied=True)  # no longer None where Ollama's list is empty
-            slot.facts = replace(slot.facts, assigned=True)
+            slot.facts = replace(slot.facts, emptied=True, assigned=True)  # no longer None where Ollama's list is empty
             return
         if static or slot.is_const:
             # a literal list or a filtered list has no Go value: the variable holds it statically
@@ -438,23 +437,25 @@ class Statements(Concatenations):
         self.keep_markup(slot, value, strong, node, target.name)
         if strong:
             slot.kind = value.kind
-            slot.facts = replace(slot.facts, maybe_undefined=False)
-            slot.facts = replace(slot.facts, list_or_text=None)
-            slot.facts = replace(slot.facts, emptied=False)
+            maybe_undefined, list_or_text, emptied = False, None, False
         else:
-            if slot.kind == UNDEF or slot.facts.maybe_undefined:
-                slot.facts = replace(slot.facts, maybe_undefined=True)
+            maybe_undefined, emptied = slot.kind == UNDEF or slot.facts.maybe_undefined, slot.facts.emptied
             list_or_text = self.list_or_text(slot, value) if slot.facts.assigned else None
             slot.kind = self.join(slot, value).kind if slot.facts.assigned else value.kind
-            slot.facts = replace(slot.facts, list_or_text=None)
-            if list_or_text is not None and slot.kind == ANY:
-                slot.facts = replace(slot.facts, list_or_text=list_or_text)
-        slot.facts = replace(slot.facts, assigned=True)
-        if value.facts.maybe_none and value.kind in MAPPINGS:
-            slot.facts = replace(slot.facts, maybe_none=True)  # `x if c else none`: None is held as ""
-        if value.facts.maybe_undefined and not value.facts.defined_flag and value.kind in MAPPINGS:
-            slot.facts = replace(slot.facts, maybe_undefined=True)  # no flag tells where: `is defined` of it is refused
-            slot.facts = replace(slot.facts, defined_flag=None)
+            list_or_text = list_or_text if slot.kind == ANY else None
+        # `x if c else none`: None is held as ""; a maybe-undefined mapping no flag tells about
+        # (`is defined` of it is refused)
+        none = value.facts.maybe_none and value.kind in MAPPINGS
+        unflagged = value.facts.maybe_undefined and not value.facts.defined_flag and value.kind in MAPPINGS
+        slot.facts = replace(
+            slot.facts,
+            maybe_undefined=maybe_undefined or unflagged,
+            defined_flag=None if unflagged else slot.facts.defined_flag,
+            maybe_none=slot.facts.maybe_none or none,
+            list_or_text=list_or_text,
+            emptied=emptied,
+            assigned=True,
+        )
         flag = slot.facts.defined_flag
         if flag:
             self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
