@@ -1,4 +1,4 @@
-"""The written Go template as a tree of its blocks, read once, for the passes over it.
+"""The written Go template as a tree of its blocks, for the passes over it.
 
 A pass that needs to know which `{{ end }}` closes which `{{ if }}`, or what a block holds,
 works on this tree instead of walking the text itself; `render` gives the text back, byte for
