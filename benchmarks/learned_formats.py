@@ -25,9 +25,9 @@ from fidelity import CORPUS, SEEDS, tool_capability_from_sources  # noqa: E402
 
 from ollama_fc.convert.sources import load_source  # noqa: E402
 from ollama_fc.families import family_names, load_family  # noqa: E402
-from ollama_fc.learn.format import LearnedFormat  # noqa: E402
 from ollama_fc.learn.survey import Evaluation, evaluate  # noqa: E402
 from ollama_fc.parsers.learned import LearnedParser  # noqa: E402
+from ollama_fc.parsers.learned_format import LearnedFormat  # noqa: E402
 from ollama_fc.parsers.registry import parsers_for  # noqa: E402
 from ollama_fc.parsers.streaming import recover_text  # noqa: E402
 from ollama_fc.verify.runner import with_stand_in_tokens  # noqa: E402

@@ -26,10 +26,10 @@ from ollama import ChatResponse, Message
 from .arguments import InvalidToolCall, validate_arguments
 from .errors import ToolCallError
 from .functions import function_to_tool
-from .learn.format import LEARNED_PREFIX
 from .markers import PASSTHROUGH_PARSER, parse_tag, read_marker
 from .parsers.base import ParsedCall, tool_name
 from .parsers.learned import learned_parser
+from .parsers.learned_format import LEARNED_PREFIX
 from .parsers.registry import PARSERS, format_for_tag, parsers_for
 from .parsers.streaming import StreamingRecoverer, recover_text
 from .thinking import ThinkingSplitter, think_enabled

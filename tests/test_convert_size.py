@@ -12,7 +12,7 @@ from renders import ollama_renders
 
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.convert.actions import compact_actions
-from ollama_fc.convert.ops.conditions import ACTION
+from ollama_fc.convert.go.tree import ACTION_SPAN
 from ollama_fc.convert.ops.emit import GO_STRING, SHARED_CONSTANT_CHARS
 from ollama_fc.hf.reference import render as reference_render
 
@@ -135,7 +135,7 @@ def test_long_constants_are_declared_once_and_render_the_same(engines: dict) -> 
     assert declared, "no shared constant declared"
     literals = [
         literal
-        for action in ACTION.findall(body)
+        for action in ACTION_SPAN.findall(body)
         for literal in GO_STRING.findall(action)
         if len(literal) >= SHARED_CONSTANT_CHARS
     ]
@@ -158,7 +158,7 @@ def test_constants_are_shared_within_each_define(engines: dict) -> None:
     conversion = convert(TemplateSource(template, {}, "define-strip"))
     defines = re.findall(r'\{\{define "ofc_macro_show\w*"\}\}(\{\{\$ofc_k1 := ")?', conversion.template)
     assert any(defines)  # the define that strips twice opens with its own table
-    literals = [literal for action in ACTION.findall(conversion.template) for literal in GO_STRING.findall(action)]
+    literals = [literal for action in ACTION_SPAN.findall(conversion.template) for literal in GO_STRING.findall(action)]
     # the strip table once in each of the two defines (one strips twice, one once) and in the template
     assert len([literal for literal in literals if len(literal) >= SHARED_CONSTANT_CHARS]) == 3
     assert ollama_renders(conversion.template, MESSAGES, TOOLS, engines) == {expected}
@@ -211,7 +211,7 @@ def test_conversions_are_written_compact_and_render_the_same(engines: dict) -> N
     """Every action of a conversion is written without the spaces Go's lexer would make tokens
     of; trim markers, which need theirs, appear only in the header."""
     conversion = convert(TemplateSource(SCAN_TEMPLATE, {}, "scans"))
-    actions = ACTION.findall(conversion.template)
+    actions = ACTION_SPAN.findall(conversion.template)
     assert len(actions) > 50
     spaced = re.findall(r"\{\{ |[^-] \}\}", conversion.template)
     assert spaced == []

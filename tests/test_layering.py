@@ -1,5 +1,6 @@
-"""The package's shape: no import cycles, each layer imports only the ones below it, and no
-module grows past the size a reader takes in at once. Read from the source with ast."""
+"""The package's shape: no import cycles between modules nor between packages, each layer imports
+only the ones below it, and no module grows past the size a reader takes in at once. Read from
+the source with ast."""
 
 from __future__ import annotations
 
@@ -46,11 +47,11 @@ def imports_of(name: str) -> set[str]:
 GRAPH = {name: imports_of(name) for name in MODULES}
 
 
-def reaches(start: str, goal: str) -> bool:
+def reaches(start: str, goal: str, graph: dict[str, set[str]] = GRAPH) -> bool:
     seen, todo = set(), [start]
     while todo:
         current = todo.pop()
-        for nxt in GRAPH[current]:
+        for nxt in graph.get(current, ()):
             if nxt == goal:
                 return True
             if nxt not in seen:
@@ -65,6 +66,32 @@ def under(name: str, *prefixes: str) -> bool:
 
 def test_no_import_cycle() -> None:
     cycles = sorted(name for name in GRAPH if reaches(name, name))
+    assert cycles == []
+
+
+def unit_of(name: str) -> str:
+    """The package a module belongs to for the package rule: a subpackage of ollama_fc with all it
+    holds (`ollama_fc.convert.ops.emit` is `ollama_fc.convert`), or a top-level module itself."""
+    parts = name.split(".")
+    is_package = MODULES[name].name == "__init__.py"
+    return ".".join(parts[:2]) if len(parts) > 2 or is_package else name
+
+
+PACKAGE_GRAPH: dict[str, set[str]] = {}
+for _name, _targets in GRAPH.items():
+    PACKAGE_GRAPH.setdefault(unit_of(_name), set()).update(unit_of(t) for t in _targets if unit_of(t) != unit_of(_name))
+
+
+def test_no_package_cycle() -> None:
+    """Two packages never import each other, even through modules that have no cycle between
+    them (`parsers` reading the learned format's data model while `learn` checks a format with the
+    parsers): one of the two must sit below the other."""
+    cycles = sorted(
+        f"{package} <-> {other}"
+        for package, others in PACKAGE_GRAPH.items()
+        for other in others
+        if package < other and reaches(other, package, PACKAGE_GRAPH)
+    )
     assert cycles == []
 
 
@@ -100,11 +127,16 @@ def test_no_module_is_past_the_size_a_reader_takes_in() -> None:
     assert {name: size for name, size in sizes.items() if size > MAX_LINES} == {}
 
 
+def loaded_by(statement: str) -> list[str]:
+    """The modules a fresh interpreter holds after running `statement`."""
+    script = f"import sys; {statement}; print(' '.join(sorted(sys.modules)))"
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
+
+
 def test_importing_the_client_loads_neither_converter_nor_verifier() -> None:
     """`ollama_fc.client` reads the family marker and tool tag (markers.py) only; a program using
     the client does not pay for the translator, the verifier or the render oracle."""
-    script = "import sys, ollama_fc.client; print(' '.join(sorted(sys.modules)))"
-    loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
+    loaded = loaded_by("import ollama_fc.client")
     assert "ollama_fc.markers" in loaded
     heavy = [
         name
@@ -112,3 +144,23 @@ def test_importing_the_client_loads_neither_converter_nor_verifier() -> None:
         if under(name, "ollama_fc.convert", "ollama_fc.verify", "ollama_fc.oracle", "ollama_fc.hf")
     ]
     assert heavy == []
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["import ollama_fc.convert.sources", "from ollama_fc.convert import TemplateSource, Conversion, load_source"],
+)
+def test_importing_the_source_dataclasses_loads_no_translator(statement: str) -> None:
+    """A program that reads a template source or names a result's type (the learner, the
+    families, a caller's type hint) does not load the translator, its Go builders or Jinja;
+    `convert` loads them when first used."""
+    loaded = loaded_by(statement)
+    assert "ollama_fc.convert.sources" in loaded
+    translator = [
+        name
+        for name in loaded
+        if under(name, "ollama_fc.convert.api", "ollama_fc.convert.translate", "ollama_fc.convert.ops")
+        or under(name, "ollama_fc.convert.go", "ollama_fc.convert.analysis", "ollama_fc.jinja", "jinja2")
+    ]
+    assert translator == []
+    assert "ollama_fc.convert.translate" in loaded_by("from ollama_fc.convert import convert")

@@ -17,9 +17,9 @@ from ollama_fc.cli import main
 from ollama_fc.convert import TemplateSource
 from ollama_fc.errors import ToolCallError
 from ollama_fc.learn import FormatNotLearned, LearnedFormat, convert_with_format, learn_format
-from ollama_fc.learn.format import UNPRINTED_TAG
 from ollama_fc.parsers import StreamingRecoverer, parse_tool_calls
 from ollama_fc.parsers.learned import LearnedParser
+from ollama_fc.parsers.learned_format import UNPRINTED_TAG
 from ollama_fc.parsers.streaming import result_from_pieces
 from ollama_fc.recovery import format_from_template
 

@@ -1,32 +1,9 @@
-"""The actions of written Go template text, found without parsing it: where each `{{ ... }}`
-starts and ends, and the text in its shortest form for Ollama to parse."""
+"""Passes over the written Go template's actions: their shortest form for Ollama to parse, and
+the prefill guards coalesced (over the tree of go/tree.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-
-def action_spans(template: str) -> list[tuple[int, int]]:
-    """Where each `{{ ... }}` action starts and ends, skipping `}}` inside string literals.
-
-    Sound for the converter's output, whose literal text never holds `{{` (it is written as an
-    action) and whose actions hold no character constants."""
-    spans: list[tuple[int, int]] = []
-    index = template.find("{{")
-    while index != -1:
-        at, quote = index + 2, ""
-        while not (not quote and template.startswith("}}", at)):
-            char = template[at]
-            if quote == '"' and char == "\\":
-                at += 1
-            elif quote and char == quote:
-                quote = ""
-            elif not quote and char in '"`':
-                quote = char
-            at += 1
-        spans.append((index, at + 2))
-        index = template.find("{{", at + 2)
-    return spans
+from .go.tree import Action, Block, Node, action_spans, parse, render
 
 
 def compact_actions(template: str) -> str:
@@ -58,17 +35,6 @@ CUT_CODE = "$ofc_go = false"
 CUT = "{{ " + CUT_CODE + " }}"
 
 
-@dataclass
-class _Block:
-    """An open `if`, `range` or `with` while `coalesce_guards` reads the template."""
-
-    start: int
-    guard: bool
-    cut: bool = False
-    #: the (start, end) of the guards inside it
-    guards: list[tuple[int, int]] = field(default_factory=list)
-
-
 def coalesce_guards(template: str) -> str:
     """The template with one prefill guard around each outermost block that prints guarded
     output at least twice and cannot cut the prefill, in place of the guards inside it.
@@ -78,45 +44,53 @@ def coalesce_guards(template: str) -> str:
     whole, and inside it the guards all see `$ofc_go` as it was at the block's start. A block
     (`if`, `range`, `with` to its `end`) scopes its own variables, so guarding it changes what
     no later action sees. Fewer guards: less to parse, to walk (`Vars()`) and to test."""
-    pieces: list[str] = []
-    last = 0
-    for start, end in action_spans(template):
-        pieces += [template[last:start], template[start:end]]
-        last = end
-    pieces.append(template[last:])
-    stack = [_Block(-1, guard=False)]
-    #: the blocks that qualify, by start: (end, the guards inside)
-    blocks: dict[int, tuple[int, list[tuple[int, int]]]] = {}
-    for i, piece in enumerate(pieces):
-        if not piece.startswith("{{ "):
+    tree = parse(template)
+    inside: dict[int, tuple[int, bool]] = {}
+    _count(tree, inside)
+    _coalesce(tree, inside)
+    return render(tree)
+
+
+def _count(body: list[Node], inside: dict[int, tuple[int, bool]]) -> tuple[int, bool]:
+    """How many guards `body` holds at any depth and whether a cut is among them; the same of
+    each block in it, recorded in `inside` by the block's id."""
+    guards, cut = 0, False
+    for node in body:
+        if isinstance(node, Action):
+            cut |= node.raw == CUT
+        elif isinstance(node, Block):
+            held, held_cut = 0, False
+            for inner in (node.body, *(branch.body for branch in node.branches)):
+                more, more_cut = _count(inner, inside)
+                held, held_cut = held + more, held_cut or more_cut
+            inside[id(node)] = (held, held_cut)
+            guards, cut = guards + held + (node.raw == GUARD), cut or held_cut
+    return guards, cut
+
+
+def _coalesce(tree: list[Node], inside: dict[int, tuple[int, bool]]) -> None:
+    for i, node in enumerate(tree):
+        if not isinstance(node, Block) or node.raw == GUARD:
             continue
-        word = piece[3:].split(" ", 1)[0]
-        if word in {"if", "range", "with"}:
-            stack.append(_Block(i, guard=piece == GUARD))
-        elif word == "end" and len(stack) > 1:
-            block = stack.pop()
-            if block.guard:
-                block.guards.append((block.start, i))
-            elif not block.cut and len(block.guards) > 1:
-                blocks[block.start] = (i, block.guards)
-            stack[-1].cut |= block.cut
-            stack[-1].guards += block.guards
-        elif piece == CUT:
-            stack[-1].cut = True
-    dropped: set[int] = set()
-    wrapped: dict[int, int] = {}
-    for start in sorted(blocks):
-        end, guards = blocks[start]
-        if any(outer < start < outer_end for outer, outer_end in wrapped.items()):
-            continue  # inside a block already guarded whole
-        wrapped[start] = end
-        dropped |= {i for guard in guards for i in guard}
-    ends = set(wrapped.values())
-    out = []
-    for i, piece in enumerate(pieces):
-        if i in dropped:
+        guards, cut = inside[id(node)]
+        if node.keyword in {"if", "range", "with"} and not cut and guards > 1:
+            for body in (node.body, *(branch.body for branch in node.branches)):
+                _unguard(body)
+            tree[i] = Block(GUARD, [node])
+        else:
+            for body in (node.body, *(branch.body for branch in node.branches)):
+                _coalesce(body, inside)
+
+
+def _unguard(body: list[Node]) -> None:
+    """Every guard in `body`, at any depth, replaced by what it guards."""
+    i = 0
+    while i < len(body):
+        node = body[i]
+        if isinstance(node, Block) and node.raw == GUARD:
+            body[i : i + 1] = node.body
             continue
-        out.append(GUARD + piece if i in wrapped else piece)
-        if i in ends:
-            out.append("{{ end }}")
-    return "".join(out)
+        if isinstance(node, Block):
+            for inner in (node.body, *(branch.body for branch in node.branches)):
+                _unguard(inner)
+        i += 1

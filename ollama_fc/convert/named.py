@@ -6,37 +6,22 @@ otherwise; the Go template makes the same choice on `.Tools`.
 
 from __future__ import annotations
 
-import re
-
 from ..errors import ConversionError
-from .actions import action_spans
+from .go import tree
 from .result import Capabilities, Conversion, ConversionWarning
-
-#: an action's opening keyword: `{{- define "name"` or `{{ if`, `{{ end`, ...
-_KEYWORD = re.compile(r"\{\{-?\s*(/\*|[a-z]+)(?:\s+\"([^\"]*)\")?")
-_OPENS = {"if", "range", "with", "define", "block"}
 
 
 def split_defines(template: str) -> tuple[dict[str, str], str]:
     """The template's top-level `define` blocks by name, and the template without them."""
     defines: dict[str, str] = {}
-    rest: list[str] = []
-    depth, last, start, name = 0, 0, 0, ""
-    for begin, end in action_spans(template):
-        match = _KEYWORD.match(template, begin)
-        keyword = match.group(1) if match else ""
-        if keyword == "define" and depth == 0:
-            rest.append(template[last:begin])
-            start, name = begin, match.group(2) if match else ""
-        if keyword in _OPENS:
-            depth += 1
-        elif keyword == "end":
-            depth -= 1
-            if depth == 0 and name:
-                defines[name] = template[start:end]
-                name, last = "", end
-    rest.append(template[last:])
-    return defines, "".join(rest)
+    rest: list[tree.Node] = []
+    for node in tree.parse(template):
+        name = node.code.split('"')[1] if isinstance(node, tree.Block) and '"' in node.code else ""
+        if isinstance(node, tree.Block) and node.keyword == "define" and name:
+            defines[name] = tree.render([node])
+        else:
+            rest.append(node)
+    return defines, tree.render(rest)
 
 
 def choose_on_tools(default: Conversion, tool_use: Conversion) -> Conversion:

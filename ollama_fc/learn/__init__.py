@@ -1,8 +1,8 @@
 """Learn a model's tool-call format from its own chat template (see derive.py for how).
 
-This package's top imports only the format's data model, so the parsers (and a program that
-only uses the client) read a learned format without loading the learning, the converter or the
-Hugging Face renderer.
+The format's data model is `parsers/learned_format.py`, below this package: the parsers (and a
+program that only uses the client) read a learned format without loading the learning, the
+converter or the Hugging Face renderer. This package's top imports only that model.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .format import LEARNED_PREFIX, UNPRINTED_TAG, FormatNotLearned, LearnedFormat
+from ..parsers.learned_format import LEARNED_PREFIX, UNPRINTED_TAG, FormatNotLearned, LearnedFormat
 
 if TYPE_CHECKING:
     from ..convert import Conversion

@@ -20,8 +20,8 @@ from typing import Any
 from ..convert.sources import TemplateSource
 from ..hf.reference import ReferenceRenderError, compile_template
 from ..hf.shapes import Shape, probe
+from ..parsers.learned_format import CALL_ID, INDEX, FormatNotLearned, LearnedFormat, framing_tokens, unquote
 from ..parsers.lenient import NotALiteral, read_value, scan_balanced
-from .format import CALL_ID, INDEX, FormatNotLearned, LearnedFormat, framing_tokens, unquote
 from .probes import CALL_IDS, Call, Probe, call_text
 from .roundtrip import round_trip
 

@@ -17,8 +17,8 @@ from ..errors import ToolCallError
 from ..hf.shapes import Shape
 from ..parsers.base import ToolCallParser
 from ..parsers.learned import LearnedParser
+from ..parsers.learned_format import LearnedFormat
 from ..parsers.streaming import recover_text
-from .format import LearnedFormat
 from .probes import Call, Probe, call_text, schemas, tool_definitions
 
 Status = Literal["exact", "mismatch", "skipped"]

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from ..convert.sources import TemplateSource
 from ..hf.shapes import probe
 from ..parsers.base import ToolCallParser
+from ..parsers.learned_format import FormatNotLearned, LearnedFormat
 from .derive import learn_from_source
-from .format import FormatNotLearned, LearnedFormat
 from .roundtrip import TemplateReport, measure
 
 

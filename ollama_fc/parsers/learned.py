@@ -14,8 +14,8 @@ import json
 import re
 from typing import Any
 
-from ..learn.format import CALL_ID, INDEX, LEARNED_PREFIX, LearnedFormat, unquote
 from .base import Marker, ParsedCall, ToolCallParser, arguments_dict, call_from_object
+from .learned_format import CALL_ID, INDEX, LEARNED_PREFIX, LearnedFormat, unquote
 from .lenient import NotALiteral, read_value, scan_balanced
 from .pythonic import read_call_list
 

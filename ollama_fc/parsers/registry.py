@@ -7,7 +7,6 @@ client's tag-to-format map (`format_for_tag`) and the converter's known markers 
 from __future__ import annotations
 
 from ..errors import ToolCallError
-from ..learn.format import LEARNED_PREFIX
 from .base import ParseResult, ToolCallParser, ToolsArg
 from .function_list import FunctionListParser
 from .functools_list import FunctoolsParser
@@ -15,6 +14,7 @@ from .gemma4 import Gemma4Parser
 from .hermes import HermesParser
 from .json_calls import JsonCallsParser
 from .learned import learned_parser
+from .learned_format import LEARNED_PREFIX
 from .llama3_json import Llama3JsonParser
 from .minimax_ts import MiniMaxTypeScriptParser
 from .mistral import MistralParser

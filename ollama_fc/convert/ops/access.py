@@ -5,6 +5,7 @@ untyped values (argument values, schema items) looked up at run time, dict liter
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from jinja2 import nodes
@@ -30,8 +31,10 @@ from .values import (
     INT,
     LIST,
     LITERAL_OR,
+    METHOD,
     MSG,
     MSGS,
+    NO_FACTS,
     NONE,
     NS,
     OPTIONAL_MESSAGE_KEYS,
@@ -45,8 +48,10 @@ from .values import (
     TOOLS,
     UNDEF,
     UNDEFINED,
+    Facts,
     Loop,
     Value,
+    attrs_of,
     const,
     final_of,
 )
@@ -59,7 +64,7 @@ class Access(Emit):
         if name == "messages":
             return Value("$.Messages", MSGS)
         if name == "tools":
-            return Value("$.Tools", TOOLS, extra={"nullable": True})
+            return Value("$.Tools", TOOLS, facts=Facts(nullable=True))
         if name == "add_generation_prompt":
             return Value('(ne (index $.Messages (len (slice $.Messages 1))).Role "assistant")', BOOL)
         if name in self.tokens:
@@ -83,21 +88,23 @@ class Access(Emit):
         `is defined`, truth tests and macro arguments take (each branches on the Go flag);
         anything else refuses the kind."""
         other = Value(
-            slot.code, slot.kind, extra={k: v for k, v in slot.extra.items() if k not in {"literal", "literal_flag"}}
+            slot.code,
+            slot.kind,
+            facts=replace(slot.facts, literal=None, literal_flag=None),
         )
         return Value(
             slot.code,
             LITERAL_OR,
-            extra={"flag": slot.extra["literal_flag"], "literal": slot.extra["literal"], "other": other},
+            facts=Facts(flag=slot.facts.literal_flag, literal=slot.facts.literal, other=other),
         )
 
     @staticmethod
-    def any_final(values: list[Value]) -> dict[str, Any]:
+    def any_final(values: list[Value]) -> Facts:
         """The `final` mark of a value built from these: set when any of them may be the final text."""
-        finals = [v.extra["final"] for v in values if v.extra.get("final")]
+        finals = [v.facts.final for v in values if v.facts.final]
         if not finals:
-            return {}
-        return {"final": finals[0] if len(finals) == 1 else f"(or {' '.join(finals)})"}
+            return NO_FACTS
+        return Facts(final=finals[0] if len(finals) == 1 else f"(or {' '.join(finals)})")
 
     def strlist_item(self, value: Value, node: nodes.Node, may_be_final: bool = False) -> str:
         """Go operand of a string going into a run-time list (only strings can be held there).
@@ -112,7 +119,7 @@ class Access(Emit):
                 node,
                 f"a list of {value.kind if not value.is_const else type(value.const).__name__} values built at run time",
             )
-        if value.extra.get("final"):
+        if value.facts.final:
             if not may_be_final:
                 raise self.fail(
                     node, "a message's text stored in a list", "(an assistant prefill could not be cut inside it)"
@@ -138,41 +145,39 @@ class Access(Emit):
     def attr(self, base: Value, name: str, node: nodes.Node) -> Value:
         value = self.field(base, name, node)
         if toolschema.optional(base.kind, name) and value.kind != UNDEF:
-            value.extra["optional"] = True
+            value.facts = replace(value.facts, optional=True)
         return value
 
     def field(self, base: Value, name: str, node: nodes.Node) -> Value:
-        if base.kind == BOUND_METHOD or base.extra.get("items"):
+        if base.kind == BOUND_METHOD or base.facts.items:
             return UNDEFINED  # neither a method nor a list of (key, value) pairs has fields
         if base.kind in {DICT, RECORD}:
             return self.dict_fields(base).get(name, UNDEFINED)
         if base.kind == NS:
-            attrs = base.extra["attrs"]
+            attrs = attrs_of(base)
             if name not in attrs:
                 return UNDEFINED
             found = attrs[name]
-            known = found.extra.get("known")
+            known = found.facts.known
             if known is not None and known[0] == self.flow_epoch:
                 return const(known[1])  # set to a constant with no branch point since
-            extra: dict[str, Any] = {"maybe_undefined": True} if found.extra.get("maybe_undefined") else {}
-            if found.extra.get("defined_flag"):
-                extra["defined_flag"] = found.extra["defined_flag"]
-            if found.extra.get("known_nonempty") == self.flow_epoch:
-                extra["nonempty"] = True  # set to text holding constant text, no branch point since
-            if found.kind == NONE or found.extra.get("maybe_none"):
-                extra["maybe_none"] = True  # None is held as "" until some path sets it
-            if found.extra.get("maybe_negative") or (
-                found.is_const and isinstance(found.const, int) and found.const < 0
-            ):
-                extra["maybe_negative"] = True
-            if name in base.extra.get("text_attrs", ()):
-                extra["final"] = f"{base.code}_{name}_final"
-            return Value(f"{base.code}_{name}", found.kind if found.kind not in {NONE, UNDEF} else ANY, extra=extra)
+            facts = Facts(
+                maybe_undefined=found.facts.maybe_undefined,
+                defined_flag=found.facts.defined_flag or None,
+                maybe_none=found.kind == NONE or found.facts.maybe_none,  # None is held as "" until some path sets it
+                # set to text holding constant text, no branch point since
+                nonempty=found.facts.known_nonempty == self.flow_epoch,
+                final=f"{base.code}_{name}_final" if name in (base.facts.text_attrs or ()) else None,
+            )
+            if found.facts.maybe_negative or (found.is_const and isinstance(found.const, int) and found.const < 0):
+                facts = replace(facts, maybe_negative=True)
+            return Value(f"{base.code}_{name}", found.kind if found.kind not in {NONE, UNDEF} else ANY, facts=facts)
         if base.kind == PART:
             if name == "type":
                 return const("text")
             if name == "text":
-                return Value(base.extra["content"], STR, extra=final_of(base))
+                assert base.facts.content is not None  # (a PART always holds its text)
+                return Value(base.facts.content, STR, facts=final_of(base))
             return UNDEFINED
         if base.kind in {CONTENT} and name in {"text"}:
             return UNDEFINED
@@ -183,10 +188,10 @@ class Access(Emit):
         if base.kind == PROP and name in {"type"}:
             # (a property may have no type, only `anyOf`: Undefined, "" in Go)
             first = f'(or (and {base.code}.Type (index {base.code}.Type 0)) "")'
-            return Value(first, STR, extra={"types": f"{base.code}.Type"})
+            return Value(first, STR, facts=Facts(types=f"{base.code}.Type"))
         if base.kind == PROP and name == "properties":
             # a *api.ToolPropertiesMap (ordered); ranged through .All, tojson'd by its Go type
-            return Value(f"{base.code}.Properties", PROPS, extra={"ordered": True})
+            return Value(f"{base.code}.Properties", PROPS, facts=Facts(ordered=True))
         if base.kind == PROP and name == "required":
             return Value(f"{base.code}.Required", LIST)
         if base.kind == PROP and name == "anyOf":
@@ -200,22 +205,24 @@ class Access(Emit):
         if fields is not None:
             if name in fields:
                 go, kind = fields[name]
-                value = Value(f"{base.code}.{go}", kind)
-                if base.kind == MSG and name in OPTIONAL_MESSAGE_KEYS:
-                    value.extra["optional"] = True
-                if base.kind == MSG and name == "content":
-                    value.extra["final"] = f"(eq {base.code} $ofc_final)"
+                if base.kind != MSG:
+                    return Value(f"{base.code}.{go}", kind)
+                content = name == "content"
+                facts = Facts(
+                    optional=name in OPTIONAL_MESSAGE_KEYS,
+                    final=f"(eq {base.code} $ofc_final)" if content else None,
                     # Ollama sends "" where transformers users pass None: an assistant's calls
                     # with no text (templates print the calls only when the content is none)
-                    value.extra["none_when"] = f'(and (eq {base.code}.Content "") {base.code}.ToolCalls)'
-                return value
+                    none_when=f'(and (eq {base.code}.Content "") {base.code}.ToolCalls)' if content else None,
+                )
+                return Value(f"{base.code}.{go}", kind, facts=facts)
             return UNDEFINED
         if base.kind in {UNDEF, NONE}:
             return UNDEFINED
         if base.kind in {STR, CONTENT}:
             if not hasattr(str, name):
                 return UNDEFINED  # a string has no such attribute: Jinja gives Undefined
-            return Value("", "method:" + name, extra={"self": base})
+            return Value("", METHOD, facts=Facts(receiver=base, method=name))
         if (base.kind in SEQUENCES or base.kind == STRLIST) and not hasattr(list, name):
             return UNDEFINED  # a list has no such attribute: Jinja gives Undefined
         if base.kind in {MSGS, TOOLS, CALLS, LIST} and name in {"items", "keys", "values", "get"}:
@@ -229,13 +236,13 @@ class Access(Emit):
         a mapping that has it, else Undefined (empty text) — found by a scan, so a key holding
         null still counts as defined. A key prefetched with the variable (see `prefetch_fields`)
         is read from there."""
-        prefetched = base.extra.get("fields")
+        prefetched = base.facts.prefetched
         if prefetched is not None and prefetched[0] == base.code and name in prefetched[1]:
             value, found, deeper = prefetched[1][name]
-            extra: dict[str, Any] = {"maybe_undefined": True, "defined_flag": found}
+            facts = Facts(maybe_undefined=True, defined_flag=found)
             if deeper is not None:
-                extra["fields"] = deeper.extra["fields"]
-            return Value(value, ANY, extra=extra)
+                facts = replace(facts, prefetched=deeper.facts.prefetched)
+            return Value(value, ANY, facts=facts)
         obj, value, found, k, v = (self.temp() for _ in range(5))
         self.action(f"{obj} := {base.code}")
         self.action(f'{value} := ""')
@@ -243,7 +250,7 @@ class Access(Emit):
         self.action(f'if eq (printf "%.3T" {obj}) "map"')
         self.key_scan(k, v, obj, go_string(name), f"{value} = {v}", f"{found} = true")
         self.action("end")
-        return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
+        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
 
     def prefetch_fields(self, base: Value, reads: Mapping[tuple[str, ...], int]) -> Value:
         """The untyped variable `base` with the values of the keys its scope reads looked up at
@@ -272,7 +279,7 @@ class Access(Emit):
             if sum(deeper.values()) > 1:
                 value, found, _ = fields[key]
                 fields[key] = (value, found, self.prefetch_fields(Value(value, ANY), deeper))
-        return Value(base.code, base.kind, base.const, {**base.extra, "fields": (base.code, fields)})
+        return Value(base.code, base.kind, base.const, replace(base.facts, prefetched=(base.code, fields)))
 
     def untyped_get(self, base: Value, key: str, default: Value | None, node: nodes.Node) -> Value:
         """`x.get(key[, default])` of an untyped value: the key's value where `x` is a mapping that
@@ -309,12 +316,12 @@ class Access(Emit):
         self.action(f"{found} = true")
         self.action("end")
         self.action("end")
-        return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
+        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
 
     @staticmethod
     def plain_map(value: Value) -> str:
         """Go operand of a mapping `index` and `len` work on (an ordered map made a Go map)."""
-        return f"{value.code}.ToMap" if value.extra.get("ordered") else value.code
+        return f"{value.code}.ToMap" if value.facts.ordered else value.code
 
     def argument_named(self, args: Value, key: Value) -> Value:
         """`arguments[key]` with a key known at run time: the argument's value where the call has
@@ -323,12 +330,12 @@ class Access(Emit):
         self.action(f'{value} := ""')
         self.action(f"{found} := false")
         self.key_scan(k, v, args.code, key.code, f"{value} = {v}", f"{found} = true")
-        return Value(value, ANY, extra={"maybe_undefined": True, "defined_flag": found})
+        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
 
     @staticmethod
     def runtime_count(bound: Value | None) -> bool:
         """A run-time int that cannot be negative (Go's printf-width subtraction fails below zero)."""
-        return bound is not None and not bound.is_const and bound.kind == INT and not bound.extra.get("maybe_negative")
+        return bound is not None and not bound.is_const and bound.kind == INT and not bound.facts.maybe_negative
 
     def slice_by_count(self, base: Value, start: Value | None, stop: Value | None, node: nodes.Node) -> Value:
         """`text[a:b]` with run-time bounds that are never negative: `%.*s` keeps the first n
@@ -369,7 +376,7 @@ class Access(Emit):
         self.action(f"{exists} = true")
         self.action(f"{item} = {self.kept_neighbour(loop, previous)}")
         self.action("end")
-        return Value(item, loop.item_kind or ANY, extra={"maybe_undefined": True, "defined_flag": exists})
+        return Value(item, loop.item_kind or ANY, facts=Facts(maybe_undefined=True, defined_flag=exists))
 
     def kept_neighbour(self, loop: Loop, previous: bool) -> str:
         """Go code of the element before or after the step's own in a forward list loop, read
@@ -386,8 +393,8 @@ class Access(Emit):
 
     def dict_fields(self, value: Value) -> dict[Any, Value]:
         if value.kind == RECORD:
-            fields: dict[Any, Value] = value.extra["fields"]
-            return fields
+            assert value.facts.fields is not None  # (a RECORD is built with its fields)
+            return value.facts.fields
         return {k: const(v) for k, v in value.const.items()}
 
     def dict_lookup(self, base: Value, key: Value, node: nodes.Node) -> Value:
@@ -395,7 +402,7 @@ class Access(Emit):
         fields = self.dict_fields(base)
         if key.is_const:
             return fields.get(key.const, UNDEFINED)
-        if key.kind == UNDEF and not key.extra.get("maybe_undefined"):
+        if key.kind == UNDEF and not key.facts.maybe_undefined:
             return UNDEFINED  # no dict has Undefined as a key
         if key.kind == ANY and all(isinstance(k, str) and k for k in fields):
             # an untyped key (a schema's `type`) matches only when it is a string
@@ -417,7 +424,7 @@ class Access(Emit):
                 self.action(f"{flag} = true")
                 self.action("end")
         kind = INT if kinds == {int} else STR
-        return Value(result, kind, extra={"maybe_undefined": True, "defined_flag": flag})
+        return Value(result, kind, facts=Facts(maybe_undefined=True, defined_flag=flag))
 
     @staticmethod
     def empty_list_as(value: Value, other: Value) -> Value:

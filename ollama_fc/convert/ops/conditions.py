@@ -21,6 +21,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TypeGuard, Union
 
+from ..go import tree
+
 #: a Go string, raw string or character literal; `(`, `)`; or any other run of characters
 TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|\'(?:[^\'\\]|\\.)*\'|[()]|[^\s()]+')
 #: a shape some fold applies to: `not` of `not`/`eq`/`ne`, a constant operand, `and`/`or`
@@ -45,12 +47,8 @@ Command = tuple[Node, ...]
 
 #: `eq X 0` / `ne X 0` on a variable: folded when X is a known Go int
 INT_ZERO = re.compile(r"\b(?:eq|ne) (\$\w+) 0\b")
-#: an action that opens a block closed by `{{ end }}`
-OPENS_BLOCK = {"if", "range", "with", "define", "block"}
 #: `if not X` on a variable or a field chain (evaluated the same way as `not`'s argument)
 NEGATED_IF = re.compile(r"\{\{ if (?:not (\$\w*(?:\.\w+)*)|\(not (\$\w*(?:\.\w+)*)\)) \}\}")
-#: one action `{{ ... }}`, Go string, raw string and character literals skipped whole
-ACTION = re.compile(r'\{\{(?:"(?:[^"\\]|\\.)*"|`[^`]*`|\'(?:[^\'\\]|\\.)*\'|[^"`\'}]|\}(?!\}))*\}\}')
 
 
 def simplify_condition(code: str, ints: AbstractSet[str] = frozenset()) -> str:
@@ -76,33 +74,15 @@ def invert_negated_ifs(template: str) -> str:
     and `if` judge truth alike) with no call. A chain with `else if` is left as it is."""
     if "if not $" not in template and "if (not $" not in template:
         return template
-    pieces: list[str] = []
-    #: per open block: the index of its opening action in `pieces` when it may be inverted, and
-    #: the indexes of its `else` actions
-    blocks: list[tuple[int | None, list[int]]] = []
-    last = 0
-    for match in ACTION.finditer(template):
-        pieces.append(template[last : match.start()])
-        action = match.group()
-        pieces.append(action)
-        last = match.end()
-        word = action[2:-2].strip("- ").split(" ", 1)[0]
-        if word in OPENS_BLOCK:
-            blocks.append((len(pieces) - 1 if NEGATED_IF.fullmatch(action) else None, []))
-        elif word == "else" and blocks:
-            blocks[-1][1].append(len(pieces) - 1 if action == "{{ else }}" else -1)
-        elif word == "end" and blocks:
-            at, elses = blocks.pop()
-            negated = NEGATED_IF.fullmatch(pieces[at]) if at is not None else None
-            if at is None or negated is None or len(elses) > 1 or -1 in elses:
-                continue
-            operand = negated.group(1) or negated.group(2)
-            end = len(pieces) - 1
-            middle = elses[0] if elses else end
-            then, otherwise = pieces[at + 1 : middle], pieces[middle + 1 : end]
-            pieces[at:end] = ["{{ if " + operand + " }}", *otherwise, "{{ else }}", *then]
-    pieces.append(template[last:])
-    return "".join(pieces)
+    top = tree.parse(template)
+    for block in tree.blocks(top):
+        negated = NEGATED_IF.fullmatch(block.raw)
+        if negated is None or len(block.branches) > 1 or any(b.raw != "{{ else }}" for b in block.branches):
+            continue
+        otherwise = block.branches[0].body if block.branches else []
+        block.raw = "{{ if " + (negated.group(1) or negated.group(2)) + " }}"
+        block.body, block.branches = otherwise, [tree.Branch("{{ else }}", block.body)]
+    return tree.render(top)
 
 
 def parse(code: str) -> Command | None:

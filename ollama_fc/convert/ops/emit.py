@@ -5,28 +5,34 @@ variable, the prefill guard, and one-line errors and warnings naming the constru
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from jinja2 import nodes
 
 from ...errors import ConversionError
 from ..actions import CUT_CODE, GUARD
+from ..go import tree
 from ..go.textops import go_string
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
-from .conditions import ACTION, OPENS_BLOCK, simplify_condition
+from .conditions import simplify_condition
 from .values import (
     BOUND_METHOD,
     LIST,
     LITERAL_OR,
     LOOP,
     MAPPED,
+    METHOD,
+    NO_FACTS,
     NONE,
     SELECT,
     SPLIT,
     STR,
     UNDEF,
+    Facts,
     Value,
 )
 
@@ -53,7 +59,9 @@ def share_constants(body: str, actions: list[tuple[int, int]] | None = None) -> 
     """
     if actions is None:
         actions = [
-            match.span() for match in ACTION.finditer(body) if match.end() - match.start() > SHARED_CONSTANT_CHARS
+            match.span()
+            for match in tree.ACTION_SPAN.finditer(body)
+            if match.end() - match.start() > SHARED_CONSTANT_CHARS
         ]
     counts: dict[str, int] = {}
     for start, end in actions:
@@ -124,27 +132,25 @@ def _define_shape(name: str, code: str) -> str:
 def share_constants_in_defines(code: str) -> str:
     """`code`, a run of `{{ define }}` blocks, with `share_constants` applied to each body: a
     variable declared at the top of a define is visible in all of that define."""
-    pieces: list[str] = []
-    depth, body_start, last = 0, 0, 0
-    long_actions: list[tuple[int, int]] = []
-    for match in ACTION.finditer(code):
-        start, end = match.span()
-        if end - start > SHARED_CONSTANT_CHARS:
-            long_actions.append((start - body_start, end - body_start))
-        word = code[start + 2 : end - 2].strip("- ").split(" ", 1)[0]
-        if word in OPENS_BLOCK:
-            depth += 1
-            if depth == 1 and word == "define":
-                body_start, long_actions = end, []
-        elif word == "end":
-            depth -= 1
-            if depth == 0:
-                body = code[body_start:start]
-                long_actions = [span for span in long_actions if span[1] <= len(body)]
-                pieces += [code[last:body_start], share_constants(body, long_actions)]
-                last = start
-    pieces.append(code[last:])
-    return "".join(pieces)
+    top = tree.parse(code)
+    for block in top:
+        if isinstance(block, tree.Block) and block.keyword == "define":
+            body = tree.render(block.body)
+            shared = share_constants(body)
+            if shared != body:
+                block.body = tree.parse(shared)
+    return tree.render(top)
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """What writing output adds besides the output itself, at one moment (`Emit.checkpoint`)."""
+
+    helpers: dict[str, str]
+    warnings: int
+    spent: int
+    counter: int
+    flow_epoch: int
 
 
 class Emit:
@@ -349,6 +355,44 @@ class Emit:
             elif part:
                 self.show(part)
 
+    def checkpoint(self) -> Checkpoint:
+        """What writing output adds besides the output itself, as it is now (see `roll_back`)."""
+        return Checkpoint(dict(self.helpers), len(self.warnings), self.budget.spent, self.counter, self.flow_epoch)
+
+    def roll_back(self, to: Checkpoint) -> None:
+        """Forget what was written since `to` besides the output: helpers, warnings, the size
+        charged, the temporaries counted, the branch points passed."""
+        self.helpers, self.counter, self.flow_epoch = dict(to.helpers), to.counter, to.flow_epoch
+        self.budget.spent = to.spent
+        del self.warnings[to.warnings :]
+
+    @contextmanager
+    def writing_to(self, out: list[str], *, fresh: bool = False, own_blocks: bool = False) -> Iterator[None]:
+        """Output goes to `out` inside the `with`, and back where it went after: the one place
+        that knows which of the emitter's fields belong to where output is written.
+
+        `fresh`: `out` starts as a template's output does (no prefill armed, no guard open) but
+        after something printed (a leading BOS in it stays), and that state comes back after;
+        `own_blocks`: it is not inside the blocks open around it either (a define's body).
+        Without them, what the code inside changes of that state stays changed.
+        """
+        saved_out = self.out
+        saved_state = (self.prefill_armed, self.guard_open, self.printed)
+        saved_blocks = (self.printed_blocks, self.open_blocks)
+        self.out = out
+        if fresh:
+            self.prefill_armed, self.guard_open, self.printed = False, False, True
+        if own_blocks:
+            self.printed_blocks, self.open_blocks = [], []
+        try:
+            yield
+        finally:
+            self.out = saved_out
+            if fresh:
+                self.prefill_armed, self.guard_open, self.printed = saved_state
+            if own_blocks:
+                self.printed_blocks, self.open_blocks = saved_blocks
+
     def capture(self, produce: Callable[[], None], construct: str, node: nodes.Node) -> str:
         """Run `produce` with its output appended to a fresh Go string variable; that variable."""
         var = self.temp()
@@ -370,11 +414,11 @@ class Emit:
 
     def captured(self, var: str) -> Value:
         """The text a `capture` collected, marked when it may hold the final message's text."""
-        return Value(var, STR, extra={"final": f"{var}_final"} if var in self.capture_finals else {})
+        return Value(var, STR, facts=Facts(final=f"{var}_final") if var in self.capture_finals else NO_FACTS)
 
     def operand(self, value: Value, node: nodes.Node) -> str:
-        if value.kind in {SPLIT, SELECT, MAPPED, LOOP, BOUND_METHOD, LITERAL_OR} or value.kind.startswith("method:"):
-            raise self.fail(node, f"a {value.kind.split(':')[0]} value stored in a variable")
+        if value.kind in {SPLIT, SELECT, MAPPED, LOOP, BOUND_METHOD, LITERAL_OR, METHOD}:
+            raise self.fail(node, f"a {value.kind} value stored in a variable")
         if value.is_const and value.kind == LIST:
             raise self.fail(node, "a list literal as a value")
         if value.kind in {UNDEF, NONE}:

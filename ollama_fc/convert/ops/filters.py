@@ -11,6 +11,7 @@ checks the rendered output against the Hugging Face reference with Ollama's temp
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from .values import (
     LIST,
     MAPPED,
     MSGS,
+    NO_FACTS,
     NONE,
     PARTS,
     PROPS,
@@ -43,6 +45,7 @@ from .values import (
     STRLIST,
     TOOLS,
     UNDEF,
+    Facts,
     SelectionFilter,
     Value,
     ValueOf,
@@ -199,7 +202,7 @@ def untyped_pairs(ops: Lowering, call: FilterCall) -> Value | None:
             ops.warn(
                 call.node, "|items of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
             )
-        return Value(value.code, ANY, extra={**value.extra, "items": True})
+        return Value(value.code, ANY, facts=dataclasses.replace(value.facts, items=True))
     return None
 
 
@@ -209,14 +212,16 @@ def items(ops: Lowering, call: FilterCall) -> Value:
     pairs = const_pairs(ops, call)
     if pairs is not None:
         return pairs
-    if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+    if value.kind == UNDEF and not value.facts.maybe_undefined:
         return const([])  # Jinja's |items of Undefined is empty
     if value.is_const and isinstance(value.const, dict):
         return const([list(pair) for pair in value.const.items()])
     if value.kind == RECORD:
-        return Value("", RECORD, extra={**value.extra, "items": True})  # only its (absent) attributes are usable
+        return Value(
+            "", RECORD, facts=dataclasses.replace(value.facts, items=True)
+        )  # only its (absent) attributes are usable
     if value.kind in {PROPS, ARGS} or value.kind in toolschema.KEY_ORDER:
-        return Value(value.code, value.kind, extra={**value.extra, "items": True})
+        return Value(value.code, value.kind, facts=dataclasses.replace(value.facts, items=True))
     untyped = untyped_pairs(ops, call)
     if untyped is not None:
         return untyped
@@ -233,7 +238,7 @@ def dictsort(ops: Lowering, call: FilterCall) -> Value:
         return pairs
     if value.kind in {PROPS, ARGS} or value.kind in toolschema.KEY_ORDER:
         # an ordered map (nested properties) is sorted as the Go map it converts to
-        return Value(ops.plain_map(value), value.kind, extra={"items": True, "sorted": True})
+        return Value(ops.plain_map(value), value.kind, facts=Facts(items=True, sorted=True))
     raise ops.unsupported(call)
 
 
@@ -278,7 +283,7 @@ def indent(ops: Lowering, call: FilterCall) -> Value:
     folded = constant_folded(ops, call)
     if folded is not None:
         return folded
-    if value.extra.get("json_text") and all(a.is_const for a in args):
+    if value.facts.json_text and all(a.is_const for a in args):
         return ops.indent_json(value, [a.const for a in args], call.options(ops), call.node)
     raise ops.unsupported(call)
 
@@ -298,7 +303,7 @@ def length(ops: Lowering, call: FilterCall) -> Value:
     value = call.value
     if value.is_const:
         return const(len(value.const))
-    if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+    if value.kind == UNDEF and not value.facts.maybe_undefined:
         return const(0)  # Jinja's Undefined has length 0
     if value.kind == ANY:
         ops.warn(call.node, "|length of an untyped value", "counts bytes, not characters, where it is non-ASCII text")
@@ -333,17 +338,11 @@ def selectattr(ops: Lowering, call: FilterCall) -> Value:
         return Value(value.code, PARTS)
     if value.kind in {MSGS, CALLS, TOOLS}:
         return Value(
-            value.code, SELECT, extra={"base": value, "filters": [SelectionFilter(call.node, call.value_of, None)]}
+            value.code, SELECT, facts=Facts(base=value, filters=[SelectionFilter(call.node, call.value_of, None)])
         )
     if value.kind == SELECT:
-        return Value(
-            value.code,
-            SELECT,
-            extra={
-                "base": value.extra["base"],
-                "filters": [*value.extra["filters"], SelectionFilter(call.node, call.value_of, None)],
-            },
-        )
+        filters = [*(value.facts.filters or ()), SelectionFilter(call.node, call.value_of, None)]
+        return Value(value.code, SELECT, facts=Facts(base=value.facts.base, filters=filters))
     raise ops.fail(call.node, f"|{call.name} on {value.kind}")
 
 
@@ -351,7 +350,7 @@ def selectattr(ops: Lowering, call: FilterCall) -> Value:
 def to_list(ops: Lowering, call: FilterCall) -> Value:
     value = call.value
     if value.kind == MAPPED:
-        return Value(value.code, value.kind, extra={**value.extra, "lazy": False})
+        return Value(value.code, value.kind, facts=dataclasses.replace(value.facts, lazy=False))
     return value
 
 
@@ -363,12 +362,12 @@ def first_or_last(ops: Lowering, call: FilterCall) -> Value:
         if first:
             return Value(f"(index {value.code} 0)", element)
         return Value(f"(index {value.code} (len (slice {value.code} 1)))", element)
-    if value.kind == SPLIT and not (not first and "limit" in value.extra):
+    if value.kind == SPLIT and not (not first and value.facts.limit is not None):
         return ops.split_part(value, 0 if first else -1, call.node)
     if value.kind == SPLIT:
         value = ops.split_list(value)
     if value.kind == STRLIST:
-        return Value(strlists.element(ops, value.code, 0 if first else -1), STR, extra=final_of(value))
+        return Value(strlists.element(ops, value.code, 0 if first else -1), STR, facts=final_of(value))
     raise ops.fail(call.node, f"|{call.name} of {value.kind}")
 
 
@@ -385,8 +384,8 @@ def default(ops: Lowering, call: FilterCall) -> Value:
         ops.action(f"{result} = {value.code}")
         ops.action("end")
         # an empty fallback leaves a message's text (and where a prefill ends) as it was
-        keep = final_of(value) if fallback.is_const and fallback.const == "" else {}
-        return Value(result, value.kind, extra=keep)
+        keep = final_of(value) if fallback.is_const and fallback.const == "" else NO_FACTS
+        return Value(result, value.kind, facts=keep)
     return value
 
 
@@ -406,7 +405,7 @@ def format_(ops: Lowering, call: FilterCall) -> Value:
 @filter("safe")
 def safe(ops: Lowering, call: FilterCall) -> Value:
     value = call.value
-    return Value(value.code, value.kind, value.const, {**value.extra, "markup": True})
+    return Value(value.code, value.kind, value.const, dataclasses.replace(value.facts, markup=True))
 
 
 @filter("tojson", gives_text=True)
@@ -416,11 +415,11 @@ def tojson(ops: Lowering, call: FilterCall) -> Value:
     if value.is_const:
         return const(json.dumps(value.const, ensure_ascii=ascii_only, indent=indent, separators=separators))
     if ascii_only:
-        return Value(ops.ascii_json_text(value, indent, separators, call.node), STR, extra={"json_text": True})
+        return Value(ops.ascii_json_text(value, indent, separators, call.node), STR, facts=Facts(json_text=True))
     return Value(
         ops.capture(lambda: ops.json_action(value, indent, call.node, separators), "|tojson", call.node),
         STR,
-        extra={"json_text": True},
+        facts=Facts(json_text=True),
     )
 
 
@@ -450,7 +449,7 @@ def to_int(ops: Lowering, call: FilterCall) -> Value:
     if value.is_const and all(a.is_const for a in args):
         options = call.options(ops)
         return const(CONSTANT_FOLDER.call_filter(call.name, value.const, [a.const for a in args], options))
-    if value.kind == INT and not value.extra.get("maybe_undefined"):
+    if value.kind == INT and not value.facts.maybe_undefined:
         return value  # already an int: |int leaves it as it is
     if value.kind in {STR, CONTENT} and not args and not call.keywords:
         return ops.parsed_int(value, call.node)
@@ -460,10 +459,10 @@ def to_int(ops: Lowering, call: FilterCall) -> Value:
 @filter("select", "reject")
 def select(ops: Lowering, call: FilterCall) -> Value:
     value, args = call.value, call.args
-    if value.kind in toolschema.KEY_ORDER and not value.extra.get("items") and args and all(a.is_const for a in args):
+    if value.kind in toolschema.KEY_ORDER and not value.facts.items and args and all(a.is_const for a in args):
         # keys are constants once the loop is unrolled: the test runs here, as Jinja's own
-        tests = [*value.extra.get("key_tests", ()), (call.name, args[0].const, [a.const for a in args[1:]])]
-        return Value(value.code, value.kind, extra={**value.extra, "key_tests": tests})
+        tests = [*(value.facts.key_tests or ()), (call.name, args[0].const, [a.const for a in args[1:]])]
+        return Value(value.code, value.kind, facts=dataclasses.replace(value.facts, key_tests=tests))
     raise ops.unsupported(call)
 
 
@@ -472,7 +471,7 @@ def change_case(ops: Lowering, call: FilterCall) -> Value:
     value = call.value
     if value.is_const:
         return const(getattr(value.const, call.name)())
-    if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+    if value.kind == UNDEF and not value.facts.maybe_undefined:
         return const("")  # str() of Undefined is empty
     if value.kind == ANY:
         return ops.change_case(
@@ -516,4 +515,4 @@ def extreme_of_numbers(ops: Lowering, call: FilterCall, items_node: nodes.List |
         ops.action(f"if {'lt' if name == 'min' else 'gt'} {item.code} {best}")
         ops.action(f"{best} = {item.code}")
         ops.action("end")
-    return Value(best, INT, extra={"maybe_negative": True} if any(i.extra.get("maybe_negative") for i in items) else {})
+    return Value(best, INT, facts=Facts(maybe_negative=any(i.facts.maybe_negative for i in items)))

@@ -39,6 +39,7 @@ from .values import (
     TFUNC,
     TOOL,
     TOOLS,
+    Kind,
     Value,
 )
 
@@ -156,7 +157,7 @@ class JsonWriter:
         elif kind in {TOOLS, CALLS, LIST}:
             # no tools reach a template as None (Ollama sends none for an empty list too)
             empty = self.literal(None) if kind == TOOLS else "[]"
-            self.sequence(code, depth, lambda item: self.value(item, ELEMENT.get(kind, ANY), depth + 1), empty)
+            self.sequence(code, depth, lambda item: self.value(item, ELEMENT.get(Kind(kind), ANY), depth + 1), empty)
         elif kind in SCHEMA_STRUCTS:
             pairs = [
                 (f".{field.go}" if field.optional else "true", field.key, f".{field.go}", FIELD_KINDS[field.go_type])
@@ -239,9 +240,9 @@ class JsonWriter:
     def through_helpers(self, value: Value) -> None:
         """Print `value` (not captured) through the `define` writers, entering at the writer of
         its Go type where its kind makes that certain: no run-time dispatch is paid for it."""
-        kind = ORDERED_PROPS if value.kind == PROPS and value.extra.get("ordered") else value.kind
+        kind = ORDERED_PROPS if value.kind == PROPS and value.facts.ordered else value.kind
         go_type = KIND_TYPES.get(kind, ANY_TYPE)
-        if value.extra.get("maybe_none") or value.extra.get("maybe_undefined"):
+        if value.facts.maybe_none or value.facts.maybe_undefined:
             go_type = ANY_TYPE  # None is held as "" until some path sets the value
         self.tr.call_helper(self.helper(go_type, 0), value.code, self.node)
 

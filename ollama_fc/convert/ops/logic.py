@@ -50,7 +50,9 @@ from .values import (
     Value,
     ValueOf,
     const,
+    literal_choice,
     py_str,
+    view_of,
 )
 
 
@@ -58,11 +60,11 @@ class Logic(Access):
     """Truth, comparisons, `in`, Jinja tests, and the tests of a selection (over Access)."""
 
     def truth_operand(self, value: Value) -> str:
-        if value.extra.get("maybe_undefined") and value.code:
+        if value.facts.maybe_undefined and value.code:
             return value.code
         if value.kind in {UNDEF, NONE}:
             return "false"
-        if value.extra.get("or_method"):
+        if value.facts.or_method:
             return "true"
         if value.kind == BOOL or value.kind in {STR, INT, CONTENT, MSGS, CALLS, TOOLS, ARGS, ANY}:
             return value.code
@@ -71,21 +73,21 @@ class Logic(Access):
     def truth_of(self, value: Value) -> str:
         """Go's truthiness matches Python's for strings, numbers, lists and maps."""
         if value.kind == LITERAL_OR:
-            flag = value.extra["flag"]
-            return f"(or (and {flag} {self.truth_of(value.extra['literal'])}) (and (not {flag}) {self.truth_of(value.extra['other'])}))"
+            flag, literal, other = literal_choice(value)
+            return f"(or (and {flag} {self.truth_of(literal)}) (and (not {flag}) {self.truth_of(other)}))"
         if value.is_const:
             return "true" if value.const else "false"
-        if value.extra.get("nonempty"):
+        if value.facts.nonempty:
             return "true"
-        if (value.extra.get("maybe_undefined") or value.extra.get("maybe_none")) and value.code:
+        if (value.facts.maybe_undefined or value.facts.maybe_none) and value.code:
             return value.code  # "" until some path sets it (None is stored as "" too)
         if value.kind in {UNDEF, NONE}:
             return "false"
-        if value.kind in {MSG, CALL, FUNC, TOOL, TFUNC, PART, NS, BOUND_METHOD} or value.extra.get("or_method"):
+        if value.kind in {MSG, CALL, FUNC, TOOL, TFUNC, PART, NS, BOUND_METHOD} or value.facts.or_method:
             return "true"
         if value.kind == RECORD:
-            return "true" if value.extra["fields"] else "false"
-        if value.extra.get("ordered"):
+            return "true" if value.facts.fields else "false"
+        if value.facts.ordered:
             return f"{value.code}.Len"  # a non-nil pointer to an empty map is still {}
         if value.kind in {SELECT, MAPPED}:
             return self.count_selected(value).code  # a selection is true when some element passes
@@ -124,14 +126,14 @@ class Logic(Access):
     def compare_eq(self, left: Value, right: Value, node: nodes.Node) -> str:
         if left.is_const and not right.is_const:
             left, right = right, left
-        if left.kind in {UNDEF} or (left.kind == NONE and not left.extra):
+        if left.kind in {UNDEF} or (left.kind == NONE and not left.facts):
             if right.is_const:
                 return "true" if right.const is None and left.kind == NONE else "false"
             return "false"
         if right.is_const:
             value = right.const
             if value is None:
-                return str(left.extra.get("none_when", "false"))
+                return str(left.facts.none_when or "false")
             if isinstance(value, str):
                 if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
                     return "false"  # never equal to a string (nor is Undefined, when it may be unset)
@@ -244,7 +246,7 @@ class Logic(Access):
             return Value(search.contains_text(self, hay.code, needle.code), BOOL)
         if hay.kind in {ARGS, PROPS} and needle.kind in {STR}:
             return Value(f"(not (not (index {self.plain_map(hay)} {needle.code})))", BOOL)
-        if hay.kind == UNDEF and not hay.extra.get("maybe_undefined"):
+        if hay.kind == UNDEF and not hay.facts.maybe_undefined:
             return const(False)  # Jinja's Undefined iterates as empty
         if hay.kind in {UNDEF, NONE}:
             raise self.fail(node, "'in' on an undefined value")
@@ -284,10 +286,9 @@ class Logic(Access):
         if entry is None:
             raise self.fail(node, f"test `is {name}`")
         if value.kind == LITERAL_OR and entry.splits_literal_or:
-            flag, literal = value.extra["flag"], self.is_test(name, value.extra["literal"], node, args)
-            return (
-                f"(or (and {flag} {literal}) (and (not {flag}) {self.is_test(name, value.extra['other'], node, args)}))"
-            )
+            flag, literal, other = literal_choice(value)
+            yes, no = self.is_test(name, literal, node, args), self.is_test(name, other, node, args)
+            return f"(or (and {flag} {yes}) (and (not {flag}) {no}))"
         return entry.apply(self, name, value, node, args or [])
 
     @staticmethod
@@ -325,13 +326,13 @@ class Logic(Access):
         return test if node.name == "selectattr" else f"(not {test})"
 
     def count_selected(self, value: Value) -> Value:
-        base: Value = value.extra["base"]
-        if not value.extra["filters"]:
+        base, filters = view_of(value)
+        if not filters:
             return Value(f"(len {base.code})", INT)
         count, idx, item = self.temp(), self.temp(), self.temp()
         self.action(f"{count} := 0")
         self.action(f"range {idx}, {item} := {base.code}")
-        test = self.selection_test(value.extra["filters"], Value(item, ELEMENT[base.kind]))
+        test = self.selection_test(filters, Value(item, ELEMENT[base.kind]))
         self.action(f"if {test}")
         self.action(f"{count} = {textops.plus_one(count)}")
         self.action("end")
@@ -369,14 +370,14 @@ def test(*names: str, splits_literal_or: bool = False) -> Callable[[TestFunction
 @test("defined", "undefined", splits_literal_or=True)
 def defined(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
     kind = value.kind
-    if kind == UNDEF and not value.extra.get("maybe_undefined"):
+    if kind == UNDEF and not value.facts.maybe_undefined:
         defined = "false"
-    elif value.extra.get("maybe_undefined"):
-        flag = value.extra.get("defined_flag")
+    elif value.facts.maybe_undefined:
+        flag = value.facts.defined_flag
         if not flag:
             raise ops.fail(node, "`is defined` on a variable set only on some paths")
         defined = flag
-    elif value.extra.get("optional"):
+    elif value.facts.optional:
         defined = f"(not (not {value.code}))"
     else:
         defined = "true"
@@ -390,13 +391,13 @@ def none(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value
         return "true" if value.const is None else "false"
     if kind == NONE:
         return "true"
-    if value.extra.get("none_when"):
-        return str(value.extra["none_when"])
+    if value.facts.none_when:
+        return str(value.facts.none_when)
     if kind == TOOLS:
-        if value.extra.get("emptied"):
+        if value.facts.emptied:
             raise ops.fail(node, "`is none` on a list set to [] on some paths", "(Go cannot tell [] from None there)")
         return f"(not {value.code})"
-    if value.extra.get("maybe_none"):
+    if value.facts.maybe_none:
         return f'(eq (printf "%v" {value.code}) "")'
     if kind == ANY:
         return f'(eq (printf "%T" {value.code}) "<nil>")'  # JSON null
@@ -418,10 +419,10 @@ def string(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Val
 @test("mapping")
 def mapping(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
     kind = value.kind
-    if kind in MAPPINGS and value.extra.get("maybe_none"):
+    if kind in MAPPINGS and value.facts.maybe_none:
         return f'(ne (printf "%v" {value.code}) "")'  # None is held as ""
-    if kind in MAPPINGS and value.extra.get("maybe_undefined"):
-        if not value.extra.get("defined_flag"):
+    if kind in MAPPINGS and value.facts.maybe_undefined:
+        if not value.facts.defined_flag:
             raise ops.fail(node, "`is mapping` of a value left undefined on some paths")
         return ops.is_test("defined", value, node)
     if kind in MAPPINGS:
@@ -434,9 +435,9 @@ def mapping(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Va
 @test("iterable", "sequence")
 def iterable(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
     kind = value.kind
-    if kind in {STR, CONTENT, STRLIST} or kind in SEQUENCES or value.extra.get("items"):
+    if kind in {STR, CONTENT, STRLIST} or kind in SEQUENCES or value.facts.items:
         return "true"
-    if kind == UNDEF and not value.extra.get("maybe_undefined"):
+    if kind == UNDEF and not value.facts.maybe_undefined:
         return "true"  # Jinja's Undefined has a length (0) and iterates as empty
     if kind in MAPPINGS:
         return "true" if name == "iterable" else "false"

@@ -4,7 +4,7 @@ untyped values, `|int` of text.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
 from jinja2 import nodes
 
@@ -17,23 +17,26 @@ from .values import (
     CONTENT,
     INT,
     LIST,
+    NO_FACTS,
     NONE,
     SPLIT,
     STR,
     STRLIST,
     UNDEF,
+    Facts,
     Value,
     const,
     final_of,
     py_str,
+    separator_of,
 )
 
 
 class Strings(ToJson):
     """String operations (over ToJson: str() of a dict is its repr)."""
 
-    def trim(self, text_code: str, method: str, chars: str | None, extra: dict[str, Any] | None = None) -> Value:
-        return Value(strip.strip(self, text_code, method, chars), STR, extra=dict(extra or {}))
+    def trim(self, text_code: str, method: str, chars: str | None, facts: Facts = NO_FACTS) -> Value:
+        return Value(strip.strip(self, text_code, method, chars), STR, facts=facts)
 
     def affix_test(self, method: str, base: Value, affix: Value) -> Value:
         """`s.startswith(t)` / `s.endswith(t)` for a run-time string `t`, compared as bytes: in
@@ -92,10 +95,8 @@ class Strings(ToJson):
             limit = args[1].const if len(args) > 1 and args[1].is_const and isinstance(args[1].const, int) else None
             if len(args) > 2 or (len(args) == 2 and limit is None):
                 raise self.fail(node, ".split() with a non-constant maxsplit")
-            extra = {"sep": args[0].const, "node": node, **final_of(base)}
-            if limit is not None and limit >= 0:
-                extra["limit"] = limit
-            return Value(base.code, SPLIT, extra=extra)
+            kept = limit if limit is not None and limit >= 0 else None
+            return Value(base.code, SPLIT, facts=replace(final_of(base), sep=args[0].const, limit=kept))
         if (
             method == "replace"
             and len(args) == 2
@@ -107,7 +108,7 @@ class Strings(ToJson):
             if not (new.is_const and isinstance(new.const, str)) and new.kind not in {STR, CONTENT}:
                 raise self.fail(node, f".replace() with a {new.kind} replacement")
             code = search.replace(self, base.code, args[0].const, new.code)
-            return Value(code, STR, extra=self.any_final([base, new]))
+            return Value(code, STR, facts=self.any_final([base, new]))
         raise self.fail(node, f"string method .{method}()")
 
     def concat(self, values: list[Value], node: nodes.Node) -> Value:
@@ -119,7 +120,7 @@ class Strings(ToJson):
         for v in values:
             if v.kind in {UNDEF}:
                 continue
-            spliced = v.extra.get("concat")
+            spliced = v.facts.concat
             if v.is_const:
                 parts.append((True, py_str(v.const)))
             elif spliced is not None and spliced[0] == v.code:
@@ -132,31 +133,30 @@ class Strings(ToJson):
         operands = "".join(f" {code}" for is_text, code in parts if not is_text)
         code = f"(printf {go_string(fmt)}{operands})"
         # text holding a message's text may hold the prefilled final one (cut inside it, see print_final_text)
-        distinct = list({v.extra["final"]: v for v in values if v.extra.get("final")}.values())
-        extra = self.any_final(distinct)
-        extra["concat"] = (code, tuple(parts))
-        if any(is_text and text for is_text, text in parts):
-            extra["nonempty"] = True  # holds constant text: true whatever the values are
-        return Value(code, STR, extra=extra)
+        distinct = list({v.facts.final: v for v in values if v.facts.final}.values())
+        # (nonempty: holds constant text, true whatever the values are)
+        nonempty = any(is_text and text for is_text, text in parts)
+        facts = replace(self.any_final(distinct), concat=(code, tuple(parts)), nonempty=nonempty)
+        return Value(code, STR, facts=facts)
 
     def markup_add(self, left: Value, right: Value, node: nodes.Node) -> Value:
         """`'x'|safe + y`: a Markup string escapes the plain operand it is added to (either side).
 
         markupsafe escapes & < > ' " exactly as Go's `html` does (Go also turns NUL into U+FFFD).
         """
-        sides = [side if side.extra.get("markup") else self.html_escaped(side, node) for side in (left, right)]
+        sides = [side if side.facts.markup else self.html_escaped(side, node) for side in (left, right)]
         if all(side.is_const for side in sides):
             joined = const(sides[0].const + sides[1].const)
         else:
             joined = self.concat(sides, node)
-        joined.extra["markup"] = True
+        joined.facts = replace(joined.facts, markup=True)
         return joined
 
     def html_escaped(self, value: Value, node: nodes.Node) -> Value:
         if value.is_const and isinstance(value.const, str):
             return const(escape_html(value.const))
         if value.kind in {STR, CONTENT} and not value.is_const:
-            if value.extra.get("final"):
+            if value.facts.final:
                 raise self.fail(
                     node,
                     "a message's text HTML-escaped by a |safe concatenation",
@@ -174,7 +174,7 @@ class Strings(ToJson):
         return Value(
             self.capture(lambda: self.json_action(arguments, None, node), "|tojson", node),
             STR,
-            extra={"json_text": True},
+            facts=Facts(json_text=True),
         )
 
     def stringified(self, value: Value, node: nodes.Node) -> Value:
@@ -183,7 +183,7 @@ class Strings(ToJson):
             return value
         if value.is_const:
             return const(py_str(value.const))
-        if value.kind == NONE and not value.extra.get("maybe_undefined"):
+        if value.kind == NONE and not value.facts.maybe_undefined:
             return const("None")
         if value.kind == INT:
             return Value(f'(printf "%d" {value.code})', STR)
@@ -327,11 +327,11 @@ class Strings(ToJson):
 
     def split_list(self, value: Value) -> Value:
         """`s.split(sep[, n])` as a run-time list of strings: each separator becomes a marker."""
-        parts = search.replace(self, value.code, value.extra["sep"], strlists.MARK, value.extra.get("limit"))
-        return Value(f'(printf "\\xff%s" {parts})', STRLIST, extra=final_of(value))
+        parts = search.replace(self, value.code, separator_of(value), strlists.MARK, value.facts.limit)
+        return Value(f'(printf "\\xff%s" {parts})', STRLIST, facts=final_of(value))
 
     def split_part(self, value: Value, which: int, node: nodes.Node) -> Value:
-        return Value(search.split_part(self, value.code, value.extra["sep"], which), STR, extra=final_of(value))
+        return Value(search.split_part(self, value.code, separator_of(value), which), STR, facts=final_of(value))
 
     def parsed_int(self, text: Value, node: nodes.Node) -> Value:
         """`text | int`: the number a string of decimal digits (whitespace around it) spells,

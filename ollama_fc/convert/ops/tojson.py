@@ -38,6 +38,7 @@ from .values import (
     Value,
     ValueOf,
     keyword_arguments,
+    view_of,
 )
 
 #: kinds only the inline writer writes (it knows the tool call structures the helpers do not)
@@ -119,7 +120,7 @@ class ToJson(Logic):
         if value.kind in {SELECT, MAPPED}:
             self.json_view(value, indent, expr)
             return
-        if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+        if value.kind == UNDEF and not value.facts.maybe_undefined:
             self.warn(
                 expr,
                 "tojson of an undefined value",
@@ -185,8 +186,8 @@ class ToJson(Logic):
     def json_view(self, value: Value, indent: int | None, expr: nodes.Node) -> None:
         """json.dumps of a selection (`selectattr`) or of its elements' attribute (`map`):
         the passing elements written one by one, the brackets once the first one is known."""
-        base: Value = value.extra["base"]
-        if value.extra.get("lazy"):
+        base, filters = view_of(value)
+        if value.facts.lazy:
             self.warn(
                 expr,
                 "tojson of |map(...) without |list",
@@ -197,8 +198,8 @@ class ToJson(Logic):
         self.action(f"{first} := true")
         self.action(f"range {idx}, {item} := {base.code}")
         element = Value(item, ELEMENT[base.kind])
-        guard = self.selection_test(value.extra["filters"], element) if value.extra["filters"] else "true"
-        for name in value.extra.get("path", ()):
+        guard = self.selection_test(filters, element) if filters else "true"
+        for name in value.facts.path or ():
             element = self.attr(element, name, expr)
         if element.kind in {TOOL, TFUNC, PARAMS, PROPS, PROP}:
             self.warn(expr, "tojson of tools", JSON_SCHEMA_EFFECT)

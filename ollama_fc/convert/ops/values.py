@@ -8,9 +8,9 @@ onto Ollama's fields.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from enum import Enum
-from typing import Any, NamedTuple, cast
+from typing import Any, Literal, NamedTuple, cast
 
 from jinja2 import nodes
 
@@ -24,7 +24,7 @@ class Kind(str, Enum):
     """What a value is in Ollama's data model; decides how attributes, tests and filters map.
 
     A kind is also the string it names (`Kind.STR == "str"`), so it prints as that string in
-    messages. A method looked up but not yet called has the kind `method:<name>`.
+    messages. Every Value has one; what else is known of it is in its `Facts`.
     """
 
     STR = "str"
@@ -56,7 +56,7 @@ class Kind(str, Enum):
     #: a list of strings built at run time, held in one Go string (see go/strlists.py)
     STRLIST = "strlist"
     #: a dict literal: DICT when wholly constant (`const` holds it), RECORD when some value is not
-    #: (`extra["fields"]` maps each constant key to its Value); keys are always resolved statically
+    #: (`facts.fields` maps each constant key to its Value); keys are always resolved statically
     DICT = "dict"
     RECORD = "record"
     FUNCTION = "function"
@@ -66,14 +66,17 @@ class Kind(str, Enum):
     BOUND_METHOD = "bound_method"
     #: `text.split(sep)` before it is used: indexed, it needs no list at all
     SPLIT = "split"
-    #: a list filtered by `selectattr`/`rejectattr` (`extra["base"]`, `extra["filters"]`)
+    #: a list filtered by `selectattr`/`rejectattr` (`facts.base`, `facts.filters`)
     SELECT = "select"
-    #: `map(attribute=...)` of a list or a selection (`extra["path"]`)
+    #: `map(attribute=...)` of a list or a selection (`facts.path`)
     MAPPED = "mapped"
-    #: `seq[::-1]` of a list (`extra["base"]`)
+    #: `seq[::-1]` of a list (`facts.base`)
     REVERSED = "reversed"
     #: the `loop` variable of a for loop
     LOOP = "loop"
+    #: a string's method looked up but not called (`text.strip`): `facts.method` names it,
+    #: `facts.receiver` is the string
+    METHOD = "method"
 
     def __str__(self) -> str:
         return self.value
@@ -89,18 +92,19 @@ CONTENT, PART, PARTS, NS, LIST = Kind.CONTENT, Kind.PART, Kind.PARTS, Kind.NS, K
 ANYOF, STRLIST, DICT, RECORD, FUNCTION = Kind.ANYOF, Kind.STRLIST, Kind.DICT, Kind.RECORD, Kind.FUNCTION
 LITERAL_OR, BOUND_METHOD = Kind.LITERAL_OR, Kind.BOUND_METHOD
 SPLIT, SELECT, MAPPED, REVERSED, LOOP = Kind.SPLIT, Kind.SELECT, Kind.MAPPED, Kind.REVERSED, Kind.LOOP
+METHOD = Kind.METHOD
 #: Callables the reference environment defines (`strftime_now is defined` is true).
 GLOBAL_FUNCTIONS = {"strftime_now", "raise_exception", "namespace", "range", "dict", "lipsum", "cycler", "joiner"}
 
 #: kinds that are Python dicts on the Hugging Face side, and the methods such a dict has
-DICT_KINDS: set[str] = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, DICT, RECORD}
+DICT_KINDS: set[Kind] = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, DICT, RECORD}
 DICT_METHODS = {"items", "keys", "values", "get", "pop", "copy", "update", "setdefault", "clear", "popitem", "fromkeys"}
 
-MAPPINGS: set[str] = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, PART, NS, DICT, RECORD}
-SEQUENCES: set[str] = {MSGS, CALLS, TOOLS, PARTS, LIST, ANYOF}
-ELEMENT: dict[str, str] = {MSGS: MSG, CALLS: CALL, TOOLS: TOOL, PARTS: PART, ANYOF: PROP}
+MAPPINGS: set[Kind] = {MSG, CALL, FUNC, ARGS, TOOL, TFUNC, PARAMS, PROPS, PROP, PART, NS, DICT, RECORD}
+SEQUENCES: set[Kind] = {MSGS, CALLS, TOOLS, PARTS, LIST, ANYOF}
+ELEMENT: dict[Kind, Kind] = {MSGS: MSG, CALLS: CALL, TOOLS: TOOL, PARTS: PART, ANYOF: PROP}
 
-MESSAGE_FIELDS: dict[str, tuple[str, str]] = {
+MESSAGE_FIELDS: dict[str, tuple[str, Kind]] = {
     "role": ("Role", STR),
     "content": ("Content", CONTENT),
     "tool_calls": ("ToolCalls", CALLS),
@@ -121,7 +125,7 @@ OPTIONAL_MESSAGE_KEYS = {
     "thinking",
     "reasoning",
 }
-FIELDS: dict[str, dict[str, tuple[str, str]]] = {
+FIELDS: dict[Kind, dict[str, tuple[str, Kind]]] = {
     MSG: MESSAGE_FIELDS,
     CALL: {"function": ("Function", FUNC), "id": ("ID", STR)},
     FUNC: {"name": ("Name", STR), "arguments": ("Arguments", ARGS)},
@@ -148,15 +152,140 @@ MONTHS = (
 )
 
 
+@dataclass(frozen=True)
+class Facts:
+    """What the translator knows of a value beyond its kind and constant, one typed field a fact.
+
+    A field is None (False for a flag) where nothing is known. Facts are never changed in place:
+    a value learns one by getting new facts (`replace(value.facts, ...)`), so no two values share
+    what one of them learns.
+    """
+
+    # -- whether it may be undefined or None, and the Go code that tells where
+    #: Jinja's value may be undefined on some path (Go holds "" or nothing there)
+    maybe_undefined: bool = False
+    #: a Go flag true where the value is defined (with `maybe_undefined`)
+    defined_flag: str | None = None
+    #: Jinja's value may be None on some path (Go holds "" there)
+    maybe_none: bool = False
+    #: a Go condition true where Jinja's value is None (a message's content beside its calls)
+    none_when: str | None = None
+    #: a message's or a schema's key that Hugging Face leaves out where Ollama's field is empty
+    optional: bool = False
+    #: an optional key read with `.get` (`message.get('tool_calls')`): None where it is empty
+    or_method: bool = False
+    #: a list variable set to `[]` somewhere: no longer None where Ollama's list is empty
+    emptied: bool = False
+    #: `tools`, which transformers passes as None when the request has none
+    nullable: bool = False
+
+    # -- text: where it comes from and how it prints
+    #: a Go condition true where the text may hold the final message's (a prefilled answer)
+    final: str | None = None
+    #: Markup (`|safe`, or built from it): printed as is, other text joined to it is escaped;
+    #: "mixed" where a print plan's branches differ
+    markup: bool | Literal["mixed"] | None = None
+    #: text `tojson` wrote (a constant `indent` re-indents it as JSON)
+    json_text: bool = False
+    #: surely not empty (it holds constant text)
+    nonempty: bool = False
+    #: the flow epoch at which a namespace attribute was last set to surely non-empty text
+    known_nonempty: int | None = None
+    #: a `+` concatenation: its Go code and its parts (constant text or an operand), spliced where
+    #: it prints the final message's text
+    concat: tuple[str, tuple[tuple[bool, str], ...]] | None = None
+    #: the Go text of a message's single content part (a `PART`)
+    content: str | None = None
+    #: a print plan (translate/plans.py): text built only to be printed, printed where read
+    plan: tuple[Any, ...] | None = None
+
+    # -- numbers, mappings and their keys
+    #: an int that may be negative (Go's printf width arithmetic needs to know)
+    maybe_negative: bool = False
+    #: `range(start, stop, step)`: the Go code of its start and its constant step
+    start: str | None = None
+    step: int | None = None
+    #: a mapping's `(key, value)` pairs (`.items()`, `|items`, `|dictsort`); `sorted` by key
+    items: bool = False
+    sorted: bool = False
+    #: a property map Ollama keeps in order (*api.ToolPropertiesMap), ranged through `.All`
+    ordered: bool = False
+    #: `|select`/`|reject` of a schema's keys: (filter, test, arguments), applied where ranged
+    key_tests: list[tuple[str, str, list[Any]]] | None = None
+    #: a property's `type` read as its first type: the Go code of the whole list of types
+    types: str | None = None
+    #: a RECORD's fields: each constant key's Value
+    fields: dict[Any, Value] | None = None
+    #: an untyped mapping's keys looked up in one scan (see `Access.prefetch_fields`): the
+    #: variable scanned and, by key, the Go variables of its value, of whether it was found, and
+    #: of its own keys looked up the same way
+    prefetched: tuple[str, dict[str, tuple[str, str, Value | None]]] | None = None
+
+    # -- views: a list seen through filters, a map or a reversal, or a text's split, held
+    # statically until used (kinds SELECT, MAPPED, REVERSED, SPLIT)
+    #: the list seen (a SELECT's, MAPPED's or REVERSED's); also a filtered variable's own list
+    base: Value | None = None
+    #: the `selectattr`/`rejectattr` filters applied to `base`'s elements
+    filters: list[SelectionFilter] | None = None
+    #: `map(attribute=...)`: the attribute path read of each element
+    path: list[str] | None = None
+    #: a MAPPED view not yet made a list (`|list` makes it one: False)
+    lazy: bool | None = None
+    #: a loop's sequence that is a REVERSED view
+    reversed: bool = False
+    #: `text.split(sep[, maxsplit])`: the constant separator and the maxsplit kept (>= 0)
+    sep: str | None = None
+    limit: int | None = None
+    #: a Go flag a variable's filters apply under, where it is filtered on some paths only
+    filter_flag: str | None = None
+
+    # -- variables: what a `set` name or a namespace holds, as the translation goes
+    #: a Go variable the template declared (`$x`), not an expression
+    var: bool = False
+    #: the variable was given a value on some path (False: declared, holding its outer value)
+    assigned: bool | None = None
+    #: a namespace's attributes, each a variable's Value (updated as `set ns.x` runs)
+    attrs: dict[str, Value] | None = None
+    #: the attributes of a namespace that may hold a message's text (each with a `final` flag)
+    text_attrs: list[str] | None = None
+    #: the constant a variable was last set to and the flow epoch then: it is that constant
+    #: until the next branch point
+    known: tuple[int, Any] | None = None
+    #: a variable holding a list on some paths and text on others: the two kinds
+    list_or_text: tuple[Kind, Kind] | None = None
+    #: a variable given a dict literal on some paths: the literal and the Go flag that tells;
+    #: read as a LITERAL_OR value, with `flag`, `literal` and the `other` (run-time) value
+    literal: Value | None = None
+    literal_flag: str | None = None
+    flag: str | None = None
+    other: Value | None = None
+    #: a METHOD: the value it is a method of, and the method's name
+    receiver: Value | None = None
+    method: str | None = None
+
+    def present(self) -> dict[str, Any]:
+        """The facts that are known, by name: what a macro's `define` is keyed on."""
+        return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not f.default}
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, f.name) is not f.default for f in fields(self))
+
+    def only(self, names: set[str]) -> Facts:
+        """These facts, and no other."""
+        return Facts(**{name: v for name, v in self.present().items() if name in names})
+
+
+NO_FACTS = Facts()
+
+
 @dataclass
 class Value:
     """A translated expression: Go operand code, what it holds, and its value if constant."""
 
     code: str
-    #: a Kind, or `method:<name>` for a method looked up but not yet called
-    kind: str
+    kind: Kind
     const: Any = NOT_CONST
-    extra: dict[str, Any] = field(default_factory=dict)
+    facts: Facts = NO_FACTS
 
     @property
     def is_const(self) -> bool:
@@ -182,9 +311,9 @@ def const(value: Any) -> Value:
 UNDEFINED = Value("", UNDEF)
 
 
-def final_of(value: Value) -> dict[str, Any]:
+def final_of(value: Value) -> Facts:
     """The `final` mark of a value from a message's text: a Go condition true for the final message."""
-    return {"final": value.extra["final"]} if value.extra.get("final") else {}
+    return Facts(final=value.facts.final) if value.facts.final else NO_FACTS
 
 
 def py_str(value: Any) -> str:
@@ -207,7 +336,7 @@ class Loop:
     #: Go operand for `loop.length` when `seq` is not a Go list
     length: str | None = None
     #: the kind of `seq`'s elements when `loop.previtem`/`nextitem` can index it (a forward loop)
-    item_kind: str | None = None
+    item_kind: Kind | None = None
     #: Go operand for `loop.revindex0` where the loop has it at hand: a loop over a reversed
     #: list, whose step takes the element at that position of the list (`list_code`)
     revindex0: str | None = None
@@ -241,6 +370,33 @@ class SelectionFilter(NamedTuple):
     value_of: ValueOf
     #: a Go flag when the filter applies on some paths only (a variable filtered in an `if`)
     when: str | None
+
+
+def attrs_of(namespace: Value) -> dict[str, Value]:
+    """A namespace's attributes (updated in place as `set ns.x` runs)."""
+    assert namespace.facts.attrs is not None, "a namespace without its attributes"
+    return namespace.facts.attrs
+
+
+def literal_choice(value: Value) -> tuple[str, Value, Value]:
+    """A LITERAL_OR value's Go flag, the dict literal it holds where the flag is on, and the
+    run-time value it holds elsewhere."""
+    flag, literal, other = value.facts.flag, value.facts.literal, value.facts.other
+    assert flag is not None and literal is not None and other is not None, "a LITERAL_OR without its choice"
+    return flag, literal, other
+
+
+def view_of(value: Value) -> tuple[Value, list[SelectionFilter]]:
+    """A view's list (of a SELECT, MAPPED or REVERSED value) and the filters its elements pass."""
+    base = value.facts.base
+    assert base is not None, f"{value.kind} without its list"
+    return base, value.facts.filters or []
+
+
+def separator_of(value: Value) -> str:
+    """A SPLIT's constant separator."""
+    assert value.facts.sep is not None, "a split without its separator"
+    return value.facts.sep
 
 
 def keyword_arguments(node: nodes.Filter | nodes.Test) -> list[nodes.Keyword]:

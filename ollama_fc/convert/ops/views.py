@@ -12,7 +12,9 @@ from .values import (
     MAPPED,
     SELECT,
     UNDEF,
+    Facts,
     Value,
+    view_of,
 )
 
 
@@ -24,24 +26,23 @@ class Views(Strings):
         out by `json_view`; the elements are Ollama's structs, so the attribute resolves statically."""
         if not isinstance(attribute, str):
             raise self.fail(node, "|map(attribute=...) with a non-string attribute")
-        base = value.extra["base"] if value.kind in {SELECT, MAPPED} else value
-        filters = value.extra["filters"] if value.kind in {SELECT, MAPPED} else []
-        path = [*value.extra.get("path", ()), *attribute.split(".")]
+        base, filters = view_of(value) if value.kind in {SELECT, MAPPED} else (value, [])
+        path = [*(value.facts.path or ()), *attribute.split(".")]
         sample = Value("$", ELEMENT[base.kind])
         for name in path:
             sample = self.attr(sample, name, node)
-        if sample.kind == UNDEF or sample.extra.get("maybe_undefined"):
+        if sample.kind == UNDEF or sample.facts.maybe_undefined:
             raise self.fail(node, f"|map(attribute={attribute!r}) of an attribute the elements may lack")
-        return Value(base.code, MAPPED, extra={"base": base, "filters": filters, "path": path, "lazy": True})
+        return Value(base.code, MAPPED, facts=Facts(base=base, filters=filters, path=path, lazy=True))
 
     def selected_element(self, value: Value, which: int) -> Value:
         """`(list | selectattr(...))[0]` / `[-1]`: the first / last element passing the test
         (Python raises on an empty selection, and so does the reference)."""
-        base: Value = value.extra["base"]
+        base, filters = view_of(value)
         found, idx, item = self.temp(), self.temp(), self.temp()
         self.action(f"{found} := 0")
         self.action(f"range {idx}, {item} := {base.code}")
-        test = self.selection_test(value.extra["filters"], Value(item, ELEMENT[base.kind]))
+        test = self.selection_test(filters, Value(item, ELEMENT[base.kind]))
         self.action(f"if {test}")
         self.action(f"{found} = {item}")
         if which == 0:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from jinja2 import nodes
 
 from ..ops.filters import FILTERS
@@ -29,7 +31,7 @@ class Concatenations(PlannedText):
             elif frame is not None and isinstance(leaf, (nodes.Name, nodes.Getattr)):
                 held = self.held(leaf, frame)
                 slot = frame.lookup(leaf.name) if isinstance(leaf, nodes.Name) else None
-                markup = held.markup if held is not None else slot.extra.get("markup") if slot else False
+                markup = held.markup if held is not None else slot.facts.markup if slot else False
                 if markup == "mixed":
                     self.warn(expr, "'+' of a string that is |safe on some paths only", MARKUP_STORED)
                 elif markup:
@@ -59,12 +61,12 @@ class Concatenations(PlannedText):
     def keep_markup(self, slot: Value, value: Value, strong: bool, node: nodes.Node, name: str) -> None:
         """A variable holding a Markup string (a `|safe` concatenation) stays one: added to
         another, Python does not escape it again. Known only where every path agrees."""
-        if strong or bool(value.extra.get("markup")) == bool(slot.extra.get("markup")):
-            if value.extra.get("markup"):
-                slot.extra["markup"] = True
-            else:
-                slot.extra.pop("markup", None)
-            return
-        if value.extra.get("markup") or slot.extra.get("markup"):
+        if strong or bool(value.facts.markup) == bool(slot.facts.markup):
+            markup = True if value.facts.markup else None
+        elif value.facts.markup or slot.facts.markup:
             self.warn(node, f"set {name} to a |safe concatenation on some paths", MARKUP_STORED)
-            slot.extra.pop("markup", None)
+            markup = None
+        else:
+            return
+        if slot.facts.markup is not markup:
+            slot.facts = replace(slot.facts, markup=markup)

@@ -4,7 +4,8 @@ dispatch every statement and expression goes through (`visit`, `expr`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, cast
 
 from jinja2 import nodes
@@ -34,14 +35,15 @@ from ..ops.values import (
     CONTENT,
     ELEMENT,
     MAPPINGS,
+    NO_FACTS,
     NONE,
     STR,
     UNDEF,
     UNDEFINED,
+    Facts,
     Loop,
     Value,
     ValueOf,
-    final_of,
 )
 from ..tails import hoist_last_steps
 from .plans import GO_VARIABLE
@@ -176,30 +178,30 @@ class Core(Comparisons):
         due (the length of the stripped text `$ofc_cut`, `$ofc_n`), `$ofc_tail` what follows
         the cut where the text continues with it: the whole text when it has no leading space.
         """
-        body, self.out = self.out, []
-        self.action("$ofc_final := 0")
-        self.action("$ofc_open := false")
-        self.action("$ofc_go := true")
-        self.action('$ofc_cut := ""')
-        self.action("$ofc_n := 0")
-        self.action('$ofc_tail := ""')
-        self.action('$ofc_head := ""')
-        self.action('$ofc_end := ""')
-        self.action("if $.Messages")
-        self.action("$ofc_final = index $.Messages (len (slice $.Messages 1))")
-        self.action('if eq $ofc_final.Role "assistant"')
-        stripped = self.trim("$ofc_final.Content", "strip", None)
-        self.action(f"$ofc_cut = {stripped.code}")
-        self.action("$ofc_n = len $ofc_cut")
-        self.action("$ofc_open = $ofc_n")
-        self.action("$ofc_tail = $ofc_cut")
-        self.action("if and $ofc_open (eq (slice $ofc_final.Content 0 $ofc_n) $ofc_cut)")
-        self.action("$ofc_tail = $ofc_final.Content")
-        self.action("end")
-        self.prefill_cut()
-        self.action("end")
-        self.action("end")
-        prologue, self.out = "".join(self.out), body
+        with self.writing_to([]):
+            self.action("$ofc_final := 0")
+            self.action("$ofc_open := false")
+            self.action("$ofc_go := true")
+            self.action('$ofc_cut := ""')
+            self.action("$ofc_n := 0")
+            self.action('$ofc_tail := ""')
+            self.action('$ofc_head := ""')
+            self.action('$ofc_end := ""')
+            self.action("if $.Messages")
+            self.action("$ofc_final = index $.Messages (len (slice $.Messages 1))")
+            self.action('if eq $ofc_final.Role "assistant"')
+            stripped = self.trim("$ofc_final.Content", "strip", None)
+            self.action(f"$ofc_cut = {stripped.code}")
+            self.action("$ofc_n = len $ofc_cut")
+            self.action("$ofc_open = $ofc_n")
+            self.action("$ofc_tail = $ofc_cut")
+            self.action("if and $ofc_open (eq (slice $ofc_final.Content 0 $ofc_n) $ofc_cut)")
+            self.action("$ofc_tail = $ofc_final.Content")
+            self.action("end")
+            self.prefill_cut()
+            self.action("end")
+            self.action("end")
+            prologue = "".join(self.out)
         return prologue
 
     def declare_scope(self, frame: Frame, body: Iterable[nodes.Node]) -> None:
@@ -221,26 +223,38 @@ class Core(Comparisons):
             init = self.operand(outer, cast(nodes.Node, body)) if outer is not None and outer.code else '""'
             kind = outer.kind if outer is not None else UNDEF
             self.action(f"{var} := {init}")
-            slot = Value(var, kind, extra={"var": True, "set": outer is not None})
-            if name in self.filtered:
-                slot.extra["filter_flag"] = var + "_filtered"
+            filtered, literal = name in self.filtered, name in self.literal_dicts
+            tested, text = outer is None and name in self.tested_defined, name in self.text_names
+            held = outer.facts if outer is not None else NO_FACTS  # (what holds of the outer value)
+            facts = Facts(
+                var=True,
+                assigned=outer is not None,
+                filter_flag=var + "_filtered" if filtered else None,
+                literal_flag=var + "_literal" if literal else None,
+                nullable=held.nullable,
+                maybe_none=held.maybe_none,
+                defined_flag=var + "_defined" if tested else held.defined_flag,
+                final=var + "_final" if text else None,
+            )
+            if filtered:
                 self.action(f"{var}_filtered := false")
-            if name in self.literal_dicts:
-                slot.extra["literal_flag"] = var + "_literal"
+            if literal:
                 self.action(f"{var}_literal := false")
-            if outer is not None:
-                slot.extra.update(
-                    {k: v for k, v in outer.extra.items() if k in {"nullable", "maybe_none", "defined_flag"}}
-                )
-            elif name in self.tested_defined:
-                slot.extra["defined_flag"] = var + "_defined"
+            if tested:
                 self.action(f"{var}_defined := false")
-            if name in self.text_names:
-                slot.extra["final"] = var + "_final"
-                self.set_final(
-                    f"{var}_final", final_of(outer)["final"] if outer is not None and final_of(outer) else "false", True
-                )
-            frame.names[name] = slot
+            if text:
+                self.set_final(f"{var}_final", held.final or "false", True)
+            frame.names[name] = Value(var, kind, facts=facts)
+
+    @contextmanager
+    def conditional(self) -> Iterator[None]:
+        """Code inside runs on some paths only (a branch, a loop's else): a variable it sets is
+        not surely set after it (`cond_depth`, see `read_later`)."""
+        self.cond_depth += 1
+        try:
+            yield
+        finally:
+            self.cond_depth -= 1
 
     def visit_body(self, body: Iterable[nodes.Node], frame: Frame) -> None:
         statements = list(body)
@@ -330,14 +344,11 @@ class Core(Comparisons):
         """`a if c else b`'s branches evaluated, each with the code its value needs, kept apart
         from the output: (a, its code, b, its code)."""
         self.close_guard()  # (else the first action of a branch would close it there)
-        outside, yes_code, no_code = self.out, list[str](), list[str]()
-        try:
-            self.out = yes_code
+        yes_code, no_code = list[str](), list[str]()
+        with self.writing_to(yes_code):  # (a refused plan is retried from the statement)
             yes = self.expr(node.expr1, frame)
-            self.out = no_code
+        with self.writing_to(no_code):
             no = self.expr(node.expr2, frame) if node.expr2 is not None else UNDEFINED
-        finally:
-            self.out = outside  # (a refused plan is retried from the statement)
         return yes, yes_code, no, no_code
 
     def join_branches(
@@ -347,7 +358,7 @@ class Core(Comparisons):
         branch's code runs in its own block of the `if` (`x if x is string else x | string`
         builds no str() of a string). `a` where the test is `a is string` is a string."""
         if yes.kind == ANY and is_string_test_of(node.test, node.expr1):
-            yes = Value(yes.code, STR, extra={k: v for k, v in yes.extra.items() if k == "var"})
+            yes = Value(yes.code, STR, facts=Facts(var=yes.facts.var))
         yes, no = self.empty_list_as(yes, no), self.empty_list_as(no, yes)
         result = self.temp()
         initial = '""' if no_code else self.operand(no, node)  # (both branches set it)
@@ -363,11 +374,11 @@ class Core(Comparisons):
         kind = yes.kind if yes.kind == no.kind or no.kind in {UNDEF, NONE} else ANY
         if yes.kind in {STR, CONTENT} and no.kind in {STR, CONTENT, UNDEF, NONE}:
             kind = STR
-        extra: dict[str, Any] = {}
+        facts = NO_FACTS
         if kind in MAPPINGS and {yes.kind, no.kind} & {UNDEF, NONE}:
             # a message (or tool...) on one side, None or Undefined ("" in Go) on the other
-            extra["maybe_none" if NONE in {yes.kind, no.kind} else "maybe_undefined"] = True
-        return Value(result, kind, extra=extra)
+            facts = Facts(maybe_none=True) if NONE in {yes.kind, no.kind} else Facts(maybe_undefined=True)
+        return Value(result, kind, facts=facts)
 
     @staticmethod
     def innermost_loop(frame: Frame) -> Loop | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, cast
 
 from jinja2 import nodes
@@ -41,6 +42,7 @@ from ..ops.values import (
     TOOLS,
     UNDEF,
     UNDEFINED,
+    Facts,
     Value,
     const,
     final_of,
@@ -63,7 +65,7 @@ class Expressions(Macros):
         if all(item.is_const for item in items):
             return const([item.const for item in items])
         codes = [self.strlist_item(item, node, may_be_final=True) for item in items]
-        return Value(strlists.of_items(codes), STRLIST, extra=self.any_final(items))
+        return Value(strlists.of_items(codes), STRLIST, facts=self.any_final(items))
 
     expr_Tuple = expr_List
 
@@ -71,10 +73,10 @@ class Expressions(Macros):
         if node.name == "loop" and frame.lookup("loop") is None:
             return Value("", LOOP)
         found = frame.lookup(node.name)
-        known = found.extra.get("known") if found is not None else None
+        known = found.facts.known if found is not None else None
         if known is not None and known[0] == self.flow_epoch:
             return const(known[1])  # set to a constant with no branch point since
-        if found is not None and found.extra.get("literal"):
+        if found is not None and found.facts.literal:
             if id(node) not in self.literal_uses:
                 raise self.fail(
                     node, f"{node.name} (a dict literal on some paths) used other than tested or handed to a macro"
@@ -107,11 +109,11 @@ class Expressions(Macros):
                 # Jinja's subscript falls back to the attribute: a missing key is the dict's method
                 if value.kind == UNDEF:
                     return Value("", BOUND_METHOD)
-                if value.extra.pop("optional", None):
-                    value.extra["or_method"] = True
+                if value.facts.optional:
+                    value.facts = replace(value.facts, optional=False, or_method=True)
             return value
         if base.kind == SPLIT:
-            if key.is_const and (key.const == 0 or (key.const == -1 and "limit" not in base.extra)):
+            if key.is_const and (key.const == 0 or (key.const == -1 and base.facts.limit is None)):
                 return self.split_part(base, key.const, node)
             base = self.split_list(base)
         if base.kind in {DICT, RECORD}:
@@ -119,13 +121,14 @@ class Expressions(Macros):
         if base.kind == SELECT and key.is_const and key.const in (0, -1):
             return self.selected_element(base, key.const)
         if base.kind == STRLIST and key.is_const and key.const in (0, -1):
-            return Value(strlists.element(self, base.code, key.const), STR, extra=final_of(base))
+            return Value(strlists.element(self, base.code, key.const), STR, facts=final_of(base))
         if base.kind == STRLIST and key.kind == INT and not (key.is_const and key.const < 0):
             element, found = strlists.nth(self, base.code, key.code)
-            return Value(element, STR, extra={"maybe_undefined": True, "defined_flag": found, **final_of(base)})
+            facts = Facts(maybe_undefined=True, defined_flag=found, final=base.facts.final)
+            return Value(element, STR, facts=facts)
         if base.kind in {CONTENT}:
             if key.is_const and key.const in (0, -1):
-                return Value("$.Messages", PART, extra={"content": base.code, **final_of(base)})
+                return Value("$.Messages", PART, facts=Facts(content=base.code, final=base.facts.final))
             raise self.fail(node, "indexing message content")
         if base.kind in SEQUENCES and key.kind == INT:
             element = ELEMENT.get(base.kind, ANY)
@@ -205,7 +208,7 @@ class Expressions(Macros):
 
     def expr_Add(self, node: nodes.Add, frame: Frame) -> Value:
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
-        if left.extra.get("markup") or right.extra.get("markup"):
+        if left.facts.markup or right.facts.markup:
             return self.markup_add(left, right, node)
         if left.is_const and right.is_const:
             return const(left.const + right.const)
@@ -213,17 +216,17 @@ class Expressions(Macros):
             return Value(
                 strlists.concat(self.strlist_code(left, node), self.strlist_code(right, node)),
                 STRLIST,
-                extra=self.any_final([left, right]),
+                facts=self.any_final([left, right]),
             )
         if left.kind == INT and right.kind == INT:
-            if right.extra.get("maybe_negative") and left.is_const:
+            if right.facts.maybe_negative and left.is_const:
                 left, right = right, left
-            if left.extra.get("maybe_negative") and right.is_const and right.const >= 0:
+            if left.facts.maybe_negative and right.is_const and right.const >= 0:
                 # a negative left (a `namespace(x=-1)` marker) plus n: n - |x| (a printf width of -k pads to k)
                 below = f'(printf ".%s" (slice (printf "%*s" {right.code} "") (len (printf "%*s" {left.code} ""))))'
                 above = f'(printf ".%*s%*s" {left.code} "" {right.code} "")'
                 return Value(f"(len (slice (or (and (lt {left.code} 0) {below}) {above}) 1))", INT)
-            if left.extra.get("maybe_negative") or right.extra.get("maybe_negative"):
+            if left.facts.maybe_negative or right.facts.maybe_negative:
                 raise self.fail(node, "'+' of a possibly negative number and a non-constant")
             return Value(f'(len (printf "%*s%*s" {left.code} "" {right.code} ""))', INT)
         if {left.kind, right.kind} <= {STR, CONTENT} or (
@@ -300,7 +303,7 @@ class Expressions(Macros):
             name = callee.name
             if name == "namespace":
                 attrs = {kw.key: self.expr(kw.value, frame) for kw in node.kwargs}
-                return Value("", NS, extra={"attrs": attrs})
+                return Value("", NS, facts=Facts(attrs=attrs))
             if name == "raise_exception":
                 self.warn(node, "raise_exception()", "dropped: Ollama renders instead of refusing this conversation")
                 return UNDEFINED
@@ -356,7 +359,7 @@ class Expressions(Macros):
                     "Jinja fails where it is not a string; here it applies to str() of the value",
                 )
                 return self.string_method(method, self.untyped_str(base, node), args, node)
-            if base.kind == UNDEF and not base.extra.get("maybe_undefined"):
+            if base.kind == UNDEF and not base.facts.maybe_undefined:
                 self.warn(
                     node,
                     f"calling .{method}() of an undefined value",
@@ -368,12 +371,12 @@ class Expressions(Macros):
                 self.warn(node, f"calling .{method}() of None", "Jinja fails there; rendered as an empty value instead")
                 return UNDEFINED
             if method == "items" and (base.kind in {PROPS, ARGS} or base.kind in toolschema.KEY_ORDER) and not args:
-                return Value(base.code, base.kind, extra={**base.extra, "items": True})
+                return Value(base.code, base.kind, facts=replace(base.facts, items=True))
             if method == "items" and base.kind == ANY and not args:
                 self.warn(
                     node, ".items() of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
                 )
-                return Value(base.code, ANY, extra={**base.extra, "items": True})
+                return Value(base.code, ANY, facts=replace(base.facts, items=True))
             if method == "keys" and base.kind in toolschema.KEY_ORDER and not args:
                 return base  # a dict iterates as its keys
             if base.kind == STRLIST and method == "append" and len(args) == 1:
@@ -406,7 +409,7 @@ class Expressions(Macros):
                 return self.untyped_get(base, args[0].const, default, node)
             if method == "get" and args and args[0].is_const:
                 value = self.attr(base, args[0].const, node)
-                if value.kind == UNDEF and not value.extra.get("maybe_undefined"):
+                if value.kind == UNDEF and not value.facts.maybe_undefined:
                     return args[1] if len(args) > 1 else const(None)  # dict.get of a missing key
                 return value
             if method == "keys" and base.kind in {ARGS, PROPS}:
@@ -429,7 +432,7 @@ class Expressions(Macros):
             fields[key.const] = self.expr(pair.value, frame)
         if all(v.is_const for v in fields.values()):
             return const({k: v.const for k, v in fields.items()})
-        return Value("", RECORD, extra={"fields": fields})
+        return Value("", RECORD, facts=Facts(fields=fields))
 
     def slice(self, base: Value, sl: nodes.Slice, frame: Frame, node: nodes.Node) -> Value:
         if sl.step is not None:
@@ -441,11 +444,11 @@ class Expressions(Macros):
                 and sl.stop is None
                 and base.kind in {MSGS, CALLS, TOOLS}
             ):
-                return Value(base.code, REVERSED, extra={"base": base})
+                return Value(base.code, REVERSED, facts=Facts(base=base))
             raise self.fail(node, "slice with a step other than [::-1] of a list")
         start = self.expr(sl.start, frame) if sl.start is not None else None
         stop = self.expr(sl.stop, frame) if sl.stop is not None else None
-        if base.kind == UNDEF and not base.extra.get("maybe_undefined"):
+        if base.kind == UNDEF and not base.facts.maybe_undefined:
             self.warn(node, "slicing an undefined value", "Jinja fails there; rendered as an empty value instead")
             return UNDEFINED
         if base.kind in {STR, CONTENT}:
@@ -472,7 +475,7 @@ class Expressions(Macros):
             and start.kind == INT
             and not (start.is_const and start.const < 0)
         ):
-            return Value(strlists.tail(self, base.code, start.code), STRLIST, extra=final_of(base))
+            return Value(strlists.tail(self, base.code, start.code), STRLIST, facts=final_of(base))
         if base.kind not in {MSGS, CALLS, TOOLS}:
             raise self.fail(node, f"slicing {base.kind}")
 
@@ -555,7 +558,7 @@ class Expressions(Macros):
             return Value(
                 f"({op} {self.truth_operand(left)} {self.truth_operand(right)})",
                 STR,
-                extra=self.any_final([left, right]),
+                facts=self.any_final([left, right]),
             )
         return Value(f"({op} {self.truth_operand(left)} {self.truth_operand(right)})", kind)
 

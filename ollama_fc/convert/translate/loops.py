@@ -24,6 +24,7 @@ from ..ops.values import (
     INT,
     LIST,
     MSGS,
+    NO_FACTS,
     NONE,
     PART,
     PARTS,
@@ -37,11 +38,14 @@ from ..ops.values import (
     STRLIST,
     TOOLS,
     UNDEF,
+    Facts,
+    Kind,
     Loop,
     SelectionFilter,
     Value,
     const,
     final_of,
+    view_of,
 )
 from .plans import GO_VARIABLE
 from .scope import Frame
@@ -80,18 +84,20 @@ class Loops(LoopSteps):
             else self.expr(seq_node, frame)
         )
         if seq.kind == REVERSED:
-            seq = Value(seq.code, seq.extra["base"].kind, extra={"reversed": True})
+            assert seq.facts.base is not None  # (a reversed list is one of its list)
+            seq = Value(seq.code, seq.facts.base.kind, facts=Facts(reversed=True))
         if seq.kind == SPLIT:
             seq = self.split_list(seq)
         filters: list[SelectionFilter] = (
             [] if predicate is None else [SelectionFilter(predicate, self.value_of(frame), None)]
         )
         if seq.kind == SELECT:
-            filters, seq = [*seq.extra["filters"], *filters], seq.extra["base"]
+            base, selected = view_of(seq)
+            filters, seq = [*selected, *filters], base
         if seq.is_const and isinstance(seq.const, (list, tuple)):
             self.unrolled_for(node, seq.const, frame)
             return
-        if seq.kind in {UNDEF, NONE} and not seq.extra:
+        if seq.kind in {UNDEF, NONE} and not seq.facts:
             # Jinja's Undefined iterates as empty (None would raise, and the reference with it)
             self.visit_body(node.else_, frame)
             return
@@ -99,19 +105,19 @@ class Loops(LoopSteps):
         if seq.kind in toolschema.KEY_ORDER:
             self.schema_for(node, seq, frame, uses_loop)
             return
-        if seq.kind == ANY and seq.extra.get("list_or_text") and predicate is None and not seq.extra.get("items"):
+        if seq.kind == ANY and seq.facts.list_or_text and predicate is None and not seq.facts.items:
             self.list_or_text_for(node, seq, frame)
             return
-        if seq.kind == ANY and not seq.extra.get("items"):
+        if seq.kind == ANY and not seq.facts.items:
             self.untyped_for(node, seq, frame, uses_loop)
             return
         counted = (node.test is not None or bool(filters)) and uses_loop
-        if counted and (seq.kind not in {MSGS, CALLS, TOOLS, LIST} or seq.extra.get("reversed")):
+        if counted and (seq.kind not in {MSGS, CALLS, TOOLS, LIST} or seq.facts.reversed):
             raise self.fail(node, "loop.* in a filtered for loop")
         body = Frame(names={}, parent=frame)
         target = node.target
         if seq.kind == CONTENT and self.elements_used_whole(node) and not node.else_ and node.test is None:
-            if seq.extra.get("final"):
+            if seq.facts.final:
                 self.warn(
                     node,
                     "a loop over the characters of a message's text",
@@ -122,7 +128,7 @@ class Loops(LoopSteps):
         if seq.kind in {CONTENT, PARTS}:
             if not isinstance(target, nodes.Name):
                 raise self.fail(node, "unpacking content parts")
-            body.names[target.name] = Value("$.Messages", PART, extra={"content": seq.code, **final_of(seq)})
+            body.names[target.name] = Value("$.Messages", PART, facts=Facts(content=seq.code, final=seq.facts.final))
             body.loop = Loop(index="0", seq="", last="", fixed=(0, 1))
             self.action("if true")
             self.declare_scope(body, node.body)
@@ -131,9 +137,9 @@ class Loops(LoopSteps):
             return
         if seq.kind in {DICT, RECORD}:
             raise self.fail(node, "iterating a dict literal")
-        if seq.kind in {PROPS, ARGS} or seq.extra.get("items"):
+        if seq.kind in {PROPS, ARGS} or seq.facts.items:
             key, val = (self.temp(), self.temp())
-            if isinstance(target, nodes.Name) and not seq.extra.get("items"):
+            if isinstance(target, nodes.Name) and not seq.facts.items:
                 body.names[target.name] = Value(key, STR)  # a mapping iterates as its keys
             elif isinstance(target, nodes.Tuple) and len(target.items) == 2:
                 body.names[target.items[0].name] = Value(key, STR)  # type: ignore[attr-defined]
@@ -143,7 +149,7 @@ class Loops(LoopSteps):
             if seq.kind == ARGS:
                 self.warn(node, "iterating tool call arguments", "keys come out sorted (Ollama passes a map)")
             # a nested property map is Ollama's ordered map: ranged (in the order sent) through .All
-            ordered = bool(seq.extra.get("ordered"))
+            ordered = bool(seq.facts.ordered)
             if uses_loop:
                 # a map has no index: count the steps (the body sees loop.*, not the outer loop's)
                 mapvar, seen, idx, last = self.temp(), self.temp(), self.temp(), self.temp()
@@ -157,7 +163,7 @@ class Loops(LoopSteps):
         elif seq.kind == STRLIST:
             self.strlist_for(node, seq, body, frame, uses_loop)
             return
-        elif seq.kind == STR and not seq.extra.get("final"):
+        elif seq.kind == STR and not seq.facts.final:
             self.chars_for(node, seq, frame, uses_loop)
             return
         elif seq.kind in {MSGS, CALLS, TOOLS, LIST, ANYOF} or seq.kind == INT:
@@ -170,7 +176,11 @@ class Loops(LoopSteps):
             if seq.kind == INT:
                 # Go ranges over an integer with one variable: the step count; the value follows from it
                 self.action(f"range {idx} := {seqvar}")
-                start, step, last = seq.extra.get("start", "0"), seq.extra.get("step", 1), self.temp()
+                start, step, last = (
+                    seq.facts.start or "0",
+                    seq.facts.step if seq.facts.step is not None else 1,
+                    self.temp(),
+                )
                 if step == 1:
                     self.action(f'{item} := len (printf "%*s%*s" {start} "" {idx} "")')
                 else:
@@ -183,7 +193,7 @@ class Loops(LoopSteps):
                     # loop.* counts the elements that pass the filter: count them all first
                     passing = self.count_passing(node, filters, seqvar, kind, frame)
                 position = None
-                if seq.extra.get("reversed"):
+                if seq.facts.reversed:
                     # the i-th step takes element len-1-i, which is len(seq[i+1:]): loop.revindex0
                     position = self.temp()
                     self.action(f"range {idx} := len {seqvar}")
@@ -195,7 +205,7 @@ class Loops(LoopSteps):
                 last = self.temp()
                 if uses_loop:
                     hoisted = (idx, last, seqvar)
-                neighbours = kind if not seq.extra.get("reversed") else None
+                neighbours = kind if not seq.facts.reversed else None
                 body.loop = self.indexed(Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours))
                 if uses_loop and not counted and first_read_in_expressions(node.body):
                     body.loop.first_flag = self.temp()
@@ -231,14 +241,12 @@ class Loops(LoopSteps):
         if node.else_ and iterated is not None:
             self.action("end")
             self.action(f"if not {iterated}")
-            self.cond_depth += 1
-            self.visit_body(node.else_, frame)
-            self.cond_depth -= 1
+            with self.conditional():
+                self.visit_body(node.else_, frame)
         elif node.else_:
             self.action("else")
-            self.cond_depth += 1
-            self.visit_body(node.else_, frame)
-            self.cond_depth -= 1
+            with self.conditional():
+                self.visit_body(node.else_, frame)
         self.action("end")
 
     @staticmethod
@@ -268,28 +276,30 @@ class Loops(LoopSteps):
     def list_or_text_for(self, node: nodes.For, seq: Value, frame: Frame) -> None:
         """A loop over a variable holding a list on some paths and text on others (see
         `list_or_text`): the same loop twice, each under a test of the Go value's type."""
-        list_kind, text_kind = seq.extra["list_or_text"]
+        assert seq.facts.list_or_text is not None  # (only such a variable comes here)
+        list_kind, text_kind = seq.facts.list_or_text
         self.action(f'if eq (printf "%T" {seq.code}) "string"')
-        self.cond_depth += 1
-        for kind in (text_kind, list_kind):
-            if kind == list_kind:
-                self.action("else")
-            alias = Frame(
-                names={"__alternative__": Value(seq.code, kind, extra=final_of(seq) if kind == text_kind else {})},
-                parent=frame,
-            )
-            alias.depth = frame.depth
-            loop = nodes.For(
-                node.target,
-                nodes.Name("__alternative__", "load"),
-                node.body,
-                node.else_,
-                node.test,
-                node.recursive,
-                lineno=node.lineno,
-            )
-            self.stmt_For(loop, alias)
-        self.cond_depth -= 1
+        with self.conditional():
+            for kind in (text_kind, list_kind):
+                if kind == list_kind:
+                    self.action("else")
+                alias = Frame(
+                    names={
+                        "__alternative__": Value(seq.code, kind, facts=final_of(seq) if kind == text_kind else NO_FACTS)
+                    },
+                    parent=frame,
+                )
+                alias.depth = frame.depth
+                loop = nodes.For(
+                    node.target,
+                    nodes.Name("__alternative__", "load"),
+                    node.body,
+                    node.else_,
+                    node.test,
+                    node.recursive,
+                    lineno=node.lineno,
+                )
+                self.stmt_For(loop, alias)
         self.action("end")
 
     @staticmethod
@@ -340,14 +350,14 @@ class Loops(LoopSteps):
             self.action(f"if lt {low.code} {high.code}")
             self.action(f'{count} = len (slice (printf "%*s" {high.code} "") {low.code})')
             self.action("end")
-        return Value(count, INT, extra={"start": start.code, "step": step.const})
+        return Value(count, INT, facts=Facts(start=start.code, step=step.const))
 
     def count_passing(
         self,
         node: nodes.For,
         filters: list[SelectionFilter],
         seqvar: str,
-        kind: str,
+        kind: Kind,
         frame: Frame,
     ) -> tuple[str, str]:
         """Go variables: how many elements pass a filtered loop's filters, and a step counter at 0."""
@@ -369,21 +379,21 @@ class Loops(LoopSteps):
     def schema_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
         """A loop over a tool schema dict: one step per key its Ollama struct has set."""
         target = node.target
-        pairs = bool(seq.extra.get("items"))
+        pairs = bool(seq.facts.items)
         names = [n.name for n in target.items] if isinstance(target, nodes.Tuple) else [target.name]  # type: ignore[attr-defined]
         if len(names) != (2 if pairs else 1) or node.else_:
             raise self.fail(node, f"this loop over a {seq.kind} schema dict")
         if any(True for _ in nodes.Template(node.body).find_all((nodes.Break, nodes.Continue))):
             raise self.fail(node, "break/continue in a loop over a schema dict")
         keys = toolschema.KEY_ORDER[seq.kind]
-        if seq.extra.get("sorted"):
+        if seq.facts.sorted:
             keys = tuple(sorted(keys, key=str.lower))
         self.warn(node, f"iterating a {seq.kind} schema dict", toolschema.ORDER_EFFECT)
         obj = Value(self.temp(), seq.kind)
         self.action(f"{obj.code} := {seq.code}")
         steps = []
         for key in keys:
-            if not toolschema.passes(key, seq.extra.get("key_tests", ())):
+            if not toolschema.passes(key, seq.facts.key_tests or ()):
                 continue
             step = Frame(names={names[0]: const(key)}, parent=frame)
             if pairs:
@@ -443,7 +453,7 @@ class Loops(LoopSteps):
         a string when it names one type, and a list of the names when it has several."""
         if not isinstance(node.target, nodes.Name) or node.else_ or node.test is not None:
             raise self.fail(node, "this loop over a string")
-        types = seq.extra.get("types")
+        types = seq.facts.types
         if types:
             self.action(f"if eq (len {types}) 1")
         text, at, count, idx, last, char = (self.temp() for _ in range(6))
@@ -500,7 +510,7 @@ class Loops(LoopSteps):
         if node.else_:
             self.action(f"if {seq.code}")
         item, idx, total = strlists.each(self, seq.code)
-        body.names[node.target.name] = Value(item, STR, extra=final_of(seq))
+        body.names[node.target.name] = Value(item, STR, facts=final_of(seq))
         last = self.temp()
         if uses_loop:
             self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
@@ -515,9 +525,8 @@ class Loops(LoopSteps):
         self.action("end")
         if node.else_:
             self.action("else")
-            self.cond_depth += 1
-            self.visit_body(node.else_, frame)
-            self.cond_depth -= 1
+            with self.conditional():
+                self.visit_body(node.else_, frame)
             self.action("end")
 
     def unrolled_for(self, node: nodes.For, items: Sequence[Any], frame: Frame) -> None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import copy
 import re
+from dataclasses import replace
 from typing import Any
 
 from jinja2 import nodes
 
-from ..actions import action_spans
+from ..go.tree import action_spans
 from ..ops.values import (
     ANY,
     ANYOF,
@@ -32,6 +33,7 @@ from ..ops.values import (
     UNDEF,
     UNDEFINED,
     Value,
+    literal_choice,
 )
 from .core import Core
 from .scope import Frame
@@ -114,13 +116,13 @@ class Macros(Core):
         bound = bound or {}
         for param, source in zip([p.name for p in macro.args], call.args):
             slot = frame.lookup(source.name) if isinstance(source, nodes.Name) and param not in bound else None
-            if slot is not None and slot.extra.get("literal"):
+            if slot is not None and slot.facts.literal:
                 # the argument is a dict literal on some paths: expand the macro for each case
-                choice = self.literal_or(slot)
-                self.action(f"if {choice.extra['flag']}")
-                self.inline_macro(call, frame, {**bound, param: choice.extra["literal"]})
+                flag, literal, other = literal_choice(self.literal_or(slot))
+                self.action(f"if {flag}")
+                self.inline_macro(call, frame, {**bound, param: literal})
                 self.action("else")
-                self.inline_macro(call, frame, {**bound, param: choice.extra["other"]})
+                self.inline_macro(call, frame, {**bound, param: other})
                 self.action("end")
                 return
         if [name for name, _ in self.expanding].count(macro.name) >= MAX_RECURSION:
@@ -152,10 +154,10 @@ class Macros(Core):
                 var = self.temp()
                 self.action(f"{var} := {value.code}")
                 # what is known of the argument holds for the parameter (it may be unset, None...)
-                known = {k: v for k, v in value.extra.items() if k in KNOWN_OF_ARGUMENTS}
-                if "defined_flag" in known and value.extra.get("maybe_undefined"):
-                    known["maybe_undefined"] = True
-                scope.names[param] = Value(var, value.kind, extra={"var": True, "set": True, **known})
+                facts = value.facts.only(KNOWN_OF_ARGUMENTS)
+                if facts.defined_flag and value.facts.maybe_undefined:
+                    facts = replace(facts, maybe_undefined=True)
+                scope.names[param] = Value(var, value.kind, facts=replace(facts, var=True, assigned=True))
         # free names in the macro body see the caller's loop variables only through globals
         scope.parent = self.root_of(frame)
         untyped = any(v.kind == ANY for v in scope.names.values())
@@ -273,7 +275,7 @@ class Macros(Core):
         givens = self.macro_givens(macro, call)
         for given in givens.values():
             slot = frame.lookup(given.name) if isinstance(given, nodes.Name) else None
-            if slot is not None and slot.extra.get("literal"):
+            if slot is not None and slot.facts.literal:
                 return None
         return {param: self.expr(given, frame) for param, given in givens.items()}
 
@@ -307,9 +309,15 @@ class Macros(Core):
         base = frame.lookup(base_name)
         if base is None or not self.varies(base) or base.kind not in DEFINE_KINDS or not base.code:
             return None
-        if CALLER_FLAGS & set(base.extra):
+        if CALLER_FLAGS & set(base.facts.present()):
             return None  # (the arguments' own flags are computed again inside, from the dot)
-        known = tuple(sorted(f"{k}={v!r}" for k, v in base.extra.items() if k not in {"var", "set", "fields"}))
+        known = tuple(
+            sorted(
+                f"{k}={v!r}"
+                for k, v in base.facts.present().items()
+                if k not in {"var", "assigned", "fields", "prefetched"}
+            )
+        )
         reads = tuple(f"{param}={self.read_from_dot(givens[param], base_name)}" for param in sorted(varying))
         constants = tuple(
             f"{p}:{v.kind}:{v.const!r}" if v.is_const else f"{p}:{v.kind}"
@@ -368,23 +376,12 @@ class Macros(Core):
     ) -> str | None:
         """The macro's body written for a `define` whose dot is the caller's variable `base`;
         None when it needs anything else of the caller's (a variable, the prefill state, `$`)."""
-        saved = (
-            self.out,
-            self.prefill_armed,
-            self.guard_open,
-            self.printed,
-            self.printed_blocks,
-            self.open_blocks,
-        )
-        warnings, before, defines = len(self.warnings), dict(self.helpers), set(self.macro_defines)
-        spent = self.budget.spent
-        self.out, self.prefill_armed, self.guard_open = [], False, False
-        self.printed, self.printed_blocks, self.open_blocks = True, [], []
-        try:
+        mark, defines = self.checkpoint(), set(self.macro_defines)
+        with self.writing_to([], fresh=True, own_blocks=True):
             dot = self.temp()
             self.action(f"{dot} := .")
             root = self.defined_fresh(macro, self.root_of(frame))
-            reads = Frame(names={base[0]: Value(dot, base[1].kind, extra=dict(base[1].extra))}, parent=root)
+            reads = Frame(names={base[0]: Value(dot, base[1].kind, facts=base[1].facts)}, parent=root)
             scope = Frame(names={}, parent=root, loop=None)
             for param in (a.name for a in macro.args):
                 value = arguments.get(param, UNDEFINED)
@@ -393,8 +390,8 @@ class Macros(Core):
                 if self.varies(value) and value.kind not in {RECORD, BOUND_METHOD}:  # (as the expansion keeps them)
                     var = self.temp()
                     self.action(f"{var} := {value.code}")
-                    known = {k: v for k, v in value.extra.items() if k in KNOWN_OF_ARGUMENTS}
-                    value = Value(var, value.kind, extra={"var": True, "set": True, **known})
+                    facts = replace(value.facts.only(KNOWN_OF_ARGUMENTS), var=True, assigned=True)
+                    value = Value(var, value.kind, facts=facts)
                 scope.names[param] = value
             self.expanding.append((macro.name, any(v.kind == ANY for v in scope.names.values())))
             try:
@@ -404,13 +401,11 @@ class Macros(Core):
                 self.expanding.pop()
             self.close_guard()
             body = "".join(self.out)
-        finally:
-            self.out, self.prefill_armed, self.guard_open, self.printed, self.printed_blocks, self.open_blocks = saved
         if not _self_contained(body):
-            self.budget.spent = spent  # written, not kept: the expansion is counted instead
-            del self.warnings[warnings:]
-            self.drop_defines_calling(name, set(self.macro_defines) - defines, before)
-            self.budget.spent += sum(len(code) for n, code in self.helpers.items() if n not in before)  # kept
+            self.budget.spent = mark.spent  # written, not kept: the expansion is counted instead
+            del self.warnings[mark.warnings :]
+            self.drop_defines_calling(name, set(self.macro_defines) - defines, mark.helpers)
+            self.budget.spent += sum(len(code) for n, code in self.helpers.items() if n not in mark.helpers)  # kept
             return None
         return body
 

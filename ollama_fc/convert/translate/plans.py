@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Union, cast
+from typing import Any, Literal, Union, cast
 
 from jinja2 import nodes
 
@@ -80,7 +80,7 @@ class Held:
     current: Callable[[], Value] = field(compare=False)
     slot: Value = field(compare=False)
     #: the string is Markup (`|safe`): True, or "mixed" where only some paths make it so
-    markup: bool | str = False
+    markup: bool | Literal["mixed"] = False
 
 
 def parts(plan: Plan) -> Iterator[Piece | Branch]:

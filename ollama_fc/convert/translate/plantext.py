@@ -12,8 +12,8 @@ from dataclasses import replace
 
 from jinja2 import nodes
 
-from ..actions import action_spans
 from ..go import search
+from ..go.tree import action_spans
 from ..ops.values import CONTENT, STR
 from .plans import Piece, Plan
 from .printplan import PrintPlans
@@ -65,9 +65,9 @@ class PlannedText(PrintPlans):
             if plan is None or not (isinstance(old, nodes.Const) and isinstance(old.value, str) and old.value):
                 return False
             text = self.expr(base, frame)
-            if text.kind not in {STR, CONTENT} or text.is_const or text.extra.get("markup"):
+            if text.kind not in {STR, CONTENT} or text.is_const or text.facts.markup:
                 return False
-            final = text.extra.get("final")
+            final = text.facts.final
 
             def print_run(code: str) -> None:
                 # a prefilled final text is cut in the run that holds its end (the runs hold no

@@ -23,6 +23,7 @@ result is then exactly the captured translation.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from jinja2 import nodes
@@ -46,7 +47,9 @@ from ..ops.values import (
     TFUNC,
     TOOL,
     TOOLS,
+    Facts,
     Value,
+    attrs_of,
     const,
     py_str,
 )
@@ -85,8 +88,8 @@ from .scope import Frame
 PLANNED_JSON = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, SELECT, MAPPED, CALLS, CALL, FUNC, ARGS, ANY}
 
 
-#: what a value with only these extras needs to print
-PLAIN_EXTRAS = {"concat", "nonempty", "json_text", "var", "set", "final"}
+#: what a value with only these facts needs to print
+PLAIN_FACTS = {"concat", "nonempty", "json_text", "var", "assigned", "final"}
 
 
 class PrintPlans(Macros):
@@ -188,28 +191,28 @@ class PrintPlans(Macros):
             if isinstance(value.const, (list, dict, tuple)):
                 raise PlanRefused(None)
             return Piece(value=const(py_str(value.const)))
-        if value.kind not in PRINTABLE or value.extra.get("markup"):
+        if value.kind not in PRINTABLE or value.facts.markup:
             raise PlanRefused(None)
         if (
             any(TEMPORARY.fullmatch(f"${var}") for var in free_variables(value.code))
-            and set(value.extra) <= PLAIN_EXTRAS
+            and set(value.facts.present()) <= PLAIN_FACTS
         ):
             # a value computed in a block (`('\n' if x else '')` inside `if tools`) is gone where
             # the plan prints: kept in a variable of the body's top level
             kept = self.temp()
             self.plan_tests.append(kept)
             self.action(f"{kept} = {value.code}")
-            value = Value(kept, value.kind, value.const, {k: v for k, v in value.extra.items() if k != "concat"})
-        copy = Value(value.code, value.kind, value.const, dict(value.extra))
-        reads = free_variables(value.code + " " + str(value.extra.get("final") or ""))
+            value = Value(kept, value.kind, value.const, replace(value.facts, concat=None))
+        copy = Value(value.code, value.kind, value.const, value.facts)
+        reads = free_variables(value.code + " " + str(value.facts.final or ""))
         return Piece(made=self.mark(reads) if reads else 0, value=copy)
 
     def plan_of(self, value: Value) -> Plan:
-        held = value.extra.get("plan")
+        held = value.facts.plan
         return held if held is not None else (self.piece(value),)
 
     def plan_value(self, plan: Plan) -> Value:
-        return Value(PLACEHOLDER, STR, extra={"plan": plan})
+        return Value(PLACEHOLDER, STR, facts=Facts(plan=plan))
 
     def snippet(self, produce: Callable[[], None]) -> str | None:
         """The Go template `produce` writes, as printed output, kept for where the plan prints.
@@ -219,19 +222,14 @@ class PrintPlans(Macros):
         then translated as before.
         """
         self.close_guard()
-        saved = (self.out, self.prefill_armed, self.guard_open, self.printed)
-        kept = (dict(self.helpers), len(self.warnings), self.budget.spent, self.counter, self.flow_epoch)
-        self.out, self.prefill_armed, self.guard_open, self.printed = [], False, False, True
-        try:
+        mark = self.checkpoint()
+        with self.writing_to([], fresh=True):
             produce()
             self.close_guard()
             text = "".join(self.out)
-        finally:
-            self.out, self.prefill_armed, self.guard_open, self.printed = saved
         if not calls_other_defines(text):
             return text
-        self.helpers, warnings, self.budget.spent, self.counter, self.flow_epoch = kept
-        del self.warnings[warnings:]
+        self.roll_back(mark)
         return None
 
     # -- keys: the variables that may hold plans ----------------------------------------------
@@ -282,13 +280,13 @@ class PrintPlans(Macros):
         """Store a plan in a variable (`slot`, or its namespace attribute `attr`): True; or forget
         the plan it held (False: the translator assigns it in Go)."""
         key: Key = ("name", id(slot)) if attr is None else ("attr", id(slot), attr)
-        plan = value.extra.get("plan")
+        plan = value.facts.plan
         if plan is None:
             self.plans.pop(key, None)
             return False
         if self.loop_between(frame, owner):
             raise PlanRefused(sources_of(plan))  # one copy of the body stands for every pass
-        markup = value.extra.get("markup", False)
+        markup = value.facts.markup or False
         self.plans[key] = Held(plan, lambda: self.plain_read(key, read, frame), slot, markup)
         return True
 
@@ -327,7 +325,7 @@ class PrintPlans(Macros):
             return False
         ns_name, attr = target
         ns = frame.lookup(ns_name)
-        if ns is None or ns.kind != NS or attr not in ns.extra["attrs"]:
+        if ns is None or ns.kind != NS or attr not in attrs_of(ns):
             return False
         if self.loop_between(frame, frame.owner(ns_name)):
             return False
@@ -336,10 +334,10 @@ class PrintPlans(Macros):
             return False
         read = nodes.Getattr(nodes.Name(ns_name, "load"), attr, "load", lineno=node.lineno)
         before = self.expr(read, frame)
-        init = ns.extra["attrs"][attr]
-        if "plan" not in before.extra and init.is_const and isinstance(init.const, str):
+        init = attrs_of(ns)[attr]
+        if before.facts.plan is None and init.is_const and isinstance(init.const, str):
             before = init  # not set since namespace() gave it: its Go variable holds that text
-        if "plan" not in before.extra and not (
+        if before.facts.plan is None and not (
             before.kind in {STR, CONTENT} or (before.is_const and isinstance(before.const, str))
         ):
             return False
@@ -389,7 +387,7 @@ class PrintPlans(Macros):
             return None
         value = self.plan_value(held.plan)
         if held.markup:
-            value.extra["markup"] = held.markup
+            value.facts = replace(value.facts, markup=held.markup)
         return value
 
     def expr_Name(self, node: nodes.Name, frame: Frame) -> Value:
@@ -420,7 +418,7 @@ class PrintPlans(Macros):
             return super().expr_Concat(node, frame)  # type: ignore[misc, no-any-return]
         values = [self.expr(n, frame) for n in node.nodes]
         self.refuse_markup_plans(values)
-        if not any("plan" in v.extra for v in values):
+        if not any(v.facts.plan is not None for v in values):
             values = [self.untyped_str(v, node) if v.kind == ANY and not v.is_const else v for v in values]
             return self.concat(values, node)
         return self.plan_value(tuple(p for v in values for p in as_text(self.plan_of(v))))
@@ -429,11 +427,11 @@ class PrintPlans(Macros):
         if not self.mentions_plan(node, frame):
             return super().expr_Add(node, frame)  # type: ignore[misc, no-any-return]
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
-        if not ("plan" in left.extra or "plan" in right.extra):
+        if not (left.facts.plan is not None or right.facts.plan is not None):
             return super().expr_Add(node, frame)  # type: ignore[misc, no-any-return]
         self.refuse_markup_plans([left, right])
         for v in (left, right):  # Python's `str + x` takes only a string x
-            if "plan" not in v.extra and not (v.kind in {STR, CONTENT} or isinstance(v.const, str)):
+            if v.facts.plan is None and not (v.kind in {STR, CONTENT} or isinstance(v.const, str)):
                 raise PlanRefused(None)
         return self.plan_value(self.plan_of(left) + self.plan_of(right))
 
@@ -441,8 +439,8 @@ class PrintPlans(Macros):
     def refuse_markup_plans(values: list[Value]) -> None:
         """A `|safe` plan joined to text would escape it as Markup does: not held as a plan."""
         for value in values:
-            if "plan" in value.extra and value.extra.get("markup"):
-                raise PlanRefused(sources_of(value.extra["plan"]))
+            if value.facts.plan is not None and value.facts.markup:
+                raise PlanRefused(sources_of(value.facts.plan))
 
     def expr_CondExpr(self, node: nodes.CondExpr, frame: Frame) -> Value:
         """`x if c else y` with a plan on either side: a Branch on c's truth."""
@@ -452,14 +450,14 @@ class PrintPlans(Macros):
         if truth in {"true", "false"}:
             return self.expr(node.expr1 if truth == "true" else node.expr2, frame)
         yes, yes_code, no, no_code = self.branches(node, frame)
-        if not ("plan" in yes.extra or "plan" in no.extra):
+        if not (yes.facts.plan is not None or no.facts.plan is not None):
             return self.join_branches(truth, node, yes, yes_code, no, no_code)  # (evaluated once)
         self.out += yes_code + no_code
         made = self.mark(free_variables(truth))
         value = self.plan_value((Branch(made, truth, self.plan_of(yes), self.plan_of(no)),))
-        markups = {bool(yes.extra.get("markup")), bool(no.extra.get("markup"))}
+        markups = {bool(yes.facts.markup), bool(no.facts.markup)}
         if True in markups:
-            value.extra["markup"] = True if markups == {True} else "mixed"
+            value.facts = replace(value.facts, markup=True if markups == {True} else "mixed")
         return value
 
     def expr_And(self, node: nodes.And, frame: Frame) -> Value:
@@ -479,7 +477,7 @@ class PrintPlans(Macros):
         if test in {"true", "false"}:
             return self.expr(node.right, frame)
         right = self.expr(node.right, frame)
-        if not ("plan" in left.extra or "plan" in right.extra):
+        if not (left.facts.plan is not None or right.facts.plan is not None):
             return self.logic(node, frame, op)  # type: ignore[attr-defined, no-any-return]
         made = self.mark(free_variables(test))
         if op == "or":
@@ -488,7 +486,7 @@ class PrintPlans(Macros):
             if isinstance(first, Branch) and first.test == test and first.no_truth is False:
                 chosen = first.yes  # `(c and x) or y`: where c holds, x
             return self.plan_value((Branch(made, test, chosen, self.plan_of(right), yes_truth=True),))
-        if "plan" in left.extra or (left.kind in PRINTABLE and not left.extra.get("markup")) or left.is_const:
+        if left.facts.plan is not None or (left.kind in PRINTABLE and not left.facts.markup) or left.is_const:
             falsy = self.plan_of(left)
         else:
             falsy = (Piece(truth=False, printable=False),)
@@ -497,7 +495,7 @@ class PrintPlans(Macros):
     # -- truth and printing --------------------------------------------------------------------
 
     def truth_of(self, value: Value) -> str:
-        plan = value.extra.get("plan")
+        plan = value.facts.plan
         if plan is None:
             return super().truth_of(value)
         truth = self.plan_truth(plan)

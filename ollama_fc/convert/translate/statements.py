@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 from jinja2 import nodes
@@ -32,11 +33,15 @@ from ..ops.values import (
     STRLIST,
     TOOLS,
     UNDEF,
+    Facts,
+    Kind,
     SelectionFilter,
     Value,
+    attrs_of,
     const,
     final_of,
     py_str,
+    view_of,
 )
 from .concat import MARKUP_STORED, Concatenations
 from .scope import Frame
@@ -153,7 +158,7 @@ class Statements(Concatenations):
                 value = self.expr(operand, frame)
                 if not (value.kind in {STR, CONTENT} or (value.is_const and isinstance(value.const, str))):
                     return False
-                if not value.extra.get("markup"):  # (Markup added to Markup is not escaped again)
+                if not value.facts.markup:  # (Markup added to Markup is not escaped again)
                     value = self.html_escaped(value, operand)  # (refuses a message's text, as `+` does)
                 prints.append(partial(self.print_value, value, operand))
         for print_operand in prints:
@@ -163,15 +168,15 @@ class Statements(Concatenations):
     def print_value(self, value: Value, node: nodes.Node, concatenated: bool = False) -> None:
         """Print a value as Python's str() does; `concatenated`: a piece of a `+` (which None
         would have made Python refuse)."""
-        if "plan" in value.extra:
-            self.print_plan(value.extra["plan"], node)
+        if value.facts.plan is not None:
+            self.print_plan(value.facts.plan, node)
         elif value.is_const:
             if isinstance(value.const, (list, dict)):
                 raise self.fail(node, "printing a list or dict literal")
             self.text(py_str(value.const))
         elif value.kind == UNDEF:
             return
-        elif value.kind == NONE and not value.extra.get("maybe_undefined"):
+        elif value.kind == NONE and not value.facts.maybe_undefined:
             self.text("None")  # a variable certainly holding None
         elif value.kind == BOOL:
             self.action(f"if {value.code}")
@@ -185,15 +190,15 @@ class Statements(Concatenations):
             self.action("else")
             self.put(value.code)
             self.action("end")
-        elif value.kind in {STR, CONTENT} and value.extra.get("final") and self.sink is None:
-            spliced = value.extra.get("concat")
+        elif value.kind in {STR, CONTENT} and value.facts.final and self.sink is None:
+            spliced = value.facts.concat
             parts = spliced[1] if spliced is not None and spliced[0] == value.code else ()
-            self.print_final_text(value.code, value.extra["final"], parts)
+            self.print_final_text(value.code, value.facts.final, parts)
         elif value.kind in {STR, INT, CONTENT}:
-            if value.extra.get("maybe_none") and not concatenated:  # (None is held as "")
+            if value.facts.maybe_none and not concatenated:  # (None is held as "")
                 self.warn(node, "printing a variable that may hold None", "None prints as an empty string, not None")
-            if value.extra.get("final") and self.sink is not None:
-                self.set_final(f"{self.sink}_final", f"or {self.sink}_final {value.extra['final']}")
+            if value.facts.final and self.sink is not None:
+                self.set_final(f"{self.sink}_final", f"or {self.sink}_final {value.facts.final}")
             self.put(value.code)
         elif value.kind in PYTHON_REPR:
             self.repr_action(value, node)
@@ -223,7 +228,7 @@ class Statements(Concatenations):
     def stmt_If(self, node: nodes.If, frame: Frame) -> None:
         branches = [(node.test, node.body)] + [(e.test, e.body) for e in node.elif_]
         first = self.expr(node.test, frame)
-        if first.kind in {UNDEF, NONE} and not first.extra:
+        if first.kind in {UNDEF, NONE} and not first.facts:
             first = const(False)
         if not first.is_const and self.truth_of(first) in {"true", "false"}:
             first = const(
@@ -244,25 +249,25 @@ class Statements(Concatenations):
         at = len(self.out)  # where a plan set in a branch is made (see printplan.py)
         self.action(f"if {test}")
         before = dict(self.plans)
-        self.cond_depth += 1
-        self.following.append((frame, self.cond_depth - 1, [*node.elif_, *node.else_]))  # they see the old values
-        try:
-            self.visit_body(node.body, frame)
-        finally:
-            self.following.pop()
-        yes, self.plans = self.plans, before
-        if node.elif_:
-            # the rest is an `if` of its own inside the else: its test is computed there and
-            # may resolve statically
-            self.action("else")
-            first_elif = node.elif_[0]
-            self.stmt_If(
-                nodes.If(first_elif.test, first_elif.body, node.elif_[1:], node.else_, lineno=first_elif.lineno), frame
-            )
-        elif node.else_:
-            self.action("else")
-            self.visit_body(node.else_, frame)
-        self.cond_depth -= 1
+        with self.conditional():
+            self.following.append((frame, self.cond_depth - 1, [*node.elif_, *node.else_]))  # they see the old values
+            try:
+                self.visit_body(node.body, frame)
+            finally:
+                self.following.pop()
+            yes, self.plans = self.plans, before
+            if node.elif_:
+                # the rest is an `if` of its own inside the else: its test is computed there and
+                # may resolve statically
+                self.action("else")
+                first_elif = node.elif_[0]
+                self.stmt_If(
+                    nodes.If(first_elif.test, first_elif.body, node.elif_[1:], node.else_, lineno=first_elif.lineno),
+                    frame,
+                )
+            elif node.else_:
+                self.action("else")
+                self.visit_body(node.else_, frame)
         self.action("end")
         if yes or self.plans:
             self.merge_plans(test, at, yes, self.plans)
@@ -277,40 +282,42 @@ class Statements(Concatenations):
             if value.kind == SPLIT:
                 value = self.split_list(value)
             var = f"{ns.code}_{target.attr}"
-            attrs = ns.extra["attrs"]
+            attrs = attrs_of(ns)
             read = nodes.Getattr(nodes.Name(target.name, "load"), target.attr, "load", lineno=node.lineno)
             if target.attr in attrs and self.hold(ns, target.attr, value, frame.owner(target.name), frame, read):
                 return  # a plan, printed where it is read (see printplan.py)
             if (target.attr in attrs and attrs[target.attr].kind == STRLIST) or value.kind == STRLIST:
-                value = Value(self.strlist_code(value, node), STRLIST, extra=final_of(value))
+                value = Value(self.strlist_code(value, node), STRLIST, facts=final_of(value))
             if target.attr not in attrs:
                 raise self.fail(
                     node, f"set {target.name}.{target.attr}", "sets an attribute namespace() did not declare"
                 )
             joined = self.join(attrs[target.attr], value)
-            if value.extra.get("markup"):
+            if value.facts.markup:
                 self.warn(node, f"set {target.name}.{target.attr} to a |safe concatenation", MARKUP_STORED)
             if any(
-                v.extra.get("maybe_negative") or (v.is_const and isinstance(v.const, int) and v.const < 0)
+                v.facts.maybe_negative or (v.is_const and isinstance(v.const, int) and v.const < 0)
                 for v in (attrs[target.attr], value)
             ):
-                joined.extra["maybe_negative"] = True  # Go's printf-width arithmetic needs to know
-            if attrs[target.attr].extra.get("maybe_undefined"):
-                joined.extra["maybe_undefined"] = True
-                flag = attrs[target.attr].extra.get("defined_flag")
-                if flag and (value.kind == UNDEF or not value.extra.get("maybe_undefined")):
-                    joined.extra["defined_flag"] = flag
+                joined.facts = replace(joined.facts, maybe_negative=True)  # Go's printf-width arithmetic needs to know
+            if attrs[target.attr].facts.maybe_undefined:
+                joined.facts = replace(joined.facts, maybe_undefined=True)
+                flag = attrs[target.attr].facts.defined_flag
+                if flag and (value.kind == UNDEF or not value.facts.maybe_undefined):
+                    joined.facts = replace(joined.facts, defined_flag=flag)
                     self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
-            if attrs[target.attr].kind == NONE or attrs[target.attr].extra.get("maybe_none") or value.kind == NONE:
-                joined.extra["maybe_none"] = True  # some path may leave (or set) None
+            if attrs[target.attr].kind == NONE or attrs[target.attr].facts.maybe_none or value.kind == NONE:
+                joined.facts = replace(joined.facts, maybe_none=True)  # some path may leave (or set) None
             attrs[target.attr] = joined
             self.action(f"{var} = {self.operand(value, node)}")
             if value.is_const and not isinstance(value.const, (list, dict)):
-                joined.extra["known"] = (self.flow_epoch, value.const)  # until the next branch point
-            elif value.extra.get("nonempty"):
-                joined.extra["known_nonempty"] = self.flow_epoch  # (as `known`)
-            if target.attr in ns.extra.get("text_attrs", ()):
-                self.set_final(f"{var}_final", value.extra.get("final") or "false")
+                joined.facts = replace(
+                    joined.facts, known=(self.flow_epoch, value.const)
+                )  # until the next branch point
+            elif value.facts.nonempty:
+                joined.facts = replace(joined.facts, known_nonempty=self.flow_epoch)  # (as `known`)
+            if target.attr in (ns.facts.text_attrs or ()):
+                self.set_final(f"{var}_final", value.facts.final or "false")
             return
         if (
             isinstance(target, nodes.Tuple)
@@ -330,7 +337,7 @@ class Statements(Concatenations):
             value = self.split_list(value)
         slot = frame.lookup(target.name)
         assert slot is not None, target.name
-        slot.extra.pop("known", None)
+        slot.facts = replace(slot.facts, known=None)
         if value.kind == NS:
             self.forget_namespace(slot)
         name_read = nodes.Name(target.name, "load", lineno=node.lineno)
@@ -339,25 +346,27 @@ class Statements(Concatenations):
         if target.name in self.growing and (
             value.kind == STRLIST or (value.is_const and isinstance(value.const, list))
         ):
-            value = Value(self.strlist_code(value, node), STRLIST, extra=final_of(value))
+            value = Value(self.strlist_code(value, node), STRLIST, facts=final_of(value))
         if value.kind == NS:
             slot.kind = NS
-            slot.extra["attrs"] = value.extra["attrs"]
+            attrs = attrs_of(value)
+            slot.facts = replace(slot.facts, attrs=attrs)
             # Jinja lets `set ns.x` add attributes; declare them all now, undefined until set
             for attr in self.ns_refs.get(target.name, []):
-                if attr not in value.extra["attrs"]:
+                if attr not in attrs:
                     # a Go flag tells whether some `set ns.attr` ran (for `ns.attr is defined`)
                     flag = f"{slot.code}_{attr}_defined"
-                    value.extra["attrs"][attr] = Value("", UNDEF, extra={"maybe_undefined": True, "defined_flag": flag})
+                    attrs[attr] = Value("", UNDEF, facts=Facts(maybe_undefined=True, defined_flag=flag))
                     self.action(f"{flag} := false")
-            for attr, init in value.extra["attrs"].items():
+            for attr, init in attrs.items():
                 if init.is_const and isinstance(init.const, list):
                     # a list attribute can only be a list of strings built at run time
-                    init = value.extra["attrs"][attr] = Value(self.strlist_code(init, node), STRLIST)
+                    init = attrs[attr] = Value(self.strlist_code(init, node), STRLIST)
                 self.action(f"{slot.code}_{attr} := {self.operand(init, node)}")
             # a list, not a set: the flags are declared in attribute order, the same on every run
-            slot.extra["text_attrs"] = [a for a in value.extra["attrs"] if f"{target.name}.{a}" in self.text_names]
-            for attr in slot.extra["text_attrs"]:
+            text_attrs = [a for a in attrs if f"{target.name}.{a}" in self.text_names]
+            slot.facts = replace(slot.facts, text_attrs=text_attrs)
+            for attr in text_attrs:
                 self.action(f"{slot.code}_{attr}_final := false")
             return
         owner = frame.owner(target.name)
@@ -369,28 +378,26 @@ class Statements(Concatenations):
         }
         if not strong and value.kind == SELECT and self.filters_own_list(slot, value):
             # `set xs = xs | rejectattr(..)` on some paths: the filters apply once a Go flag is on
-            flag = slot.extra["filter_flag"]
+            flag = slot.facts.filter_flag
             self.action(f"{flag} = true")
-            slot.extra["filters"] = [
-                *slot.extra.get("filters", []),
-                *(SelectionFilter(f, fr, flag) for f, fr, _ in value.extra["filters"]),
-            ]
+            added = [SelectionFilter(f, fr, flag) for f, fr, _ in value.facts.filters or ()]
+            slot.facts = replace(slot.facts, filters=[*(slot.facts.filters or ()), *added])
             if slot.kind != SELECT:
-                slot.extra["base"] = Value(slot.code, slot.kind)
+                slot.facts = replace(slot.facts, base=Value(slot.code, slot.kind))
                 slot.kind = SELECT
             return
         if (
             value.is_const
             and isinstance(value.const, dict)
             and not strong
-            and slot.extra.get("literal_flag")
+            and slot.facts.literal_flag
             and not slot.is_const
         ):
             # a dict literal on some paths: a Go flag says the variable holds it (see `literal_or`)
-            if slot.extra.get("literal", value).const != value.const:
+            if (slot.facts.literal or value).const != value.const:
                 raise self.fail(node, f"set {target.name}", "(different dict literals on different paths)")
-            slot.extra["literal"] = value
-            self.action(f"{slot.extra['literal_flag']} = true")
+            slot.facts = replace(slot.facts, literal=value)
+            self.action(f"{slot.facts.literal_flag} = true")
             return
         if (
             not strong
@@ -401,8 +408,7 @@ class Statements(Concatenations):
         ):
             # `set tools = []` on some paths: an empty list of the kind the variable holds
             self.action(f"{slot.code} = slice {slot.code} 0 0")
-            slot.extra["emptied"] = True  # no longer None where Ollama's list is empty
-            slot.extra["set"] = True
+            slot.facts = replace(slot.facts, emptied=True, assigned=True)  # no longer None where Ollama's list is empty
             return
         if static or slot.is_const:
             # a literal list or a filtered list has no Go value: the variable holds it statically
@@ -411,56 +417,58 @@ class Statements(Concatenations):
             slot.const = value.const if value.is_const else NOT_CONST
         if static:
             slot.kind = value.kind
-            slot.extra["set"] = True
+            slot.facts = replace(slot.facts, assigned=True)
             if value.kind == RECORD:
-                slot.extra["fields"] = value.extra["fields"]
+                slot.facts = replace(slot.facts, fields=value.facts.fields)
             if value.kind in {SELECT, REVERSED}:
-                base: Value = value.extra["base"]
+                base, _ = view_of(value)
                 self.action(f"{slot.code} = {base.code}")
-                slot.extra.update(value.extra)
-                slot.extra["base"] = Value(slot.code, base.kind)
+                slot.facts = replace(slot.facts, **value.facts.present())
+                slot.facts = replace(slot.facts, base=Value(slot.code, base.kind))
             return
-        if bool(value.extra.get("ordered")) != bool(slot.extra.get("ordered")) and value.kind not in {UNDEF, NONE}:
+        if bool(value.facts.ordered) != bool(slot.facts.ordered) and value.kind not in {UNDEF, NONE}:
             # a nested property map is ranged through .All, a plain map directly: one of them
-            if not (strong or slot.kind == UNDEF or not slot.extra.get("set")):
+            if not (strong or slot.kind == UNDEF or not slot.facts.assigned):
                 raise self.fail(node, f"set {target.name}", "(an ordered and a plain property map on different paths)")
-            if value.extra.get("ordered"):
-                slot.extra["ordered"] = True
+            if value.facts.ordered:
+                slot.facts = replace(slot.facts, ordered=True)
             else:
-                slot.extra.pop("ordered", None)
+                slot.facts = replace(slot.facts, ordered=False)
         self.keep_markup(slot, value, strong, node, target.name)
         if strong:
             slot.kind = value.kind
-            slot.extra.pop("maybe_undefined", None)
-            slot.extra.pop("list_or_text", None)
-            slot.extra.pop("emptied", None)
+            maybe_undefined, list_or_text, emptied = False, None, False
         else:
-            if slot.kind == UNDEF or slot.extra.get("maybe_undefined"):
-                slot.extra["maybe_undefined"] = True
-            list_or_text = self.list_or_text(slot, value) if slot.extra.get("set") else None
-            slot.kind = self.join(slot, value).kind if slot.extra.get("set") else value.kind
-            slot.extra.pop("list_or_text", None)
-            if list_or_text is not None and slot.kind == ANY:
-                slot.extra["list_or_text"] = list_or_text
-        slot.extra["set"] = True
-        if value.extra.get("maybe_none") and value.kind in MAPPINGS:
-            slot.extra["maybe_none"] = True  # `x if c else none`: None is held as ""
-        if value.extra.get("maybe_undefined") and not value.extra.get("defined_flag") and value.kind in MAPPINGS:
-            slot.extra["maybe_undefined"] = True  # no flag tells where: `is defined` of it is refused
-            slot.extra.pop("defined_flag", None)
-        flag = slot.extra.get("defined_flag")
+            maybe_undefined, emptied = slot.kind == UNDEF or slot.facts.maybe_undefined, slot.facts.emptied
+            list_or_text = self.list_or_text(slot, value) if slot.facts.assigned else None
+            slot.kind = self.join(slot, value).kind if slot.facts.assigned else value.kind
+            list_or_text = list_or_text if slot.kind == ANY else None
+        # `x if c else none`: None is held as ""; a maybe-undefined mapping no flag tells about
+        # (`is defined` of it is refused)
+        none = value.facts.maybe_none and value.kind in MAPPINGS
+        unflagged = value.facts.maybe_undefined and not value.facts.defined_flag and value.kind in MAPPINGS
+        slot.facts = replace(
+            slot.facts,
+            maybe_undefined=maybe_undefined or unflagged,
+            defined_flag=None if unflagged else slot.facts.defined_flag,
+            maybe_none=slot.facts.maybe_none or none,
+            list_or_text=list_or_text,
+            emptied=emptied,
+            assigned=True,
+        )
+        flag = slot.facts.defined_flag
         if flag:
             self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
-        if slot.extra.get("literal"):
-            self.action(f"{slot.extra['literal_flag']} = false")
+        if slot.facts.literal:
+            self.action(f"{slot.facts.literal_flag} = false")
         if value.is_const and not isinstance(value.const, (list, dict)):
-            slot.extra["known"] = (self.flow_epoch, value.const)  # until the next branch point
-        if slot.extra.get("final"):
-            self.set_final(slot.extra["final"], value.extra.get("final") or "false")
+            slot.facts = replace(slot.facts, known=(self.flow_epoch, value.const))  # until the next branch point
+        if slot.facts.final:
+            self.set_final(slot.facts.final, value.facts.final or "false")
         if value.kind in {UNDEF, NONE}:
             self.action(f'{slot.code} = ""')
             if value.kind == NONE:
-                slot.extra["maybe_none"] = True
+                slot.facts = replace(slot.facts, maybe_none=True)
             return
         self.action(f"{slot.code} = {self.operand(value, node)}")
 
@@ -472,19 +480,19 @@ class Statements(Concatenations):
 
     def filters_own_list(self, slot: Value, value: Value) -> bool:
         """Is `value` a filtering of the list the variable holds now (not yet filtered on some path)?"""
-        base: Value = value.extra["base"]
-        own = slot.extra.get("base", slot)
-        unflagged = all(when is None for _, _, when in value.extra["filters"])
-        return bool(slot.extra.get("filter_flag")) and base.code == own.code and base.kind == own.kind and unflagged
+        base, filters = view_of(value)
+        own = slot.facts.base or slot
+        unflagged = all(when is None for _, _, when in filters)
+        return bool(slot.facts.filter_flag) and base.code == own.code and base.kind == own.kind and unflagged
 
     @staticmethod
-    def list_or_text(old: Value, new: Value) -> tuple[str, str] | None:
+    def list_or_text(old: Value, new: Value) -> tuple[Kind, Kind] | None:
         """(list kind, text kind) when a variable set on some paths holds Ollama's messages, tool
         calls or tools on one and a message's text on another: a loop over it branches on the Go type."""
-        kinds: set[str] = set()
+        kinds: set[Kind] = set()
         for value in (old, new):
-            if value.kind == ANY and value.extra.get("list_or_text"):
-                kinds.update(value.extra["list_or_text"])
+            if value.kind == ANY and value.facts.list_or_text:
+                kinds.update(value.facts.list_or_text)
             elif value.kind != UNDEF:
                 kinds.add(value.kind)
         lists, texts = kinds & {MSGS, CALLS, TOOLS}, kinds & {STR, CONTENT}

@@ -1,0 +1,78 @@
+"""The written Go template read as a tree of its blocks (convert/go/tree.py), and the passes
+over it: what a pass relies on is that the tree pairs every `else` and `end` with its block
+and gives back the very text it read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from shared_data import SHARED, missing
+
+from ollama_fc.convert import convert
+from ollama_fc.convert.actions import CUT, GUARD, coalesce_guards
+from ollama_fc.convert.go.tree import Action, Block, blocks, parse, render
+from ollama_fc.errors import ConversionError
+
+CORPUS = sorted((SHARED / "corpus" / "templates").glob("*.jinja"))
+
+NESTED = (
+    '{{ $x := 1 }}a{{ if $y }}b{{ range $i, $m := .Messages }}{{ "}}" }}{{ end }}'
+    "{{ else if $z }}c{{ else }}d{{ end }}e"
+    '{{ define "f" }}{{ with .Name }}{{ . }}{{ end }}{{ end }}'
+)
+
+
+def test_blocks_hold_their_branches_and_the_text_comes_back() -> None:
+    tree = parse(NESTED)
+    assert render(tree) == NESTED
+    assert [type(node).__name__ for node in tree] == ["Action", "str", "Block", "str", "Block"]
+    outer = tree[2]
+    assert isinstance(outer, Block) and outer.code == "if $y"
+    assert [branch.raw for branch in outer.branches] == ["{{ else if $z }}", "{{ else }}"]
+    assert [block.keyword for block in blocks(tree)] == ["range", "if", "with", "define"]  # innermost first
+
+
+def test_a_stray_end_stays_an_action() -> None:
+    assert parse("a{{ end }}") == ["a", Action("{{ end }}")]
+    assert render(parse("{{ if $x }}open")) == "{{ if $x }}open"
+
+
+def test_guards_coalesce_around_the_outermost_block_without_a_cut() -> None:
+    two = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{GUARD}y{{{{ end }}}}{{{{ end }}}}"
+    assert coalesce_guards(two) == f"{GUARD}{{{{ if $a }}}}xy{{{{ end }}}}{{{{ end }}}}"
+    nested = f"{{{{ range $m := .Messages }}}}{two}{{{{ end }}}}"
+    assert (
+        coalesce_guards(nested)
+        == f"{GUARD}{{{{ range $m := .Messages }}}}{{{{ if $a }}}}xy{{{{ end }}}}{{{{ end }}}}{{{{ end }}}}"
+    )
+    with_cut = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{CUT}{GUARD}y{{{{ end }}}}{{{{ end }}}}"
+    assert coalesce_guards(with_cut) == with_cut  # a block that may cut the prefill keeps its guards
+    one = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{{{{ end }}}}"
+    assert coalesce_guards(one) == one
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+def test_every_corpus_conversion_reads_as_a_tree(path: Path) -> None:
+    """Every `else` and `end` the converter writes closes a block the tree saw open."""
+    if not CORPUS:
+        missing("reference data shared/corpus not found next to the repository")
+    try:
+        template = convert(path).template
+    except ConversionError:
+        return  # refused: nothing written
+    tree = parse(template)
+    assert render(tree) == template
+    stray = [node.raw for node in _actions(tree) if node.code.split(" ", 1)[0] in {"else", "end"}]
+    assert stray == []
+
+
+def _actions(tree: list[object]) -> list[Action]:
+    found: list[Action] = []
+    for node in tree:
+        if isinstance(node, Action):
+            found.append(node)
+        elif isinstance(node, Block):
+            for body in (node.body, *(branch.body for branch in node.branches)):
+                found += _actions(list(body))
+    return found
