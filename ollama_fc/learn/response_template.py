@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .format import FormatNotLearned, LearnedFormat, framing_tokens
+from ..parsers.learned_format import FormatNotLearned, LearnedFormat, framing_tokens
 
 if TYPE_CHECKING:
     from ..convert.sources import TemplateSource

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..learn.format import unquote
 from .base import Marker, ParsedCall, ToolCallParser
+from .learned_format import unquote
 from .lenient import NotALiteral, read_value, scan_balanced
 from .pythonic import read_call_list
 
