@@ -390,6 +390,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--details", type=Path, help="write every reply and its score to this JSON file")
     parser.add_argument("--write-docs", action="store_true", help="replace the tables in docs/BENCHMARKS.md")
     parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="threads per answer (default 1: two tiers can run side by side on two cores, and a loaded machine "
+        "does not stall a barrier; the proxy arm's OpenAI requests get the server's default, which is this on 0.3x)",
+    )
+    parser.add_argument(
         "--from-details",
         type=Path,
         nargs="+",
@@ -397,6 +404,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="run nothing: report the replies of earlier runs' details files together (e.g. one per tier)",
     )
     args = parser.parse_args(argv)
+    OPTIONS["num_thread"] = args.threads
+    os.environ["LLAMA_ARG_THREADS"] = str(args.threads)  # llama-server's default, for requests without options
     prompt_set = load_prompt_set(PROMPTS)
     if args.from_details:
         loaded = [from_details(path, prompt_set) for path in args.from_details]
