@@ -163,17 +163,18 @@ class ChoiceEnforcer:
 
     def apply(self, message: Message, done: bool) -> Message:
         """The message (a whole response's, or a streamed chunk's) as the choice allows it. A
-        forced reply is held until it is whole: it is the call's JSON, not text."""
-        if self.choice.forced and not message.tool_calls and self.calls_kept == 0:
+        forced reply's text is held until the reply is whole: it is the call's JSON (and the
+        whitespace the grammar lets follow it), not text for the user."""
+        if self.choice.forced:
             self.forced_text.append(message.content or "")
             message.content = ""
             if done:
                 text = "".join(self.forced_text)
-                call = forced_call(text, self.choice)
-                if call is None:
-                    message.content = text  # not a call after all (cut short): the model's text stands
-                else:
-                    message.tool_calls = [call]
+                call = None if self.calls_kept or message.tool_calls else forced_call(text, self.choice)
+                if call is not None:
+                    message.tool_calls, text = [call], ""
+                # a reply that is not a call (cut short) stands as the model's text
+                message.content = text if text.strip() else ""
         return self._limited(message)
 
     def _limited(self, message: Message) -> Message:

@@ -133,6 +133,15 @@ def test_a_forced_reply_becomes_its_call_whole_and_streamed() -> None:
     assert [names(chunk) for chunk in chunks] == [[], [], [("get_time", {"zone": "UTC"})]]
 
 
+def test_whitespace_after_a_forced_call_is_not_text() -> None:
+    """The grammar lets whitespace follow the call's JSON; when the engine recovered the call
+    before the reply ended, that whitespace is not shown as the reply's text."""
+    enforcer = ChoiceEnforcer(ToolChoice(REQUIRED))
+    first = enforcer.apply(reply("", [("get_time", {"zone": "UTC"})]), done=False)
+    last = enforcer.apply(reply("\n\t"), done=True)
+    assert names(first) == [("get_time", {"zone": "UTC"})] and (last.content, last.tool_calls) == ("", None)
+
+
 def test_a_forced_reply_cut_short_stays_the_models_text() -> None:
     """Precision first: a reply the token limit cut is no call, and its text is not lost."""
     cut = '{"name": "get_time", "argum'
