@@ -13,7 +13,7 @@ import json
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ import httpx
 import ollama
 import openai
 import pytest
-from family_cases import CASES
+from family_cases import ANSWER, CASES
 from test_client_e2e import (
     ASK,
     HERMES,
@@ -37,8 +37,6 @@ from test_client_e2e import (
 )
 
 from ollama_fc import Client, run_tools
-from ollama_fc.build import build
-from ollama_fc.families import load_family
 from ollama_fc.functions import function_to_tool
 from ollama_fc.serve import ProxyThread
 from ollama_fc.serve.upstream import AiohttpTransport
@@ -47,7 +45,6 @@ from ollama_fc.testbed.scripted import write_scripted_gguf
 pytestmark = pytest.mark.ollama
 
 QUESTION = "What is the weather in Paris?"
-ANSWER = "It is 21 degrees and sunny in Paris."
 TOOL_DICTS = [function_to_tool(function) for function in TOOLS]
 WEATHER_CALL = [("get_weather", {"city": "Paris"})]
 
@@ -60,30 +57,6 @@ def get_weather(city: str, days: int = 1) -> str:
         days: Number of days.
     """
     return json.dumps({"city": city, "days": days, "sky": "sunny"})
-
-
-@pytest.fixture(scope="module")
-def proxy(ollama_host: str) -> Iterator[str]:
-    with ProxyThread(ollama_host) as running:
-        yield running.url
-
-
-@pytest.fixture(scope="module")
-def family_models(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """Each family built over a scripted GGUF that prints its native call, then (once the tool
-    result is in its prompt) the answer."""
-    folder = tmp_path_factory.mktemp("families")
-    models = {}
-    for family, case in CASES.items():
-        gguf = write_scripted_gguf(
-            folder / f"{family}.gguf",
-            case.call + case.end,
-            after=ANSWER + case.end,
-            trigger=case.trigger,
-            special_tokens=load_family(family).recipe.special_tokens.control,
-        )
-        models[family] = build(family, from_=str(gguf), name=f"proxy-{family}", host=ollama_host).name
-    return models
 
 
 def openai_client(proxy: str) -> openai.OpenAI:
