@@ -239,8 +239,9 @@ def test_malformed_requests_are_400_in_each_apis_shape(proxy: str) -> None:
         reply = httpx.post(f"{proxy}/v1/messages", content=body, headers={"content-type": "application/json"})
         assert reply.status_code == 400
         assert reply.json()["type"] == "error" and "malformed" in reply.json()["error"]["message"]
-    reply = httpx.post(f"{proxy}/v1/responses", json={"model": "m", "input": [{"type": "function_call"}]})
-    assert reply.status_code == 400 and "malformed" in reply.json()["error"]["message"]
+    for body in ({"model": "m", "input": [{"type": "function_call"}]}, {"model": "m", "reasoning": {"effort": "lots"}}):
+        reply = httpx.post(f"{proxy}/v1/responses", json=body)
+        assert reply.status_code == 400 and "malformed" in reply.json()["error"]["message"], body
 
 
 def test_a_missing_model_is_the_apis_not_found(proxy: str) -> None:

@@ -25,7 +25,7 @@ from ..toolchoice import NONE
 from .choosing import forced_format, read_choice, tool_schemas
 from .exchange import Exchange
 from .translated import NativeChat, Numbered, RequestError, native_tool, random_id, sse, translated_chat, usable_tools
-from .upstream import Upstream, compact_json, send_error
+from .upstream import Upstream, compact_json, read_chat_request, send_error
 
 PATH = "/v1/responses"
 EFFORTS = {"none": False, "minimal": False, "low": "low", "medium": "medium", "high": "high", "xhigh": "high"}
@@ -35,10 +35,11 @@ TEXT_PARTS = ("input_text", "output_text", "text")
 async def responses(exchange: Exchange, upstream: Upstream) -> None:
     body = await exchange.body()
     try:
-        payload = _read(body)
+        payload = read_chat_request(body)
         tools = usable_tools(payload.get("tools"), "function", _tool)
         chat_messages = _input(payload)
         text_format = _text_format(payload)
+        think = _think(payload)
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         await send_error(exchange, PATH, 400, f"malformed responses request: {error}")
         return
@@ -59,21 +60,11 @@ async def responses(exchange: Exchange, upstream: Upstream) -> None:
         tools=None if choice.mode == NONE else tools or None,
         choice=choice,
         stream=payload.get("stream") is True,
-        think=_think(payload),
+        think=think,
         options=_options(payload),
         format=forced if forced is not None else text_format,
     )
     await translated_chat(exchange, upstream, PATH, chat, ResponseWriter(payload, choice.parallel))
-
-
-def _read(body: bytes) -> Mapping[str, Any]:
-    try:
-        payload = json.loads(body)
-    except ValueError as error:
-        raise RequestError(f"the request body is not valid JSON ({error})") from None
-    if not isinstance(payload, dict):
-        raise RequestError(f"the request body must be a JSON object, not {type(payload).__name__}")
-    return payload
 
 
 def _text(content: Any) -> str:
