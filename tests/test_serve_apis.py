@@ -13,7 +13,7 @@ import httpx
 import openai
 import pytest
 from family_cases import ANSWER, CASES
-from test_client_e2e import PLAIN_TOOLS, RECOVERED, SPECIALS
+from test_client_e2e import PLAIN_TOOLS, RECOVERED, SPECIALS, THINKING, THINKING_SCRIPTS, THOUGHT
 from test_serve import NAMED_RESULTS, QUESTION, TOOL_DICTS, WEATHER_CALL
 
 pytestmark = pytest.mark.ollama
@@ -181,6 +181,25 @@ def test_responses_stream_gives_each_call_its_own_item(scripted_model: Any, prox
     ]
     done = {data["output_index"]: data["arguments"] for name, data in events if name.endswith("arguments.done")}
     assert [(item["item"]["name"], json.loads(done[item["output_index"]])) for item in added[1:]] == expected_calls
+
+
+# -- thinking ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_thinking_of_a_passthrough_model(scripted_model: Any, proxy: str, stream: bool) -> None:
+    """A passthrough model's `<think>` block comes back as each API's thinking (a thinking block,
+    a reasoning item) before its call, as Ollama splits it for a model it parses; with thinking
+    turned off it is not split."""
+    model = scripted_model(THINKING_SCRIPTS["call"], template=THINKING, special_tokens=SPECIALS, parser="passthrough")
+    message = ask_anthropic(proxy, model, stream, thinking={"type": "enabled", "budget_tokens": 1024})
+    assert [block.type for block in message.content] == ["thinking", "tool_use"]
+    assert message.content[0].thinking == THOUGHT and tool_uses(message) == WEATHER_CALL
+    response = ask_responses(proxy, model, stream, reasoning={"effort": "low"})
+    assert [item.type for item in response.output] == ["reasoning", "function_call"]
+    assert response.output[0].summary[0].text == THOUGHT and function_calls(response) == WEATHER_CALL
+    unsplit = ask_anthropic(proxy, model, stream, thinking={"type": "disabled"})
+    assert THOUGHT in text_of(unsplit) and all(block.type != "thinking" for block in unsplit.content)
 
 
 # -- tool loops: the result reaches the template under its tool's name -------------------------
