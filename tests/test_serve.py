@@ -486,6 +486,10 @@ def _streams(request: httpx.Request) -> bool:
         ("/api/generate", True, "closed early"),
         ("/api/chat", False, "cancelled"),
         ("/v1/chat/completions", False, "cancelled"),
+        ("/v1/messages", True, "closed early"),
+        ("/v1/responses", True, "closed early"),
+        ("/v1/messages", False, "cancelled"),
+        ("/v1/responses", False, "cancelled"),
     ],
 )
 def test_disconnect_cancels_the_upstream_request(
@@ -498,8 +502,8 @@ def test_disconnect_cancels_the_upstream_request(
     # model whose stream an earlier case had closed early unanswered for minutes
     case = f"{path.strip('/').replace('/', '-')}-{'stream' if stream else 'whole'}"
     model = scripted_model(long_script, template=PLAIN_TOOLS, special_tokens=SPECIALS, name=f"ofc-long-talker-{case}")
-    body: dict[str, Any] = {"model": model, "stream": stream}
-    body.update({"prompt": QUESTION} if path == "/api/generate" else {"messages": ASK, "tools": TOOL_DICTS})
+    body: dict[str, Any] = {"model": model, "stream": stream, **_long_request(path)}
+    upstream_path = "/api/chat" if path in ("/v1/messages", "/v1/responses") else path  # the translated routes
     watched = WatchedTransport()
     with ProxyThread(ollama_host, transport=watched) as running:
         if stream:
@@ -513,10 +517,25 @@ def test_disconnect_cancels_the_upstream_request(
             with pytest.raises(httpx.ReadTimeout):  # the app gives up waiting
                 httpx.post(f"{running.url}{path}", json=body, timeout=httpx.Timeout(120, read=1.0))
         for _ in range(200):
-            if any(end_path == path for end_path, _ in watched.ends):
+            if any(end_path == upstream_path for end_path, _ in watched.ends):
                 break
             time.sleep(0.05)
-    assert (path, ended) in watched.ends, watched.ends
+    assert (upstream_path, ended) in watched.ends, watched.ends
+
+
+def _long_request(path: str) -> dict[str, Any]:
+    """The disconnect test's question in the API of `path`."""
+    if path == "/api/generate":
+        return {"prompt": QUESTION}
+    functions = [tool["function"] for tool in TOOL_DICTS]
+    if path == "/v1/messages":
+        tools = [
+            {"name": f["name"], "description": f["description"], "input_schema": f["parameters"]} for f in functions
+        ]
+        return {"messages": ASK, "tools": tools, "max_tokens": 1024}
+    if path == "/v1/responses":
+        return {"input": ASK, "tools": [{"type": "function", **f} for f in functions]}
+    return {"messages": ASK, "tools": TOOL_DICTS}
 
 
 def _log_tail(server: Any, lines: int = 40) -> str:
