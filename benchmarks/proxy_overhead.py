@@ -15,7 +15,8 @@ Rows:
   difference in ms, and the proxy process's CPU time per request (read from /proc around each
   proxied call: the one measure a busy machine does not move). Cases: a call Ollama leaves as
   text (recovered by the proxy), a call Ollama parses itself (passed through), a chat without
-  tools (forwarded unchanged).
+  tools (forwarded unchanged). `/v1/messages` and `/v1/responses`, which the proxy translates
+  to `/api/chat`, are compared with Ollama's own layer for the same API.
 - time to first byte of a streamed answer: medians, and the median of the paired differences
   (target: at most 2 ms added).
 - memory: the proxy's resident set size over a soak of N requests (both APIs, streamed and
@@ -112,6 +113,17 @@ def request(model: str, stream: bool, tools: bool = True, messages: Any = ASK, *
     if tools:
         body["tools"] = TOOLS
     return body
+
+
+def api_request(path: str, model: str, stream: bool) -> dict[str, Any]:
+    """The chat of `request` in the Anthropic Messages or the OpenAI Responses API."""
+    functions = [tool["function"] for tool in TOOLS]
+    if path == "/v1/messages":
+        tools = [
+            {"name": f["name"], "description": f["description"], "input_schema": f["parameters"]} for f in functions
+        ]
+        return {"model": model, "max_tokens": 256, "messages": ASK, "tools": tools, "stream": stream}
+    return {"model": model, "input": ASK, "tools": [{"type": "function", **f} for f in functions], "stream": stream}
 
 
 def whole(client: httpx.Client, path: str, body: dict[str, Any]) -> tuple[float, float]:
@@ -327,6 +339,14 @@ def measure(
                     for stream in (False, True):
                         label = f"scripted, {case}, {'streamed' if stream else 'whole'}"
                         rows += compare(via, direct, pid, label, path, request(model, stream), seconds_per_case)
+            # the translated routes against Ollama's own layer for the same API (which recovers nothing)
+            for path in ("/v1/messages", "/v1/responses") if latency else ():
+                for case, model in models.items():
+                    for stream in (False, True):
+                        label = f"scripted, {case}, {'streamed' if stream else 'whole'}"
+                        rows += compare(
+                            via, direct, pid, label, path, api_request(path, model, stream), seconds_per_case
+                        )
             for stream in (False, True) if latency else ():
                 body = request(models["recovered"], stream, tools=False)
                 label = f"scripted, no tools (forwarded), {'streamed' if stream else 'whole'}"

@@ -24,6 +24,7 @@ from .learn import FormatNotLearned, LearnedFormat, learn_format
 from .loop import run_tools
 from .parsers import ParsedCall, ParseResult, parse_tool_calls
 from .recovery import DroppedOutputWarning
+from .toolchoice import ToolChoiceError
 
 if TYPE_CHECKING:
     from .convert import Conversion, convert
@@ -87,6 +88,7 @@ __all__ = [
     "ParsedCall",
     "SourceError",
     "ToolCallError",
+    "ToolChoiceError",
     "VerifyReport",
     "__version__",
     "chat",

@@ -48,6 +48,7 @@ from .recovery import (
     offer,
     recover_response,
 )
+from .toolchoice import NONE, ChoiceEnforcer, ToolChoice, check_enforceable, forced_request, needs_version
 
 __all__ = [
     "AsyncClient",
@@ -87,6 +88,8 @@ class Client(ollama.Client):
         stream: Literal[False] = False,
         tool_format: str | None = None,
         validate: bool = True,
+        tool_choice: Any = None,
+        parallel_tool_calls: bool | None = None,
         **kwargs: Any,
     ) -> ChatResponse: ...
 
@@ -100,6 +103,8 @@ class Client(ollama.Client):
         stream: Literal[True] = True,
         tool_format: str | None = None,
         validate: bool = True,
+        tool_choice: Any = None,
+        parallel_tool_calls: bool | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatResponse]: ...
 
@@ -112,10 +117,19 @@ class Client(ollama.Client):
         stream: bool = False,
         tool_format: str | None = None,
         validate: bool = True,
+        tool_choice: Any = None,
+        parallel_tool_calls: bool | None = None,
         **kwargs: Any,
     ) -> ChatResponse | Iterator[ChatResponse]:
-        """`ollama.Client.chat`, plus `tool_format=` (a format name) and `validate=` (schema check)."""
-        offered = offer(tools, tool_format)
+        """`ollama.Client.chat`, plus `tool_format=` (a format name), `validate=` (schema check),
+        and `tool_choice=` / `parallel_tool_calls=` as OpenAI's, enforced (see `toolchoice`)."""
+        choice = ToolChoice.read(tool_choice, parallel_tool_calls)
+        offered = offer(None if choice.mode == NONE else tools, tool_format)
+        if choice.forced:
+            profile = self.model_profile(model)
+            version = self._version() if needs_version(choice, profile) else None
+            check_enforceable(choice, profile, version, model)
+            forced_request(choice, offered.schemas, kwargs)
         response = cast(
             "ChatResponse | Iterator[ChatResponse]",
             super().chat(model, messages, tools=offered.wire, stream=stream, **kwargs),  # type: ignore[call-overload]
@@ -128,9 +142,17 @@ class Client(ollama.Client):
         if offered.wire is None and not thinking:
             return response
         format_name = tool_format or profile.tool_format
+        enforcer = ChoiceEnforcer(choice, model) if choice.enforced else None
         if isinstance(response, ChatResponse):
-            return recover_response(response, offered, format_name, validate, thinking=thinking)
-        return StreamRewriter(offered, format_name, validate, thinking=thinking).stream(response)
+            return _enforced(recover_response(response, offered, format_name, validate, thinking=thinking), enforcer)
+        chunks = StreamRewriter(offered, format_name, validate, thinking=thinking).stream(response)
+        return chunks if enforcer is None else (_enforced(chunk, enforcer) for chunk in chunks)
+
+    def _version(self) -> str | None:
+        """The server's version (`/api/version`), which says whether it enforces `format`."""
+        answer = self._request_raw("GET", "/api/version")  # type: ignore[no-untyped-call]
+        version = answer.json().get("version")
+        return str(version) if version else None
 
 
 class AsyncClient(ollama.AsyncClient):
@@ -159,10 +181,19 @@ class AsyncClient(ollama.AsyncClient):
         stream: bool = False,
         tool_format: str | None = None,
         validate: bool = True,
+        tool_choice: Any = None,
+        parallel_tool_calls: bool | None = None,
         **kwargs: Any,
     ) -> ChatResponse | AsyncIterator[ChatResponse]:
-        """`ollama.AsyncClient.chat`, plus `tool_format=` and `validate=` as in Client.chat."""
-        offered = offer(tools, tool_format)
+        """`ollama.AsyncClient.chat`, plus `tool_format=`, `validate=`, `tool_choice=` and
+        `parallel_tool_calls=` as in Client.chat."""
+        choice = ToolChoice.read(tool_choice, parallel_tool_calls)
+        offered = offer(None if choice.mode == NONE else tools, tool_format)
+        if choice.forced:
+            profile = await self.model_profile(model)
+            version = await self._version() if needs_version(choice, profile) else None
+            check_enforceable(choice, profile, version, model)
+            forced_request(choice, offered.schemas, kwargs)
         response = cast(
             "ChatResponse | AsyncIterator[ChatResponse]",
             await super().chat(model, messages, tools=offered.wire, stream=stream, **kwargs),  # type: ignore[call-overload]
@@ -175,9 +206,32 @@ class AsyncClient(ollama.AsyncClient):
         if offered.wire is None and not thinking:
             return response
         format_name = tool_format or profile.tool_format
+        enforcer = ChoiceEnforcer(choice, model) if choice.enforced else None
         if isinstance(response, ChatResponse):
-            return recover_response(response, offered, format_name, validate, thinking=thinking)
-        return StreamRewriter(offered, format_name, validate, thinking=thinking).astream(response)
+            return _enforced(recover_response(response, offered, format_name, validate, thinking=thinking), enforcer)
+        rewritten = StreamRewriter(offered, format_name, validate, thinking=thinking).astream(response)
+        if enforcer is None:
+            return rewritten
+
+        async def enforced() -> AsyncIterator[ChatResponse]:
+            async for chunk in rewritten:
+                yield _enforced(chunk, enforcer)
+
+        return enforced()
+
+    async def _version(self) -> str | None:
+        """The server's version (`/api/version`), which says whether it enforces `format`."""
+        answer = await self._request_raw("GET", "/api/version")  # type: ignore[no-untyped-call]
+        version = answer.json().get("version")
+        return str(version) if version else None
+
+
+def _enforced(response: ChatResponse, enforcer: ChoiceEnforcer | None) -> ChatResponse:
+    """A response (or chunk) with the request's tool_choice enforced on its calls."""
+    if enforcer is None:
+        return response
+    message = enforcer.apply(response.message.model_copy(), bool(response.done))
+    return response.model_copy(update={"message": message})
 
 
 _default_client: Client | None = None

@@ -237,3 +237,36 @@ def scripted_model(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -
         return model
 
     return create
+
+
+@pytest.fixture(scope="session")
+def proxy(ollama_host: str) -> Iterator[str]:
+    """`ollama-fc serve` in front of the tier's server (a thread of the test process)."""
+    from ollama_fc.serve import ProxyThread
+
+    with ProxyThread(ollama_host) as running:
+        yield running.url
+
+
+@pytest.fixture(scope="session")
+def family_models(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Each seed family built with `ollama-fc build` over a scripted GGUF that prints its native
+    call, then (once the tool result is in its prompt) the answer."""
+    from family_cases import ANSWER, CASES
+
+    from ollama_fc.build import build
+    from ollama_fc.families import load_family
+    from ollama_fc.testbed.scripted import write_scripted_gguf
+
+    folder = tmp_path_factory.mktemp("families")
+    models = {}
+    for family, case in CASES.items():
+        gguf = write_scripted_gguf(
+            folder / f"{family}.gguf",
+            case.call + case.end,
+            after=ANSWER + case.end,
+            trigger=case.trigger,
+            special_tokens=load_family(family).recipe.special_tokens.control,
+        )
+        models[family] = build(family, from_=str(gguf), name=f"proxy-{family}", host=ollama_host).name
+    return models

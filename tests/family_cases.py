@@ -22,6 +22,9 @@ class Turns:
     trigger: str
 
 
+#: what every family's scripted model answers once the tool result is in its prompt
+ANSWER = "It is 21 degrees and sunny in Paris."
+
 HERMES_CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
 
 CASES: dict[str, Turns] = {

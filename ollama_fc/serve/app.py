@@ -1,4 +1,4 @@
-"""The proxy's ASGI app: two repaired chat routes, and everything else forwarded to Ollama."""
+"""The proxy's ASGI app: four repaired chat routes, and everything else forwarded to Ollama."""
 
 from __future__ import annotations
 
@@ -6,23 +6,32 @@ from collections.abc import Awaitable, Callable
 
 import httpx
 
+from .anthropic_api import PATH as ANTHROPIC_MESSAGES
+from .anthropic_api import messages
 from .exchange import Exchange, Receive, Scope, Send, serve_exchange
 from .ollama_api import PATH as OLLAMA_CHAT
 from .ollama_api import chat
 from .openai_api import PATH as OPENAI_CHAT
 from .openai_api import chat_completions
+from .responses_api import PATH as OPENAI_RESPONSES
+from .responses_api import responses
 from .upstream import Upstream
 
 ChatRoute = Callable[[Exchange, Upstream], Awaitable[None]]
 
 
 class ProxyApp:
-    """The ASGI app (served by uvicorn, or any ASGI server): a POST to one of the two chat routes
+    """The ASGI app (served by uvicorn, or any ASGI server): a POST to one of the chat routes
     goes to its endpoint, every other request (any method, any path) to Ollama as it is."""
 
     def __init__(self, upstream: Upstream) -> None:
         self.upstream = upstream
-        self.chat_routes: dict[str, ChatRoute] = {OLLAMA_CHAT: chat, OPENAI_CHAT: chat_completions}
+        self.chat_routes: dict[str, ChatRoute] = {
+            OLLAMA_CHAT: chat,
+            OPENAI_CHAT: chat_completions,
+            ANTHROPIC_MESSAGES: messages,
+            OPENAI_RESPONSES: responses,
+        }
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":

@@ -28,6 +28,8 @@ import httpx
 from ollama import ChatResponse, Message
 from pydantic import ValidationError
 
+from ..toolchoice import NONE
+from .choosing import forced_format, read_choice, tool_schemas
 from .exchange import Exchange
 from .recovering import ResponseRecovery
 from .upstream import Upstream, compact_json, line_batches, read_chat_request, repaired_chat, send_error
@@ -42,11 +44,31 @@ DONE = b"data: [DONE]"
 async def chat_completions(exchange: Exchange, upstream: Upstream) -> None:
     body = await exchange.body()
     try:
-        payload = read_chat_request(body)
+        payload = dict(read_chat_request(body))
     except ValueError as error:
         await send_error(exchange, PATH, 400, f"malformed chat completions request: {error}")
         return
-    if name_tool_results(payload):
+    changed = name_tool_results(payload)
+    model = str(payload.get("model", ""))
+    schemas = tool_schemas(payload.get("tools"))
+    choice = await read_choice(
+        exchange, upstream, PATH, model, schemas, payload.get("tool_choice"), payload.get("parallel_tool_calls")
+    )
+    if choice is None:
+        return
+    if choice.mode == NONE and payload.get("tools"):
+        payload["tools"] = None  # withheld: the template renders no tools, Ollama parses no call
+        changed = True
+    forced = forced_format(choice, schemas)
+    if forced is not None:
+        if payload.get("response_format") not in (None, {"type": "text"}):
+            await send_error(
+                exchange, PATH, 400, "a forced tool_choice sets the format itself: leave response_format unset"
+            )
+            return
+        payload["response_format"] = {"type": "json_schema", "json_schema": {"name": "tool_call", "schema": forced}}
+        changed = True
+    if changed:
         body = json.dumps(payload, ensure_ascii=False).encode()
     await repaired_chat(
         exchange,
@@ -58,6 +80,7 @@ async def chat_completions(exchange: Exchange, upstream: Upstream) -> None:
         "text/event-stream",
         lambda response, recovery: StreamRepair(recovery).lines(response),
         _repaired_completion,
+        choice,
     )
 
 

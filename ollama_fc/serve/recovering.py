@@ -30,6 +30,7 @@ from ollama import ChatResponse, Message
 
 from ..arguments import InvalidToolCall, validate_arguments
 from ..recovery import StreamRewriter, offer, recover_response
+from ..toolchoice import ChoiceEnforcer, ToolChoice
 
 log = logging.getLogger("ollama_fc.serve")
 
@@ -45,13 +46,20 @@ class ResponseRecovery:
     """The engine's state for one response (whole or streamed) to one request."""
 
     def __init__(
-        self, tools: Sequence[Mapping[str, Any]] | None, format_name: str | None, model: str, *, thinking: bool = False
+        self,
+        tools: Sequence[Mapping[str, Any]] | None,
+        format_name: str | None,
+        model: str,
+        *,
+        thinking: bool = False,
+        choice: ToolChoice | None = None,
     ) -> None:
         self.offered = offer(tools or None, None)
         self.format_name = format_name
         self.model = model
         self.thinking = thinking
         self.rewriter = StreamRewriter(self.offered, format_name, validate=False, thinking=thinking)
+        self.enforcer = ChoiceEnforcer(choice, model) if choice is not None and choice.enforced else None
         self.calls_sent = 0
         self.failed = False  # the engine failed on this stream: the rest passes as Ollama sent it
 
@@ -63,31 +71,44 @@ class ResponseRecovery:
                 response, self.offered, self.format_name, validate=False, thinking=self.thinking
             ).message
         except Exception as error:  # fail open: Ollama's answer beats none
-            log.warning(
-                "%s: recovery failed (%s: %s); response passed on as Ollama sent it",
-                self.model,
-                type(error).__name__,
-                error,
-            )
-            return None
+            self._failed(error, "response")
+            if self.enforcer is None:
+                return None
+            message = before.model_copy()  # Ollama's answer, still under the request's tool_choice
+        if self.enforcer is not None:
+            message = self.enforcer.apply(message, done=True)
         return None if message == before else self._checked(message)
 
     def chunk(self, chunk: ChatResponse) -> Message | None:
-        """The rewritten message of one streamed chunk, or None when the chunk stays as it is."""
-        if self.failed:
+        """The rewritten message of one streamed chunk, or None when the chunk stays as it is.
+        A chunk with calls Ollama parsed itself is rewritten too, so that every call of the
+        stream gets its own index and id (Ollama numbers some paths' calls all 0)."""
+        if self.failed and self.enforcer is None:
             return None
         try:
-            rewritten = self.rewriter.rewrite(chunk)
+            rewritten = chunk if self.failed else self.rewriter.rewrite(chunk)
         except Exception as error:  # fail open, as in `whole`
             self.failed = True
-            log.warning(
-                "%s: recovery failed (%s: %s); stream passed on as Ollama sent it",
-                self.model,
-                type(error).__name__,
-                error,
-            )
-            return None
-        return None if rewritten is chunk else self._checked(rewritten.message)
+            self._failed(error, "stream")
+            if self.enforcer is None:
+                return None
+            rewritten = chunk
+        message = rewritten.message
+        as_sent = rewritten is chunk  # Ollama's own calls are not checked (as in a whole answer)
+        if self.enforcer is not None:
+            message = self.enforcer.apply(message.model_copy(), done=bool(chunk.done))
+        elif as_sent:
+            return message if message.tool_calls else None
+        return message if as_sent else self._checked(message)
+
+    def _failed(self, error: Exception, what: str) -> None:
+        log.warning(
+            "%s: recovery failed (%s: %s); %s passed on as Ollama sent it",
+            self.model,
+            type(error).__name__,
+            error,
+            what,
+        )
 
     def cut_short(self) -> Message | None:
         """Ollama's stream ended without its last chunk: what the engine still holds (text of a

@@ -27,6 +27,7 @@ import httpx
 import ollama
 
 from ..recovery import ModelProfile
+from ..toolchoice import ToolChoice
 from .exchange import Exchange, Headers
 from .recovering import ResponseRecovery
 
@@ -67,6 +68,8 @@ TIMEOUT_EXTENSION = UPSTREAM_TIMEOUT.as_dict()
 MUTATING = ("/api/create", "/api/delete", "/api/copy", "/api/pull", "/api/push")
 
 JSON_TYPE = [(b"content-type", b"application/json")]
+
+ANTHROPIC_PATH = "/v1/messages"
 
 _COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
@@ -160,6 +163,20 @@ class Upstream:
         # The proxy's own requests (`show`), on the same pool.
         self.client = httpx.AsyncClient(base_url=self.base_url, timeout=UPSTREAM_TIMEOUT, transport=self.transport)
         self._profiles: dict[str, tuple[float, asyncio.Future[tuple[ModelProfile, bool]]]] = {}
+        self._version: str | None = None
+
+    async def version(self) -> str | None:
+        """Ollama's version (`/api/version`, asked once), which says whether it enforces `format`;
+        None when it does not say."""
+        if self._version is None:
+            try:
+                response = await self.client.get("/api/version")
+                response.raise_for_status()
+                self._version = str(response.json()["version"])
+            except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
+                log.warning("cannot read the version of Ollama at %s (%s)", self.base_url, error)
+                return None
+        return self._version
 
     async def close(self) -> None:
         await self.client.aclose()  # and the transport with it
@@ -248,6 +265,7 @@ async def repaired_chat(
     stream_type: str,
     repair_stream: Callable[[httpx.Response, ResponseRecovery], AsyncIterator[bytes]],
     repair_whole: Callable[[bytes, ResponseRecovery], bytes],
+    choice: ToolChoice | None = None,
 ) -> None:
     """A chat request sent to Ollama as it is, and its answer repaired by the engine: the two
     chat endpoints differ only in their wire format (`stream_type`, `repair_*`) and in where
@@ -266,7 +284,7 @@ async def repaired_chat(
         if profile is None or not (tools or thinking):
             await relay(exchange, response, response.stream, keep_length=True)  # type: ignore[arg-type]
             return
-        recovery = ResponseRecovery(tools, profile.tool_format, model, thinking=thinking)
+        recovery = ResponseRecovery(tools, profile.tool_format, model, thinking=thinking, choice=choice)
         if response.headers.get("content-type", "").startswith(stream_type):
             await relay(exchange, response, repair_stream(response, recovery), keep_length=False)
             return
@@ -318,9 +336,13 @@ async def relay(exchange: Exchange, response: httpx.Response, body: AsyncIterato
 
 
 async def send_error(exchange: Exchange, path: str, status: int, message: str) -> None:
-    """An error in the shape the app's client reads: OpenAI's under /v1, Ollama's elsewhere."""
+    """An error in the shape the app's client reads: Anthropic's on /v1/messages, OpenAI's under
+    /v1, Ollama's elsewhere."""
     error: dict[str, Any]
-    if path.startswith("/v1/"):
+    if path.startswith(ANTHROPIC_PATH):
+        kind = {400: "invalid_request_error", 404: "not_found_error"}.get(status, "api_error")
+        error = {"type": "error", "error": {"type": kind, "message": message}}
+    elif path.startswith("/v1/"):
         kind = "invalid_request_error" if status == 400 else "api_error"
         error = {"error": {"message": message, "type": kind, "param": None, "code": None}}
     else:
