@@ -192,3 +192,42 @@ def test_the_plain_import_without_ollama_fc(real_models: dict[str, str], ollama_
     assert calls_of(reply.message) == [] and "get_weather" in (reply.message.content or "")
     recovered = Client(host=ollama_server.host).chat(real_models["plain"], ask, tools=TOOLS, options=OPTIONS)
     assert is_paris_weather(calls_of(recovered.message))
+
+
+def get_time(city: str) -> str:
+    """Get the current local time in a city.
+
+    Args:
+        city: The city's name, e.g. Tokyo
+    """
+    return "12:00"
+
+
+@pytest.mark.parametrize(
+    "tool_choice", ["required", {"type": "function", "function": {"name": "get_time"}}], ids=["required", "named"]
+)
+def test_a_forced_tool_choice_makes_a_call_even_where_no_tool_fits(
+    tool_choice: Any, real_models: dict[str, str], ollama_host: str
+) -> None:
+    """`tool_choice` forces a schema-valid call of an allowed tool, where the model would answer in text."""
+    client = Client(host=ollama_host)
+    tools = [get_weather, get_time]
+    reply = client.chat(
+        real_models["family"],
+        [{"role": "user", "content": NO_TOOL}],
+        tools=tools,
+        options=OPTIONS,
+        tool_choice=tool_choice,
+    )
+    calls = calls_of(reply.message)
+    allowed = {"get_time"} if isinstance(tool_choice, dict) else {"get_weather", "get_time"}
+    assert len(calls) == 1 and calls[0][0] in allowed, reply.message
+    assert set(calls[0][1]) == {"city"} and isinstance(calls[0][1]["city"], str)  # valid for its schema
+
+
+def test_tool_choice_none_withholds_the_tools(real_models: dict[str, str], ollama_host: str) -> None:
+    client = Client(host=ollama_host)
+    reply = client.chat(
+        real_models["family"], [{"role": "user", "content": WEATHER}], tools=TOOLS, options=OPTIONS, tool_choice="none"
+    )
+    assert calls_of(reply.message) == [] and (reply.message.content or "").strip()
