@@ -92,6 +92,22 @@ def _tier_of(nodeid: str) -> str | None:
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The real-model tests by name, tier and outcome, so a log shows that a real model ran on
+    each tier (the summary counts alone cannot)."""
+    lines = [
+        f"{report.outcome.upper()} {report.nodeid}"
+        for outcome in ("passed", "failed", "skipped")
+        for report in terminalreporter.stats.get(outcome, [])
+        if "test_real_model.py::" in getattr(report, "nodeid", "")
+        and (report.when == "call" or report.outcome != "passed")
+    ]
+    if lines:
+        terminalreporter.write_sep("=", f"real model ({len(lines)} tests)")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """With `--dist loadscope`, all tests of a tier are one scope, so one worker runs them against
     one server started once, and the tiers are handed out first, one to each worker; the other

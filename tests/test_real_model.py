@@ -188,6 +188,11 @@ def test_the_plain_import_without_ollama_fc(real_models: dict[str, str], ollama_
         with pytest.raises(ollama.ResponseError, match="does not support tools"):
             plain.chat(real_models["plain"], ask, tools=TOOLS, options=OPTIONS)
         return
+    # 0.3x runs one llama-server per GGUF blob, started with or without Jinja by whichever model
+    # loads it first; a plain model answered by a runner started for a Go-template model fails
+    # with 500 "tools param requires --jinja flag". The plain model gets a runner of its own.
+    for running in plain.ps().models:
+        plain.generate(model=running.model, keep_alive=0)
     reply = plain.chat(real_models["plain"], ask, tools=TOOLS, options=OPTIONS)
     assert calls_of(reply.message) == [] and "get_weather" in (reply.message.content or "")
     recovered = Client(host=ollama_server.host).chat(real_models["plain"], ask, tools=TOOLS, options=OPTIONS)
