@@ -33,6 +33,14 @@ def test_unclosed_list_at_the_end() -> None:
     assert parse_tool_calls(text, format="functools").tool_calls == [ParsedCall("get_weather", {"city": "Paris"})]
 
 
+def test_a_list_cut_off_deep_inside_stays_text() -> None:
+    """More closers missing than a model forgets (here six) is a text cut off: nothing is guessed."""
+    text = 'functools[{"name": "get_weather", "arguments": {"city": {"near": [[["Paris"'
+    result = parse_tool_calls(text, format="functools", tools=TOOLS)
+    assert result.tool_calls == []
+    assert result.content == text
+
+
 def test_text_after_the_list_stays_content() -> None:
     text = 'Sure. functools[{"name": "get_time", "arguments": {}}] Done.'
     result = parse_tool_calls(text, format="functools", tools=TOOLS)

@@ -4,13 +4,15 @@ every format setting, no input raises, and argument checking fails only with Inv
 from __future__ import annotations
 
 from typing import Any
+from unittest.mock import patch
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ollama_fc import InvalidToolCall, validate_arguments
 from ollama_fc.parsers import FORMATS, PARSERS, ParsedCall, StreamingRecoverer, parse_tool_calls, parsers_for
 from ollama_fc.parsers.base import CALL_END_TOKENS
+from ollama_fc.parsers.scan_memo import ScanMemo
 
 TOOLS = [{"type": "function", "function": {"name": name}} for name in ("get_weather", "search")]
 
@@ -122,6 +124,48 @@ def test_no_text_raises_without_tools_either(text: str, format_name: str | None)
     assert isinstance(result.content, str)
     if not result.tool_calls:
         assert result.content == text
+
+
+# Calls cut inside a string behind markers: the texts where bracket scans run to the end of the
+# output again and again, and later scans stop early where they meet a kept one in step.
+CUT_CALLS = st.lists(
+    st.tuples(
+        st.sampled_from(["", *MARKERS]),
+        st.sampled_from(
+            [
+                '{"name": "get_weather", "arguments": {"city": "Pa',
+                '{"name": "search", "arguments": {"query": "x"}}',
+                "{'a': [\"b",
+                '[{"name": "get_weather", "arguments": {"city": "Paris"}',
+                "]",
+                "}",
+                " ",
+                '"',
+            ]
+        ),
+    ).map("".join),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cuts=st.lists(st.integers(0, 600), max_size=6), text=st.one_of(CUT_CALLS, texts), format_name=format_names)
+@example(  # the second scan meets the first in step and ends one bracket short: a call
+    cuts=[9], text='{"x": "a {"name": "get_weather", "arguments": {"city": "Paris"}', format_name=None
+)
+@example(
+    cuts=[50, 51, 400],
+    text=" ".join(marker + '{"name": "get_weather", "arguments": {"city": "Pa' for marker in MARKERS) * 3,
+    format_name=None,
+)
+def test_stopping_a_scan_where_it_meets_a_kept_one_changes_no_result(
+    cuts: list[int], text: str, format_name: str | None
+) -> None:
+    whole = parse_tool_calls(text, format=format_name, tools=TOOLS)
+    streamed = _stream(text, cuts, format_name)
+    with patch.object(ScanMemo, "meet", lambda *_: None):
+        assert parse_tool_calls(text, format=format_name, tools=TOOLS) == whole
+        assert _stream(text, cuts, format_name) == streamed
 
 
 def test_deep_nesting_of_every_bracket_does_not_raise() -> None:

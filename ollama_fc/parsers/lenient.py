@@ -15,6 +15,8 @@ import sys
 import warnings
 from typing import Any
 
+from .scan_memo import ScanMemo
+
 OPENERS = {"{": "}", "[": "]", "(": ")"}
 CLOSERS = {"}", "]", ")"}
 QUOTES = {'"', "'"}
@@ -43,14 +45,25 @@ class BracketTracker:
     """Incremental bracket and string state over a text fed one character at a time (`feed`),
     or a stretch at a time (`scan`, which jumps from one bracket or quote to the next)."""
 
-    __slots__ = ("escaped", "last", "opens", "quote", "stack")
+    __slots__ = ("escaped", "inherited", "last", "memo", "opens", "origin", "quote", "record", "stack")
 
-    def __init__(self) -> None:
+    def __init__(self, memo: ScanMemo | None = None, origin: int = 0) -> None:
         self.stack: list[str] = []
         self.opens: list[int] = []
         self.quote = ""
         self.escaped = False
         self.last = ""
+        # With a memo (run items, see scan_memo): the stops are recorded as stream offsets from
+        # `origin`, and a scan that meets a kept one in step ends there, `inherited` deeper.
+        self.memo = memo
+        self.origin = origin
+        self.record: list[tuple[int, str, int]] | None = [] if memo is not None else None
+        self.inherited = 0
+
+    @property
+    def depth(self) -> int:
+        """How many brackets are open."""
+        return len(self.stack) + self.inherited
 
     def scan(self, data: str, index: int, offset: int) -> int | None:
         """Feed `data[index:]`, whose first character is at position `offset` of the tracked
@@ -74,6 +87,8 @@ class BracketTracker:
                 else:
                     self.quote = ""
                     self.last = data[stop]
+                    if self.memo is not None and self._stepped(offset + stop - index, offset + length - index):
+                        return None
                 position = stop + 1
                 continue
             found = _PLAIN_STOPS.search(data, position)
@@ -99,6 +114,8 @@ class BracketTracker:
                     self.last = char
                     return offset + stop - index + 1
             self.last = char
+            if self.memo is not None and self._stepped(offset + stop - index, offset + length - index):
+                return None
             position = stop + 1
         if not self.quote:
             back = length - 1
@@ -107,6 +124,21 @@ class BracketTracker:
             if back >= index:
                 self.last = data[back]
         return None
+
+    def _stepped(self, at: int, end: int) -> bool:
+        """Record the stop just handled (at tracked position `at`, the text ending at `end`);
+        True when a kept scan shows how this one ends, which is then its state."""
+        assert self.memo is not None
+        position = self.origin + at
+        shortcut = self.memo.meet(position, self.quote, self.origin + end)
+        if shortcut is None:
+            if self.record is not None:
+                self.record.append((position, self.quote, len(self.stack)))
+            return False
+        self.inherited = shortcut.inherited
+        self.quote, self.last = shortcut.quote, shortcut.last
+        self.record = None  # it did not read the rest: not a scan to keep
+        return True
 
     def feed(self, char: str) -> bool:
         """Advance by one character; False if it closes a bracket that is not open."""

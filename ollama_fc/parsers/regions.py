@@ -13,6 +13,7 @@ import re
 
 from .base import Marker
 from .lenient import OPENERS, SCAN_FAILED, BracketTracker
+from .scan_memo import ScanMemo
 
 FAIL = SCAN_FAILED
 FENCE = "```"
@@ -178,8 +179,8 @@ class BracketFinder:
     """Where the bracket that ends the marker closes (for `functools[`), or the first bracket
     after the marker when the marker does not end with one (`get_weather[ARGS]`)."""
 
-    def __init__(self, skip: int, opened: bool) -> None:
-        self.tracker = BracketTracker()
+    def __init__(self, skip: int, opened: bool, memo: ScanMemo | None = None, origin: int = 0) -> None:
+        self.tracker = BracketTracker(memo, origin)
         self.skip = skip
         self.started = opened
         self.length = 0
@@ -203,6 +204,12 @@ class BracketFinder:
     def open_positions(self) -> list[int]:
         return self.tracker.opens
 
+    def keep_scan(self) -> None:
+        """The output ended with this scan unclosed: keep it in the memo for later scans."""
+        tracker = self.tracker
+        if tracker.memo is not None and tracker.record is not None:
+            tracker.memo.keep(tracker.record, tracker.origin + self.length, tracker.quote, tracker.last)
+
     def finish(self) -> int:
         return self.length
 
@@ -210,9 +217,10 @@ class BracketFinder:
 Finder = TagFinder | QuotedTagFinder | RestFinder | FenceFinder | BracketFinder
 
 
-def finder_for(marker: Marker) -> Finder:
-    """The end detector of a marked region. Every region also ends where its own marker appears
-    again, so a marker repeated many times never makes regions that span each other."""
+def finder_for(marker: Marker, memo: ScanMemo | None = None, origin: int = 0) -> Finder:
+    """The end detector of a marked region (at stream offset `origin`). Every region also ends
+    where its own marker appears again, so a marker repeated many times never makes regions that
+    span each other."""
     own = (marker.text, False)
     if marker.kind == "tag":
         closers = marker.closers if own in marker.closers or not marker.ends_at_own_marker else (*marker.closers, own)
@@ -223,7 +231,7 @@ def finder_for(marker: Marker) -> Finder:
         return FenceFinder(len(marker.text))
     if marker.kind == "bracket":
         opened = marker.text[-1:] in OPENERS
-        return BracketFinder(len(marker.text) - 1 if opened else len(marker.text), opened)
+        return BracketFinder(len(marker.text) - 1 if opened else len(marker.text), opened, memo, origin)
     if not marker.ends_at_own_marker:
         return RestFinder()  # "rest": to the end of the output
     return TagFinder((own,), len(marker.text))  # "rest": to the end, or to the marker's next use

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from .base import ParsedCall, ToolCallParser
 from .lenient import OPENERS
 from .regions import FAIL, BracketFinder, FenceFinder, Span
+from .scan_memo import ScanMemo
 
 # An unclosed last item is read (the model forgot a closing bracket) only when this few are
 # missing; more is a text cut off, or prose with an opening bracket.
@@ -57,8 +58,10 @@ class Run:
         end_tokens: tuple[str, ...],
         is_dead: Callable[[str, int], bool],
         start: int,
+        memo: ScanMemo | None = None,
     ) -> None:
         self.heads = heads
+        self.memo = memo
         self.head_prefixes = head_prefixes
         self.end_tokens = end_tokens
         self.is_dead = is_dead
@@ -116,11 +119,13 @@ class Run:
         unclosed: list[ParsedCall] | None = []
         if self.finder is not None:
             assert self.item is not None
-            depth = len(self.finder.tracker.stack) if isinstance(self.finder, BracketFinder) else 0
+            depth = self.finder.tracker.depth if isinstance(self.finder, BracketFinder) else 0
             unclosed = read_item(self.item, text[self.item_at :]) if depth <= MAX_UNCLOSED else None
             if unclosed and not all(call.arguments for call in unclosed):
                 unclosed = None  # cut off after a name, before its arguments: a cut, not a call
             if not unclosed:
+                if isinstance(self.finder, BracketFinder):
+                    self.finder.keep_scan()
                 return self._item_failed()
         elif self.pending:
             return self._trailing_failed()
@@ -150,7 +155,8 @@ class Run:
             self.finder.passed(text)
         else:
             opened = text[-1] in OPENERS  # `get_weather(` opens; `get_weather[ARGS]` opens after
-            self.finder = BracketFinder(len(text) - 1 if opened else len(text), opened)
+            skip = len(text) - 1 if opened else len(text)
+            self.finder = BracketFinder(skip, opened, self.memo, self.start + self.item_at)
             self.finder.feed(text, 0)
 
     def _item_failed(self) -> Outcome:

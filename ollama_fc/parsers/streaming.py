@@ -33,7 +33,8 @@ from .base import (
 )
 from .lenient import OPENERS
 from .regions import FAIL, BracketFinder, FenceFinder, Finder, Span, finder_for
-from .runs import Head, Outcome, Run
+from .runs import MAX_UNCLOSED, Head, Outcome, Run
+from .scan_memo import ScanMemo
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
@@ -95,11 +96,11 @@ def _scanner_tables(parsers: tuple[ToolCallParser, ...], names: tuple[str, ...] 
 class _Region:
     """A held stretch of text that may be a call, from its marker on."""
 
-    def __init__(self, trigger: _Trigger, start: int) -> None:
+    def __init__(self, trigger: _Trigger, start: int, scans: ScanMemo) -> None:
         self.trigger = trigger
         self.start = start
         self.span = Span()
-        self.finder: Finder = finder_for(trigger.marker)
+        self.finder: Finder = finder_for(trigger.marker, scans, start)
         self.unclosed = False  # the output ended before the region did
 
     def feed(self, data: str, index: int) -> int | None:
@@ -129,6 +130,7 @@ class StreamingRecoverer:
         self._base = 0  # stream offset of data[0] for the data being scanned
         self._before = ""  # the character just before the text being scanned
         self._dead: set[int] = set()
+        self._scans = ScanMemo()  # run items' scans that reached the end of the output
         self._fences_open_from: int | None = None
         self._in_think = False
         self._after_call = False
@@ -241,9 +243,11 @@ class StreamingRecoverer:
             if start > 0:
                 self._before = data[start - 1]
             if text in tables.heads:
-                self._run = Run(tables.heads, tables.head_prefixes, CALL_END_TOKENS, self._is_dead, self._base + start)
+                self._run = Run(
+                    tables.heads, tables.head_prefixes, CALL_END_TOKENS, self._is_dead, self._base + start, self._scans
+                )
             else:
-                self._region = _Region(tables.triggers[text], self._base + start)
+                self._region = _Region(tables.triggers[text], self._base + start, self._scans)
             index = start
 
     def _may_start(self, data: str, start: int, text: str) -> bool:
@@ -312,6 +316,11 @@ class StreamingRecoverer:
         goes on."""
         self._region = None
         span = region.span
+        finder = region.finder
+        if region.unclosed and isinstance(finder, BracketFinder):
+            finder.keep_scan()
+            if finder.tracker.depth > MAX_UNCLOSED:
+                end = FAIL  # a text cut off (or prose with brackets), not a call missing its closers
         if end != FAIL:
             found = self._read(region.trigger.parsers, span.slice(0, end))
             if found is not None and region.unclosed and _cut_open(span.slice(0, end), found[0]):
@@ -321,7 +330,6 @@ class StreamingRecoverer:
                 self._emit(calls)
                 self._after_call = True
                 return self._continue_at(region.start, span, consumed, data)
-        finder = region.finder
         if isinstance(finder, FenceFinder) and region.unclosed:
             self._fences_open_from = region.start
         if isinstance(finder, BracketFinder):  # its brackets still open cannot start a call either
