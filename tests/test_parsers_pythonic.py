@@ -52,3 +52,11 @@ def test_expressions_are_not_literals() -> None:
 
 def test_unoffered_tool_stays_content() -> None:
     assert parse_tool_calls("[shutdown(now=True)]", format="pythonic", tools=TOOLS).tool_calls == []
+
+
+def test_call_lines_in_a_python_block_may_follow_comment_lines() -> None:
+    text = '```python\n# the forecast first\n  # then the time\nget_weather(city="Paris")\nnow()\n```'
+    assert parse_tool_calls(text, tools=TOOLS).tool_calls == [
+        ParsedCall("get_weather", {"city": "Paris"}),
+        ParsedCall("now", {}),
+    ]

@@ -9,6 +9,7 @@ the offered tools' names.
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from typing import Any
 
@@ -52,9 +53,16 @@ def read_call_list(region: str, *, function_wrappers: bool) -> list[ParsedCall] 
     return _calls(elements, function_wrappers)
 
 
+# Where call lines can start: after any comment lines, a name, maybe dotted, then its parenthesis.
+# Wrapper bodies full of other text are turned away by this before Python's parser starts.
+_CALL_LINE_START = re.compile(r"(?:\s*#[^\n]*\n)*\s*[A-Za-z_][\w.]*\s*\(")
+
+
 def read_call_lines(body: str) -> list[ParsedCall] | None:
     """Read calls written as Python statements, one per line (`get_weather(city="Paris")`), as in
     a ```` ```python ```` block; None if any statement is something else."""
+    if _CALL_LINE_START.match(body) is None:
+        return None
     tree = _parse(body.strip(), "exec")
     if not isinstance(tree, ast.Module) or not tree.body:
         return None
