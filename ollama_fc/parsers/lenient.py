@@ -37,6 +37,8 @@ VALUE_STARTS = frozenset("[{(:,=")
 
 
 _PLAIN_STOPS = re.compile(r"[\[\]{}()\"']")
+_REPAIR_STOPS = re.compile(r"[\[\]{}()\"'/]")
+_REPAIR_QUOTE_STOPS = {'"': re.compile(r'[\\"\r\n]'), "'": re.compile(r"[\\'\r\n]")}
 _QUOTE_STOPS = {'"': re.compile(r'[\\"]'), "'": re.compile(r"[\\']")}
 SCAN_FAILED = -1
 
@@ -183,26 +185,45 @@ def repair(text: str) -> str:
     tracker = BracketTracker()
     index = 0
     length = len(text)
-    while index < length:
-        char = text[index]
+    while index < length:  # from one bracket, quote, slash or (in a string) newline to the next
         if tracker.quote:
-            if not tracker.escaped and char in "\r\n":
-                out.append("\\n" if char == "\n" else "\\r")
-                tracker.feed(char)
+            if tracker.escaped:
+                tracker.escaped = False
+                out.append(text[index])
                 index += 1
                 continue
-        elif char == "/" and text.startswith("//", index):
-            newline = text.find("\n", index)
-            index = length if newline < 0 else newline
+            found = _REPAIR_QUOTE_STOPS[tracker.quote].search(text, index)
+            stop = length if found is None else found.start()
+            out.append(text[index:stop])
+            if found is None:
+                break
+            char = text[stop]
+            if char in "\r\n":
+                out.append("\\n" if char == "\n" else "\\r")
+            else:
+                tracker.feed(char)
+                out.append(char)
+            index = stop + 1
             continue
-        elif char == "/" and text.startswith("/*", index):
-            close = text.find("*/", index + 2)
+        found = _REPAIR_STOPS.search(text, index)
+        stop = length if found is None else found.start()
+        if stop > index:
+            plain = text[index:stop]
+            out.append(plain)
+            tracker.last = plain.rstrip()[-1:] or tracker.last
+        if found is None:
+            break
+        if text.startswith("//", stop):
+            newline = text.find("\n", stop)
+            index = length if newline < 0 else newline
+        elif text.startswith("/*", stop):
+            close = text.find("*/", stop + 2)
             index = length if close < 0 else close + 2
             out.append(" ")
-            continue
-        tracker.feed(char)
-        out.append(char)
-        index += 1
+        else:
+            tracker.feed(text[stop])
+            out.append(text[stop])
+            index = stop + 1
     if tracker.quote:
         raise NotALiteral("the text ends inside a string")
     repaired = "".join(out).rstrip()
