@@ -132,7 +132,7 @@ class BracketTracker:
         True when a kept scan shows how this one ends, which is then its state."""
         assert self.memo is not None
         position = self.origin + at
-        shortcut = self.memo.meet(position, self.quote, self.origin + end)
+        shortcut = self.memo.meet(position, self.quote, self.origin + end) if self.memo.kept else None
         if shortcut is None:
             if self.record is not None:
                 self.record.append((position, self.quote, len(self.stack)))

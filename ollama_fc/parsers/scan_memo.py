@@ -21,14 +21,9 @@ from dataclasses import dataclass
 KEPT_SCANS = 4
 
 
-@dataclass(frozen=True)
-class Step:
-    """A kept scan at one stop (a bracket or quote it handled): its depth and string state just
-    after, and the lowest depth it reached at any later stop."""
-
-    depth: int
-    quote: str
-    lowest_after: int
+# A kept scan at one stop (a bracket or quote it handled): its depth and string state just after,
+# and the lowest depth it reached at any later stop. (A plain tuple: one is made per stop.)
+Step = tuple[int, str, int]
 
 
 @dataclass(frozen=True)
@@ -67,8 +62,9 @@ class ScanMemo:
         steps: dict[int, Step] = {}
         lowest = record[-1][2]
         for position, step_quote, depth in reversed(record):
-            steps[position] = Step(depth, step_quote, lowest)
-            lowest = min(lowest, depth)
+            steps[position] = (depth, step_quote, lowest)
+            if depth < lowest:
+                lowest = depth
         self.kept = [*self.kept[-(KEPT_SCANS - 1) :], KeptScan(end, steps, record[-1][2], quote, last)]
 
     def meet(self, position: int, quote: str, end: int) -> Shortcut | None:
@@ -77,6 +73,6 @@ class ScanMemo:
         at that stop."""
         for kept in self.kept:
             step = kept.steps.get(position)
-            if step is not None and kept.end == end and step.quote == quote and step.lowest_after >= step.depth:
-                return Shortcut(kept.depth - step.depth, kept.quote, kept.last)
+            if step is not None and kept.end == end and step[1] == quote and step[2] >= step[0]:
+                return Shortcut(kept.depth - step[0], kept.quote, kept.last)
         return None
