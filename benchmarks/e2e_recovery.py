@@ -47,15 +47,18 @@ from table import write_section  # noqa: E402
 from test_output_corpus import Sample, canonical_call, load_samples, same_words  # noqa: E402
 
 from ollama_fc import Client, DroppedOutputWarning  # noqa: E402
+from ollama_fc.convert import convert  # noqa: E402
 from ollama_fc.families import family_template, load_family  # noqa: E402
 from ollama_fc.testbed.scripted import ScriptError, write_scripted_gguf  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 OLLAMA_TEMPLATES = SHARED / "corpus" / "ollama-templates" / "hfjs-automap"
+CORPUS_TEMPLATES = SHARED / "corpus" / "templates"
 
 # The template a record of each format is replayed under: the family `ollama-fc build` makes for
-# the format, or, for formats without a family, the template Ollama itself ships for a model that
-# prints that format (read from ../shared at run time, never copied into the project).
+# the format; for formats without a family, the template Ollama itself ships for a model that
+# prints that format, or else the model's own chat template as `ollama-fc convert` converts it
+# (both read from ../shared at run time, never copied into the project).
 FORMAT_TEMPLATES: dict[str, tuple[str, str]] = {
     "hermes": ("family", "qwen2.5"),
     "json": ("family", "qwen2.5"),  # bare and fenced JSON come mostly from Hermes-prompted models
@@ -65,6 +68,8 @@ FORMAT_TEMPLATES: dict[str, tuple[str, str]] = {
     "mistral": ("ollama", "mistral-small_24b"),  # [TOOL_CALLS] JSON list template
     "llama3_json": ("ollama", "llama3.1_8b"),  # asks for {"name": ..., "parameters": ...}
     "pythonic": ("ollama", "llama3.2_3b"),  # Llama 3.2 is trained on pythonic calls
+    "gemma4": ("converted", "gemma-4-e2b-it"),  # Ollama's own Gemma 4 support is a Go renderer
+    "wrapped": ("family", "qwen2.5"),  # foreign wrappers (<function_invocation>, <tools>, ...) drifted into
 }
 
 QUESTION = [{"role": "user", "content": "Please help me with this, using a tool if one fits."}]
@@ -88,6 +93,15 @@ def setup_for(format_name: str) -> Setup:
         built = family_template(name)
         tokens = tuple(load_family(name).recipe.special_tokens.control)
         return Setup(f"family {name}", built.template, dict(built.parameters), tokens)
+    if kind == "converted":
+        jinja_path = CORPUS_TEMPLATES / f"{name}.jinja"
+        if not jinja_path.is_file():
+            raise SystemExit(
+                f"the chat template {jinja_path.name} (for format {format_name}) is not in {CORPUS_TEMPLATES}; "
+                "put the reference data next to the repository, or pick other --formats"
+            )
+        conversion = convert(str(jinja_path))
+        return Setup(f"{name} converted", conversion.template, dict(conversion.parameters), ())
     template_path = OLLAMA_TEMPLATES / f"{name}.ollama.gotmpl"
     meta_path = OLLAMA_TEMPLATES / f"{name}.ollama.meta.json"
     if not template_path.is_file():
@@ -269,7 +283,7 @@ def content_line(table: dict[str, dict[str, Tally]], clients: Sequence[str]) -> 
 
 def setup_label(format_name: str) -> str:
     kind, name = FORMAT_TEMPLATES[format_name]
-    return name if kind == "family" else f"Ollama's {name}"
+    return {"family": name, "converted": f"{name}, converted"}.get(kind, f"Ollama's {name}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
