@@ -1,7 +1,8 @@
 """Format names to parsers, the order in which shapes are tried, and the Ollama tags they answer to.
 
-A new format is one module and one line below: its markers join the scanner, its tags join the
-client's tag-to-format map (`format_for_tag`) and the converter's known markers (`KNOWN_TAGS`).
+A new format is one module and one line below: its markers join the scanner, and its tags join
+the client's tag-to-format map (`format_for_tag`) and `KNOWN_TAGS`, which must hold every marker
+the converter looks for in a template (`markers.KNOWN_MARKERS`; a test checks it).
 """
 
 from __future__ import annotations
