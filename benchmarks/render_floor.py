@@ -2,8 +2,8 @@
 
 Ollama's template package calls every builtin (`eq`, `index`, `len`, `printf`, ...) through
 reflection, about a microsecond each, while ranging, testing a variable's truth and printing a
-field cost tens of nanoseconds (docs/RENDER_COST.md, "What Ollama's template package charges"). Go templates have no
-call-free way to compare two strings, trim a text or escape it. So where a model's Jinja, for
+field cost tens of nanoseconds (docs/RENDER_COST.md, "What Ollama's template package
+charges"). Go templates have no call-free way to compare two strings, trim a text or escape it. So where a model's Jinja, for
 every message it loops over, compares something of the message with a value (its role, most
 often), trims its text, escapes it or changes its case, any template that renders what the
 Jinja renders makes at least one builtin call per message (the first excepted: a loop over
