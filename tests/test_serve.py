@@ -515,6 +515,8 @@ def test_disconnect_cancels_the_upstream_request(
                     with httpx.stream("POST", f"{running.url}{path}", json=body, timeout=120) as response:
                         assert response.status_code == 200
                         next(response.iter_lines())  # generation has started; then the app hangs up
+                        runners = {entry["model"] for entry in httpx.get(f"{ollama_host}/api/ps").json()["models"]}
+                        assert f"{model}:latest" in runners, f"the case shares a runner loaded for another: {runners}"
                 except httpx.ReadTimeout:  # say what Ollama was doing
                     log = _log_tail(ollama_server)
                     pytest.fail(f"no first line in 120 s; ends {watched.ends}; Ollama's log:\n{log}")
