@@ -515,11 +515,12 @@ def test_disconnect_cancels_the_upstream_request(
                     with httpx.stream("POST", f"{running.url}{path}", json=body, timeout=120) as response:
                         assert response.status_code == 200
                         next(response.iter_lines())  # generation has started; then the app hangs up
-                        runners = {entry["model"] for entry in httpx.get(f"{ollama_host}/api/ps").json()["models"]}
-                        assert f"{model}:latest" in runners, f"the case shares a runner loaded for another: {runners}"
                 except httpx.ReadTimeout:  # say what Ollama was doing
                     log = _log_tail(ollama_server)
                     pytest.fail(f"no first line in 120 s; ends {watched.ends}; Ollama's log:\n{log}")
+                loaded = httpx.get(f"{ollama_host}/api/ps", timeout=60).json()["models"]
+                runners = {entry["model"] for entry in loaded}
+                assert f"{model}:latest" in runners, f"the case shares a runner loaded for another: {runners}"
             else:
                 with pytest.raises(httpx.ReadTimeout):  # the app gives up waiting
                     httpx.post(f"{running.url}{path}", json=body, timeout=httpx.Timeout(120, read=1.0))
