@@ -496,31 +496,41 @@ def test_disconnect_cancels_the_upstream_request(
     scripted_model: Any, ollama_server: Any, ollama_host: str, path: str, stream: bool, ended: str
 ) -> None:
     """The app goes away mid-answer: the proxy stops reading from Ollama and closes the connection
-    (Ollama then stops generating), rather than reading a long answer nobody will get."""
-    long_script = " ".join(f"w{index}" for index in range(1500))  # about 500 tokens
-    # a model of its own per case: once in CI, Ollama v0.34.4 left every later request to the
-    # model whose stream an earlier case had closed early unanswered for minutes
+    (Ollama then stops generating), rather than reading a long answer nobody will get.
+
+    Each case runs on a runner of its own, which it unloads at the end: a hang-up mid-stream can
+    leave the runner's only slot taken for good (docs/OLLAMA.md, "A hang-up mid-stream can
+    wedge the runner"), and Ollama keeps one runner per GGUF whatever the model is called, so the
+    GGUF itself differs per case (its script names the case)."""
     case = f"{path.strip('/').replace('/', '-')}-{'stream' if stream else 'whole'}"
+    long_script = f"{case}: " + " ".join(f"w{index}" for index in range(1500))  # about 500 tokens
     model = scripted_model(long_script, template=PLAIN_TOOLS, special_tokens=SPECIALS, name=f"ofc-long-talker-{case}")
     body: dict[str, Any] = {"model": model, "stream": stream, **_long_request(path)}
     upstream_path = "/api/chat" if path in ("/v1/messages", "/v1/responses") else path  # the translated routes
     watched = WatchedTransport()
-    with ProxyThread(ollama_host, transport=watched) as running:
-        if stream:
-            try:
-                with httpx.stream("POST", f"{running.url}{path}", json=body, timeout=120) as response:
-                    assert response.status_code == 200
-                    next(response.iter_lines())  # generation has started; then the app hangs up
-            except httpx.ReadTimeout:  # seen twice in CI, not since: say what Ollama was doing
-                pytest.fail(f"no first line in 120 s; ends {watched.ends}; Ollama's log:\n{_log_tail(ollama_server)}")
-        else:
-            with pytest.raises(httpx.ReadTimeout):  # the app gives up waiting
-                httpx.post(f"{running.url}{path}", json=body, timeout=httpx.Timeout(120, read=1.0))
-        for _ in range(200):
-            if any(end_path == upstream_path for end_path, _ in watched.ends):
-                break
-            time.sleep(0.05)
-    assert (upstream_path, ended) in watched.ends, watched.ends
+    try:
+        with ProxyThread(ollama_host, transport=watched) as running:
+            if stream:
+                try:
+                    with httpx.stream("POST", f"{running.url}{path}", json=body, timeout=120) as response:
+                        assert response.status_code == 200
+                        next(response.iter_lines())  # generation has started; then the app hangs up
+                except httpx.ReadTimeout:  # say what Ollama was doing
+                    log = _log_tail(ollama_server)
+                    pytest.fail(f"no first line in 120 s; ends {watched.ends}; Ollama's log:\n{log}")
+                loaded = httpx.get(f"{ollama_host}/api/ps", timeout=60).json()["models"]
+                runners = {entry["model"] for entry in loaded}
+                assert f"{model}:latest" in runners, f"the case shares a runner loaded for another: {runners}"
+            else:
+                with pytest.raises(httpx.ReadTimeout):  # the app gives up waiting
+                    httpx.post(f"{running.url}{path}", json=body, timeout=httpx.Timeout(120, read=1.0))
+            for _ in range(200):
+                if any(end_path == upstream_path for end_path, _ in watched.ends):
+                    break
+                time.sleep(0.05)
+        assert (upstream_path, ended) in watched.ends, watched.ends
+    finally:  # a runner whose slot the hang-up left taken would otherwise stay loaded
+        httpx.post(f"{ollama_host}/api/generate", json={"model": model, "keep_alive": 0}, timeout=60)
 
 
 def _long_request(path: str) -> dict[str, Any]:

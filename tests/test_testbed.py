@@ -244,6 +244,20 @@ def test_unencodable_scripts_are_refused_clearly(tmp_path: Path, script: str) ->
         write_scripted_gguf(tmp_path / "m.gguf", script)
 
 
+def test_models_made_from_one_gguf_share_one_runner(scripted_model, client: ollama.Client) -> None:
+    """Ollama loads one runner per GGUF, whatever the model is called: a second model over the
+    same file is answered by the runner the first one loaded. So a test that must not share a
+    runner with another (one whose only slot a hang-up may have left taken) needs a GGUF of its
+    own, not only a name of its own (`test_disconnect_cancels_the_upstream_request`)."""
+    script = "one file, two names"
+    first = scripted_model(script, template=CHATML, special_tokens=CHATML_SPECIALS, name="ofc-one-gguf-first")
+    second = scripted_model(script, template=CHATML, special_tokens=CHATML_SPECIALS, name="ofc-one-gguf-second")
+    for model in (first, second):
+        assert client.chat(model=model, messages=[{"role": "user", "content": "hi"}]).message.content == script
+    loaded = {entry.model for entry in client.ps().models}
+    assert f"{first}:latest" in loaded and f"{second}:latest" not in loaded, loaded
+
+
 def test_stopping_the_server_ends_its_runners(tmp_path: Path, ollama_server) -> None:
     """A stopped test server leaves no `ollama runner` behind (each holds a model in memory).
 
