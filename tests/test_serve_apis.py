@@ -202,6 +202,21 @@ def test_thinking_of_a_passthrough_model(scripted_model: Any, proxy: str, stream
     assert THOUGHT in text_of(unsplit) and all(block.type != "thinking" for block in unsplit.content)
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_claude_codes_thinking_request(scripted_model: Any, proxy: str, stream: bool) -> None:
+    """Claude Code asks every model to think (`thinking: adaptive`, `output_config.effort: high`):
+    a model that cannot think answers with its call, as Ollama's own Anthropic layer serves it
+    (Ollama's /api/chat alone says 400 "does not support thinking"); a model that can think
+    still thinks."""
+    claude_code = {"thinking": {"type": "adaptive"}, "output_config": {"effort": "high"}}
+    script, template, expected_calls, _ = RECOVERED["minimax_ts"]
+    plain = scripted_model(script, template=template, special_tokens=SPECIALS)
+    assert tool_uses(ask_anthropic(proxy, plain, stream, **claude_code)) == expected_calls
+    thinker = scripted_model(THINKING_SCRIPTS["call"], template=THINKING, special_tokens=SPECIALS, parser="passthrough")
+    message = ask_anthropic(proxy, thinker, stream, **claude_code)
+    assert [block.type for block in message.content] == ["thinking", "tool_use"]
+
+
 # -- tool loops: the result reaches the template under its tool's name -------------------------
 
 
