@@ -243,6 +243,33 @@ def test_anthropic_tool_loop(scripted_model: Any, proxy: str, stream: bool) -> N
     assert (tool_uses(second), text_of(second), second.stop_reason) == ([], ANSWER, "end_turn")
 
 
+#: a template that renders only the roles it knows (as MiniMax's does): a `developer` message is lost
+KNOWN_ROLES_ONLY = """{{- range .Messages }}{{ if eq .Role "system" "user" "assistant" }}<|im_start|>{{ .Role }}
+{{ .Content }}<|im_end|>
+{{ end }}{{ end }}<|im_start|>assistant
+"""
+
+
+def test_responses_developer_messages_reach_the_template(scripted_model: Any, proxy: str) -> None:
+    """Codex sends its instructions as `developer` messages: the model sees them, as system
+    messages (Ollama's own Responses layer passes the role on, and such a template drops it)."""
+    model = scripted_model(
+        "No instructions seen.",
+        after="Instructions seen.",
+        trigger="<|instructions|>",
+        template=KNOWN_ROLES_ONLY,
+        special_tokens=SPECIALS,
+    )
+    developer = {
+        "type": "message",
+        "role": "developer",
+        "content": [{"type": "input_text", "text": "<|instructions|>"}],
+    }
+    question = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": QUESTION}]}
+    response = responses_client(proxy).responses.create(model=model, input=[developer, question])
+    assert response.output_text == "Instructions seen."
+
+
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
 def test_responses_tool_loop(scripted_model: Any, proxy: str, stream: bool) -> None:
     model = scripted_model(
