@@ -202,6 +202,21 @@ def test_thinking_of_a_passthrough_model(scripted_model: Any, proxy: str, stream
     assert THOUGHT in text_of(unsplit) and all(block.type != "thinking" for block in unsplit.content)
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_claude_codes_thinking_request(scripted_model: Any, proxy: str, stream: bool) -> None:
+    """Claude Code asks every model to think (`thinking: adaptive`, `output_config.effort: high`):
+    a model that cannot think answers with its call, as Ollama's own Anthropic layer serves it
+    (Ollama's /api/chat alone says 400 "does not support thinking"); a model that can think
+    still thinks."""
+    claude_code = {"thinking": {"type": "adaptive"}, "output_config": {"effort": "high"}}
+    script, template, expected_calls, _ = RECOVERED["minimax_ts"]
+    plain = scripted_model(script, template=template, special_tokens=SPECIALS)
+    assert tool_uses(ask_anthropic(proxy, plain, stream, **claude_code)) == expected_calls
+    thinker = scripted_model(THINKING_SCRIPTS["call"], template=THINKING, special_tokens=SPECIALS, parser="passthrough")
+    message = ask_anthropic(proxy, thinker, stream, **claude_code)
+    assert [block.type for block in message.content] == ["thinking", "tool_use"]
+
+
 # -- tool loops: the result reaches the template under its tool's name -------------------------
 
 
@@ -226,6 +241,33 @@ def test_anthropic_tool_loop(scripted_model: Any, proxy: str, stream: bool) -> N
     messages.append({"role": "user", "content": results})
     second = ask_anthropic(proxy, model, stream, messages)
     assert (tool_uses(second), text_of(second), second.stop_reason) == ([], ANSWER, "end_turn")
+
+
+#: a template that renders only the roles it knows (as MiniMax's does): a `developer` message is lost
+KNOWN_ROLES_ONLY = """{{- range .Messages }}{{ if eq .Role "system" "user" "assistant" }}<|im_start|>{{ .Role }}
+{{ .Content }}<|im_end|>
+{{ end }}{{ end }}<|im_start|>assistant
+"""
+
+
+def test_responses_developer_messages_reach_the_template(scripted_model: Any, proxy: str) -> None:
+    """Codex sends its instructions as `developer` messages: the model sees them, as system
+    messages (Ollama's own Responses layer passes the role on, and such a template drops it)."""
+    model = scripted_model(
+        "No instructions seen.",
+        after="Instructions seen.",
+        trigger="<|instructions|>",
+        template=KNOWN_ROLES_ONLY,
+        special_tokens=SPECIALS,
+    )
+    developer = {
+        "type": "message",
+        "role": "developer",
+        "content": [{"type": "input_text", "text": "<|instructions|>"}],
+    }
+    question = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": QUESTION}]}
+    response = responses_client(proxy).responses.create(model=model, input=[developer, question])
+    assert response.output_text == "Instructions seen."
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])

@@ -17,6 +17,7 @@ from typing import Any
 
 from ollama import ChatResponse, Message
 
+from ..thinking import think_enabled
 from ..toolchoice import NONE
 from .choosing import forced_format, read_choice, tool_schemas
 from .exchange import Exchange
@@ -49,7 +50,7 @@ async def messages(exchange: Exchange, upstream: Upstream) -> None:
         tools=None if choice.mode == NONE else tools or None,
         choice=choice,
         stream=payload.get("stream") is True,
-        think=_think(payload),
+        think=await _think_if_able(upstream, model, _think(payload)),
         options=_options(payload),
         format=forced_format(choice, schemas),
     )
@@ -129,6 +130,15 @@ def _think(payload: Mapping[str, Any]) -> Any:
     config = payload.get("output_config")
     effort = config.get("effort") if isinstance(config, Mapping) else None
     return EFFORTS.get(str(effort).strip().lower()) if effort else None
+
+
+async def _think_if_able(upstream: Upstream, model: str, think: Any) -> Any:
+    """Claude Code asks every model to think (`thinking: adaptive` with `output_config.effort`);
+    as Ollama's own Anthropic layer does, a model without the thinking capability then answers
+    without thinking rather than with a 400 ("does not support thinking")."""
+    if think_enabled(think, False) and not (await upstream.profile(model)).thinks:
+        return None
+    return think
 
 
 def _options(payload: Mapping[str, Any]) -> dict[str, Any]:

@@ -169,6 +169,7 @@ def write_scripted_gguf(
     chat_template: str | None = None,
     bos_token: str = BOS,
     emit_special_tokens: bool = False,
+    context_length: int = CONTEXT_LENGTH,
 ) -> Path:
     """Write a llama GGUF that answers `script`, or `after` once `trigger` is in the prompt.
 
@@ -180,6 +181,9 @@ def write_scripted_gguf(
     With `emit_special_tokens`, a special token spelt in a script is generated as that token
     (as a real model emits its control tokens), not as text; each such token may occur once
     across both scripts, unless it ends them, and must not be the last token of a prompt.
+
+    `context_length` is the trained context Ollama caps `num_ctx` at: every prompt byte is a
+    token here, so an agent's prompt of tens of kilobytes needs more than the default.
     """
     path = Path(path)
     tokens: list[str] = []
@@ -284,7 +288,7 @@ def write_scripted_gguf(
     writer = gguf.GGUFWriter(str(path), "llama")
     writer.add_name("ollama-fc scripted test model")
     writer.add_file_type(int(gguf.LlamaFileType.ALL_F32))
-    writer.add_context_length(CONTEXT_LENGTH)
+    writer.add_context_length(context_length)
     writer.add_embedding_length(n_embd)
     writer.add_block_count(1)
     writer.add_feed_forward_length(FFN_LENGTH)
