@@ -88,6 +88,9 @@ from real_model_scoring import (  # noqa: E402
 from table import write_section  # noqa: E402
 
 from ollama_fc import Client, DroppedOutputWarning  # noqa: E402
+from ollama_fc.build import create_model  # noqa: E402
+from ollama_fc.markers import PASSTHROUGH_PARSER  # noqa: E402
+from ollama_fc.recovery import parser_from_show  # noqa: E402
 from ollama_fc.serve import ProxyThread  # noqa: E402
 from ollama_fc.testbed.provision import provision  # noqa: E402
 from ollama_fc.testbed.realmodel import real_model_gguf  # noqa: E402
@@ -219,6 +222,18 @@ def warm_up(client: ollama.Client, model: str) -> None:
     client.chat(model, [{"role": "user", "content": "Hi"}], options={**OPTIONS, "num_predict": 1})
 
 
+def with_threads(host: str, model: str, threads: int, say: Say) -> str:
+    """`model` again with PARAMETER num_thread: the proxied requests carry no thread count, and
+    v0.24.0 has no server default, so without it they would reload the runner with every core."""
+    name = f"{model}-threads"
+    client = ollama.Client(host=host, timeout=TIMEOUT)
+    for _ in create_model(client, name, parser=PASSTHROUGH_PARSER, from_=model, parameters={"num_thread": threads}):
+        pass
+    shown = client.show(name)
+    say(f"{name}: parser {parser_from_show(shown)}, parameters {' '.join((shown.parameters or '').split())}")
+    return name
+
+
 def run_modes(
     label: str,
     host: str,
@@ -228,12 +243,14 @@ def run_modes(
     modes: Sequence[str],
     prompt_set: PromptSet,
     say: Say,
+    done: Callable[[list[ModeResult]], None] = lambda results: None,
 ) -> list[ModeResult]:
-    """Each mode's prompts through each API, on build's model: the API outermost, so a runner that
-    reloads for the proxy's requests (which carry no thread count) reloads once."""
+    """Each mode's prompts through each API, on build's model (with the run's thread count); the
+    API outermost. `done` gets the results so far after each API (a long run keeps them)."""
     results: list[ModeResult] = []
     with tempfile.TemporaryDirectory(prefix="ofc-real-model-") as folder:
         model = create_models(["build"], gguf, cli, host, Path(folder), say)["build"]
+    model = with_threads(host, model, int(OPTIONS["num_thread"]), say)
     warm_up(ollama.Client(host=host, timeout=TIMEOUT), model)
     ours = Client(host=host, timeout=TIMEOUT)
     with ProxyThread(host) as proxy:
@@ -256,9 +273,9 @@ def run_modes(
                     verdict = outcome.problem or ("correct" if outcome.correct else "kept")
                     count = len(prompt_set.modes[mode])
                     say(f"{label} {api} {mode} {number}/{count} {prompt.id}: {verdict} ({reply.seconds:.1f} s)")
-            say(
-                f"{label} {api}: {len([r for r in results if r.api == api])} replies in {time.monotonic() - started:.0f} s"
-            )
+            replies = len([result for result in results if result.api == api])
+            say(f"{label} {api}: {replies} replies in {time.monotonic() - started:.0f} s")
+            done(results)
     return results
 
 
@@ -398,6 +415,23 @@ def from_details(path: Path, prompt_set: PromptSet) -> tuple[list[Result], list[
         raise SystemExit(f"{path} is not a details file of this benchmark ({type(error).__name__}: {error})") from None
 
 
+def save_details(
+    path: Path | None,
+    results: Sequence[Result],
+    mode_results: Sequence[ModeResult],
+    gguf: Path,
+    started: float,
+    load_at_start: float,
+) -> dict[str, Any]:
+    """The run so far (seconds, load average at its start and now), with its replies written to
+    `path` when one is given."""
+    run = {"seconds": time.monotonic() - started, "load_average": [load_at_start, os.getloadavg()[0]]}
+    if path is not None:
+        payload = details(results, gguf, run, mode_results)
+        path.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return run
+
+
 def write_reports(
     results: Sequence[Result], mode_results: Sequence[ModeResult], runs: Sequence[dict[str, Any]], docs: bool
 ) -> None:
@@ -500,14 +534,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     for tier_name in tiers:
         with tier_server(tier_name, args.host, say) as (label, host, cli):
             say(f"Ollama {label} at {host}")
-            if modes:
-                mode_results += run_modes(label, host, cli, gguf, apis, modes, prompt_set, say)
+            if modes:  # the details file is written after each API, with the earlier tiers' replies
+
+                def keep(so_far: list[ModeResult]) -> None:
+                    save_details(args.details, [], [*mode_results, *so_far], gguf, started, load_at_start)
+
+                mode_results += run_modes(label, host, cli, gguf, apis, modes, prompt_set, say, keep)
             else:
                 results += run_tier(label, host, cli, gguf, arms, prompt_set, prompts, say)
-    run = {"seconds": time.monotonic() - started, "load_average": [load_at_start, os.getloadavg()[0]]}
-    if args.details:
-        payload = details(results, gguf, run, mode_results)
-        args.details.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    run = save_details(args.details, results, mode_results, gguf, started, load_at_start)
     write_reports(results, mode_results, [run], args.write_docs)
 
 
