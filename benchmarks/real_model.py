@@ -3,6 +3,8 @@
     python benchmarks/real_model.py [--tiers pinned,current] [--arms plain,convert,build,serve,any]
                                     [--limit N] [--gguf PATH] [--host URL] [--details FILE]
                                     [--write-docs]
+    python benchmarks/real_model.py --modes [auto,required,named,none,parallel_off]
+                                    [--apis client,chat-completions,responses,messages] [...]
     python benchmarks/real_model.py --from-details pinned.json current.json [--write-docs]
 
 The model is Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF, its own Hermes tools template), provisioned
@@ -29,12 +31,21 @@ category, prompts answered with a call of an offered tool, calls exactly right, 
 without a call, replies lost (no text and no call), requests refused, median seconds per answer;
 and per tier, generation and prompt tokens per second as Ollama reports them (eval_count over
 eval_duration, summed over the replies of the arms that use Ollama's native API).
+
+--modes asks, instead of the arms, each tool_choice mode's prompts (the prompt set's `modes`
+section: about eight per mode) through each API on build's model: ollama_fc.Client (which
+enforces the mode itself) and, through `ollama-fc serve`, the openai SDK's chat.completions and
+responses and the anthropic SDK's messages (benchmarks/real_model_apis.py). The modes: auto,
+required, one named tool (the one that fits, else the last offered), none, and auto with
+parallel calls off. Each reply is scored against what the mode promises and what a right answer
+is (real_model_scoring.score_mode); the report goes to its own block of docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
@@ -48,14 +59,19 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import anthropic
 import ollama
 import openai
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from real_model_apis import OPTIONS, TIMEOUT, ask_messages, ask_native, ask_openai, ask_responses  # noqa: E402
 from real_model_scoring import (  # noqa: E402
+    MODES,
+    PROMISES,
     Call,
+    ModeResult,
     Prompt,
     PromptSet,
     Reply,
@@ -63,13 +79,18 @@ from real_model_scoring import (  # noqa: E402
     category_table,
     headline_table,
     load_prompt_set,
+    modes_headline,
+    modes_table,
     score,
+    score_mode,
     spread,
 )
 from table import write_section  # noqa: E402
 
 from ollama_fc import Client, DroppedOutputWarning  # noqa: E402
-from ollama_fc.arguments import InvalidToolCall, validate_arguments  # noqa: E402
+from ollama_fc.build import create_model  # noqa: E402
+from ollama_fc.markers import PASSTHROUGH_PARSER  # noqa: E402
+from ollama_fc.recovery import parser_from_show  # noqa: E402
 from ollama_fc.serve import ProxyThread  # noqa: E402
 from ollama_fc.testbed.provision import provision  # noqa: E402
 from ollama_fc.testbed.realmodel import real_model_gguf  # noqa: E402
@@ -77,9 +98,6 @@ from ollama_fc.testbed.server import OllamaServer, server_version  # noqa: E402
 from ollama_fc.testbed.tiers import TIERS  # noqa: E402
 
 PROMPTS = HERE / "data" / "real_model_prompts.json"
-SEED = 42
-MAX_TOKENS = 256
-OPTIONS = {"temperature": 0, "seed": SEED, "num_predict": MAX_TOKENS}
 ARMS = {
     "plain": "plain `ollama create`, ollama.Client",
     "convert": "`ollama-fc convert` + `ollama create`, ollama_fc.Client",
@@ -90,8 +108,13 @@ ARMS = {
 DEFAULT_ARMS = ("plain", "convert", "build", "serve")
 NATIVE_ARMS = ("plain", "convert", "build", "any")
 FAMILY = "qwen2.5"
-TIMEOUT = 900.0
 MODEL_PREFIX = "ollama-fc-real-model-"
+APIS = {
+    "client": "ollama_fc.Client (Ollama's native API)",
+    "chat-completions": "`ollama-fc serve`, openai SDK chat.completions",
+    "responses": "`ollama-fc serve`, openai SDK responses",
+    "messages": "`ollama-fc serve`, anthropic SDK messages",
+}
 
 Say = Callable[[str], None]
 
@@ -140,80 +163,6 @@ def create_models(
     return models
 
 
-def native_stats(response: ollama.ChatResponse) -> dict[str, Any]:
-    fields = ("eval_count", "eval_duration", "prompt_eval_count", "prompt_eval_duration", "load_duration")
-    return {"done_reason": response.done_reason, **{name: getattr(response, name) for name in fields}}
-
-
-def schema_problems(prompt_set: PromptSet, calls: Sequence[Call]) -> list[str]:
-    """What `validate=True` would have raised for each call (offered tools only)."""
-    problems = []
-    for call in calls:
-        tool = prompt_set.tools.get(call.name)
-        if tool is None or not isinstance(call.arguments, dict):
-            continue
-        try:
-            validate_arguments(call.name, tool["function"]["parameters"], call.arguments)
-        except InvalidToolCall as error:
-            problems.append(str(error))
-    return problems
-
-
-def ask_native(client: ollama.Client, model: str, prompt: Prompt, prompt_set: PromptSet) -> Reply:
-    """One whole chat through ollama-python's API (plain or ollama_fc.Client)."""
-    tools = prompt_set.tool_dicts(prompt)
-    started = time.perf_counter()
-    try:
-        if isinstance(client, Client):
-            response = client.chat(model, prompt.messages, tools=tools, options=OPTIONS, validate=False)
-        else:
-            response = client.chat(model, prompt.messages, tools=tools, options=OPTIONS)
-    except Exception as error:  # refused ("does not support tools"), or a timeout: scored, the run goes on
-        return Reply(error=f"{type(error).__name__}: {error}", seconds=time.perf_counter() - started)
-    seconds = time.perf_counter() - started
-    message = response.message
-    calls = [Call(call.function.name, dict(call.function.arguments)) for call in message.tool_calls or ()]
-    stats = native_stats(response)
-    stats["schema_problems"] = schema_problems(prompt_set, calls)
-    return Reply(calls, message.content or "", "", seconds, stats)
-
-
-def ask_openai(client: openai.OpenAI, model: str, prompt: Prompt, prompt_set: PromptSet) -> Reply:
-    """One whole chat completion through the proxy, as an OpenAI app sends it."""
-    started = time.perf_counter()
-    try:
-        completion = client.chat.completions.create(
-            model=model,
-            messages=prompt.messages,  # type: ignore[arg-type]
-            tools=prompt_set.tool_dicts(prompt),  # type: ignore[arg-type]
-            temperature=0,
-            seed=SEED,
-            max_tokens=MAX_TOKENS,
-        )
-    except Exception as error:  # scored as refused, the run goes on
-        return Reply(error=f"{type(error).__name__}: {error}", seconds=time.perf_counter() - started)
-    seconds = time.perf_counter() - started
-    choice = completion.choices[0]
-    calls = []
-    for call in choice.message.tool_calls or ():
-        function = getattr(call, "function", None)
-        if function is None:
-            continue
-        try:
-            arguments: Any = json.loads(function.arguments)
-        except ValueError:
-            arguments = function.arguments
-        calls.append(Call(function.name, arguments))
-    usage = completion.usage
-    stats: dict[str, Any] = {
-        "finish_reason": choice.finish_reason,
-        "completion_tokens": usage.completion_tokens if usage else None,
-        "prompt_tokens": usage.prompt_tokens if usage else None,
-        "schema_problems": schema_problems(prompt_set, calls),
-    }
-    return Reply(calls, choice.message.content or "", "", seconds, stats)
-
-
 @contextlib.contextmanager
 def tier_server(tier_name: str, host: str | None, say: Say) -> Iterator[tuple[str, str, Path]]:
     """(label, host, ollama CLI) of the tier's server: started here, or the one at `host`."""
@@ -248,8 +197,7 @@ def run_tier(
         models = create_models(arms, gguf, cli, host, Path(folder), say)
     plain = ollama.Client(host=host, timeout=TIMEOUT)
     ours = Client(host=host, timeout=TIMEOUT)
-    # the runner loads once (every arm's model is the same GGUF): not counted in any answer's time
-    plain.chat(next(iter(models.values())), [{"role": "user", "content": "Hi"}], options={"num_predict": 1})
+    warm_up(plain, next(iter(models.values())))
     with contextlib.ExitStack() as stack:
         for arm in arms:
             if arm == "serve":
@@ -266,6 +214,68 @@ def run_tier(
                 verdict = "exact" if result.score.exact else result.score.problem or "text, no call"
                 say(f"{label} {arm} {number}/{len(prompts)} {prompt.id}: {verdict} ({reply.seconds:.1f} s)")
             say(f"{label} {arm}: {len(prompts)} prompts in {time.monotonic() - started:.0f} s")
+    return results
+
+
+def warm_up(client: ollama.Client, model: str) -> None:
+    """Load the runner once (every arm's model is the same GGUF): not counted in any answer's time."""
+    client.chat(model, [{"role": "user", "content": "Hi"}], options={**OPTIONS, "num_predict": 1})
+
+
+def with_threads(host: str, model: str, threads: int, say: Say) -> str:
+    """`model` again with PARAMETER num_thread: the proxied requests carry no thread count, and
+    v0.24.0 has no server default, so without it they would reload the runner with every core."""
+    name = f"{model}-threads"
+    client = ollama.Client(host=host, timeout=TIMEOUT)
+    for _ in create_model(client, name, parser=PASSTHROUGH_PARSER, from_=model, parameters={"num_thread": threads}):
+        pass
+    shown = client.show(name)
+    say(f"{name}: parser {parser_from_show(shown)}, parameters {' '.join((shown.parameters or '').split())}")
+    return name
+
+
+def run_modes(
+    label: str,
+    host: str,
+    cli: Path,
+    gguf: Path,
+    apis: Sequence[str],
+    modes: Sequence[str],
+    prompt_set: PromptSet,
+    say: Say,
+    done: Callable[[list[ModeResult]], None] = lambda results: None,
+) -> list[ModeResult]:
+    """Each mode's prompts through each API, on build's model (with the run's thread count); the
+    API outermost. `done` gets the results so far after each API (a long run keeps them)."""
+    results: list[ModeResult] = []
+    with tempfile.TemporaryDirectory(prefix="ofc-real-model-") as folder:
+        model = create_models(["build"], gguf, cli, host, Path(folder), say)["build"]
+    model = with_threads(host, model, int(OPTIONS["num_thread"]), say)
+    warm_up(ollama.Client(host=host, timeout=TIMEOUT), model)
+    ours = Client(host=host, timeout=TIMEOUT)
+    with ProxyThread(host) as proxy:
+        openai_client = openai.OpenAI(base_url=f"{proxy.url}/v1", api_key="ollama", max_retries=0, timeout=TIMEOUT)
+        anthropic_client = anthropic.Anthropic(base_url=proxy.url, api_key="ollama", max_retries=0, timeout=TIMEOUT)
+        for api in apis:
+            started = time.monotonic()
+            for mode in modes:
+                for number, prompt in enumerate(prompt_set.modes[mode], 1):
+                    if api == "client":
+                        reply = ask_native(ours, model, prompt, prompt_set, mode)
+                    elif api == "chat-completions":
+                        reply = ask_openai(openai_client, model, prompt, prompt_set, mode)
+                    elif api == "responses":
+                        reply = ask_responses(openai_client, model, prompt, prompt_set, mode)
+                    else:
+                        reply = ask_messages(anthropic_client, model, prompt, prompt_set, mode)
+                    outcome = score_mode(mode, prompt, reply, prompt_set.tools)
+                    results.append(ModeResult(label, api, mode, prompt, reply, outcome))
+                    verdict = outcome.problem or ("correct" if outcome.correct else "kept")
+                    count = len(prompt_set.modes[mode])
+                    say(f"{label} {api} {mode} {number}/{count} {prompt.id}: {verdict} ({reply.seconds:.1f} s)")
+            replies = len([result for result in results if result.api == api])
+            say(f"{label} {api}: {replies} replies in {time.monotonic() - started:.0f} s")
+            done(results)
     return results
 
 
@@ -314,9 +324,9 @@ def rates_table(rates: dict[str, dict[str, float | int]]) -> str:
     return "\n".join(lines)
 
 
-def report(results: Sequence[Result], runs: Sequence[dict[str, Any]]) -> str:
-    prompts = len({result.prompt.id for result in results})
-    notes = "; ".join(
+def runs_note(runs: Sequence[dict[str, Any]]) -> str:
+    """Each run's seconds and the load average at its start and end."""
+    return "; ".join(
         f"{run['seconds']:.0f} s"
         + (
             f" at load average {run['load_average'][0]:.1f} to {run['load_average'][1]:.1f}"
@@ -325,6 +335,10 @@ def report(results: Sequence[Result], runs: Sequence[dict[str, Any]]) -> str:
         )
         for run in runs
     )
+
+
+def report(results: Sequence[Result], runs: Sequence[dict[str, Any]]) -> str:
+    prompts = len({result.prompt.id for result in results})
     return "\n\n".join(
         [
             headline_table(results, ARMS),
@@ -333,47 +347,103 @@ def report(results: Sequence[Result], runs: Sequence[dict[str, Any]]) -> str:
             "Refused: the request failed.",
             category_table(results),
             rates_table(token_rates(results)),
-            f"{prompts} prompts per arm, {len(results)} replies ({notes}).",
+            f"{prompts} prompts per arm, {len(results)} replies ({runs_note(runs)}).",
         ]
     )
 
 
-def details(results: Sequence[Result], gguf: Path, run: dict[str, Any]) -> dict[str, Any]:
+def modes_report(results: Sequence[ModeResult], runs: Sequence[dict[str, Any]]) -> str:
+    promises = "; ".join(f"{mode}: {promise}" for mode, promise in PROMISES.items())
+    return "\n\n".join(
+        [
+            modes_headline(results, APIS),
+            f"Each cell: replies that kept the mode's promise / that were correct. Promises: {promises}.",
+            modes_table(results),
+            f"{len(results)} replies ({runs_note(runs)}).",
+        ]
+    )
+
+
+def _entry(result: Result | ModeResult) -> dict[str, Any]:
+    entry: dict[str, Any] = {"tier": result.tier}
+    if isinstance(result, ModeResult):
+        entry.update(api=result.api, mode=result.mode)
+    else:
+        entry["arm"] = result.arm
+    entry.update(prompt=result.prompt.id, category=result.prompt.category, messages=result.prompt.messages)
+    return {**entry, "reply": asdict(result.reply), "score": asdict(result.score)}
+
+
+def details(
+    results: Sequence[Result], gguf: Path, run: dict[str, Any], mode_results: Sequence[ModeResult] = ()
+) -> dict[str, Any]:
     return {
         "model": str(gguf),
         "options": OPTIONS,
         "arms": ARMS,
+        "apis": APIS,
         "run": run,
         "token_rates": token_rates(results),
-        "replies": [
-            {
-                "tier": r.tier,
-                "arm": r.arm,
-                "prompt": r.prompt.id,
-                "category": r.prompt.category,
-                "messages": r.prompt.messages,
-                "reply": asdict(r.reply),
-                "score": asdict(r.score),
-            }
-            for r in results
-        ],
+        "replies": [_entry(r) for r in results],
+        "modes": [_entry(r) for r in mode_results],
     }
 
 
-def from_details(path: Path, prompt_set: PromptSet) -> tuple[list[Result], dict[str, Any]]:
-    """The replies of an earlier run's details file, scored again (with today's scoring)."""
+def from_details(path: Path, prompt_set: PromptSet) -> tuple[list[Result], list[ModeResult], dict[str, Any]]:
+    """The replies of an earlier run's details file (the arms' and the modes'), scored again
+    (with today's scoring)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         by_id = {prompt.id: prompt for prompt in prompt_set.prompts}
+
+        def read(entry: dict[str, Any]) -> tuple[Prompt, Reply]:
+            raw = entry["reply"]
+            calls = [Call(call["name"], call["arguments"]) for call in raw["calls"]]
+            return by_id[entry["prompt"]], Reply(calls, raw["content"], raw["error"], raw["seconds"], raw["stats"])
+
         results = []
         for entry in data["replies"]:
-            prompt, raw = by_id[entry["prompt"]], entry["reply"]
-            calls = [Call(call["name"], call["arguments"]) for call in raw["calls"]]
-            reply = Reply(calls, raw["content"], raw["error"], raw["seconds"], raw["stats"])
+            prompt, reply = read(entry)
             results.append(Result(entry["tier"], entry["arm"], prompt, reply, score(prompt, reply)))
-        return results, data["run"]
+        mode_results = []
+        for entry in data.get("modes", ()):
+            prompt, reply = read(entry)
+            outcome = score_mode(entry["mode"], prompt, reply, prompt_set.tools)
+            mode_results.append(ModeResult(entry["tier"], entry["api"], entry["mode"], prompt, reply, outcome))
+        return results, mode_results, data["run"]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise SystemExit(f"{path} is not a details file of this benchmark ({type(error).__name__}: {error})") from None
+
+
+def save_details(
+    path: Path | None,
+    results: Sequence[Result],
+    mode_results: Sequence[ModeResult],
+    gguf: Path,
+    started: float,
+    load_at_start: float,
+) -> dict[str, Any]:
+    """The run so far (seconds, load average at its start and now), with its replies written to
+    `path` when one is given."""
+    run = {"seconds": time.monotonic() - started, "load_average": [load_at_start, os.getloadavg()[0]]}
+    if path is not None:
+        payload = details(results, gguf, run, mode_results)
+        path.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return run
+
+
+def write_reports(
+    results: Sequence[Result], mode_results: Sequence[ModeResult], runs: Sequence[dict[str, Any]], docs: bool
+) -> None:
+    """Print the arms' report and the modes' (whichever ran), and put each in docs/BENCHMARKS.md."""
+    for name, text in (
+        ("real-model", report(results, runs) if results else ""),
+        ("real-model-modes", modes_report(mode_results, runs) if mode_results else ""),
+    ):
+        if text:
+            print(text)
+            if docs:
+                write_section(name, text)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -384,7 +454,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=",".join(DEFAULT_ARMS),
         help=f"comma-separated arms among {', '.join(ARMS)} (default: {','.join(DEFAULT_ARMS)})",
     )
-    parser.add_argument("--limit", type=int, help="at most N prompts, taken from the categories in turn")
+    parser.add_argument(
+        "--limit", type=int, help="at most N prompts, taken from the categories in turn (with --modes: per mode)"
+    )
     parser.add_argument("--gguf", type=Path, help="the model's GGUF (default: the project's cached copy)")
     parser.add_argument("--host", help="an Ollama already running (instead of starting each tier's)")
     parser.add_argument("--details", type=Path, help="write every reply and its score to this JSON file")
@@ -395,6 +467,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=1,
         help="threads per answer (default 1: two tiers can run side by side on two cores, and a loaded machine "
         "does not stall a barrier; the proxy arm's OpenAI requests get the server's default, which is this on 0.3x)",
+    )
+    parser.add_argument(
+        "--modes",
+        nargs="?",
+        const=",".join(MODES),
+        help=f"run the tool_choice modes instead of the arms: comma-separated among {', '.join(MODES)} "
+        "(default when given alone: all), each mode's prompts through each of --apis, on build's model",
+    )
+    parser.add_argument(
+        "--apis",
+        default=",".join(APIS),
+        help=f"with --modes: comma-separated APIs among {', '.join(APIS)} (default: all)",
     )
     parser.add_argument(
         "--from-details",
@@ -409,18 +493,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     prompt_set = load_prompt_set(PROMPTS)
     if args.from_details:
         loaded = [from_details(path, prompt_set) for path in args.from_details]
-        text = report([result for results, _ in loaded for result in results], [run for _, run in loaded])
-        print(text)
-        if args.write_docs:
-            write_section("real-model", text)
+        arm_results = [result for each, _, _ in loaded for result in each]
+        modes_results = [result for _, each, _ in loaded for result in each]
+        write_reports(arm_results, modes_results, [run for _, _, run in loaded], args.write_docs)
         return
 
     tiers = [name.strip() for name in args.tiers.split(",") if name.strip()]
     arms = [name.strip() for name in args.arms.split(",") if name.strip()]
+    modes = [name.strip() for name in (args.modes or "").split(",") if name.strip()]
+    apis = [name.strip() for name in args.apis.split(",") if name.strip()]
     unknown = [name for name in tiers if name not in TIERS] + [name for name in arms if name not in ARMS]
-    if unknown or not tiers or not arms:
+    unknown += [name for name in modes if name not in MODES] + [name for name in apis if name not in APIS]
+    if unknown or not tiers or not arms or not apis:
         parser.error(
-            f"unknown or missing tier or arm {', '.join(unknown)}; tiers: {', '.join(TIERS)}; arms: {', '.join(ARMS)}"
+            f"unknown or missing tier, arm, mode or API {', '.join(unknown)}; tiers: {', '.join(TIERS)}; "
+            f"arms: {', '.join(ARMS)}; modes: {', '.join(MODES)}; APIs: {', '.join(APIS)}"
         )
     if args.host:
         tiers = tiers[:1]  # one server: the tier it runs is whatever it reports
@@ -433,22 +520,30 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(f"{gguf} is not a file; pass --gguf with the model's GGUF")
     gguf = gguf.resolve()
     prompts = spread(prompt_set.prompts, args.limit)
-    say(f"{len(prompts)} prompts, arms {', '.join(arms)}, tiers {', '.join(tiers)}, model {gguf.name}")
+    if args.limit is not None:
+        asked = {mode: chosen[: args.limit] for mode, chosen in prompt_set.modes.items()}
+        prompt_set = dataclasses.replace(prompt_set, modes=asked)
+    if modes:
+        say(f"modes {', '.join(modes)}, APIs {', '.join(apis)}, tiers {', '.join(tiers)}, model {gguf.name}")
+    else:
+        say(f"{len(prompts)} prompts, arms {', '.join(arms)}, tiers {', '.join(tiers)}, model {gguf.name}")
     warnings.simplefilter("ignore", DroppedOutputWarning)  # counted as lost replies instead
     started, load_at_start = time.monotonic(), os.getloadavg()[0]
     results: list[Result] = []
+    mode_results: list[ModeResult] = []
     for tier_name in tiers:
         with tier_server(tier_name, args.host, say) as (label, host, cli):
             say(f"Ollama {label} at {host}")
-            results += run_tier(label, host, cli, gguf, arms, prompt_set, prompts, say)
-    run = {"seconds": time.monotonic() - started, "load_average": [load_at_start, os.getloadavg()[0]]}
-    text = report(results, [run])
-    print(text)
-    if args.details:
-        payload = details(results, gguf, run)
-        args.details.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    if args.write_docs:
-        write_section("real-model", text)
+            if modes:  # the details file is written after each API, with the earlier tiers' replies
+
+                def keep(so_far: list[ModeResult]) -> None:
+                    save_details(args.details, [], [*mode_results, *so_far], gguf, started, load_at_start)
+
+                mode_results += run_modes(label, host, cli, gguf, apis, modes, prompt_set, say, keep)
+            else:
+                results += run_tier(label, host, cli, gguf, arms, prompt_set, prompts, say)
+    run = save_details(args.details, results, mode_results, gguf, started, load_at_start)
+    write_reports(results, mode_results, [run], args.write_docs)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,10 @@ An acceptable value is given as:
 * `{"contains": [words]}`: a string holding each word, case ignored (a search query).
 
 A prompt of the `none` category expects no call: its reply is right when it has none.
+
+The tool_choice modes (`--modes`) ask a few prompts per mode (the prompt set's `modes` section)
+and score each reply against what the mode promises (`kept`) and what a right answer is
+(`correct`); see `score_mode`.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ollama_fc.arguments import InvalidToolCall, validate_arguments
 
 CATEGORIES = ("one", "choice", "parallel", "none")
 """One tool offered and it fits; several offered, one fits; two or more calls expected; no offered tool fits."""
@@ -84,6 +90,8 @@ class Prompt:
 class PromptSet:
     tools: dict[str, dict[str, Any]]
     prompts: list[Prompt]
+    modes: dict[str, list[Prompt]] = field(default_factory=dict)
+    """Per tool_choice mode, the prompts it is asked (the file's `modes` section)."""
 
     def tool_dicts(self, prompt: Prompt) -> list[dict[str, Any]]:
         """The tools offered with `prompt`, in Ollama's (and OpenAI's) wire shape."""
@@ -93,7 +101,25 @@ class PromptSet:
 def load_prompt_set(path: Path) -> PromptSet:
     data = json.loads(path.read_text(encoding="utf-8"))
     tools = {tool["function"]["name"]: tool for tool in data["tools"]}
-    return PromptSet(tools, [Prompt.from_json(prompt) for prompt in data["prompts"]])
+    prompts = [Prompt.from_json(prompt) for prompt in data["prompts"]]
+    by_id = {prompt.id: prompt for prompt in prompts}
+    modes = {mode: [by_id[name] for name in names] for mode, names in (data.get("modes") or {}).items()}
+    return PromptSet(tools, prompts, modes)
+
+
+def schema_problems(tools: Mapping[str, Mapping[str, Any]], calls: Sequence[Call]) -> list[str]:
+    """What `validate=True` would raise for each call of a tool in `tools` (a call of another
+    tool, or with arguments that are not an object, is left to the caller)."""
+    problems = []
+    for call in calls:
+        tool = tools.get(call.name)
+        if tool is None or not isinstance(call.arguments, dict):
+            continue
+        try:
+            validate_arguments(call.name, tool["function"]["parameters"], call.arguments)
+        except InvalidToolCall as error:
+            problems.append(str(error))
+    return problems
 
 
 def spread(prompts: Sequence[Prompt], limit: int | None) -> list[Prompt]:
@@ -344,4 +370,192 @@ def category_table(results: Sequence[Result]) -> str:
         cells = [tier, arm, category, str(tally.prompts), str(tally.called), exact]
         cells += [str(tally.no_call), str(tally.lost), str(tally.refused), _seconds(tally)]
         lines.append(_row(cells))
+    return "\n".join(lines)
+
+
+MODES = ("auto", "required", "named", "none", "parallel_off")
+"""tool_choice auto, required, one named tool and none; and auto with parallel_tool_calls false."""
+
+PROMISES = {
+    "auto": "every call names an offered tool",
+    "required": "one call of an offered tool, its arguments valid by the tool's schema",
+    "named": "one call of the named tool, its arguments valid by the tool's schema",
+    "none": "no call, and the text kept",
+    "parallel_off": "at most one call, of an offered tool",
+}
+"""What each mode claims, every time: `ModeScore.kept`."""
+
+
+def named_tool(prompt: Prompt) -> str:
+    """The tool the `named` mode names: the one that fits, else the last one offered (none fits)."""
+    return prompt.expected[0].name if prompt.expected else prompt.tools[-1]
+
+
+def prompt_kind(prompt: Prompt) -> str:
+    """How a mode's prompts are grouped in its rows."""
+    if prompt.category == "parallel":
+        return "parallel"
+    return "tool fits" if prompt.expected else "no tool fits"
+
+
+@dataclass(frozen=True)
+class ModeScore:
+    """One reply under a tool_choice mode, scored.
+
+    `correct`: the right answer under the mode. Where a tool fits, the calls are exact (under
+    `none`, where the tools are withheld: text and no call); where none fits, text and no call
+    under `auto`, and under `required` / `named` the forced call itself (the caller asked for
+    one). With parallel calls off, exactly one call, matching one of the expected calls."""
+
+    error: bool  # the request failed
+    called: bool  # at least one call
+    schema_valid: bool  # at least one call, each of an allowed tool, each with schema-valid arguments
+    correct: bool
+    no_call: bool  # answered without a call (not an error)
+    kept: bool  # the mode's promise (PROMISES) held
+    problem: str  # what broke the promise, else why the answer is not correct ("" when both hold)
+
+
+def score_mode(mode: str, prompt: Prompt, reply: Reply, tools: Mapping[str, Mapping[str, Any]]) -> ModeScore:
+    if mode not in PROMISES:
+        raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
+    if reply.error:
+        return ModeScore(True, False, False, False, False, False, f"error: {reply.error}")
+    calls = reply.calls
+    allowed = (named_tool(prompt),) if mode == "named" else prompt.tools
+    strangers = [call.name for call in calls if call.name not in allowed]
+    problems = schema_problems(tools, calls)
+    malformed = [call.name for call in calls if not isinstance(call.arguments, Mapping)]
+    schema_valid = bool(calls) and not strangers and not problems and not malformed
+    answered_in_text = not calls and bool(reply.content.strip())
+    if mode == "none":
+        kept = correct = answered_in_text
+    elif mode == "parallel_off":
+        kept = len(calls) <= 1 and not strangers
+        correct = len(calls) == 1 and any(matches(expected, calls[0]) for expected in prompt.expected)
+    else:
+        kept = not strangers if mode == "auto" else len(calls) == 1 and schema_valid
+        if prompt.expected:
+            correct = _pair_off(prompt.expected, calls)
+        else:
+            correct = answered_in_text if mode == "auto" else kept
+    broken = "" if kept else _broken(mode, calls, strangers, problems + malformed, reply)
+    wrong = "" if correct else _mode_problem(mode, prompt, reply)
+    return ModeScore(False, bool(calls), schema_valid, correct, not calls, kept, broken or wrong)
+
+
+def _broken(mode: str, calls: Sequence[Call], strangers: Sequence[str], problems: Sequence[str], reply: Reply) -> str:
+    if mode == "none":
+        return f"called {', '.join(call.name for call in calls)} under none" if calls else "lost: no text and no call"
+    if strangers:
+        return f"called {', '.join(strangers)}, not {'the named tool' if mode == 'named' else 'offered'}"
+    if len(calls) > 1:
+        return f"{_calls(len(calls))}, at most one allowed"
+    if not calls:
+        return f"no call under {mode}; text: {reply.content.strip()[:80]!r}"
+    return f"not schema-valid: {problems[0]}"
+
+
+def _mode_problem(mode: str, prompt: Prompt, reply: Reply) -> str:
+    if mode == "none":
+        return "lost: no text and no call"
+    if mode == "parallel_off":
+        if not reply.calls:
+            return "answered in text, no call"
+        shown = reply.calls[0]
+        return f"arguments: {shown.name} {json.dumps(shown.arguments, ensure_ascii=False)} fit no expected call"
+    return _problem(prompt, reply, not reply.calls and not reply.content.strip())
+
+
+@dataclass(frozen=True)
+class ModeResult:
+    """One reply of one API under one mode on one tier, with its score."""
+
+    tier: str
+    api: str
+    mode: str
+    prompt: Prompt
+    reply: Reply
+    score: ModeScore
+
+
+@dataclass
+class ModeTally:
+    """The scores of one API under one mode on one tier, over one kind of prompt (or "all")."""
+
+    prompts: int = 0
+    called: int = 0
+    schema_valid: int = 0
+    correct: int = 0
+    no_call: int = 0
+    errors: int = 0
+    kept: int = 0
+    seconds: list[float] = field(default_factory=list)
+
+    def add(self, result: ModeResult) -> None:
+        outcome = result.score
+        self.prompts += 1
+        self.called += outcome.called
+        self.schema_valid += outcome.schema_valid
+        self.correct += outcome.correct
+        self.no_call += outcome.no_call
+        self.errors += outcome.error
+        self.kept += outcome.kept
+        if not outcome.error:
+            self.seconds.append(result.reply.seconds)
+
+
+def mode_tallies(results: Iterable[ModeResult]) -> dict[tuple[str, str, str, str], ModeTally]:
+    """Tally per (tier, API, mode, kind of prompt), and per (tier, API, mode, "all")."""
+    table: dict[tuple[str, str, str, str], ModeTally] = {}
+    for result in results:
+        for kind in (prompt_kind(result.prompt), "all"):
+            table.setdefault((result.tier, result.api, result.mode, kind), ModeTally()).add(result)
+    return table
+
+
+def _median(seconds: Sequence[float]) -> str:
+    return f"{statistics.median(seconds):.1f}" if seconds else "-"
+
+
+def modes_headline(results: Sequence[ModeResult], api_labels: Mapping[str, str]) -> str:
+    """One row per tier and API: per mode, replies that kept its promise / that were correct."""
+    table = mode_tallies(results)
+    rows = list(dict.fromkeys((result.tier, result.api) for result in results))
+    modes = [mode for mode in MODES if any(result.mode == mode for result in results)]
+    header = ["Ollama", "API"]
+    for mode in modes:
+        count = max(tally.prompts for key, tally in table.items() if key[2] == mode and key[3] == "all")
+        header.append(f"{mode} ({count}): kept / correct")
+    header += ["errors", "median s"]
+    lines = [_row(header), _row(["---"] * len(header))]
+    for tier, api in rows:
+        cells = [tier, api_labels.get(api, api)]
+        errors, seconds = 0, []
+        for mode in modes:
+            tally = table.get((tier, api, mode, "all"))
+            if tally is None:
+                cells.append("-")
+                continue
+            cells.append(f"{tally.kept} / {tally.correct}")
+            errors += tally.errors
+            seconds += tally.seconds
+        cells += [str(errors), _median(seconds)]
+        lines.append(_row(cells))
+    return "\n".join(lines)
+
+
+def modes_table(results: Sequence[ModeResult]) -> str:
+    """One row per tier, API, mode and kind of prompt: every count the modes report."""
+    table = mode_tallies(results)
+    header = ["Ollama", "API", "mode", "kind", "prompts", "calls", "schema-valid", "correct", "no call", "errors"]
+    header += ["promise kept", "median s"]
+    lines = [_row(header), _row(["---"] * len(header))]
+    for tier, api, mode in dict.fromkeys((result.tier, result.api, result.mode) for result in results):
+        kinds = [key[3] for key in table if key[:3] == (tier, api, mode) and key[3] != "all"]
+        for kind in kinds:
+            tally = table[(tier, api, mode, kind)]
+            cells = [tier, api, mode, kind, str(tally.prompts), str(tally.called), str(tally.schema_valid)]
+            cells += [str(tally.correct), str(tally.no_call), str(tally.errors), str(tally.kept)]
+            lines.append(_row([*cells, _median(tally.seconds)]))
     return "\n".join(lines)

@@ -19,7 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from real_model_scoring import (
     CATEGORIES,
+    MODES,
     Call,
+    ModeResult,
     Prompt,
     Reply,
     Result,
@@ -28,7 +30,12 @@ from real_model_scoring import (
     headline_table,
     load_prompt_set,
     matches,
+    mode_tallies,
+    modes_headline,
+    modes_table,
+    named_tool,
     score,
+    score_mode,
     spread,
     tallies,
 )
@@ -240,7 +247,122 @@ def test_a_details_file_reports_the_same_scores_again(tmp_path: Path) -> None:
     results = [Result(tier, "build", first, r, score(first, r)) for tier, r in zip(("a", "b", "c"), replies)]
     path = tmp_path / "details.json"
     path.write_text(json.dumps(real_model.details(results, Path("model.gguf"), {"seconds": 5.0})), encoding="utf-8")
-    again, run = real_model.from_details(path, prompt_set)
+    modes = [ModeResult("a", "responses", "none", first, r, score_mode("none", first, r, TOOLS)) for r in replies]
+    details = real_model.details(results, Path("model.gguf"), {"seconds": 5.0}, modes)
+    path.write_text(json.dumps(details), encoding="utf-8")
+    again, modes_again, run = real_model.from_details(path, prompt_set)
     assert run == {"seconds": 5.0}
     assert [(r.tier, r.reply, r.score) for r in again] == [(r.tier, r.reply, r.score) for r in results]
     assert real_model.report(again, [run]) == real_model.report(results, [run])
+    assert [(r.api, r.mode, r.reply, r.score) for r in modes_again] == [
+        (r.api, r.mode, r.reply, r.score) for r in modes
+    ]
+    assert real_model.modes_report(modes_again, [run]) == real_model.modes_report(modes, [run])
+
+
+TOOLS = load_prompt_set(PROMPTS).tools
+CHOICE = prompt("choice", [WEATHER], tools=("get_weather", "get_current_time"))
+PARIS = ("get_weather", {"city": "Paris"})
+
+
+def test_a_forced_mode_needs_one_schema_valid_call_of_an_allowed_tool() -> None:
+    """required / named promise a call every time, even where no tool fits: a call of the wrong
+    tool, with arguments the schema refuses, two calls, or text, breaks the promise."""
+    for mode in ("required", "named"):
+        right = score_mode(mode, CHOICE, reply(PARIS), TOOLS)
+        assert right.kept and right.correct and right.schema_valid and not right.problem, mode
+        forced = score_mode(mode, NONE, reply(("get_stock_price", {"symbol": "AAPL"})), TOOLS)
+        assert forced.kept and forced.correct and forced.called, mode  # where none fits, the call is the answer
+        text = score_mode(mode, NONE, reply(content="A haiku."), TOOLS)
+        assert not text.kept and not text.correct and text.no_call and text.problem.startswith(f"no call under {mode}")
+        invalid = score_mode(mode, CHOICE, reply(("get_weather", {"town": "Paris"})), TOOLS)
+        assert invalid.called and not invalid.schema_valid and not invalid.kept
+        assert invalid.problem.startswith("not schema-valid:"), invalid.problem
+        two = score_mode(mode, CHOICE, reply(PARIS, PARIS), TOOLS)
+        assert two.schema_valid and not two.kept and two.problem == "2 calls, at most one allowed"
+        stranger = score_mode(mode, CHOICE, reply(("get_forecast", {"city": "Paris"})), TOOLS)
+        assert not stranger.schema_valid and not stranger.kept
+    wrong_city = score_mode("required", CHOICE, reply(("get_weather", {"city": "Lyon"})), TOOLS)
+    assert wrong_city.kept and wrong_city.schema_valid and not wrong_city.correct and "Lyon" in wrong_city.problem
+
+
+def test_named_allows_only_the_named_tool() -> None:
+    """The named tool is the one that fits, else the last one offered (one that does not fit)."""
+    assert named_tool(CHOICE) == "get_weather" and named_tool(NONE) == "get_stock_price"
+    other = score_mode("named", CHOICE, reply(("get_current_time", {"city": "Paris"})), TOOLS)
+    assert not other.kept and not other.schema_valid and other.problem == "called get_current_time, not the named tool"
+    assert score_mode("required", CHOICE, reply(("get_current_time", {"city": "Paris"})), TOOLS).kept
+    first_offered = score_mode("named", NONE, reply(("get_weather", {"city": "Paris"})), TOOLS)
+    assert not first_offered.kept and not first_offered.correct
+
+
+def test_none_needs_text_and_no_call() -> None:
+    kept = score_mode("none", ONE, reply(content="I cannot check the weather."), TOOLS)
+    assert kept.kept and kept.correct and kept.no_call and not kept.problem
+    called = score_mode("none", ONE, reply(PARIS), TOOLS)
+    assert not called.kept and not called.correct and called.problem == "called get_weather under none"
+    lost = score_mode("none", ONE, reply(content=" "), TOOLS)
+    assert not lost.kept and lost.problem == "lost: no text and no call"
+
+
+def test_parallel_off_allows_one_call_which_must_be_an_expected_one() -> None:
+    rome = ("get_weather", {"city": "Rome"})
+    for single in (PARIS, rome):
+        one = score_mode("parallel_off", PARALLEL, reply(single), TOOLS)
+        assert one.kept and one.correct and not one.problem
+    both = score_mode("parallel_off", PARALLEL, reply(PARIS, rome), TOOLS)
+    assert not both.kept and not both.correct and both.problem == "2 calls, at most one allowed"
+    wrong = score_mode("parallel_off", PARALLEL, reply(("get_weather", {"city": "Lyon"})), TOOLS)
+    assert wrong.kept and not wrong.correct and "fit no expected call" in wrong.problem
+    text = score_mode("parallel_off", PARALLEL, reply(content="Sunny in both."), TOOLS)
+    assert text.kept and not text.correct and text.problem == "answered in text, no call"
+
+
+def test_auto_is_scored_as_the_arms_are() -> None:
+    """auto promises only calls of offered tools; correct is exact where a tool fits, text where none does."""
+    assert score_mode("auto", ONE, reply(PARIS), TOOLS).correct
+    text_where_a_tool_fits = score_mode("auto", ONE, reply(content="Sunny."), TOOLS)
+    assert text_where_a_tool_fits.kept and not text_where_a_tool_fits.correct
+    assert score_mode("auto", NONE, reply(content="A haiku."), TOOLS).correct
+    fabricated = score_mode("auto", NONE, reply(PARIS), TOOLS)
+    assert fabricated.kept and not fabricated.correct and "where no tool fits" in fabricated.problem
+    assert not score_mode("auto", ONE, reply(("get_forecast", {})), TOOLS).kept
+
+
+def test_an_error_keeps_no_promise_and_counts_once() -> None:
+    for mode in MODES:
+        failed = score_mode(mode, ONE, reply(error="BadRequestError: 400"), TOOLS)
+        assert failed.error and not failed.kept and not failed.correct and not failed.no_call, mode
+    with pytest.raises(ValueError, match="unknown mode"):
+        score_mode("any", ONE, reply(), TOOLS)
+
+
+def test_mode_tallies_and_tables() -> None:
+    replies = [("required", ONE, reply(PARIS, seconds=2.0)), ("required", NONE, reply(content="x", seconds=4.0))]
+    replies += [("required", NONE, reply(error="boom")), ("none", ONE, reply(content="no", seconds=1.0))]
+    results = [ModeResult("v0.34.4", "messages", m, p, r, score_mode(m, p, r, TOOLS)) for m, p, r in replies]
+    table = mode_tallies(results)
+    fits, no_fit = (
+        table[("v0.34.4", "messages", "required", "tool fits")],
+        table[("v0.34.4", "messages", "required", "no tool fits")],
+    )
+    assert (fits.prompts, fits.called, fits.schema_valid, fits.correct, fits.kept) == (1, 1, 1, 1, 1)
+    assert (no_fit.prompts, no_fit.no_call, no_fit.errors, no_fit.kept, no_fit.seconds) == (2, 1, 1, 0, [4.0])
+    headline = modes_headline(results, {"messages": "anthropic SDK"})
+    assert "| Ollama | API | required (3): kept / correct | none (1): kept / correct | errors | median s |" in headline
+    assert "| v0.34.4 | anthropic SDK | 1 / 1 | 1 / 1 | 1 | 2.0 |" in headline
+    rows = modes_table(results)
+    assert "| v0.34.4 | messages | required | no tool fits | 2 | 0 | 0 | 0 | 1 | 1 | 0 | 4.0 |" in rows
+    assert "| v0.34.4 | messages | none | tool fits | 1 | 0 | 0 | 1 | 1 | 0 | 1 | 1.0 |" in rows
+
+
+def test_the_modes_ask_prompts_suited_to_each() -> None:
+    """Forced and auto modes ask prompts a tool fits and prompts none fits; none asks tool prompts;
+    parallel off asks parallel prompts; about eight each, every one a prompt of the set."""
+    modes = load_prompt_set(PROMPTS).modes
+    assert list(modes) == list(MODES)
+    assert all(6 <= len(chosen) <= 10 and len({p.id for p in chosen}) == len(chosen) for chosen in modes.values())
+    for mode in ("auto", "required", "named"):
+        assert {p.category == "none" for p in modes[mode]} == {True, False}, mode
+    assert all(p.expected and p.category != "parallel" for p in modes["none"])
+    assert all(p.category == "parallel" for p in modes["parallel_off"])
