@@ -141,3 +141,17 @@ def blocks(tree: list[Node]) -> Iterator[Block]:
             for body in (node.body, *(branch.body for branch in node.branches)):
                 yield from blocks(body)
             yield node
+
+
+def heads(tree: list[Node]) -> Iterator[Action | Block | Branch]:
+    """Every action of the tree that says something (an action, a block's or a branch's
+    opening), in the order they are written; a block's `end` says nothing more."""
+    for node in tree:
+        if isinstance(node, Action):
+            yield node
+        elif isinstance(node, Block):
+            yield node
+            yield from heads(node.body)
+            for branch in node.branches:
+                yield branch
+                yield from heads(branch.body)

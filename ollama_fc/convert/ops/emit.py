@@ -15,6 +15,7 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..actions import CUT_CODE, GUARD
 from ..go import tree
+from ..go.sharing import MACRO_CALL, TEMPORARY, share_constants
 from ..go.textops import go_string
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
@@ -38,54 +39,8 @@ from .values import (
 
 #: a Go variable or field chain: reading it costs no function call
 SIMPLE_VARIABLE = re.compile(r"\$[A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")
-#: a Go interpreted string literal inside an action
-GO_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-#: string constants at least this long (the lookup tables of strips, case changes and escapers)
-#: are declared once when an action repeats them
-SHARED_CONSTANT_CHARS = 64
-
-
-def share_constants(body: str, actions: list[tuple[int, int]] | None = None) -> str:
-    """`body` with each long string constant its actions repeat read from one variable,
-    declared before everything else.
-
-    The main template's variables declared at its top are visible in every block below, so a
-    table written at every strip or case change (256 bytes, about 1 KB as a literal) is lexed
-    and unquoted once per parse instead of once per use. A variable holds the same string as
-    the constant, so every function given it sees the same value. `define` bodies cannot see
-    the template's variables: the main template and each define's body are passed separately
-    (`share_constants_in_defines`). `actions`: the spans of the body's actions long enough to
-    hold such a constant, when known.
-    """
-    if actions is None:
-        actions = [
-            match.span()
-            for match in tree.ACTION_SPAN.finditer(body)
-            if match.end() - match.start() > SHARED_CONSTANT_CHARS
-        ]
-    counts: dict[str, int] = {}
-    for start, end in actions:
-        for literal in GO_STRING.findall(body, start, end):
-            if len(literal) >= SHARED_CONSTANT_CHARS:
-                counts[literal] = counts.get(literal, 0) + 1
-    names = {literal: f"$ofc_k{n}" for n, literal in enumerate(sorted(c for c in counts if counts[c] > 1), 1)}
-    if not names:
-        return body
-    pieces = [f"{{{{ {name} := {literal} }}}}" for literal, name in names.items()]
-    last = 0
-    for start, end in actions:
-        pieces.append(body[last:start])
-        pieces.append(GO_STRING.sub(lambda m: names.get(m.group(), m.group()), body[start:end]))
-        last = end
-    pieces.append(body[last:])
-    return "".join(pieces)
-
-
 #: a Go condition: the string in Go variable `rest` starts with `$ofc_tail` (see prefill_cut)
 TAIL_FOLLOWS = "and (ge (len {rest}) (len $ofc_tail)) (eq (slice {rest} 0 (len $ofc_tail)) $ofc_tail)"
-#: a translator's temporary variable, and a call of a define written for a macro
-TEMPORARY = re.compile(r"\$_\d+")
-_MACRO_CALL = re.compile(r'template "(ofc_macro_\w+)"')
 
 
 def merge_identical_defines(helpers: dict[str, str], body: str) -> tuple[dict[str, str], str]:
@@ -96,7 +51,7 @@ def merge_identical_defines(helpers: dict[str, str], body: str) -> tuple[dict[st
     by their code with the numbers of temporaries and callees left out, then by the classes of
     the defines they call, in order. `body` and the helpers call the one kept of each class."""
     names = [name for name in helpers if name.startswith("ofc_macro_")]
-    calls = {name: _MACRO_CALL.findall(helpers[name]) for name in names}
+    calls = {name: MACRO_CALL.findall(helpers[name]) for name in names}
     shapes: dict[str, int] = {}
     classes = {name: shapes.setdefault(_define_shape(name, helpers[name]), len(shapes)) for name in names}
     while True:
@@ -115,7 +70,7 @@ def merge_identical_defines(helpers: dict[str, str], body: str) -> tuple[dict[st
         return helpers, body
 
     def call_kept(code: str) -> str:
-        return _MACRO_CALL.sub(lambda m: f'template "{renamed.get(m.group(1), m.group(1))}"', code)
+        return MACRO_CALL.sub(lambda m: f'template "{renamed.get(m.group(1), m.group(1))}"', code)
 
     return {name: call_kept(code) for name, code in helpers.items() if name not in renamed}, call_kept(body)
 
@@ -125,7 +80,7 @@ def _define_shape(name: str, code: str) -> str:
     appearance) and of the macro defines it calls."""
     numbers: dict[str, str] = {}
     code = code.replace(f'{{{{ define "{name}" }}}}', "", 1)
-    code = _MACRO_CALL.sub(lambda m: 'template "' + m.group(1).rsplit("_", 1)[0] + '"', code)
+    code = MACRO_CALL.sub(lambda m: 'template "' + m.group(1).rsplit("_", 1)[0] + '"', code)
     return TEMPORARY.sub(lambda m: numbers.setdefault(m.group(0), f"$_t{len(numbers)}"), code)
 
 
@@ -135,10 +90,7 @@ def share_constants_in_defines(code: str) -> str:
     top = tree.parse(code)
     for block in top:
         if isinstance(block, tree.Block) and block.keyword == "define":
-            body = tree.render(block.body)
-            shared = share_constants(body)
-            if shared != body:
-                block.body = tree.parse(shared)
+            share_constants(block.body)
     return tree.render(top)
 
 

@@ -26,10 +26,12 @@ from ..analysis import (
     stopping_bodies,
 )
 from ..exclusive import join_exclusive_ifs
+from ..go import tree as go_tree
+from ..go.sharing import share_constants
 from ..limits import Limits
 from ..ops.comparisons import Comparisons
 from ..ops.conditions import invert_negated_ifs
-from ..ops.emit import merge_identical_defines, share_constants, share_constants_in_defines
+from ..ops.emit import merge_identical_defines, share_constants_in_defines
 from ..ops.values import (
     ANY,
     CONTENT,
@@ -163,7 +165,9 @@ class Core(Comparisons):
         body = coalesce_guards("".join(self.out)) if self.prefill_armed else "".join(self.out)
         if self.prefill_armed or "$ofc_" in body:  # printed, or only tracked, final text
             body = self.prefill_prologue() + body
-        body = share_constants(body)  # the main template only: defines cannot see its variables
+        top = go_tree.parse(body)
+        share_constants(top)  # the main template only: defines cannot see its variables
+        body = go_tree.render(top)
         helpers, body = merge_identical_defines(self.helpers, body)
         return invert_negated_ifs(share_constants_in_defines("".join(helpers.values())) + body)
 

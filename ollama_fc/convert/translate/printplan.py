@@ -29,7 +29,7 @@ from typing import Any
 from jinja2 import nodes
 
 from ...errors import ConversionError
-from ..ops.emit import TEMPORARY
+from ..go.sharing import TEMPORARY
 from ..ops.values import (
     ANY,
     ARGS,
