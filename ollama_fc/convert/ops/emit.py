@@ -14,8 +14,6 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ..actions import CUT_CODE, GUARD
-from ..go import tree
-from ..go.sharing import MACRO_CALL, TEMPORARY, share_constants
 from ..go.textops import go_string
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
@@ -41,57 +39,6 @@ from .values import (
 SIMPLE_VARIABLE = re.compile(r"\$[A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")
 #: a Go condition: the string in Go variable `rest` starts with `$ofc_tail` (see prefill_cut)
 TAIL_FOLLOWS = "and (ge (len {rest}) (len $ofc_tail)) (eq (slice {rest} 0 (len $ofc_tail)) $ofc_tail)"
-
-
-def merge_identical_defines(helpers: dict[str, str], body: str) -> tuple[dict[str, str], str]:
-    """One `define` for the macro defines written alike but for the numbers of their temporary
-    variables and the names of the alike defines they call: copies made for arguments known
-    differently (a value that may be unset, one that may not) that came out the same are parsed
-    once. Defines calling each other are told apart as a partition refined until stable: first
-    by their code with the numbers of temporaries and callees left out, then by the classes of
-    the defines they call, in order. `body` and the helpers call the one kept of each class."""
-    names = [name for name in helpers if name.startswith("ofc_macro_")]
-    calls = {name: MACRO_CALL.findall(helpers[name]) for name in names}
-    shapes: dict[str, int] = {}
-    classes = {name: shapes.setdefault(_define_shape(name, helpers[name]), len(shapes)) for name in names}
-    while True:
-        keys: dict[tuple[int, tuple[int, ...]], int] = {}
-        refined = {
-            name: keys.setdefault((classes[name], tuple(classes[c] for c in calls[name] if c in classes)), len(keys))
-            for name in names
-        }
-        if len(keys) == len(set(classes.values())):
-            break
-        classes = refined
-    first: dict[int, str] = {}
-    renamed = {name: first.setdefault(classes[name], name) for name in names}
-    renamed = {name: kept for name, kept in renamed.items() if kept != name}
-    if not renamed:
-        return helpers, body
-
-    def call_kept(code: str) -> str:
-        return MACRO_CALL.sub(lambda m: f'template "{renamed.get(m.group(1), m.group(1))}"', code)
-
-    return {name: call_kept(code) for name, code in helpers.items() if name not in renamed}, call_kept(body)
-
-
-def _define_shape(name: str, code: str) -> str:
-    """A define's code without its name and the numbers of its temporaries (in order of
-    appearance) and of the macro defines it calls."""
-    numbers: dict[str, str] = {}
-    code = code.replace(f'{{{{ define "{name}" }}}}', "", 1)
-    code = MACRO_CALL.sub(lambda m: 'template "' + m.group(1).rsplit("_", 1)[0] + '"', code)
-    return TEMPORARY.sub(lambda m: numbers.setdefault(m.group(0), f"$_t{len(numbers)}"), code)
-
-
-def share_constants_in_defines(code: str) -> str:
-    """`code`, a run of `{{ define }}` blocks, with `share_constants` applied to each body: a
-    variable declared at the top of a define is visible in all of that define."""
-    top = tree.parse(code)
-    for block in top:
-        if isinstance(block, tree.Block) and block.keyword == "define":
-            share_constants(block.body)
-    return tree.render(top)
 
 
 @dataclass(frozen=True)

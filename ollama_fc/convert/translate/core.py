@@ -27,11 +27,10 @@ from ..analysis import (
 )
 from ..exclusive import join_exclusive_ifs
 from ..go import tree as go_tree
-from ..go.sharing import share_constants
+from ..go.sharing import merge_identical_defines, share_constants, share_constants_in_defines
 from ..limits import Limits
 from ..ops.comparisons import Comparisons
 from ..ops.conditions import invert_negated_ifs
-from ..ops.emit import merge_identical_defines, share_constants_in_defines
 from ..ops.values import (
     ANY,
     CONTENT,
@@ -167,9 +166,10 @@ class Core(Comparisons):
             body = self.prefill_prologue() + body
         top = go_tree.parse(body)
         share_constants(top)  # the main template only: defines cannot see its variables
-        body = go_tree.render(top)
-        helpers, body = merge_identical_defines(self.helpers, body)
-        return invert_negated_ifs(share_constants_in_defines("".join(helpers.values())) + body)
+        helpers = merge_identical_defines({name: go_tree.parse(code) for name, code in self.helpers.items()}, top)
+        for helper in helpers.values():
+            share_constants_in_defines(helper)
+        return invert_negated_ifs(go_tree.render([node for helper in helpers.values() for node in helper] + top))
 
     def prefill_prologue(self) -> str:
         """Go variables describing an assistant prefill, computed once before the body runs.
