@@ -38,18 +38,24 @@ def test_a_stray_end_stays_an_action() -> None:
     assert render(parse("{{ if $x }}open")) == "{{ if $x }}open"
 
 
+def coalesced(template: str) -> str:
+    top = parse(template)
+    coalesce_guards(top)
+    return render(top)
+
+
 def test_guards_coalesce_around_the_outermost_block_without_a_cut() -> None:
     two = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{GUARD}y{{{{ end }}}}{{{{ end }}}}"
-    assert coalesce_guards(two) == f"{GUARD}{{{{ if $a }}}}xy{{{{ end }}}}{{{{ end }}}}"
+    assert coalesced(two) == f"{GUARD}{{{{ if $a }}}}xy{{{{ end }}}}{{{{ end }}}}"
     nested = f"{{{{ range $m := .Messages }}}}{two}{{{{ end }}}}"
     assert (
-        coalesce_guards(nested)
+        coalesced(nested)
         == f"{GUARD}{{{{ range $m := .Messages }}}}{{{{ if $a }}}}xy{{{{ end }}}}{{{{ end }}}}{{{{ end }}}}"
     )
     with_cut = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{CUT}{GUARD}y{{{{ end }}}}{{{{ end }}}}"
-    assert coalesce_guards(with_cut) == with_cut  # a block that may cut the prefill keeps its guards
+    assert coalesced(with_cut) == with_cut  # a block that may cut the prefill keeps its guards
     one = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{{{{ end }}}}"
-    assert coalesce_guards(one) == one
+    assert coalesced(one) == one
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)

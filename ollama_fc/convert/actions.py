@@ -3,7 +3,7 @@ the prefill guards coalesced (over the tree of go/tree.py)."""
 
 from __future__ import annotations
 
-from .go.tree import Action, Block, Node, action_spans, parse, render
+from .go.tree import Action, Block, Node, action_spans
 
 
 def compact_actions(template: str) -> str:
@@ -35,8 +35,8 @@ CUT_CODE = "$ofc_go = false"
 CUT = "{{ " + CUT_CODE + " }}"
 
 
-def coalesce_guards(template: str) -> str:
-    """The template with one prefill guard around each outermost block that prints guarded
+def coalesce_guards(tree: list[Node]) -> None:
+    """The template's tree with one prefill guard around each outermost block that prints guarded
     output at least twice and cannot cut the prefill, in place of the guards inside it.
 
     `$ofc_go` only ever turns false (at a cut), and from then on all output is guarded, so once
@@ -44,11 +44,9 @@ def coalesce_guards(template: str) -> str:
     whole, and inside it the guards all see `$ofc_go` as it was at the block's start. A block
     (`if`, `range`, `with` to its `end`) scopes its own variables, so guarding it changes what
     no later action sees. Fewer guards: less to parse, to walk (`Vars()`) and to test."""
-    tree = parse(template)
     inside: dict[int, tuple[int, bool]] = {}
     _count(tree, inside)
     _coalesce(tree, inside)
-    return render(tree)
 
 
 def _count(body: list[Node], inside: dict[int, tuple[int, bool]]) -> tuple[int, bool]:

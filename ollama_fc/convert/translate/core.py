@@ -161,15 +161,19 @@ class Core(Comparisons):
         self.declare_scope(root, self.tree.body)
         self.visit_body(self.tree.body, root)
         self.close_guard()
-        body = coalesce_guards("".join(self.out)) if self.prefill_armed else "".join(self.out)
-        if self.prefill_armed or "$ofc_" in body:  # printed, or only tracked, final text
-            body = self.prefill_prologue() + body
-        top = go_tree.parse(body)
+        written = "".join(self.out)
+        top = go_tree.parse(written)
+        if self.prefill_armed:
+            coalesce_guards(top)
+        if self.prefill_armed or "$ofc_" in written:  # printed, or only tracked, final text
+            top[:0] = go_tree.parse(self.prefill_prologue())
         share_constants(top)  # the main template only: defines cannot see its variables
         helpers = merge_identical_defines({name: go_tree.parse(code) for name, code in self.helpers.items()}, top)
         for helper in helpers.values():
             share_constants_in_defines(helper)
-        return invert_negated_ifs(go_tree.render([node for helper in helpers.values() for node in helper] + top))
+        top[:0] = [node for helper in helpers.values() for node in helper]
+        invert_negated_ifs(top)
+        return go_tree.render(top)
 
     def prefill_prologue(self) -> str:
         """Go variables describing an assistant prefill, computed once before the body runs.
