@@ -3,7 +3,7 @@ the prefill guards coalesced (over the tree of go/tree.py)."""
 
 from __future__ import annotations
 
-from .go.tree import Action, Block, Node, action_spans
+from .go.tree import Act, Action, Block, Node, action_spans
 
 
 def compact_actions(template: str) -> str:
@@ -30,7 +30,7 @@ def compact_actions(template: str) -> str:
 
 #: the prefill guard around output (`Emit.show`), written before `compact_actions`: true until
 #: the prefilled final text is cut, which only `CUT` does
-GUARD = "{{ if $ofc_go }}"
+GUARD = Act("if $ofc_go")
 CUT_CODE = "$ofc_go = false"
 CUT = "{{ " + CUT_CODE + " }}"
 

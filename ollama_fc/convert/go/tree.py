@@ -81,36 +81,92 @@ def code_of(raw: str) -> str:
     return inner.strip(" ")
 
 
+class Act(str):
+    """An action as the translator writes it, `{{ code }}`: still text for whatever joins the
+    output, but read into the tree as one action, never lexed."""
+
+    __slots__ = ()
+
+    def __new__(cls, code: str) -> Act:
+        return super().__new__(cls, "{{ " + code + " }}")
+
+    @property
+    def code(self) -> str:
+        return self[3:-3]
+
+
+class Text(str):
+    """Literal output as the translator writes it (never an action): read into the tree as
+    text, never lexed."""
+
+    __slots__ = ()
+
+
 def parse(template: str) -> list[Node]:
     """The template's top level; an `{{ end }}` with no open block stays an action."""
-    top: list[Node] = []
-    stack: list[tuple[Block, list[Node]]] = []  # open blocks, and where their current branch adds
-    into, last = top, 0
-    for start, end in action_spans(template):
-        if start > last:
-            into.append(template[last:start])
-        last = end
-        raw = template[start:end]
-        word = raw[2:-2].lstrip("- ").partition(" ")[0]  # (as code_of, cheaper: read for every action)
-        if word in OPENS:
-            block = Block(raw)
-            into.append(block)
-            stack.append((block, into))
-            into = block.body
-        elif word == "else" and stack:
-            branch = Branch(raw)
-            stack[-1][0].branches.append(branch)
-            into = branch.body
-        elif word == "end" and stack:
-            block, into = stack.pop()
-            block.end = raw
+    return build([template])
+
+
+def build(written: list[str]) -> list[Node]:
+    """The tree of the output the translator wrote, piece by piece: an `Act` is one action and
+    a `Text` is text as they are; any other piece (written whole, as a define's text) is lexed."""
+    builder = _Builder()
+    for piece in written:
+        kind = type(piece)
+        if kind is Act:
+            builder.action(piece, piece[3:-3].partition(" ")[0])
+        elif kind is Text:
+            builder.text(piece)
         else:
-            into.append(Action(raw))
-    if last < len(template):
-        into.append(template[last:])
-    for block, _ in stack:  # an unclosed block (not written by the converter): kept as read
-        block.end = ""
-    return top
+            last = 0
+            for start, end in action_spans(piece):
+                if start > last:
+                    builder.text(piece[last:start])
+                last = end
+                raw = piece[start:end]
+                builder.action(raw, raw[2:-2].lstrip("- ").partition(" ")[0])  # (as code_of, cheaper)
+            if last < len(piece):
+                builder.text(piece[last:])
+    return builder.done()
+
+
+class _Builder:
+    """Pairs each `else` and `end` with the block open, as the pieces are read in order."""
+
+    def __init__(self) -> None:
+        self.top: list[Node] = []
+        self.stack: list[tuple[Block, list[Node]]] = []  # open blocks, and where their current branch adds
+        self.into = self.top
+
+    def text(self, text: str) -> None:
+        if not text:
+            return
+        into = self.into
+        if into and isinstance(into[-1], str):
+            into[-1] = into[-1] + text  # one text node between two actions
+        else:
+            into.append(str(text))
+
+    def action(self, raw: str, word: str) -> None:
+        if word in OPENS:
+            block = Block(str(raw))
+            self.into.append(block)
+            self.stack.append((block, self.into))
+            self.into = block.body
+        elif word == "else" and self.stack:
+            branch = Branch(str(raw))
+            self.stack[-1][0].branches.append(branch)
+            self.into = branch.body
+        elif word == "end" and self.stack:
+            block, self.into = self.stack.pop()
+            block.end = str(raw)
+        else:
+            self.into.append(Action(str(raw)))
+
+    def done(self) -> list[Node]:
+        for block, _ in self.stack:  # an unclosed block (not written by the converter): kept as read
+            block.end = ""
+        return self.top
 
 
 def render(tree: list[Node]) -> str:

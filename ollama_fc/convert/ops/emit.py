@@ -14,6 +14,7 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ..actions import CUT_CODE, GUARD
+from ..go import tree
 from ..go.textops import go_string
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
@@ -142,7 +143,7 @@ class Emit:
                 code = keyword + simplify_condition(code[len(keyword) :], self.int_vars)
                 break
         self.charge(code)
-        self.out.append("{{ " + code + " }}")
+        self.out.append(tree.Act(code))
 
     def track_flow(self, code: str) -> None:
         """Count the run-time branch points (see `flow_epoch`): a value set since the last one
@@ -176,7 +177,7 @@ class Emit:
     def close_guard(self) -> None:
         if self.guard_open:
             self.guard_open = False
-            self.out.append("{{ end }}")
+            self.out.append(tree.Act("end"))
 
     def set_final(self, flag: str, condition: str, declare: bool = False) -> None:
         """Set the Go flag `flag`: does a value hold the prefilled final message's text?
@@ -193,9 +194,9 @@ class Emit:
         if simple:
             return
         self.close_guard()
-        code = f"{{{{ if $ofc_open }}}}{{{{ {flag} = {condition} }}}}{{{{ end }}}}"
-        self.charge(code)
-        self.out.append(code)
+        written = [tree.Act("if $ofc_open"), tree.Act(f"{flag} = {condition}"), tree.Act("end")]
+        self.charge("".join(written))
+        self.out += written
 
     def drop_unread(self, start: int, var: str) -> None:
         """Remove the declaration `var := ...` written from `out[start]` on when nothing after it
@@ -218,13 +219,13 @@ class Emit:
         if self.sink is not None:
             self.action(f'{self.sink} = printf "%s%v" {self.sink} {code}')
         else:
-            self.show("{{ " + code + " }}")
+            self.show(tree.Act(code))
 
     def call_helper(self, name: str, code: str, node: nodes.Node) -> None:
         """Print through a `define` helper; Go cannot capture a helper's output in a variable."""
         if self.sink is not None:
             raise self.fail(node, self.sink_construct, "(its text needs a helper whose output Go cannot capture)")
-        self.show(f'{{{{ template "{name}" {code} }}}}')
+        self.show(tree.Act(f'template "{name}" {code}'))
 
     def text(self, data: str) -> None:
         """Literal output: `{{` cannot appear as text, and a trailing `{` would join the next action."""
@@ -247,12 +248,12 @@ class Emit:
         parts = data.split("{{")
         for i, part in enumerate(parts):
             if i:
-                self.show('{{ "{{" }}')
+                self.show(tree.Act('"{{"'))
             if part.endswith("{"):
-                self.show(part[:-1])
-                self.show('{{ "{" }}')
+                self.show(tree.Text(part[:-1]))
+                self.show(tree.Act('"{"'))
             elif part:
-                self.show(part)
+                self.show(tree.Text(part))
 
     def checkpoint(self) -> Checkpoint:
         """What writing output adds besides the output itself, as it is now (see `roll_back`)."""
@@ -426,4 +427,4 @@ class Emit:
         """Print `code` where `$ofc_go` is known to hold (no guard)."""
         self.charge(code)
         self.printed = True
-        self.out.append("{{ " + code + " }}")
+        self.out.append(tree.Act(code))

@@ -162,11 +162,11 @@ class Core(Comparisons):
         self.visit_body(self.tree.body, root)
         self.close_guard()
         written = "".join(self.out)
-        top = go_tree.parse(written)
+        top = go_tree.build(self.out)
         if self.prefill_armed:
             coalesce_guards(top)
         if self.prefill_armed or "$ofc_" in written:  # printed, or only tracked, final text
-            top[:0] = go_tree.parse(self.prefill_prologue())
+            top[:0] = go_tree.build(self.prefill_prologue())
         share_constants(top)  # the main template only: defines cannot see its variables
         helpers = merge_identical_defines({name: go_tree.parse(code) for name, code in self.helpers.items()}, top)
         for helper in helpers.values():
@@ -175,7 +175,7 @@ class Core(Comparisons):
         invert_negated_ifs(top)
         return go_tree.render(top)
 
-    def prefill_prologue(self) -> str:
+    def prefill_prologue(self) -> list[str]:
         """Go variables describing an assistant prefill, computed once before the body runs.
 
         Ollama has no `add_generation_prompt`: a conversation ending with the assistant's message
@@ -186,7 +186,8 @@ class Core(Comparisons):
         due (the length of the stripped text `$ofc_cut`, `$ofc_n`), `$ofc_tail` what follows
         the cut where the text continues with it: the whole text when it has no leading space.
         """
-        with self.writing_to([]):
+        prologue: list[str] = []
+        with self.writing_to(prologue):
             self.action("$ofc_final := 0")
             self.action("$ofc_open := false")
             self.action("$ofc_go := true")
@@ -209,7 +210,6 @@ class Core(Comparisons):
             self.prefill_cut()
             self.action("end")
             self.action("end")
-            prologue = "".join(self.out)
         return prologue
 
     def declare_scope(self, frame: Frame, body: Iterable[nodes.Node]) -> None:
