@@ -155,6 +155,10 @@ class Core(Comparisons):
         return uses
 
     def translate(self) -> str:
+        return go_tree.render(self.translate_tree())
+
+    def translate_tree(self) -> list[go_tree.Node]:
+        """The template written and passed over as one tree: its helpers' defines, then the body."""
         for node in self.tree.find_all(nodes.Macro):
             self.macros[node.name] = node
         root = Frame(names={})
@@ -173,7 +177,7 @@ class Core(Comparisons):
             share_constants_in_defines(helper)
         top[:0] = [node for helper in helpers.values() for node in helper]
         invert_negated_ifs(top)
-        return go_tree.render(top)
+        return top
 
     def prefill_prologue(self) -> list[str]:
         """Go variables describing an assistant prefill, computed once before the body runs.
