@@ -135,7 +135,8 @@ class Emit:
         self.counter += 1
         return f"$_{self.counter}"
 
-    def action(self, code: str) -> None:
+    def action(self, code: str) -> tree.Act:
+        """Write the action `code`; the piece written (see `tree.Act`)."""
         self.close_guard()
         self.track_flow(code)
         for keyword in ("if ", "else if "):
@@ -143,7 +144,9 @@ class Emit:
                 code = keyword + simplify_condition(code[len(keyword) :], self.int_vars)
                 break
         self.charge(code)
-        self.out.append(tree.Act(code))
+        written = tree.Act(code)
+        self.out.append(written)
+        return written
 
     def track_flow(self, code: str) -> None:
         """Count the run-time branch points (see `flow_epoch`): a value set since the last one
