@@ -9,6 +9,7 @@ lexer.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -105,6 +106,31 @@ class Text(str):
 def parse(template: str) -> list[Node]:
     """The template's top level; an `{{ end }}` with no open block stays an action."""
     return build([template])
+
+
+def parse_helper(template: str) -> list[Node]:
+    """`parse(template)` for a helper's text, which the same generators write again and again
+    (a JSON writer, a repr): lexed once, then copied (the passes change trees in place)."""
+    return copy(_parsed(template))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(template: str) -> list[Node]:
+    return parse(template)  # (never changed: only copies leave)
+
+
+def copy(tree: list[Node]) -> list[Node]:
+    """A tree of new blocks and actions holding the same text."""
+    out: list[Node] = []
+    for node in tree:
+        if isinstance(node, str):
+            out.append(node)
+        elif isinstance(node, Action):
+            out.append(Action(node.raw))
+        else:
+            branches = [Branch(branch.raw, copy(branch.body)) for branch in node.branches]
+            out.append(Block(node.raw, copy(node.body), branches, node.end))
+    return out
 
 
 def build(written: list[str]) -> list[Node]:

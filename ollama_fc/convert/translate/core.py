@@ -172,7 +172,9 @@ class Core(Comparisons):
         if self.prefill_armed or "$ofc_" in written:  # printed, or only tracked, final text
             top[:0] = go_tree.build(self.prefill_prologue())
         share_constants(top)  # the main template only: defines cannot see its variables
-        helpers = merge_identical_defines({name: go_tree.parse(code) for name, code in self.helpers.items()}, top)
+        helpers = merge_identical_defines(
+            {name: go_tree.parse_helper(code) for name, code in self.helpers.items()}, top
+        )
         for helper in helpers.values():
             share_constants_in_defines(helper)
         top[:0] = [node for helper in helpers.values() for node in helper]
