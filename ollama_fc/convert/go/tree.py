@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -195,25 +195,47 @@ class _Builder:
         return self.top
 
 
-def render(tree: list[Node]) -> str:
+def render(tree: list[Node], compact: bool = False) -> str:
+    """The tree's text; `compact`: every action printed without the spaces inside its
+    delimiters (see `compact_raw`)."""
     out: list[str] = []
-    _write(tree, out)
+    _write(tree, out, compact_raw if compact else _as_written)
     return "".join(out)
 
 
-def _write(tree: list[Node], out: list[str]) -> None:
+def compact_raw(raw: str) -> str:
+    """The action `raw` without the spaces inside its delimiters: `{{if $x}}` for `{{ if $x }}`.
+
+    Go parses both to the same tree, but the lexer makes a token of each space: about 7% of a
+    conversion's bytes, which Ollama parses twice per request (docs/RENDER_COST.md, item 9).
+    Trim markers (`{{- `, ` -}}`, whose space is part of them) and comments stay as they are;
+    `{{-3}}` is the number -3 to Go, not a trim marker."""
+    inner = raw[2:-2]
+    left = "{{- " if inner.startswith("- ") else "{{"
+    right = " -}}" if inner.endswith(" -") else "}}"
+    code = inner[len(left) - 2 : len(inner) - (len(right) - 2)].strip(" ")
+    if code.startswith("/*"):
+        return raw  # a comment: kept whole
+    return left + code + right
+
+
+def _as_written(raw: str) -> str:
+    return raw
+
+
+def _write(tree: list[Node], out: list[str], printed: Callable[[str], str]) -> None:
     for node in tree:
         if isinstance(node, str):
             out.append(node)
         elif isinstance(node, Action):
-            out.append(node.raw)
+            out.append(printed(node.raw))
         else:
-            out.append(node.raw)
-            _write(node.body, out)
+            out.append(printed(node.raw))
+            _write(node.body, out, printed)
             for branch in node.branches:
-                out.append(branch.raw)
-                _write(branch.body, out)
-            out.append(node.end)
+                out.append(printed(branch.raw))
+                _write(branch.body, out, printed)
+            out.append(printed(node.end) if node.end else "")
 
 
 def blocks(tree: list[Node]) -> Iterator[Block]:

@@ -154,8 +154,9 @@ class Core(Comparisons):
                 uses.update(id(arg) for arg in node.args)
         return uses
 
-    def translate(self) -> str:
-        return go_tree.render(self.translate_tree())
+    def translate(self, compact: bool = False) -> str:
+        """The Go template; `compact`: its actions printed without inner spaces (see `tree.render`)."""
+        return go_tree.render(self.translate_tree(), compact)
 
     def translate_tree(self) -> list[go_tree.Node]:
         """The template written and passed over as one tree: its helpers' defines, then the body."""

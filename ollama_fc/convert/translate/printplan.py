@@ -116,29 +116,29 @@ class PrintPlans(Macros):
 
     # -- translation with fallback ------------------------------------------------------------
 
-    def translate(self) -> str:
+    def translate(self, compact: bool = False) -> str:
         if self.plans_off is None:
-            return super().translate()
+            return super().translate(compact)
         self.plan_main = self.out
         self.out.append(BODY)
         try:
             top = self.translate_tree()
         except PlanRefused as refused:
-            return self.without(refused.sources)
+            return self.without(refused.sources, compact)
         except ConversionError:
             if not self.plan_made:
                 raise
-            return self.without(None)
+            return self.without(None, compact)
         declared = [tree.Action(f"{{{{ {var} := false }}}}") for var in self.plan_tests]
         at = next(i for i, node in enumerate(top) if isinstance(node, tree.Action) and node.raw == BODY)
         top[at : at + 1] = declared
         settled, failing = self.settled(top)
         if not settled:
-            return self.without(failing)
+            return self.without(failing, compact)
         without_marks(top)
-        return tree.render(top)
+        return tree.render(top, compact)
 
-    def without(self, sources: frozenset[int] | None) -> str:
+    def without(self, sources: frozenset[int] | None, compact: bool = False) -> str:
         """Translate again from the start, leaving `sources` (None: every one) captured."""
         off = None if sources is None or self.plans_off is None else self.plans_off | sources
         if off is not None and off == self.plans_off:
@@ -146,7 +146,7 @@ class PrintPlans(Macros):
         args, kwargs = self.plan_args
         fresh = type(self)(*args, **kwargs)
         fresh.plans_off = off
-        text = fresh.translate()
+        text = fresh.translate(compact)
         self.__dict__.clear()
         self.__dict__.update(fresh.__dict__)
         return text
