@@ -201,16 +201,13 @@ class Emit:
         self.charge("".join(written))
         self.out += written
 
-    def drop_unread(self, start: int, var: str) -> None:
-        """Remove the declaration `var := ...` written from `out[start]` on when nothing after it
-        reads `var` (a loop's `loop.last` bound that the body never asks for): one
-        declaration each, and the function calls computing it, fewer per iteration."""
-        declaration = "{{ " + var + " := "
-        for i in range(start, len(self.out)):
-            if self.out[i].startswith(declaration):
-                if not self.reads(var, i + 1):
-                    del self.out[i]
-                return
+    def drop_unread(self, start: int, declaration: str, var: str) -> None:
+        """Remove `declaration` (of `var`, a piece written from `out[start]` on) when nothing
+        written after it reads `var` (a loop's `loop.last` bound that the body never asks for):
+        one declaration each, and the function calls computing it, fewer per iteration."""
+        at = next((i for i in range(start, len(self.out)) if self.out[i] is declaration), None)
+        if at is not None and not self.reads(var, at + 1):
+            del self.out[at]
 
     def reads(self, var: str, start: int) -> bool:
         """Does the code written from `out[start]` on name the Go variable `var`?"""

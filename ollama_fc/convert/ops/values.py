@@ -354,6 +354,9 @@ class Loop:
     #: a Go flag true on the first step only, where an unfiltered list loop reads `loop.first`
     #: inside an expression (`loop.first and ...`): set without a call at the top of each step
     first_flag: str | None = None
+    #: the action declaring `last` in each step, where one was written (the translator's
+    #: output piece, dropped once the body is written if nothing reads `last`)
+    last_declared: str | None = None
 
 
 #: Evaluates an expression in the scope it was written in: how an operation that evaluates

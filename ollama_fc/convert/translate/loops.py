@@ -188,9 +188,8 @@ class Loops(LoopSteps):
                     self.action(f'{item} := len (printf "%*s%*s" {start} "" {idx} "")')
                 else:
                     self.action(f'{item} := len (slice (printf "%*s" {start} "") {idx})')
-                if uses_loop:
-                    self.action(f'{last} := len (slice (printf "%*s" {seqvar} "") 1)')
-                body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=seqvar))
+                declared = self.action(f'{last} := len (slice (printf "%*s" {seqvar} "") 1)') if uses_loop else None
+                body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=seqvar, last_declared=declared))
             else:
                 if counted:
                     # loop.* counts the elements that pass the filter: count them all first

@@ -35,8 +35,8 @@ class LoopSteps(Core):
         declared or dropped. `hoisted`: (step index, `loop.last` variable, list) of a list loop
         whose last index may be computed once; `item`: the step's element; `ranged`: the `range`
         action of a list loop (what its steps keep is set up around it)."""
-        if loop is not None and loop.last:
-            self.drop_unread(start, loop.last)  # `loop.last` of a step, when never asked
+        if loop is not None and loop.last_declared is not None:
+            self.drop_unread(start, loop.last_declared, loop.last)  # `loop.last` of a step, when never asked
         if hoisted is not None and ranged is not None:
             self.hoist_last(start, ranged, *hoisted[1:])
         if loop is not None and (loop.before or loop.after) and ranged is not None:
@@ -93,5 +93,5 @@ class LoopSteps(Core):
         schema loop): `idx` := the steps `seen` so far (then one more), `last` := `total` - 1."""
         self.action(f"{idx} := {seen}")
         self.action(f"{seen} = {textops.plus_one(seen)}")
-        self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
-        return self.indexed(Loop(index=idx, seq="", last=last, length=total))
+        declared = self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
+        return self.indexed(Loop(index=idx, seq="", last=last, length=total, last_declared=declared))
