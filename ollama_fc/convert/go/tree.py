@@ -156,6 +156,18 @@ def build(written: list[str]) -> list[Node]:
     return builder.done()
 
 
+def action_raws(written: list[str]) -> Iterator[str]:
+    """Each action in the translator's pieces, in order: an `Act` as it is, a `Text` holds
+    none, any other piece is lexed."""
+    for piece in written:
+        kind = type(piece)
+        if kind is Act:
+            yield piece
+        elif kind is not Text:
+            for start, end in action_spans(piece):
+                yield piece[start:end]
+
+
 class _Builder:
     """Pairs each `else` and `end` with the block open, as the pieces are read in order."""
 
