@@ -1,10 +1,10 @@
 """The written Go template as a tree of its blocks, for the passes over it.
 
 A pass that needs to know which `{{ end }}` closes which `{{ if }}`, or what a block holds,
-works on this tree instead of walking the text itself; `render` gives the text back, byte for
-byte what was read where no pass changed anything. It is read from the template written
-before `compact_actions` (every action `{{ code }}`) or after, with `action_spans` as its one
-lexer.
+works on this tree instead of walking the text itself; `render` prints it, byte for byte what
+was written where no pass changed anything (or with every action compact). The translator
+writes typed pieces (`Act`, one action; `Text`, literal text) that `build` reads as they are;
+text written whole (a helper, a plan's snippet) is lexed, with `action_spans` as the one lexer.
 """
 
 from __future__ import annotations
