@@ -201,18 +201,9 @@ class Emit:
         self.charge("".join(written))
         self.out += written
 
-    def drop_unread(self, start: int, declaration: str, var: str) -> None:
-        """Remove `declaration` (of `var`, a piece written from `out[start]` on) when nothing
-        written after it reads `var` (a loop's `loop.last` bound that the body never asks for):
-        one declaration each, and the function calls computing it, fewer per iteration."""
-        at = next((i for i in range(start, len(self.out)) if self.out[i] is declaration), None)
-        if at is not None and not self.reads(var, at + 1):
-            del self.out[at]
-
-    def reads(self, var: str, start: int) -> bool:
-        """Does the code written from `out[start]` on name the Go variable `var`?"""
-        name = re.compile(re.escape(var) + r"(?![0-9A-Za-z_])")
-        return any(name.search(code) for code in self.out[start:])
+    def written_at(self, start: int, piece: str) -> int | None:
+        """Where in the output, from `start` on, the piece `piece` is (itself, not an equal one)."""
+        return next((i for i in range(start, len(self.out)) if self.out[i] is piece), None)
 
     def put(self, code: str) -> None:
         """Print a Go string or number (or append it to the variable being captured)."""

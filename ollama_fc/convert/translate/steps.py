@@ -35,9 +35,9 @@ class LoopSteps(Core):
         declared or dropped. `hoisted`: (step index, `loop.last` variable, list) of a list loop
         whose last index may be computed once; `item`: the step's element; `ranged`: the `range`
         action of a list loop (what its steps keep is set up around it)."""
-        if loop is not None and loop.last_declared is not None:
-            self.drop_unread(start, loop.last_declared, loop.last)  # `loop.last` of a step, when never asked
-        if hoisted is not None and ranged is not None:
+        if loop is not None and loop.last_declared is not None and loop.last not in loop.asked:
+            self.drop_written(start, loop.last_declared)  # `loop.last` of a step, never asked
+        if loop is not None and hoisted is not None and ranged is not None and hoisted[1] in loop.asked:
             self.hoist_last(start, ranged, *hoisted[1:])
         if loop is not None and (loop.before or loop.after) and ranged is not None:
             self.keep_neighbours(start, ranged, loop, item)
@@ -48,9 +48,7 @@ class LoopSteps(Core):
         """Compute a list loop's last index once before its `range`, where the body reads it
         (`len (slice xs 1)` in every step is two function calls each); only for a non-empty
         list, where the step would have computed it."""
-        if not self.reads(last, start):
-            return
-        at = self.written_at(start, ranged)
+        at = self.range_at(start, ranged)
         self.out[at:at] = _set_when_filled(last, "0", seqvar, f"len (slice {seqvar} 1)")
 
     def keep_neighbours(self, start: int, ranged: Act, loop: Loop, item: str) -> None:
@@ -58,7 +56,7 @@ class LoopSteps(Core):
         into the first step (the last one) and the list from its second element; at the top of
         each step, before any test of it, the previous element taken over from the carried one
         and the step's own element carried on."""
-        at = self.written_at(start, ranged)
+        at = self.range_at(start, ranged)
         if loop.before is not None and loop.carried is not None:
             self.out[at + 1 : at + 1] = [Act(f"{loop.before} := {loop.carried}"), Act(f"{loop.carried} = {item}")]
             last = f"index {loop.seq} (len (slice {loop.seq} 1))"
@@ -72,15 +70,24 @@ class LoopSteps(Core):
         call (`not $i` is a call)."""
         flag = loop.first_flag
         assert flag is not None
-        if not self.reads(flag, start):
+        if flag not in loop.asked:
             return
-        at, pending = self.written_at(start, ranged), self.temp()
+        at, pending = self.range_at(start, ranged), self.temp()
         self.out[at + 1 : at + 1] = [Act(f"{flag} := {pending}"), Act(f"{pending} = false")]
         self.out.insert(at, Act(f"{pending} := true"))
 
-    def written_at(self, start: int, written: Act) -> int:
-        """Where in the output, from `start` on, the piece `written` is (itself, not an equal one)."""
-        return next(i for i in range(start, len(self.out)) if self.out[i] is written)
+    def range_at(self, start: int, ranged: Act) -> int:
+        """Where in the output, from `start` on, the loop's `range` action is."""
+        at = self.written_at(start, ranged)
+        assert at is not None  # (written by the loop being set up, from `start` on)
+        return at
+
+    def drop_written(self, start: int, piece: str) -> None:
+        """Remove `piece`, written from `out[start]` on (one declaration each, and the function
+        calls computing it, fewer per iteration)."""
+        at = self.written_at(start, piece)
+        if at is not None:
+            del self.out[at]
 
     def indexed(self, loop: Loop) -> Loop:
         """`loop`, its index variable noted as a Go `int` (a `range` index or a count), so a
