@@ -88,6 +88,9 @@ class Emit:
         self.guard_open = False
         #: captured text variables that may hold the final message's text (see `capture`)
         self.capture_finals: set[str] = set()
+        #: the final-text flags some `set_final` assigned (not only declared): a capture whose
+        #: flag is among them may hold the final message's text
+        self.finals_set: set[str] = set()
         #: the BOS text to leave out when the template prints it before anything else (see
         #: `text`): the model's runner adds BOS itself, a literal one would make two
         self.leading_bos = ""
@@ -195,7 +198,10 @@ class Emit:
         elif simple:
             self.action(f"{flag} = {condition}")
         if simple:
+            if not declare:
+                self.finals_set.add(flag)
             return
+        self.finals_set.add(flag)
         self.close_guard()
         written = [tree.Act("if $ofc_open"), tree.Act(f"{flag} = {condition}"), tree.Act("end")]
         self.charge("".join(written))
@@ -297,7 +303,7 @@ class Emit:
             produce()
         finally:
             self.sink, self.sink_construct = outer, outer_construct
-        if f"{var}_final =" in "".join(self.out[flag_at + 1 :]):
+        if f"{var}_final" in self.finals_set:
             self.capture_finals.add(var)
         else:
             del self.out[flag_at]
