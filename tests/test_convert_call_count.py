@@ -16,6 +16,7 @@ import pytest
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
+from ollama_fc.convert.go import tree
 from ollama_fc.convert.ops.conditions import invert_negated_ifs, simplify_condition
 from ollama_fc.hf.reference import render as reference_render
 
@@ -304,20 +305,26 @@ NEGATED = (
 )
 
 
+def inverted_ifs(template: str) -> str:
+    top = tree.parse(template)
+    invert_negated_ifs(top)
+    return tree.render(top)
+
+
 def test_invert_negated_ifs() -> None:
-    inverted = invert_negated_ifs(NEGATED)
+    inverted = inverted_ifs(NEGATED)
     assert inverted.count("{{ if not ") == 1, inverted  # the `else if` chain is left
     assert "{{ if $m.Content }}full{{ else }}empty{{ end }}" in inverted, inverted
     assert "{{ if $i }}{{ else }}first" in inverted and "{{ if $m.Content }}{{ else }}[" in inverted, inverted
     assert "{{ if $i }}{{ else }}{{ range" in inverted, inverted
-    assert invert_negated_ifs("{{ if (not $x) }}a{{ else }}b{{ end }}") == "{{ if $x }}b{{ else }}a{{ end }}"
+    assert inverted_ifs("{{ if (not $x) }}a{{ else }}b{{ end }}") == "{{ if $x }}b{{ else }}a{{ end }}"
     chain = "{{ if not $x }}a{{ else if $y }}b{{ else }}c{{ end }}"
-    assert invert_negated_ifs(chain) == chain
+    assert inverted_ifs(chain) == chain
 
 
 def test_inverted_ifs_render_the_same_in_ollama(engines: oracle.Oracle) -> None:
     messages = [{"role": ("user", "assistant")[n % 2], "content": c} for n, c in enumerate(("a", "", "b", ""))]
-    original, inverted = (engines.render(t, messages) for t in (NEGATED, invert_negated_ifs(NEGATED)))
+    original, inverted = (engines.render(t, messages) for t in (NEGATED, inverted_ifs(NEGATED)))
     assert original.error is None and inverted.error is None, (original.error, inverted.error)
     assert original.prompt == inverted.prompt and "first" in original.prompt and "[" in original.prompt
 

@@ -5,7 +5,8 @@ that call defines that differ, stay apart."""
 from __future__ import annotations
 
 from ollama_fc import oracle
-from ollama_fc.convert.ops.emit import merge_identical_defines
+from ollama_fc.convert.go import tree
+from ollama_fc.convert.go.sharing import merge_identical_defines
 
 
 def define(name: str, body: str) -> str:
@@ -33,10 +34,11 @@ def test_defines_alike_but_for_their_numbers_are_one_and_render_the_same(engine:
         '{{- if and false .Messages }}{{- end }}{{ template "ofc_macro_f_2" "abc" }}{{ template "ofc_macro_f_3" "ab" }}'
         '{{ template "ofc_macro_g_4" "a" }}{{ template "ofc_macro_g_5" "a" }}'
     )
-    merged, merged_body = merge_identical_defines(helpers, body)
+    merged_body = tree.parse(body)
+    merged = merge_identical_defines({name: tree.parse(code) for name, code in helpers.items()}, merged_body)
     assert sorted(merged) == ["ofc_macro_f_1", "ofc_macro_f_3", "ofc_macro_g_4", "ofc_macro_g_5"]
     messages = [{"role": "user", "content": "hi"}]
     before = engine.render("".join(helpers.values()) + body, messages)
-    after = engine.render("".join(merged.values()) + merged_body, messages)
+    after = engine.render(tree.render([node for helper in merged.values() for node in helper] + merged_body), messages)
     assert before.error is None and after.error is None, (before.error, after.error)
     assert after.prompt == before.prompt == "[[[[]]]]<<<>>>(<<>>)([[]])"

@@ -12,8 +12,8 @@ from renders import ollama_renders
 
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.convert.actions import compact_actions
+from ollama_fc.convert.go.sharing import GO_STRING, SHARED_CONSTANT_CHARS
 from ollama_fc.convert.go.tree import ACTION_SPAN
-from ollama_fc.convert.ops.emit import GO_STRING, SHARED_CONSTANT_CHARS
 from ollama_fc.hf.reference import render as reference_render
 
 #: every optional field of a property on some path, and none on others: type lists, nested

@@ -11,7 +11,7 @@ from shared_data import SHARED, missing
 
 from ollama_fc.convert import convert
 from ollama_fc.convert.actions import CUT, GUARD, coalesce_guards
-from ollama_fc.convert.go.tree import Action, Block, blocks, parse, render
+from ollama_fc.convert.go.tree import Act, Action, Block, Text, blocks, build, parse, parse_helper, render
 from ollama_fc.errors import ConversionError
 
 CORPUS = sorted((SHARED / "corpus" / "templates").glob("*.jinja"))
@@ -33,23 +33,45 @@ def test_blocks_hold_their_branches_and_the_text_comes_back() -> None:
     assert [block.keyword for block in blocks(tree)] == ["range", "if", "with", "define"]  # innermost first
 
 
+def test_typed_pieces_build_the_tree_their_text_parses_to() -> None:
+    """The translator's pieces are read as they are typed (an Act is one action, a Text is
+    text); a piece written whole is lexed, and text split across pieces is one node."""
+    pieces = [Act("$x := 1"), Text("a"), Act("if $y"), "b", Text("c"), Act('"}}"'), "{{ else }}d{{ end }}", Text("e")]
+    assert build(pieces) == parse("".join(pieces))
+    assert render(build(pieces)) == "".join(pieces)
+
+
+def test_a_helper_parsed_again_is_a_fresh_tree() -> None:
+    first = parse_helper(NESTED)
+    block = first[2]
+    assert isinstance(block, Block)
+    block.raw, block.body[:] = "{{ if $changed }}", []
+    assert render(parse_helper(NESTED)) == NESTED
+
+
 def test_a_stray_end_stays_an_action() -> None:
     assert parse("a{{ end }}") == ["a", Action("{{ end }}")]
     assert render(parse("{{ if $x }}open")) == "{{ if $x }}open"
 
 
+def coalesced(template: str) -> str:
+    top = parse(template)
+    coalesce_guards(top)
+    return render(top)
+
+
 def test_guards_coalesce_around_the_outermost_block_without_a_cut() -> None:
     two = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{GUARD}y{{{{ end }}}}{{{{ end }}}}"
-    assert coalesce_guards(two) == f"{GUARD}{{{{ if $a }}}}xy{{{{ end }}}}{{{{ end }}}}"
+    assert coalesced(two) == f"{GUARD}{{{{ if $a }}}}xy{{{{ end }}}}{{{{ end }}}}"
     nested = f"{{{{ range $m := .Messages }}}}{two}{{{{ end }}}}"
     assert (
-        coalesce_guards(nested)
+        coalesced(nested)
         == f"{GUARD}{{{{ range $m := .Messages }}}}{{{{ if $a }}}}xy{{{{ end }}}}{{{{ end }}}}{{{{ end }}}}"
     )
     with_cut = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{CUT}{GUARD}y{{{{ end }}}}{{{{ end }}}}"
-    assert coalesce_guards(with_cut) == with_cut  # a block that may cut the prefill keeps its guards
+    assert coalesced(with_cut) == with_cut  # a block that may cut the prefill keeps its guards
     one = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{{{{ end }}}}"
-    assert coalesce_guards(one) == one
+    assert coalesced(one) == one
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)

@@ -1,28 +1,20 @@
-"""Passes over the written Go template's actions: their shortest form for Ollama to parse, and
-the prefill guards coalesced (over the tree of go/tree.py)."""
+"""Passes over the written Go template's actions: their shortest form for Ollama to parse (for
+text the translator did not write), and the prefill guards coalesced (over the tree of
+go/tree.py)."""
 
 from __future__ import annotations
 
-from .go.tree import Action, Block, Node, action_spans, parse, render
+from .go.tree import Act, Action, Block, Node, action_spans, compact_raw
 
 
 def compact_actions(template: str) -> str:
-    """The template with no spaces inside its actions' delimiters: `{{if $x}}` for `{{ if $x }}`.
-
-    Go parses both to the same tree, but the lexer makes a token of each space: about 7% of a
-    conversion's bytes, which Ollama parses twice per request (docs/RENDER_COST.md, item 9).
-    Trim markers (`{{- `, ` -}}`, whose space is part of them) and comments stay as they are;
-    `{{-3}}` is the number -3 to Go, not a trim marker."""
+    """The template with no spaces inside its actions' delimiters (see `tree.compact_raw`), for
+    text the translator did not write (a conversion's header); what it writes is printed so
+    (`tree.render(..., compact=True)`)."""
     out: list[str] = []
     last = 0
     for start, end in action_spans(template):
-        inner = template[start + 2 : end - 2]
-        left = "{{- " if inner.startswith("- ") else "{{"
-        right = " -}}" if inner.endswith(" -") else "}}"
-        code = inner[len(left) - 2 : len(inner) - (len(right) - 2)].strip(" ")
-        if code.startswith("/*"):
-            continue  # a comment: kept whole
-        out += [template[last:start], left, code, right]
+        out += [template[last:start], compact_raw(template[start:end])]
         last = end
     out.append(template[last:])
     return "".join(out)
@@ -30,13 +22,13 @@ def compact_actions(template: str) -> str:
 
 #: the prefill guard around output (`Emit.show`), written before `compact_actions`: true until
 #: the prefilled final text is cut, which only `CUT` does
-GUARD = "{{ if $ofc_go }}"
+GUARD = Act("if $ofc_go")
 CUT_CODE = "$ofc_go = false"
 CUT = "{{ " + CUT_CODE + " }}"
 
 
-def coalesce_guards(template: str) -> str:
-    """The template with one prefill guard around each outermost block that prints guarded
+def coalesce_guards(tree: list[Node]) -> None:
+    """The template's tree with one prefill guard around each outermost block that prints guarded
     output at least twice and cannot cut the prefill, in place of the guards inside it.
 
     `$ofc_go` only ever turns false (at a cut), and from then on all output is guarded, so once
@@ -44,11 +36,9 @@ def coalesce_guards(template: str) -> str:
     whole, and inside it the guards all see `$ofc_go` as it was at the block's start. A block
     (`if`, `range`, `with` to its `end`) scopes its own variables, so guarding it changes what
     no later action sees. Fewer guards: less to parse, to walk (`Vars()`) and to test."""
-    tree = parse(template)
     inside: dict[int, tuple[int, bool]] = {}
     _count(tree, inside)
     _coalesce(tree, inside)
-    return render(tree)
 
 
 def _count(body: list[Node], inside: dict[int, tuple[int, bool]]) -> tuple[int, bool]:

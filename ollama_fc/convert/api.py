@@ -47,7 +47,7 @@ def _probe(template: str, tokens: dict[str, str], messages: list[dict[str, Any]]
 
 def _translate(translator: Translator) -> str:
     try:
-        return translator.translate()
+        return translator.translate(compact=True)
     except RecursionError as exc:
         raise ConversionError("the chat template nests too deeply to translate") from exc
 
@@ -204,7 +204,7 @@ def convert(
                 # it writes calls but not the tool list (DeepSeek V3/R1: tools go in a system
                 # message): naming `.Tools` lets Ollama accept a request with tools at all
                 header += "{{- if and false .Tools }}{{- end }}"
-        template = compact_actions(header + body)
+        template = compact_actions(header) + body
         # in source order: a macro expanded at several call sites warns in the order it was expanded
         warnings = sorted(translator.warnings, key=lambda w: w.line or 0)
         stops = _stop_tokens(loaded)

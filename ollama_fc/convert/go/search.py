@@ -15,7 +15,7 @@ from .textops import HTML_ESCAPED, Emitter, go_string, lacks_any_of, plus_one, p
 PIECES = (1024, 64)
 
 
-def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], None], last: bool = False) -> None:
+def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], object], last: bool = False) -> None:
     """Call `on_match` with the Go variable holding each position of `text` where the constant
     `needle` starts (the first only, unless `last`), to emit what happens there.
 
@@ -52,7 +52,7 @@ def _scan_pieces(
     tail: str,
     sizes: tuple[int, ...],
     needle: str,
-    on_match: Callable[[str], None],
+    on_match: Callable[[str], object],
     last: bool,
     done: str,
 ) -> None:
@@ -92,7 +92,7 @@ def _scan_bytes(
     region: str,
     tail: str,
     needle: str,
-    on_match: Callable[[str], None],
+    on_match: Callable[[str], object],
     last: bool,
     done: str | None,
 ) -> None:

@@ -117,7 +117,7 @@ class Emitter(Protocol):
 
     def temp(self) -> str: ...
 
-    def action(self, code: str) -> None: ...
+    def action(self, code: str) -> object: ...  # (what it wrote: unread here)
 
 
 def _changed_bytes(mapping: dict[int, int]) -> tuple[str, int]:

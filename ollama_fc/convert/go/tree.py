@@ -1,16 +1,17 @@
 """The written Go template as a tree of its blocks, for the passes over it.
 
 A pass that needs to know which `{{ end }}` closes which `{{ if }}`, or what a block holds,
-works on this tree instead of walking the text itself; `render` gives the text back, byte for
-byte what was read where no pass changed anything. It is read from the template written
-before `compact_actions` (every action `{{ code }}`) or after, with `action_spans` as its one
-lexer.
+works on this tree instead of walking the text itself; `render` prints it, byte for byte what
+was written where no pass changed anything (or with every action compact). The translator
+writes typed pieces (`Act`, one action; `Text`, literal text) that `build` reads as they are;
+text written whole (a helper, a plan's snippet) is lexed, with `action_spans` as the one lexer.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -81,57 +82,172 @@ def code_of(raw: str) -> str:
     return inner.strip(" ")
 
 
+class Act(str):
+    """An action as the translator writes it, `{{ code }}`: still text for whatever joins the
+    output, but read into the tree as one action, never lexed."""
+
+    __slots__ = ()
+
+    def __new__(cls, code: str) -> Act:
+        return super().__new__(cls, "{{ " + code + " }}")
+
+    @property
+    def code(self) -> str:
+        return self[3:-3]
+
+
+class Text(str):
+    """Literal output as the translator writes it (never an action): read into the tree as
+    text, never lexed."""
+
+    __slots__ = ()
+
+
 def parse(template: str) -> list[Node]:
     """The template's top level; an `{{ end }}` with no open block stays an action."""
-    top: list[Node] = []
-    stack: list[tuple[Block, list[Node]]] = []  # open blocks, and where their current branch adds
-    into, last = top, 0
-    for start, end in action_spans(template):
-        if start > last:
-            into.append(template[last:start])
-        last = end
-        raw = template[start:end]
-        word = raw[2:-2].lstrip("- ").partition(" ")[0]  # (as code_of, cheaper: read for every action)
-        if word in OPENS:
-            block = Block(raw)
-            into.append(block)
-            stack.append((block, into))
-            into = block.body
-        elif word == "else" and stack:
-            branch = Branch(raw)
-            stack[-1][0].branches.append(branch)
-            into = branch.body
-        elif word == "end" and stack:
-            block, into = stack.pop()
-            block.end = raw
-        else:
-            into.append(Action(raw))
-    if last < len(template):
-        into.append(template[last:])
-    for block, _ in stack:  # an unclosed block (not written by the converter): kept as read
-        block.end = ""
-    return top
+    return build([template])
 
 
-def render(tree: list[Node]) -> str:
-    out: list[str] = []
-    _write(tree, out)
-    return "".join(out)
+def parse_helper(template: str) -> list[Node]:
+    """`parse(template)` for a helper's text, which the same generators write again and again
+    (a JSON writer, a repr): lexed once, then copied (the passes change trees in place)."""
+    return copy(_parsed(template))
 
 
-def _write(tree: list[Node], out: list[str]) -> None:
+@functools.lru_cache(maxsize=1024)
+def _parsed(template: str) -> list[Node]:
+    return parse(template)  # (never changed: only copies leave)
+
+
+def copy(tree: list[Node]) -> list[Node]:
+    """A tree of new blocks and actions holding the same text."""
+    out: list[Node] = []
     for node in tree:
         if isinstance(node, str):
             out.append(node)
         elif isinstance(node, Action):
-            out.append(node.raw)
+            out.append(Action(node.raw))
         else:
-            out.append(node.raw)
-            _write(node.body, out)
+            branches = [Branch(branch.raw, copy(branch.body)) for branch in node.branches]
+            out.append(Block(node.raw, copy(node.body), branches, node.end))
+    return out
+
+
+def build(written: list[str]) -> list[Node]:
+    """The tree of the output the translator wrote, piece by piece: an `Act` is one action and
+    a `Text` is text as they are; any other piece (written whole, as a define's text) is lexed."""
+    builder = _Builder()
+    for piece in written:
+        kind = type(piece)
+        if kind is Act:
+            builder.action(piece, piece[3:-3].partition(" ")[0])
+        elif kind is Text:
+            builder.text(piece)
+        else:
+            last = 0
+            for start, end in action_spans(piece):
+                if start > last:
+                    builder.text(piece[last:start])
+                last = end
+                raw = piece[start:end]
+                builder.action(raw, raw[2:-2].lstrip("- ").partition(" ")[0])  # (as code_of, cheaper)
+            if last < len(piece):
+                builder.text(piece[last:])
+    return builder.done()
+
+
+def action_raws(written: list[str]) -> Iterator[str]:
+    """Each action in the translator's pieces, in order: an `Act` as it is, a `Text` holds
+    none, any other piece is lexed."""
+    for piece in written:
+        kind = type(piece)
+        if kind is Act:
+            yield piece
+        elif kind is not Text:
+            for start, end in action_spans(piece):
+                yield piece[start:end]
+
+
+class _Builder:
+    """Pairs each `else` and `end` with the block open, as the pieces are read in order."""
+
+    def __init__(self) -> None:
+        self.top: list[Node] = []
+        self.stack: list[tuple[Block, list[Node]]] = []  # open blocks, and where their current branch adds
+        self.into = self.top
+
+    def text(self, text: str) -> None:
+        if not text:
+            return
+        into = self.into
+        if into and isinstance(into[-1], str):
+            into[-1] = into[-1] + text  # one text node between two actions
+        else:
+            into.append(str(text))
+
+    def action(self, raw: str, word: str) -> None:
+        if word in OPENS:
+            block = Block(str(raw))
+            self.into.append(block)
+            self.stack.append((block, self.into))
+            self.into = block.body
+        elif word == "else" and self.stack:
+            branch = Branch(str(raw))
+            self.stack[-1][0].branches.append(branch)
+            self.into = branch.body
+        elif word == "end" and self.stack:
+            block, self.into = self.stack.pop()
+            block.end = str(raw)
+        else:
+            self.into.append(Action(str(raw)))
+
+    def done(self) -> list[Node]:
+        for block, _ in self.stack:  # an unclosed block (not written by the converter): kept as read
+            block.end = ""
+        return self.top
+
+
+def render(tree: list[Node], compact: bool = False) -> str:
+    """The tree's text; `compact`: every action printed without the spaces inside its
+    delimiters (see `compact_raw`)."""
+    out: list[str] = []
+    _write(tree, out, compact_raw if compact else _as_written)
+    return "".join(out)
+
+
+def compact_raw(raw: str) -> str:
+    """The action `raw` without the spaces inside its delimiters: `{{if $x}}` for `{{ if $x }}`.
+
+    Go parses both to the same tree, but the lexer makes a token of each space: about 7% of a
+    conversion's bytes, which Ollama parses twice per request (docs/RENDER_COST.md, item 9).
+    Trim markers (`{{- `, ` -}}`, whose space is part of them) and comments stay as they are;
+    `{{-3}}` is the number -3 to Go, not a trim marker."""
+    inner = raw[2:-2]
+    left = "{{- " if inner.startswith("- ") else "{{"
+    right = " -}}" if inner.endswith(" -") else "}}"
+    code = inner[len(left) - 2 : len(inner) - (len(right) - 2)].strip(" ")
+    if code.startswith("/*"):
+        return raw  # a comment: kept whole
+    return left + code + right
+
+
+def _as_written(raw: str) -> str:
+    return raw
+
+
+def _write(tree: list[Node], out: list[str], printed: Callable[[str], str]) -> None:
+    for node in tree:
+        if isinstance(node, str):
+            out.append(node)
+        elif isinstance(node, Action):
+            out.append(printed(node.raw))
+        else:
+            out.append(printed(node.raw))
+            _write(node.body, out, printed)
             for branch in node.branches:
-                out.append(branch.raw)
-                _write(branch.body, out)
-            out.append(node.end)
+                out.append(printed(branch.raw))
+                _write(branch.body, out, printed)
+            out.append(printed(node.end) if node.end else "")
 
 
 def blocks(tree: list[Node]) -> Iterator[Block]:
@@ -141,3 +257,17 @@ def blocks(tree: list[Node]) -> Iterator[Block]:
             for body in (node.body, *(branch.body for branch in node.branches)):
                 yield from blocks(body)
             yield node
+
+
+def heads(tree: list[Node]) -> Iterator[Action | Block | Branch]:
+    """Every action of the tree that says something (an action, a block's or a branch's
+    opening), in the order they are written; a block's `end` says nothing more."""
+    for node in tree:
+        if isinstance(node, Action):
+            yield node
+        elif isinstance(node, Block):
+            yield node
+            yield from heads(node.body)
+            for branch in node.branches:
+                yield branch
+                yield from heads(branch.body)

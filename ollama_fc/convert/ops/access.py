@@ -372,7 +372,7 @@ class Access(Emit):
         item, exists = self.temp(), self.temp()
         self.action(f"{item} := false")
         self.action(f"{exists} := false")
-        self.action(f"if {loop.index}" if previous else f"if ne {loop.index} {loop.last}")
+        self.action(f"if {loop.index}" if previous else f"if ne {loop.index} {loop.ask(loop.last)}")
         self.action(f"{exists} = true")
         self.action(f"{item} = {self.kept_neighbour(loop, previous)}")
         self.action("end")

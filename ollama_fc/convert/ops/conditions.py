@@ -68,21 +68,20 @@ def _simplify(code: str, ints: frozenset[str]) -> str:
     return render(fold(parsed, truth=True, ints=ints))
 
 
-def invert_negated_ifs(template: str) -> str:
-    """Every `{{ if not X }}A{{ end }}` (X a variable or field chain) as `{{ if X }}{{ else }}A`,
-    and `{{ if not X }}A{{ else }}B` as `{{ if X }}B{{ else }}A`: the same branch runs (`not`
-    and `if` judge truth alike) with no call. A chain with `else if` is left as it is."""
-    if "if not $" not in template and "if (not $" not in template:
-        return template
-    top = tree.parse(template)
+def invert_negated_ifs(top: list[tree.Node]) -> None:
+    """Every `{{ if not X }}A{{ end }}` (X a variable or field chain) in the tree as
+    `{{ if X }}{{ else }}A`, and `{{ if not X }}A{{ else }}B` as `{{ if X }}B{{ else }}A`: the
+    same branch runs (`not` and `if` judge truth alike) with no call. A chain with `else if` is
+    left as it is."""
     for block in tree.blocks(top):
+        if not block.raw.startswith(("{{ if not $", "{{ if (not $")):
+            continue
         negated = NEGATED_IF.fullmatch(block.raw)
         if negated is None or len(block.branches) > 1 or any(b.raw != "{{ else }}" for b in block.branches):
             continue
         otherwise = block.branches[0].body if block.branches else []
         block.raw = "{{ if " + (negated.group(1) or negated.group(2)) + " }}"
         block.body, block.branches = otherwise, [tree.Branch("{{ else }}", block.body)]
-    return tree.render(top)
 
 
 def parse(code: str) -> Command | None:

@@ -38,108 +38,8 @@ from .values import (
 
 #: a Go variable or field chain: reading it costs no function call
 SIMPLE_VARIABLE = re.compile(r"\$[A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")
-#: a Go interpreted string literal inside an action
-GO_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-#: string constants at least this long (the lookup tables of strips, case changes and escapers)
-#: are declared once when an action repeats them
-SHARED_CONSTANT_CHARS = 64
-
-
-def share_constants(body: str, actions: list[tuple[int, int]] | None = None) -> str:
-    """`body` with each long string constant its actions repeat read from one variable,
-    declared before everything else.
-
-    The main template's variables declared at its top are visible in every block below, so a
-    table written at every strip or case change (256 bytes, about 1 KB as a literal) is lexed
-    and unquoted once per parse instead of once per use. A variable holds the same string as
-    the constant, so every function given it sees the same value. `define` bodies cannot see
-    the template's variables: the main template and each define's body are passed separately
-    (`share_constants_in_defines`). `actions`: the spans of the body's actions long enough to
-    hold such a constant, when known.
-    """
-    if actions is None:
-        actions = [
-            match.span()
-            for match in tree.ACTION_SPAN.finditer(body)
-            if match.end() - match.start() > SHARED_CONSTANT_CHARS
-        ]
-    counts: dict[str, int] = {}
-    for start, end in actions:
-        for literal in GO_STRING.findall(body, start, end):
-            if len(literal) >= SHARED_CONSTANT_CHARS:
-                counts[literal] = counts.get(literal, 0) + 1
-    names = {literal: f"$ofc_k{n}" for n, literal in enumerate(sorted(c for c in counts if counts[c] > 1), 1)}
-    if not names:
-        return body
-    pieces = [f"{{{{ {name} := {literal} }}}}" for literal, name in names.items()]
-    last = 0
-    for start, end in actions:
-        pieces.append(body[last:start])
-        pieces.append(GO_STRING.sub(lambda m: names.get(m.group(), m.group()), body[start:end]))
-        last = end
-    pieces.append(body[last:])
-    return "".join(pieces)
-
-
 #: a Go condition: the string in Go variable `rest` starts with `$ofc_tail` (see prefill_cut)
 TAIL_FOLLOWS = "and (ge (len {rest}) (len $ofc_tail)) (eq (slice {rest} 0 (len $ofc_tail)) $ofc_tail)"
-#: a translator's temporary variable, and a call of a define written for a macro
-TEMPORARY = re.compile(r"\$_\d+")
-_MACRO_CALL = re.compile(r'template "(ofc_macro_\w+)"')
-
-
-def merge_identical_defines(helpers: dict[str, str], body: str) -> tuple[dict[str, str], str]:
-    """One `define` for the macro defines written alike but for the numbers of their temporary
-    variables and the names of the alike defines they call: copies made for arguments known
-    differently (a value that may be unset, one that may not) that came out the same are parsed
-    once. Defines calling each other are told apart as a partition refined until stable: first
-    by their code with the numbers of temporaries and callees left out, then by the classes of
-    the defines they call, in order. `body` and the helpers call the one kept of each class."""
-    names = [name for name in helpers if name.startswith("ofc_macro_")]
-    calls = {name: _MACRO_CALL.findall(helpers[name]) for name in names}
-    shapes: dict[str, int] = {}
-    classes = {name: shapes.setdefault(_define_shape(name, helpers[name]), len(shapes)) for name in names}
-    while True:
-        keys: dict[tuple[int, tuple[int, ...]], int] = {}
-        refined = {
-            name: keys.setdefault((classes[name], tuple(classes[c] for c in calls[name] if c in classes)), len(keys))
-            for name in names
-        }
-        if len(keys) == len(set(classes.values())):
-            break
-        classes = refined
-    first: dict[int, str] = {}
-    renamed = {name: first.setdefault(classes[name], name) for name in names}
-    renamed = {name: kept for name, kept in renamed.items() if kept != name}
-    if not renamed:
-        return helpers, body
-
-    def call_kept(code: str) -> str:
-        return _MACRO_CALL.sub(lambda m: f'template "{renamed.get(m.group(1), m.group(1))}"', code)
-
-    return {name: call_kept(code) for name, code in helpers.items() if name not in renamed}, call_kept(body)
-
-
-def _define_shape(name: str, code: str) -> str:
-    """A define's code without its name and the numbers of its temporaries (in order of
-    appearance) and of the macro defines it calls."""
-    numbers: dict[str, str] = {}
-    code = code.replace(f'{{{{ define "{name}" }}}}', "", 1)
-    code = _MACRO_CALL.sub(lambda m: 'template "' + m.group(1).rsplit("_", 1)[0] + '"', code)
-    return TEMPORARY.sub(lambda m: numbers.setdefault(m.group(0), f"$_t{len(numbers)}"), code)
-
-
-def share_constants_in_defines(code: str) -> str:
-    """`code`, a run of `{{ define }}` blocks, with `share_constants` applied to each body: a
-    variable declared at the top of a define is visible in all of that define."""
-    top = tree.parse(code)
-    for block in top:
-        if isinstance(block, tree.Block) and block.keyword == "define":
-            body = tree.render(block.body)
-            shared = share_constants(body)
-            if shared != body:
-                block.body = tree.parse(shared)
-    return tree.render(top)
 
 
 @dataclass(frozen=True)
@@ -188,6 +88,9 @@ class Emit:
         self.guard_open = False
         #: captured text variables that may hold the final message's text (see `capture`)
         self.capture_finals: set[str] = set()
+        #: the final-text flags some `set_final` assigned (not only declared): a capture whose
+        #: flag is among them may hold the final message's text
+        self.finals_set: set[str] = set()
         #: the BOS text to leave out when the template prints it before anything else (see
         #: `text`): the model's runner adds BOS itself, a literal one would make two
         self.leading_bos = ""
@@ -235,7 +138,8 @@ class Emit:
         self.counter += 1
         return f"$_{self.counter}"
 
-    def action(self, code: str) -> None:
+    def action(self, code: str) -> tree.Act:
+        """Write the action `code`; the piece written (see `tree.Act`)."""
         self.close_guard()
         self.track_flow(code)
         for keyword in ("if ", "else if "):
@@ -243,7 +147,9 @@ class Emit:
                 code = keyword + simplify_condition(code[len(keyword) :], self.int_vars)
                 break
         self.charge(code)
-        self.out.append("{{ " + code + " }}")
+        written = tree.Act(code)
+        self.out.append(written)
+        return written
 
     def track_flow(self, code: str) -> None:
         """Count the run-time branch points (see `flow_epoch`): a value set since the last one
@@ -277,7 +183,7 @@ class Emit:
     def close_guard(self) -> None:
         if self.guard_open:
             self.guard_open = False
-            self.out.append("{{ end }}")
+            self.out.append(tree.Act("end"))
 
     def set_final(self, flag: str, condition: str, declare: bool = False) -> None:
         """Set the Go flag `flag`: does a value hold the prefilled final message's text?
@@ -292,40 +198,31 @@ class Emit:
         elif simple:
             self.action(f"{flag} = {condition}")
         if simple:
+            if not declare:
+                self.finals_set.add(flag)
             return
+        self.finals_set.add(flag)
         self.close_guard()
-        code = f"{{{{ if $ofc_open }}}}{{{{ {flag} = {condition} }}}}{{{{ end }}}}"
-        self.charge(code)
-        self.out.append(code)
+        written = [tree.Act("if $ofc_open"), tree.Act(f"{flag} = {condition}"), tree.Act("end")]
+        self.charge("".join(written))
+        self.out += written
 
-    def drop_unread(self, start: int, var: str) -> None:
-        """Remove the declaration `var := ...` written from `out[start]` on when nothing after it
-        reads `var` (a loop's `loop.last` bound that the body never asks for): one
-        declaration each, and the function calls computing it, fewer per iteration."""
-        declaration = "{{ " + var + " := "
-        for i in range(start, len(self.out)):
-            if self.out[i].startswith(declaration):
-                if not self.reads(var, i + 1):
-                    del self.out[i]
-                return
-
-    def reads(self, var: str, start: int) -> bool:
-        """Does the code written from `out[start]` on name the Go variable `var`?"""
-        name = re.compile(re.escape(var) + r"(?![0-9A-Za-z_])")
-        return any(name.search(code) for code in self.out[start:])
+    def written_at(self, start: int, piece: str) -> int | None:
+        """Where in the output, from `start` on, the piece `piece` is (itself, not an equal one)."""
+        return next((i for i in range(start, len(self.out)) if self.out[i] is piece), None)
 
     def put(self, code: str) -> None:
         """Print a Go string or number (or append it to the variable being captured)."""
         if self.sink is not None:
             self.action(f'{self.sink} = printf "%s%v" {self.sink} {code}')
         else:
-            self.show("{{ " + code + " }}")
+            self.show(tree.Act(code))
 
     def call_helper(self, name: str, code: str, node: nodes.Node) -> None:
         """Print through a `define` helper; Go cannot capture a helper's output in a variable."""
         if self.sink is not None:
             raise self.fail(node, self.sink_construct, "(its text needs a helper whose output Go cannot capture)")
-        self.show(f'{{{{ template "{name}" {code} }}}}')
+        self.show(tree.Act(f'template "{name}" {code}'))
 
     def text(self, data: str) -> None:
         """Literal output: `{{` cannot appear as text, and a trailing `{` would join the next action."""
@@ -348,12 +245,12 @@ class Emit:
         parts = data.split("{{")
         for i, part in enumerate(parts):
             if i:
-                self.show('{{ "{{" }}')
+                self.show(tree.Act('"{{"'))
             if part.endswith("{"):
-                self.show(part[:-1])
-                self.show('{{ "{" }}')
+                self.show(tree.Text(part[:-1]))
+                self.show(tree.Act('"{"'))
             elif part:
-                self.show(part)
+                self.show(tree.Text(part))
 
     def checkpoint(self) -> Checkpoint:
         """What writing output adds besides the output itself, as it is now (see `roll_back`)."""
@@ -406,7 +303,7 @@ class Emit:
             produce()
         finally:
             self.sink, self.sink_construct = outer, outer_construct
-        if f"{var}_final =" in "".join(self.out[flag_at + 1 :]):
+        if f"{var}_final" in self.finals_set:
             self.capture_finals.add(var)
         else:
             del self.out[flag_at]
@@ -527,4 +424,4 @@ class Emit:
         """Print `code` where `$ofc_go` is known to hold (no guard)."""
         self.charge(code)
         self.printed = True
-        self.out.append("{{ " + code + " }}")
+        self.out.append(tree.Act(code))

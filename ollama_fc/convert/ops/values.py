@@ -8,7 +8,7 @@ onto Ollama's fields.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any, Literal, NamedTuple, cast
 
@@ -354,6 +354,17 @@ class Loop:
     #: a Go flag true on the first step only, where an unfiltered list loop reads `loop.first`
     #: inside an expression (`loop.first and ...`): set without a call at the top of each step
     first_flag: str | None = None
+    #: the action declaring `last` in each step, where one was written (the translator's
+    #: output piece, dropped once the body is written if nothing reads `last`)
+    last_declared: str | None = None
+    #: the per-step variables (`last`, `first_flag`) some expression of the body was given:
+    #: what the body may read, so what is declared or set up for it (see `translate/steps.py`)
+    asked: set[str] = field(default_factory=set)
+
+    def ask(self, var: str) -> str:
+        """`var`, one of the loop's per-step variables, noted as read by the body."""
+        self.asked.add(var)
+        return var
 
 
 #: Evaluates an expression in the scope it was written in: how an operation that evaluates

@@ -26,10 +26,11 @@ from ..analysis import (
     stopping_bodies,
 )
 from ..exclusive import join_exclusive_ifs
+from ..go import tree as go_tree
+from ..go.sharing import merge_identical_defines, share_constants, share_constants_in_defines
 from ..limits import Limits
 from ..ops.comparisons import Comparisons
 from ..ops.conditions import invert_negated_ifs
-from ..ops.emit import merge_identical_defines, share_constants, share_constants_in_defines
 from ..ops.values import (
     ANY,
     CONTENT,
@@ -153,21 +154,35 @@ class Core(Comparisons):
                 uses.update(id(arg) for arg in node.args)
         return uses
 
-    def translate(self) -> str:
+    def translate(self, compact: bool = False) -> str:
+        """The Go template; `compact`: its actions printed without inner spaces (see `tree.render`)."""
+        return go_tree.render(self.translate_tree(), compact)
+
+    def translate_tree(self) -> list[go_tree.Node]:
+        """The template written and passed over as one tree: its helpers' defines, then the body."""
         for node in self.tree.find_all(nodes.Macro):
             self.macros[node.name] = node
         root = Frame(names={})
         self.declare_scope(root, self.tree.body)
         self.visit_body(self.tree.body, root)
         self.close_guard()
-        body = coalesce_guards("".join(self.out)) if self.prefill_armed else "".join(self.out)
-        if self.prefill_armed or "$ofc_" in body:  # printed, or only tracked, final text
-            body = self.prefill_prologue() + body
-        body = share_constants(body)  # the main template only: defines cannot see its variables
-        helpers, body = merge_identical_defines(self.helpers, body)
-        return invert_negated_ifs(share_constants_in_defines("".join(helpers.values())) + body)
+        written = "".join(self.out)
+        top = go_tree.build(self.out)
+        if self.prefill_armed:
+            coalesce_guards(top)
+        if self.prefill_armed or "$ofc_" in written:  # printed, or only tracked, final text
+            top[:0] = go_tree.build(self.prefill_prologue())
+        share_constants(top)  # the main template only: defines cannot see its variables
+        helpers = merge_identical_defines(
+            {name: go_tree.parse_helper(code) for name, code in self.helpers.items()}, top
+        )
+        for helper in helpers.values():
+            share_constants_in_defines(helper)
+        top[:0] = [node for helper in helpers.values() for node in helper]
+        invert_negated_ifs(top)
+        return top
 
-    def prefill_prologue(self) -> str:
+    def prefill_prologue(self) -> list[str]:
         """Go variables describing an assistant prefill, computed once before the body runs.
 
         Ollama has no `add_generation_prompt`: a conversation ending with the assistant's message
@@ -178,7 +193,8 @@ class Core(Comparisons):
         due (the length of the stripped text `$ofc_cut`, `$ofc_n`), `$ofc_tail` what follows
         the cut where the text continues with it: the whole text when it has no leading space.
         """
-        with self.writing_to([]):
+        prologue: list[str] = []
+        with self.writing_to(prologue):
             self.action("$ofc_final := 0")
             self.action("$ofc_open := false")
             self.action("$ofc_go := true")
@@ -201,7 +217,6 @@ class Core(Comparisons):
             self.prefill_cut()
             self.action("end")
             self.action("end")
-            prologue = "".join(self.out)
         return prologue
 
     def declare_scope(self, frame: Frame, body: Iterable[nodes.Node]) -> None:

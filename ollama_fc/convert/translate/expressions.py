@@ -512,9 +512,9 @@ class Expressions(Macros):
         if node.attr == "index":
             return Value(f"({textops.plus_one(loop.index)})", INT)
         if node.attr == "first":
-            return Value(loop.first_flag or f"(eq {loop.index} 0)", BOOL)
+            return Value(loop.ask(loop.first_flag) if loop.first_flag else f"(eq {loop.index} 0)", BOOL)
         if node.attr == "last":
-            return Value(f"(eq {loop.index} {loop.last})", BOOL)
+            return Value(f"(eq {loop.index} {loop.ask(loop.last)})", BOOL)
         if node.attr == "length":
             return Value(loop.length or f"(len {loop.seq})", INT)
         if node.attr == "revindex0" and loop.revindex0:

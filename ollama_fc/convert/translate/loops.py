@@ -11,6 +11,7 @@ from jinja2 import nodes
 
 from ..analysis import first_read_in_expressions
 from ..go import strlists, textops
+from ..go.tree import Act
 from ..limits import SANDBOX_MAX_RANGE
 from ..ops import toolschema
 from ..ops.values import (
@@ -70,6 +71,8 @@ class Loops(LoopSteps):
         flag_at = len(self.out)
         #: (the step's index, the `loop.last` variable, the list) for a list's `loop.last`
         hoisted: tuple[str, str, str] | None = None
+        #: a list loop's `range` action, before which what its steps keep is set up
+        ranged: Act | None = None
         #: the step's element, which the loop carries over where its body reads the one before
         carried_item = ""
         seq_node = node.iter
@@ -185,9 +188,8 @@ class Loops(LoopSteps):
                     self.action(f'{item} := len (printf "%*s%*s" {start} "" {idx} "")')
                 else:
                     self.action(f'{item} := len (slice (printf "%*s" {start} "") {idx})')
-                if uses_loop:
-                    self.action(f'{last} := len (slice (printf "%*s" {seqvar} "") 1)')
-                body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=seqvar))
+                declared = self.action(f'{last} := len (slice (printf "%*s" {seqvar} "") 1)') if uses_loop else None
+                body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=seqvar, last_declared=declared))
             else:
                 if counted:
                     # loop.* counts the elements that pass the filter: count them all first
@@ -196,12 +198,12 @@ class Loops(LoopSteps):
                 if seq.facts.reversed:
                     # the i-th step takes element len-1-i, which is len(seq[i+1:]): loop.revindex0
                     position = self.temp()
-                    self.action(f"range {idx} := len {seqvar}")
+                    ranged = self.action(f"range {idx} := len {seqvar}")
                     self.action(f"{position} := len (slice {seqvar} ({textops.plus_one(idx)}))")
                     self.action(f"{item} := index {seqvar} {position}")
                     self.int_vars.add(position)
                 else:
-                    self.action(f"range {idx}, {item} := {seqvar}")
+                    ranged = self.action(f"range {idx}, {item} := {seqvar}")
                 last = self.temp()
                 if uses_loop:
                     hoisted = (idx, last, seqvar)
@@ -227,7 +229,7 @@ class Loops(LoopSteps):
         if node.else_ and guard:
             # Jinja's `else` runs when no element passed the filter: a Go flag set by each that does
             iterated = self.temp()
-            self.out.insert(flag_at, f"{{{{ {iterated} := false }}}}")
+            self.out.insert(flag_at, Act(f"{iterated} := false"))
             self.action(f"{iterated} = true")
         if counted:
             total, seen = passing
@@ -235,7 +237,7 @@ class Loops(LoopSteps):
         self.declare_scope(body, node.body)
         self.loop_ranges[-1] = id(node)  # (a `break` in its body ends this `range`)
         self.visit_body(node.body, body)
-        self.set_up_steps(flag_at, body.loop, hoisted, carried_item)
+        self.set_up_steps(flag_at, body.loop, hoisted, carried_item, ranged)
         for _ in range(guard):
             self.action("end")
         if node.else_ and iterated is not None:

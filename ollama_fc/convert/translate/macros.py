@@ -10,7 +10,7 @@ from typing import Any
 
 from jinja2 import nodes
 
-from ..go.tree import action_spans
+from ..go.tree import action_raws
 from ..ops.values import (
     ANY,
     ANYOF,
@@ -59,11 +59,13 @@ _DECLARED = re.compile(r"\$(\w+)(?:, \$(\w+))? :=")
 _GO_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`')
 
 
-def _self_contained(code: str) -> bool:
-    """Does template code read only variables it declares (Go's block scopes: a variable lives
-    to the `end` of the `if`, `range` or `with` it is declared in, a branch to its `else`)?"""
+def _self_contained(written: list[str]) -> bool:
+    """Does the template code written (the translator's pieces) read only variables it
+    declares (Go's block scopes: a variable lives to the `end` of the `if`, `range` or `with`
+    it is declared in, a branch to its `else`)?"""
     scopes: list[set[str]] = [set()]
-    for action in _actions(code):
+    for raw in action_raws(written):
+        action = _GO_STRING.sub('""', raw[2:-2])  # (its string literals left out)
         word = action.split(None, 1)[0] if action.strip() else ""
         declared = _DECLARED.search(action) if word in {"range", "with"} or "=" in action else None
         reads = action[declared.end() :] if declared else action
@@ -76,11 +78,6 @@ def _self_contained(code: str) -> bool:
         if declared:
             scopes[-1].update(name for name in declared.groups() if name)
     return True
-
-
-def _actions(code: str) -> list[str]:
-    """The code of each `{{ action }}` in template code, its string literals left out."""
-    return [_GO_STRING.sub('""', code[start + 2 : end - 2]) for start, end in action_spans(code)]
 
 
 class Macros(Core):
@@ -400,8 +397,9 @@ class Macros(Core):
             finally:
                 self.expanding.pop()
             self.close_guard()
-            body = "".join(self.out)
-        if not _self_contained(body):
+            written = self.out
+            body = "".join(written)
+        if not _self_contained(written):
             self.budget.spent = mark.spent  # written, not kept: the expansion is counted instead
             del self.warnings[mark.warnings :]
             self.drop_defines_calling(name, set(self.macro_defines) - defines, mark.helpers)

@@ -12,18 +12,19 @@ from typing import Any, Literal, Union, cast
 
 from jinja2 import nodes
 
+from ..go import tree
+from ..go.tree import Act
 from ..ops.values import BOOL, CONTENT, INT, STR, UNDEF, Value
 
 PLACEHOLDER = "$ofc_plan"
-MADE = "{{/*ofc-plan made %d*/}}"
-USED = "{{/*ofc-plan used %d*/}}"
-BODY = "{{/*ofc-plan body*/}}"
-MARKER = re.compile(r"\{\{/\*ofc-plan (made|used) (\d+)\*/\}\}")
+#: the comments marking where a plan's part was made and used, and where the body starts
+MADE = "/*ofc-plan made %d*/"
+USED = "/*ofc-plan used %d*/"
+BODY = Act("/*ofc-plan body*/")
+MARKER = re.compile(r"\{\{ /\*ofc-plan (made|used) (\d+)\*/ \}\}")
 GO_VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 DECLARED = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)(?=\s*:=|\s*,\s*\$[A-Za-z_][A-Za-z0-9_]*\s*:=)")
 CALLED = re.compile(r'\{\{-?\s*template\s+"([^"]+)"')
-#: a Go template action (its code in group 1), string literals read whole
-ACTION = re.compile(r'\{\{-?\s*((?:"(?:[^"\\]|\\.)*"|`[^`]*`|[^"`}]|\}(?!\}))*?)\s*-?\}\}', re.DOTALL)
 #: kinds a plan can print as Jinja's `~` prints them (`print_value` writes them the same way)
 PRINTABLE = {STR, CONTENT, INT, BOOL, UNDEF}
 
@@ -268,30 +269,60 @@ def surely_prints(body: list[nodes.Node]) -> bool:
     return False
 
 
-def uses_in_scope(text: str) -> Iterator[tuple[int, int, set[str]]]:
-    """(position, made marker, Go variables in scope there) for each use marker in `text`.
+@dataclass
+class PlanMarks:
+    """Where the plans' parts were made and used in the written tree (see `plan_marks`)."""
+
+    #: every action that says something, in order (a position is an index here)
+    heads: list[tree.Action | tree.Block | tree.Branch] = field(default_factory=list)
+    #: made marker -> its position (the last, where one is written twice)
+    made: dict[int, int] = field(default_factory=dict)
+    #: (position, made marker, Go variables in scope there) of each use marker
+    uses: list[tuple[int, int, set[str]]] = field(default_factory=list)
+
+
+def plan_marks(top: list[tree.Node]) -> PlanMarks:
+    """The plans' markers in the tree, each use with the Go variables in scope where it is.
 
     Go's scopes: a variable lives from its declaration to the `end` of the block around it;
     an `else` starts a new block (what the `if` branch declared was never set on that path).
     """
+    marks = PlanMarks()
     scopes: list[set[str]] = [set()]
-    for action in ACTION.finditer(text):
-        code = action.group(1)
-        marker = MARKER.fullmatch(action.group(0))
-        if marker is not None:
-            if marker.group(1) == "used":
-                yield action.start(), int(marker.group(2)), set().union(*scopes)
-            continue
-        word = code.split(" ", 1)[0]
-        declared = set(DECLARED.findall(code))
-        if word in {"if", "range", "with", "define", "block"}:
-            scopes.append(declared)
-        elif word == "else" and len(scopes) > 1:
-            scopes[-1] = declared
-        elif word == "end" and len(scopes) > 1:
-            scopes.pop()
-        else:
-            scopes[-1] |= declared
+
+    def walk(body: list[tree.Node]) -> None:
+        for node in body:
+            if isinstance(node, tree.Action):
+                marks.heads.append(node)
+                marker = MARKER.fullmatch(node.raw)
+                if marker is None:
+                    scopes[-1] |= set(DECLARED.findall(node.code))
+                elif marker.group(1) == "used":
+                    marks.uses.append((len(marks.heads) - 1, int(marker.group(2)), set().union(*scopes)))
+                else:
+                    marks.made[int(marker.group(2))] = len(marks.heads) - 1
+            elif isinstance(node, tree.Block):
+                marks.heads.append(node)
+                scopes.append(set(DECLARED.findall(node.code)))
+                walk(node.body)
+                for branch in node.branches:
+                    marks.heads.append(branch)
+                    scopes[-1] = set(DECLARED.findall(tree.code_of(branch.raw)))
+                    walk(branch.body)
+                scopes.pop()
+
+    walk(top)
+    return marks
+
+
+def without_marks(body: list[tree.Node]) -> None:
+    """The plans' markers taken out of the tree, in place."""
+    body[:] = [node for node in body if not (isinstance(node, tree.Action) and MARKER.fullmatch(node.raw))]
+    for node in body:
+        if isinstance(node, tree.Block):
+            without_marks(node.body)
+            for branch in node.branches:
+                without_marks(branch.body)
 
 
 #: the printed helpers that write what their inline (captured) forms write: JSON and repr
@@ -304,11 +335,11 @@ def calls_other_defines(snippet: str) -> bool:
     return any(not name.startswith(PLANNED_HELPERS) for name in CALLED.findall(snippet))
 
 
-def set_after(text: str, var: str, start: int) -> bool:
-    """Is the Go variable `var` assigned or declared again anywhere in `text` from `start` on?"""
+def set_after(heads: list[tree.Action | tree.Block | tree.Branch], var: str, start: int) -> bool:
+    """Is the Go variable `var` assigned or declared again in an action of `heads` from `start` on?"""
     name = re.escape(var)
-    again = rf"\${name}(?![A-Za-z0-9_])\s*(?::=|=|,\s*\$[A-Za-z_][A-Za-z0-9_]*\s*:=)|,\s*\${name}\s*:="
-    return re.search(again, text[start:]) is not None
+    again = re.compile(rf"\${name}(?![A-Za-z0-9_])\s*(?::=|=|,\s*\$[A-Za-z_][A-Za-z0-9_]*\s*:=)|,\s*\${name}\s*:=")
+    return any(again.search(node.raw) for node in heads[start:])
 
 
 def free_variables(code: str) -> set[str]:

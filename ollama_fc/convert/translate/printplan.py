@@ -29,7 +29,8 @@ from typing import Any
 from jinja2 import nodes
 
 from ...errors import ConversionError
-from ..ops.emit import TEMPORARY
+from ..go import tree
+from ..go.sharing import TEMPORARY
 from ..ops.values import (
     ANY,
     ARGS,
@@ -57,7 +58,6 @@ from .macros import Macros
 from .plans import (
     BODY,
     MADE,
-    MARKER,
     PLACEHOLDER,
     PRINTABLE,
     USED,
@@ -74,12 +74,13 @@ from .plans import (
     either,
     free_variables,
     parts,
+    plan_marks,
     prints_only,
     set_after,
     sources_of,
     stored_json,
     surely_prints,
-    uses_in_scope,
+    without_marks,
 )
 from .scope import Frame
 
@@ -115,27 +116,29 @@ class PrintPlans(Macros):
 
     # -- translation with fallback ------------------------------------------------------------
 
-    def translate(self) -> str:
+    def translate(self, compact: bool = False) -> str:
         if self.plans_off is None:
-            return super().translate()
+            return super().translate(compact)
         self.plan_main = self.out
         self.out.append(BODY)
         try:
-            text = super().translate()
+            top = self.translate_tree()
         except PlanRefused as refused:
-            return self.without(refused.sources)
+            return self.without(refused.sources, compact)
         except ConversionError:
             if not self.plan_made:
                 raise
-            return self.without(None)
-        declared = "".join(f"{{{{ {var} := false }}}}" for var in self.plan_tests)
-        text = text.replace(BODY, declared, 1)
-        settled, failing = self.settled(text)
+            return self.without(None, compact)
+        declared = [tree.Action(f"{{{{ {var} := false }}}}") for var in self.plan_tests]
+        at = next(i for i, node in enumerate(top) if isinstance(node, tree.Action) and node.raw == BODY)
+        top[at : at + 1] = declared
+        settled, failing = self.settled(top)
         if not settled:
-            return self.without(failing)
-        return MARKER.sub("", text)
+            return self.without(failing, compact)
+        without_marks(top)
+        return tree.render(top, compact)
 
-    def without(self, sources: frozenset[int] | None) -> str:
+    def without(self, sources: frozenset[int] | None, compact: bool = False) -> str:
         """Translate again from the start, leaving `sources` (None: every one) captured."""
         off = None if sources is None or self.plans_off is None else self.plans_off | sources
         if off is not None and off == self.plans_off:
@@ -143,23 +146,25 @@ class PrintPlans(Macros):
         args, kwargs = self.plan_args
         fresh = type(self)(*args, **kwargs)
         fresh.plans_off = off
-        text = fresh.translate()
+        text = fresh.translate(compact)
         self.__dict__.clear()
         self.__dict__.update(fresh.__dict__)
         return text
 
-    def settled(self, text: str) -> tuple[bool, frozenset[int] | None]:
+    def settled(self, top: list[tree.Node]) -> tuple[bool, frozenset[int] | None]:
         """Does every plan printed read what it was made from? If not, the sources to refuse."""
-        if PLACEHOLDER in text or any("ofc-plan" in code for code in self.helpers.values()):
+        if any("ofc-plan" in code for code in self.helpers.values()):
             return False, None
-        made = {int(m.group(2)): m.start() for m in MARKER.finditer(text) if m.group(1) == "made"}
-        for at, mark, visible in uses_in_scope(text):
+        marks = plan_marks(top)
+        if any(PLACEHOLDER in node.raw for node in marks.heads):
+            return False, None
+        for at, mark, visible in marks.uses:
             users = self.plan_users.get(mark)
-            start = made.get(mark)
+            start = marks.made.get(mark)
             if start is None or start > at:
                 return False, users
             for var in self.plan_reads.get(mark, set()):
-                if var not in visible or set_after(text, var, start):
+                if var not in visible or set_after(marks.heads, var, start):
                     return False, users
         return True, frozenset()
 
@@ -182,7 +187,7 @@ class PrintPlans(Macros):
         """A made marker here, for a part reading the Go variables `reads`."""
         self.plan_made += 1
         self.plan_reads[self.plan_made] = reads
-        self.out.append(MADE % self.plan_made)
+        self.out.append(tree.Act(MADE % self.plan_made))
         return self.plan_made
 
     def piece(self, value: Value) -> Piece:
@@ -537,7 +542,7 @@ class PrintPlans(Macros):
         for part in parts(plan):
             if part.made:
                 self.plan_users[part.made] = self.plan_users.get(part.made, frozenset()) | sources
-                self.out.append(USED % part.made)
+                self.out.append(tree.Act(USED % part.made))
 
     def print_plan(self, plan: Plan, node: nodes.Node) -> None:
         if self.sink is not None:
@@ -581,11 +586,11 @@ class PrintPlans(Macros):
             if not made:
                 self.plan_made += 1
                 made = self.plan_made
-                self.out.insert(at, MADE % made)
+                self.out.insert(at, tree.Act(MADE % made))
                 if free_variables(test):
                     seen = self.temp()
                     self.plan_tests.append(seen)
-                    self.out.insert(at, f"{{{{ {seen} = {test} }}}}")  # before the marker
+                    self.out.insert(at, tree.Act(f"{seen} = {test}"))  # before the marker
                     test = seen
                 self.plan_reads[made] = free_variables(test)
             sides = [h.plan if h is not None else self.plan_of(known.current()) for h in (a, b)]

@@ -9,72 +9,85 @@ taken over at the top of each step.
 from __future__ import annotations
 
 from ..go import textops
+from ..go.tree import Act
 from ..ops.values import Loop
 from .core import Core
 
 
-def _set_when_filled(var: str, initial: str, seq: str, value: str) -> str:
+def _set_when_filled(var: str, initial: str, seq: str, value: str) -> list[str]:
     """Declare `var` as `initial`, set to `value` where the list `seq` has elements (before a
     loop over it: what the steps read of the list, computed once)."""
-    return f"{{{{ {var} := {initial} }}}}{{{{ if {seq} }}}}{{{{ {var} = {value} }}}}{{{{ end }}}}"
+    return [Act(f"{var} := {initial}"), Act(f"if {seq}"), Act(f"{var} = {value}"), Act("end")]
 
 
 class LoopSteps(Core):
     """Numbering and per-step state of the loops `Loops` writes."""
 
-    def set_up_steps(self, start: int, loop: Loop | None, hoisted: tuple[str, str, str] | None, item: str) -> None:
+    def set_up_steps(
+        self,
+        start: int,
+        loop: Loop | None,
+        hoisted: tuple[str, str, str] | None,
+        item: str,
+        ranged: Act | None,
+    ) -> None:
         """Once a loop's body is written from `out[start]` on: what its steps read of the loop,
         declared or dropped. `hoisted`: (step index, `loop.last` variable, list) of a list loop
-        whose last index may be computed once; `item`: the step's element."""
-        if loop is not None and loop.last:
-            self.drop_unread(start, loop.last)  # `loop.last` of a step, when never asked
-        if hoisted is not None:
-            self.hoist_last(start, *hoisted)
-        if loop is not None and (loop.before or loop.after):
-            self.keep_neighbours(start, loop, item)
-        if loop is not None and loop.first_flag:
-            self.keep_first_flag(start, loop)
+        whose last index may be computed once; `item`: the step's element; `ranged`: the `range`
+        action of a list loop (what its steps keep is set up around it)."""
+        if loop is not None and loop.last_declared is not None and loop.last not in loop.asked:
+            self.drop_written(start, loop.last_declared)  # `loop.last` of a step, never asked
+        if loop is not None and hoisted is not None and ranged is not None and hoisted[1] in loop.asked:
+            self.hoist_last(start, ranged, *hoisted[1:])
+        if loop is not None and (loop.before or loop.after) and ranged is not None:
+            self.keep_neighbours(start, ranged, loop, item)
+        if loop is not None and loop.first_flag and ranged is not None:
+            self.keep_first_flag(start, ranged, loop)
 
-    def hoist_last(self, start: int, idx: str, last: str, seqvar: str) -> None:
+    def hoist_last(self, start: int, ranged: Act, last: str, seqvar: str) -> None:
         """Compute a list loop's last index once before its `range`, where the body reads it
         (`len (slice xs 1)` in every step is two function calls each); only for a non-empty
         list, where the step would have computed it."""
-        if not self.reads(last, start):
-            return
-        self.out.insert(self.range_action(start, idx), _set_when_filled(last, "0", seqvar, f"len (slice {seqvar} 1)"))
+        at = self.range_at(start, ranged)
+        self.out[at:at] = _set_when_filled(last, "0", seqvar, f"len (slice {seqvar} 1)")
 
-    def keep_neighbours(self, start: int, loop: Loop, item: str) -> None:
+    def keep_neighbours(self, start: int, ranged: Act, loop: Loop, item: str) -> None:
         """Set up the neighbours `kept_neighbour` reads: before the `range`, the element carried
         into the first step (the last one) and the list from its second element; at the top of
         each step, before any test of it, the previous element taken over from the carried one
         and the step's own element carried on."""
-        at = self.range_action(start, loop.index)
+        at = self.range_at(start, ranged)
         if loop.before is not None and loop.carried is not None:
-            self.out.insert(at + 1, f"{{{{ {loop.before} := {loop.carried} }}}}{{{{ {loop.carried} = {item} }}}}")
+            self.out[at + 1 : at + 1] = [Act(f"{loop.before} := {loop.carried}"), Act(f"{loop.carried} = {item}")]
             last = f"index {loop.seq} (len (slice {loop.seq} 1))"
-            self.out.insert(at, _set_when_filled(loop.carried, "false", loop.seq, last))
+            self.out[at:at] = _set_when_filled(loop.carried, "false", loop.seq, last)
         if loop.after is not None:
-            self.out.insert(at, _set_when_filled(loop.after, loop.seq, loop.seq, f"slice {loop.seq} 1"))
+            self.out[at:at] = _set_when_filled(loop.after, loop.seq, loop.seq, f"slice {loop.seq} 1")
 
-    def keep_first_flag(self, start: int, loop: Loop) -> None:
+    def keep_first_flag(self, start: int, ranged: Act, loop: Loop) -> None:
         """Set up `loop.first_flag` where the body reads it: true before the `range`, taken
         over at the top of each step and turned false for the next, two assignments and no
         call (`not $i` is a call)."""
         flag = loop.first_flag
         assert flag is not None
-        if not self.reads(flag, start):
+        if flag not in loop.asked:
             return
-        at, pending = self.range_action(start, loop.index), self.temp()
-        self.out.insert(at + 1, f"{{{{ {flag} := {pending} }}}}{{{{ {pending} = false }}}}")
-        self.out.insert(at, f"{{{{ {pending} := true }}}}")
+        at, pending = self.range_at(start, ranged), self.temp()
+        self.out[at + 1 : at + 1] = [Act(f"{flag} := {pending}"), Act(f"{pending} = false")]
+        self.out.insert(at, Act(f"{pending} := true"))
 
-    def range_action(self, start: int, idx: str) -> int:
-        """Where in the output, from `start` on, the `range` of the step index `idx` is."""
-        return next(
-            i
-            for i in range(start, len(self.out))
-            if self.out[i].startswith((f"{{{{ range {idx},", f"{{{{ range {idx} "))
-        )
+    def range_at(self, start: int, ranged: Act) -> int:
+        """Where in the output, from `start` on, the loop's `range` action is."""
+        at = self.written_at(start, ranged)
+        assert at is not None  # (written by the loop being set up, from `start` on)
+        return at
+
+    def drop_written(self, start: int, piece: str) -> None:
+        """Remove `piece`, written from `out[start]` on (one declaration each, and the function
+        calls computing it, fewer per iteration)."""
+        at = self.written_at(start, piece)
+        if at is not None:
+            del self.out[at]
 
     def indexed(self, loop: Loop) -> Loop:
         """`loop`, its index variable noted as a Go `int` (a `range` index or a count), so a
@@ -87,5 +100,5 @@ class LoopSteps(Core):
         schema loop): `idx` := the steps `seen` so far (then one more), `last` := `total` - 1."""
         self.action(f"{idx} := {seen}")
         self.action(f"{seen} = {textops.plus_one(seen)}")
-        self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
-        return self.indexed(Loop(index=idx, seq="", last=last, length=total))
+        declared = self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
+        return self.indexed(Loop(index=idx, seq="", last=last, length=total, last_declared=declared))

@@ -1,0 +1,119 @@
+"""What the written template shares, as passes over its tree (go/tree.py): long string
+constants repeated by its actions read from one variable, and macro defines written alike
+merged into one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import tree
+
+#: a Go interpreted string literal inside an action
+GO_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+#: string constants at least this long (the lookup tables of strips, case changes and escapers)
+#: are declared once when an action repeats them
+SHARED_CONSTANT_CHARS = 64
+#: a translator's temporary variable, and a call of a define written for a macro
+TEMPORARY = re.compile(r"\$_\d+")
+MACRO_CALL = re.compile(r'template "(ofc_macro_\w+)"')
+
+
+def share_constants(body: list[tree.Node]) -> None:
+    """Each long string constant the actions of `body` repeat read from one variable, declared
+    before everything else in `body`.
+
+    The main template's variables declared at its top are visible in every block below, so a
+    table written at every strip or case change (256 bytes, about 1 KB as a literal) is lexed
+    and unquoted once per parse instead of once per use. A variable holds the same string as
+    the constant, so every function given it sees the same value. `define` bodies cannot see
+    the template's variables: the main template and each define's body are passed separately.
+    """
+    long = [node for node in tree.heads(body) if len(node.raw) > SHARED_CONSTANT_CHARS]
+    counts: dict[str, int] = {}
+    for node in long:
+        for literal in GO_STRING.findall(node.raw):
+            if len(literal) >= SHARED_CONSTANT_CHARS:
+                counts[literal] = counts.get(literal, 0) + 1
+    names = {literal: f"$ofc_k{n}" for n, literal in enumerate(sorted(c for c in counts if counts[c] > 1), 1)}
+    if not names:
+        return
+    for node in long:
+        node.raw = GO_STRING.sub(lambda m: names.get(m.group(), m.group()), node.raw)
+    body[:0] = [tree.Action(f"{{{{ {name} := {literal} }}}}") for literal, name in names.items()]
+
+
+def share_constants_in_defines(helper: list[tree.Node]) -> None:
+    """`share_constants` applied to the body of each `define` in `helper`: a variable declared
+    at the top of a define is visible in all of that define."""
+    for block in helper:
+        if isinstance(block, tree.Block) and block.keyword == "define":
+            share_constants(block.body)
+
+
+Helpers = dict[str, list[tree.Node]]
+
+
+def merge_identical_defines(helpers: Helpers, body: list[tree.Node]) -> Helpers:
+    """One `define` for the macro defines written alike but for the numbers of their temporary
+    variables and the names of the alike defines they call: copies made for arguments known
+    differently (a value that may be unset, one that may not) that came out the same are parsed
+    once. Defines calling each other are told apart as a partition refined until stable: first
+    by their code with the numbers of temporaries and callees left out, then by the classes of
+    the defines they call, in order. `body` and the helpers kept (each by its name, as a tree)
+    call the one kept of each class, in place; the helpers kept are returned."""
+    names = [name for name in helpers if name.startswith("ofc_macro_")]
+    calls = {
+        name: [call for node in tree.heads(helpers[name]) for call in MACRO_CALL.findall(node.raw)] for name in names
+    }
+    shapes: dict[tuple[str, ...], int] = {}
+    classes = {name: shapes.setdefault(_define_shape(helpers[name]), len(shapes)) for name in names}
+    while True:
+        keys: dict[tuple[int, tuple[int, ...]], int] = {}
+        refined = {
+            name: keys.setdefault((classes[name], tuple(classes[c] for c in calls[name] if c in classes)), len(keys))
+            for name in names
+        }
+        if len(keys) == len(set(classes.values())):
+            break
+        classes = refined
+    first: dict[int, str] = {}
+    renamed = {name: first.setdefault(classes[name], name) for name in names}
+    renamed = {name: kept for name, kept in renamed.items() if kept != name}
+    if not renamed:
+        return helpers
+    kept = {name: helper for name, helper in helpers.items() if name not in renamed}
+    for node in (*tree.heads(body), *(node for helper in kept.values() for node in tree.heads(helper))):
+        if 'template "ofc_macro_' in node.raw:
+            node.raw = MACRO_CALL.sub(lambda m: f'template "{renamed.get(m.group(1), m.group(1))}"', node.raw)
+    return kept
+
+
+def _define_shape(helper: list[tree.Node]) -> tuple[str, ...]:
+    """A define as written, without its name and the numbers of its temporaries (in order of
+    appearance) and of the macro defines it calls."""
+    numbers: dict[str, str] = {}
+
+    def shaped(raw: str) -> str:
+        raw = MACRO_CALL.sub(lambda m: 'template "' + m.group(1).rsplit("_", 1)[0] + '"', raw)
+        return TEMPORARY.sub(lambda m: numbers.setdefault(m.group(0), f"$_t{len(numbers)}"), raw)
+
+    out: list[str] = []
+
+    def walk(body: list[tree.Node], top: bool) -> None:
+        for node in body:
+            if isinstance(node, str):
+                out.append(node)
+            elif isinstance(node, tree.Action):
+                out.append(shaped(node.raw))
+            else:
+                if not (top and node.keyword == "define"):  # (the define's name left out)
+                    out.append(shaped(node.raw))
+                walk(node.body, False)
+                for branch in node.branches:
+                    out.append(shaped(branch.raw))
+                    walk(branch.body, False)
+                out.append(node.end)
+
+    walk(helper, True)
+    return tuple(out)
