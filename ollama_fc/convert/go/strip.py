@@ -2,7 +2,7 @@
 
 Text from Ollama is usually stripped of nothing, so the cost is kept to a few calls for that
 case: the first and last bytes are looked up in a table before any loop, and a loop runs only
-over the stripped bytes at either end (see docs/RENDER_COST.md, item 1).
+over the stripped bytes at either end (see docs/RENDER_COST.md, "No scan of every byte where the ends decide").
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
     if not _VARIABLE.fullmatch(text_code):  # a variable or field is read as it is: no copy
         text = em.temp()
         em.action(f"{text} := {text_code}")
-    em.action(f"{table} := {scan_table(members)}")  # once for both scans (shared: emit.share_constants)
+    em.action(f"{table} := {scan_table(members)}")  # once for both scans (shared: sharing.share_constants)
     if method in {"strip", "lstrip"}:
         text = _strip_front(em, text, table, wide)
     if method in {"strip", "rstrip"}:

@@ -219,7 +219,7 @@ def compact_raw(raw: str) -> str:
     """The action `raw` without the spaces inside its delimiters: `{{if $x}}` for `{{ if $x }}`.
 
     Go parses both to the same tree, but the lexer makes a token of each space: about 7% of a
-    conversion's bytes, which Ollama parses twice per request (docs/RENDER_COST.md, item 9).
+    conversion's bytes, which Ollama parses twice per request (docs/RENDER_COST.md, "Less code: size and parse").
     Trim markers (`{{- `, ` -}}`, whose space is part of them) and comments stay as they are;
     `{{-3}}` is the number -3 to Go, not a trim marker."""
     inner = raw[2:-2]
