@@ -91,6 +91,9 @@ class Emit:
         #: the final-text flags some `set_final` assigned (not only declared): a capture whose
         #: flag is among them may hold the final message's text
         self.finals_set: set[str] = set()
+        #: whether some flag's condition reads the prologue's variables (`$ofc_...`), which the
+        #: template then declares even where no final text is printed (`prefill_armed`)
+        self.final_tracked = False
         #: the BOS text to leave out when the template prints it before anything else (see
         #: `text`): the model's runner adds BOS itself, a literal one would make two
         self.leading_bos = ""
@@ -193,6 +196,7 @@ class Emit:
         of the template: it is written past `track_flow` so what is known about values stays known.
         """
         simple = condition in {"true", "false"} or SIMPLE_VARIABLE.fullmatch(condition) is not None
+        self.final_tracked |= not simple or condition.startswith("$ofc_")
         if declare:
             self.action(f"{flag} := {condition if simple else 'false'}")
         elif simple:

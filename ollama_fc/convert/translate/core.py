@@ -166,11 +166,10 @@ class Core(Comparisons):
         self.declare_scope(root, self.tree.body)
         self.visit_body(self.tree.body, root)
         self.close_guard()
-        written = "".join(self.out)
         top = go_tree.build(self.out)
         if self.prefill_armed:
             coalesce_guards(top)
-        if self.prefill_armed or "$ofc_" in written:  # printed, or only tracked, final text
+        if self.prefill_armed or self.final_tracked:  # printed, or only tracked, final text
             top[:0] = go_tree.build(self.prefill_prologue())
         share_constants(top)  # the main template only: defines cannot see its variables
         helpers = merge_identical_defines(
