@@ -16,6 +16,9 @@ from .lenient import OPENERS, SCAN_FAILED, BracketTracker
 from .scan_memo import ScanMemo
 
 FAIL = SCAN_FAILED
+# An unclosed bracket region is read (the model forgot a closing bracket) only when this few are
+# missing; more is a text cut off, or prose with an opening bracket.
+MAX_UNCLOSED = 4
 FENCE = "```"
 
 
@@ -203,6 +206,10 @@ class BracketFinder:
     @property
     def open_positions(self) -> list[int]:
         return self.tracker.opens
+
+    def readable_unclosed(self) -> bool:
+        """Whether the output, ending inside this scan, may be read as a call missing its closers."""
+        return self.tracker.depth <= MAX_UNCLOSED
 
     def keep_scan(self) -> None:
         """The output ended with this scan unclosed: keep it in the memo for later scans."""

@@ -19,9 +19,6 @@ from .lenient import OPENERS
 from .regions import FAIL, BracketFinder, FenceFinder, Span
 from .scan_memo import ScanMemo
 
-# An unclosed last item is read (the model forgot a closing bracket) only when this few are
-# missing; more is a text cut off, or prose with an opening bracket.
-MAX_UNCLOSED = 4
 SEPARATORS = frozenset(" \t\r\n,;")
 
 
@@ -119,8 +116,8 @@ class Run:
         unclosed: list[ParsedCall] | None = []
         if self.finder is not None:
             assert self.item is not None
-            depth = self.finder.tracker.depth if isinstance(self.finder, BracketFinder) else 0
-            unclosed = read_item(self.item, text[self.item_at :]) if depth <= MAX_UNCLOSED else None
+            readable = not isinstance(self.finder, BracketFinder) or self.finder.readable_unclosed()
+            unclosed = read_item(self.item, text[self.item_at :]) if readable else None
             if unclosed and not all(call.arguments for call in unclosed):
                 unclosed = None  # cut off after a name, before its arguments: a cut, not a call
             if not unclosed:

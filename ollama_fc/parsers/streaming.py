@@ -33,7 +33,7 @@ from .base import (
 )
 from .lenient import OPENERS
 from .regions import FAIL, BracketFinder, FenceFinder, Finder, Span, finder_for
-from .runs import MAX_UNCLOSED, Head, Outcome, Run
+from .runs import Head, Outcome, Run
 from .scan_memo import ScanMemo
 
 THINK_OPEN = "<think>"
@@ -319,7 +319,7 @@ class StreamingRecoverer:
         finder = region.finder
         if region.unclosed and isinstance(finder, BracketFinder):
             finder.keep_scan()
-            if finder.tracker.depth > MAX_UNCLOSED:
+            if not finder.readable_unclosed():
                 end = FAIL  # a text cut off (or prose with brackets), not a call missing its closers
         if end != FAIL:
             found = self._read(region.trigger.parsers, span.slice(0, end))
