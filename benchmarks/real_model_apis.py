@@ -47,6 +47,11 @@ def _failed(error: Exception, started: float) -> Reply:
     return Reply(error=f"{type(error).__name__}: {error}", seconds=time.perf_counter() - started)
 
 
+def _answered(prompt_set: PromptSet, calls: list[Call], content: str, seconds: float, stats: dict[str, Any]) -> Reply:
+    """An answered request, with what `validate=True` would have raised for each call in its stats."""
+    return Reply(calls, content, "", seconds, {**stats, "schema_problems": schema_problems(prompt_set.tools, calls)})
+
+
 def _arguments(text: str) -> Any:
     """A call's arguments as the SDK gave them (a JSON string): the object, else the text itself."""
     try:
@@ -75,9 +80,7 @@ def ask_native(
     seconds = time.perf_counter() - started
     message = response.message
     calls = [Call(call.function.name, dict(call.function.arguments)) for call in message.tool_calls or ()]
-    stats = native_stats(response)
-    stats["schema_problems"] = schema_problems(prompt_set.tools, calls)
-    return Reply(calls, message.content or "", "", seconds, stats)
+    return _answered(prompt_set, calls, message.content or "", seconds, native_stats(response))
 
 
 def ask_openai(
@@ -113,9 +116,8 @@ def ask_openai(
         "finish_reason": choice_made.finish_reason,
         "completion_tokens": usage.completion_tokens if usage else None,
         "prompt_tokens": usage.prompt_tokens if usage else None,
-        "schema_problems": schema_problems(prompt_set.tools, calls),
     }
-    return Reply(calls, choice_made.message.content or "", "", seconds, stats)
+    return _answered(prompt_set, calls, choice_made.message.content or "", seconds, stats)
 
 
 def ask_responses(client: openai.OpenAI, model: str, prompt: Prompt, prompt_set: PromptSet, mode: str) -> Reply:
@@ -145,9 +147,8 @@ def ask_responses(client: openai.OpenAI, model: str, prompt: Prompt, prompt_set:
         "status": response.status,
         "output_tokens": usage.output_tokens if usage else None,
         "input_tokens": usage.input_tokens if usage else None,
-        "schema_problems": schema_problems(prompt_set.tools, calls),
     }
-    return Reply(calls, response.output_text, "", seconds, stats)
+    return _answered(prompt_set, calls, response.output_text, seconds, stats)
 
 
 def anthropic_choice(mode: str, prompt: Prompt) -> dict[str, Any]:
@@ -189,6 +190,5 @@ def ask_messages(client: anthropic.Anthropic, model: str, prompt: Prompt, prompt
         "stop_reason": message.stop_reason,
         "output_tokens": message.usage.output_tokens,
         "input_tokens": message.usage.input_tokens,
-        "schema_problems": schema_problems(prompt_set.tools, calls),
     }
-    return Reply(calls, text, "", seconds, stats)
+    return _answered(prompt_set, calls, text, seconds, stats)
