@@ -172,12 +172,12 @@ def convert(
     body = _translate(translator)
     with bounded_renders(loaded.template, started, max_seconds):
         shape = probe(loaded.template, tokens, translator.role_names)
-        bos = translator.leading_bos
+        bos = translator.emit.leading_bos
         if bos and bos in body and bos_only_leads(loaded.template, tokens, shape):
             # printed first in a way the translator cannot see (in the loop, in a value): as ""
             translator = Translator(loaded.template, {**tokens, "bos_token": ""}, limits)
             body = _translate(translator)
-            translator.warnings.append(
+            translator.emit.warnings.append(
                 ConversionWarning(
                     construct=f"bos_token ({bos})",
                     line=_first_line_naming(translator.tree, "bos_token"),
@@ -206,7 +206,7 @@ def convert(
                 header += "{{- if and false .Tools }}{{- end }}"
         template = compact_actions(header) + body
         # in source order: a macro expanded at several call sites warns in the order it was expanded
-        warnings = sorted(translator.warnings, key=lambda w: w.line or 0)
+        warnings = sorted(translator.emit.warnings, key=lambda w: w.line or 0)
         stops = _stop_tokens(loaded)
     return Conversion(
         template=template,

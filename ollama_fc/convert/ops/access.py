@@ -57,8 +57,11 @@ from .values import (
 )
 
 
-class Access(Emit):
-    """Attribute, item and slice access on Values (over Emit)."""
+class Access:
+    """Attribute, item and slice access on Values, written to `emit`."""
+
+    def __init__(self, emit: Emit) -> None:
+        self.emit = emit
 
     def global_name(self, name: str, node: nodes.Node | None) -> Value:
         if name == "messages":
@@ -67,10 +70,10 @@ class Access(Emit):
             return Value("$.Tools", TOOLS, facts=Facts(nullable=True))
         if name == "add_generation_prompt":
             return Value('(ne (index $.Messages (len (slice $.Messages 1))).Role "assistant")', BOOL)
-        if name in self.tokens:
-            return const(self.tokens[name])
+        if name in self.emit.tokens:
+            return const(self.emit.tokens[name])
         if name.endswith("_token"):
-            self.warn(node, name, "the tokenizer does not define it; rendered as empty text")
+            self.emit.warn(node, name, "the tokenizer does not define it; rendered as empty text")
             return UNDEFINED
         if name in GLOBAL_FUNCTIONS:
             return Value("", FUNCTION)
@@ -115,16 +118,16 @@ class Access(Emit):
         if value.is_const and isinstance(value.const, str):
             return go_string(value.const)
         if value.kind not in {STR, CONTENT} or value.is_const:
-            raise self.fail(
+            raise self.emit.fail(
                 node,
                 f"a list of {value.kind if not value.is_const else type(value.const).__name__} values built at run time",
             )
         if value.facts.final:
             if not may_be_final:
-                raise self.fail(
+                raise self.emit.fail(
                     node, "a message's text stored in a list", "(an assistant prefill could not be cut inside it)"
                 )
-            self.warn(
+            self.emit.warn(
                 node,
                 "a message's text stored in a list",
                 "if it is the prefilled final message's text, the reply is cut after the first element "
@@ -138,9 +141,9 @@ class Access(Emit):
             return value.code
         if value.is_const and isinstance(value.const, list):
             if not all(isinstance(item, str) for item in value.const):
-                raise self.fail(node, "a list literal of non-strings as a value")
+                raise self.emit.fail(node, "a list literal of non-strings as a value")
             return strlists.literal(value.const)
-        raise self.fail(node, f"a list of strings combined with {value.kind}")
+        raise self.emit.fail(node, f"a list of strings combined with {value.kind}")
 
     def attr(self, base: Value, name: str, node: nodes.Node) -> Value:
         value = self.field(base, name, node)
@@ -159,14 +162,14 @@ class Access(Emit):
                 return UNDEFINED
             found = attrs[name]
             known = found.facts.known
-            if known is not None and known[0] == self.flow_epoch:
+            if known is not None and known[0] == self.emit.flow_epoch:
                 return const(known[1])  # set to a constant with no branch point since
             facts = Facts(
                 maybe_undefined=found.facts.maybe_undefined,
                 defined_flag=found.facts.defined_flag or None,
                 maybe_none=found.kind == NONE or found.facts.maybe_none,  # None is held as "" until some path sets it
                 # set to text holding constant text, no branch point since
-                nonempty=found.facts.known_nonempty == self.flow_epoch,
+                nonempty=found.facts.known_nonempty == self.emit.flow_epoch,
                 final=f"{base.code}_{name}_final" if name in (base.facts.text_attrs or ()) else None,
             )
             if found.facts.maybe_negative or (found.is_const and isinstance(found.const, int) and found.const < 0):
@@ -226,10 +229,10 @@ class Access(Emit):
         if (base.kind in SEQUENCES or base.kind == STRLIST) and not hasattr(list, name):
             return UNDEFINED  # a list has no such attribute: Jinja gives Undefined
         if base.kind in {MSGS, TOOLS, CALLS, LIST} and name in {"items", "keys", "values", "get"}:
-            raise self.fail(node, f".{name}() on a list")
+            raise self.emit.fail(node, f".{name}() on a list")
         if base.kind == ANY:
             return self.untyped_field(base, name)
-        raise self.fail(node, f"attribute .{name} of {base.kind}")
+        raise self.emit.fail(node, f"attribute .{name} of {base.kind}")
 
     def untyped_field(self, base: Value, name: str) -> Value:
         """`x.name` / `x['name']` of an untyped value (decoded JSON): the key's value where `x` is
@@ -243,13 +246,13 @@ class Access(Emit):
             if deeper is not None:
                 facts = replace(facts, prefetched=deeper.facts.prefetched)
             return Value(value, ANY, facts=facts)
-        obj, value, found, k, v = (self.temp() for _ in range(5))
-        self.action(f"{obj} := {base.code}")
-        self.action(f'{value} := ""')
-        self.action(f"{found} := false")
-        self.action(f'if eq (printf "%.3T" {obj}) "map"')
-        self.key_scan(k, v, obj, go_string(name), f"{value} = {v}", f"{found} = true")
-        self.action("end")
+        obj, value, found, k, v = (self.emit.temp() for _ in range(5))
+        self.emit.action(f"{obj} := {base.code}")
+        self.emit.action(f'{value} := ""')
+        self.emit.action(f"{found} := false")
+        self.emit.action(f'if eq (printf "%.3T" {obj}) "map"')
+        self.emit.key_scan(k, v, obj, go_string(name), f"{value} = {v}", f"{found} = true")
+        self.emit.action("end")
         return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
 
     def prefetch_fields(self, base: Value, reads: Mapping[tuple[str, ...], int]) -> Value:
@@ -262,18 +265,18 @@ class Access(Emit):
         keys = sorted({path[0] for path in reads})
         fields: dict[str, tuple[str, str, Value | None]] = {}
         for key in keys:
-            fields[key] = (self.temp(), self.temp(), None)
-            self.action(f'{fields[key][0]} := ""')
-            self.action(f"{fields[key][1]} := false")
-        k, v = self.temp(), self.temp()
-        self.action(f'if eq (printf "%.3T" {base.code}) "map"')
-        self.keys_scan(
+            fields[key] = (self.emit.temp(), self.emit.temp(), None)
+            self.emit.action(f'{fields[key][0]} := ""')
+            self.emit.action(f"{fields[key][1]} := false")
+        k, v = self.emit.temp(), self.emit.temp()
+        self.emit.action(f'if eq (printf "%.3T" {base.code}) "map"')
+        self.emit.keys_scan(
             k,
             v,
             base.code,
             {go_string(key): (f"{value} = {v}", f"{found} = true") for key, (value, found, _) in fields.items()},
         )
-        self.action("end")
+        self.emit.action("end")
         for key in keys:
             deeper = {path[1:]: n for path, n in reads.items() if len(path) > 1 and path[0] == key}
             if sum(deeper.values()) > 1:
@@ -289,33 +292,33 @@ class Access(Emit):
         if default is not None and not (
             default.kind in {STR, CONTENT, ANY} or (default.is_const and isinstance(default.const, (str, int)))
         ):
-            raise self.fail(node, f".get() of an untyped value with a {default.kind} default")
-        obj, result, k, v = self.temp(), self.temp(), self.temp(), self.temp()
-        self.action(f"{obj} := {base.code}")
-        initial = '""' if default is None else self.operand(default, node)
-        self.action(f"{result} := {initial}")
-        self.action(f'if eq (printf "%.3T" {obj}) "map"')
+            raise self.emit.fail(node, f".get() of an untyped value with a {default.kind} default")
+        obj, result, k, v = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
+        self.emit.action(f"{obj} := {base.code}")
+        initial = '""' if default is None else self.emit.operand(default, node)
+        self.emit.action(f"{result} := {initial}")
+        self.emit.action(f'if eq (printf "%.3T" {obj}) "map"')
         if default is None:
-            self.action(f"{result} = index {obj} {go_string(key)}")
+            self.emit.action(f"{result} = index {obj} {go_string(key)}")
         else:
-            self.key_scan(k, v, obj, go_string(key), f"{result} = {v}")
-        self.action("end")
+            self.emit.key_scan(k, v, obj, go_string(key), f"{result} = {v}")
+        self.emit.action("end")
         return Value(result, ANY)
 
     def untyped_element(self, base: Value, at: int) -> Value:
         """`x[i]` of an untyped value: the element where `x` is a list long enough, else Undefined."""
-        seq, value, found = self.temp(), self.temp(), self.temp()
-        self.action(f"{seq} := {base.code}")
-        self.action(f'{value} := ""')
-        self.action(f"{found} := false")
-        self.action(f'if eq (printf "%.2T" {seq}) "[]"')
+        seq, value, found = self.emit.temp(), self.emit.temp(), self.emit.temp()
+        self.emit.action(f"{seq} := {base.code}")
+        self.emit.action(f'{value} := ""')
+        self.emit.action(f"{found} := false")
+        self.emit.action(f'if eq (printf "%.2T" {seq}) "[]"')
         need = at + 1 if at >= 0 else -at
-        self.action(f"if ge (len {seq}) {need}")
+        self.emit.action(f"if ge (len {seq}) {need}")
         position = str(at) if at >= 0 else f"(len (slice {seq} {-at}))"
-        self.action(f"{value} = index {seq} {position}")
-        self.action(f"{found} = true")
-        self.action("end")
-        self.action("end")
+        self.emit.action(f"{value} = index {seq} {position}")
+        self.emit.action(f"{found} = true")
+        self.emit.action("end")
+        self.emit.action("end")
         return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
 
     @staticmethod
@@ -326,10 +329,10 @@ class Access(Emit):
     def argument_named(self, args: Value, key: Value) -> Value:
         """`arguments[key]` with a key known at run time: the argument's value where the call has
         it, else Undefined — found by a scan, as Go's `index` of a missing key gives no value."""
-        value, found, k, v = (self.temp() for _ in range(4))
-        self.action(f'{value} := ""')
-        self.action(f"{found} := false")
-        self.key_scan(k, v, args.code, key.code, f"{value} = {v}", f"{found} = true")
+        value, found, k, v = (self.emit.temp() for _ in range(4))
+        self.emit.action(f'{value} := ""')
+        self.emit.action(f"{found} := false")
+        self.emit.key_scan(k, v, args.code, key.code, f"{value} = {v}", f"{found} = true")
         return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
 
     @staticmethod
@@ -351,16 +354,16 @@ class Access(Emit):
                     and bound.const >= 0
                 )
             ):
-                raise self.fail(node, "string slicing with a bound known only at run time")
-        text, head = self.temp(), self.temp()
-        self.action(f"{text} := {base.code}")
-        self.action(f"{head} := {text}")
+                raise self.emit.fail(node, "string slicing with a bound known only at run time")
+        text, head = self.emit.temp(), self.emit.temp()
+        self.emit.action(f"{text} := {base.code}")
+        self.emit.action(f"{head} := {text}")
         if stop is not None:
-            self.action(f'{head} = printf "%.*s" {stop.code} {text}')
+            self.emit.action(f'{head} = printf "%.*s" {stop.code} {text}')
         if start is None:
             return Value(head, STR)
-        result = self.temp()
-        self.action(f'{result} := slice {head} (len (printf "%.*s" {start.code} {head}))')
+        result = self.emit.temp()
+        self.emit.action(f'{result} := slice {head} (len (printf "%.*s" {start.code} {head}))')
         return Value(result, STR)
 
     def neighbour_item(self, loop: Loop, previous: bool) -> Value:
@@ -369,13 +372,13 @@ class Access(Emit):
         The Go variable holds `false` at an end, so only a guarded access (`loop.previtem and
         loop.previtem.role`) reads a field, as only a guarded one renders in Jinja.
         """
-        item, exists = self.temp(), self.temp()
-        self.action(f"{item} := false")
-        self.action(f"{exists} := false")
-        self.action(f"if {loop.index}" if previous else f"if ne {loop.index} {loop.ask(loop.last)}")
-        self.action(f"{exists} = true")
-        self.action(f"{item} = {self.kept_neighbour(loop, previous)}")
-        self.action("end")
+        item, exists = self.emit.temp(), self.emit.temp()
+        self.emit.action(f"{item} := false")
+        self.emit.action(f"{exists} := false")
+        self.emit.action(f"if {loop.index}" if previous else f"if ne {loop.index} {loop.ask(loop.last)}")
+        self.emit.action(f"{exists} = true")
+        self.emit.action(f"{item} = {self.kept_neighbour(loop, previous)}")
+        self.emit.action("end")
         return Value(item, loop.item_kind or ANY, facts=Facts(maybe_undefined=True, defined_flag=exists))
 
     def kept_neighbour(self, loop: Loop, previous: bool) -> str:
@@ -385,10 +388,10 @@ class Access(Emit):
         last step there is none (`index` fails, as Jinja's `xs[n]` is Undefined)."""
         if previous:
             if loop.before is None:
-                loop.before, loop.carried = self.temp(), self.temp()
+                loop.before, loop.carried = self.emit.temp(), self.emit.temp()
             return loop.before
         if loop.after is None:
-            loop.after = self.temp()
+            loop.after = self.emit.temp()
         return f"(index {loop.after} {loop.index})"
 
     def dict_fields(self, value: Value) -> dict[Any, Value]:
@@ -410,19 +413,19 @@ class Access(Emit):
         if key.kind not in {STR, CONTENT, INT} or not all(
             v.is_const and isinstance(v.const, (str, int)) and not isinstance(v.const, bool) for v in fields.values()
         ):
-            raise self.fail(node, "a dict literal looked up with a run-time key")
+            raise self.emit.fail(node, "a dict literal looked up with a run-time key")
         kinds = {type(v.const) for v in fields.values()}
         if len(kinds) > 1:
-            raise self.fail(node, "a dict literal of mixed value types looked up with a run-time key")
-        result, flag = self.temp(), self.temp()
-        self.action(f'{result} := ""' if kinds != {int} else f"{result} := 0")
-        self.action(f"{flag} := false")
+            raise self.emit.fail(node, "a dict literal of mixed value types looked up with a run-time key")
+        result, flag = self.emit.temp(), self.emit.temp()
+        self.emit.action(f'{result} := ""' if kinds != {int} else f"{result} := 0")
+        self.emit.action(f"{flag} := false")
         for k, v in fields.items():
             if isinstance(k, str) == (key.kind != INT):
-                self.action(f"if eq {key.code} {const(k).code}")
-                self.action(f"{result} = {v.code}")
-                self.action(f"{flag} = true")
-                self.action("end")
+                self.emit.action(f"if eq {key.code} {const(k).code}")
+                self.emit.action(f"{result} = {v.code}")
+                self.emit.action(f"{flag} = true")
+                self.emit.action("end")
         kind = INT if kinds == {int} else STR
         return Value(result, kind, facts=Facts(maybe_undefined=True, defined_flag=flag))
 

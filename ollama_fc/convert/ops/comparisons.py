@@ -8,7 +8,9 @@ import re
 from jinja2 import nodes
 
 from ..go.textops import go_string
+from .emit import Emit
 from .filters import Lowering
+from .logic import Logic
 from .values import (
     ANY,
     ANYOF,
@@ -42,9 +44,14 @@ EMPTY = {("eq", 0), ("lteq", 0), ("lt", 1)}
 MIRRORED = {"gt": "lt", "lt": "gt", "gteq": "lteq", "lteq": "gteq", "eq": "eq", "ne": "ne"}
 
 
-class Comparisons(Lowering):
+class Comparisons:
     """Comparisons of a filtered value with a constant, tested without the filter where the
-    constant makes its result certain from less (over Lowering)."""
+    constant makes its result certain from less."""
+
+    def __init__(self, emit: Emit, logic: Logic, lowering: Lowering) -> None:
+        self.emit = emit
+        self.logic = logic
+        self.lowering = lowering
 
     def length_comparison(self, node: nodes.Compare, value_of: ValueOf) -> Value | None:
         """`x | length > 0` (or `!= 0`, `>= 1`, `== 0`, `< 1`, `<= 0`, either way round) of a
@@ -68,9 +75,9 @@ class Comparisons(Lowering):
             return None
         operand = value_of(counted.node)
         if operand.is_const or operand.kind not in COUNTED_BY_TRUTH:
-            size = self.filter_value(counted, operand, value_of)
-            return self.compare(op, size, value_of(bound), node)
-        truth = self.truth_of(operand)
+            size = self.lowering.filter_value(counted, operand, value_of)
+            return self.logic.compare(op, size, value_of(bound), node)
+        truth = self.logic.truth_of(operand)
         return Value(truth if (op, bound.value) in NOT_EMPTY else f"(not {truth})", BOOL)
 
     def string_only_comparison(self, node: nodes.Compare, value_of: ValueOf) -> Value | None:
@@ -99,13 +106,13 @@ class Comparisons(Lowering):
         operand = value_of(left)
         if operand.kind != ANY or operand.is_const:
             for step in reversed(chain):
-                operand = self.filter_value(step, operand, value_of)
-            return self.compare(node.ops[0].op, operand, const(right.value), node)
-        text = self.temp()
-        self.action(f"{text} := {operand.code}")
+                operand = self.lowering.filter_value(step, operand, value_of)
+            return self.logic.compare(node.ops[0].op, operand, const(right.value), node)
+        text = self.emit.temp()
+        self.emit.action(f"{text} := {operand.code}")
         case = next((step.name for step in chain if step.name != "string"), None)  # (the outermost)
         if case is not None:
-            self.warn(chain[0], f"|{case}", "changes the case of ASCII letters only")
+            self.emit.warn(chain[0], f"|{case}", "changes the case of ASCII letters only")
         test = self.case_folded_equals(text, right.value, case)
         return Value(test if node.ops[0].op == "eq" else f"(not {test})", BOOL)
 

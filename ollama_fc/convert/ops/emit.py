@@ -54,10 +54,11 @@ class Checkpoint:
 
 
 class Emit:
-    """The output buffer and what writes to it; the base every lowering operation builds on.
+    """The output buffer and what writes to it, shared by every operation the Jinja lowers to.
 
-    The operations are layered, each class adding to the one below: Emit, Access, Logic,
-    ToJson, Strings, Views; the translator (`translate/`) sits on top of Views.
+    Each operation is a service given this Emit (and the services it needs): Access, Logic,
+    ToJson, Strings, Views, Lowering (the filters) and Comparisons; the translator
+    (`translate/`) composes them.
     """
 
     def __init__(self, special_tokens: dict[str, str], tool_role: str, limits: Limits | None = None) -> None:

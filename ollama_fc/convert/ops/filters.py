@@ -22,6 +22,11 @@ from jinja2 import nodes
 
 from ..go import strlists, textops
 from . import toolschema
+from .access import Access
+from .emit import Emit
+from .logic import Logic
+from .strings import Strings
+from .tojson import ToJson
 from .values import (
     ANY,
     ARGS,
@@ -80,7 +85,7 @@ class FilterCall:
 
     def options(self, ops: Lowering) -> dict[str, Any]:
         """The keyword arguments, which must be constants."""
-        return {kw.key: ops.constant(kw.value, self.value_of(kw.value)) for kw in keyword_arguments(self.node)}
+        return {kw.key: ops.emit.constant(kw.value, self.value_of(kw.value)) for kw in keyword_arguments(self.node)}
 
 
 FilterFunction = Callable[["Lowering", FilterCall], Value]
@@ -128,14 +133,24 @@ def literal_list_filter(*names: str) -> Callable[[LiteralListFunction], LiteralL
     return register
 
 
-class Lowering(Views):
-    """Every operation the Jinja syntax lowers to, and the one dispatch of filters."""
+class Lowering:
+    """The one dispatch of filters; a filter's translation reaches every operation through it."""
+
+    def __init__(
+        self, emit: Emit, access: Access, logic: Logic, to_json: ToJson, strings: Strings, views: Views
+    ) -> None:
+        self.emit = emit
+        self.access = access
+        self.logic = logic
+        self.to_json = to_json
+        self.strings = strings
+        self.views = views
 
     def apply_filter(self, node: nodes.Filter, value_of: ValueOf) -> Value:
         """`value | name(...)` through FILTERS: the operand, then the arguments, are evaluated
         first (in that order), as Jinja does."""
         if node.node is None:
-            raise self.fail(node, f"|{node.name} block")
+            raise self.emit.fail(node, f"|{node.name} block")
         entry = FILTERS.get(node.name)
         if (
             entry is not None
@@ -151,14 +166,14 @@ class Lowering(Views):
         """Filter `node` applied to its operand's `value` (already evaluated)."""
         entry = FILTERS.get(node.name)
         if value.kind == SPLIT and not (entry is not None and entry.takes_split):
-            value = self.split_list(value)
+            value = self.strings.split_list(value)
         call = FilterCall(node, value, [value_of(a) for a in node.args], value_of)
         if entry is None:
             raise self.unsupported(call)
         return entry.apply(self, call)
 
     def unsupported(self, call: FilterCall) -> Exception:
-        return self.fail(call.node, f"filter |{call.name} on {call.value.kind}")
+        return self.emit.fail(call.node, f"filter |{call.name} on {call.value.kind}")
 
 
 def constant_folded(ops: Lowering, call: FilterCall) -> Value | None:
@@ -195,11 +210,11 @@ def untyped_pairs(ops: Lowering, call: FilterCall) -> Value | None:
     value = call.value
     if value.kind == ANY and not call.args:
         if call.name == "dictsort":
-            ops.warn(
+            ops.emit.warn(
                 call.node, "|dictsort of an untyped mapping", "keys are sorted by byte value (dictsort ignores case)"
             )
         else:
-            ops.warn(
+            ops.emit.warn(
                 call.node, "|items of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
             )
         return Value(value.code, ANY, facts=dataclasses.replace(value.facts, items=True))
@@ -238,7 +253,7 @@ def dictsort(ops: Lowering, call: FilterCall) -> Value:
         return pairs
     if value.kind in {PROPS, ARGS} or value.kind in toolschema.KEY_ORDER:
         # an ordered map (nested properties) is sorted as the Go map it converts to
-        return Value(ops.plain_map(value), value.kind, facts=Facts(items=True, sorted=True))
+        return Value(ops.access.plain_map(value), value.kind, facts=Facts(items=True, sorted=True))
     raise ops.unsupported(call)
 
 
@@ -246,7 +261,7 @@ def dictsort(ops: Lowering, call: FilterCall) -> Value:
 def replace(ops: Lowering, call: FilterCall) -> Value:
     value, args = call.value, call.args
     if len(args) == 2 and not call.keywords and value.kind in {STR, CONTENT} and not value.is_const:
-        return ops.string_method("replace", value, args, call.node)  # the filter is str.replace
+        return ops.strings.string_method("replace", value, args, call.node)  # the filter is str.replace
     folded = constant_folded(ops, call)
     if folded is not None:
         return folded
@@ -268,12 +283,12 @@ def title(ops: Lowering, call: FilterCall) -> Value:
     if folded is not None:
         return folded
     if value.kind in {STR, CONTENT} and not call.args and not call.keywords:
-        ops.warn(
+        ops.emit.warn(
             call.node, "|title", "changes the case of ASCII letters only, and starts words after ASCII whitespace only"
         )
-        text = ops.temp()
-        ops.action(f"{text} := {value.code}")
-        return Value(textops.ascii_title(ops, text), STR)
+        text = ops.emit.temp()
+        ops.emit.action(f"{text} := {value.code}")
+        return Value(textops.ascii_title(ops.emit, text), STR)
     raise ops.unsupported(call)
 
 
@@ -284,7 +299,7 @@ def indent(ops: Lowering, call: FilterCall) -> Value:
     if folded is not None:
         return folded
     if value.facts.json_text and all(a.is_const for a in args):
-        return ops.indent_json(value, [a.const for a in args], call.options(ops), call.node)
+        return ops.to_json.indent_json(value, [a.const for a in args], call.options(ops), call.node)
     raise ops.unsupported(call)
 
 
@@ -295,7 +310,7 @@ def trim(ops: Lowering, call: FilterCall) -> Value:
         return const(value.const.strip(*(a.const for a in args)))
     if value.kind in {UNDEF, NONE}:
         return const("")
-    return ops.trim(value.code, "strip", args[0].const if args else None, final_of(value))
+    return ops.strings.trim(value.code, "strip", args[0].const if args else None, final_of(value))
 
 
 @filter("length", "count")
@@ -306,29 +321,31 @@ def length(ops: Lowering, call: FilterCall) -> Value:
     if value.kind == UNDEF and not value.facts.maybe_undefined:
         return const(0)  # Jinja's Undefined has length 0
     if value.kind == ANY:
-        ops.warn(call.node, "|length of an untyped value", "counts bytes, not characters, where it is non-ASCII text")
-        obj, size = ops.temp(), ops.temp()
-        ops.action(f"{obj} := {value.code}")
-        ops.action(f"{size} := 0")
-        ops.action(
+        ops.emit.warn(
+            call.node, "|length of an untyped value", "counts bytes, not characters, where it is non-ASCII text"
+        )
+        obj, size = ops.emit.temp(), ops.emit.temp()
+        ops.emit.action(f"{obj} := {value.code}")
+        ops.emit.action(f"{size} := 0")
+        ops.emit.action(
             f'if or (eq (printf "%.3T" {obj}) "map") (eq (printf "%.2T" {obj}) "[]") (eq (printf "%T" {obj}) "string")'
         )
-        ops.action(f"{size} = len {obj}")
-        ops.action("end")
+        ops.emit.action(f"{size} = len {obj}")
+        ops.emit.action("end")
         return Value(size, INT)
     if value.kind in {STR, CONTENT}:
-        text = ops.temp()
-        ops.action(f"{text} := {value.code}")
+        text = ops.emit.temp()
+        ops.emit.action(f"{text} := {value.code}")
         return Value(textops.char_count(text), INT)
     if value.kind in SEQUENCES or value.kind in {ARGS, PROPS}:
-        return Value(f"(len {ops.plain_map(value)})", INT)
+        return Value(f"(len {ops.access.plain_map(value)})", INT)
     if value.kind in {SELECT, MAPPED}:
-        return ops.count_selected(value)
+        return ops.logic.count_selected(value)
     if value.kind == STRLIST:
-        return Value(strlists.count(ops, value.code), INT)
+        return Value(strlists.count(ops.emit, value.code), INT)
     if value.kind == REVERSED:
         return Value(f"(len {value.code})", INT)
-    raise ops.fail(call.node, f"|length of {value.kind}")
+    raise ops.emit.fail(call.node, f"|length of {value.kind}")
 
 
 @filter("selectattr", "rejectattr")
@@ -343,7 +360,7 @@ def selectattr(ops: Lowering, call: FilterCall) -> Value:
     if value.kind == SELECT:
         filters = [*(value.facts.filters or ()), SelectionFilter(call.node, call.value_of, None)]
         return Value(value.code, SELECT, facts=Facts(base=value.facts.base, filters=filters))
-    raise ops.fail(call.node, f"|{call.name} on {value.kind}")
+    raise ops.emit.fail(call.node, f"|{call.name} on {value.kind}")
 
 
 @filter("list")
@@ -363,12 +380,12 @@ def first_or_last(ops: Lowering, call: FilterCall) -> Value:
             return Value(f"(index {value.code} 0)", element)
         return Value(f"(index {value.code} (len (slice {value.code} 1)))", element)
     if value.kind == SPLIT and not (not first and value.facts.limit is not None):
-        return ops.split_part(value, 0 if first else -1, call.node)
+        return ops.strings.split_part(value, 0 if first else -1, call.node)
     if value.kind == SPLIT:
-        value = ops.split_list(value)
+        value = ops.strings.split_list(value)
     if value.kind == STRLIST:
-        return Value(strlists.element(ops, value.code, 0 if first else -1), STR, facts=final_of(value))
-    raise ops.fail(call.node, f"|{call.name} of {value.kind}")
+        return Value(strlists.element(ops.emit, value.code, 0 if first else -1), STR, facts=final_of(value))
+    raise ops.emit.fail(call.node, f"|{call.name} of {value.kind}")
 
 
 @filter("default")
@@ -378,11 +395,11 @@ def default(ops: Lowering, call: FilterCall) -> Value:
     if value.kind == UNDEF:
         return fallback
     if len(args) > 1 and args[1].is_const and args[1].const:
-        result = ops.temp()
-        ops.action(f"{result} := {ops.operand(fallback, call.node)}")
-        ops.action(f"if {ops.truth_of(value)}")
-        ops.action(f"{result} = {value.code}")
-        ops.action("end")
+        result = ops.emit.temp()
+        ops.emit.action(f"{result} := {ops.emit.operand(fallback, call.node)}")
+        ops.emit.action(f"if {ops.logic.truth_of(value)}")
+        ops.emit.action(f"{result} = {value.code}")
+        ops.emit.action("end")
         # an empty fallback leaves a message's text (and where a prefill ends) as it was
         keep = final_of(value) if fallback.is_const and fallback.const == "" else NO_FACTS
         return Value(result, value.kind, facts=keep)
@@ -391,14 +408,14 @@ def default(ops: Lowering, call: FilterCall) -> Value:
 
 @filter("string", gives_text=True)
 def string(ops: Lowering, call: FilterCall) -> Value:
-    return ops.stringified(call.value, call.node)
+    return ops.strings.stringified(call.value, call.node)
 
 
 @filter("format")
 def format_(ops: Lowering, call: FilterCall) -> Value:
     value = call.value
     if value.is_const and isinstance(value.const, str) and not call.keywords:
-        return ops.percent_format(value.const, call.args, call.node)
+        return ops.strings.percent_format(value.const, call.args, call.node)
     raise ops.unsupported(call)
 
 
@@ -410,14 +427,16 @@ def safe(ops: Lowering, call: FilterCall) -> Value:
 
 @filter("tojson", gives_text=True)
 def tojson(ops: Lowering, call: FilterCall) -> Value:
-    value, indent = ops.tojson_options(call.node, call.value_of)
-    separators, ascii_only = ops.tojson_layout(call.node, call.value_of)
+    value, indent = ops.to_json.tojson_options(call.node, call.value_of)
+    separators, ascii_only = ops.to_json.tojson_layout(call.node, call.value_of)
     if value.is_const:
         return const(json.dumps(value.const, ensure_ascii=ascii_only, indent=indent, separators=separators))
     if ascii_only:
-        return Value(ops.ascii_json_text(value, indent, separators, call.node), STR, facts=Facts(json_text=True))
+        return Value(
+            ops.to_json.ascii_json_text(value, indent, separators, call.node), STR, facts=Facts(json_text=True)
+        )
     return Value(
-        ops.capture(lambda: ops.json_action(value, indent, call.node, separators), "|tojson", call.node),
+        ops.emit.capture(lambda: ops.to_json.json_action(value, indent, call.node, separators), "|tojson", call.node),
         STR,
         facts=Facts(json_text=True),
     )
@@ -430,16 +449,16 @@ def join(ops: Lowering, call: FilterCall) -> Value:
         return const((args[0].const if args else "").join(value.const))
     if value.kind in {ANY, LIST} and all(a.is_const and isinstance(a.const, str) for a in args):
         if value.kind == ANY:
-            ops.warn(
+            ops.emit.warn(
                 node,
                 "|join of an untyped value",
                 "joins the elements of a list; any other value is written as str() of it",
             )
         sep = args[0].const if args else ""
-        return Value(ops.capture(lambda: ops.untyped_join(value.code, sep, node), "|join", node), STR)
+        return Value(ops.emit.capture(lambda: ops.strings.untyped_join(value.code, sep, node), "|join", node), STR)
     if value.kind == STRLIST:
         separator = args[0] if args else const("")
-        return Value(strlists.join(ops, value.code, ops.strlist_item(separator, node)), STR)
+        return Value(strlists.join(ops.emit, value.code, ops.access.strlist_item(separator, node)), STR)
     raise ops.unsupported(call)
 
 
@@ -452,7 +471,7 @@ def to_int(ops: Lowering, call: FilterCall) -> Value:
     if value.kind == INT and not value.facts.maybe_undefined:
         return value  # already an int: |int leaves it as it is
     if value.kind in {STR, CONTENT} and not args and not call.keywords:
-        return ops.parsed_int(value, call.node)
+        return ops.strings.parsed_int(value, call.node)
     raise ops.unsupported(call)
 
 
@@ -474,11 +493,11 @@ def change_case(ops: Lowering, call: FilterCall) -> Value:
     if value.kind == UNDEF and not value.facts.maybe_undefined:
         return const("")  # str() of Undefined is empty
     if value.kind == ANY:
-        return ops.change_case(
-            ops.untyped_str(value, call.node), call.name, call.node
+        return ops.strings.change_case(
+            ops.strings.untyped_str(value, call.node), call.name, call.node
         )  # Jinja's filter takes str() first
     if value.kind in {STR, CONTENT}:
-        return ops.change_case(value, call.name, call.node)
+        return ops.strings.change_case(value, call.name, call.node)
     raise ops.unsupported(call)
 
 
@@ -486,10 +505,10 @@ def change_case(ops: Lowering, call: FilterCall) -> Value:
 def map_(ops: Lowering, call: FilterCall) -> Value:
     value, args = call.value, call.args
     if value.kind == ANY and len(args) == 1 and args[0].const in {"upper", "lower", "string"} and not call.keywords:
-        return ops.untyped_map(value, args[0].const, call.node)
+        return ops.strings.untyped_map(value, args[0].const, call.node)
     if value.kind in {MSGS, CALLS, TOOLS, SELECT, MAPPED} and not args and call.keywords == ["attribute"]:
-        attribute = ops.constant(call.node.kwargs[0].value, call.value_of(call.node.kwargs[0].value))
-        return ops.mapped_attribute(value, attribute, call.node)
+        attribute = ops.emit.constant(call.node.kwargs[0].value, call.value_of(call.node.kwargs[0].value))
+        return ops.views.mapped_attribute(value, attribute, call.node)
     raise ops.unsupported(call)
 
 
@@ -504,15 +523,17 @@ def extreme_of_numbers(ops: Lowering, call: FilterCall, items_node: nodes.List |
     name = call.name
     items = [call.value_of(item) for item in items_node.items]
     if not items:
-        raise ops.fail(items_node, f"|{name} of an empty list")
+        raise ops.emit.fail(items_node, f"|{name} of an empty list")
     if all(item.is_const for item in items):
         return const((min if name == "min" else max)(item.const for item in items))
     if not all(item.kind == INT and not isinstance(item.const, bool) for item in items):
-        raise ops.fail(items_node, f"|{name} of a list holding {', '.join(sorted({i.kind for i in items}))} values")
-    best = ops.temp()
-    ops.action(f"{best} := {items[0].code}")
+        raise ops.emit.fail(
+            items_node, f"|{name} of a list holding {', '.join(sorted({i.kind for i in items}))} values"
+        )
+    best = ops.emit.temp()
+    ops.emit.action(f"{best} := {items[0].code}")
     for item in items[1:]:
-        ops.action(f"if {'lt' if name == 'min' else 'gt'} {item.code} {best}")
-        ops.action(f"{best} = {item.code}")
-        ops.action("end")
+        ops.emit.action(f"if {'lt' if name == 'min' else 'gt'} {item.code} {best}")
+        ops.emit.action(f"{best} = {item.code}")
+        ops.emit.action("end")
     return Value(best, INT, facts=Facts(maybe_negative=any(i.facts.maybe_negative for i in items)))

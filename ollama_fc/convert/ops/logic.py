@@ -1,4 +1,4 @@
-"""Truth, comparisons, `in`, Jinja tests, and the tests of a selection (over Access)."""
+"""Truth, comparisons, `in`, Jinja tests, and the tests of a selection."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from ..go import search, strlists, textops
 from ..go.textops import go_string
 from . import toolschema
 from .access import Access
+from .emit import Emit
 from .values import (
     ANY,
     ARGS,
@@ -56,8 +57,14 @@ from .values import (
 )
 
 
-class Logic(Access):
-    """Truth, comparisons, `in`, Jinja tests, and the tests of a selection (over Access)."""
+class Logic:
+    """Truth, comparisons, `in`, Jinja tests, and the tests of a selection."""
+
+    def __init__(self, emit: Emit, access: Access) -> None:
+        self.emit = emit
+        self.access = access
+        #: the truth of a value holding a print plan, told by the print plans that made it
+        self.planned_truth: Callable[[Value], str] | None = None
 
     def truth_operand(self, value: Value) -> str:
         if value.facts.maybe_undefined and value.code:
@@ -71,7 +78,14 @@ class Logic(Access):
         return self.truth_of(value)
 
     def truth_of(self, value: Value) -> str:
-        """Go's truthiness matches Python's for strings, numbers, lists and maps."""
+        """Go's truthiness matches Python's for strings, numbers, lists and maps; a print plan's
+        is the print plans' to tell (`planned_truth`)."""
+        if value.facts.plan is not None and self.planned_truth is not None:
+            return self.planned_truth(value)
+        return self.unplanned_truth(value)
+
+    def unplanned_truth(self, value: Value) -> str:
+        """The truth of `value`'s Go code (a print plan's parts read their own)."""
         if value.kind == LITERAL_OR:
             flag, literal, other = literal_choice(value)
             return f"(or (and {flag} {self.truth_of(literal)}) (and (not {flag}) {self.truth_of(other)}))"
@@ -120,7 +134,7 @@ class Logic(Access):
             return const(eq != "true") if eq in {"true", "false"} else Value(f"(not {eq})", BOOL)
         go = {"lt": "lt", "gt": "gt", "lteq": "le", "gteq": "ge"}[op]
         if left.kind not in {INT, STR} or right.kind not in {INT, STR}:
-            raise self.fail(node, f"ordering comparison of {left.kind} and {right.kind}")
+            raise self.emit.fail(node, f"ordering comparison of {left.kind} and {right.kind}")
         return Value(f"({go} {left.code} {right.code})", BOOL)
 
     def compare_eq(self, left: Value, right: Value, node: nodes.Node) -> str:
@@ -137,8 +151,8 @@ class Logic(Access):
             if isinstance(value, str):
                 if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
                     return "false"  # never equal to a string (nor is Undefined, when it may be unset)
-                if left.code.endswith(".Role") and self.tool_role != "tool":
-                    if value == self.tool_role:
+                if left.code.endswith(".Role") and self.emit.tool_role != "tool":
+                    if value == self.emit.tool_role:
                         value = "tool"
                     elif value == "tool":
                         return "false"
@@ -147,9 +161,9 @@ class Logic(Access):
                 return self.equals_bool(left, value)
             if isinstance(value, int):
                 if left.kind not in {INT}:
-                    raise self.fail(node, f"comparing {left.kind} with a number")
+                    raise self.emit.fail(node, f"comparing {left.kind} with a number")
                 return f"(eq {left.code} {value})"
-            raise self.fail(node, "comparison with a list")
+            raise self.emit.fail(node, "comparison with a list")
         if left.kind in {STR, CONTENT, INT} and right.kind in {STR, CONTENT, INT}:
             return f"(eq {left.code} {right.code})"
         if left.kind == BOOL and right.kind == BOOL:
@@ -163,7 +177,7 @@ class Logic(Access):
             return f"(and {fields} (eq (json {left.code}.ToolCalls) (json {right.code}.ToolCalls)))"
         if left.kind == ANY or right.kind == ANY:
             return f'(eq (printf "%v" {left.code}) (printf "%v" {right.code}))'
-        raise self.fail(node, f"comparing {left.kind} with {right.kind}")
+        raise self.emit.fail(node, f"comparing {left.kind} with {right.kind}")
 
     def equals_bool(self, left: Value, value: bool) -> str:
         """Python's `x == True/False`: a bool or a number equal to 1/0; never a string, list or
@@ -189,33 +203,33 @@ class Logic(Access):
                 return const(False)
             return Value(f"(eq {needle.code} " + " ".join(go_string(str(v)) for v in hay.const) + ")", BOOL)
         if hay.kind in {DICT, RECORD}:
-            keys = list(self.dict_fields(hay))
+            keys = list(self.access.dict_fields(hay))
             if needle.is_const:
                 return const(needle.const in keys)
             texts = [k for k in keys if isinstance(k, str)]
             if needle.kind not in {STR, CONTENT}:
-                raise self.fail(node, f"'in' on a dict literal with a {needle.kind}")
+                raise self.emit.fail(node, f"'in' on a dict literal with a {needle.kind}")
             if not texts:
                 return const(False)
             return Value(f"(eq {needle.code} " + " ".join(go_string(k) for k in texts) + ")", BOOL)
         if hay.kind == LIST and not hay.is_const and (needle.kind in {STR, CONTENT} or needle.is_const):
             # a Go list of strings (a schema's `required`): compare element by element
-            found, item = self.temp(), self.temp()
-            self.action(f"{found} := false")
-            self.action(f"range {item} := {hay.code}")
+            found, item = self.emit.temp(), self.emit.temp()
+            self.emit.action(f"{found} := false")
+            self.emit.action(f"range {item} := {hay.code}")
             text = needle.code if not needle.is_const else go_string(py_str(needle.const))
-            self.action(f'if and (eq (printf "%T" {item}) "string") (eq (printf "%v" {item}) {text})')
-            self.action(f"{found} = true")
-            self.action("break")
-            self.action("end")
-            self.action("end")
+            self.emit.action(f'if and (eq (printf "%T" {item}) "string") (eq (printf "%v" {item}) {text})')
+            self.emit.action(f"{found} = true")
+            self.emit.action("break")
+            self.emit.action("end")
+            self.emit.action("end")
             if needle.is_const and not isinstance(needle.const, str):
                 return const(False)
             return Value(found, BOOL)
         if hay.kind == STRLIST:
             if needle.is_const and not isinstance(needle.const, str):
                 return const(False)
-            return Value(strlists.contains(self, hay.code, self.strlist_item(needle, node)), BOOL)
+            return Value(strlists.contains(self.emit, hay.code, self.access.strlist_item(needle, node)), BOOL)
         if hay.kind == MSG and needle.is_const:
             key = needle.const
             if key in {"role", "content"}:
@@ -231,11 +245,11 @@ class Logic(Access):
                 needle.const in FIELDS.get(hay.kind, {}) or (hay.kind == CALL and needle.const in {"function", "type"})
             )
         if hay.kind in {STR, CONTENT} and needle.is_const and isinstance(needle.const, str):
-            return Value(search.contains(self, hay.code, needle.const), BOOL)
+            return Value(search.contains(self.emit, hay.code, needle.const), BOOL)
         if hay.kind == PROP and needle.is_const and isinstance(needle.const, str):
             # a property has a key when Ollama's field for it is set; Ollama keeps no other key
             if needle.const not in toolschema.KEY_ORDER[PROP]:
-                self.warn(
+                self.emit.warn(
                     node,
                     f"'{needle.const}' in a tool schema property",
                     "always false: Ollama keeps no such key of a property",
@@ -243,48 +257,48 @@ class Logic(Access):
                 return const(False)
             return Value(f"(not (not {toolschema.present(hay.code, PROP, needle.const)}))", BOOL)
         if hay.kind in {STR, CONTENT} and needle.kind in {STR, CONTENT} and not needle.is_const:
-            return Value(search.contains_text(self, hay.code, needle.code), BOOL)
+            return Value(search.contains_text(self.emit, hay.code, needle.code), BOOL)
         if hay.kind in {ARGS, PROPS} and needle.kind in {STR}:
-            return Value(f"(not (not (index {self.plain_map(hay)} {needle.code})))", BOOL)
+            return Value(f"(not (not (index {self.access.plain_map(hay)} {needle.code})))", BOOL)
         if hay.kind == UNDEF and not hay.facts.maybe_undefined:
             return const(False)  # Jinja's Undefined iterates as empty
         if hay.kind in {UNDEF, NONE}:
-            raise self.fail(node, "'in' on an undefined value")
-        raise self.fail(node, f"'in' on {hay.kind}")
+            raise self.emit.fail(node, "'in' on an undefined value")
+        raise self.emit.fail(node, f"'in' on {hay.kind}")
 
     def untyped_contains(self, needle: Value, hay: Value, node: nodes.Node) -> Value:
         """`text in x` of an untyped value: an element of a list, a key of a mapping, a
         substring of a string when the text is constant (else not searched, warned)."""
         if needle.kind == ANY:
-            raise self.fail(node, "'in' of an untyped value on an untyped value")
+            raise self.emit.fail(node, "'in' of an untyped value on an untyped value")
         constant = needle.is_const and isinstance(needle.const, str)
         if not constant:
-            self.warn(
+            self.emit.warn(
                 node, "'in' on an untyped value", "tests list elements and mapping keys; a string is never searched"
             )
-        obj, hit, k, v = self.temp(), self.temp(), self.temp(), self.temp()
+        obj, hit, k, v = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
         text = needle.code
-        self.action(f"{obj} := {hay.code}")
-        self.action(f"{hit} := false")
-        self.action(f'if eq (printf "%.3T" {obj}) "map"')
-        self.key_scan(k, v, obj, text, f"{hit} = true")
-        self.action(f'else if eq (printf "%.2T" {obj}) "[]"')
-        self.action(f"range {k}, {v} := {obj}")
-        self.action(f'if and (eq (printf "%T" {v}) "string") (eq (printf "%v" {v}) {text})')
-        self.action(f"{hit} = true")
-        self.action("end")
-        self.action("end")
+        self.emit.action(f"{obj} := {hay.code}")
+        self.emit.action(f"{hit} := false")
+        self.emit.action(f'if eq (printf "%.3T" {obj}) "map"')
+        self.emit.key_scan(k, v, obj, text, f"{hit} = true")
+        self.emit.action(f'else if eq (printf "%.2T" {obj}) "[]"')
+        self.emit.action(f"range {k}, {v} := {obj}")
+        self.emit.action(f'if and (eq (printf "%T" {v}) "string") (eq (printf "%v" {v}) {text})')
+        self.emit.action(f"{hit} = true")
+        self.emit.action("end")
+        self.emit.action("end")
         if constant:
-            self.action(f'else if eq (printf "%T" {obj}) "string"')
-            self.action(f"{hit} = {search.contains(self, obj, needle.const)}")
-        self.action("end")
+            self.emit.action(f'else if eq (printf "%T" {obj}) "string"')
+            self.emit.action(f"{hit} = {search.contains(self.emit, obj, needle.const)}")
+        self.emit.action("end")
         return Value(hit, BOOL)
 
     def is_test(self, name: str, value: Value, node: nodes.Node, args: list[Value] | None = None) -> str:
         """`value is name(args)` as a Go condition, through TESTS."""
         entry = TESTS.get(name)
         if entry is None:
-            raise self.fail(node, f"test `is {name}`")
+            raise self.emit.fail(node, f"test `is {name}`")
         if value.kind == LITERAL_OR and entry.splits_literal_or:
             flag, literal, other = literal_choice(value)
             yes, no = self.is_test(name, literal, node, args), self.is_test(name, other, node, args)
@@ -307,12 +321,12 @@ class Logic(Access):
     def select_test(self, node: nodes.Filter, item: Value, value_of: ValueOf) -> str:
         """The test of one `selectattr`/`rejectattr`; `value_of` evaluates its arguments in the
         scope the filter was written in."""
-        args = [self.constant(a, value_of(a)) for a in node.args]
+        args = [self.emit.constant(a, value_of(a)) for a in node.args]
         if not args or not isinstance(args[0], str):
-            raise self.fail(node, f"{node.name} without an attribute name")
+            raise self.emit.fail(node, f"{node.name} without an attribute name")
         attr = item
         for name in args[0].split("."):  # Jinja's attribute filters follow dotted paths
-            attr = self.attr(attr, name, node)
+            attr = self.access.attr(attr, name, node)
         if len(args) == 1:
             test = self.truth_of(attr)
         elif len(args) == 3 and args[1] in {"equalto", "==", "eq"}:
@@ -322,21 +336,21 @@ class Logic(Access):
         elif len(args) == 2 and args[1] in {"defined", "undefined", "none"}:
             test = self.is_test(args[1], attr, node)
         else:
-            raise self.fail(node, f"{node.name} with test {args[1:]}")
+            raise self.emit.fail(node, f"{node.name} with test {args[1:]}")
         return test if node.name == "selectattr" else f"(not {test})"
 
     def count_selected(self, value: Value) -> Value:
         base, filters = view_of(value)
         if not filters:
             return Value(f"(len {base.code})", INT)
-        count, idx, item = self.temp(), self.temp(), self.temp()
-        self.action(f"{count} := 0")
-        self.action(f"range {idx}, {item} := {base.code}")
+        count, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
+        self.emit.action(f"{count} := 0")
+        self.emit.action(f"range {idx}, {item} := {base.code}")
         test = self.selection_test(filters, Value(item, ELEMENT[base.kind]))
-        self.action(f"if {test}")
-        self.action(f"{count} = {textops.plus_one(count)}")
-        self.action("end")
-        self.action("end")
+        self.emit.action(f"if {test}")
+        self.emit.action(f"{count} = {textops.plus_one(count)}")
+        self.emit.action("end")
+        self.emit.action("end")
         return Value(count, INT)
 
 
@@ -375,7 +389,7 @@ def defined(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Va
     elif value.facts.maybe_undefined:
         flag = value.facts.defined_flag
         if not flag:
-            raise ops.fail(node, "`is defined` on a variable set only on some paths")
+            raise ops.emit.fail(node, "`is defined` on a variable set only on some paths")
         defined = flag
     elif value.facts.optional:
         defined = f"(not (not {value.code}))"
@@ -395,7 +409,9 @@ def none(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value
         return str(value.facts.none_when)
     if kind == TOOLS:
         if value.facts.emptied:
-            raise ops.fail(node, "`is none` on a list set to [] on some paths", "(Go cannot tell [] from None there)")
+            raise ops.emit.fail(
+                node, "`is none` on a list set to [] on some paths", "(Go cannot tell [] from None there)"
+            )
         return f"(not {value.code})"
     if value.facts.maybe_none:
         return f'(eq (printf "%v" {value.code}) "")'
@@ -423,7 +439,7 @@ def mapping(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Va
         return f'(ne (printf "%v" {value.code}) "")'  # None is held as ""
     if kind in MAPPINGS and value.facts.maybe_undefined:
         if not value.facts.defined_flag:
-            raise ops.fail(node, "`is mapping` of a value left undefined on some paths")
+            raise ops.emit.fail(node, "`is mapping` of a value left undefined on some paths")
         return ops.is_test("defined", value, node)
     if kind in MAPPINGS:
         return "true"
@@ -453,7 +469,9 @@ def number(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Val
     if kind == ANY:
         # a decoded JSON number is a float64 either way (an untyped 1.0 tests as an integer)
         if name == "integer":
-            ops.warn(node, "`is integer` of an untyped value", "a whole float such as 1.0 also counts as an integer")
+            ops.emit.warn(
+                node, "`is integer` of an untyped value", "a whole float such as 1.0 also counts as an integer"
+            )
             whole = f'(eq (printf "%v" {value.code}) (printf "%.0f" {value.code}))'
             return f'(and (eq (printf "%T" {value.code}) "float64") {whole})'
         return f'(eq (printf "%T" {value.code}) "float64" "bool")'  # Python's bool is a Number
@@ -484,4 +502,4 @@ def true_or_false(ops: Logic, name: str, value: Value, node: nodes.Node, args: l
 def equal_to(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
     if args:
         return ops.compare_eq(value, args[0], node)
-    raise ops.fail(node, f"test `is {name}`")
+    raise ops.emit.fail(node, f"test `is {name}`")

@@ -10,6 +10,8 @@ from jinja2 import nodes
 
 from ..go import search, strip, strlists, textops
 from ..go.textops import escape_html, go_string, html_of
+from .access import Access
+from .emit import Emit
 from .tojson import PYTHON_REPR, JsonWriter, ToJson
 from .values import (
     ANY,
@@ -32,18 +34,23 @@ from .values import (
 )
 
 
-class Strings(ToJson):
-    """String operations (over ToJson: str() of a dict is its repr)."""
+class Strings:
+    """String operations (str() of a dict is its repr, by `to_json`)."""
+
+    def __init__(self, emit: Emit, access: Access, to_json: ToJson) -> None:
+        self.emit = emit
+        self.access = access
+        self.to_json = to_json
 
     def trim(self, text_code: str, method: str, chars: str | None, facts: Facts = NO_FACTS) -> Value:
-        return Value(strip.strip(self, text_code, method, chars), STR, facts=facts)
+        return Value(strip.strip(self.emit, text_code, method, chars), STR, facts=facts)
 
     def affix_test(self, method: str, base: Value, affix: Value) -> Value:
         """`s.startswith(t)` / `s.endswith(t)` for a run-time string `t`, compared as bytes: in
         valid UTF-8 a byte prefix or suffix that is itself whole text is a character one too."""
-        text, part = self.temp(), self.temp()
-        self.action(f"{text} := {base.code}")
-        self.action(f"{part} := {affix.code}")
+        text, part = self.emit.temp(), self.emit.temp()
+        self.emit.action(f"{text} := {base.code}")
+        self.emit.action(f"{part} := {affix.code}")
         start = "0" if method == "startswith" else f"(len (slice {text} (len {part})))"
         end = f"(len {part})" if method == "startswith" else f"(len {text})"
         return Value(f"(and (ge (len {text}) (len {part})) (eq (slice {text} {start} {end}) {part}))", BOOL)
@@ -61,13 +68,13 @@ class Strings(ToJson):
         if method == "title" and not args:
             if base.is_const:
                 return const(base.const.title())
-            self.warn(
+            self.emit.warn(
                 node, ".title()", "changes the case of ASCII letters only (any other character counts as a letter)"
             )
-            text = self.temp()
-            self.action(f"{text} := {base.code}")
+            text = self.emit.temp()
+            self.emit.action(f"{text} := {base.code}")
             common = textops.COMMON_ROLES if base.code.endswith(".Role") else ()
-            return Value(textops.ascii_title(self, text, textops.PYTHON_TITLE_BREAKS, common), STR)
+            return Value(textops.ascii_title(self.emit, text, textops.PYTHON_TITLE_BREAKS, common), STR)
         if (
             method in {"startswith", "endswith"}
             and len(args) == 1
@@ -77,7 +84,7 @@ class Strings(ToJson):
             return self.affix_test(method, base, args[0])
         if method in {"startswith", "endswith"}:
             if not args or not args[0].is_const:
-                raise self.fail(node, f".{method}() with a non-constant argument")
+                raise self.emit.fail(node, f".{method}() with a non-constant argument")
             options = args[0].const if isinstance(args[0].const, list) else [args[0].const]
             tests = []
             for prefix in options:
@@ -91,10 +98,10 @@ class Strings(ToJson):
             return Value(tests[0] if len(tests) == 1 else "(or " + " ".join(tests) + ")", BOOL)
         if method == "split":
             if not args or not args[0].is_const or not isinstance(args[0].const, str) or not args[0].const:
-                raise self.fail(node, ".split() without a constant separator")
+                raise self.emit.fail(node, ".split() without a constant separator")
             limit = args[1].const if len(args) > 1 and args[1].is_const and isinstance(args[1].const, int) else None
             if len(args) > 2 or (len(args) == 2 and limit is None):
-                raise self.fail(node, ".split() with a non-constant maxsplit")
+                raise self.emit.fail(node, ".split() with a non-constant maxsplit")
             kept = limit if limit is not None and limit >= 0 else None
             return Value(base.code, SPLIT, facts=replace(final_of(base), sep=args[0].const, limit=kept))
         if (
@@ -106,10 +113,10 @@ class Strings(ToJson):
         ):
             new = args[1]
             if not (new.is_const and isinstance(new.const, str)) and new.kind not in {STR, CONTENT}:
-                raise self.fail(node, f".replace() with a {new.kind} replacement")
-            code = search.replace(self, base.code, args[0].const, new.code)
-            return Value(code, STR, facts=self.any_final([base, new]))
-        raise self.fail(node, f"string method .{method}()")
+                raise self.emit.fail(node, f".replace() with a {new.kind} replacement")
+            code = search.replace(self.emit, base.code, args[0].const, new.code)
+            return Value(code, STR, facts=self.access.any_final([base, new]))
+        raise self.emit.fail(node, f"string method .{method}()")
 
     def concat(self, values: list[Value], node: nodes.Node) -> Value:
         """`a + b + ...` as one `printf`: a nested concatenation's operands are spliced into it and
@@ -128,7 +135,7 @@ class Strings(ToJson):
             elif v.kind in {STR, CONTENT, INT}:
                 parts.append((False, v.code))
             else:
-                raise self.fail(node, f"string concatenation with {v.kind}")
+                raise self.emit.fail(node, f"string concatenation with {v.kind}")
         fmt = "".join(text.replace("%", "%%") if is_text else "%v" for is_text, text in parts)
         operands = "".join(f" {code}" for is_text, code in parts if not is_text)
         code = f"(printf {go_string(fmt)}{operands})"
@@ -136,7 +143,7 @@ class Strings(ToJson):
         distinct = list({v.facts.final: v for v in values if v.facts.final}.values())
         # (nonempty: holds constant text, true whatever the values are)
         nonempty = any(is_text and text for is_text, text in parts)
-        facts = replace(self.any_final(distinct), concat=(code, tuple(parts)), nonempty=nonempty)
+        facts = replace(self.access.any_final(distinct), concat=(code, tuple(parts)), nonempty=nonempty)
         return Value(code, STR, facts=facts)
 
     def markup_add(self, left: Value, right: Value, node: nodes.Node) -> Value:
@@ -157,13 +164,13 @@ class Strings(ToJson):
             return const(escape_html(value.const))
         if value.kind in {STR, CONTENT} and not value.is_const:
             if value.facts.final:
-                raise self.fail(
+                raise self.emit.fail(
                     node,
                     "a message's text HTML-escaped by a |safe concatenation",
                     "(an assistant prefill could not be cut inside it)",
                 )
             return Value(f"({html_of(value.code)})", STR)
-        raise self.fail(
+        raise self.emit.fail(
             node,
             f"'+' of a |safe string and {value.kind if not value.is_const else type(value.const).__name__}",
             "(Python escapes it as HTML; Go cannot here)",
@@ -172,7 +179,7 @@ class Strings(ToJson):
     def arguments_json(self, arguments: Value, node: nodes.Node) -> Value:
         """Tool call arguments as the JSON string a client sends them as (json.dumps layout)."""
         return Value(
-            self.capture(lambda: self.json_action(arguments, None, node), "|tojson", node),
+            self.emit.capture(lambda: self.to_json.json_action(arguments, None, node), "|tojson", node),
             STR,
             facts=Facts(json_text=True),
         )
@@ -190,8 +197,8 @@ class Strings(ToJson):
         if value.kind == ANY:
             return self.untyped_str(value, node)
         if value.kind in PYTHON_REPR or value.kind == LIST:
-            return Value(self.capture(lambda: self.repr_action(value, node), "|string", node), STR)
-        raise self.fail(node, f"|string of {value.kind}")
+            return Value(self.emit.capture(lambda: self.to_json.repr_action(value, node), "|string", node), STR)
+        raise self.emit.fail(node, f"|string of {value.kind}")
 
     def percent_format(self, pattern: str, args: list[Value], node: nodes.Node) -> Value:
         """`pattern | format(a, b)`: Python's `pattern % (a, b)` where the pattern (known here)
@@ -211,10 +218,10 @@ class Strings(ToJson):
                 pieces.append(self.stringified(args[used], node))
                 used += 1
             else:
-                raise self.fail(node, f"|format with %{spec}")
+                raise self.emit.fail(node, f"|format with %{spec}")
             rest = rest[at + 2 :]
         if used != len(args):
-            raise self.fail(node, "|format with more arguments than %s")
+            raise self.emit.fail(node, "|format with more arguments than %s")
         return self.concat(pieces, node)
 
     def str_format(self, pattern: str, args: list[Value], kwargs: dict[str, Value], node: nodes.Node) -> Value:
@@ -227,13 +234,13 @@ class Strings(ToJson):
         try:
             fields = list(string.Formatter().parse(pattern))
         except ValueError as error:
-            raise self.fail(node, f".format() of a malformed pattern ({error})") from None
+            raise self.emit.fail(node, f".format() of a malformed pattern ({error})") from None
         for literal, field, spec, conversion in fields:
             pieces.append(const(literal))
             if field is None:
                 continue
             if spec or conversion:
-                raise self.fail(node, ".format() with a format spec or conversion")
+                raise self.emit.fail(node, ".format() with a format spec or conversion")
             if field == "" and auto >= 0:
                 key: int | str = auto
                 auto += 1
@@ -243,7 +250,7 @@ class Strings(ToJson):
             elif field.isidentifier():
                 key = field
             else:
-                raise self.fail(node, f".format() field {{{field}}}")
+                raise self.emit.fail(node, f".format() field {{{field}}}")
             found = (
                 args[key]
                 if isinstance(key, int) and key < len(args)
@@ -252,120 +259,122 @@ class Strings(ToJson):
                 else None
             )
             if found is None or found.kind == UNDEF:
-                raise self.fail(node, f".format() field {{{field}}} without its argument")
+                raise self.emit.fail(node, f".format() field {{{field}}} without its argument")
             pieces.append(self.stringified(found, node))
         return self.concat(pieces, node)
 
     def untyped_str(self, value: Value, node: nodes.Node) -> Value:
         """`str(x)` of a value of unknown type (an argument value): a string bare, anything else
         its Python repr (written inline, so it can be stored)."""
-        v = self.temp()
-        self.action(f"{v} := {value.code}")
-        text = self.capture(lambda: self.untyped_repr(v, node), "|string", node)
+        v = self.emit.temp()
+        self.emit.action(f"{v} := {value.code}")
+        text = self.emit.capture(lambda: self.untyped_repr(v, node), "|string", node)
         return Value(text, STR)
 
     def untyped_map(self, value: Value, filter_name: str, node: nodes.Node) -> Value:
         """`x | map('upper')` of an untyped list: a run-time list of strings (see strlists.py)."""
-        seq, out, item = self.temp(), self.temp(), self.temp()
-        self.action(f"{seq} := {value.code}")
-        self.action(f'{out} := ""')
-        self.action(f'if eq (printf "%.2T" {seq}) "[]"')
-        self.action(f"range {item} := {seq}")
+        seq, out, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
+        self.emit.action(f"{seq} := {value.code}")
+        self.emit.action(f'{out} := ""')
+        self.emit.action(f'if eq (printf "%.2T" {seq}) "[]"')
+        self.emit.action(f"range {item} := {seq}")
         text = self.untyped_str(Value(item, ANY), node)
         if filter_name != "string":
             text = self.change_case(text, filter_name, node)
-        strlists.append(self, out, text.code)
-        self.action("end")
-        self.action("end")
+        strlists.append(self.emit, out, text.code)
+        self.emit.action("end")
+        self.emit.action("end")
         return Value(out, STRLIST)
 
     def untyped_join(self, code: str, sep: str, node: nodes.Node) -> None:
-        seq, i, item, ignored = self.temp(), self.temp(), self.temp(), self.temp()
-        self.action(f"{seq} := {code}")
-        self.action(f'if eq (printf "%.2T" {seq}) "[]"')
-        self.action(f"range {i}, {item} := {seq}")
-        self.action(f"if {i}")
-        self.text(sep)
-        self.action("end")
+        seq, i, item, ignored = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
+        self.emit.action(f"{seq} := {code}")
+        self.emit.action(f'if eq (printf "%.2T" {seq}) "[]"')
+        self.emit.action(f"range {i}, {item} := {seq}")
+        self.emit.action(f"if {i}")
+        self.emit.text(sep)
+        self.emit.action("end")
         self.untyped_repr(item, node)
-        self.action("end")
-        self.action(f'else if eq (printf "%.3T" {seq}) "map"')
+        self.emit.action("end")
+        self.emit.action(f'else if eq (printf "%.3T" {seq}) "map"')
         # a mapping joins its keys (sorted, as Go ranges a map)
-        self.action(f"{i} := true")
-        self.action(f"range {item}, {ignored} := {seq}")
-        self.action(f"if not {i}")
-        self.text(sep)
-        self.action("end")
-        self.action(f"{i} = false")
-        self.put(item)
-        self.action("end")
-        self.action("else")
+        self.emit.action(f"{i} := true")
+        self.emit.action(f"range {item}, {ignored} := {seq}")
+        self.emit.action(f"if not {i}")
+        self.emit.text(sep)
+        self.emit.action("end")
+        self.emit.action(f"{i} = false")
+        self.emit.put(item)
+        self.emit.action("end")
+        self.emit.action("else")
         self.untyped_repr(seq, node)
-        self.action("end")
+        self.emit.action("end")
 
     def untyped_repr(self, code: str, node: nodes.Node) -> None:
-        self.action(f'if eq (printf "%T" {code}) "string"')
-        self.put(code)
-        self.action("else")
-        JsonWriter(self, None, node, python=True).untyped(code, 0)
-        self.action("end")
+        self.emit.action(f'if eq (printf "%T" {code}) "string"')
+        self.emit.put(code)
+        self.emit.action("else")
+        JsonWriter(self.emit, None, node, python=True).untyped(code, 0)
+        self.emit.action("end")
 
     def change_case(self, value: Value, method: str, node: nodes.Node) -> Value:
         """`|lower` / `|upper` of ASCII letters (Ollama lower-cases roles itself)."""
         is_role = value.code.endswith(".Role")
-        if is_role and method == "lower" and self.tool_role == "tool":
+        if is_role and method == "lower" and self.emit.tool_role == "tool":
             return value
         if not is_role:
-            self.warn(node, f"|{method}", "changes the case of ASCII letters only")
-        text = self.temp()
-        self.action(f"{text} := {value.code}")
-        if is_role and self.tool_role != "tool":
-            self.action(f'if eq {text} "tool"')
-            self.action(f"{text} = {go_string(self.tool_role)}")
-            self.action("end")
-        return Value(textops.ascii_case(self, text, method), STR)
+            self.emit.warn(node, f"|{method}", "changes the case of ASCII letters only")
+        text = self.emit.temp()
+        self.emit.action(f"{text} := {value.code}")
+        if is_role and self.emit.tool_role != "tool":
+            self.emit.action(f'if eq {text} "tool"')
+            self.emit.action(f"{text} = {go_string(self.emit.tool_role)}")
+            self.emit.action("end")
+        return Value(textops.ascii_case(self.emit, text, method), STR)
 
     def split_list(self, value: Value) -> Value:
         """`s.split(sep[, n])` as a run-time list of strings: each separator becomes a marker."""
-        parts = search.replace(self, value.code, separator_of(value), strlists.MARK, value.facts.limit)
+        parts = search.replace(self.emit, value.code, separator_of(value), strlists.MARK, value.facts.limit)
         return Value(f'(printf "\\xff%s" {parts})', STRLIST, facts=final_of(value))
 
     def split_part(self, value: Value, which: int, node: nodes.Node) -> Value:
-        return Value(search.split_part(self, value.code, separator_of(value), which), STR, facts=final_of(value))
+        return Value(search.split_part(self.emit, value.code, separator_of(value), which), STR, facts=final_of(value))
 
     def parsed_int(self, text: Value, node: nodes.Node) -> Value:
         """`text | int`: the number a string of decimal digits (whitespace around it) spells,
         else 0, as Jinja gives for text that is no number. Go has no arithmetic: each digit
         makes the value ten times wider plus the digit (printf widths, as elsewhere)."""
-        self.warn(
+        self.emit.warn(
             node,
             "|int of a string",
             "exact for up to 6 plain digits with whitespace around them; a sign, a fraction, '_' "
             "between digits or a longer number gives 0 (or a wrong number) where Jinja reads the number",
         )
-        digits, number, bad, seen, after, at, byte = (self.temp() for _ in range(7))
-        self.action(f"{digits} := {text.code}")
-        self.action(f"{number} := 0")
-        self.action(f"{bad} := false")
-        self.action(f"{seen} := false")
-        self.action(f"{after} := false")
-        self.action(f"range {at} := len {digits}")
-        self.action(f"{byte} := index {digits} {at}")
-        self.action(f"if and (ge {byte} 48) (le {byte} 57)")
-        self.action(f'if or {after} (ge (len (printf "%d" {number})) 6)')
-        self.action(f"{bad} = true")
-        self.action("else")
+        digits, number, bad, seen, after, at, byte = (self.emit.temp() for _ in range(7))
+        self.emit.action(f"{digits} := {text.code}")
+        self.emit.action(f"{number} := 0")
+        self.emit.action(f"{bad} := false")
+        self.emit.action(f"{seen} := false")
+        self.emit.action(f"{after} := false")
+        self.emit.action(f"range {at} := len {digits}")
+        self.emit.action(f"{byte} := index {digits} {at}")
+        self.emit.action(f"if and (ge {byte} 48) (le {byte} 57)")
+        self.emit.action(f'if or {after} (ge (len (printf "%d" {number})) 6)')
+        self.emit.action(f"{bad} = true")
+        self.emit.action("else")
         ten_times = " ".join([f'{number} ""'] * 10)
-        self.action(f'{number} = len (printf "{"%*s" * 11}" {ten_times} (len (slice (printf "%*s" {byte} "") 48)) "")')
-        self.action(f"{seen} = true")
-        self.action("end")
-        self.action(f"else if or (eq {byte} 32) (and (ge {byte} 9) (le {byte} 13))")
-        self.action(f"{after} = {seen}")
-        self.action("else")
-        self.action(f"{bad} = true")
-        self.action("end")
-        self.action("end")
-        self.action(f"if {bad}")
-        self.action(f"{number} = 0")
-        self.action("end")
+        self.emit.action(
+            f'{number} = len (printf "{"%*s" * 11}" {ten_times} (len (slice (printf "%*s" {byte} "") 48)) "")'
+        )
+        self.emit.action(f"{seen} = true")
+        self.emit.action("end")
+        self.emit.action(f"else if or (eq {byte} 32) (and (ge {byte} 9) (le {byte} 13))")
+        self.emit.action(f"{after} = {seen}")
+        self.emit.action("else")
+        self.emit.action(f"{bad} = true")
+        self.emit.action("end")
+        self.emit.action("end")
+        self.emit.action(f"if {bad}")
+        self.emit.action(f"{number} = 0")
+        self.emit.action("end")
         return Value(number, INT)

@@ -11,6 +11,8 @@ from ..go import search, textops
 from ..go.gohelpers import MAX_INDENT_DEPTH
 from ..go.textops import go_string
 from . import toolschema
+from .access import Access
+from .emit import Emit
 from .jsonwriter import JsonWriter as JsonWriter  # (re-exported: strings.py writes repr through it)
 from .logic import Logic
 from .values import (
@@ -53,8 +55,14 @@ JSON_SCHEMA_EFFECT = (
 )
 
 
-class ToJson(Logic):
-    """`tojson` and Python's repr() of values (over Logic: a selection is written element by element)."""
+class ToJson:
+    """`tojson` and Python's repr() of values (a selection is written element by element, by the
+    tests of `logic`)."""
+
+    def __init__(self, emit: Emit, access: Access, logic: Logic) -> None:
+        self.emit = emit
+        self.access = access
+        self.logic = logic
 
     def tojson_options(self, expr: nodes.Filter, value_of: ValueOf) -> tuple[Value, int | None]:
         assert expr.node is not None
@@ -62,47 +70,47 @@ class ToJson(Logic):
         indent = None
         for kw in keyword_arguments(expr):
             if kw.key == "indent":
-                indent = self.constant(kw.value, value_of(kw.value))
+                indent = self.emit.constant(kw.value, value_of(kw.value))
             elif kw.key not in {"ensure_ascii", "separators"}:
-                raise self.fail(expr, f"tojson({kw.key}=...)")
+                raise self.emit.fail(expr, f"tojson({kw.key}=...)")
         if expr.args:
-            indent = self.constant(expr.args[0], value_of(expr.args[0]))
+            indent = self.emit.constant(expr.args[0], value_of(expr.args[0]))
         if indent is not None and not isinstance(indent, int):
-            raise self.fail(expr, "tojson(indent=...) with a non-integer indent")
+            raise self.emit.fail(expr, "tojson(indent=...) with a non-integer indent")
         return value, indent
 
     def tojson_layout(self, expr: nodes.Filter, value_of: ValueOf) -> tuple[tuple[str, str] | None, bool]:
         """transformers' `tojson(separators=..., ensure_ascii=...)` options, which must be constant."""
         options = {
-            kw.key: self.constant(kw.value, value_of(kw.value))
+            kw.key: self.emit.constant(kw.value, value_of(kw.value))
             for kw in keyword_arguments(expr)
             if kw.key in {"separators", "ensure_ascii"}
         }
         positional = [
-            self.constant(arg, value_of(arg)) for arg in expr.args[1:3]
+            self.emit.constant(arg, value_of(arg)) for arg in expr.args[1:3]
         ]  # tojson(indent, separators, sort_keys)
         separators = options.get("separators", positional[0] if positional else None)
         if len(positional) > 1 and positional[1]:
-            raise self.fail(expr, "tojson(sort_keys=True)")
+            raise self.emit.fail(expr, "tojson(sort_keys=True)")
         if separators is not None:
             if not (
                 isinstance(separators, (list, tuple))
                 and len(separators) == 2
                 and all(isinstance(part, str) for part in separators)
             ):
-                raise self.fail(expr, "tojson(separators=...) other than two strings")
+                raise self.emit.fail(expr, "tojson(separators=...) other than two strings")
             separators = (separators[0], separators[1])
         ascii_only = options.get("ensure_ascii", False)
         if not isinstance(ascii_only, bool):
-            raise self.fail(expr, "tojson(ensure_ascii=...) other than True or False")
+            raise self.emit.fail(expr, "tojson(ensure_ascii=...) other than True or False")
         return separators, ascii_only
 
     def ascii_json_text(
         self, value: Value, indent: int | None, separators: tuple[str, str] | None, expr: nodes.Filter
     ) -> str:
         """`tojson(ensure_ascii=True)`: the JSON text captured, then its non-ASCII escaped."""
-        text = self.capture(lambda: self.json_action(value, indent, expr, separators), "|tojson", expr)
-        return textops.ascii_json(self, text)
+        text = self.emit.capture(lambda: self.json_action(value, indent, expr, separators), "|tojson", expr)
+        return textops.ascii_json(self.emit, text)
 
     def json_action(
         self,
@@ -116,23 +124,23 @@ class ToJson(Logic):
         `html_json_printable` holds)."""
         if value.kind in {PART, PARTS}:
             # a part exists only as the template's view of a string (which Python iterates by character)
-            raise self.fail(expr, "tojson of a content part")
+            raise self.emit.fail(expr, "tojson of a content part")
         if value.kind in {SELECT, MAPPED}:
             self.json_view(value, indent, expr)
             return
         if value.kind == UNDEF and not value.facts.maybe_undefined:
-            self.warn(
+            self.emit.warn(
                 expr,
                 "tojson of an undefined value",
                 "Jinja fails there (Undefined is not JSON serializable); written as empty text instead",
             )
             return
         if value.kind in {TOOL, TOOLS, TFUNC, PARAMS, PROPS, PROP}:
-            self.warn(expr, "tojson of tools", JSON_SCHEMA_EFFECT)
+            self.emit.warn(expr, "tojson of tools", JSON_SCHEMA_EFFECT)
         if value.kind in {ARGS, CALL, FUNC, CALLS}:
-            self.warn(expr, "tojson of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
+            self.emit.warn(expr, "tojson of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
         if indent is not None and value.kind in {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, ARGS, CALLS, CALL, FUNC, ANY}:
-            self.warn(
+            self.emit.warn(
                 expr,
                 f"tojson(indent=...) nested deeper than {MAX_INDENT_DEPTH} levels",
                 "written without indentation from there on",
@@ -140,18 +148,18 @@ class ToJson(Logic):
         if value.kind == RECORD:
             self.json_record(value, indent, expr, separators)
             return
-        if self.sink is not None or value.kind in INLINE_JSON:
+        if self.emit.sink is not None or value.kind in INLINE_JSON:
             # inline: capturable, and it knows the tool call structures the helpers do not
             assert not html, "HTML-escaped JSON is written through the helpers only"
-            JsonWriter(self, indent, expr, separators=separators).value(value.code, value.kind, 0)
+            JsonWriter(self.emit, indent, expr, separators=separators).value(value.code, value.kind, 0)
             return
-        JsonWriter(self, indent, expr, separators=separators, html=html).through_helpers(value)
+        JsonWriter(self.emit, indent, expr, separators=separators, html=html).through_helpers(value)
 
     def html_json_printable(self, value: Value) -> bool:
         """Can `json_action(value, html=True)` print it: HTML-escaped JSON written by the
         helpers, piece by piece, instead of captured whole and then escaped?"""
         return (
-            self.sink is None
+            self.emit.sink is None
             and not value.is_const
             and value.kind not in INLINE_JSON | {PART, PARTS, SELECT, MAPPED, RECORD, UNDEF}
         )
@@ -159,10 +167,10 @@ class ToJson(Logic):
     def repr_action(self, value: Value, node: nodes.Node) -> None:
         """Print a tool schema (or tool call arguments) as Python's repr() of the dict would."""
         if value.kind == ARGS:
-            self.warn(node, "repr of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
+            self.emit.warn(node, "repr of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
         elif value.kind != LIST:
-            self.warn(node, f"repr of a {value.kind} schema", toolschema.ORDER_EFFECT)
-        JsonWriter(self, None, node, python=True, schema=value.kind != ARGS).value(value.code, value.kind, 0)
+            self.emit.warn(node, f"repr of a {value.kind} schema", toolschema.ORDER_EFFECT)
+        JsonWriter(self.emit, None, node, python=True, schema=value.kind != ARGS).value(value.code, value.kind, 0)
 
     def json_record(
         self, value: Value, indent: int | None, expr: nodes.Node, separators: tuple[str, str] | None = None
@@ -170,56 +178,56 @@ class ToJson(Logic):
         """json.dumps of a dict literal whose keys are constant: each value written by its kind."""
 
         if indent is not None:
-            raise self.fail(expr, "tojson(indent=...) of a dict literal with run-time values")
+            raise self.emit.fail(expr, "tojson(indent=...) of a dict literal with run-time values")
         item_sep, key_sep = separators or (", ", ": ")
-        self.text("{")
-        for n, (key, field) in enumerate(self.dict_fields(value).items()):
+        self.emit.text("{")
+        for n, (key, field) in enumerate(self.access.dict_fields(value).items()):
             if field.kind == UNDEF:
-                raise self.fail(expr, "tojson of a dict literal holding an undefined value")
-            self.text((item_sep if n else "") + json.dumps(key, ensure_ascii=False) + key_sep)
+                raise self.emit.fail(expr, "tojson of a dict literal holding an undefined value")
+            self.emit.text((item_sep if n else "") + json.dumps(key, ensure_ascii=False) + key_sep)
             if field.is_const:
-                self.text(json.dumps(field.const, ensure_ascii=False, separators=(item_sep, key_sep)))
+                self.emit.text(json.dumps(field.const, ensure_ascii=False, separators=(item_sep, key_sep)))
             else:
                 self.json_action(field, None, expr, separators)
-        self.text("}")
+        self.emit.text("}")
 
     def json_view(self, value: Value, indent: int | None, expr: nodes.Node) -> None:
         """json.dumps of a selection (`selectattr`) or of its elements' attribute (`map`):
         the passing elements written one by one, the brackets once the first one is known."""
         base, filters = view_of(value)
         if value.facts.lazy:
-            self.warn(
+            self.emit.warn(
                 expr,
                 "tojson of |map(...) without |list",
                 "Jinja fails there (a generator is not JSON serializable); written as the list instead",
             )
-        writer = JsonWriter(self, indent, expr)
-        first, idx, item = self.temp(), self.temp(), self.temp()
-        self.action(f"{first} := true")
-        self.action(f"range {idx}, {item} := {base.code}")
+        writer = JsonWriter(self.emit, indent, expr)
+        first, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
+        self.emit.action(f"{first} := true")
+        self.emit.action(f"range {idx}, {item} := {base.code}")
         element = Value(item, ELEMENT[base.kind])
-        guard = self.selection_test(filters, element) if filters else "true"
+        guard = self.logic.selection_test(filters, element) if filters else "true"
         for name in value.facts.path or ():
-            element = self.attr(element, name, expr)
+            element = self.access.attr(element, name, expr)
         if element.kind in {TOOL, TFUNC, PARAMS, PROPS, PROP}:
-            self.warn(expr, "tojson of tools", JSON_SCHEMA_EFFECT)
+            self.emit.warn(expr, "tojson of tools", JSON_SCHEMA_EFFECT)
         if element.kind in {ARGS, CALL, FUNC}:
-            self.warn(expr, "tojson of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
-        self.action(f"if {guard}")
-        self.action(f"if {first}")
-        self.action(f"{first} = false")
-        self.text("[" + writer.pad(1))
-        self.action("else")
-        self.text(writer.sep(1))
-        self.action("end")
+            self.emit.warn(expr, "tojson of tool call arguments", "argument keys come out sorted (Ollama passes a map)")
+        self.emit.action(f"if {guard}")
+        self.emit.action(f"if {first}")
+        self.emit.action(f"{first} = false")
+        self.emit.text("[" + writer.pad(1))
+        self.emit.action("else")
+        self.emit.text(writer.sep(1))
+        self.emit.action("end")
         writer.value(element.code, element.kind, 1)
-        self.action("end")
-        self.action("end")
-        self.action(f"if {first}")
-        self.text("[]")
-        self.action("else")
-        self.text(writer.pad(0) + "]")
-        self.action("end")
+        self.emit.action("end")
+        self.emit.action("end")
+        self.emit.action(f"if {first}")
+        self.emit.text("[]")
+        self.emit.action("else")
+        self.emit.text(writer.pad(0) + "]")
+        self.emit.action("end")
 
     def indent_json(self, value: Value, args: list[Any], options: dict[str, Any], node: nodes.Node) -> Value:
         """`tojson | indent(n)`: JSON text has no blank lines, so every newline gains the indent."""
@@ -232,8 +240,10 @@ class ToJson(Logic):
             or options.get("blank")
             or set(options) - {"first", "blank"}
         ):
-            raise self.fail(node, "|indent with these options")
-        self.warn(node, "|indent of JSON text", "U+0085, U+2028 and U+2029 inside JSON strings do not start a new line")
+            raise self.emit.fail(node, "|indent with these options")
+        self.emit.warn(
+            node, "|indent of JSON text", "U+0085, U+2028 and U+2029 inside JSON strings do not start a new line"
+        )
         pad = " " * width
-        code = search.replace(self, value.code, "\n", go_string("\n" + pad))
+        code = search.replace(self.emit, value.code, "\n", go_string("\n" + pad))
         return Value(f'(printf "%s%s" {go_string(pad)} {code})' if first else code, STR)

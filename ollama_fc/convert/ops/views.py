@@ -6,7 +6,9 @@ from typing import Any
 
 from jinja2 import nodes
 
-from .strings import Strings
+from .access import Access
+from .emit import Emit
+from .logic import Logic
 from .values import (
     ELEMENT,
     MAPPED,
@@ -18,35 +20,40 @@ from .values import (
 )
 
 
-class Views(Strings):
-    """Views of a list: mapped attributes, one selected element (over Strings)."""
+class Views:
+    """Views of a list: mapped attributes, one selected element."""
+
+    def __init__(self, emit: Emit, access: Access, logic: Logic) -> None:
+        self.emit = emit
+        self.access = access
+        self.logic = logic
 
     def mapped_attribute(self, value: Value, attribute: Any, node: nodes.Node) -> Value:
         """`seq | map(attribute='a.b')`: a view of the (selected) elements' attribute, written
         out by `json_view`; the elements are Ollama's structs, so the attribute resolves statically."""
         if not isinstance(attribute, str):
-            raise self.fail(node, "|map(attribute=...) with a non-string attribute")
+            raise self.emit.fail(node, "|map(attribute=...) with a non-string attribute")
         base, filters = view_of(value) if value.kind in {SELECT, MAPPED} else (value, [])
         path = [*(value.facts.path or ()), *attribute.split(".")]
         sample = Value("$", ELEMENT[base.kind])
         for name in path:
-            sample = self.attr(sample, name, node)
+            sample = self.access.attr(sample, name, node)
         if sample.kind == UNDEF or sample.facts.maybe_undefined:
-            raise self.fail(node, f"|map(attribute={attribute!r}) of an attribute the elements may lack")
+            raise self.emit.fail(node, f"|map(attribute={attribute!r}) of an attribute the elements may lack")
         return Value(base.code, MAPPED, facts=Facts(base=base, filters=filters, path=path, lazy=True))
 
     def selected_element(self, value: Value, which: int) -> Value:
         """`(list | selectattr(...))[0]` / `[-1]`: the first / last element passing the test
         (Python raises on an empty selection, and so does the reference)."""
         base, filters = view_of(value)
-        found, idx, item = self.temp(), self.temp(), self.temp()
-        self.action(f"{found} := 0")
-        self.action(f"range {idx}, {item} := {base.code}")
-        test = self.selection_test(filters, Value(item, ELEMENT[base.kind]))
-        self.action(f"if {test}")
-        self.action(f"{found} = {item}")
+        found, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
+        self.emit.action(f"{found} := 0")
+        self.emit.action(f"range {idx}, {item} := {base.code}")
+        test = self.logic.selection_test(filters, Value(item, ELEMENT[base.kind]))
+        self.emit.action(f"if {test}")
+        self.emit.action(f"{found} = {item}")
         if which == 0:
-            self.action("break")
-        self.action("end")
-        self.action("end")
+            self.emit.action("break")
+        self.emit.action("end")
+        self.emit.action("end")
         return Value(found, ELEMENT[base.kind])

@@ -33,7 +33,7 @@ class Concatenations(PlannedText):
                 slot = frame.lookup(leaf.name) if isinstance(leaf, nodes.Name) else None
                 markup = held.markup if held is not None else slot.facts.markup if slot else False
                 if markup == "mixed":
-                    self.warn(expr, "'+' of a string that is |safe on some paths only", MARKUP_STORED)
+                    self.emit.warn(expr, "'+' of a string that is |safe on some paths only", MARKUP_STORED)
                 elif markup:
                     return True
         return False
@@ -64,7 +64,7 @@ class Concatenations(PlannedText):
         if strong or bool(value.facts.markup) == bool(slot.facts.markup):
             markup = True if value.facts.markup else None
         elif value.facts.markup or slot.facts.markup:
-            self.warn(node, f"set {name} to a |safe concatenation on some paths", MARKUP_STORED)
+            self.emit.warn(node, f"set {name} to a |safe concatenation on some paths", MARKUP_STORED)
             markup = None
         else:
             return

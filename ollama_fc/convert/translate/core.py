@@ -29,8 +29,14 @@ from ..exclusive import join_exclusive_ifs
 from ..go import tree as go_tree
 from ..go.sharing import merge_identical_defines, share_constants, share_constants_in_defines
 from ..limits import Limits
+from ..ops.access import Access
 from ..ops.comparisons import Comparisons
 from ..ops.conditions import invert_negated_ifs
+from ..ops.emit import Emit
+from ..ops.filters import Lowering
+from ..ops.logic import Logic
+from ..ops.strings import Strings
+from ..ops.tojson import ToJson
 from ..ops.values import (
     ANY,
     CONTENT,
@@ -46,12 +52,13 @@ from ..ops.values import (
     Value,
     ValueOf,
 )
+from ..ops.views import Views
 from ..tails import hoist_last_steps
 from .plans import GO_VARIABLE
 from .scope import Frame
 
 
-class Core(Comparisons):
+class Core:
     """The translator's state and the dispatch: `visit` for statements, `expr` for expressions."""
 
     def __init__(
@@ -107,9 +114,18 @@ class Core(Comparisons):
             self.ns_refs.setdefault(ref.name, []).append(ref.attr)
         #: the strings the template compares a role with (see role_constants)
         self.role_names = role_constants(self.tree)
-        super().__init__(special_tokens, next((r for r in TOOL_RESULT_ROLES if r in self.role_names), "tool"), limits)
+        tool_role = next((r for r in TOOL_RESULT_ROLES if r in self.role_names), "tool")
+        #: the output, and the operations the Jinja lowers to, each a service over it
+        self.emit = Emit(special_tokens, tool_role, limits)
+        self.access = Access(self.emit)
+        self.logic = Logic(self.emit, self.access)
+        self.to_json = ToJson(self.emit, self.access, self.logic)
+        self.strings = Strings(self.emit, self.access, self.to_json)
+        self.views = Views(self.emit, self.access, self.logic)
+        self.lowering = Lowering(self.emit, self.access, self.logic, self.to_json, self.strings, self.views)
+        self.comparisons = Comparisons(self.emit, self.logic, self.lowering)
         if runner_adds_bos:
-            self.leading_bos = special_tokens.get("bos_token") or ""
+            self.emit.leading_bos = special_tokens.get("bos_token") or ""
 
     def names_read(self, unread: set[int]) -> set[str]:
         """Names some statement that renders reads (a `set` of any other name has no effect).
@@ -165,15 +181,15 @@ class Core(Comparisons):
         root = Frame(names={})
         self.declare_scope(root, self.tree.body)
         self.visit_body(self.tree.body, root)
-        self.close_guard()
-        top = go_tree.build(self.out)
-        if self.prefill_armed:
+        self.emit.close_guard()
+        top = go_tree.build(self.emit.out)
+        if self.emit.prefill_armed:
             coalesce_guards(top)
-        if self.prefill_armed or self.final_tracked:  # printed, or only tracked, final text
+        if self.emit.prefill_armed or self.emit.final_tracked:  # printed, or only tracked, final text
             top[:0] = go_tree.build(self.prefill_prologue())
         share_constants(top)  # the main template only: defines cannot see its variables
         helpers = merge_identical_defines(
-            {name: go_tree.parse_helper(code) for name, code in self.helpers.items()}, top
+            {name: go_tree.parse_helper(code) for name, code in self.emit.helpers.items()}, top
         )
         for helper in helpers.values():
             share_constants_in_defines(helper)
@@ -193,29 +209,29 @@ class Core(Comparisons):
         the cut where the text continues with it: the whole text when it has no leading space.
         """
         prologue: list[str] = []
-        with self.writing_to(prologue):
-            self.action("$ofc_final := 0")
-            self.action("$ofc_open := false")
-            self.action("$ofc_go := true")
-            self.action('$ofc_cut := ""')
-            self.action("$ofc_n := 0")
-            self.action('$ofc_tail := ""')
-            self.action('$ofc_head := ""')
-            self.action('$ofc_end := ""')
-            self.action("if $.Messages")
-            self.action("$ofc_final = index $.Messages (len (slice $.Messages 1))")
-            self.action('if eq $ofc_final.Role "assistant"')
-            stripped = self.trim("$ofc_final.Content", "strip", None)
-            self.action(f"$ofc_cut = {stripped.code}")
-            self.action("$ofc_n = len $ofc_cut")
-            self.action("$ofc_open = $ofc_n")
-            self.action("$ofc_tail = $ofc_cut")
-            self.action("if and $ofc_open (eq (slice $ofc_final.Content 0 $ofc_n) $ofc_cut)")
-            self.action("$ofc_tail = $ofc_final.Content")
-            self.action("end")
-            self.prefill_cut()
-            self.action("end")
-            self.action("end")
+        with self.emit.writing_to(prologue):
+            self.emit.action("$ofc_final := 0")
+            self.emit.action("$ofc_open := false")
+            self.emit.action("$ofc_go := true")
+            self.emit.action('$ofc_cut := ""')
+            self.emit.action("$ofc_n := 0")
+            self.emit.action('$ofc_tail := ""')
+            self.emit.action('$ofc_head := ""')
+            self.emit.action('$ofc_end := ""')
+            self.emit.action("if $.Messages")
+            self.emit.action("$ofc_final = index $.Messages (len (slice $.Messages 1))")
+            self.emit.action('if eq $ofc_final.Role "assistant"')
+            stripped = self.strings.trim("$ofc_final.Content", "strip", None)
+            self.emit.action(f"$ofc_cut = {stripped.code}")
+            self.emit.action("$ofc_n = len $ofc_cut")
+            self.emit.action("$ofc_open = $ofc_n")
+            self.emit.action("$ofc_tail = $ofc_cut")
+            self.emit.action("if and $ofc_open (eq (slice $ofc_final.Content 0 $ofc_n) $ofc_cut)")
+            self.emit.action("$ofc_tail = $ofc_final.Content")
+            self.emit.action("end")
+            self.emit.prefill_cut()
+            self.emit.action("end")
+            self.emit.action("end")
         return prologue
 
     def declare_scope(self, frame: Frame, body: Iterable[nodes.Node]) -> None:
@@ -227,16 +243,16 @@ class Core(Comparisons):
             if value.kind == ANY and not value.is_const and GO_VARIABLE.fullmatch(value.code):
                 reads = constant_field_reads(body, name)
                 if reads and sum(n for path, n in reads.items() if len(path) == 1) > 1:
-                    frame.names[name] = self.prefetch_fields(value, reads)
+                    frame.names[name] = self.access.prefetch_fields(value, reads)
         for name in assigned_names(body):
             outer = frame.lookup(name)
             if outer is None and not name.endswith("_token"):
-                known = self.global_name(name, None)
+                known = self.access.global_name(name, None)
                 outer = known if known.kind != UNDEF else None
             var = "$" + name if not name.startswith("_") else "$v" + name
-            init = self.operand(outer, cast(nodes.Node, body)) if outer is not None and outer.code else '""'
+            init = self.emit.operand(outer, cast(nodes.Node, body)) if outer is not None and outer.code else '""'
             kind = outer.kind if outer is not None else UNDEF
-            self.action(f"{var} := {init}")
+            self.emit.action(f"{var} := {init}")
             filtered, literal = name in self.filtered, name in self.literal_dicts
             tested, text = outer is None and name in self.tested_defined, name in self.text_names
             held = outer.facts if outer is not None else NO_FACTS  # (what holds of the outer value)
@@ -251,13 +267,13 @@ class Core(Comparisons):
                 final=var + "_final" if text else None,
             )
             if filtered:
-                self.action(f"{var}_filtered := false")
+                self.emit.action(f"{var}_filtered := false")
             if literal:
-                self.action(f"{var}_literal := false")
+                self.emit.action(f"{var}_literal := false")
             if tested:
-                self.action(f"{var}_defined := false")
+                self.emit.action(f"{var}_defined := false")
             if text:
-                self.set_final(f"{var}_final", held.final or "false", True)
+                self.emit.set_final(f"{var}_final", held.final or "false", True)
             frame.names[name] = Value(var, kind, facts=facts)
 
     @contextmanager
@@ -280,7 +296,7 @@ class Core(Comparisons):
                 self.following.pop()
         stops = self.stopping.get(id(body))
         if stops is not None and self.loop_ranges and self.loop_ranges[-1] == stops:
-            self.action("break")  # no later step can do anything
+            self.emit.action("break")  # no later step can do anything
 
     def read_later(self, name: str, owner: Frame) -> bool:
         """May the variable `name` of scope `owner` be read once the run-time `if` around the
@@ -296,7 +312,7 @@ class Core(Comparisons):
 
     def visit(self, node: nodes.Node, frame: Frame) -> None:
         if id(node) in self.dead_checks:
-            self.warn(
+            self.emit.warn(
                 node,
                 "raise_exception()",
                 "dropped with the check around it: Ollama renders instead of refusing this conversation",
@@ -304,13 +320,13 @@ class Core(Comparisons):
             return
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
-            raise self.fail(node, f"{{% {type(node).__name__.lower()} %}}")
-        self.statement = node
-        self.visiting.append(node)
+            raise self.emit.fail(node, f"{{% {type(node).__name__.lower()} %}}")
+        self.emit.statement = node
+        self.emit.visiting.append(node)
         try:
             method(node, frame)
         finally:
-            self.visiting.pop()
+            self.emit.visiting.pop()
 
     def value_of(self, frame: Frame) -> ValueOf:
         """Expressions evaluated in `frame`, for an operation that evaluates its arguments later
@@ -320,22 +336,22 @@ class Core(Comparisons):
     def expr(self, node: nodes.Node, frame: Frame) -> Value:
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
-            raise self.fail(node, f"expression {type(node).__name__}")
+            raise self.emit.fail(node, f"expression {type(node).__name__}")
         value: Value = method(node, frame)
-        why = self.budget.overdue()
+        why = self.emit.budget.overdue()
         if why is not None:
-            raise self.over_limit(why)
+            raise self.emit.over_limit(why)
         folded = value.const if value.is_const and isinstance(value.const, (str, list, tuple)) else ""
-        if len(folded) > self.budget.limits.max_output:  # a string doubled in a loop, folded
+        if len(folded) > self.emit.budget.limits.max_output:  # a string doubled in a loop, folded
             unit = "characters" if isinstance(folded, str) else "elements"
-            raise self.fail(node, f"a constant of {len(folded):,} {unit}", self.budget.too_large())
+            raise self.emit.fail(node, f"a constant of {len(folded):,} {unit}", self.emit.budget.too_large())
         return value
 
     def const_of(self, node: nodes.Expr, frame: Frame) -> Any:
-        return self.constant(node, self.expr(node, frame))
+        return self.emit.constant(node, self.expr(node, frame))
 
     def truth(self, node: nodes.Node, frame: Frame) -> str:
-        return self.truth_of(self.expr(node, frame))
+        return self.logic.truth_of(self.expr(node, frame))
 
     def root_of(self, frame: Frame) -> Frame:
         while frame.parent is not None:
@@ -348,7 +364,7 @@ class Core(Comparisons):
         test = self.expr(node, frame)
         if test.is_const:
             return "true" if test.const else "false"
-        return self.truth_of(test)
+        return self.logic.truth_of(test)
 
     def chosen_value(self, truth: str, node: nodes.CondExpr, frame: Frame) -> Value:
         """`a if c else b`, c's truth being `truth` (not known statically): the branch taken."""
@@ -357,11 +373,11 @@ class Core(Comparisons):
     def branches(self, node: nodes.CondExpr, frame: Frame) -> tuple[Value, list[str], Value, list[str]]:
         """`a if c else b`'s branches evaluated, each with the code its value needs, kept apart
         from the output: (a, its code, b, its code)."""
-        self.close_guard()  # (else the first action of a branch would close it there)
+        self.emit.close_guard()  # (else the first action of a branch would close it there)
         yes_code, no_code = list[str](), list[str]()
-        with self.writing_to(yes_code):  # (a refused plan is retried from the statement)
+        with self.emit.writing_to(yes_code):  # (a refused plan is retried from the statement)
             yes = self.expr(node.expr1, frame)
-        with self.writing_to(no_code):
+        with self.emit.writing_to(no_code):
             no = self.expr(node.expr2, frame) if node.expr2 is not None else UNDEFINED
         return yes, yes_code, no, no_code
 
@@ -373,18 +389,18 @@ class Core(Comparisons):
         builds no str() of a string). `a` where the test is `a is string` is a string."""
         if yes.kind == ANY and is_string_test_of(node.test, node.expr1):
             yes = Value(yes.code, STR, facts=Facts(var=yes.facts.var))
-        yes, no = self.empty_list_as(yes, no), self.empty_list_as(no, yes)
-        result = self.temp()
-        initial = '""' if no_code else self.operand(no, node)  # (both branches set it)
-        self.action(f"{result} := {initial}")
-        self.action(f"if {truth}")
-        self.out += yes_code
-        self.action(f"{result} = {self.operand(yes, node)}")
+        yes, no = self.access.empty_list_as(yes, no), self.access.empty_list_as(no, yes)
+        result = self.emit.temp()
+        initial = '""' if no_code else self.emit.operand(no, node)  # (both branches set it)
+        self.emit.action(f"{result} := {initial}")
+        self.emit.action(f"if {truth}")
+        self.emit.out += yes_code
+        self.emit.action(f"{result} = {self.emit.operand(yes, node)}")
         if no_code:
-            self.action("else")
-            self.out += no_code
-            self.action(f"{result} = {self.operand(no, node)}")
-        self.action("end")
+            self.emit.action("else")
+            self.emit.out += no_code
+            self.emit.action(f"{result} = {self.emit.operand(no, node)}")
+        self.emit.action("end")
         kind = yes.kind if yes.kind == no.kind or no.kind in {UNDEF, NONE} else ANY
         if yes.kind in {STR, CONTENT} and no.kind in {STR, CONTENT, UNDEF, NONE}:
             kind = STR
@@ -418,7 +434,7 @@ class Core(Comparisons):
         loop = self.innermost_loop(frame)
         if loop is None or loop.source is None or loop.source != base.code:
             return None
-        return Value(self.kept_neighbour(loop, offset < 0), ELEMENT.get(base.kind, ANY))
+        return Value(self.access.kept_neighbour(loop, offset < 0), ELEMENT.get(base.kind, ANY))
 
 
 def is_string_test_of(test: nodes.Expr, value: nodes.Expr) -> bool:

@@ -64,8 +64,8 @@ class Expressions(Macros):
         items = [self.expr(item, frame) for item in node.items]
         if all(item.is_const for item in items):
             return const([item.const for item in items])
-        codes = [self.strlist_item(item, node, may_be_final=True) for item in items]
-        return Value(strlists.of_items(codes), STRLIST, facts=self.any_final(items))
+        codes = [self.access.strlist_item(item, node, may_be_final=True) for item in items]
+        return Value(strlists.of_items(codes), STRLIST, facts=self.access.any_final(items))
 
     expr_Tuple = expr_List
 
@@ -74,17 +74,17 @@ class Expressions(Macros):
             return Value("", LOOP)
         found = frame.lookup(node.name)
         known = found.facts.known if found is not None else None
-        if known is not None and known[0] == self.flow_epoch:
+        if known is not None and known[0] == self.emit.flow_epoch:
             return const(known[1])  # set to a constant with no branch point since
         if found is not None and found.facts.literal:
             if id(node) not in self.literal_uses:
-                raise self.fail(
+                raise self.emit.fail(
                     node, f"{node.name} (a dict literal on some paths) used other than tested or handed to a macro"
                 )
-            return self.literal_or(found)
+            return self.access.literal_or(found)
         if found is not None:
             return found
-        return self.global_name(node.name, node)
+        return self.access.global_name(node.name, node)
 
     def expr_Getattr(self, node: nodes.Getattr, frame: Frame) -> Value:
         base = self.expr(node.node, frame)
@@ -92,7 +92,7 @@ class Expressions(Macros):
             return self.loop_attr(node, frame)
         if base.kind in DICT_KINDS and node.attr in DICT_METHODS:
             return Value("", BOUND_METHOD)  # Jinja's getattr finds dict methods before keys
-        return self.attr(base, node.attr, node)
+        return self.access.attr(base, node.attr, node)
 
     def expr_Getitem(self, node: nodes.Getitem, frame: Frame) -> Value:
         base = self.expr(node.node, frame)
@@ -104,7 +104,7 @@ class Expressions(Macros):
         if key.is_const and isinstance(key.const, str):
             if base.kind == LOOP:
                 return self.loop_attr(nodes.Getattr(node.node, key.const, "load", lineno=node.lineno), frame)
-            value = self.attr(base, key.const, node)
+            value = self.access.attr(base, key.const, node)
             if base.kind in DICT_KINDS and key.const in DICT_METHODS:
                 # Jinja's subscript falls back to the attribute: a missing key is the dict's method
                 if value.kind == UNDEF:
@@ -114,42 +114,42 @@ class Expressions(Macros):
             return value
         if base.kind == SPLIT:
             if key.is_const and (key.const == 0 or (key.const == -1 and base.facts.limit is None)):
-                return self.split_part(base, key.const, node)
-            base = self.split_list(base)
+                return self.strings.split_part(base, key.const, node)
+            base = self.strings.split_list(base)
         if base.kind in {DICT, RECORD}:
-            return self.dict_lookup(base, key, node)
+            return self.access.dict_lookup(base, key, node)
         if base.kind == SELECT and key.is_const and key.const in (0, -1):
-            return self.selected_element(base, key.const)
+            return self.views.selected_element(base, key.const)
         if base.kind == STRLIST and key.is_const and key.const in (0, -1):
-            return Value(strlists.element(self, base.code, key.const), STR, facts=final_of(base))
+            return Value(strlists.element(self.emit, base.code, key.const), STR, facts=final_of(base))
         if base.kind == STRLIST and key.kind == INT and not (key.is_const and key.const < 0):
-            element, found = strlists.nth(self, base.code, key.code)
+            element, found = strlists.nth(self.emit, base.code, key.code)
             facts = Facts(maybe_undefined=True, defined_flag=found, final=base.facts.final)
             return Value(element, STR, facts=facts)
         if base.kind in {CONTENT}:
             if key.is_const and key.const in (0, -1):
                 return Value("$.Messages", PART, facts=Facts(content=base.code, final=base.facts.final))
-            raise self.fail(node, "indexing message content")
+            raise self.emit.fail(node, "indexing message content")
         if base.kind in SEQUENCES and key.kind == INT:
             element = ELEMENT.get(base.kind, ANY)
             if key.is_const and key.const < 0:
                 return Value(f"(index {base.code} (len (slice {base.code} {-key.const})))", element)
             return Value(f"(index {base.code} {key.code})", element)
         if base.kind == ANY and key.is_const and isinstance(key.const, int) and not isinstance(key.const, bool):
-            return self.untyped_element(base, key.const)
+            return self.access.untyped_element(base, key.const)
         if base.kind == ANY and key.is_const and isinstance(key.const, str):
-            return self.untyped_field(base, key.const)
+            return self.access.untyped_field(base, key.const)
         if base.kind in {STR} and key.kind == INT:
-            raise self.fail(node, "indexing a string")
+            raise self.emit.fail(node, "indexing a string")
         if base.kind == ARGS and key.kind == STR:
-            return self.argument_named(base, key)
-        raise self.fail(node, f"subscript of {base.kind}")
+            return self.access.argument_named(base, key)
+        raise self.emit.fail(node, f"subscript of {base.kind}")
 
     def expr_Neg(self, node: nodes.Neg, frame: Frame) -> Value:
         inner = self.expr(node.node, frame)
         if inner.is_const and isinstance(inner.const, int):
             return const(-inner.const)
-        raise self.fail(node, "negation of a non-constant")
+        raise self.emit.fail(node, "negation of a non-constant")
 
     def expr_Not(self, node: nodes.Not, frame: Frame) -> Value:
         if is_loop_attr(node.node, "first") and (loop := self.loop_of(frame)).first_flag:
@@ -159,13 +159,13 @@ class Expressions(Macros):
         inner = self.expr(node.node, frame)
         if inner.is_const:
             return const(not inner.const)
-        return Value(f"(not {self.truth_of(inner)})", BOOL)
+        return Value(f"(not {self.logic.truth_of(inner)})", BOOL)
 
     def expr_And(self, node: nodes.And, frame: Frame) -> Value:
-        return self.logic(node, frame, "and")
+        return self.and_or(node, frame, "and")
 
     def expr_Or(self, node: nodes.Or, frame: Frame) -> Value:
-        return self.logic(node, frame, "or")
+        return self.and_or(node, frame, "or")
 
     def expr_CondExpr(self, node: nodes.CondExpr, frame: Frame) -> Value:
         truth = self.test_truth(node.test, frame)  # (known from the data model: an absent schema key...)
@@ -180,43 +180,44 @@ class Expressions(Macros):
         def value_of(operand: nodes.Expr) -> Value:
             return self.expr(operand, frame)
 
-        special = self.string_only_comparison(node, value_of) or self.length_comparison(node, value_of)
+        compare = self.comparisons
+        special = compare.string_only_comparison(node, value_of) or compare.length_comparison(node, value_of)
         if special is not None:
             return special
         left = self.expr(node.expr, frame)
         parts = []
         for op in node.ops:
             right = self.expr(op.expr, frame)
-            parts.append(self.compare(op.op, left, right, node))
+            parts.append(self.logic.compare(op.op, left, right, node))
             left = right
         if len(parts) == 1:
             return parts[0]
         if all(p.is_const for p in parts):
             return const(all(p.const for p in parts))
-        return Value("(and " + " ".join(self.truth_of(p) for p in parts) + ")", BOOL)
+        return Value("(and " + " ".join(self.logic.truth_of(p) for p in parts) + ")", BOOL)
 
     def expr_Test(self, node: nodes.Test, frame: Frame) -> Value:
         value = self.expr(node.node, frame)
-        result = self.is_test(node.name, value, node, [self.expr(a, frame) for a in node.args])
+        result = self.logic.is_test(node.name, value, node, [self.expr(a, frame) for a in node.args])
         return const(result == "true") if result in {"true", "false"} else Value(result, BOOL)
 
     def expr_Concat(self, node: nodes.Concat, frame: Frame) -> Value:
         values = [self.expr(n, frame) for n in node.nodes]
         # `~` takes str() of each operand: an untyped value (an enum entry, an argument) too
-        values = [self.untyped_str(v, node) if v.kind == ANY and not v.is_const else v for v in values]
-        return self.concat(values, node)
+        values = [self.strings.untyped_str(v, node) if v.kind == ANY and not v.is_const else v for v in values]
+        return self.strings.concat(values, node)
 
     def expr_Add(self, node: nodes.Add, frame: Frame) -> Value:
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
         if left.facts.markup or right.facts.markup:
-            return self.markup_add(left, right, node)
+            return self.strings.markup_add(left, right, node)
         if left.is_const and right.is_const:
             return const(left.const + right.const)
         if STRLIST in {left.kind, right.kind}:
             return Value(
-                strlists.concat(self.strlist_code(left, node), self.strlist_code(right, node)),
+                strlists.concat(self.access.strlist_code(left, node), self.access.strlist_code(right, node)),
                 STRLIST,
-                facts=self.any_final([left, right]),
+                facts=self.access.any_final([left, right]),
             )
         if left.kind == INT and right.kind == INT:
             if right.facts.maybe_negative and left.is_const:
@@ -227,25 +228,26 @@ class Expressions(Macros):
                 above = f'(printf ".%*s%*s" {left.code} "" {right.code} "")'
                 return Value(f"(len (slice (or (and (lt {left.code} 0) {below}) {above}) 1))", INT)
             if left.facts.maybe_negative or right.facts.maybe_negative:
-                raise self.fail(node, "'+' of a possibly negative number and a non-constant")
+                raise self.emit.fail(node, "'+' of a possibly negative number and a non-constant")
             return Value(f'(len (printf "%*s%*s" {left.code} "" {right.code} ""))', INT)
         if {left.kind, right.kind} <= {STR, CONTENT} or (
             (left.kind in {STR, CONTENT} or right.kind in {STR, CONTENT}) and (left.is_const or right.is_const)
         ):
-            return self.concat([left, right], node)
+            return self.strings.concat([left, right], node)
         if ARGS in {left.kind, right.kind} and ({left.kind, right.kind} - {ARGS}) <= {STR, CONTENT}:
             # Python refuses `str + dict`: the arguments are the JSON string the template was written for
-            left, right = (self.arguments_json(v, node) if v.kind == ARGS else v for v in (left, right))
-            return self.concat([left, right], node)
+            left, right = (self.strings.arguments_json(v, node) if v.kind == ARGS else v for v in (left, right))
+            return self.strings.concat([left, right], node)
         if ANY in {left.kind, right.kind} and ({left.kind, right.kind} - {ANY}) <= {STR, CONTENT}:
             # Python's `str + x` works only for a string x, which prints bare, as str() of it does
-            self.warn(
+            self.emit.warn(
                 node,
                 "'+' of text and an untyped value",
                 "Jinja fails where the value is not a string; here it is written as str() of it",
             )
-            return self.concat([self.untyped_str(v, node) if v.kind == ANY else v for v in (left, right)], node)
-        raise self.fail(node, f"'+' of {left.kind} and {right.kind}")
+            texts = [self.strings.untyped_str(v, node) if v.kind == ANY else v for v in (left, right)]
+            return self.strings.concat(texts, node)
+        raise self.emit.fail(node, f"'+' of {left.kind} and {right.kind}")
 
     def expr_Sub(self, node: nodes.Sub, frame: Frame) -> Value:
         listed = revindex0_spelled_out(node)
@@ -263,27 +265,27 @@ class Expressions(Macros):
             return const(left.const - right.const)
         if left.kind == INT and right.kind == INT:
             return Value(f'(len (slice (printf "%*s" {left.code} "") {right.code}))', INT)
-        raise self.fail(node, f"'-' of {left.kind} and {right.kind}")
+        raise self.emit.fail(node, f"'-' of {left.kind} and {right.kind}")
 
     def expr_Mul(self, node: nodes.Mul, frame: Frame) -> Value:
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
         if left.is_const and right.is_const:
             copied = [v.const for v in (left, right) if isinstance(v.const, (str, list, tuple))]
             times = [v.const for v in (left, right) if isinstance(v.const, int)]
-            if copied and times and len(copied[0]) * times[0] > self.budget.limits.max_output:
-                raise self.fail(node, "'*' of a constant", self.budget.too_large())
+            if copied and times and len(copied[0]) * times[0] > self.emit.budget.limits.max_output:
+                raise self.emit.fail(node, "'*' of a constant", self.emit.budget.too_large())
             return const(left.const * right.const)
         if right.is_const and isinstance(right.const, str):
             left, right = right, left
         if left.is_const and isinstance(left.const, str) and right.kind == INT:
             # a string repeated n times (none when n <= 0, as Go's range over an int)
-            repeated = self.temp()
-            self.action(f'{repeated} := ""')
-            self.action(f"range {right.code}")
-            self.action(f'{repeated} = printf "%s%s" {repeated} {left.code}')
-            self.action("end")
+            repeated = self.emit.temp()
+            self.emit.action(f'{repeated} := ""')
+            self.emit.action(f"range {right.code}")
+            self.emit.action(f'{repeated} = printf "%s%s" {repeated} {left.code}')
+            self.emit.action("end")
             return Value(repeated, STR)
-        raise self.fail(node, f"'*' of {left.kind} and {right.kind}")
+        raise self.emit.fail(node, f"'*' of {left.kind} and {right.kind}")
 
     def expr_Mod(self, node: nodes.Mod, frame: Frame) -> Value:
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
@@ -295,7 +297,7 @@ class Expressions(Macros):
                 f'(or (and (eq (printf "%.1s" (slice (printf "%d" {left.code}) (len (slice (printf "%d" {left.code}) 1)))) "1" "3" "5" "7" "9") 1) 0)',
                 INT,
             )
-        raise self.fail(node, "'%' operator")
+        raise self.emit.fail(node, "'%' operator")
 
     def expr_Call(self, node: nodes.Call, frame: Frame) -> Value:
         callee = node.node
@@ -305,7 +307,8 @@ class Expressions(Macros):
                 attrs = {kw.key: self.expr(kw.value, frame) for kw in node.kwargs}
                 return Value("", NS, facts=Facts(attrs=attrs))
             if name == "raise_exception":
-                self.warn(node, "raise_exception()", "dropped: Ollama renders instead of refusing this conversation")
+                dropped = "dropped: Ollama renders instead of refusing this conversation"
+                self.emit.warn(node, "raise_exception()", dropped)
                 return UNDEFINED
             if name == "strftime_now":
                 return self.strftime(node, frame)
@@ -323,13 +326,16 @@ class Expressions(Macros):
                 args = [self.expr(a, frame) for a in node.args]
                 if len(args) == 1 and args[0].kind == INT:
                     return Value(args[0].code, INT)
-                raise self.fail(node, "range() with more than one argument")
+                raise self.emit.fail(node, "range() with more than one argument")
             if name in self.macros and frame.lookup(name) is None:
-                captured = self.capture(lambda: self.inline_macro(node, frame), f"macro {name}() used as a value", node)
-                return self.captured(captured)
+                captured = self.emit.capture(
+                    lambda: self.inline_macro(node, frame), f"macro {name}() used as a value", node
+                )
+                return self.emit.captured(captured)
             if name == "caller" and frame.lookup(name) is None:
-                return self.captured(self.capture(lambda: self.run_caller(node), "caller() used as a value", node))
-            raise self.fail(node, f"function {name}()")
+                held = self.emit.capture(lambda: self.run_caller(node), "caller() used as a value", node)
+                return self.emit.captured(held)
+            raise self.emit.fail(node, f"function {name}()")
         if isinstance(callee, nodes.Getattr):
             base = self.expr(callee.node, frame)
             method = callee.attr
@@ -341,26 +347,26 @@ class Expressions(Macros):
                 and not node.dyn_args
                 and not node.dyn_kwargs
             ):
-                return self.str_format(
+                return self.strings.str_format(
                     base.const, args, {kw.key: self.expr(kw.value, frame) for kw in node.kwargs}, node
                 )
             stringish = base.kind in {STR, CONTENT} or (base.is_const and isinstance(base.const, str))
             if (node.kwargs or node.dyn_args or node.dyn_kwargs) and (
                 stringish or (base.kind == ANY and hasattr(str, method))
             ):
-                raise self.fail(node, f".{method}() with keyword or unpacked arguments")
+                raise self.emit.fail(node, f".{method}() with keyword or unpacked arguments")
             if stringish:
-                return self.string_method(method, base, args, node)
+                return self.strings.string_method(method, base, args, node)
             if base.kind == ANY and hasattr(str, method) and not hasattr(dict, method) and not hasattr(list, method):
                 # a method only strings have: Jinja fails on any other value
-                self.warn(
+                self.emit.warn(
                     node,
                     f".{method}() of an untyped value",
                     "Jinja fails where it is not a string; here it applies to str() of the value",
                 )
-                return self.string_method(method, self.untyped_str(base, node), args, node)
+                return self.strings.string_method(method, self.strings.untyped_str(base, node), args, node)
             if base.kind == UNDEF and not base.facts.maybe_undefined:
-                self.warn(
+                self.emit.warn(
                     node,
                     f"calling .{method}() of an undefined value",
                     "Jinja fails there; rendered as an empty value instead",
@@ -368,19 +374,21 @@ class Expressions(Macros):
                 return UNDEFINED
             if base.kind == NONE and not hasattr(None, method):
                 # a variable only ever None (or unset): no path reaches here without Jinja failing
-                self.warn(node, f"calling .{method}() of None", "Jinja fails there; rendered as an empty value instead")
+                self.emit.warn(
+                    node, f"calling .{method}() of None", "Jinja fails there; rendered as an empty value instead"
+                )
                 return UNDEFINED
             if method == "items" and (base.kind in {PROPS, ARGS} or base.kind in toolschema.KEY_ORDER) and not args:
                 return Value(base.code, base.kind, facts=replace(base.facts, items=True))
             if method == "items" and base.kind == ANY and not args:
-                self.warn(
+                self.emit.warn(
                     node, ".items() of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
                 )
                 return Value(base.code, ANY, facts=replace(base.facts, items=True))
             if method == "keys" and base.kind in toolschema.KEY_ORDER and not args:
                 return base  # a dict iterates as its keys
             if base.kind == STRLIST and method == "append" and len(args) == 1:
-                strlists.append(self, base.code, self.strlist_item(args[0], node))
+                strlists.append(self.emit, base.code, self.access.strlist_item(args[0], node))
                 return const(None)
             if (
                 base.kind == STRLIST
@@ -389,7 +397,7 @@ class Expressions(Macros):
                 and [a.const for a in args] in ([], [0], [-1])
             ):
                 which = args[0].const if args else -1
-                return Value(strlists.element(self, base.code, which, var=base.code), STR)
+                return Value(strlists.element(self.emit, base.code, which, var=base.code), STR)
             if (
                 method == "get"
                 and base.kind == ANY
@@ -400,27 +408,27 @@ class Expressions(Macros):
                 default = args[1] if len(args) > 1 else None
                 if default is not None and default.is_const and default.const in ([], {}):
                     # Go has no literal for an empty container: a missing key gives Undefined
-                    self.warn(
+                    self.emit.warn(
                         node,
                         f".get(key, {default.const!r}) of an untyped value",
                         "a missing key gives Undefined: it loops, counts and tests like the empty default, but prints as '' and is not defined",
                     )
-                    return self.attr(base, args[0].const, node)
-                return self.untyped_get(base, args[0].const, default, node)
+                    return self.access.attr(base, args[0].const, node)
+                return self.access.untyped_get(base, args[0].const, default, node)
             if method == "get" and args and args[0].is_const:
-                value = self.attr(base, args[0].const, node)
+                value = self.access.attr(base, args[0].const, node)
                 if value.kind == UNDEF and not value.facts.maybe_undefined:
                     return args[1] if len(args) > 1 else const(None)  # dict.get of a missing key
                 return value
             if method == "keys" and base.kind in {ARGS, PROPS}:
-                raise self.fail(node, ".keys()")
-        raise self.fail(node, "this function call")
+                raise self.emit.fail(node, ".keys()")
+        raise self.emit.fail(node, "this function call")
 
     def expr_Filter(self, node: nodes.Filter, frame: Frame) -> Value:
-        return self.apply_filter(node, self.value_of(frame))  # see ops/filters.py: FILTERS
+        return self.lowering.apply_filter(node, self.value_of(frame))  # see ops/filters.py: FILTERS
 
     def expr_Slice(self, node: nodes.Slice, frame: Frame) -> Value:
-        raise self.fail(node, "a slice outside a subscript")
+        raise self.emit.fail(node, "a slice outside a subscript")
 
     def expr_Dict(self, node: nodes.Dict, frame: Frame) -> Value:
         """A dict literal: its keys must be constant, so every lookup resolves statically."""
@@ -428,7 +436,7 @@ class Expressions(Macros):
         for pair in node.items:
             key = self.expr(pair.key, frame)
             if not key.is_const or isinstance(key.const, (list, dict)):
-                raise self.fail(node, "a dict literal with a non-constant key")
+                raise self.emit.fail(node, "a dict literal with a non-constant key")
             fields[key.const] = self.expr(pair.value, frame)
         if all(v.is_const for v in fields.values()):
             return const({k: v.const for k, v in fields.items()})
@@ -445,17 +453,17 @@ class Expressions(Macros):
                 and base.kind in {MSGS, CALLS, TOOLS}
             ):
                 return Value(base.code, REVERSED, facts=Facts(base=base))
-            raise self.fail(node, "slice with a step other than [::-1] of a list")
+            raise self.emit.fail(node, "slice with a step other than [::-1] of a list")
         start = self.expr(sl.start, frame) if sl.start is not None else None
         stop = self.expr(sl.stop, frame) if sl.stop is not None else None
         if base.kind == UNDEF and not base.facts.maybe_undefined:
-            self.warn(node, "slicing an undefined value", "Jinja fails there; rendered as an empty value instead")
+            self.emit.warn(node, "slicing an undefined value", "Jinja fails there; rendered as an empty value instead")
             return UNDEFINED
         if base.kind in {STR, CONTENT}:
             if start is None and stop is not None and stop.is_const and stop.const >= 0:
                 return Value(f'(printf "%.*s" {stop.code} {base.code})', STR)
-            if self.runtime_count(start) or self.runtime_count(stop):
-                return self.slice_by_count(base, start, stop, node)
+            if self.access.runtime_count(start) or self.access.runtime_count(stop):
+                return self.access.slice_by_count(base, start, stop, node)
             bounds = [
                 b.const
                 if b is not None and b.is_const and isinstance(b.const, int) and not isinstance(b.const, bool)
@@ -463,11 +471,11 @@ class Expressions(Macros):
                 for b in (start, stop)
             ]
             if any(isinstance(b, Value) for b in bounds):
-                raise self.fail(node, "string slicing with a bound known only at run time")
+                raise self.emit.fail(node, "string slicing with a bound known only at run time")
             start_at, stop_at = cast("list[int | None]", bounds)  # no run-time bound is left
-            return Value(textops.slice_text(self, base.code, start_at, stop_at), STR)
+            return Value(textops.slice_text(self.emit, base.code, start_at, stop_at), STR)
         if base.kind == SPLIT:
-            base = self.split_list(base)
+            base = self.strings.split_list(base)
         if (
             base.kind == STRLIST
             and stop is None
@@ -475,15 +483,15 @@ class Expressions(Macros):
             and start.kind == INT
             and not (start.is_const and start.const < 0)
         ):
-            return Value(strlists.tail(self, base.code, start.code), STRLIST, facts=final_of(base))
+            return Value(strlists.tail(self.emit, base.code, start.code), STRLIST, facts=final_of(base))
         if base.kind not in {MSGS, CALLS, TOOLS}:
-            raise self.fail(node, f"slicing {base.kind}")
+            raise self.emit.fail(node, f"slicing {base.kind}")
 
         def bound(value: Value) -> str:
             if value.is_const and isinstance(value.const, int) and value.const < 0:
                 return f"(len (slice {base.code} {-value.const}))"
             if value.kind != INT:
-                raise self.fail(node, "a non-integer slice bound")
+                raise self.emit.fail(node, "a non-integer slice bound")
             return value.code
 
         lo = bound(start) if start is not None else "0"
@@ -506,7 +514,7 @@ class Expressions(Macros):
             }
             if node.attr in values:
                 return const(values[node.attr])
-            raise self.fail(node, f"loop.{node.attr}")
+            raise self.emit.fail(node, f"loop.{node.attr}")
         if node.attr == "index0":
             return Value(loop.index, INT)
         if node.attr == "index":
@@ -520,10 +528,10 @@ class Expressions(Macros):
         if node.attr == "revindex0" and loop.revindex0:
             return Value(loop.revindex0, INT)
         if node.attr in {"previtem", "nextitem"} and loop.item_kind is not None:
-            return self.neighbour_item(loop, node.attr == "previtem")
-        raise self.fail(node, f"loop.{node.attr}")
+            return self.access.neighbour_item(loop, node.attr == "previtem")
+        raise self.emit.fail(node, f"loop.{node.attr}")
 
-    def logic(self, node: nodes.BinExpr, frame: Frame, op: str) -> Value:
+    def and_or(self, node: nodes.BinExpr, frame: Frame, op: str) -> Value:
         left = self.expr(node.left, frame)
         if left.kind in {UNDEF, NONE} and not left.is_const:
             # only ever Undefined or None (a name not set yet, a context variable Ollama lacks): falsy
@@ -547,27 +555,27 @@ class Expressions(Macros):
         if right.is_const and (right.const is None or isinstance(right.const, bool)):
             if op == "and" and not right.const:
                 # `x and false` is falsy either way; keep x's evaluation out
-                return Value(f"(and {self.truth_of(left)} false)", BOOL)
+                return Value(f"(and {self.logic.truth_of(left)} false)", BOOL)
             if op == "or" and right.const:
-                return Value(f"(or {self.truth_of(left)} true)", BOOL)
+                return Value(f"(or {self.logic.truth_of(left)} true)", BOOL)
         kind = left.kind if left.kind == right.kind else ANY
         if {left.kind, right.kind} <= {BOOL}:
             kind = BOOL
         if all(v.kind in {STR, CONTENT} or (v.is_const and isinstance(v.const, str)) for v in (left, right)):
             # Go's and/or return an operand, as Python's do: text either way (`content or ''`)
             return Value(
-                f"({op} {self.truth_operand(left)} {self.truth_operand(right)})",
+                f"({op} {self.logic.truth_operand(left)} {self.logic.truth_operand(right)})",
                 STR,
-                facts=self.any_final([left, right]),
+                facts=self.access.any_final([left, right]),
             )
-        return Value(f"({op} {self.truth_operand(left)} {self.truth_operand(right)})", kind)
+        return Value(f"({op} {self.logic.truth_operand(left)} {self.logic.truth_operand(right)})", kind)
 
     def strftime(self, node: nodes.Call, frame: Frame) -> Value:
         fmt = self.const_of(node.args[0], frame)
         pieces: list[str] = []
         i = 0
-        date = self.temp()
-        self.action(f"{date} := currentDate")
+        date = self.emit.temp()
+        self.emit.action(f"{date} := currentDate")
         while i < len(fmt):
             spec = fmt[i : i + 2]
             if spec in STRFTIME:
@@ -575,17 +583,17 @@ class Expressions(Macros):
                 pieces.append(f"(slice {date} {lo} {hi})")
                 i += 2
             elif spec in {"%b", "%B"}:
-                month = self.temp()
-                self.action(f'{month} := ""')
+                month = self.emit.temp()
+                self.emit.action(f'{month} := ""')
                 for number, name in enumerate(MONTHS, 1):
                     text = name if spec == "%B" else name[:3]
-                    self.action(f'if eq (slice {date} 5 7) "{number:02d}"')
-                    self.action(f'{month} = "{text}"')
-                    self.action("end")
+                    self.emit.action(f'if eq (slice {date} 5 7) "{number:02d}"')
+                    self.emit.action(f'{month} = "{text}"')
+                    self.emit.action("end")
                 pieces.append(month)
                 i += 2
             elif fmt[i] == "%":
-                raise self.fail(node, f"strftime_now({fmt!r})", f"(format {spec} is not supported)")
+                raise self.emit.fail(node, f"strftime_now({fmt!r})", f"(format {spec} is not supported)")
             else:
                 pieces.append(go_string(fmt[i]))
                 i += 1

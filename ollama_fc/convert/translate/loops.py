@@ -65,10 +65,10 @@ class Loops(LoopSteps):
 
     def for_loop(self, node: nodes.For, frame: Frame) -> None:
         if node.recursive:
-            raise self.fail(node, "recursive for loop")
-        self.close_guard()
+            raise self.emit.fail(node, "recursive for loop")
+        self.emit.close_guard()
         #: where a filtered loop's `else` flag is declared (before anything the loop emits)
-        flag_at = len(self.out)
+        flag_at = len(self.emit.out)
         #: (the step's index, the `loop.last` variable, the list) for a list's `loop.last`
         hoisted: tuple[str, str, str] | None = None
         #: a list loop's `range` action, before which what its steps keep is set up
@@ -90,7 +90,7 @@ class Loops(LoopSteps):
             assert seq.facts.base is not None  # (a reversed list is one of its list)
             seq = Value(seq.code, seq.facts.base.kind, facts=Facts(reversed=True))
         if seq.kind == SPLIT:
-            seq = self.split_list(seq)
+            seq = self.strings.split_list(seq)
         filters: list[SelectionFilter] = (
             [] if predicate is None else [SelectionFilter(predicate, self.value_of(frame), None)]
         )
@@ -116,12 +116,12 @@ class Loops(LoopSteps):
             return
         counted = (node.test is not None or bool(filters)) and uses_loop
         if counted and (seq.kind not in {MSGS, CALLS, TOOLS, LIST} or seq.facts.reversed):
-            raise self.fail(node, "loop.* in a filtered for loop")
+            raise self.emit.fail(node, "loop.* in a filtered for loop")
         body = Frame(names={}, parent=frame)
         target = node.target
         if seq.kind == CONTENT and self.elements_used_whole(node) and not node.else_ and node.test is None:
             if seq.facts.final:
-                self.warn(
+                self.emit.warn(
                     node,
                     "a loop over the characters of a message's text",
                     "an assistant prefill ending in this text is not cut there",
@@ -130,39 +130,39 @@ class Loops(LoopSteps):
             return
         if seq.kind in {CONTENT, PARTS}:
             if not isinstance(target, nodes.Name):
-                raise self.fail(node, "unpacking content parts")
+                raise self.emit.fail(node, "unpacking content parts")
             body.names[target.name] = Value("$.Messages", PART, facts=Facts(content=seq.code, final=seq.facts.final))
             body.loop = Loop(index="0", seq="", last="", fixed=(0, 1))
-            self.action("if true")
+            self.emit.action("if true")
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
-            self.action("end")
+            self.emit.action("end")
             return
         if seq.kind in {DICT, RECORD}:
-            raise self.fail(node, "iterating a dict literal")
+            raise self.emit.fail(node, "iterating a dict literal")
         if seq.kind in {PROPS, ARGS} or seq.facts.items:
-            key, val = (self.temp(), self.temp())
+            key, val = (self.emit.temp(), self.emit.temp())
             if isinstance(target, nodes.Name) and not seq.facts.items:
                 body.names[target.name] = Value(key, STR)  # a mapping iterates as its keys
             elif isinstance(target, nodes.Tuple) and len(target.items) == 2:
                 body.names[target.items[0].name] = Value(key, STR)  # type: ignore[attr-defined]
                 body.names[target.items[1].name] = Value(val, PROP if seq.kind == PROPS else ANY)  # type: ignore[attr-defined]
             else:
-                raise self.fail(node, "iterating a mapping without (key, value)")
+                raise self.emit.fail(node, "iterating a mapping without (key, value)")
             if seq.kind == ARGS:
-                self.warn(node, "iterating tool call arguments", "keys come out sorted (Ollama passes a map)")
+                self.emit.warn(node, "iterating tool call arguments", "keys come out sorted (Ollama passes a map)")
             # a nested property map is Ollama's ordered map: ranged (in the order sent) through .All
             ordered = bool(seq.facts.ordered)
             if uses_loop:
                 # a map has no index: count the steps (the body sees loop.*, not the outer loop's)
-                mapvar, seen, idx, last = self.temp(), self.temp(), self.temp(), self.temp()
-                self.action(f"{mapvar} := {seq.code}")
+                mapvar, seen, idx, last = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
+                self.emit.action(f"{mapvar} := {seq.code}")
                 size = f"{mapvar}.Len" if ordered else f"(len {mapvar})"
-                self.action(f"{seen} := 0")
-                self.action(f"range {key}, {val} := {mapvar}{'.All' if ordered else ''}")
+                self.emit.action(f"{seen} := 0")
+                self.emit.action(f"range {key}, {val} := {mapvar}{'.All' if ordered else ''}")
                 body.loop = self.counted_step(idx, seen, last, size)
             else:
-                self.action(f"range {key}, {val} := {seq.code}{'.All' if ordered else ''}")
+                self.emit.action(f"range {key}, {val} := {seq.code}{'.All' if ordered else ''}")
         elif seq.kind == STRLIST:
             self.strlist_for(node, seq, body, frame, uses_loop)
             return
@@ -171,24 +171,26 @@ class Loops(LoopSteps):
             return
         elif seq.kind in {MSGS, CALLS, TOOLS, LIST, ANYOF} or seq.kind == INT:
             if not isinstance(target, nodes.Name):
-                raise self.fail(node, "tuple unpacking in for")
-            seqvar, idx, item = self.temp(), self.temp(), self.temp()
-            self.action(f"{seqvar} := {seq.code}")
+                raise self.emit.fail(node, "tuple unpacking in for")
+            seqvar, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
+            self.emit.action(f"{seqvar} := {seq.code}")
             kind = ELEMENT.get(seq.kind, ANY) if seq.kind != INT else INT
             body.names[target.name] = Value(item, kind)
             if seq.kind == INT:
                 # Go ranges over an integer with one variable: the step count; the value follows from it
-                self.action(f"range {idx} := {seqvar}")
+                self.emit.action(f"range {idx} := {seqvar}")
                 start, step, last = (
                     seq.facts.start or "0",
                     seq.facts.step if seq.facts.step is not None else 1,
-                    self.temp(),
+                    self.emit.temp(),
                 )
                 if step == 1:
-                    self.action(f'{item} := len (printf "%*s%*s" {start} "" {idx} "")')
+                    self.emit.action(f'{item} := len (printf "%*s%*s" {start} "" {idx} "")')
                 else:
-                    self.action(f'{item} := len (slice (printf "%*s" {start} "") {idx})')
-                declared = self.action(f'{last} := len (slice (printf "%*s" {seqvar} "") 1)') if uses_loop else None
+                    self.emit.action(f'{item} := len (slice (printf "%*s" {start} "") {idx})')
+                declared = (
+                    self.emit.action(f'{last} := len (slice (printf "%*s" {seqvar} "") 1)') if uses_loop else None
+                )
                 body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=seqvar, last_declared=declared))
             else:
                 if counted:
@@ -197,59 +199,59 @@ class Loops(LoopSteps):
                 position = None
                 if seq.facts.reversed:
                     # the i-th step takes element len-1-i, which is len(seq[i+1:]): loop.revindex0
-                    position = self.temp()
-                    ranged = self.action(f"range {idx} := len {seqvar}")
-                    self.action(f"{position} := len (slice {seqvar} ({textops.plus_one(idx)}))")
-                    self.action(f"{item} := index {seqvar} {position}")
-                    self.int_vars.add(position)
+                    position = self.emit.temp()
+                    ranged = self.emit.action(f"range {idx} := len {seqvar}")
+                    self.emit.action(f"{position} := len (slice {seqvar} ({textops.plus_one(idx)}))")
+                    self.emit.action(f"{item} := index {seqvar} {position}")
+                    self.emit.int_vars.add(position)
                 else:
-                    ranged = self.action(f"range {idx}, {item} := {seqvar}")
-                last = self.temp()
+                    ranged = self.emit.action(f"range {idx}, {item} := {seqvar}")
+                last = self.emit.temp()
                 if uses_loop:
                     hoisted = (idx, last, seqvar)
                 neighbours = kind if not seq.facts.reversed else None
                 body.loop = self.indexed(Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours))
                 if uses_loop and not counted and first_read_in_expressions(node.body):
-                    body.loop.first_flag = self.temp()
+                    body.loop.first_flag = self.emit.temp()
                 carried_item = item
                 if neighbours and node.test is None and not filters and not GO_VARIABLE.search(seq.code):
                     body.loop.source = seq.code
                 if position and not counted:
                     body.loop.revindex0, body.loop.list_code = position, seq.code
         else:
-            raise self.fail(node, f"for over {seq.kind}")
+            raise self.emit.fail(node, f"for over {seq.kind}")
         guard = 0
         if node.test is not None:
-            self.action(f"if {self.truth(node.test, body)}")
+            self.emit.action(f"if {self.truth(node.test, body)}")
             guard += 1
         if filters:
-            self.action(f"if {self.selection_test(filters, body.names[target.name])}")  # type: ignore[union-attr]
+            self.emit.action(f"if {self.logic.selection_test(filters, body.names[target.name])}")  # type: ignore[union-attr]
             guard += 1
         iterated = None
         if node.else_ and guard:
             # Jinja's `else` runs when no element passed the filter: a Go flag set by each that does
-            iterated = self.temp()
-            self.out.insert(flag_at, Act(f"{iterated} := false"))
-            self.action(f"{iterated} = true")
+            iterated = self.emit.temp()
+            self.emit.out.insert(flag_at, Act(f"{iterated} := false"))
+            self.emit.action(f"{iterated} = true")
         if counted:
             total, seen = passing
-            body.loop = self.counted_step(self.temp(), seen, self.temp(), total)
+            body.loop = self.counted_step(self.emit.temp(), seen, self.emit.temp(), total)
         self.declare_scope(body, node.body)
         self.loop_ranges[-1] = id(node)  # (a `break` in its body ends this `range`)
         self.visit_body(node.body, body)
         self.set_up_steps(flag_at, body.loop, hoisted, carried_item, ranged)
         for _ in range(guard):
-            self.action("end")
+            self.emit.action("end")
         if node.else_ and iterated is not None:
-            self.action("end")
-            self.action(f"if not {iterated}")
+            self.emit.action("end")
+            self.emit.action(f"if not {iterated}")
             with self.conditional():
                 self.visit_body(node.else_, frame)
         elif node.else_:
-            self.action("else")
+            self.emit.action("else")
             with self.conditional():
                 self.visit_body(node.else_, frame)
-        self.action("end")
+        self.emit.action("end")
 
     @staticmethod
     def elements_used_whole(node: nodes.For) -> bool:
@@ -280,11 +282,11 @@ class Loops(LoopSteps):
         `list_or_text`): the same loop twice, each under a test of the Go value's type."""
         assert seq.facts.list_or_text is not None  # (only such a variable comes here)
         list_kind, text_kind = seq.facts.list_or_text
-        self.action(f'if eq (printf "%T" {seq.code}) "string"')
+        self.emit.action(f'if eq (printf "%T" {seq.code}) "string"')
         with self.conditional():
             for kind in (text_kind, list_kind):
                 if kind == list_kind:
-                    self.action("else")
+                    self.emit.action("else")
                 alias = Frame(
                     names={
                         "__alternative__": Value(seq.code, kind, facts=final_of(seq) if kind == text_kind else NO_FACTS)
@@ -302,7 +304,7 @@ class Loops(LoopSteps):
                     lineno=node.lineno,
                 )
                 self.stmt_For(loop, alias)
-        self.action("end")
+        self.emit.action("end")
 
     @staticmethod
     def is_range(node: nodes.Node, frame: Frame) -> bool:
@@ -324,7 +326,7 @@ class Loops(LoopSteps):
         ):
             steps = range(*(a.const for a in args))
             if len(steps) > SANDBOX_MAX_RANGE:
-                raise self.fail(
+                raise self.emit.fail(
                     call,
                     f"range() of {len(steps):,} steps",
                     f"is refused by transformers' sandbox too (at most {SANDBOX_MAX_RANGE:,})",
@@ -334,24 +336,24 @@ class Loops(LoopSteps):
             return self.expr(call, frame)
         step = args[2] if len(args) == 3 else const(1)
         if not (step.is_const and step.const in (1, -1)) or len(args) > 3:
-            raise self.fail(call, "range() with a step other than 1 or -1")
+            raise self.emit.fail(call, "range() with a step other than 1 or -1")
         start, stop = args[0], args[1]
         for bound in (start, stop):
             if bound.kind != INT:
-                raise self.fail(call, f"range() of a {bound.kind}")
+                raise self.emit.fail(call, f"range() of a {bound.kind}")
         if start.is_const and start.const < 0:
-            raise self.fail(call, "range() from a negative number")
-        count = self.temp()
+            raise self.emit.fail(call, "range() from a negative number")
+        count = self.emit.temp()
         if step.const == -1 and stop.is_const and stop.const == -1:
-            self.action(f"{count} := {textops.plus_one(start.code)}")  # start, start-1, ..., 0
+            self.emit.action(f"{count} := {textops.plus_one(start.code)}")  # start, start-1, ..., 0
         elif stop.is_const and stop.const < 0:
-            raise self.fail(call, "range() down to a negative number other than -1")
+            raise self.emit.fail(call, "range() down to a negative number other than -1")
         else:
             low, high = (start, stop) if step.const == 1 else (stop, start)
-            self.action(f"{count} := 0")
-            self.action(f"if lt {low.code} {high.code}")
-            self.action(f'{count} = len (slice (printf "%*s" {high.code} "") {low.code})')
-            self.action("end")
+            self.emit.action(f"{count} := 0")
+            self.emit.action(f"if lt {low.code} {high.code}")
+            self.emit.action(f'{count} = len (slice (printf "%*s" {high.code} "") {low.code})')
+            self.emit.action("end")
         return Value(count, INT, facts=Facts(start=start.code, step=step.const))
 
     def count_passing(
@@ -364,18 +366,18 @@ class Loops(LoopSteps):
     ) -> tuple[str, str]:
         """Go variables: how many elements pass a filtered loop's filters, and a step counter at 0."""
         assert isinstance(node.target, nodes.Name)
-        total, seen, idx, item = self.temp(), self.temp(), self.temp(), self.temp()
+        total, seen, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
         scope = Frame(names={node.target.name: Value(item, kind)}, parent=frame)
-        self.action(f"{total} := 0")
-        self.action(f"range {idx}, {item} := {seqvar}")
-        tests = [self.selection_test(filters, scope.names[node.target.name])] if filters else []
+        self.emit.action(f"{total} := 0")
+        self.emit.action(f"range {idx}, {item} := {seqvar}")
+        tests = [self.logic.selection_test(filters, scope.names[node.target.name])] if filters else []
         if node.test is not None:
             tests.append(self.truth(node.test, scope))
-        self.action(f"if {tests[0] if len(tests) == 1 else '(and ' + ' '.join(tests) + ')'}")
-        self.action(f"{total} = {textops.plus_one(total)}")
-        self.action("end")
-        self.action("end")
-        self.action(f"{seen} := 0")
+        self.emit.action(f"if {tests[0] if len(tests) == 1 else '(and ' + ' '.join(tests) + ')'}")
+        self.emit.action(f"{total} = {textops.plus_one(total)}")
+        self.emit.action("end")
+        self.emit.action("end")
+        self.emit.action(f"{seen} := 0")
         return total, seen
 
     def schema_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
@@ -384,102 +386,106 @@ class Loops(LoopSteps):
         pairs = bool(seq.facts.items)
         names = [n.name for n in target.items] if isinstance(target, nodes.Tuple) else [target.name]  # type: ignore[attr-defined]
         if len(names) != (2 if pairs else 1) or node.else_:
-            raise self.fail(node, f"this loop over a {seq.kind} schema dict")
+            raise self.emit.fail(node, f"this loop over a {seq.kind} schema dict")
         if any(True for _ in nodes.Template(node.body).find_all((nodes.Break, nodes.Continue))):
-            raise self.fail(node, "break/continue in a loop over a schema dict")
+            raise self.emit.fail(node, "break/continue in a loop over a schema dict")
         keys = toolschema.KEY_ORDER[seq.kind]
         if seq.facts.sorted:
             keys = tuple(sorted(keys, key=str.lower))
-        self.warn(node, f"iterating a {seq.kind} schema dict", toolschema.ORDER_EFFECT)
-        obj = Value(self.temp(), seq.kind)
-        self.action(f"{obj.code} := {seq.code}")
+        self.emit.warn(node, f"iterating a {seq.kind} schema dict", toolschema.ORDER_EFFECT)
+        obj = Value(self.emit.temp(), seq.kind)
+        self.emit.action(f"{obj.code} := {seq.code}")
         steps = []
         for key in keys:
             if not toolschema.passes(key, seq.facts.key_tests or ()):
                 continue
             step = Frame(names={names[0]: const(key)}, parent=frame)
             if pairs:
-                step.names[names[1]] = self.attr(obj, key, node)
+                step.names[names[1]] = self.access.attr(obj, key, node)
             test = self.expr(node.test, step) if node.test is not None else const(True)
             if test.is_const and not test.const:
                 continue
             guard = toolschema.present(obj.code, seq.kind, key)
             if not test.is_const:
-                guard = f"and {guard} {self.truth_of(test)}" if guard != "true" else self.truth_of(test)
+                guard = f"and {guard} {self.logic.truth_of(test)}" if guard != "true" else self.logic.truth_of(test)
             steps.append((step, guard))
         if uses_loop:
             # which keys are set is known only at run time: count them first, then each step
-            total, seen = self.temp(), self.temp()
-            self.action(f"{total} := 0")
-            self.action(f"{seen} := 0")
+            total, seen = self.emit.temp(), self.emit.temp()
+            self.emit.action(f"{total} := 0")
+            self.emit.action(f"{seen} := 0")
             for _, guard in steps:
-                self.action(f"if {guard}")
-                self.action(f"{total} = {textops.plus_one(total)}")
-                self.action("end")
+                self.emit.action(f"if {guard}")
+                self.emit.action(f"{total} = {textops.plus_one(total)}")
+                self.emit.action("end")
         for step, guard in steps:
-            self.action(f"if {guard}")
+            self.emit.action(f"if {guard}")
             if uses_loop:
-                step.loop = self.counted_step(self.temp(), seen, self.temp(), total)
+                step.loop = self.counted_step(self.emit.temp(), seen, self.emit.temp(), total)
             self.declare_scope(step, node.body)
             self.visit_body(node.body, step)
-            self.action("end")
+            self.emit.action("end")
 
     def untyped_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
         """A loop over an untyped value: a list's elements, a mapping's keys (in Go's sorted
         order); a string's characters are not stepped through (warned)."""
         if not isinstance(node.target, nodes.Name) or node.else_ or node.test is not None:
-            raise self.fail(node, "this loop over an untyped value")
-        self.warn(node, "a loop over an untyped value", "a mapping's keys come out sorted; a string is not iterated")
-        obj = self.temp()
-        self.action(f"{obj} := {seq.code}")
+            raise self.emit.fail(node, "this loop over an untyped value")
+        self.emit.warn(
+            node, "a loop over an untyped value", "a mapping's keys come out sorted; a string is not iterated"
+        )
+        obj = self.emit.temp()
+        self.emit.action(f"{obj} := {seq.code}")
         for is_list in (True, False):
-            self.action(f'if eq (printf "%.2T" {obj}) "[]"' if is_list else f'else if eq (printf "%.3T" {obj}) "map"')
-            idx, item, last = self.temp(), self.temp(), self.temp()
+            self.emit.action(
+                f'if eq (printf "%.2T" {obj}) "[]"' if is_list else f'else if eq (printf "%.3T" {obj}) "map"'
+            )
+            idx, item, last = self.emit.temp(), self.emit.temp(), self.emit.temp()
             if is_list:
-                self.action(f"range {idx}, {item} := {obj}")
-                self.action(f"{last} := len (slice {obj} 1)")
+                self.emit.action(f"range {idx}, {item} := {obj}")
+                self.emit.action(f"{last} := len (slice {obj} 1)")
                 loop = self.indexed(Loop(index=idx, seq=obj, last=last))
             else:
-                seen, ignored = self.temp(), self.temp()
-                self.action(f"{seen} := 0")
-                self.action(f"range {item}, {ignored} := {obj}")
+                seen, ignored = self.emit.temp(), self.emit.temp()
+                self.emit.action(f"{seen} := 0")
+                self.emit.action(f"range {item}, {ignored} := {obj}")
                 loop = self.counted_step(idx, seen, last, f"(len {obj})")
             body = Frame(names={node.target.name: Value(item, STR if not is_list else ANY)}, parent=frame, loop=loop)
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
-            self.action("end")
-        self.action("end")
+            self.emit.action("end")
+        self.emit.action("end")
 
     def chars_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
         """A loop over a string: one step per character. A schema `type` (a list in Ollama) is
         a string when it names one type, and a list of the names when it has several."""
         if not isinstance(node.target, nodes.Name) or node.else_ or node.test is not None:
-            raise self.fail(node, "this loop over a string")
+            raise self.emit.fail(node, "this loop over a string")
         types = seq.facts.types
         if types:
-            self.action(f"if eq (len {types}) 1")
-        text, at, count, idx, last, char = (self.temp() for _ in range(6))
-        self.action(f"{text} := {seq.code}")
+            self.emit.action(f"if eq (len {types}) 1")
+        text, at, count, idx, last, char = (self.emit.temp() for _ in range(6))
+        self.emit.action(f"{text} := {seq.code}")
         total = None
         if uses_loop:
-            total = self.temp()
-            self.action(f"{total} := 0")
-            self.action(f"range {at} := len {text}")
-            self.action(f"if not (and (ge (index {text} {at}) 128) (lt (index {text} {at}) 192))")
-            self.action(f"{total} = {textops.plus_one(total)}")
-            self.action("end")
-            self.action("end")
-        self.action(f"{count} := 0")
-        self.action(f"range {at} := len {text}")
+            total = self.emit.temp()
+            self.emit.action(f"{total} := 0")
+            self.emit.action(f"range {at} := len {text}")
+            self.emit.action(f"if not (and (ge (index {text} {at}) 128) (lt (index {text} {at}) 192))")
+            self.emit.action(f"{total} = {textops.plus_one(total)}")
+            self.emit.action("end")
+            self.emit.action("end")
+        self.emit.action(f"{count} := 0")
+        self.emit.action(f"range {at} := len {text}")
         # a character starts at every byte that is not a UTF-8 continuation byte
-        self.action(f"if not (and (ge (index {text} {at}) 128) (lt (index {text} {at}) 192))")
-        self.action(f'{char} := printf "%.1s" (slice {text} {at})')
-        self.action(f"{idx} := {count}")
-        self.action(f"{count} = {textops.plus_one(count)}")
-        self.action(f"{last} := -1")
-        self.action(f"if eq (len (slice {text} {at})) (len {char})")
-        self.action(f"{last} = {idx}")
-        self.action("end")
+        self.emit.action(f"if not (and (ge (index {text} {at}) 128) (lt (index {text} {at}) 192))")
+        self.emit.action(f'{char} := printf "%.1s" (slice {text} {at})')
+        self.emit.action(f"{idx} := {count}")
+        self.emit.action(f"{count} = {textops.plus_one(count)}")
+        self.emit.action(f"{last} := -1")
+        self.emit.action(f"if eq (len (slice {text} {at})) (len {char})")
+        self.emit.action(f"{last} = {idx}")
+        self.emit.action("end")
         body = Frame(
             names={node.target.name: Value(char, STR)},
             parent=frame,
@@ -487,14 +493,14 @@ class Loops(LoopSteps):
         )
         self.declare_scope(body, node.body)
         self.visit_body(node.body, body)
-        self.action("end")
-        self.action("end")
+        self.emit.action("end")
+        self.emit.action("end")
         if types:
-            self.action("else")
-            listed, i, item, final = self.temp(), self.temp(), self.temp(), self.temp()
-            self.action(f"{listed} := {types}")
-            self.action(f"range {i}, {item} := {listed}")
-            self.action(f"{final} := len (slice {listed} 1)")
+            self.emit.action("else")
+            listed, i, item, final = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
+            self.emit.action(f"{listed} := {types}")
+            self.emit.action(f"range {i}, {item} := {listed}")
+            self.emit.action(f"{final} := len (slice {listed} 1)")
             body = Frame(
                 names={node.target.name: Value(item, STR)},
                 parent=frame,
@@ -502,34 +508,34 @@ class Loops(LoopSteps):
             )
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
-            self.action("end")
-            self.action("end")
+            self.emit.action("end")
+            self.emit.action("end")
 
     def strlist_for(self, node: nodes.For, seq: Value, body: Frame, frame: Frame, uses_loop: bool) -> None:
         """A loop over a list of strings built at run time: a scan for its element markers."""
         if not isinstance(node.target, nodes.Name):
-            raise self.fail(node, "tuple unpacking in for")
+            raise self.emit.fail(node, "tuple unpacking in for")
         if node.else_:
-            self.action(f"if {seq.code}")
-        item, idx, total = strlists.each(self, seq.code)
+            self.emit.action(f"if {seq.code}")
+        item, idx, total = strlists.each(self.emit, seq.code)
         body.names[node.target.name] = Value(item, STR, facts=final_of(seq))
-        last = self.temp()
+        last = self.emit.temp()
         if uses_loop:
-            self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
+            self.emit.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
         body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=total))
         if node.test is not None:
-            self.action(f"if {self.truth(node.test, body)}")
+            self.emit.action(f"if {self.truth(node.test, body)}")
         self.declare_scope(body, node.body)
         self.visit_body(node.body, body)
         if node.test is not None:
-            self.action("end")
-        self.action("end")
-        self.action("end")
+            self.emit.action("end")
+        self.emit.action("end")
+        self.emit.action("end")
         if node.else_:
-            self.action("else")
+            self.emit.action("else")
             with self.conditional():
                 self.visit_body(node.else_, frame)
-            self.action("end")
+            self.emit.action("end")
 
     def unrolled_for(self, node: nodes.For, items: Sequence[Any], frame: Frame) -> None:
         """A loop over a literal list: the body once per element, with the element as a constant."""
@@ -537,21 +543,21 @@ class Loops(LoopSteps):
             self.visit_body(node.else_, frame)
             return
         if any(True for _ in nodes.Template(node.body).find_all((nodes.Break, nodes.Continue))):
-            raise self.fail(node, "break/continue in a loop over a literal list")
+            raise self.emit.fail(node, "break/continue in a loop over a literal list")
         target = node.target
         unpacks = isinstance(target, nodes.Tuple) and all(isinstance(n, nodes.Name) for n in target.items)
         if not (isinstance(target, nodes.Name) or unpacks) or node.test is not None:
-            raise self.fail(node, "a filtered or unpacking loop over a literal list")
+            raise self.emit.fail(node, "a filtered or unpacking loop over a literal list")
         for i, element in enumerate(items):
             if unpacks:
                 names = [n.name for n in target.items]  # type: ignore[attr-defined]
                 if not isinstance(element, (list, tuple)) or len(element) != len(names):
-                    raise self.fail(node, "unpacking a literal list element of another length")
+                    raise self.emit.fail(node, "unpacking a literal list element of another length")
                 bound = {name: const(part) for name, part in zip(names, element)}
             else:
                 bound = {target.name: const(element)}  # type: ignore[attr-defined]
             body = Frame(names=bound, parent=frame, loop=Loop("", "", "", fixed=(i, len(items))))
-            self.action("if true")
+            self.emit.action("if true")
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
-            self.action("end")
+            self.emit.action("end")

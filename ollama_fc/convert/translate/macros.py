@@ -98,16 +98,16 @@ class Macros(Core):
         called as a `define` instead (see `macro_call`)."""
         assert isinstance(call.node, nodes.Name)
         macro = self.macros[call.node.name]
-        if bound is None and self.sink is None and macro.name in self.recursive_macros():
-            start = len(self.out) + self.guard_open  # (the first action may close the prefill guard)
+        if bound is None and self.emit.sink is None and macro.name in self.recursive_macros():
+            start = len(self.emit.out) + self.emit.guard_open  # (the first action may close the prefill guard)
             arguments = self.macro_arguments(call, frame)
             if arguments is not None:
                 called = self.macro_define(macro, call, frame, arguments)
                 if called is not None:
                     # the arguments are evaluated inside the define, from its dot: their code
                     # here (pure: macro_define refuses calls) is not needed
-                    del self.out[start:]
-                    self.call_helper(*called, call)
+                    del self.emit.out[start:]
+                    self.emit.call_helper(*called, call)
                     return
                 bound = arguments  # evaluated once: the expansion takes them as they are
         bound = bound or {}
@@ -115,17 +115,17 @@ class Macros(Core):
             slot = frame.lookup(source.name) if isinstance(source, nodes.Name) and param not in bound else None
             if slot is not None and slot.facts.literal:
                 # the argument is a dict literal on some paths: expand the macro for each case
-                flag, literal, other = literal_choice(self.literal_or(slot))
-                self.action(f"if {flag}")
+                flag, literal, other = literal_choice(self.access.literal_or(slot))
+                self.emit.action(f"if {flag}")
                 self.inline_macro(call, frame, {**bound, param: literal})
-                self.action("else")
+                self.emit.action("else")
                 self.inline_macro(call, frame, {**bound, param: other})
-                self.action("end")
+                self.emit.action("end")
                 return
         if [name for name, _ in self.expanding].count(macro.name) >= MAX_RECURSION:
             # each call is expanded in place; recursion stops where the data model makes the
             # arguments static, and is cut here where only run-time values could go deeper
-            self.warn(
+            self.emit.warn(
                 call,
                 f"recursive macro {macro.name}() nested deeper than {MAX_RECURSION} calls",
                 "the deeper call renders nothing",
@@ -136,7 +136,7 @@ class Macros(Core):
         params = [p.name for p in macro.args]
         defaults = dict(zip(params[len(params) - len(macro.defaults) :], macro.defaults))
         kwargs = {kw.key: kw.value for kw in call.kwargs}
-        self.action("if true")
+        self.emit.action("if true")
         for i, param in enumerate(params):
             given: nodes.Expr | None = args[i] if i < len(args) else kwargs.get(param, defaults.get(param))
             if given is None:
@@ -144,12 +144,12 @@ class Macros(Core):
                 continue
             value = bound[param] if param in bound else self.expr(given, frame)
             if value.kind == LITERAL_OR:
-                raise self.fail(call, f"macro {macro.name}() given a dict literal on some paths")
+                raise self.emit.fail(call, f"macro {macro.name}() given a dict literal on some paths")
             if value.is_const or value.kind in {UNDEF, NONE, RECORD, BOUND_METHOD}:
                 scope.names[param] = value
             else:
-                var = self.temp()
-                self.action(f"{var} := {value.code}")
+                var = self.emit.temp()
+                self.emit.action(f"{var} := {value.code}")
                 # what is known of the argument holds for the parameter (it may be unset, None...)
                 facts = value.facts.only(KNOWN_OF_ARGUMENTS)
                 if facts.defined_flag and value.facts.maybe_undefined:
@@ -161,18 +161,18 @@ class Macros(Core):
         if untyped and self.expanding.count((macro.name, True)) >= MAX_UNTYPED_RECURSION:
             # untyped values (schema `items`, argument values) can nest without end, and each
             # level copies the macro's code: cut sooner than typed schema levels
-            self.warn(
+            self.emit.warn(
                 call,
                 f"recursive macro {macro.name}() on untyped values nested deeper than {MAX_UNTYPED_RECURSION} calls",
                 "the deeper call renders nothing",
             )
-            self.action("end")
+            self.emit.action("end")
             return
         self.expanding.append((macro.name, untyped))
         self.declare_scope(scope, macro.body)
         self.visit_body(macro.body, scope)
         self.expanding.pop()
-        self.action("end")
+        self.emit.action("end")
 
     def prints_unpadded(self, expr: nodes.Expr, frame: Frame) -> bool:
         """Is `expr` a macro call whose output always starts and ends with constant text that is
@@ -290,7 +290,7 @@ class Macros(Core):
         dead = self.dead_parameters(macro)
         arguments = {param: UNDEFINED if param in dead else value for param, value in arguments.items()}
         varying = {param: value for param, value in arguments.items() if self.varies(value)}
-        if not varying or (self.leading_bos and not self.printed):
+        if not varying or (self.emit.leading_bos and not self.emit.printed):
             return None  # (a leading BOS the macro prints first is left out only inline)
         givens = self.macro_givens(macro, call)
         sources = {givens[param] for param in varying}
@@ -338,7 +338,7 @@ class Macros(Core):
         if body is None:
             self.macro_defines[key] = None
             return None
-        self.helpers[name] = f'{{{{ define "{name}" }}}}{body}{{{{ end }}}}'
+        self.emit.helpers[name] = f'{{{{ define "{name}" }}}}{body}{{{{ end }}}}'
         return name, base.code
 
     @staticmethod
@@ -373,10 +373,10 @@ class Macros(Core):
     ) -> str | None:
         """The macro's body written for a `define` whose dot is the caller's variable `base`;
         None when it needs anything else of the caller's (a variable, the prefill state, `$`)."""
-        mark, defines = self.checkpoint(), set(self.macro_defines)
-        with self.writing_to([], fresh=True, own_blocks=True):
-            dot = self.temp()
-            self.action(f"{dot} := .")
+        mark, defines = self.emit.checkpoint(), set(self.macro_defines)
+        with self.emit.writing_to([], fresh=True, own_blocks=True):
+            dot = self.emit.temp()
+            self.emit.action(f"{dot} := .")
             root = self.defined_fresh(macro, self.root_of(frame))
             reads = Frame(names={base[0]: Value(dot, base[1].kind, facts=base[1].facts)}, parent=root)
             scope = Frame(names={}, parent=root, loop=None)
@@ -385,8 +385,8 @@ class Macros(Core):
                 if self.varies(value):
                     value = self.expr(givens[param], reads)
                 if self.varies(value) and value.kind not in {RECORD, BOUND_METHOD}:  # (as the expansion keeps them)
-                    var = self.temp()
-                    self.action(f"{var} := {value.code}")
+                    var = self.emit.temp()
+                    self.emit.action(f"{var} := {value.code}")
                     facts = replace(value.facts.only(KNOWN_OF_ARGUMENTS), var=True, assigned=True)
                     value = Value(var, value.kind, facts=facts)
                 scope.names[param] = value
@@ -396,14 +396,16 @@ class Macros(Core):
                 self.visit_body(macro.body, scope)
             finally:
                 self.expanding.pop()
-            self.close_guard()
-            written = self.out
+            self.emit.close_guard()
+            written = self.emit.out
             body = "".join(written)
         if not _self_contained(written):
-            self.budget.spent = mark.spent  # written, not kept: the expansion is counted instead
-            del self.warnings[mark.warnings :]
+            self.emit.budget.spent = mark.spent  # written, not kept: the expansion is counted instead
+            del self.emit.warnings[mark.warnings :]
             self.drop_defines_calling(name, set(self.macro_defines) - defines, mark.helpers)
-            self.budget.spent += sum(len(code) for n, code in self.helpers.items() if n not in mark.helpers)  # kept
+            self.emit.budget.spent += sum(
+                len(code) for n, code in self.emit.helpers.items() if n not in mark.helpers
+            )  # kept
             return None
         return body
 
@@ -417,7 +419,7 @@ class Macros(Core):
                 for key in written
                 if (define := self.macro_defines.get(key)) is not None
                 and define not in dropped
-                and any(f'template "{gone}"' in self.helpers.get(define, "") for gone in dropped)
+                and any(f'template "{gone}"' in self.emit.helpers.get(define, "") for gone in dropped)
             }
             if not more:
                 break
@@ -425,7 +427,7 @@ class Macros(Core):
         for key in written:
             if self.macro_defines.get(key) in dropped:
                 del self.macro_defines[key]
-        self.helpers = {n: code for n, code in self.helpers.items() if n not in dropped or n in before}
+        self.emit.helpers = {n: code for n, code in self.emit.helpers.items() if n not in dropped or n in before}
 
     def reads_template_variables(self, macro: nodes.Macro, frame: Frame) -> bool:
         """Does the macro's body name a Go variable of the template's scope (read, or set from
@@ -467,13 +469,13 @@ class Macros(Core):
     def run_caller(self, node: nodes.Call) -> None:
         """`caller()` in a macro: the body of the `{% call %}` block, in the scope it was written in."""
         if not self.callers or node.args or node.kwargs:
-            raise self.fail(
+            raise self.emit.fail(
                 node, "caller()", "outside a {% call %} block, or with arguments, has no Go template equivalent"
             )
         body, frame = self.callers.pop()  # the body sees the callers outside its own block
         try:
-            self.action("if true")
+            self.emit.action("if true")
             self.visit_body(body, frame)
-            self.action("end")
+            self.emit.action("end")
         finally:
             self.callers.append((body, frame))

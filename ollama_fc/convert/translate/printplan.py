@@ -98,6 +98,7 @@ class PrintPlans(Macros):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.logic.planned_truth = self.planned_truth
         self.plan_args = (args, kwargs)
         #: building statements left captured (indexes, see `plan_source`); None: no plans at all
         self.plans_off: frozenset[int] | None = frozenset()
@@ -119,8 +120,8 @@ class PrintPlans(Macros):
     def translate(self, compact: bool = False) -> str:
         if self.plans_off is None:
             return super().translate(compact)
-        self.plan_main = self.out
-        self.out.append(BODY)
+        self.plan_main = self.emit.out
+        self.emit.out.append(BODY)
         try:
             top = self.translate_tree()
         except PlanRefused as refused:
@@ -153,7 +154,7 @@ class PrintPlans(Macros):
 
     def settled(self, top: list[tree.Node]) -> tuple[bool, frozenset[int] | None]:
         """Does every plan printed read what it was made from? If not, the sources to refuse."""
-        if any("ofc-plan" in code for code in self.helpers.values()):
+        if any("ofc-plan" in code for code in self.emit.helpers.values()):
             return False, None
         marks = plan_marks(top)
         if any(PLACEHOLDER in node.raw for node in marks.heads):
@@ -171,7 +172,7 @@ class PrintPlans(Macros):
     # -- what a plan is made of ---------------------------------------------------------------
 
     def planning(self) -> bool:
-        return self.plans_off is not None and self.sink is None
+        return self.plans_off is not None and self.emit.sink is None
 
     def plan_source(self, node: nodes.Node) -> int:
         if not self.plan_sources:
@@ -187,7 +188,7 @@ class PrintPlans(Macros):
         """A made marker here, for a part reading the Go variables `reads`."""
         self.plan_made += 1
         self.plan_reads[self.plan_made] = reads
-        self.out.append(tree.Act(MADE % self.plan_made))
+        self.emit.out.append(tree.Act(MADE % self.plan_made))
         return self.plan_made
 
     def piece(self, value: Value) -> Piece:
@@ -204,9 +205,9 @@ class PrintPlans(Macros):
         ):
             # a value computed in a block (`('\n' if x else '')` inside `if tools`) is gone where
             # the plan prints: kept in a variable of the body's top level
-            kept = self.temp()
+            kept = self.emit.temp()
             self.plan_tests.append(kept)
-            self.action(f"{kept} = {value.code}")
+            self.emit.action(f"{kept} = {value.code}")
             value = Value(kept, value.kind, value.const, replace(value.facts, concat=None))
         copy = Value(value.code, value.kind, value.const, value.facts)
         reads = free_variables(value.code + " " + str(value.facts.final or ""))
@@ -226,15 +227,15 @@ class PrintPlans(Macros):
         another define than the JSON writer's (see `calls_other_defines`): the statements are
         then translated as before.
         """
-        self.close_guard()
-        mark = self.checkpoint()
-        with self.writing_to([], fresh=True):
+        self.emit.close_guard()
+        mark = self.emit.checkpoint()
+        with self.emit.writing_to([], fresh=True):
             produce()
-            self.close_guard()
-            text = "".join(self.out)
+            self.emit.close_guard()
+            text = "".join(self.emit.out)
         if not calls_other_defines(text):
             return text
-        self.roll_back(mark)
+        self.emit.roll_back(mark)
         return None
 
     # -- keys: the variables that may hold plans ----------------------------------------------
@@ -265,9 +266,9 @@ class PrintPlans(Macros):
         source = self.plan_source(node)
         if not self.planning() or self.plans_off is None or source < 0 or source in self.plans_off:
             return -1
-        start = len(self.out) + self.guard_open  # (the first action may close the prefill guard)
+        start = len(self.emit.out) + self.emit.guard_open  # (the first action may close the prefill guard)
         operand = self.expr(node.node, frame)
-        del self.out[start:]  # (a lookup: evaluated again where it is used)
+        del self.emit.out[start:]  # (a lookup: evaluated again where it is used)
         return source if operand.kind in PLANNED_JSON and not operand.is_const else -1
 
     def loop_between(self, frame: Frame, owner: Frame | None) -> bool:
@@ -424,8 +425,8 @@ class PrintPlans(Macros):
         values = [self.expr(n, frame) for n in node.nodes]
         self.refuse_markup_plans(values)
         if not any(v.facts.plan is not None for v in values):
-            values = [self.untyped_str(v, node) if v.kind == ANY and not v.is_const else v for v in values]
-            return self.concat(values, node)
+            values = [self.strings.untyped_str(v, node) if v.kind == ANY and not v.is_const else v for v in values]
+            return self.strings.concat(values, node)
         return self.plan_value(tuple(p for v in values for p in as_text(self.plan_of(v))))
 
     def expr_Add(self, node: nodes.Add, frame: Frame) -> Value:
@@ -457,7 +458,7 @@ class PrintPlans(Macros):
         yes, yes_code, no, no_code = self.branches(node, frame)
         if not (yes.facts.plan is not None or no.facts.plan is not None):
             return self.join_branches(truth, node, yes, yes_code, no, no_code)  # (evaluated once)
-        self.out += yes_code + no_code
+        self.emit.out += yes_code + no_code
         made = self.mark(free_variables(truth))
         value = self.plan_value((Branch(made, truth, self.plan_of(yes), self.plan_of(no)),))
         markups = {bool(yes.facts.markup), bool(no.facts.markup)}
@@ -474,16 +475,16 @@ class PrintPlans(Macros):
     def plan_logic(self, node: nodes.BinExpr, frame: Frame, op: str) -> Value:
         """`a and b`, `a or b` with a plan: Python's value, an operand, chosen by a's truth."""
         if not self.mentions_plan(node, frame):
-            return self.logic(node, frame, op)  # type: ignore[attr-defined, no-any-return]
+            return self.and_or(node, frame, op)  # type: ignore[attr-defined, no-any-return]
         left = self.expr(node.left, frame)
-        test = self.truth_of(left)
+        test = self.logic.truth_of(left)
         if test == ("true" if op == "or" else "false"):
             return left
         if test in {"true", "false"}:
             return self.expr(node.right, frame)
         right = self.expr(node.right, frame)
         if not (left.facts.plan is not None or right.facts.plan is not None):
-            return self.logic(node, frame, op)  # type: ignore[attr-defined, no-any-return]
+            return self.and_or(node, frame, op)  # type: ignore[attr-defined, no-any-return]
         made = self.mark(free_variables(test))
         if op == "or":
             chosen = self.plan_of(left)
@@ -499,10 +500,11 @@ class PrintPlans(Macros):
 
     # -- truth and printing --------------------------------------------------------------------
 
-    def truth_of(self, value: Value) -> str:
+    def planned_truth(self, value: Value) -> str:
+        """The truth of a value holding a plan, from its parts (Logic.truth_of asks it)."""
         plan = value.facts.plan
         if plan is None:
-            return super().truth_of(value)
+            return self.logic.unplanned_truth(value)
         truth = self.plan_truth(plan)
         if truth is None:
             raise PlanRefused(sources_of(plan))  # its emptiness is known only by printing it
@@ -521,7 +523,7 @@ class PrintPlans(Macros):
             elif part.truth is not None:
                 truth = "true" if part.truth else "false"
             elif part.value is not None:
-                truth = super().truth_of(part.value)
+                truth = self.logic.unplanned_truth(part.value)
             else:
                 return None
             if truth == "true":
@@ -542,28 +544,28 @@ class PrintPlans(Macros):
         for part in parts(plan):
             if part.made:
                 self.plan_users[part.made] = self.plan_users.get(part.made, frozenset()) | sources
-                self.out.append(tree.Act(USED % part.made))
+                self.emit.out.append(tree.Act(USED % part.made))
 
     def print_plan(self, plan: Plan, node: nodes.Node) -> None:
-        if self.sink is not None:
+        if self.emit.sink is not None:
             raise PlanRefused(sources_of(plan))  # a snippet prints; it cannot be captured
         self.used(plan)
-        self.printed = True  # as printing the captured string did: a leading BOS in it stays
+        self.emit.printed = True  # as printing the captured string did: a leading BOS in it stays
         self.replay(plan, node)
 
     def replay(self, plan: Plan, node: nodes.Node) -> None:
         for part in plan:
             if isinstance(part, Branch):
-                self.action(f"if {part.test}")
+                self.emit.action(f"if {part.test}")
                 self.replay(part.yes, node)
                 if part.no:
-                    self.action("else")
+                    self.emit.action("else")
                     self.replay(part.no, node)
-                self.action("end")
+                self.emit.action("end")
             elif not part.printable:
                 raise PlanRefused(sources_of(plan))
             elif part.snippet:
-                self.show(part.snippet)
+                self.emit.show(part.snippet)
             elif part.value is not None:
                 self.print_value(part.value, node)  # type: ignore[attr-defined]
 
@@ -586,11 +588,11 @@ class PrintPlans(Macros):
             if not made:
                 self.plan_made += 1
                 made = self.plan_made
-                self.out.insert(at, tree.Act(MADE % made))
+                self.emit.out.insert(at, tree.Act(MADE % made))
                 if free_variables(test):
-                    seen = self.temp()
+                    seen = self.emit.temp()
                     self.plan_tests.append(seen)
-                    self.out.insert(at, tree.Act(f"{seen} = {test}"))  # before the marker
+                    self.emit.out.insert(at, tree.Act(f"{seen} = {test}"))  # before the marker
                     test = seen
                 self.plan_reads[made] = free_variables(test)
             sides = [h.plan if h is not None else self.plan_of(known.current()) for h in (a, b)]

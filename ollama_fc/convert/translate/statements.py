@@ -53,7 +53,7 @@ class Statements(Concatenations):
     def stmt_Output(self, node: nodes.Output, frame: Frame) -> None:
         for child in node.nodes:
             if isinstance(child, nodes.TemplateData):
-                self.text(child.data)
+                self.emit.text(child.data)
             else:
                 self.output(child, frame)
 
@@ -85,12 +85,12 @@ class Statements(Concatenations):
                 return
         if isinstance(expr, nodes.CondExpr):
             test = self.truth(expr.test, frame)
-            self.action(f"if {test}")
+            self.emit.action(f"if {test}")
             self.output(expr.expr1, frame)
             if expr.expr2 is not None:
-                self.action("else")
+                self.emit.action("else")
                 self.output(expr.expr2, frame)
-            self.action("end")
+            self.emit.action("end")
             return
         if isinstance(expr, nodes.Filter) and expr.name == "safe" and expr.node is not None and not expr.args:
             self.output(expr.node, frame, plus)  # no escaping to undo: printed as it is
@@ -117,14 +117,14 @@ class Statements(Concatenations):
             # a plain lookup (no side effects to repeat): a schema's repr printed, not captured
             inner = self.expr(expr.node, frame)
             if inner.kind in PYTHON_REPR or (inner.kind == LIST and not inner.is_const):
-                self.repr_action(inner, expr)
+                self.to_json.repr_action(inner, expr)
                 return
             if inner.kind == ANY:
                 self.print_value(inner, expr)  # str(): strings bare, anything else its repr
                 return
         value = self.expr(expr, frame)
         if plus and value.kind == ARGS:
-            self.json_action(value, None, expr)
+            self.to_json.json_action(value, None, expr)
             return
         self.print_value(value, expr, concatenated=plus)
 
@@ -135,7 +135,7 @@ class Statements(Concatenations):
         string, or `tojson` the writers can print; else False, having printed nothing."""
         operands = self.string_operands(expr)
         kinds = (nodes.Const, nodes.Filter, nodes.Name, nodes.Getattr, nodes.Getitem)
-        if self.sink is not None or not all(isinstance(operand, kinds) for operand in operands):
+        if self.emit.sink is not None or not all(isinstance(operand, kinds) for operand in operands):
             return False
         prints: list[Callable[[], None]] = []
         for operand in operands:
@@ -147,11 +147,11 @@ class Statements(Concatenations):
             ):
                 prints.append(partial(self.output, operand.node, frame))
             elif isinstance(operand, nodes.Filter) and operand.name == "tojson" and operand.node is not None:
-                value, indent = self.tojson_options(operand, self.value_of(frame))
-                separators, ascii_only = self.tojson_layout(operand, self.value_of(frame))
-                if ascii_only or not self.html_json_printable(value):
+                value, indent = self.to_json.tojson_options(operand, self.value_of(frame))
+                separators, ascii_only = self.to_json.tojson_layout(operand, self.value_of(frame))
+                if ascii_only or not self.to_json.html_json_printable(value):
                     return False
-                prints.append(partial(self.json_action, value, indent, operand, separators, html=True))
+                prints.append(partial(self.to_json.json_action, value, indent, operand, separators, html=True))
             elif isinstance(operand, nodes.Filter):
                 return False
             else:
@@ -159,7 +159,7 @@ class Statements(Concatenations):
                 if not (value.kind in {STR, CONTENT} or (value.is_const and isinstance(value.const, str))):
                     return False
                 if not value.facts.markup:  # (Markup added to Markup is not escaped again)
-                    value = self.html_escaped(value, operand)  # (refuses a message's text, as `+` does)
+                    value = self.strings.html_escaped(value, operand)  # (refuses a message's text, as `+` does)
                 prints.append(partial(self.print_value, value, operand))
         for print_operand in prints:
             print_operand()
@@ -172,67 +172,69 @@ class Statements(Concatenations):
             self.print_plan(value.facts.plan, node)
         elif value.is_const:
             if isinstance(value.const, (list, dict)):
-                raise self.fail(node, "printing a list or dict literal")
-            self.text(py_str(value.const))
+                raise self.emit.fail(node, "printing a list or dict literal")
+            self.emit.text(py_str(value.const))
         elif value.kind == UNDEF:
             return
         elif value.kind == NONE and not value.facts.maybe_undefined:
-            self.text("None")  # a variable certainly holding None
+            self.emit.text("None")  # a variable certainly holding None
         elif value.kind == BOOL:
-            self.action(f"if {value.code}")
-            self.text("True")
-            self.action("else")
-            self.text("False")
-            self.action("end")
-        elif value.kind == STR and value.code.endswith(".Role") and self.tool_role != "tool":
-            self.action(f'if eq {value.code} "tool"')
-            self.text(self.tool_role)
-            self.action("else")
-            self.put(value.code)
-            self.action("end")
-        elif value.kind in {STR, CONTENT} and value.facts.final and self.sink is None:
+            self.emit.action(f"if {value.code}")
+            self.emit.text("True")
+            self.emit.action("else")
+            self.emit.text("False")
+            self.emit.action("end")
+        elif value.kind == STR and value.code.endswith(".Role") and self.emit.tool_role != "tool":
+            self.emit.action(f'if eq {value.code} "tool"')
+            self.emit.text(self.emit.tool_role)
+            self.emit.action("else")
+            self.emit.put(value.code)
+            self.emit.action("end")
+        elif value.kind in {STR, CONTENT} and value.facts.final and self.emit.sink is None:
             spliced = value.facts.concat
             parts = spliced[1] if spliced is not None and spliced[0] == value.code else ()
-            self.print_final_text(value.code, value.facts.final, parts)
+            self.emit.print_final_text(value.code, value.facts.final, parts)
         elif value.kind in {STR, INT, CONTENT}:
             if value.facts.maybe_none and not concatenated:  # (None is held as "")
-                self.warn(node, "printing a variable that may hold None", "None prints as an empty string, not None")
-            if value.facts.final and self.sink is not None:
-                self.set_final(f"{self.sink}_final", f"or {self.sink}_final {value.facts.final}")
-            self.put(value.code)
+                self.emit.warn(
+                    node, "printing a variable that may hold None", "None prints as an empty string, not None"
+                )
+            if value.facts.final and self.emit.sink is not None:
+                self.emit.set_final(f"{self.emit.sink}_final", f"or {self.emit.sink}_final {value.facts.final}")
+            self.emit.put(value.code)
         elif value.kind in PYTHON_REPR:
-            self.repr_action(value, node)
-        elif value.kind == ANY and self.sink is not None:
-            self.untyped_repr(value.code, node)  # captured: written inline, not by the helper
-        elif value.kind == LIST and self.sink is not None:
-            self.repr_action(value, node)
+            self.to_json.repr_action(value, node)
+        elif value.kind == ANY and self.emit.sink is not None:
+            self.strings.untyped_repr(value.code, node)  # captured: written inline, not by the helper
+        elif value.kind == LIST and self.emit.sink is not None:
+            self.to_json.repr_action(value, node)
         elif value.kind in {ARGS, LIST} or value.kind == ANY:
-            self.helpers.setdefault("ofc_repr", REPR_HELPER)
-            self.call_helper("ofc_str" if value.kind == ANY else "ofc_repr", value.code, node)
+            self.emit.helpers.setdefault("ofc_repr", REPR_HELPER)
+            self.emit.call_helper("ofc_str" if value.kind == ANY else "ofc_repr", value.code, node)
         else:
-            raise self.fail(node, f"printing {value.kind} (a {value.kind} object as text)")
+            raise self.emit.fail(node, f"printing {value.kind} (a {value.kind} object as text)")
 
     def tojson(self, expr: nodes.Filter, frame: Frame) -> None:
-        value, indent = self.tojson_options(expr, self.value_of(frame))
-        separators, ascii_only = self.tojson_layout(expr, self.value_of(frame))
+        value, indent = self.to_json.tojson_options(expr, self.value_of(frame))
+        separators, ascii_only = self.to_json.tojson_layout(expr, self.value_of(frame))
         if value.is_const:
             import json
 
-            self.text(json.dumps(value.const, ensure_ascii=ascii_only, indent=indent, separators=separators))
+            self.emit.text(json.dumps(value.const, ensure_ascii=ascii_only, indent=indent, separators=separators))
             return
         if ascii_only:
-            self.put(self.ascii_json_text(value, indent, separators, expr))
+            self.emit.put(self.to_json.ascii_json_text(value, indent, separators, expr))
             return
-        self.json_action(value, indent, expr, separators)
+        self.to_json.json_action(value, indent, expr, separators)
 
     def stmt_If(self, node: nodes.If, frame: Frame) -> None:
         branches = [(node.test, node.body)] + [(e.test, e.body) for e in node.elif_]
         first = self.expr(node.test, frame)
         if first.kind in {UNDEF, NONE} and not first.facts:
             first = const(False)
-        if not first.is_const and self.truth_of(first) in {"true", "false"}:
+        if not first.is_const and self.logic.truth_of(first) in {"true", "false"}:
             first = const(
-                self.truth_of(first) == "true"
+                self.logic.truth_of(first) == "true"
             )  # a mapping Ollama always fills (a message, a tool's function)
         if first.is_const:
             # resolved statically (Ollama's data model makes it certain): keep the branch taken
@@ -244,10 +246,10 @@ class Statements(Concatenations):
             else:
                 self.visit_body(node.else_, frame)
             return
-        test = self.truth_of(first)
-        self.close_guard()
-        at = len(self.out)  # where a plan set in a branch is made (see printplan.py)
-        self.action(f"if {test}")
+        test = self.logic.truth_of(first)
+        self.emit.close_guard()
+        at = len(self.emit.out)  # where a plan set in a branch is made (see printplan.py)
+        self.emit.action(f"if {test}")
         before = dict(self.plans)
         with self.conditional():
             self.following.append((frame, self.cond_depth - 1, [*node.elif_, *node.else_]))  # they see the old values
@@ -259,16 +261,16 @@ class Statements(Concatenations):
             if node.elif_:
                 # the rest is an `if` of its own inside the else: its test is computed there and
                 # may resolve statically
-                self.action("else")
+                self.emit.action("else")
                 first_elif = node.elif_[0]
                 self.stmt_If(
                     nodes.If(first_elif.test, first_elif.body, node.elif_[1:], node.else_, lineno=first_elif.lineno),
                     frame,
                 )
             elif node.else_:
-                self.action("else")
+                self.emit.action("else")
                 self.visit_body(node.else_, frame)
-        self.action("end")
+        self.emit.action("end")
         if yes or self.plans:
             self.merge_plans(test, at, yes, self.plans)
 
@@ -277,24 +279,24 @@ class Statements(Concatenations):
         if isinstance(target, nodes.NSRef):
             ns = frame.lookup(target.name)
             if ns is None or ns.kind != NS:
-                raise self.fail(node, f"set {target.name}.{target.attr}", "on something that is not a namespace()")
+                raise self.emit.fail(node, f"set {target.name}.{target.attr}", "on something that is not a namespace()")
             value = self.expr(node.node, frame)
             if value.kind == SPLIT:
-                value = self.split_list(value)
+                value = self.strings.split_list(value)
             var = f"{ns.code}_{target.attr}"
             attrs = attrs_of(ns)
             read = nodes.Getattr(nodes.Name(target.name, "load"), target.attr, "load", lineno=node.lineno)
             if target.attr in attrs and self.hold(ns, target.attr, value, frame.owner(target.name), frame, read):
                 return  # a plan, printed where it is read (see printplan.py)
             if (target.attr in attrs and attrs[target.attr].kind == STRLIST) or value.kind == STRLIST:
-                value = Value(self.strlist_code(value, node), STRLIST, facts=final_of(value))
+                value = Value(self.access.strlist_code(value, node), STRLIST, facts=final_of(value))
             if target.attr not in attrs:
-                raise self.fail(
+                raise self.emit.fail(
                     node, f"set {target.name}.{target.attr}", "sets an attribute namespace() did not declare"
                 )
             joined = self.join(attrs[target.attr], value)
             if value.facts.markup:
-                self.warn(node, f"set {target.name}.{target.attr} to a |safe concatenation", MARKUP_STORED)
+                self.emit.warn(node, f"set {target.name}.{target.attr} to a |safe concatenation", MARKUP_STORED)
             if any(
                 v.facts.maybe_negative or (v.is_const and isinstance(v.const, int) and v.const < 0)
                 for v in (attrs[target.attr], value)
@@ -305,19 +307,19 @@ class Statements(Concatenations):
                 flag = attrs[target.attr].facts.defined_flag
                 if flag and (value.kind == UNDEF or not value.facts.maybe_undefined):
                     joined.facts = replace(joined.facts, defined_flag=flag)
-                    self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
+                    self.emit.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
             if attrs[target.attr].kind == NONE or attrs[target.attr].facts.maybe_none or value.kind == NONE:
                 joined.facts = replace(joined.facts, maybe_none=True)  # some path may leave (or set) None
             attrs[target.attr] = joined
-            self.action(f"{var} = {self.operand(value, node)}")
+            self.emit.action(f"{var} = {self.emit.operand(value, node)}")
             if value.is_const and not isinstance(value.const, (list, dict)):
                 joined.facts = replace(
-                    joined.facts, known=(self.flow_epoch, value.const)
+                    joined.facts, known=(self.emit.flow_epoch, value.const)
                 )  # until the next branch point
             elif value.facts.nonempty:
-                joined.facts = replace(joined.facts, known_nonempty=self.flow_epoch)  # (as `known`)
+                joined.facts = replace(joined.facts, known_nonempty=self.emit.flow_epoch)  # (as `known`)
             if target.attr in (ns.facts.text_attrs or ()):
-                self.set_final(f"{var}_final", value.facts.final or "false")
+                self.emit.set_final(f"{var}_final", value.facts.final or "false")
             return
         if (
             isinstance(target, nodes.Tuple)
@@ -329,12 +331,12 @@ class Statements(Concatenations):
                 self.stmt_Assign(nodes.Assign(name, item, lineno=node.lineno), frame)
             return
         if not isinstance(target, nodes.Name):
-            raise self.fail(node, "tuple assignment in set")
+            raise self.emit.fail(node, "tuple assignment in set")
         if target.name not in self.read_names and not self.calls_in(node.node):
             return  # never read, and computing it changes nothing
         value = self.expr(node.node, frame)
         if value.kind == SPLIT:
-            value = self.split_list(value)
+            value = self.strings.split_list(value)
         slot = frame.lookup(target.name)
         assert slot is not None, target.name
         slot.facts = replace(slot.facts, known=None)
@@ -346,7 +348,7 @@ class Statements(Concatenations):
         if target.name in self.growing and (
             value.kind == STRLIST or (value.is_const and isinstance(value.const, list))
         ):
-            value = Value(self.strlist_code(value, node), STRLIST, facts=final_of(value))
+            value = Value(self.access.strlist_code(value, node), STRLIST, facts=final_of(value))
         if value.kind == NS:
             slot.kind = NS
             attrs = attrs_of(value)
@@ -357,17 +359,17 @@ class Statements(Concatenations):
                     # a Go flag tells whether some `set ns.attr` ran (for `ns.attr is defined`)
                     flag = f"{slot.code}_{attr}_defined"
                     attrs[attr] = Value("", UNDEF, facts=Facts(maybe_undefined=True, defined_flag=flag))
-                    self.action(f"{flag} := false")
+                    self.emit.action(f"{flag} := false")
             for attr, init in attrs.items():
                 if init.is_const and isinstance(init.const, list):
                     # a list attribute can only be a list of strings built at run time
-                    init = attrs[attr] = Value(self.strlist_code(init, node), STRLIST)
-                self.action(f"{slot.code}_{attr} := {self.operand(init, node)}")
+                    init = attrs[attr] = Value(self.access.strlist_code(init, node), STRLIST)
+                self.emit.action(f"{slot.code}_{attr} := {self.emit.operand(init, node)}")
             # a list, not a set: the flags are declared in attribute order, the same on every run
             text_attrs = [a for a in attrs if f"{target.name}.{a}" in self.text_names]
             slot.facts = replace(slot.facts, text_attrs=text_attrs)
             for attr in text_attrs:
-                self.action(f"{slot.code}_{attr}_final := false")
+                self.emit.action(f"{slot.code}_{attr}_final := false")
             return
         owner = frame.owner(target.name)
         strong = owner is not None and (self.cond_depth == owner.depth or not self.read_later(target.name, owner))
@@ -379,7 +381,7 @@ class Statements(Concatenations):
         if not strong and value.kind == SELECT and self.filters_own_list(slot, value):
             # `set xs = xs | rejectattr(..)` on some paths: the filters apply once a Go flag is on
             flag = slot.facts.filter_flag
-            self.action(f"{flag} = true")
+            self.emit.action(f"{flag} = true")
             added = [SelectionFilter(f, fr, flag) for f, fr, _ in value.facts.filters or ()]
             slot.facts = replace(slot.facts, filters=[*(slot.facts.filters or ()), *added])
             if slot.kind != SELECT:
@@ -395,9 +397,9 @@ class Statements(Concatenations):
         ):
             # a dict literal on some paths: a Go flag says the variable holds it (see `literal_or`)
             if (slot.facts.literal or value).const != value.const:
-                raise self.fail(node, f"set {target.name}", "(different dict literals on different paths)")
+                raise self.emit.fail(node, f"set {target.name}", "(different dict literals on different paths)")
             slot.facts = replace(slot.facts, literal=value)
-            self.action(f"{slot.facts.literal_flag} = true")
+            self.emit.action(f"{slot.facts.literal_flag} = true")
             return
         if (
             not strong
@@ -407,13 +409,13 @@ class Statements(Concatenations):
             and not slot.is_const
         ):
             # `set tools = []` on some paths: an empty list of the kind the variable holds
-            self.action(f"{slot.code} = slice {slot.code} 0 0")
+            self.emit.action(f"{slot.code} = slice {slot.code} 0 0")
             slot.facts = replace(slot.facts, emptied=True, assigned=True)  # no longer None where Ollama's list is empty
             return
         if static or slot.is_const:
             # a literal list or a filtered list has no Go value: the variable holds it statically
             if not strong:
-                raise self.fail(node, f"set {target.name}", "(a list stored only on some paths)")
+                raise self.emit.fail(node, f"set {target.name}", "(a list stored only on some paths)")
             slot.const = value.const if value.is_const else NOT_CONST
         if static:
             slot.kind = value.kind
@@ -422,14 +424,16 @@ class Statements(Concatenations):
                 slot.facts = replace(slot.facts, fields=value.facts.fields)
             if value.kind in {SELECT, REVERSED}:
                 base, _ = view_of(value)
-                self.action(f"{slot.code} = {base.code}")
+                self.emit.action(f"{slot.code} = {base.code}")
                 slot.facts = replace(slot.facts, **value.facts.present())
                 slot.facts = replace(slot.facts, base=Value(slot.code, base.kind))
             return
         if bool(value.facts.ordered) != bool(slot.facts.ordered) and value.kind not in {UNDEF, NONE}:
             # a nested property map is ranged through .All, a plain map directly: one of them
             if not (strong or slot.kind == UNDEF or not slot.facts.assigned):
-                raise self.fail(node, f"set {target.name}", "(an ordered and a plain property map on different paths)")
+                raise self.emit.fail(
+                    node, f"set {target.name}", "(an ordered and a plain property map on different paths)"
+                )
             if value.facts.ordered:
                 slot.facts = replace(slot.facts, ordered=True)
             else:
@@ -458,19 +462,19 @@ class Statements(Concatenations):
         )
         flag = slot.facts.defined_flag
         if flag:
-            self.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
+            self.emit.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
         if slot.facts.literal:
-            self.action(f"{slot.facts.literal_flag} = false")
+            self.emit.action(f"{slot.facts.literal_flag} = false")
         if value.is_const and not isinstance(value.const, (list, dict)):
-            slot.facts = replace(slot.facts, known=(self.flow_epoch, value.const))  # until the next branch point
+            slot.facts = replace(slot.facts, known=(self.emit.flow_epoch, value.const))  # until the next branch point
         if slot.facts.final:
-            self.set_final(slot.facts.final, value.facts.final or "false")
+            self.emit.set_final(slot.facts.final, value.facts.final or "false")
         if value.kind in {UNDEF, NONE}:
-            self.action(f'{slot.code} = ""')
+            self.emit.action(f'{slot.code} = ""')
             if value.kind == NONE:
                 slot.facts = replace(slot.facts, maybe_none=True)
             return
-        self.action(f"{slot.code} = {self.operand(value, node)}")
+        self.emit.action(f"{slot.code} = {self.emit.operand(value, node)}")
 
     @staticmethod
     def independent_pairs(targets: nodes.Tuple, values: nodes.Tuple) -> bool:
@@ -514,13 +518,13 @@ class Statements(Concatenations):
     def stmt_AssignBlock(self, node: nodes.AssignBlock, frame: Frame) -> None:
         """`{% set x %}...{% endset %}`: the body's output appended to x piece by piece."""
         if not isinstance(node.target, nodes.Name) or node.filter is not None:
-            raise self.fail(node, "{% set %}...{% endset %} with a filter or into an attribute")
+            raise self.emit.fail(node, "{% set %}...{% endset %} with a filter or into an attribute")
         slot = frame.lookup(node.target.name)
         assert slot is not None
         if self.block_plan(node, frame):
             return  # its body, printed where x is (see printplan.py)
-        captured = self.capture(lambda: self.visit_body(node.body, frame), "{% set %}...{% endset %} block", node)
-        value = self.captured(captured)
+        captured = self.emit.capture(lambda: self.visit_body(node.body, frame), "{% set %}...{% endset %} block", node)
+        value = self.emit.captured(captured)
         self.stmt_Assign(
             nodes.Assign(node.target, nodes.Name("__captured__", "load"), lineno=node.lineno),
             Frame({"__captured__": value}, parent=frame),
@@ -533,13 +537,13 @@ class Statements(Concatenations):
         self.visit_body(node.body, frame)
 
     def stmt_Break(self, node: nodes.Node, frame: Frame) -> None:
-        self.action("break")
+        self.emit.action("break")
 
     def stmt_Continue(self, node: nodes.Node, frame: Frame) -> None:
-        self.action("continue")
+        self.emit.action("continue")
 
     def stmt_ExprStmt(self, node: nodes.ExprStmt, frame: Frame) -> None:
-        raise self.fail(node, "{% do %}")
+        raise self.emit.fail(node, "{% do %}")
 
     def stmt_CallBlock(self, node: nodes.CallBlock, frame: Frame) -> None:
         """`{% call m(..) %}body{% endcall %}`: m inlined, its `caller()` rendering body where the call is."""
@@ -550,7 +554,7 @@ class Statements(Concatenations):
             or call.node.name not in self.macros
             or frame.lookup(call.node.name) is not None
         ):
-            raise self.fail(
+            raise self.emit.fail(
                 node,
                 "{% call %} block",
                 "other than a macro called with a caller() taking no arguments has no Go template equivalent",
@@ -563,9 +567,10 @@ class Statements(Concatenations):
 
     def stmt_FilterBlock(self, node: nodes.FilterBlock, frame: Frame) -> None:
         """`{% filter f %}...{% endfilter %}`: the body captured as text, printed through `f`."""
-        captured = self.capture(lambda: self.visit_body(node.body, frame), "{% filter %} block", node)
+        captured = self.emit.capture(lambda: self.visit_body(node.body, frame), "{% filter %} block", node)
         self.output(
-            self.filtered_capture(node.filter, node), Frame({"__captured__": self.captured(captured)}, parent=frame)
+            self.filtered_capture(node.filter, node),
+            Frame({"__captured__": self.emit.captured(captured)}, parent=frame),
         )
 
     @staticmethod

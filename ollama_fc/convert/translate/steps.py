@@ -49,7 +49,7 @@ class LoopSteps(Core):
         (`len (slice xs 1)` in every step is two function calls each); only for a non-empty
         list, where the step would have computed it."""
         at = self.range_at(start, ranged)
-        self.out[at:at] = _set_when_filled(last, "0", seqvar, f"len (slice {seqvar} 1)")
+        self.emit.out[at:at] = _set_when_filled(last, "0", seqvar, f"len (slice {seqvar} 1)")
 
     def keep_neighbours(self, start: int, ranged: Act, loop: Loop, item: str) -> None:
         """Set up the neighbours `kept_neighbour` reads: before the `range`, the element carried
@@ -58,11 +58,11 @@ class LoopSteps(Core):
         and the step's own element carried on."""
         at = self.range_at(start, ranged)
         if loop.before is not None and loop.carried is not None:
-            self.out[at + 1 : at + 1] = [Act(f"{loop.before} := {loop.carried}"), Act(f"{loop.carried} = {item}")]
+            self.emit.out[at + 1 : at + 1] = [Act(f"{loop.before} := {loop.carried}"), Act(f"{loop.carried} = {item}")]
             last = f"index {loop.seq} (len (slice {loop.seq} 1))"
-            self.out[at:at] = _set_when_filled(loop.carried, "false", loop.seq, last)
+            self.emit.out[at:at] = _set_when_filled(loop.carried, "false", loop.seq, last)
         if loop.after is not None:
-            self.out[at:at] = _set_when_filled(loop.after, loop.seq, loop.seq, f"slice {loop.seq} 1")
+            self.emit.out[at:at] = _set_when_filled(loop.after, loop.seq, loop.seq, f"slice {loop.seq} 1")
 
     def keep_first_flag(self, start: int, ranged: Act, loop: Loop) -> None:
         """Set up `loop.first_flag` where the body reads it: true before the `range`, taken
@@ -72,33 +72,33 @@ class LoopSteps(Core):
         assert flag is not None
         if flag not in loop.asked:
             return
-        at, pending = self.range_at(start, ranged), self.temp()
-        self.out[at + 1 : at + 1] = [Act(f"{flag} := {pending}"), Act(f"{pending} = false")]
-        self.out.insert(at, Act(f"{pending} := true"))
+        at, pending = self.range_at(start, ranged), self.emit.temp()
+        self.emit.out[at + 1 : at + 1] = [Act(f"{flag} := {pending}"), Act(f"{pending} = false")]
+        self.emit.out.insert(at, Act(f"{pending} := true"))
 
     def range_at(self, start: int, ranged: Act) -> int:
         """Where in the output, from `start` on, the loop's `range` action is."""
-        at = self.written_at(start, ranged)
+        at = self.emit.written_at(start, ranged)
         assert at is not None  # (written by the loop being set up, from `start` on)
         return at
 
     def drop_written(self, start: int, piece: str) -> None:
         """Remove `piece`, written from `out[start]` on (one declaration each, and the function
         calls computing it, fewer per iteration)."""
-        at = self.written_at(start, piece)
+        at = self.emit.written_at(start, piece)
         if at is not None:
-            del self.out[at]
+            del self.emit.out[at]
 
     def indexed(self, loop: Loop) -> Loop:
         """`loop`, its index variable noted as a Go `int` (a `range` index or a count), so a
         condition `loop.first` / `loop.index0 == 0` tests it without a call."""
-        self.int_vars.add(loop.index)
+        self.emit.int_vars.add(loop.index)
         return loop
 
     def counted_step(self, idx: str, seen: str, last: str, total: str) -> Loop:
         """Number a step of a loop whose Go `range` gives no usable index (a map, a filtered or a
         schema loop): `idx` := the steps `seen` so far (then one more), `last` := `total` - 1."""
-        self.action(f"{idx} := {seen}")
-        self.action(f"{seen} = {textops.plus_one(seen)}")
-        declared = self.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
+        self.emit.action(f"{idx} := {seen}")
+        self.emit.action(f"{seen} = {textops.plus_one(seen)}")
+        declared = self.emit.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
         return self.indexed(Loop(index=idx, seq="", last=last, length=total, last_declared=declared))
