@@ -22,6 +22,7 @@ from .named import choose_on_tools
 from .result import Capabilities, Conversion, ConversionWarning
 from .sources import TemplateSource, load_source
 from .translate import Translator
+from .translate.core import Translation
 
 PROBE_NAME = "ofc_probe_function"
 
@@ -45,7 +46,7 @@ def _probe(template: str, tokens: dict[str, str], messages: list[dict[str, Any]]
         return None
 
 
-def _translate(translator: Translator) -> str:
+def _translate(translator: Translator) -> Translation:
     try:
         return translator.translate(compact=True)
     except RecursionError as exc:
@@ -169,15 +170,15 @@ def convert(
     limits = Limits(max_output=max_output, max_seconds=max_seconds)
     # Ollama's runner adds BOS unless the model says otherwise: a literal leading one is dropped
     translator = Translator(loaded.template, tokens, limits, runner_adds_bos=loaded.add_bos_token is not False)
-    body = _translate(translator)
+    translated = _translate(translator)
     with bounded_renders(loaded.template, started, max_seconds):
         shape = probe(loaded.template, tokens, translator.role_names)
-        bos = translator.emit.leading_bos
-        if bos and bos in body and bos_only_leads(loaded.template, tokens, shape):
+        bos = translated.leading_bos
+        if bos and bos in translated.text and bos_only_leads(loaded.template, tokens, shape):
             # printed first in a way the translator cannot see (in the loop, in a value): as ""
             translator = Translator(loaded.template, {**tokens, "bos_token": ""}, limits)
-            body = _translate(translator)
-            translator.emit.warnings.append(
+            translated = _translate(translator)
+            translated.warnings.append(
                 ConversionWarning(
                     construct=f"bos_token ({bos})",
                     line=_first_line_naming(translator.tree, "bos_token"),
@@ -204,9 +205,9 @@ def convert(
                 # it writes calls but not the tool list (DeepSeek V3/R1: tools go in a system
                 # message): naming `.Tools` lets Ollama accept a request with tools at all
                 header += "{{- if and false .Tools }}{{- end }}"
-        template = compact_actions(header) + body
+        template = compact_actions(header) + translated.text
         # in source order: a macro expanded at several call sites warns in the order it was expanded
-        warnings = sorted(translator.emit.warnings, key=lambda w: w.line or 0)
+        warnings = sorted(translated.warnings, key=lambda w: w.line or 0)
         stops = _stop_tokens(loaded)
     return Conversion(
         template=template,

@@ -4,17 +4,20 @@ untyped values, `|int` of text.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from jinja2 import nodes
 
 from ..go import search, strip, strlists, textops
+from ..go.gohelpers import REPR_HELPER
 from ..go.textops import escape_html, go_string, html_of
 from .access import Access
 from .emit import Emit
 from .tojson import PYTHON_REPR, JsonWriter, ToJson
 from .values import (
     ANY,
+    ARGS,
     BOOL,
     CONTENT,
     INT,
@@ -41,6 +44,8 @@ class Strings:
         self.emit = emit
         self.access = access
         self.to_json = to_json
+        #: prints a value holding a print plan, given by the print plans that made it
+        self.print_planned: Callable[[Value, nodes.Node], None] | None = None
 
     def trim(self, text_code: str, method: str, chars: str | None, facts: Facts = NO_FACTS) -> Value:
         return Value(strip.strip(self.emit, text_code, method, chars), STR, facts=facts)
@@ -378,3 +383,52 @@ class Strings:
         self.emit.action(f"{number} = 0")
         self.emit.action("end")
         return Value(number, INT)
+
+    def print_value(self, value: Value, node: nodes.Node, concatenated: bool = False) -> None:
+        """Print a value as Python's str() does (a print plan by the print plans, `print_planned`); `concatenated`: a piece of a `+` (which None
+        would have made Python refuse)."""
+        if value.facts.plan is not None and self.print_planned is not None:
+            self.print_planned(value, node)
+        elif value.is_const:
+            if isinstance(value.const, (list, dict)):
+                raise self.emit.fail(node, "printing a list or dict literal")
+            self.emit.text(py_str(value.const))
+        elif value.kind == UNDEF:
+            return
+        elif value.kind == NONE and not value.facts.maybe_undefined:
+            self.emit.text("None")  # a variable certainly holding None
+        elif value.kind == BOOL:
+            self.emit.action(f"if {value.code}")
+            self.emit.text("True")
+            self.emit.action("else")
+            self.emit.text("False")
+            self.emit.action("end")
+        elif value.kind == STR and value.code.endswith(".Role") and self.emit.tool_role != "tool":
+            self.emit.action(f'if eq {value.code} "tool"')
+            self.emit.text(self.emit.tool_role)
+            self.emit.action("else")
+            self.emit.put(value.code)
+            self.emit.action("end")
+        elif value.kind in {STR, CONTENT} and value.facts.final and self.emit.sink is None:
+            spliced = value.facts.concat
+            parts = spliced[1] if spliced is not None and spliced[0] == value.code else ()
+            self.emit.print_final_text(value.code, value.facts.final, parts)
+        elif value.kind in {STR, INT, CONTENT}:
+            if value.facts.maybe_none and not concatenated:  # (None is held as "")
+                self.emit.warn(
+                    node, "printing a variable that may hold None", "None prints as an empty string, not None"
+                )
+            if value.facts.final and self.emit.sink is not None:
+                self.emit.set_final(f"{self.emit.sink}_final", f"or {self.emit.sink}_final {value.facts.final}")
+            self.emit.put(value.code)
+        elif value.kind in PYTHON_REPR:
+            self.to_json.repr_action(value, node)
+        elif value.kind == ANY and self.emit.sink is not None:
+            self.untyped_repr(value.code, node)  # captured: written inline, not by the helper
+        elif value.kind == LIST and self.emit.sink is not None:
+            self.to_json.repr_action(value, node)
+        elif value.kind in {ARGS, LIST} or value.kind == ANY:
+            self.emit.helpers.setdefault("ofc_repr", REPR_HELPER)
+            self.emit.call_helper("ofc_str" if value.kind == ANY else "ofc_repr", value.code, node)
+        else:
+            raise self.emit.fail(node, f"printing {value.kind} (a {value.kind} object as text)")

@@ -247,3 +247,15 @@ class ToJson:
         pad = " " * width
         code = search.replace(self.emit, value.code, "\n", go_string("\n" + pad))
         return Value(f'(printf "%s%s" {go_string(pad)} {code})' if first else code, STR)
+
+    def print_tojson(self, expr: nodes.Filter, value_of: ValueOf) -> None:
+        """Print `x | tojson(...)`."""
+        value, indent = self.tojson_options(expr, value_of)
+        separators, ascii_only = self.tojson_layout(expr, value_of)
+        if value.is_const:
+            self.emit.text(json.dumps(value.const, ensure_ascii=ascii_only, indent=indent, separators=separators))
+            return
+        if ascii_only:
+            self.emit.put(self.ascii_json_text(value, indent, separators, expr))
+            return
+        self.json_action(value, indent, expr, separators)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, cast
 
 from jinja2 import nodes
@@ -53,9 +54,20 @@ from ..ops.values import (
     ValueOf,
 )
 from ..ops.views import Views
+from ..result import ConversionWarning
 from ..tails import hoist_last_steps
 from .plans import GO_VARIABLE
 from .scope import Frame
+
+
+@dataclass(frozen=True)
+class Translation:
+    """What a translation wrote: the Go template, and what the translator found writing it."""
+
+    text: str
+    warnings: list[ConversionWarning]
+    #: the BOS text left out where it led the output (see `Emit.text`)
+    leading_bos: str
 
 
 class Core:
@@ -170,9 +182,12 @@ class Core:
                 uses.update(id(arg) for arg in node.args)
         return uses
 
-    def translate(self, compact: bool = False) -> str:
+    def translate(self, compact: bool = False) -> Translation:
         """The Go template; `compact`: its actions printed without inner spaces (see `tree.render`)."""
-        return go_tree.render(self.translate_tree(), compact)
+        return self.translation(go_tree.render(self.translate_tree(), compact))
+
+    def translation(self, text: str) -> Translation:
+        return Translation(text, self.emit.warnings, self.emit.leading_bos)
 
     def translate_tree(self) -> list[go_tree.Node]:
         """The template written and passed over as one tree: its helpers' defines, then the body."""
@@ -321,10 +336,14 @@ class Core:
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
             raise self.emit.fail(node, f"{{% {type(node).__name__.lower()} %}}")
+        planned = getattr(self, "plan_stmt_" + type(node).__name__, None)
         self.emit.statement = node
         self.emit.visiting.append(node)
         try:
-            method(node, frame)
+            if planned is None:
+                method(node, frame)
+            else:
+                planned(node, frame, method)
         finally:
             self.emit.visiting.pop()
 
@@ -334,10 +353,14 @@ class Core:
         return lambda node: self.expr(node, frame)
 
     def expr(self, node: nodes.Node, frame: Frame) -> Value:
+        """`node`'s Value, by `expr_<Node>`; where the print plans have a hook for the node's
+        kind (`plan_expr_<Node>`), by the hook, given `expr_<Node>` to fall back on (so too
+        `visit` with `stmt_<Node>` and `plan_stmt_<Node>`)."""
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
             raise self.emit.fail(node, f"expression {type(node).__name__}")
-        value: Value = method(node, frame)
+        planned = getattr(self, "plan_expr_" + type(node).__name__, None)
+        value: Value = method(node, frame) if planned is None else planned(node, frame, method)
         why = self.emit.budget.overdue()
         if why is not None:
             raise self.emit.over_limit(why)

@@ -96,6 +96,13 @@ def sources_of(plan: Plan) -> frozenset[int]:
     return frozenset(p.source for p in parts(plan) if isinstance(p, Piece) and p.source >= 0)
 
 
+def refuse_markup_plans(values: list[Value]) -> None:
+    """A `|safe` plan joined to text would escape it as Markup does: not held as a plan."""
+    for value in values:
+        if value.facts.plan is not None and value.facts.markup:
+            raise PlanRefused(sources_of(value.facts.plan))
+
+
 def as_text(plan: Plan) -> Plan:
     """The plan after `~` (str() of each value): a bool, a number, None print non-empty."""
     out: list[Piece | Branch] = []

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from jinja2 import nodes
 
@@ -54,6 +54,7 @@ from ..ops.values import (
     const,
     py_str,
 )
+from .core import Translation
 from .macros import Macros
 from .plans import (
     BODY,
@@ -76,13 +77,14 @@ from .plans import (
     parts,
     plan_marks,
     prints_only,
+    refuse_markup_plans,
     set_after,
     sources_of,
     stored_json,
     surely_prints,
     without_marks,
 )
-from .scope import Frame
+from .scope import Frame, Translate
 
 #: kinds whose `tojson` a plan stands for when a `set` stores it (tool schemas: their captured
 #: JSON writer is most of a conversion's size, where a printed one is a define call)
@@ -93,12 +95,16 @@ PLANNED_JSON = {TOOLS, TOOL, TFUNC, PARAMS, PROPS, PROP, SELECT, MAPPED, CALLS, 
 PLAIN_FACTS = {"concat", "nonempty", "json_text", "var", "assigned", "final"}
 
 
+BinExprT = TypeVar("BinExprT", bound=nodes.BinExpr)
+
+
 class PrintPlans(Macros):
     """Holds strings built only to be printed as plans (see the module's docstring)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.logic.planned_truth = self.planned_truth
+        self.strings.print_planned = lambda value, node: self.print_plan(self.plan_of(value), node)
         self.plan_args = (args, kwargs)
         #: building statements left captured (indexes, see `plan_source`); None: no plans at all
         self.plans_off: frozenset[int] | None = frozenset()
@@ -117,7 +123,7 @@ class PrintPlans(Macros):
 
     # -- translation with fallback ------------------------------------------------------------
 
-    def translate(self, compact: bool = False) -> str:
+    def translate(self, compact: bool = False) -> Translation:
         if self.plans_off is None:
             return super().translate(compact)
         self.plan_main = self.emit.out
@@ -137,9 +143,9 @@ class PrintPlans(Macros):
         if not settled:
             return self.without(failing, compact)
         without_marks(top)
-        return tree.render(top, compact)
+        return self.translation(tree.render(top, compact))
 
-    def without(self, sources: frozenset[int] | None, compact: bool = False) -> str:
+    def without(self, sources: frozenset[int] | None, compact: bool = False) -> Translation:
         """Translate again from the start, leaving `sources` (None: every one) captured."""
         off = None if sources is None or self.plans_off is None else self.plans_off | sources
         if off is not None and off == self.plans_off:
@@ -147,10 +153,7 @@ class PrintPlans(Macros):
         args, kwargs = self.plan_args
         fresh = type(self)(*args, **kwargs)
         fresh.plans_off = off
-        text = fresh.translate(compact)
-        self.__dict__.clear()
-        self.__dict__.update(fresh.__dict__)
-        return text
+        return fresh.translate(compact)
 
     def settled(self, top: list[tree.Node]) -> tuple[bool, frozenset[int] | None]:
         """Does every plan printed read what it was made from? If not, the sources to refuse."""
@@ -311,19 +314,19 @@ class PrintPlans(Macros):
 
     # -- building statements -------------------------------------------------------------------
 
-    def stmt_For(self, node: nodes.For, frame: Frame) -> None:
-        if not self.build_plan(node, frame):
-            self.loop_pass(node, frame)
+    def plan_stmt_For(self, node: nodes.For, frame: Frame, plain: Translate[nodes.For, None]) -> None:
+        if not self.build_plan(node, frame, plain):
+            self.loop_pass(node, frame, plain)
 
-    def loop_pass(self, node: nodes.For, frame: Frame) -> None:
+    def loop_pass(self, node: nodes.For, frame: Frame, plain: Translate[nodes.For, None]) -> None:
         """The loop, translated as before; plans held by its variables end with it (a plan held
         in a loop is one of the pass's own variables: `hold` refuses any other)."""
         before = set(self.plans)
-        super().stmt_For(node, frame)  # type: ignore[misc]
+        plain(node, frame)
         for key in set(self.plans) - before:
             del self.plans[key]
 
-    def build_plan(self, node: nodes.For, frame: Frame) -> bool:
+    def build_plan(self, node: nodes.For, frame: Frame, plain: Translate[nodes.For, None]) -> bool:
         """A loop that only appends to a namespace attribute: the attribute becomes a plan."""
         target = appends_to(node) if self.planning() else None
         source = self.plan_source(node)
@@ -347,7 +350,7 @@ class PrintPlans(Macros):
             before.kind in {STR, CONTENT} or (before.is_const and isinstance(before.const, str))
         ):
             return False
-        snippet = self.snippet(lambda: self.loop_pass(loop, frame))
+        snippet = self.snippet(lambda: self.loop_pass(loop, frame, plain))
         if snippet is None:
             return False
         made = self.mark(free_variables(snippet))
@@ -396,62 +399,55 @@ class PrintPlans(Macros):
             value.facts = replace(value.facts, markup=held.markup)
         return value
 
-    def expr_Name(self, node: nodes.Name, frame: Frame) -> Value:
+    def plan_expr_Name(self, node: nodes.Name, frame: Frame, plain: Translate[nodes.Name, Value]) -> Value:
         value = self.held_value(node, frame)
         if value is not None:
             return value
-        return super().expr_Name(node, frame)  # type: ignore[misc, no-any-return]
+        return plain(node, frame)
 
-    def expr_Getattr(self, node: nodes.Getattr, frame: Frame) -> Value:
+    def plan_expr_Getattr(self, node: nodes.Getattr, frame: Frame, plain: Translate[nodes.Getattr, Value]) -> Value:
         value = self.held_value(node, frame)
         if value is not None:
             return value
-        return super().expr_Getattr(node, frame)  # type: ignore[misc, no-any-return]
+        return plain(node, frame)
 
-    def expr_Filter(self, node: nodes.Filter, frame: Frame) -> Value:
+    def plan_expr_Filter(self, node: nodes.Filter, frame: Frame, plain: Translate[nodes.Filter, Value]) -> Value:
         """A tool schema's `tojson` that a `set` stores: a plan printing it through the JSON
         writer's define, in place of the text captured by the inline writer."""
         source = self.json_plan_source(node, frame)
         if source >= 0:
-            snippet = self.snippet(lambda: self.tojson(node, frame))  # type: ignore[attr-defined]
+            snippet = self.snippet(lambda: self.to_json.print_tojson(node, self.value_of(frame)))
             if snippet is not None:
                 made = self.mark(free_variables(snippet))
                 return self.plan_value((Piece(made=made, snippet=snippet, source=source, truth=True),))
-        return super().expr_Filter(node, frame)  # type: ignore[misc, no-any-return]
+        return plain(node, frame)
 
-    def expr_Concat(self, node: nodes.Concat, frame: Frame) -> Value:
+    def plan_expr_Concat(self, node: nodes.Concat, frame: Frame, plain: Translate[nodes.Concat, Value]) -> Value:
         if not self.mentions_plan(node, frame):
-            return super().expr_Concat(node, frame)  # type: ignore[misc, no-any-return]
+            return plain(node, frame)
         values = [self.expr(n, frame) for n in node.nodes]
-        self.refuse_markup_plans(values)
+        refuse_markup_plans(values)
         if not any(v.facts.plan is not None for v in values):
             values = [self.strings.untyped_str(v, node) if v.kind == ANY and not v.is_const else v for v in values]
             return self.strings.concat(values, node)
         return self.plan_value(tuple(p for v in values for p in as_text(self.plan_of(v))))
 
-    def expr_Add(self, node: nodes.Add, frame: Frame) -> Value:
+    def plan_expr_Add(self, node: nodes.Add, frame: Frame, plain: Translate[nodes.Add, Value]) -> Value:
         if not self.mentions_plan(node, frame):
-            return super().expr_Add(node, frame)  # type: ignore[misc, no-any-return]
+            return plain(node, frame)
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)
         if not (left.facts.plan is not None or right.facts.plan is not None):
-            return super().expr_Add(node, frame)  # type: ignore[misc, no-any-return]
-        self.refuse_markup_plans([left, right])
+            return plain(node, frame)
+        refuse_markup_plans([left, right])
         for v in (left, right):  # Python's `str + x` takes only a string x
             if v.facts.plan is None and not (v.kind in {STR, CONTENT} or isinstance(v.const, str)):
                 raise PlanRefused(None)
         return self.plan_value(self.plan_of(left) + self.plan_of(right))
 
-    @staticmethod
-    def refuse_markup_plans(values: list[Value]) -> None:
-        """A `|safe` plan joined to text would escape it as Markup does: not held as a plan."""
-        for value in values:
-            if value.facts.plan is not None and value.facts.markup:
-                raise PlanRefused(sources_of(value.facts.plan))
-
-    def expr_CondExpr(self, node: nodes.CondExpr, frame: Frame) -> Value:
+    def plan_expr_CondExpr(self, node: nodes.CondExpr, frame: Frame, plain: Translate[nodes.CondExpr, Value]) -> Value:
         """`x if c else y` with a plan on either side: a Branch on c's truth."""
         if not self.mentions_plan(node, frame) or node.expr2 is None:
-            return super().expr_CondExpr(node, frame)  # type: ignore[misc, no-any-return]
+            return plain(node, frame)
         truth = self.test_truth(node.test, frame)
         if truth in {"true", "false"}:
             return self.expr(node.expr1 if truth == "true" else node.expr2, frame)
@@ -466,16 +462,16 @@ class PrintPlans(Macros):
             value.facts = replace(value.facts, markup=True if markups == {True} else "mixed")
         return value
 
-    def expr_And(self, node: nodes.And, frame: Frame) -> Value:
-        return self.plan_logic(node, frame, "and")
+    def plan_expr_And(self, node: nodes.And, frame: Frame, plain: Translate[nodes.And, Value]) -> Value:
+        return self.plan_logic(node, frame, "and", plain)
 
-    def expr_Or(self, node: nodes.Or, frame: Frame) -> Value:
-        return self.plan_logic(node, frame, "or")
+    def plan_expr_Or(self, node: nodes.Or, frame: Frame, plain: Translate[nodes.Or, Value]) -> Value:
+        return self.plan_logic(node, frame, "or", plain)
 
-    def plan_logic(self, node: nodes.BinExpr, frame: Frame, op: str) -> Value:
+    def plan_logic(self, node: BinExprT, frame: Frame, op: str, plain: Translate[BinExprT, Value]) -> Value:
         """`a and b`, `a or b` with a plan: Python's value, an operand, chosen by a's truth."""
         if not self.mentions_plan(node, frame):
-            return self.and_or(node, frame, op)  # type: ignore[attr-defined, no-any-return]
+            return plain(node, frame)
         left = self.expr(node.left, frame)
         test = self.logic.truth_of(left)
         if test == ("true" if op == "or" else "false"):
@@ -484,7 +480,7 @@ class PrintPlans(Macros):
             return self.expr(node.right, frame)
         right = self.expr(node.right, frame)
         if not (left.facts.plan is not None or right.facts.plan is not None):
-            return self.and_or(node, frame, op)  # type: ignore[attr-defined, no-any-return]
+            return plain(node, frame)
         made = self.mark(free_variables(test))
         if op == "or":
             chosen = self.plan_of(left)
@@ -567,7 +563,7 @@ class PrintPlans(Macros):
             elif part.snippet:
                 self.emit.show(part.snippet)
             elif part.value is not None:
-                self.print_value(part.value, node)  # type: ignore[attr-defined]
+                self.strings.print_value(part.value, node)
 
     def merge_plans(self, test: str, at: int, yes: dict[Key, Held], no: dict[Key, Held]) -> None:
         """After a run-time `if`: a variable holding a plan on either path holds a Branch.

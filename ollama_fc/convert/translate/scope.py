@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
+
+from jinja2 import nodes
 
 from ..ops.values import Loop, Value
 
@@ -32,3 +36,10 @@ class Frame:
                 return frame
             frame = frame.parent
         return None
+
+
+NodeT = TypeVar("NodeT", bound=nodes.Node)
+Result = TypeVar("Result")
+#: the plain translation of a node (`expr_<Node>`, `stmt_<Node>`): what a print plan's hook for
+#: that node (`plan_expr_<Node>`, `plan_stmt_<Node>`, see `Core.expr`) falls back on
+Translate = Callable[[NodeT, Frame], Result]

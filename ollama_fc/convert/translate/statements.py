@@ -8,17 +8,14 @@ from functools import partial
 
 from jinja2 import nodes
 
-from ..go.gohelpers import REPR_HELPER
 from ..ops.tojson import PYTHON_REPR
 from ..ops.values import (
     ANY,
     ARGS,
-    BOOL,
     CALL,
     CALLS,
     CONTENT,
     FUNC,
-    INT,
     LIST,
     MAPPINGS,
     MSGS,
@@ -40,7 +37,6 @@ from ..ops.values import (
     attrs_of,
     const,
     final_of,
-    py_str,
     view_of,
 )
 from .concat import MARKUP_STORED, Concatenations
@@ -107,7 +103,7 @@ class Statements(Concatenations):
             self.output(expr.node, frame)  # nothing to trim: printed, not captured (see macros.py)
             return
         if isinstance(expr, nodes.Filter) and expr.name == "tojson":
-            self.tojson(expr, frame)
+            self.to_json.print_tojson(expr, self.value_of(frame))
             return
         if (
             isinstance(expr, nodes.Filter)
@@ -120,13 +116,13 @@ class Statements(Concatenations):
                 self.to_json.repr_action(inner, expr)
                 return
             if inner.kind == ANY:
-                self.print_value(inner, expr)  # str(): strings bare, anything else its repr
+                self.strings.print_value(inner, expr)  # str(): strings bare, anything else its repr
                 return
         value = self.expr(expr, frame)
         if plus and value.kind == ARGS:
             self.to_json.json_action(value, None, expr)
             return
-        self.print_value(value, expr, concatenated=plus)
+        self.strings.print_value(value, expr, concatenated=plus)
 
     def print_markup(self, expr: nodes.Add, frame: Frame) -> bool:
         """`'...'|safe + x + y|tojson` printed: Markup escapes each plain operand, so each is
@@ -160,72 +156,10 @@ class Statements(Concatenations):
                     return False
                 if not value.facts.markup:  # (Markup added to Markup is not escaped again)
                     value = self.strings.html_escaped(value, operand)  # (refuses a message's text, as `+` does)
-                prints.append(partial(self.print_value, value, operand))
+                prints.append(partial(self.strings.print_value, value, operand))
         for print_operand in prints:
             print_operand()
         return True
-
-    def print_value(self, value: Value, node: nodes.Node, concatenated: bool = False) -> None:
-        """Print a value as Python's str() does; `concatenated`: a piece of a `+` (which None
-        would have made Python refuse)."""
-        if value.facts.plan is not None:
-            self.print_plan(value.facts.plan, node)
-        elif value.is_const:
-            if isinstance(value.const, (list, dict)):
-                raise self.emit.fail(node, "printing a list or dict literal")
-            self.emit.text(py_str(value.const))
-        elif value.kind == UNDEF:
-            return
-        elif value.kind == NONE and not value.facts.maybe_undefined:
-            self.emit.text("None")  # a variable certainly holding None
-        elif value.kind == BOOL:
-            self.emit.action(f"if {value.code}")
-            self.emit.text("True")
-            self.emit.action("else")
-            self.emit.text("False")
-            self.emit.action("end")
-        elif value.kind == STR and value.code.endswith(".Role") and self.emit.tool_role != "tool":
-            self.emit.action(f'if eq {value.code} "tool"')
-            self.emit.text(self.emit.tool_role)
-            self.emit.action("else")
-            self.emit.put(value.code)
-            self.emit.action("end")
-        elif value.kind in {STR, CONTENT} and value.facts.final and self.emit.sink is None:
-            spliced = value.facts.concat
-            parts = spliced[1] if spliced is not None and spliced[0] == value.code else ()
-            self.emit.print_final_text(value.code, value.facts.final, parts)
-        elif value.kind in {STR, INT, CONTENT}:
-            if value.facts.maybe_none and not concatenated:  # (None is held as "")
-                self.emit.warn(
-                    node, "printing a variable that may hold None", "None prints as an empty string, not None"
-                )
-            if value.facts.final and self.emit.sink is not None:
-                self.emit.set_final(f"{self.emit.sink}_final", f"or {self.emit.sink}_final {value.facts.final}")
-            self.emit.put(value.code)
-        elif value.kind in PYTHON_REPR:
-            self.to_json.repr_action(value, node)
-        elif value.kind == ANY and self.emit.sink is not None:
-            self.strings.untyped_repr(value.code, node)  # captured: written inline, not by the helper
-        elif value.kind == LIST and self.emit.sink is not None:
-            self.to_json.repr_action(value, node)
-        elif value.kind in {ARGS, LIST} or value.kind == ANY:
-            self.emit.helpers.setdefault("ofc_repr", REPR_HELPER)
-            self.emit.call_helper("ofc_str" if value.kind == ANY else "ofc_repr", value.code, node)
-        else:
-            raise self.emit.fail(node, f"printing {value.kind} (a {value.kind} object as text)")
-
-    def tojson(self, expr: nodes.Filter, frame: Frame) -> None:
-        value, indent = self.to_json.tojson_options(expr, self.value_of(frame))
-        separators, ascii_only = self.to_json.tojson_layout(expr, self.value_of(frame))
-        if value.is_const:
-            import json
-
-            self.emit.text(json.dumps(value.const, ensure_ascii=ascii_only, indent=indent, separators=separators))
-            return
-        if ascii_only:
-            self.emit.put(self.to_json.ascii_json_text(value, indent, separators, expr))
-            return
-        self.to_json.json_action(value, indent, expr, separators)
 
     def stmt_If(self, node: nodes.If, frame: Frame) -> None:
         branches = [(node.test, node.body)] + [(e.test, e.body) for e in node.elif_]
