@@ -102,6 +102,27 @@ def test_the_learned_markers_are_the_templates_own() -> None:
     assert xml.raw_strings
 
 
+# DeepSeek R1's distilled templates: the block's closer is written only after a second call, and
+# a turn without calls ends in a token that shares its last characters with the call's closer
+CLOSER_AFTER_SECOND = (
+    "{% for m in messages %}<｜{{ m.role }}｜>{% if m.tool_calls %}{% for c in m.tool_calls %}"
+    "{% if loop.first %}<｜calls▁begin｜>{% else %}\n{% endif %}<｜call▁begin｜>{{ c.function.name }}<｜sep｜>"
+    "{{ c.function.arguments | tojson }}<｜call▁end｜>{% if not loop.first %}<｜calls▁end｜>{% endif %}"
+    "{% endfor %}{% else %}{{ m.content }}<｜turn▁end｜>{% endif %}{% endfor %}"
+)
+
+
+def test_a_block_closer_written_only_after_a_second_call_is_learned() -> None:
+    spec = learned(CLOSER_AFTER_SECOND)
+    assert (spec.block_open, spec.call_open) == ("<｜calls▁begin｜>", "<｜call▁begin｜>")
+    assert (spec.call_close, spec.block_close) == ("<｜call▁end｜>", "<｜calls▁end｜>")
+    call = '<｜calls▁begin｜><｜call▁begin｜>get_weather<｜sep｜>{"city": "Oslo"}<｜call▁end｜>'
+    for text in (call, call + "<｜calls▁end｜>"):  # as the template writes one call, and as a block
+        result = parse_tool_calls(text, format=spec.format_name(), tools=TOOLS)
+        assert [c.to_dict() for c in result.tool_calls] == [{"name": "get_weather", "arguments": {"city": "Oslo"}}]
+        assert result.content == ""
+
+
 def test_parallel_calls_and_awkward_values() -> None:
     spec = learned(XML)
     arguments = {

@@ -332,11 +332,15 @@ def _derive(single: str, parallel: str | None) -> LearnedFormat:
         block_close = post[len(call_close) :]
         one_pre = single[: spans[0].start]
         one_post = single[spans[0].end :]
-        if _squash(one_pre) != _squash(block_open + call_open) or _squash(one_post) != _squash(
-            call_close + block_close
-        ):
+        if _squash(one_pre) != _squash(block_open + call_open):
             raise FormatNotLearned(
                 f"the one-call and two-call probes frame calls differently ({_short(one_pre)} vs {_short(block_open + call_open)})"
+            )
+        # a block closer left out after one call (DeepSeek R1's distilled templates write it
+        # only after the second) is a block closer all the same
+        if _squash(one_post) not in {_squash(call_close + block_close), _squash(call_close)}:
+            raise FormatNotLearned(
+                f"the one-call and two-call probes close calls differently ({_short(one_post)} vs {_short(call_close + block_close)})"
             )
     else:
         call_open, call_close, separator = "", "", ""

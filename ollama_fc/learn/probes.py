@@ -143,7 +143,10 @@ def inserted(longer: str, shorter: str, starts: str = "") -> str:
         start = prefix  # a replacement: start where the token it begins in starts
         while start > max(prefix - 40, 0) and not longer[start - 1].isspace() and longer[start - 1] not in ">]}":
             start -= 1
-        return longer[start if start > max(prefix - 40, 0) else prefix : end]
+        stop = end  # and end where the token it ends in ends (`<｜tool▁call▁end` of `...end｜>`)
+        while stop < min(end + 40, len(longer)) and not longer[stop - 1].isspace() and longer[stop - 1] not in ">]}":
+            stop += 1
+        return longer[start if start > max(prefix - 40, 0) else prefix : stop if stop < end + 40 else end]
     length = end - prefix
     left = prefix
     while left > 0 and longer[left - 1] == longer[left - 1 + length]:
