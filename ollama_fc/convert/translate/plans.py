@@ -6,7 +6,7 @@ bodies only print, and which Go variables a piece of template reads and can see.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Union, cast
 
@@ -46,7 +46,8 @@ class Piece:
 
     made: int = 0
     value: Value | None = None
-    snippet: str = ""
+    #: the pieces of Go template it prints, as the translator wrote them (`tree.Act`, `tree.Text`)
+    snippet: tuple[str, ...] = ()
     source: int = -1
     #: its truth when known without a run-time test
     truth: bool | None = None
@@ -336,10 +337,10 @@ def without_marks(body: list[tree.Node]) -> None:
 PLANNED_HELPERS = ("ofc_json", "ofc_repr", "ofc_str")
 
 
-def calls_other_defines(snippet: str) -> bool:
+def calls_other_defines(snippet: Sequence[str]) -> bool:
     """Does the snippet print through a `define` other than the JSON and repr writers? Any
     other (a macro's define, say) keeps the captured text the translation writes inline."""
-    return any(not name.startswith(PLANNED_HELPERS) for name in CALLED.findall(snippet))
+    return any(not name.startswith(PLANNED_HELPERS) for piece in snippet for name in CALLED.findall(piece))
 
 
 def set_after(heads: list[tree.Action | tree.Block | tree.Branch], var: str, start: int) -> bool:
@@ -349,9 +350,35 @@ def set_after(heads: list[tree.Action | tree.Block | tree.Branch], var: str, sta
     return any(again.search(node.raw) for node in heads[start:])
 
 
-def free_variables(code: str) -> set[str]:
-    """Go variables `code` reads and does not declare itself."""
-    return set(GO_VARIABLE.findall(code)) - set(DECLARED.findall(code))
+def free_variables(*code: str) -> set[str]:
+    """Go variables the pieces of `code` read and do not declare themselves."""
+    read = {name for piece in code for name in GO_VARIABLE.findall(piece)}
+    return read - {name for piece in code for name in DECLARED.findall(piece)}
+
+
+def trailing_text(snippet: Sequence[str]) -> str:
+    """The text a snippet prints after its last action (a piece written whole is lexed)."""
+    tail: list[str] = []
+    for piece in reversed(snippet):
+        if isinstance(piece, tree.Act):
+            break
+        spans = [] if isinstance(piece, tree.Text) else tree.action_spans(piece)
+        tail.append(piece[spans[-1][1] :] if spans else piece)
+        if spans:
+            break
+    return "".join(reversed(tail))
+
+
+def without_trailing(snippet: Sequence[str], count: int) -> tuple[str, ...]:
+    """The snippet without the last `count` characters of its trailing text."""
+    pieces = list(snippet)
+    while count:
+        last = pieces.pop()
+        if len(last) > count:
+            pieces.append(tree.Text(last[:-count]) if isinstance(last, tree.Text) else last[:-count])
+            break
+        count -= len(last)
+    return tuple(pieces)
 
 
 def stored_json(tree: nodes.Template) -> set[int]:

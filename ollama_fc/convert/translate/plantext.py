@@ -13,9 +13,8 @@ from dataclasses import replace
 from jinja2 import nodes
 
 from ..go import search
-from ..go.tree import action_spans
 from ..ops.values import CONTENT, STR
-from .plans import Piece, Plan
+from .plans import Piece, Plan, trailing_text, without_trailing
 from .printplan import PrintPlans
 from .scope import Frame
 
@@ -89,11 +88,9 @@ class PlannedText(PrintPlans):
         last = plan[-1] if plan else None
         if count < 1 or not isinstance(last, Piece) or not last.printable or not last.snippet:
             return None
-        spans = action_spans(last.snippet)
-        tail = last.snippet[spans[-1][1] if spans else 0 :]
-        if len(tail.lstrip()) < count:  # (a `-}}` before it trims its leading space)
+        if len(trailing_text(last.snippet).lstrip()) < count:  # (a `-}}` before it trims its leading space)
             return None
-        return (*plan[:-1], replace(last, snippet=last.snippet[:-count]))
+        return (*plan[:-1], replace(last, snippet=without_trailing(last.snippet, count)))
 
     def unpadded_at(self, plan: Plan, end: int) -> bool:
         """Does the plan, a `{% set %}` block's body, print constant text that is not whitespace

@@ -223,7 +223,7 @@ class PrintPlans(Macros):
     def plan_value(self, plan: Plan) -> Value:
         return Value(PLACEHOLDER, STR, facts=Facts(plan=plan))
 
-    def snippet(self, produce: Callable[[], None]) -> str | None:
+    def snippet(self, produce: Callable[[], None]) -> tuple[str, ...] | None:
         """The Go template `produce` writes, as printed output, kept for where the plan prints.
 
         None, with nothing of it kept (helpers, warnings, counters), where it prints through
@@ -235,9 +235,9 @@ class PrintPlans(Macros):
         with self.emit.writing_to([], fresh=True):
             produce()
             self.emit.close_guard()
-            text = "".join(self.emit.out)
-        if not calls_other_defines(text):
-            return text
+            pieces = tuple(self.emit.out)
+        if not calls_other_defines(pieces):
+            return pieces
         self.emit.roll_back(mark)
         return None
 
@@ -353,7 +353,7 @@ class PrintPlans(Macros):
         snippet = self.snippet(lambda: self.loop_pass(loop, frame, plain))
         if snippet is None:
             return False
-        made = self.mark(free_variables(snippet))
+        made = self.mark(free_variables(*snippet))
         plan = (*self.plan_of(before), Piece(made=made, snippet=snippet, source=source))
         self.hold(ns, attr, self.plan_value(plan), frame.owner(ns_name), frame, read)
         return True
@@ -374,7 +374,7 @@ class PrintPlans(Macros):
         snippet = self.snippet(lambda: self.visit_body(node.body, frame))
         if snippet is None:
             return False
-        made = self.mark(free_variables(snippet))
+        made = self.mark(free_variables(*snippet))
         piece = Piece(made=made, snippet=snippet, source=source, truth=True if surely_prints(node.body) else None)
         read = nodes.Name(name, "load", lineno=node.lineno)
         return self.hold(slot, None, self.plan_value((piece,)), owner, frame, read)
@@ -418,7 +418,7 @@ class PrintPlans(Macros):
         if source >= 0:
             snippet = self.snippet(lambda: self.to_json.print_tojson(node, self.value_of(frame)))
             if snippet is not None:
-                made = self.mark(free_variables(snippet))
+                made = self.mark(free_variables(*snippet))
                 return self.plan_value((Piece(made=made, snippet=snippet, source=source, truth=True),))
         return plain(node, frame)
 
@@ -561,7 +561,8 @@ class PrintPlans(Macros):
             elif not part.printable:
                 raise PlanRefused(sources_of(plan))
             elif part.snippet:
-                self.emit.show(part.snippet)
+                for piece in part.snippet:
+                    self.emit.show(piece)
             elif part.value is not None:
                 self.strings.print_value(part.value, node)
 
