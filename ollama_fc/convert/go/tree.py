@@ -108,6 +108,21 @@ def parse(template: str) -> list[Node]:
     return build([template])
 
 
+#: a `define` the template will hold: a generated helper's text (the same for every conversion
+#: that needs it), or the pieces the translator wrote for a macro's define
+Helper = Union[str, tuple[str, ...]]
+
+
+def helper_tree(helper: Helper) -> list[Node]:
+    """A helper's tree: generated text lexed once per process (`parse_helper`), written pieces
+    built as they are (`build`)."""
+    return parse_helper(helper) if isinstance(helper, str) else build(list(helper))
+
+
+def helper_pieces(helper: Helper) -> tuple[str, ...]:
+    return (helper,) if isinstance(helper, str) else helper
+
+
 def parse_helper(template: str) -> list[Node]:
     """`parse(template)` for a helper's text, which the same generators write again and again
     (a JSON writer, a repr): lexed once, then copied (the passes change trees in place)."""

@@ -46,7 +46,7 @@ TAIL_FOLLOWS = "and (ge (len {rest}) (len $ofc_tail)) (eq (slice {rest} 0 (len $
 class Checkpoint:
     """What writing output adds besides the output itself, at one moment (`Emit.checkpoint`)."""
 
-    helpers: dict[str, str]
+    helpers: dict[str, tree.Helper]
     warnings: int
     spent: int
     counter: int
@@ -72,7 +72,7 @@ class Emit:
         #: the statements being translated, outermost first (an exceeded limit names one)
         self.visiting: list[nodes.Node] = []
         self.warnings: list[ConversionWarning] = []
-        self.helpers: dict[str, str] = {}
+        self.helpers: dict[str, tree.Helper] = {}
         self.counter = 0
         #: Go variables certain to hold an `int` (loop indexes): `eq $i 0` in a condition is `not $i`
         self.int_vars: set[str] = set()

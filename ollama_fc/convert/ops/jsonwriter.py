@@ -10,6 +10,7 @@ from typing import Protocol
 from jinja2 import nodes
 
 from ...errors import ConversionError
+from ..go import tree
 from ..go.gohelpers import (
     ANY_TYPE,
     JSON_VALUE,
@@ -83,7 +84,7 @@ class JsonEmitter(Emitter, Protocol):
     """What the JSON writer writes through: an `Emitter` that also prints, warns and fails."""
 
     sink: str | None
-    helpers: dict[str, str]
+    helpers: dict[str, tree.Helper]
 
     def put(self, code: str) -> None: ...
 

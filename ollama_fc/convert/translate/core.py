@@ -204,7 +204,7 @@ class Core:
             top[:0] = go_tree.build(self.prefill_prologue())
         share_constants(top)  # the main template only: defines cannot see its variables
         helpers = merge_identical_defines(
-            {name: go_tree.parse_helper(code) for name, code in self.emit.helpers.items()}, top
+            {name: go_tree.helper_tree(helper) for name, helper in self.emit.helpers.items()}, top
         )
         for helper in helpers.values():
             share_constants_in_defines(helper)

@@ -10,7 +10,8 @@ from typing import Any
 
 from jinja2 import nodes
 
-from ..go.tree import action_raws
+from ..go import tree
+from ..go.tree import action_raws, helper_pieces
 from ..ops.values import (
     ANY,
     ANYOF,
@@ -338,7 +339,7 @@ class Macros(Core):
         if body is None:
             self.macro_defines[key] = None
             return None
-        self.emit.helpers[name] = f'{{{{ define "{name}" }}}}{body}{{{{ end }}}}'
+        self.emit.helpers[name] = (tree.Act(f'define "{name}"'), *body, tree.Act("end"))
         return name, base.code
 
     @staticmethod
@@ -370,7 +371,7 @@ class Macros(Core):
         arguments: dict[str, Value],
         givens: dict[str, nodes.Expr],
         base: tuple[str, Value],
-    ) -> str | None:
+    ) -> tuple[str, ...] | None:
         """The macro's body written for a `define` whose dot is the caller's variable `base`;
         None when it needs anything else of the caller's (a variable, the prefill state, `$`)."""
         mark, defines = self.emit.checkpoint(), set(self.macro_defines)
@@ -398,18 +399,21 @@ class Macros(Core):
                 self.expanding.pop()
             self.emit.close_guard()
             written = self.emit.out
-            body = "".join(written)
+            body = tuple(written)
         if not _self_contained(written):
             self.emit.budget.spent = mark.spent  # written, not kept: the expansion is counted instead
             del self.emit.warnings[mark.warnings :]
             self.drop_defines_calling(name, set(self.macro_defines) - defines, mark.helpers)
             self.emit.budget.spent += sum(
-                len(code) for n, code in self.emit.helpers.items() if n not in mark.helpers
+                len(piece)
+                for n, helper in self.emit.helpers.items()
+                if n not in mark.helpers
+                for piece in helper_pieces(helper)
             )  # kept
             return None
         return body
 
-    def drop_defines_calling(self, name: str, written: set[tuple[str, ...]], before: dict[str, str]) -> None:
+    def drop_defines_calling(self, name: str, written: set[tuple[str, ...]], before: dict[str, tree.Helper]) -> None:
         """Drop the defines written while define `name` was being written that call it (directly
         or through one another): `name` will not exist. The others are complete and stay."""
         dropped = {name}
@@ -419,7 +423,11 @@ class Macros(Core):
                 for key in written
                 if (define := self.macro_defines.get(key)) is not None
                 and define not in dropped
-                and any(f'template "{gone}"' in self.emit.helpers.get(define, "") for gone in dropped)
+                and any(
+                    f'template "{gone}"' in piece
+                    for piece in helper_pieces(self.emit.helpers.get(define, ()))
+                    for gone in dropped
+                )
             }
             if not more:
                 break

@@ -31,6 +31,7 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..go import tree
 from ..go.sharing import TEMPORARY
+from ..go.tree import helper_pieces
 from ..ops.values import (
     ANY,
     ARGS,
@@ -157,7 +158,7 @@ class PrintPlans(Macros):
 
     def settled(self, top: list[tree.Node]) -> tuple[bool, frozenset[int] | None]:
         """Does every plan printed read what it was made from? If not, the sources to refuse."""
-        if any("ofc-plan" in code for code in self.emit.helpers.values()):
+        if any("ofc-plan" in piece for helper in self.emit.helpers.values() for piece in helper_pieces(helper)):
             return False, None
         marks = plan_marks(top)
         if any(PLACEHOLDER in node.raw for node in marks.heads):
