@@ -17,6 +17,7 @@ import pytest
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.convert.go import tree
+from ollama_fc.convert.go.calls import GoCall, go_and, go_eq, go_not, go_or
 from ollama_fc.convert.ops.conditions import invert_negated_ifs, simplify_condition
 from ollama_fc.hf.reference import render as reference_render
 
@@ -258,6 +259,28 @@ def test_loop_last_is_computed_once_and_only_when_read() -> None:
 )
 def test_simplify_condition(condition: str, folded: str) -> None:
     assert simplify_condition(condition) == folded
+
+
+@pytest.mark.parametrize(
+    ("composed", "folded"),
+    [
+        (go_not(go_not("$x")), "$x"),
+        (go_and("$x", "true"), "$x"),
+        (go_or(go_or(go_eq("$r", '"a"'), go_eq("$r", '"b"')), go_eq("$r", '"c"')), 'eq $r "a" "b" "c"'),
+        (go_not(go_eq("$a", '"x"')), 'ne $a "x"'),
+        (
+            go_and("$ofc_open", go_not(GoCall("eq", "(index $m 0).Role", '"a"'))),
+            'and $ofc_open (ne (index $m 0).Role "a")',
+        ),
+        (go_eq("$a", '"x"'), '(eq $a "x")'),  # nothing folds: the text as it was composed
+        (go_or(go_eq("$a", "$b"), go_eq("$c", "$d")), "or (eq $a $b) (eq $c $d)"),  # read, as its text is
+        (GoCall("lt", "$b", "32", parenthesised=False), "lt $b 32"),
+        ("true", "true"),
+    ],
+)
+def test_composed_conditions_fold_as_their_text(composed: str, folded: str) -> None:
+    """A condition composed of calls folds from them exactly as its text would be read."""
+    assert simplify_condition(composed) == folded == simplify_condition(str(composed))
 
 
 @pytest.mark.parametrize(

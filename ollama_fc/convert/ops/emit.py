@@ -144,12 +144,23 @@ class Emit:
 
     def action(self, code: str) -> tree.Act:
         """Write the action `code`; the piece written (see `tree.Act`)."""
+        for keyword in ("if", "else if"):
+            if code.startswith(keyword + " "):  # a condition written as text: read back
+                return self.if_(code[len(keyword) + 1 :], keyword)
         self.close_guard()
         self.track_flow(code)
-        for keyword in ("if ", "else if "):
-            if code.startswith(keyword):  # only the condition's truth counts: fewer calls
-                code = keyword + simplify_condition(code[len(keyword) :], self.int_vars)
-                break
+        return self.write_action(code)
+
+    def if_(self, condition: str, keyword: str = "if") -> tree.Act:
+        """Write `{{ if condition }}` (or `else if`, the `keyword`); only the condition's truth
+        counts, so it is written with fewer calls (`simplify_condition`), read from the calls a
+        composed condition (`GoCall`) carries."""
+        self.close_guard()
+        self.track_flow(f"{keyword} {condition}")
+        return self.write_action(f"{keyword} {simplify_condition(condition, self.int_vars)}")
+
+    def write_action(self, code: str) -> tree.Act:
+        """Append the action `code` (its flow already tracked)."""
         self.charge(code)
         written = tree.Act(code)
         self.out.append(written)

@@ -1,0 +1,44 @@
+"""A Go function call as the translator composes it: text, and the call it is.
+
+A condition is built piece by piece (`(not X)`, `(and A B)`, `(eq X "a")`) and then folded for
+the `if` that tests it (see `ops/conditions.py`). A `GoCall` is the text every consumer reads,
+unchanged, and also carries its function and arguments, so the fold reads the call it was given
+instead of parsing the text back.
+"""
+
+from __future__ import annotations
+
+
+class GoCall(str):
+    """`(head arg...)`: a Go function call written as an operand, or, made `bare`, the whole
+    condition of an `if` (`head arg...`). An argument is a `GoCall` or the operand's text."""
+
+    head: str
+    args: tuple[str, ...]
+
+    def __new__(cls, head: str, *args: str, parenthesised: bool = True) -> GoCall:
+        text = " ".join((head, *args))
+        call = super().__new__(cls, f"({text})" if parenthesised else text)
+        call.head, call.args = head, args
+        return call
+
+    def bare(self) -> GoCall:
+        """The call without its parentheses, as an `if` condition is written."""
+        return GoCall(self.head, *self.args, parenthesised=False)
+
+
+def go_not(operand: str) -> GoCall:
+    return GoCall("not", operand)
+
+
+def go_and(*operands: str) -> GoCall:
+    return GoCall("and", *operands)
+
+
+def go_or(*operands: str) -> GoCall:
+    return GoCall("or", *operands)
+
+
+def go_eq(operand: str, *others: str) -> GoCall:
+    """True when `operand` equals any of `others` (Go's `eq` takes several)."""
+    return GoCall("eq", operand, *others)
