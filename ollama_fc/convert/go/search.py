@@ -31,14 +31,14 @@ def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], objec
     if chr(needle.encode()[0]) in HTML_ESCAPED:
         done = em.temp()
         em.action(f"{done} := false")
-        em.action(f"if {lacks_any_of(text, needle)}")
+        em.if_(lacks_any_of(text, needle))
         em.action("else")
         _scan_pieces(em, text, text, text, PIECES, needle, on_match, last, done)
         em.action("end")
         return
     guarded = any(char in HTML_ESCAPED for char in needle)
     if guarded:
-        em.action(f"if {lacks_any_of(text, needle)}")
+        em.if_(lacks_any_of(text, needle))
         em.action("else")
     _scan_bytes(em, text, text, text, needle, on_match, last, None)
     if guarded:
@@ -70,7 +70,7 @@ def _scan_pieces(
     em.action(f"if gt (len {rest}) {sizes[0]}")
     em.action(f"{piece} = slice {rest} 0 {sizes[0]}")
     em.action("end")
-    em.action(f"if {lacks_any_of(piece, needle[0])}")  # (a match starting here may end past it)
+    em.if_(lacks_any_of(piece, needle[0]))  # (a match starting here may end past it)
     em.action("else")
     if len(sizes) > 1:
         _scan_pieces(em, text, piece, rest_of_tail, sizes[1:], needle, on_match, last, done)
@@ -138,7 +138,7 @@ def contains_text(em: Emitter, hay: str, needle: str) -> str:
     em.action(f"{text} := {hay}")
     em.action(f"{pattern} := {needle}")
     em.action(f"{found} := eq (len {pattern}) 0")
-    em.action(f"if {pattern}")
+    em.if_(pattern)
     em.action(f"{first} := index {pattern} 0")
     em.action(f"range {i} := len {text}")
     em.action(f"if eq (index {text} {i}) {first}")

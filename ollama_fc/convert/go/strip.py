@@ -76,9 +76,9 @@ def _strip_front(em: Emitter, text: str, table: str, wide: str) -> str:
     em.action(f"{start} := len {text}")  # where the scan stops, the end when everything goes
     em.action(f"range {i} := len {text}")
     em.action(f"{code} := index {table} (index {text} {i})")
-    em.action(f"if {code}")  # a stripped byte, or (SCAN_MAYBE) the lead byte of one to compare
+    em.if_(code)  # a stripped byte, or (SCAN_MAYBE) the lead byte of one to compare
     if wide:  # (continuation bytes: the character's lead byte was a member)
-        em.action(f"if {_stripped(em, text, i, code, wide)}")
+        em.if_(_stripped(em, text, i, code, wide))
         em.action("continue")
         em.action("end")
     else:
@@ -100,10 +100,10 @@ def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
     none."""
     out, rest, end, i, at, code, last = (em.temp() for _ in range(7))
     em.action(f"{out} := {text}")
-    em.action(f"if {text}")
+    em.if_(text)
     em.action(f"{rest} := slice {text} 1")
     em.action(f"{last} := index {table} (index {text} (len {rest}))")
-    em.action(f"if {last}")  # else it ends with a kept one
+    em.if_(last)  # else it ends with a kept one
     # the usual stripped end, one ASCII space or newline after a kept ASCII character: no loop
     em.action(f"if and {rest} (eq {last} {SCAN_SPACE}) (not (index {table} (index {text} (len (slice {rest} 1)))))")
     em.action(f"{out} = slice {text} 0 (len {rest})")
@@ -112,7 +112,7 @@ def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
     em.action(f"range {i} := len {text}")
     em.action(f"{at} := len (slice {rest} {i})")
     em.action(f"{code} := index {table} (index {text} {at})")
-    em.action(f"if {code}")
+    em.if_(code)
     if wide:  # an ASCII member (the usual stripped byte) is decided by the first `eq`
         em.action(
             f'if or (eq {code} {SCAN_SPACE}) (and (eq {code} {SCAN_MAYBE}) (eq (printf "%.1s" (slice {text} {at})) {wide}))'

@@ -116,8 +116,8 @@ class Emitter(Protocol):
     """Where the statements go: the translator's output, with its fresh variable names."""
 
     def temp(self) -> str: ...
-
     def action(self, code: str) -> object: ...  # (what it wrote: unread here)
+    def if_(self, condition: str, keyword: str = "if") -> object: ...  # (a condition composed of calls)
 
 
 def _changed_bytes(mapping: dict[int, int]) -> tuple[str, int]:
@@ -155,7 +155,7 @@ def ascii_case(em: Emitter, text: str, method: str) -> str:
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
     _lookup(em, new, table, b)
-    em.action(f"if {new}")
+    em.if_(new)
     _rebuilt(em, text, result, last, i, new)
     em.action("end")
     em.action("end")
@@ -217,12 +217,12 @@ def ascii_title(
     em.action(f"{new} := 0")
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
-    em.action(f"if {start}")
+    em.if_(start)
     _lookup(em, new, at_start, b)
     em.action("else")
     _lookup(em, new, inside, b)
     em.action("end")
-    em.action(f"if {new}")
+    em.if_(new)
     _rebuilt(em, text, result, last, i, new)
     em.action("end")
     em.action(f"if lt {b} 128")
@@ -290,7 +290,7 @@ def json_string(em: Emitter, text_code: str, printed: bool = False, html: bool =
     fast = f"or {plain} {agree}"
     quote = '"&#34;"' if html else '"\\""'
     if printed:
-        em.action(f"if {fast}")
+        em.if_(fast)
         show(quoted)
         em.action("else")
         em.action(quote)
@@ -425,7 +425,7 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.action(f"{last} = {position_after(text, i)}")
     em.action(f"else if ge {b} {LEAD_BYTE}")
     rune, rune_escape = rune_repr_escape(em, text, i)
-    em.action(f"if {rune_escape}")
+    em.if_(rune_escape)
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {rune_escape}')
     em.action(f"{last} = {position_after(text, i, f'(len {rune})')}")
     em.action("end")
@@ -461,7 +461,7 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     em.action(f"{b} := index {text} {i}")
     em.action(f'{piece} := ""')
     em.action(f"{step} := 1")
-    em.action(f"if {quote}")
+    em.if_(quote)
     em.action(f"if eq {b} 92")
     em.action(f'{escape} := printf "%.2s" (slice {text} {i})')
     em.action(f"{step} = 2")
@@ -492,7 +492,7 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     em.action(f"{piece} = {q(chr(92) + 'x7f')}")
     em.action(f"else if ge {b} {LEAD_BYTE}")
     rune, rune_escape = rune_repr_escape(em, text, i)
-    em.action(f"if {rune_escape}")
+    em.if_(rune_escape)
     em.action(f"{piece} = {rune_escape}")
     em.action(f"{step} = len {rune}")
     em.action("else")
@@ -509,7 +509,7 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     em.action(f"{escaped} := false")
     em.action(f"range {j} := len {rest}")
     em.action(f"{c} := index {rest} {j}")
-    em.action(f"if {escaped}")
+    em.if_(escaped)
     em.action(f"{double} = or {double} (eq {c} 34)")
     em.action(f"{escaped} = false")
     em.action(f"else if eq {c} 92")

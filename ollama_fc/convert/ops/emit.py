@@ -369,7 +369,7 @@ class Emit:
         # common case): the cut's machinery and its function calls run only when one is
         self.action("if $ofc_open")
         self.action("if $ofc_go")
-        self.action(f"if {final}")
+        self.if_(final)
         if code.endswith(".Content") and final == f"(eq {code.removesuffix('.Content')} $ofc_final)":
             # the final message's own text: where it is cut is known (`prefill_cut`)
             self.printed_action("$ofc_head")
@@ -399,7 +399,7 @@ class Emit:
         self.action(f"if ge {k} 0")
         self.printed_action(f"slice {text} 0 {k}")
         self.action(f"{rest} := slice {text} {k}")
-        self.action(f"if {TAIL_FOLLOWS.format(rest=rest)}")
+        self.if_(TAIL_FOLLOWS.format(rest=rest))
         self.printed_action("$ofc_tail")
         self.action("else")
         self.printed_action("$ofc_cut")
@@ -418,7 +418,7 @@ class Emit:
         self.action(f"$ofc_head = slice $ofc_final.Content 0 {k}")
         self.action(f"{rest} := slice $ofc_final.Content {k}")
         self.action("$ofc_end = $ofc_cut")
-        self.action(f"if {TAIL_FOLLOWS.format(rest=rest)}")
+        self.if_(TAIL_FOLLOWS.format(rest=rest))
         self.action("$ofc_end = $ofc_tail")
         self.action("end")
         self.action("end")

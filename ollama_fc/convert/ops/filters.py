@@ -397,7 +397,7 @@ def default(ops: Lowering, call: FilterCall) -> Value:
     if len(args) > 1 and args[1].is_const and args[1].const:
         result = ops.emit.temp()
         ops.emit.action(f"{result} := {ops.emit.operand(fallback, call.node)}")
-        ops.emit.action(f"if {ops.logic.truth_of(value)}")
+        ops.emit.if_(ops.logic.truth_of(value))
         ops.emit.action(f"{result} = {value.code}")
         ops.emit.action("end")
         # an empty fallback leaves a message's text (and where a prefill ends) as it was

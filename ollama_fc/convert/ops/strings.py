@@ -296,7 +296,7 @@ class Strings:
         self.emit.action(f"{seq} := {code}")
         self.emit.action(f'if eq (printf "%.2T" {seq}) "[]"')
         self.emit.action(f"range {i}, {item} := {seq}")
-        self.emit.action(f"if {i}")
+        self.emit.if_(i)
         self.emit.text(sep)
         self.emit.action("end")
         self.untyped_repr(item, node)
@@ -379,7 +379,7 @@ class Strings:
         self.emit.action(f"{bad} = true")
         self.emit.action("end")
         self.emit.action("end")
-        self.emit.action(f"if {bad}")
+        self.emit.if_(bad)
         self.emit.action(f"{number} = 0")
         self.emit.action("end")
         return Value(number, INT)
@@ -398,7 +398,7 @@ class Strings:
         elif value.kind == NONE and not value.facts.maybe_undefined:
             self.emit.text("None")  # a variable certainly holding None
         elif value.kind == BOOL:
-            self.emit.action(f"if {value.code}")
+            self.emit.if_(value.code)
             self.emit.text("True")
             self.emit.action("else")
             self.emit.text("False")

@@ -416,7 +416,7 @@ class Core:
         result = self.emit.temp()
         initial = '""' if no_code else self.emit.operand(no, node)  # (both branches set it)
         self.emit.action(f"{result} := {initial}")
-        self.emit.action(f"if {truth}")
+        self.emit.if_(truth)
         self.emit.out += yes_code
         self.emit.action(f"{result} = {self.emit.operand(yes, node)}")
         if no_code:

@@ -11,6 +11,7 @@ from jinja2 import nodes
 
 from ..analysis import first_read_in_expressions
 from ..go import strlists, textops
+from ..go.calls import go_and
 from ..go.tree import Act
 from ..limits import SANDBOX_MAX_RANGE
 from ..ops import toolschema
@@ -222,10 +223,10 @@ class Loops(LoopSteps):
             raise self.emit.fail(node, f"for over {seq.kind}")
         guard = 0
         if node.test is not None:
-            self.emit.action(f"if {self.truth(node.test, body)}")
+            self.emit.if_(self.truth(node.test, body))
             guard += 1
         if filters:
-            self.emit.action(f"if {self.logic.selection_test(filters, body.names[target.name])}")  # type: ignore[union-attr]
+            self.emit.if_(self.logic.selection_test(filters, body.names[target.name]))  # type: ignore[union-attr]
             guard += 1
         iterated = None
         if node.else_ and guard:
@@ -373,7 +374,7 @@ class Loops(LoopSteps):
         tests = [self.logic.selection_test(filters, scope.names[node.target.name])] if filters else []
         if node.test is not None:
             tests.append(self.truth(node.test, scope))
-        self.emit.action(f"if {tests[0] if len(tests) == 1 else '(and ' + ' '.join(tests) + ')'}")
+        self.emit.if_(tests[0] if len(tests) == 1 else go_and(*tests))
         self.emit.action(f"{total} = {textops.plus_one(total)}")
         self.emit.action("end")
         self.emit.action("end")
@@ -415,11 +416,11 @@ class Loops(LoopSteps):
             self.emit.action(f"{total} := 0")
             self.emit.action(f"{seen} := 0")
             for _, guard in steps:
-                self.emit.action(f"if {guard}")
+                self.emit.if_(guard)
                 self.emit.action(f"{total} = {textops.plus_one(total)}")
                 self.emit.action("end")
         for step, guard in steps:
-            self.emit.action(f"if {guard}")
+            self.emit.if_(guard)
             if uses_loop:
                 step.loop = self.counted_step(self.emit.temp(), seen, self.emit.temp(), total)
             self.declare_scope(step, node.body)
@@ -516,7 +517,7 @@ class Loops(LoopSteps):
         if not isinstance(node.target, nodes.Name):
             raise self.emit.fail(node, "tuple unpacking in for")
         if node.else_:
-            self.emit.action(f"if {seq.code}")
+            self.emit.if_(seq.code)
         item, idx, total = strlists.each(self.emit, seq.code)
         body.names[node.target.name] = Value(item, STR, facts=final_of(seq))
         last = self.emit.temp()
@@ -524,7 +525,7 @@ class Loops(LoopSteps):
             self.emit.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
         body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=total))
         if node.test is not None:
-            self.emit.action(f"if {self.truth(node.test, body)}")
+            self.emit.if_(self.truth(node.test, body))
         self.declare_scope(body, node.body)
         self.visit_body(node.body, body)
         if node.test is not None:

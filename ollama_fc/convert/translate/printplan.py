@@ -552,7 +552,7 @@ class PrintPlans(Macros):
     def replay(self, plan: Plan, node: nodes.Node) -> None:
         for part in plan:
             if isinstance(part, Branch):
-                self.emit.action(f"if {part.test}")
+                self.emit.if_(part.test)
                 self.replay(part.yes, node)
                 if part.no:
                     self.emit.action("else")
