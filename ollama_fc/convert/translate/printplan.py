@@ -30,6 +30,7 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ..go import tree
+from ..go.calls import go_or
 from ..go.sharing import TEMPORARY
 from ..ops.values import (
     ANY,
@@ -528,7 +529,7 @@ class PrintPlans(Macros):
                 found.append(truth)
         if not found:
             return "false"
-        return found[0] if len(found) == 1 else f"(or {' '.join(found)})"
+        return found[0] if len(found) == 1 else go_or(*found)
 
     @staticmethod
     def known(truth: bool | None) -> str | None:
