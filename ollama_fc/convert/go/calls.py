@@ -42,3 +42,12 @@ def go_or(*operands: str) -> GoCall:
 def go_eq(operand: str, *others: str) -> GoCall:
     """True when `operand` equals any of `others` (Go's `eq` takes several)."""
     return GoCall("eq", operand, *others)
+
+
+def go_printf(verbs: str, *operands: str) -> GoCall:
+    """`(printf "verbs" operand...)`; `verbs` holds no quote or backslash."""
+    return GoCall("printf", f'"{verbs}"', *operands)
+
+
+def go_len(operand: str) -> GoCall:
+    return GoCall("len", operand)

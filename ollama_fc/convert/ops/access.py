@@ -11,6 +11,7 @@ from typing import Any
 from jinja2 import nodes
 
 from ..go import strlists
+from ..go.calls import GoCall, go_and, go_eq, go_len, go_or, go_printf
 from ..go.textops import go_string
 from . import toolschema
 from .emit import Emit
@@ -107,7 +108,7 @@ class Access:
         finals = [v.facts.final for v in values if v.facts.final]
         if not finals:
             return NO_FACTS
-        return Facts(final=finals[0] if len(finals) == 1 else f"(or {' '.join(finals)})")
+        return Facts(final=finals[0] if len(finals) == 1 else go_or(*finals))
 
     def strlist_item(self, value: Value, node: nodes.Node, may_be_final: bool = False) -> str:
         """Go operand of a string going into a run-time list (only strings can be held there).
@@ -190,7 +191,7 @@ class Access:
             return Value(f"(index {self.plain_map(base)} {go_string(name)})", PROP)
         if base.kind == PROP and name in {"type"}:
             # (a property may have no type, only `anyOf`: Undefined, "" in Go)
-            first = f'(or (and {base.code}.Type (index {base.code}.Type 0)) "")'
+            first = go_or(go_and(f"{base.code}.Type", GoCall("index", f"{base.code}.Type", "0")), '""')
             return Value(first, STR, facts=Facts(types=f"{base.code}.Type"))
         if base.kind == PROP and name == "properties":
             # a *api.ToolPropertiesMap (ordered); ranged through .All, tojson'd by its Go type
@@ -213,10 +214,12 @@ class Access:
                 content = name == "content"
                 facts = Facts(
                     optional=name in OPTIONAL_MESSAGE_KEYS,
-                    final=f"(eq {base.code} $ofc_final)" if content else None,
+                    final=go_eq(base.code, "$ofc_final") if content else None,
                     # Ollama sends "" where transformers users pass None: an assistant's calls
                     # with no text (templates print the calls only when the content is none)
-                    none_when=f'(and (eq {base.code}.Content "") {base.code}.ToolCalls)' if content else None,
+                    none_when=go_and(go_eq(f"{base.code}.Content", '""'), f"{base.code}.ToolCalls")
+                    if content
+                    else None,
                 )
                 return Value(f"{base.code}.{go}", kind, facts=facts)
             return UNDEFINED
@@ -250,7 +253,7 @@ class Access:
         self.emit.action(f"{obj} := {base.code}")
         self.emit.action(f'{value} := ""')
         self.emit.action(f"{found} := false")
-        self.emit.action(f'if eq (printf "%.3T" {obj}) "map"')
+        self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"').bare())
         self.emit.key_scan(k, v, obj, go_string(name), f"{value} = {v}", f"{found} = true")
         self.emit.action("end")
         return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
@@ -269,7 +272,7 @@ class Access:
             self.emit.action(f'{fields[key][0]} := ""')
             self.emit.action(f"{fields[key][1]} := false")
         k, v = self.emit.temp(), self.emit.temp()
-        self.emit.action(f'if eq (printf "%.3T" {base.code}) "map"')
+        self.emit.if_(go_eq(go_printf("%.3T", base.code), '"map"').bare())
         self.emit.keys_scan(
             k,
             v,
@@ -297,7 +300,7 @@ class Access:
         self.emit.action(f"{obj} := {base.code}")
         initial = '""' if default is None else self.emit.operand(default, node)
         self.emit.action(f"{result} := {initial}")
-        self.emit.action(f'if eq (printf "%.3T" {obj}) "map"')
+        self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"').bare())
         if default is None:
             self.emit.action(f"{result} = index {obj} {go_string(key)}")
         else:
@@ -311,9 +314,9 @@ class Access:
         self.emit.action(f"{seq} := {base.code}")
         self.emit.action(f'{value} := ""')
         self.emit.action(f"{found} := false")
-        self.emit.action(f'if eq (printf "%.2T" {seq}) "[]"')
+        self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"').bare())
         need = at + 1 if at >= 0 else -at
-        self.emit.action(f"if ge (len {seq}) {need}")
+        self.emit.if_(GoCall("ge", go_len(seq), str(need)).bare())
         position = str(at) if at >= 0 else f"(len (slice {seq} {-at}))"
         self.emit.action(f"{value} = index {seq} {position}")
         self.emit.action(f"{found} = true")
@@ -375,7 +378,7 @@ class Access:
         item, exists = self.emit.temp(), self.emit.temp()
         self.emit.action(f"{item} := false")
         self.emit.action(f"{exists} := false")
-        self.emit.action(f"if {loop.index}" if previous else f"if ne {loop.index} {loop.ask(loop.last)}")
+        self.emit.if_(loop.index if previous else GoCall("ne", loop.index, loop.ask(loop.last)).bare())
         self.emit.action(f"{exists} = true")
         self.emit.action(f"{item} = {self.kept_neighbour(loop, previous)}")
         self.emit.action("end")
@@ -409,7 +412,8 @@ class Access:
             return UNDEFINED  # no dict has Undefined as a key
         if key.kind == ANY and all(isinstance(k, str) and k for k in fields):
             # an untyped key (a schema's `type`) matches only when it is a string
-            key = Value(f'(or (and (eq (printf "%T" {key.code}) "string") (printf "%v" {key.code})) "")', STR)
+            text = go_and(go_eq(go_printf("%T", key.code), '"string"'), go_printf("%v", key.code))
+            key = Value(go_or(text, '""'), STR)
         if key.kind not in {STR, CONTENT, INT} or not all(
             v.is_const and isinstance(v.const, (str, int)) and not isinstance(v.const, bool) for v in fields.values()
         ):
@@ -422,7 +426,7 @@ class Access:
         self.emit.action(f"{flag} := false")
         for k, v in fields.items():
             if isinstance(k, str) == (key.kind != INT):
-                self.emit.action(f"if eq {key.code} {const(k).code}")
+                self.emit.if_(go_eq(key.code, const(k).code).bare())
                 self.emit.action(f"{result} = {v.code}")
                 self.emit.action(f"{flag} = true")
                 self.emit.action("end")

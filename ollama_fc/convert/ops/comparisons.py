@@ -7,7 +7,7 @@ import re
 
 from jinja2 import nodes
 
-from ..go.calls import GoCall, go_and, go_eq, go_not
+from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_printf
 from ..go.textops import go_string
 from .emit import Emit
 from .filters import Lowering
@@ -128,7 +128,7 @@ class Comparisons:
         if wrong_case is not None and any(char.isascii() and wrong_case(char) for char in constant):
             return "false"
         data = constant.encode()
-        tests = [go_eq(GoCall("printf", '"%T"', text), '"string"'), go_eq(GoCall("len", text), str(len(data)))]
+        tests = [go_eq(go_printf("%T", text), '"string"'), go_eq(go_len(text), str(len(data)))]
         for i, byte in enumerate(data):
             char = chr(byte)
             spellings = [char, char.swapcase()] if case and char.isascii() and char.isalpha() else [char]

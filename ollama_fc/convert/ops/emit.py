@@ -15,6 +15,7 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..actions import CUT_CODE, GUARD
 from ..go import tree
+from ..go.calls import GoCall, go_and, go_eq, go_len
 from ..go.textops import go_string
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
@@ -38,8 +39,6 @@ from .values import (
 
 #: a Go variable or field chain: reading it costs no function call
 SIMPLE_VARIABLE = re.compile(r"\$[A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")
-#: a Go condition: the string in Go variable `rest` starts with `$ofc_tail` (see prefill_cut)
-TAIL_FOLLOWS = "and (ge (len {rest}) (len $ofc_tail)) (eq (slice {rest} 0 (len $ofc_tail)) $ofc_tail)"
 
 
 @dataclass(frozen=True)
@@ -396,10 +395,10 @@ class Emit:
         text = self.temp()
         self.action(f"{text} := {code}")
         k, rest = self.last_cut(text, "-1")
-        self.action(f"if ge {k} 0")
+        self.if_(GoCall("ge", k, "0").bare())
         self.printed_action(f"slice {text} 0 {k}")
         self.action(f"{rest} := slice {text} {k}")
-        self.if_(TAIL_FOLLOWS.format(rest=rest))
+        self.if_(starts_with(rest, "$ofc_tail", go_len("$ofc_tail")))
         self.printed_action("$ofc_tail")
         self.action("else")
         self.printed_action("$ofc_cut")
@@ -418,7 +417,7 @@ class Emit:
         self.action(f"$ofc_head = slice $ofc_final.Content 0 {k}")
         self.action(f"{rest} := slice $ofc_final.Content {k}")
         self.action("$ofc_end = $ofc_cut")
-        self.if_(TAIL_FOLLOWS.format(rest=rest))
+        self.if_(starts_with(rest, "$ofc_tail", go_len("$ofc_tail")))
         self.action("$ofc_end = $ofc_tail")
         self.action("end")
         self.action("end")
@@ -430,7 +429,7 @@ class Emit:
         self.action(f"{k} := {none}")
         self.action(f"range {i} := len {text}")
         self.action(f"{rest} := slice {text} {i}")
-        self.action(f"if and (ge (len {rest}) $ofc_n) (eq (slice {rest} 0 $ofc_n) $ofc_cut)")
+        self.if_(starts_with(rest, "$ofc_cut", "$ofc_n"))
         self.action(f"{k} = {i}")
         self.action("end")
         self.action("end")
@@ -441,3 +440,9 @@ class Emit:
         self.charge(code)
         self.printed = True
         self.out.append(tree.Act(code))
+
+
+def starts_with(text: str, prefix: str, size: str) -> GoCall:
+    """The `if` condition: does the string in Go variable `text` start with `prefix`, `size`
+    bytes long (see prefill_cut)?"""
+    return go_and(GoCall("ge", go_len(text), size), go_eq(GoCall("slice", text, "0", size), prefix)).bare()

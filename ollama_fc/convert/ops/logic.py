@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from jinja2 import nodes
 
 from ..go import search, strlists, textops
-from ..go.calls import GoCall, go_and, go_eq, go_not, go_or
+from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
 from ..go.textops import go_string
 from . import toolschema
 from .access import Access
@@ -148,7 +148,7 @@ class Logic:
         if right.is_const:
             value = right.const
             if value is None:
-                return str(left.facts.none_when or "false")
+                return left.facts.none_when or "false"
             if isinstance(value, str):
                 if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
                     return "false"  # never equal to a string (nor is Undefined, when it may be unset)
@@ -178,7 +178,7 @@ class Logic:
             calls = go_eq(GoCall("json", f"{left.code}.ToolCalls"), GoCall("json", f"{right.code}.ToolCalls"))
             return go_and(*fields, calls)
         if left.kind == ANY or right.kind == ANY:
-            return go_eq(GoCall("printf", '"%v"', left.code), GoCall("printf", '"%v"', right.code))
+            return go_eq(go_printf("%v", left.code), go_printf("%v", right.code))
         raise self.emit.fail(node, f"comparing {left.kind} with {right.kind}")
 
     def equals_bool(self, left: Value, value: bool) -> str:
@@ -189,7 +189,7 @@ class Logic:
         if left.kind == INT:
             return go_eq(left.code, str(int(value)))
         if left.kind == ANY:
-            typed = GoCall("printf", '"%T:%v"', left.code, left.code)
+            typed = go_printf("%T:%v", left.code, left.code)
             return go_eq(typed, f'"bool:{str(value).lower()}"', f'"float64:{int(value)}"')
         return "false"
 
@@ -282,16 +282,16 @@ class Logic:
         text = needle.code
         self.emit.action(f"{obj} := {hay.code}")
         self.emit.action(f"{hit} := false")
-        self.emit.if_(go_eq(GoCall("printf", '"%.3T"', obj), '"map"').bare())
+        self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"').bare())
         self.emit.key_scan(k, v, obj, text, f"{hit} = true")
-        self.emit.if_(go_eq(GoCall("printf", '"%.2T"', obj), '"[]"').bare(), "else if")
+        self.emit.if_(go_eq(go_printf("%.2T", obj), '"[]"').bare(), "else if")
         self.emit.action(f"range {k}, {v} := {obj}")
         self.emit.if_(self.is_text(v, text))
         self.emit.action(f"{hit} = true")
         self.emit.action("end")
         self.emit.action("end")
         if constant:
-            self.emit.if_(go_eq(GoCall("printf", '"%T"', obj), '"string"').bare(), "else if")
+            self.emit.if_(go_eq(go_printf("%T", obj), '"string"').bare(), "else if")
             self.emit.action(f"{hit} = {search.contains(self.emit, obj, needle.const)}")
         self.emit.action("end")
         return Value(hit, BOOL)
@@ -310,8 +310,8 @@ class Logic:
     @staticmethod
     def is_text(item: str, text: str) -> GoCall:
         """The `if` condition: is the untyped `item` a string equal to `text`?"""
-        is_string = go_eq(GoCall("printf", '"%T"', item), '"string"')
-        return go_and(is_string, go_eq(GoCall("printf", '"%v"', item), text)).bare()
+        is_string = go_eq(go_printf("%T", item), '"string"')
+        return go_and(is_string, go_eq(go_printf("%v", item), text)).bare()
 
     @staticmethod
     def negate(code: str) -> str:
@@ -350,7 +350,7 @@ class Logic:
     def count_selected(self, value: Value) -> Value:
         base, filters = view_of(value)
         if not filters:
-            return Value(GoCall("len", base.code), INT)
+            return Value(go_len(base.code), INT)
         count, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.action(f"{count} := 0")
         self.emit.action(f"range {idx}, {item} := {base.code}")
@@ -414,7 +414,7 @@ def none(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value
     if kind == NONE:
         return "true"
     if value.facts.none_when:
-        return str(value.facts.none_when)
+        return value.facts.none_when
     if kind == TOOLS:
         if value.facts.emptied:
             raise ops.emit.fail(
@@ -422,9 +422,9 @@ def none(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value
             )
         return go_not(value.code)
     if value.facts.maybe_none:
-        return go_eq(GoCall("printf", '"%v"', value.code), '""')
+        return go_eq(go_printf("%v", value.code), '""')
     if kind == ANY:
-        return go_eq(GoCall("printf", '"%T"', value.code), '"<nil>"')  # JSON null
+        return go_eq(go_printf("%T", value.code), '"<nil>"')  # JSON null
     return "false"
 
 
@@ -436,7 +436,7 @@ def string(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Val
     if kind in {STR, CONTENT}:
         return "true"
     if kind == ANY:
-        return go_eq(GoCall("printf", '"%T"', value.code), '"string"')
+        return go_eq(go_printf("%T", value.code), '"string"')
     return "false"
 
 
@@ -444,7 +444,7 @@ def string(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Val
 def mapping(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
     kind = value.kind
     if kind in MAPPINGS and value.facts.maybe_none:
-        return GoCall("ne", GoCall("printf", '"%v"', value.code), '""')  # None is held as ""
+        return GoCall("ne", go_printf("%v", value.code), '""')  # None is held as ""
     if kind in MAPPINGS and value.facts.maybe_undefined:
         if not value.facts.defined_flag:
             raise ops.emit.fail(node, "`is mapping` of a value left undefined on some paths")
@@ -452,7 +452,7 @@ def mapping(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Va
     if kind in MAPPINGS:
         return "true"
     if kind == ANY:
-        return go_eq(GoCall("printf", '"%.3T"', value.code), '"map"')
+        return go_eq(go_printf("%.3T", value.code), '"map"')
     return "false"
 
 
@@ -468,9 +468,9 @@ def iterable(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[V
     if kind == ANY:
         # Jinja's sequence test holds for anything with a length and items: a dict too
         return go_or(
-            go_eq(GoCall("printf", '"%T"', value.code), '"string"'),
-            go_eq(GoCall("printf", '"%.2T"', value.code), '"[]"'),
-            go_eq(GoCall("printf", '"%.3T"', value.code), '"map"'),
+            go_eq(go_printf("%T", value.code), '"string"'),
+            go_eq(go_printf("%.2T", value.code), '"[]"'),
+            go_eq(go_printf("%.3T", value.code), '"map"'),
         )
     return "false"
 
@@ -484,9 +484,9 @@ def number(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Val
             ops.emit.warn(
                 node, "`is integer` of an untyped value", "a whole float such as 1.0 also counts as an integer"
             )
-            whole = go_eq(GoCall("printf", '"%v"', value.code), GoCall("printf", '"%.0f"', value.code))
-            return go_and(go_eq(GoCall("printf", '"%T"', value.code), '"float64"'), whole)
-        return go_eq(GoCall("printf", '"%T"', value.code), '"float64"', '"bool"')  # Python's bool is a Number
+            whole = go_eq(go_printf("%v", value.code), go_printf("%.0f", value.code))
+            return go_and(go_eq(go_printf("%T", value.code), '"float64"'), whole)
+        return go_eq(go_printf("%T", value.code), '"float64"', '"bool"')  # Python's bool is a Number
     return "true" if kind == INT else "false"
 
 
@@ -494,7 +494,7 @@ def number(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Val
 def boolean(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
     kind = value.kind
     if kind == ANY:
-        return go_eq(GoCall("printf", '"%T"', value.code), '"bool"')
+        return go_eq(go_printf("%T", value.code), '"bool"')
     return "true" if kind == BOOL else "false"
 
 
@@ -506,7 +506,7 @@ def true_or_false(ops: Logic, name: str, value: Value, node: nodes.Node, args: l
     if kind == BOOL:
         return value.code if name == "true" else go_not(value.code)
     if kind == ANY:
-        return go_eq(GoCall("printf", '"%T:%v"', value.code, value.code), f'"bool:{name}"')
+        return go_eq(go_printf("%T:%v", value.code, value.code), f'"bool:{name}"')
     return "false"
 
 

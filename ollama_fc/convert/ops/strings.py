@@ -10,7 +10,7 @@ from dataclasses import replace
 from jinja2 import nodes
 
 from ..go import search, strip, strlists, textops
-from ..go.calls import GoCall, go_and, go_eq, go_not, go_or
+from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
 from ..go.gohelpers import REPR_HELPER
 from ..go.textops import escape_html, go_string, html_of
 from .access import Access
@@ -57,9 +57,9 @@ class Strings:
         text, part = self.emit.temp(), self.emit.temp()
         self.emit.action(f"{text} := {base.code}")
         self.emit.action(f"{part} := {affix.code}")
-        start = "0" if method == "startswith" else GoCall("len", GoCall("slice", text, GoCall("len", part)))
-        end = GoCall("len", part) if method == "startswith" else GoCall("len", text)
-        fits = GoCall("ge", GoCall("len", text), GoCall("len", part))
+        start = "0" if method == "startswith" else go_len(GoCall("slice", text, go_len(part)))
+        end = go_len(part) if method == "startswith" else go_len(text)
+        fits = GoCall("ge", go_len(text), go_len(part))
         return Value(go_and(fits, go_eq(GoCall("slice", text, start, end), part)), BOOL)
 
     def string_method(self, method: str, base: Value, args: list[Value], node: nodes.Node) -> Value:
@@ -96,11 +96,11 @@ class Strings:
             tests = []
             for prefix in options:
                 if method == "startswith":
-                    tests.append(go_eq(GoCall("printf", '"%.*s"', str(len(prefix)), base.code), go_string(prefix)))
+                    tests.append(go_eq(go_printf("%.*s", str(len(prefix)), base.code), go_string(prefix)))
                 else:
                     n = str(len(prefix.encode()))
-                    tail = GoCall("slice", base.code, GoCall("len", GoCall("slice", base.code, n)))
-                    tests.append(go_and(GoCall("ge", GoCall("len", base.code), n), go_eq(tail, go_string(prefix))))
+                    tail = GoCall("slice", base.code, go_len(GoCall("slice", base.code, n)))
+                    tests.append(go_and(GoCall("ge", go_len(base.code), n), go_eq(tail, go_string(prefix))))
             return Value(tests[0] if len(tests) == 1 else go_or(*tests), BOOL)
         if method == "split":
             if not args or not args[0].is_const or not isinstance(args[0].const, str) or not args[0].const:
@@ -282,7 +282,7 @@ class Strings:
         seq, out, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.action(f"{seq} := {value.code}")
         self.emit.action(f'{out} := ""')
-        self.emit.if_(go_eq(GoCall("printf", '"%.2T"', seq), '"[]"').bare())
+        self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"').bare())
         self.emit.action(f"range {item} := {seq}")
         text = self.untyped_str(Value(item, ANY), node)
         if filter_name != "string":
@@ -295,14 +295,14 @@ class Strings:
     def untyped_join(self, code: str, sep: str, node: nodes.Node) -> None:
         seq, i, item, ignored = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.action(f"{seq} := {code}")
-        self.emit.if_(go_eq(GoCall("printf", '"%.2T"', seq), '"[]"').bare())
+        self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"').bare())
         self.emit.action(f"range {i}, {item} := {seq}")
         self.emit.if_(i)
         self.emit.text(sep)
         self.emit.action("end")
         self.untyped_repr(item, node)
         self.emit.action("end")
-        self.emit.if_(go_eq(GoCall("printf", '"%.3T"', seq), '"map"').bare(), "else if")
+        self.emit.if_(go_eq(go_printf("%.3T", seq), '"map"').bare(), "else if")
         # a mapping joins its keys (sorted, as Go ranges a map)
         self.emit.action(f"{i} := true")
         self.emit.action(f"range {item}, {ignored} := {seq}")
@@ -317,7 +317,7 @@ class Strings:
         self.emit.action("end")
 
     def untyped_repr(self, code: str, node: nodes.Node) -> None:
-        self.emit.if_(go_eq(GoCall("printf", '"%T"', code), '"string"').bare())
+        self.emit.if_(go_eq(go_printf("%T", code), '"string"').bare())
         self.emit.put(code)
         self.emit.action("else")
         JsonWriter(self.emit, None, node, python=True).untyped(code, 0)
@@ -365,7 +365,7 @@ class Strings:
         self.emit.action(f"range {at} := len {digits}")
         self.emit.action(f"{byte} := index {digits} {at}")
         self.emit.if_(go_and(GoCall("ge", byte, "48"), GoCall("le", byte, "57")).bare())
-        self.emit.if_(go_or(after, GoCall("ge", GoCall("len", GoCall("printf", '"%d"', number)), "6")).bare())
+        self.emit.if_(go_or(after, GoCall("ge", go_len(go_printf("%d", number)), "6")).bare())
         self.emit.action(f"{bad} = true")
         self.emit.action("else")
         ten_times = " ".join([f'{number} ""'] * 10)
