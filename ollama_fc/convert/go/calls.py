@@ -51,3 +51,9 @@ def go_printf(verbs: str, *operands: str) -> GoCall:
 
 def go_len(operand: str) -> GoCall:
     return GoCall("len", operand)
+
+
+def starts_with(text: str, prefix: str, size: str) -> GoCall:
+    """The `if` condition: does the string in Go variable `text` start with the string
+    `prefix`, `size` bytes long (`text` may be shorter)?"""
+    return go_and(GoCall("ge", go_len(text), size), go_eq(GoCall("slice", text, "0", size), prefix)).bare()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from .calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
 from .textops import PY_WHITESPACE, Emitter, go_string
 
 #: a Go variable or field chain (reading it again gives the same string and calls nothing)
@@ -64,7 +65,7 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
 def _stripped(em: Emitter, text: str, at: str, code: str, wide: str) -> str:
     """The Go condition, for a byte coded `code` (not 0) at `at`: is its character stripped?
     An ASCII member is; a lead byte (SCAN_MAYBE) is where its character is a member."""
-    return f'or (ne {code} {SCAN_MAYBE}) (eq (printf "%.1s" (slice {text} {at})) {wide})'
+    return go_or(GoCall("ne", code, str(SCAN_MAYBE)), go_eq(go_printf("%.1s", GoCall("slice", text, at)), wide)).bare()
 
 
 def _strip_front(em: Emitter, text: str, table: str, wide: str) -> str:
@@ -72,7 +73,7 @@ def _strip_front(em: Emitter, text: str, table: str, wide: str) -> str:
     out, start, i, code = em.temp(), em.temp(), em.temp(), em.temp()
     em.action(f"{out} := {text}")
     # the usual text starts with a kept character: one lookup, no loop
-    em.action(f"if and {text} (index {table} (index {text} 0))")
+    em.if_(go_and(text, GoCall("index", table, GoCall("index", text, "0"))).bare())
     em.action(f"{start} := len {text}")  # where the scan stops, the end when everything goes
     em.action(f"range {i} := len {text}")
     em.action(f"{code} := index {table} (index {text} {i})")
@@ -105,7 +106,8 @@ def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
     em.action(f"{last} := index {table} (index {text} (len {rest}))")
     em.if_(last)  # else it ends with a kept one
     # the usual stripped end, one ASCII space or newline after a kept ASCII character: no loop
-    em.action(f"if and {rest} (eq {last} {SCAN_SPACE}) (not (index {table} (index {text} (len (slice {rest} 1)))))")
+    next_kept = go_not(GoCall("index", table, GoCall("index", text, go_len(GoCall("slice", rest, "1")))))
+    em.if_(go_and(rest, go_eq(last, str(SCAN_SPACE)), next_kept).bare())
     em.action(f"{out} = slice {text} 0 (len {rest})")
     em.action("else")
     em.action(f"{end} := len {text}")
@@ -114,12 +116,11 @@ def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
     em.action(f"{code} := index {table} (index {text} {at})")
     em.if_(code)
     if wide:  # an ASCII member (the usual stripped byte) is decided by the first `eq`
-        em.action(
-            f'if or (eq {code} {SCAN_SPACE}) (and (eq {code} {SCAN_MAYBE}) (eq (printf "%.1s" (slice {text} {at})) {wide}))'
-        )
+        wide_member = go_eq(go_printf("%.1s", GoCall("slice", text, at)), wide)
+        em.if_(go_or(go_eq(code, str(SCAN_SPACE)), go_and(go_eq(code, str(SCAN_MAYBE)), wide_member)).bare())
         em.action(f"{end} = {at}")
         em.action("continue")
-        em.action(f"else if eq {code} {SCAN_INSIDE}")
+        em.if_(go_eq(code, str(SCAN_INSIDE)).bare(), "else if")
         em.action("continue")  # inside a multi-byte character: its lead byte decides
         em.action("end")
     else:

@@ -15,7 +15,7 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..actions import CUT_CODE, GUARD
 from ..go import tree
-from ..go.calls import GoCall, go_and, go_eq, go_len
+from ..go.calls import GoCall, go_len, starts_with
 from ..go.textops import go_string
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
@@ -440,9 +440,3 @@ class Emit:
         self.charge(code)
         self.printed = True
         self.out.append(tree.Act(code))
-
-
-def starts_with(text: str, prefix: str, size: str) -> GoCall:
-    """The `if` condition: does the string in Go variable `text` start with `prefix`, `size`
-    bytes long (see prefill_cut)?"""
-    return go_and(GoCall("ge", go_len(text), size), go_eq(GoCall("slice", text, "0", size), prefix)).bare()
