@@ -21,6 +21,7 @@ import jinja2
 from jinja2 import nodes
 
 from ..go import strlists, textops
+from ..go.calls import GoCall, go_eq, go_or, go_printf
 from . import toolschema
 from .access import Access
 from .emit import Emit
@@ -327,9 +328,8 @@ def length(ops: Lowering, call: FilterCall) -> Value:
         obj, size = ops.emit.temp(), ops.emit.temp()
         ops.emit.action(f"{obj} := {value.code}")
         ops.emit.action(f"{size} := 0")
-        ops.emit.action(
-            f'if or (eq (printf "%.3T" {obj}) "map") (eq (printf "%.2T" {obj}) "[]") (eq (printf "%T" {obj}) "string")'
-        )
+        is_map, is_list = go_eq(go_printf("%.3T", obj), '"map"'), go_eq(go_printf("%.2T", obj), '"[]"')
+        ops.emit.if_(go_or(is_map, is_list, go_eq(go_printf("%T", obj), '"string"')).bare())
         ops.emit.action(f"{size} = len {obj}")
         ops.emit.action("end")
         return Value(size, INT)
@@ -533,7 +533,7 @@ def extreme_of_numbers(ops: Lowering, call: FilterCall, items_node: nodes.List |
     best = ops.emit.temp()
     ops.emit.action(f"{best} := {items[0].code}")
     for item in items[1:]:
-        ops.emit.action(f"if {'lt' if name == 'min' else 'gt'} {item.code} {best}")
+        ops.emit.if_(GoCall("lt" if name == "min" else "gt", item.code, best).bare())
         ops.emit.action(f"{best} = {item.code}")
         ops.emit.action("end")
     return Value(best, INT, facts=Facts(maybe_negative=any(i.facts.maybe_negative for i in items)))

@@ -10,6 +10,7 @@ from typing import Protocol
 from jinja2 import nodes
 
 from ...errors import ConversionError
+from ..go.calls import go_eq, go_len, go_printf
 from ..go.gohelpers import (
     ANY_TYPE,
     JSON_VALUE,
@@ -281,7 +282,7 @@ class JsonWriter:
             members, filled = tr.temp(), tr.temp()
             tr.action(f"{members} := {m}")
             tr.action(f"{filled} := {m}")
-            tr.action(f'if eq (printf "%T" {m}) "*api.ToolPropertiesMap"')
+            tr.if_(go_eq(go_printf("%T", m), '"*api.ToolPropertiesMap"').bare())
             tr.action(f"{members} = {m}.All")
             tr.action(f"{filled} = {m}.Len")
             tr.action("end")
@@ -472,7 +473,7 @@ class JsonWriter:
         tr = self.tr
         names = tr.temp()
         tr.action(f"{names} := {code}")
-        tr.action(f"if eq (len {names}) 1")
+        tr.if_(go_eq(go_len(names), "1").bare())
         self.string(f"(index {names} 0)")
         tr.action("else")
         self.sequence(names, depth, self.string)
@@ -511,19 +512,19 @@ class JsonWriter:
         v, t = tr.temp(), tr.temp()
         tr.action(f"{v} := {code}")
         tr.action(f'{t} := printf "%T" {v}')
-        tr.action(f'if eq {t} "string"')
+        tr.if_(go_eq(t, '"string"').bare())
         self.string(v)
-        tr.action(f'else if eq {t} "<nil>"')
+        tr.if_(go_eq(t, '"<nil>"').bare(), "else if")
         tr.text(self.literal(None))
         if self.untyped_level < self.MAX_UNTYPED and depth <= self.MAX_DEPTH:
             self.untyped_level += 1
-            tr.action(f'else if eq {t} "map[string]interface {{}}" "[]interface {{}}"')
+            tr.if_(go_eq(t, '"map[string]interface {}"', '"[]interface {}"').bare(), "else if")
             self.container(v, t, depth)
             self.untyped_level -= 1
             tr.action("else")
             tr.put(f"(json {v})")
         else:
-            tr.action(f'else if eq {t} "bool" "float64" "int" "int64" "json.Number"')
+            tr.if_(go_eq(t, '"bool"', '"float64"', '"int"', '"int64"', '"json.Number"').bare(), "else if")
             tr.put(f"(json {v})")
             tr.action("else")
             self.beyond_limit(v, depth)
