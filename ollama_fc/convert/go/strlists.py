@@ -9,6 +9,7 @@ Each function emits the statements computing one Python operation and returns th
 
 from __future__ import annotations
 
+from .calls import GoCall, go_and, go_eq, go_len, starts_with
 from .textops import Emitter, go_string, plus_one, position_after
 
 #: the element marker, as a Go string literal (a byte, not the rune U+00FF)
@@ -44,7 +45,7 @@ def count(em: Emitter, code: str) -> str:
     em.action(f"{text} := {code}")
     em.action(f"{n} := 0")
     em.action(f"range {i} := len {text}")
-    em.action(f"if eq (index {text} {i}) {MARK_BYTE}")
+    em.if_(go_eq(GoCall("index", text, i), str(MARK_BYTE)).bare())
     em.action(f"{n} = {plus_one(n)}")
     em.action("end")
     em.action("end")
@@ -59,7 +60,7 @@ def join(em: Emitter, code: str, sep_code: str) -> str:
     em.if_(text)
     em.action(f"{last} := 1")
     em.action(f"range {i} := len {text}")
-    em.action(f"if and (gt {i} 0) (eq (index {text} {i}) {MARK_BYTE})")
+    em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))).bare())
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {sep_code}')
     em.action(f"{last} = {position_after(text, i)}")
     em.action("end")
@@ -76,9 +77,9 @@ def contains(em: Emitter, code: str, needle: str) -> str:
     em.action(f'{pat} := printf "\\xff%s\\xff" {needle}')
     em.action(f"{found} := false")
     em.action(f"range {i} := len {hay}")
-    em.action(f"if eq (index {hay} {i}) {MARK_BYTE}")
+    em.if_(go_eq(GoCall("index", hay, i), str(MARK_BYTE)).bare())
     em.action(f"{rest} := slice {hay} {i}")
-    em.action(f"if and (ge (len {rest}) (len {pat})) (eq (slice {rest} 0 (len {pat})) {pat})")
+    em.if_(starts_with(rest, pat, go_len(pat)))
     em.action(f"{found} = true")
     em.action("break")
     em.action("end")
@@ -96,7 +97,7 @@ def element(em: Emitter, code: str, which: int, var: str | None = None) -> str:
     em.if_(text)
     em.action(f"{cut} := len {text}" if which == 0 else f"{cut} := 0")
     em.action(f"range {i} := len {text}")
-    em.action(f"if and (gt {i} 0) (eq (index {text} {i}) {MARK_BYTE})")
+    em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))).bare())
     em.action(f"{cut} = {i}")
     if which == 0:
         em.action("break")
@@ -123,7 +124,7 @@ def each(em: Emitter, code: str) -> tuple[str, str, str]:
     em.action(f"{start} := 1")
     em.action(f"{seen} := 0")
     em.action(f"range {i} := len {text}")
-    em.action(f"if and (gt {i} 0) (eq (index {text} {i}) {MARK_BYTE})")
+    em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))).bare())
     em.action(f"{item} := slice {text} {start} {i}")
     em.action(f"{start} = {position_after(text, i)}")
     em.action(f"{idx} := {seen}")
@@ -141,8 +142,8 @@ def nth(em: Emitter, code: str, position: str) -> tuple[str, str]:
     em.action(f"{start} := 1")
     em.action(f"{seen} := 0")
     em.action(f"range {i} := len {text}")
-    em.action(f"if and (gt {i} 0) (eq (index {text} {i}) {MARK_BYTE})")
-    em.action(f"if eq {seen} {position}")
+    em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))).bare())
+    em.if_(go_eq(seen, position).bare())
     em.action(f"{result} = slice {text} {start} {i}")
     em.action(f"{found} = true")
     em.action("break")
@@ -161,8 +162,8 @@ def tail(em: Emitter, code: str, start: str) -> str:
     em.action(f'{result} := ""')
     em.action(f"{seen} := 0")
     em.action(f"range {i} := len {text}")
-    em.action(f"if eq (index {text} {i}) {MARK_BYTE}")
-    em.action(f"if eq {seen} {start}")
+    em.if_(go_eq(GoCall("index", text, i), str(MARK_BYTE)).bare())
+    em.if_(go_eq(seen, start).bare())
     em.action(f"{result} = slice {text} {i}")
     em.action("break")
     em.action("end")
