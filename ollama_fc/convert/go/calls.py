@@ -27,6 +27,27 @@ class GoCall(str):
         return GoCall(self.head, *self.args, parenthesised=False)
 
 
+class GoField(str):
+    """`(head arg...).Field`: a field of a call's result, the text and the call it reads."""
+
+    call: GoCall
+    chain: str
+
+    def __new__(cls, call: GoCall, chain: str) -> GoField:
+        field = super().__new__(cls, call + chain)
+        field.call, field.chain = call, chain
+        return field
+
+
+def go_field(operand: str, chain: str) -> str:
+    """`operand` then the field `chain` (`.Role`), keeping the call a composed operand is."""
+    if isinstance(operand, GoField):
+        return GoField(operand.call, operand.chain + chain)
+    if isinstance(operand, GoCall) and operand.startswith("("):
+        return GoField(operand, chain)
+    return operand + chain
+
+
 def go_not(operand: str) -> GoCall:
     return GoCall("not", operand)
 

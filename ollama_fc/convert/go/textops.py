@@ -208,7 +208,7 @@ def ascii_title(
     result, last, start, i, b, new = (em.temp() for _ in range(6))
     em.action(f'{result} := ""')
     for n, word in enumerate(common):
-        em.action(f"{'if' if n == 0 else 'else if'} eq {text} {go_string(word)}")
+        em.if_(go_eq(text, go_string(word)).bare(), "if" if n == 0 else "else if")
         em.action(f"{result} = {go_string(title_of(word, breaks))}")
     if common:
         em.action("else")

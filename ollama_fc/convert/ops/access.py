@@ -11,7 +11,7 @@ from typing import Any
 from jinja2 import nodes
 
 from ..go import strlists
-from ..go.calls import GoCall, go_and, go_eq, go_len, go_or, go_printf
+from ..go.calls import GoCall, go_and, go_eq, go_field, go_len, go_or, go_printf
 from ..go.textops import go_string
 from . import toolschema
 from .emit import Emit
@@ -70,7 +70,8 @@ class Access:
         if name == "tools":
             return Value("$.Tools", TOOLS, facts=Facts(nullable=True))
         if name == "add_generation_prompt":
-            return Value('(ne (index $.Messages (len (slice $.Messages 1))).Role "assistant")', BOOL)
+            last = GoCall("index", "$.Messages", go_len(GoCall("slice", "$.Messages", "1")))
+            return Value(GoCall("ne", go_field(last, ".Role"), '"assistant"'), BOOL)
         if name in self.emit.tokens:
             return const(self.emit.tokens[name])
         if name.endswith("_token"):
@@ -186,23 +187,23 @@ class Access:
         if base.kind in {CONTENT} and name in {"text"}:
             return UNDEFINED
         if base.kind == ARGS:
-            return Value(f"(index {base.code} {go_string(name)})", ANY)
+            return Value(GoCall("index", base.code, go_string(name)), ANY)
         if base.kind == PROPS:
-            return Value(f"(index {self.plain_map(base)} {go_string(name)})", PROP)
+            return Value(GoCall("index", self.plain_map(base), go_string(name)), PROP)
         if base.kind == PROP and name in {"type"}:
             # (a property may have no type, only `anyOf`: Undefined, "" in Go)
-            first = go_or(go_and(f"{base.code}.Type", GoCall("index", f"{base.code}.Type", "0")), '""')
-            return Value(first, STR, facts=Facts(types=f"{base.code}.Type"))
+            types = go_field(base.code, ".Type")
+            return Value(go_or(go_and(types, GoCall("index", types, "0")), '""'), STR, facts=Facts(types=types))
         if base.kind == PROP and name == "properties":
             # a *api.ToolPropertiesMap (ordered); ranged through .All, tojson'd by its Go type
-            return Value(f"{base.code}.Properties", PROPS, facts=Facts(ordered=True))
+            return Value(go_field(base.code, ".Properties"), PROPS, facts=Facts(ordered=True))
         if base.kind == PROP and name == "required":
-            return Value(f"{base.code}.Required", LIST)
+            return Value(go_field(base.code, ".Required"), LIST)
         if base.kind == PROP and name == "anyOf":
-            return Value(f"{base.code}.AnyOf", ANYOF)
+            return Value(go_field(base.code, ".AnyOf"), ANYOF)
         if base.kind == CALL and name in {"name", "arguments"}:
             # a flat {"name", "arguments"} call: read through `.function`
-            return self.attr(Value(f"{base.code}.Function", FUNC), name, node)
+            return self.attr(Value(go_field(base.code, ".Function"), FUNC), name, node)
         if base.kind == CALL and name == "type":
             return const("function")
         fields = FIELDS.get(base.kind)
@@ -210,18 +211,18 @@ class Access:
             if name in fields:
                 go, kind = fields[name]
                 if base.kind != MSG:
-                    return Value(f"{base.code}.{go}", kind)
+                    return Value(go_field(base.code, f".{go}"), kind)
                 content = name == "content"
                 facts = Facts(
                     optional=name in OPTIONAL_MESSAGE_KEYS,
                     final=go_eq(base.code, "$ofc_final") if content else None,
                     # Ollama sends "" where transformers users pass None: an assistant's calls
                     # with no text (templates print the calls only when the content is none)
-                    none_when=go_and(go_eq(f"{base.code}.Content", '""'), f"{base.code}.ToolCalls")
+                    none_when=go_and(go_eq(go_field(base.code, ".Content"), '""'), go_field(base.code, ".ToolCalls"))
                     if content
                     else None,
                 )
-                return Value(f"{base.code}.{go}", kind, facts=facts)
+                return Value(go_field(base.code, f".{go}"), kind, facts=facts)
             return UNDEFINED
         if base.kind in {UNDEF, NONE}:
             return UNDEFINED
@@ -327,7 +328,7 @@ class Access:
     @staticmethod
     def plain_map(value: Value) -> str:
         """Go operand of a mapping `index` and `len` work on (an ordered map made a Go map)."""
-        return f"{value.code}.ToMap" if value.facts.ordered else value.code
+        return go_field(value.code, ".ToMap") if value.facts.ordered else value.code
 
     def argument_named(self, args: Value, key: Value) -> Value:
         """`arguments[key]` with a key known at run time: the argument's value where the call has
@@ -395,7 +396,7 @@ class Access:
             return loop.before
         if loop.after is None:
             loop.after = self.emit.temp()
-        return f"(index {loop.after} {loop.index})"
+        return GoCall("index", loop.after, loop.index)
 
     def dict_fields(self, value: Value) -> dict[Any, Value]:
         if value.kind == RECORD:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TypeGuard, Union
 
 from ..go import tree
-from ..go.calls import GoCall
+from ..go.calls import GoCall, GoField
 
 #: a Go string, raw string or character literal; `(`, `)`; or any other run of characters
 TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|\'(?:[^\'\\]|\\.)*\'|[()]|[^\s()]+')
@@ -64,7 +64,7 @@ NEGATED_IF = re.compile(r"\{\{ if (?:not (\$\w*(?:\.\w+)*)|\(not (\$\w*(?:\.\w+)
 def simplify_condition(code: str, ints: AbstractSet[str] = frozenset()) -> str:
     """The condition `code` of an `if` with fewer function calls (or unchanged); `ints` are
     variables certain to hold a Go `int` (loop indexes)."""
-    if isinstance(code, GoCall) or is_token(code):
+    if isinstance(code, (GoCall, GoField)) or is_token(code):
         return simplify_composed(code, ints)
     known = frozenset(m.group(1) for m in INT_ZERO.finditer(code) if m.group(1) in ints) if ints else frozenset()
     return _simplify(code, known)
@@ -92,12 +92,16 @@ def simplify_composed(code: str, ints: AbstractSet[str]) -> str:
 
 
 def node_of(code: str) -> Node | None:
-    """`code` as `parse` reads its text: a `GoCall` from its head and arguments, an operand of
-    one token as it is, other text parsed (None where the parser cannot read it)."""
+    """`code` as `parse` reads its text: a `GoCall` from its head and arguments (a `GoField`
+    from its call), an operand of one token as it is, other text parsed (None where the parser
+    cannot read it)."""
+    if isinstance(code, GoField):
+        call = node_of(code.call)
+        return None if not isinstance(call, tuple) else Field(call, code.chain)
     if isinstance(code, GoCall):
         items: list[Node] = [code.head]
         for arg in code.args:
-            if isinstance(arg, GoCall):
+            if isinstance(arg, (GoCall, GoField)):
                 inner = node_of(arg)
                 if inner is None:
                     return None

@@ -15,7 +15,7 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..actions import CUT_CODE, GUARD
 from ..go import tree
-from ..go.calls import GoCall, go_len, starts_with
+from ..go.calls import GoCall, go_eq, go_len, starts_with
 from ..go.textops import go_string
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
@@ -346,7 +346,7 @@ class Emit:
         """`key_scan` for several keys in one scan: each key's statements where it is found."""
         self.action(f"range {k}, {v} := {mapping}")
         for i, (key, statements) in enumerate(cases.items()):
-            self.action(f"{'else if' if i else 'if'} eq {k} {key}")
+            self.if_(go_eq(k, key).bare(), "else if" if i else "if")
             for statement in statements:
                 self.action(statement)
         self.action("end")

@@ -21,7 +21,7 @@ import jinja2
 from jinja2 import nodes
 
 from ..go import strlists, textops
-from ..go.calls import GoCall, go_eq, go_or, go_printf
+from ..go.calls import GoCall, go_eq, go_len, go_or, go_printf
 from . import toolschema
 from .access import Access
 from .emit import Emit
@@ -377,8 +377,8 @@ def first_or_last(ops: Lowering, call: FilterCall) -> Value:
     if value.kind in SEQUENCES and not value.is_const:
         element = ELEMENT.get(value.kind, ANY)
         if first:
-            return Value(f"(index {value.code} 0)", element)
-        return Value(f"(index {value.code} (len (slice {value.code} 1)))", element)
+            return Value(GoCall("index", value.code, "0"), element)
+        return Value(GoCall("index", value.code, go_len(GoCall("slice", value.code, "1"))), element)
     if value.kind == SPLIT and not (not first and value.facts.limit is not None):
         return ops.strings.split_part(value, 0 if first else -1, call.node)
     if value.kind == SPLIT:

@@ -394,7 +394,7 @@ class JsonWriter:
         for n, (guard, key, field, kind) in enumerate(pairs):
             if n in nested:
                 continue
-            tr.action(f"{'else if' if opened else 'if'} eq {at} {n}")
+            tr.if_(go_eq(at, str(n)).bare(), "else if" if opened else "if")
             opened = True
             tr.action(f"if {obj}{guard}")
             self.separator(first, depth)

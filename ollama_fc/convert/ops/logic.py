@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from jinja2 import nodes
 
 from ..go import search, strlists, textops
-from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
+from ..go.calls import GoCall, go_and, go_eq, go_field, go_len, go_not, go_or, go_printf
 from ..go.textops import go_string
 from . import toolschema
 from .access import Access
@@ -103,7 +103,7 @@ class Logic:
         if value.kind == RECORD:
             return "true" if value.facts.fields else "false"
         if value.facts.ordered:
-            return f"{value.code}.Len"  # a non-nil pointer to an empty map is still {}
+            return go_field(value.code, ".Len")  # a non-nil pointer to an empty map is still {}
         if value.kind in {SELECT, MAPPED}:
             return self.count_selected(value).code  # a selection is true when some element passes
         return value.code
@@ -172,10 +172,12 @@ class Logic:
         if left.kind == MSG and right.kind == MSG:
             # Python compares the message dicts by value: every field Ollama keeps
             fields = [
-                go_eq(f"{left.code}.{go}", f"{right.code}.{go}")
+                go_eq(go_field(left.code, f".{go}"), go_field(right.code, f".{go}"))
                 for go in ("Role", "Content", "Thinking", "ToolName", "ToolCallID")
             ]
-            calls = go_eq(GoCall("json", f"{left.code}.ToolCalls"), GoCall("json", f"{right.code}.ToolCalls"))
+            calls = go_eq(
+                GoCall("json", go_field(left.code, ".ToolCalls")), GoCall("json", go_field(right.code, ".ToolCalls"))
+            )
             return go_and(*fields, calls)
         if left.kind == ANY or right.kind == ANY:
             return go_eq(go_printf("%v", left.code), go_printf("%v", right.code))
@@ -237,7 +239,7 @@ class Logic:
             if key in {"role", "content"}:
                 return const(True)
             if key in MESSAGE_FIELDS:
-                return Value(go_not(go_not(f"{hay.code}.{MESSAGE_FIELDS[key][0]}")), BOOL)
+                return Value(go_not(go_not(go_field(hay.code, f".{MESSAGE_FIELDS[key][0]}"))), BOOL)
             return const(False)
         if hay.kind in {TFUNC, PARAMS} and needle.is_const and toolschema.optional(hay.kind, needle.const):
             # the dict has the key only where Ollama's field is set (a tool without a description)

@@ -9,7 +9,7 @@ from jinja2 import nodes
 
 from ..analysis import is_loop_attr, revindex0_spelled_out
 from ..go import strlists, textops
-from ..go.calls import GoCall, go_and, go_eq, go_not, go_or
+from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or
 from ..go.textops import go_string
 from ..ops import toolschema
 from ..ops.values import (
@@ -134,8 +134,8 @@ class Expressions(Macros):
         if base.kind in SEQUENCES and key.kind == INT:
             element = ELEMENT.get(base.kind, ANY)
             if key.is_const and key.const < 0:
-                return Value(f"(index {base.code} (len (slice {base.code} {-key.const})))", element)
-            return Value(f"(index {base.code} {key.code})", element)
+                return Value(GoCall("index", base.code, go_len(GoCall("slice", base.code, str(-key.const)))), element)
+            return Value(GoCall("index", base.code, key.code), element)
         if base.kind == ANY and key.is_const and isinstance(key.const, int) and not isinstance(key.const, bool):
             return self.access.untyped_element(base, key.const)
         if base.kind == ANY and key.is_const and isinstance(key.const, str):
