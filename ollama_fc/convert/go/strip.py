@@ -48,7 +48,7 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
     (exact for valid UTF-8, which every string Ollama passes is: it comes out of encoding/json).
     """
     members = list(dict.fromkeys(chars if chars is not None else PY_WHITESPACE))
-    wide = " ".join(go_string(char) for char in members if ord(char) >= 0x80)
+    wide = tuple(go_string(char) for char in members if ord(char) >= 0x80)
     table = em.temp()
     text = text_code
     if not _VARIABLE.fullmatch(text_code):  # a variable or field is read as it is: no copy
@@ -62,13 +62,18 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
     return text
 
 
-def _stripped(em: Emitter, text: str, at: str, code: str, wide: str) -> str:
+def _stripped(em: Emitter, text: str, at: str, code: str, wide: tuple[str, ...]) -> GoCall:
     """The Go condition, for a byte coded `code` (not 0) at `at`: is its character stripped?
     An ASCII member is; a lead byte (SCAN_MAYBE) is where its character is a member."""
-    return go_or(GoCall("ne", code, str(SCAN_MAYBE)), go_eq(go_printf("%.1s", GoCall("slice", text, at)), wide)).bare()
+    return go_or(GoCall("ne", code, str(SCAN_MAYBE)), _wide_member(text, at, wide)).bare()
 
 
-def _strip_front(em: Emitter, text: str, table: str, wide: str) -> str:
+def _wide_member(text: str, at: str, wide: tuple[str, ...]) -> GoCall:
+    """Is the character at byte `at` of `text` one of the `wide` (non-ASCII) members?"""
+    return go_eq(go_printf("%.1s", GoCall("slice", text, at)), *wide)
+
+
+def _strip_front(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> str:
     """The text from its first character that is not stripped (empty when there is none)."""
     out, start, i, code = em.temp(), em.temp(), em.temp(), em.temp()
     em.action(f"{out} := {text}")
@@ -93,7 +98,7 @@ def _strip_front(em: Emitter, text: str, table: str, wide: str) -> str:
     return out
 
 
-def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
+def _strip_back(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> str:
     """The text up to its last character that is not stripped (empty when there is none).
 
     Byte i from the end is at `len (slice $t i)` with `$t` the text without its first byte;
@@ -116,8 +121,8 @@ def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
     em.action(f"{code} := index {table} (index {text} {at})")
     em.if_(code)
     if wide:  # an ASCII member (the usual stripped byte) is decided by the first `eq`
-        wide_member = go_eq(go_printf("%.1s", GoCall("slice", text, at)), wide)
-        em.if_(go_or(go_eq(code, str(SCAN_SPACE)), go_and(go_eq(code, str(SCAN_MAYBE)), wide_member)).bare())
+        wide_member = go_and(go_eq(code, str(SCAN_MAYBE)), _wide_member(text, at, wide))
+        em.if_(go_or(go_eq(code, str(SCAN_SPACE)), wide_member).bare())
         em.action(f"{end} = {at}")
         em.action("continue")
         em.if_(go_eq(code, str(SCAN_INSIDE)).bare(), "else if")
