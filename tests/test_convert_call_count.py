@@ -17,7 +17,7 @@ import pytest
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.convert.go import tree
-from ollama_fc.convert.go.calls import GoCall, go_and, go_eq, go_not, go_or
+from ollama_fc.convert.go.calls import GoCall, go_and, go_eq, go_field, go_not, go_or
 from ollama_fc.convert.ops.conditions import invert_negated_ifs, simplify_condition
 from ollama_fc.hf.reference import render as reference_render
 
@@ -272,6 +272,11 @@ def test_simplify_condition(condition: str, folded: str) -> None:
             go_and("$ofc_open", go_not(GoCall("eq", "(index $m 0).Role", '"a"'))),
             'and $ofc_open (ne (index $m 0).Role "a")',
         ),
+        (go_not(go_eq(go_field(GoCall("index", "$m", "0"), ".Role"), '"a"')), 'ne (index $m 0).Role "a"'),
+        (
+            go_and(go_not(go_and(go_eq("$c", '""'), "$t")), "$c"),
+            'and (not (and (eq $c "") $t)) $c',
+        ),  # `and` in `and`: read
         (go_eq("$a", '"x"'), '(eq $a "x")'),  # nothing folds: the text as it was composed
         (go_or(go_eq("$a", "$b"), go_eq("$c", "$d")), "or (eq $a $b) (eq $c $d)"),  # read, as its text is
         (GoCall("lt", "$b", "32", parenthesised=False), "lt $b 32"),
