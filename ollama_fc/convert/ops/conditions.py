@@ -12,10 +12,11 @@ compared with 0 is its own truth (`eq $i 0` is `not $i`, `ne $i 0` is `$i`; `loo
 `loop.index0 == 0`), and an `if not X` on a bare operand without an `else` becomes
 `if X }}{{ else` (`invert_negated_ifs`), so the test calls nothing.
 
-A condition the translator composed of `GoCall`s is folded from the calls it carries; only an
-operand given as text (not one token) and a condition given whole as text are parsed. Which
-conditions fold is the same either way (`foldable` reads on the calls what `FOLDABLE` finds in
-the text), so the output does not depend on how a condition was built.
+A condition the translator composed of `GoCall`s (and `GoField`s) is folded from the calls it
+carries; only an operand given as text (not one token) and a condition given whole as text are
+parsed. Which conditions are read is the same either way (`foldable` finds on the calls what
+`FOLDABLE` finds in the text): a condition read is written anew even where nothing folds
+(`(eq $a "x")` as `eq $a "x"`), so the output does not depend on how a condition was built.
 """
 
 from __future__ import annotations

@@ -369,7 +369,7 @@ class Emit:
         self.action("if $ofc_open")
         self.action("if $ofc_go")
         self.if_(final)
-        if code.endswith(".Content") and final == f"(eq {code.removesuffix('.Content')} $ofc_final)":
+        if code.endswith(".Content") and final == go_eq(code.removesuffix(".Content"), "$ofc_final"):
             # the final message's own text: where it is cut is known (`prefill_cut`)
             self.printed_action("$ofc_head")
             self.printed_action("$ofc_end")
