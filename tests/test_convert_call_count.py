@@ -8,6 +8,7 @@ message; and the emitted template is checked for the calls the lowering removes.
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -17,6 +18,7 @@ import pytest
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.convert.go import tree
+from ollama_fc.convert.go.calls import GoCall, go_and, go_eq, go_field, go_not, go_or
 from ollama_fc.convert.ops.conditions import invert_negated_ifs, simplify_condition
 from ollama_fc.hf.reference import render as reference_render
 
@@ -258,6 +260,65 @@ def test_loop_last_is_computed_once_and_only_when_read() -> None:
 )
 def test_simplify_condition(condition: str, folded: str) -> None:
     assert simplify_condition(condition) == folded
+
+
+@pytest.mark.parametrize(
+    ("composed", "folded"),
+    [
+        (go_not(go_not("$x")), "$x"),
+        (go_and("$x", "true"), "$x"),
+        (go_or(go_or(go_eq("$r", '"a"'), go_eq("$r", '"b"')), go_eq("$r", '"c"')), 'eq $r "a" "b" "c"'),
+        (go_not(go_eq("$a", '"x"')), 'ne $a "x"'),
+        (
+            go_and("$ofc_open", go_not(GoCall("eq", "(index $m 0).Role", '"a"'))),
+            'and $ofc_open (ne (index $m 0).Role "a")',
+        ),
+        (go_not(go_eq(go_field(GoCall("index", "$m", "0"), ".Role"), '"a"')), 'ne (index $m 0).Role "a"'),
+        (
+            go_and(go_not(go_and(go_eq("$c", '""'), "$t")), "$c"),
+            'and (not (and (eq $c "") $t)) $c',
+        ),  # `and` in `and`: read
+        (go_eq("$a", '"x"'), '(eq $a "x")'),  # nothing folds: the text as it was composed
+        (go_or(go_eq("$a", "$b"), go_eq("$c", "$d")), "or (eq $a $b) (eq $c $d)"),  # read, as its text is
+        (GoCall("lt", "$b", "32", parenthesised=False), "lt $b 32"),
+        ("true", "true"),
+    ],
+)
+def test_composed_conditions_fold_as_their_text(composed: str, folded: str) -> None:
+    """A condition composed of calls folds from them exactly as its text would be read."""
+    assert simplify_condition(composed) == folded == simplify_condition(str(composed))
+
+
+#: operands for random conditions: variables, constants, words the text fold looks for inside a
+#: string, and operands given as text (parsed where they are composed in)
+OPERANDS = ["$x", "$i", "$m.Content", '"a"', "0", "1", "true", "false", '"true or x"', '"x and y"']
+OPERANDS += ["(len $x)", "(not $x)", "(and $x $y)", "(eq $i 0)", "(index $m 0).Role", '(or (eq $x "a") (eq $x "b"))']
+
+
+def random_condition(rng: random.Random, depth: int) -> str:
+    if depth == 0 or rng.random() < 0.25:
+        return rng.choice(OPERANDS)
+    below = [random_condition(rng, depth - 1) for _ in range(rng.randint(1, 3))]
+    return rng.choice(
+        [
+            go_not(below[0]),
+            go_and(*below),
+            go_or(*below),
+            go_eq(below[0], *rng.sample(OPERANDS, rng.randint(1, 2))),
+            go_eq(rng.choice(["$i", "$x"]), "0"),
+            GoCall("ne", rng.choice(["$i", "$x"]), "0"),
+            go_field(GoCall("index", "$m", below[0]), ".Role"),
+        ]
+    )
+
+
+def test_random_composed_conditions_fold_as_their_text() -> None:
+    """Which composed conditions fold, and into what, is what reading their text gives."""
+    rng = random.Random(7)
+    for _ in range(3000):
+        condition = random_condition(rng, 4)
+        for ints in (frozenset(), frozenset({"$i"})):
+            assert simplify_condition(condition, ints) == simplify_condition(str(condition), ints), condition
 
 
 @pytest.mark.parametrize(

@@ -368,6 +368,10 @@ class _Statements:
     def action(self, code: str) -> None:
         self.code.append("{{ " + code + " }}")
 
+    def if_(self, condition: str, keyword: str = "if") -> None:
+        """An `if` written as composed (a helper's conditions are not folded)."""
+        self.action(f"{keyword} {condition}")
+
 
 def _json_string_helper(html: bool = False) -> str:
     """`ofc_json_str`: a string as Python's json.dumps writes it (see textops.json_string);

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf, starts_with
 from .textops import HTML_ESCAPED, Emitter, go_string, lacks_any_of, plus_one, position_after
 
 #: sizes of the pieces of a long text that a search tests with `html` before looking inside
@@ -31,14 +32,14 @@ def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], objec
     if chr(needle.encode()[0]) in HTML_ESCAPED:
         done = em.temp()
         em.action(f"{done} := false")
-        em.action(f"if {lacks_any_of(text, needle)}")
+        em.if_(lacks_any_of(text, needle))
         em.action("else")
         _scan_pieces(em, text, text, text, PIECES, needle, on_match, last, done)
         em.action("end")
         return
     guarded = any(char in HTML_ESCAPED for char in needle)
     if guarded:
-        em.action(f"if {lacks_any_of(text, needle)}")
+        em.if_(lacks_any_of(text, needle))
         em.action("else")
     _scan_bytes(em, text, text, text, needle, on_match, last, None)
     if guarded:
@@ -67,10 +68,10 @@ def _scan_pieces(
         em.action(f"{rest_of_tail} := {tail}")
     em.action(f"range {step} := len {region}")
     em.action(f"{piece} := {rest}")
-    em.action(f"if gt (len {rest}) {sizes[0]}")
+    em.if_(GoCall("gt", go_len(rest), str(sizes[0])).bare())
     em.action(f"{piece} = slice {rest} 0 {sizes[0]}")
     em.action("end")
-    em.action(f"if {lacks_any_of(piece, needle[0])}")  # (a match starting here may end past it)
+    em.if_(lacks_any_of(piece, needle[0]))  # (a match starting here may end past it)
     em.action("else")
     if len(sizes) > 1:
         _scan_pieces(em, text, piece, rest_of_tail, sizes[1:], needle, on_match, last, done)
@@ -80,7 +81,7 @@ def _scan_pieces(
     em.action(f"{rest} = slice {rest} (len {piece})")
     if rest_of_tail != rest:
         em.action(f"{rest_of_tail} = slice {rest_of_tail} (len {piece})")
-    em.action(f"if not {rest}" if last else f"if or {done} (not {rest})")
+    em.if_(go_not(rest).bare() if last else go_or(done, go_not(rest)).bare())
     em.action("break")
     em.action("end")
     em.action("end")
@@ -102,9 +103,9 @@ def _scan_bytes(
     `done` is set where the scan stops at the first match (the loops around it stop too)."""
     j = em.temp()
     em.action(f"range {j} := len {region}")
-    em.action(f"if eq (index {region} {j}) {needle.encode()[0]}")
+    em.if_(go_eq(GoCall("index", region, j), str(needle.encode()[0])).bare())
     if len(needle.encode()) > 1:
-        em.action(f'if eq (printf "%.*s" {len(needle)} (slice {tail} {j})) {go_string(needle)}')
+        em.if_(go_eq(go_printf("%.*s", str(len(needle)), GoCall("slice", tail, j)), go_string(needle)).bare())
     at = j
     if tail != text:
         at = em.temp()
@@ -138,12 +139,12 @@ def contains_text(em: Emitter, hay: str, needle: str) -> str:
     em.action(f"{text} := {hay}")
     em.action(f"{pattern} := {needle}")
     em.action(f"{found} := eq (len {pattern}) 0")
-    em.action(f"if {pattern}")
+    em.if_(pattern)
     em.action(f"{first} := index {pattern} 0")
     em.action(f"range {i} := len {text}")
-    em.action(f"if eq (index {text} {i}) {first}")
+    em.if_(go_eq(GoCall("index", text, i), first).bare())
     em.action(f"{rest} := slice {text} {i}")
-    em.action(f"if and (ge (len {rest}) (len {pattern})) (eq (slice {rest} 0 (len {pattern})) {pattern})")
+    em.if_(starts_with(rest, pattern, go_len(pattern)))
     em.action(f"{found} = true")
     em.action("break")
     em.action("end")
@@ -181,9 +182,11 @@ def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | N
 
     def replaced(i: str) -> None:
         # a match inside the previous one (only possible for a needle over one byte) is skipped
-        checks = ([f"(ge {i} {last})"] if size > 1 else []) + ([f"(lt {done} {limit})"] if limit is not None else [])
+        checks = ([GoCall("ge", i, last)] if size > 1 else []) + (
+            [GoCall("lt", done, str(limit))] if limit is not None else []
+        )
         if checks:
-            em.action(f"if {checks[0][1:-1]}" if len(checks) == 1 else f"if and {' '.join(checks)}")
+            em.if_(checks[0].bare() if len(checks) == 1 else go_and(*checks).bare())
         em.action(f'{result} = printf "%s%s%v" {result} (slice {text} {last} {i}) {new_code}')
         em.action(f"{last} = {position_after(text, i, size)}")
         if limit is not None:
@@ -209,7 +212,7 @@ def print_replaced(
 
     def replaced(i: str) -> None:
         if size > 1:  # (a match inside the previous one is skipped)
-            em.action(f"if ge {i} {last}")
+            em.if_(GoCall("ge", i, last).bare())
         print_piece(f"slice {text} {last} {i}")
         print_new()
         em.action(f"{last} = {position_after(text, i, size)}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from .calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
 from .textops import PY_WHITESPACE, Emitter, go_string
 
 #: a Go variable or field chain (reading it again gives the same string and calls nothing)
@@ -47,7 +48,7 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
     (exact for valid UTF-8, which every string Ollama passes is: it comes out of encoding/json).
     """
     members = list(dict.fromkeys(chars if chars is not None else PY_WHITESPACE))
-    wide = " ".join(go_string(char) for char in members if ord(char) >= 0x80)
+    wide = tuple(go_string(char) for char in members if ord(char) >= 0x80)
     table = em.temp()
     text = text_code
     if not _VARIABLE.fullmatch(text_code):  # a variable or field is read as it is: no copy
@@ -61,24 +62,29 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
     return text
 
 
-def _stripped(em: Emitter, text: str, at: str, code: str, wide: str) -> str:
+def _stripped(em: Emitter, text: str, at: str, code: str, wide: tuple[str, ...]) -> GoCall:
     """The Go condition, for a byte coded `code` (not 0) at `at`: is its character stripped?
     An ASCII member is; a lead byte (SCAN_MAYBE) is where its character is a member."""
-    return f'or (ne {code} {SCAN_MAYBE}) (eq (printf "%.1s" (slice {text} {at})) {wide})'
+    return go_or(GoCall("ne", code, str(SCAN_MAYBE)), _wide_member(text, at, wide)).bare()
 
 
-def _strip_front(em: Emitter, text: str, table: str, wide: str) -> str:
+def _wide_member(text: str, at: str, wide: tuple[str, ...]) -> GoCall:
+    """Is the character at byte `at` of `text` one of the `wide` (non-ASCII) members?"""
+    return go_eq(go_printf("%.1s", GoCall("slice", text, at)), *wide)
+
+
+def _strip_front(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> str:
     """The text from its first character that is not stripped (empty when there is none)."""
     out, start, i, code = em.temp(), em.temp(), em.temp(), em.temp()
     em.action(f"{out} := {text}")
     # the usual text starts with a kept character: one lookup, no loop
-    em.action(f"if and {text} (index {table} (index {text} 0))")
+    em.if_(go_and(text, GoCall("index", table, GoCall("index", text, "0"))).bare())
     em.action(f"{start} := len {text}")  # where the scan stops, the end when everything goes
     em.action(f"range {i} := len {text}")
     em.action(f"{code} := index {table} (index {text} {i})")
-    em.action(f"if {code}")  # a stripped byte, or (SCAN_MAYBE) the lead byte of one to compare
+    em.if_(code)  # a stripped byte, or (SCAN_MAYBE) the lead byte of one to compare
     if wide:  # (continuation bytes: the character's lead byte was a member)
-        em.action(f"if {_stripped(em, text, i, code, wide)}")
+        em.if_(_stripped(em, text, i, code, wide))
         em.action("continue")
         em.action("end")
     else:
@@ -92,7 +98,7 @@ def _strip_front(em: Emitter, text: str, table: str, wide: str) -> str:
     return out
 
 
-def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
+def _strip_back(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> str:
     """The text up to its last character that is not stripped (empty when there is none).
 
     Byte i from the end is at `len (slice $t i)` with `$t` the text without its first byte;
@@ -100,26 +106,26 @@ def _strip_back(em: Emitter, text: str, table: str, wide: str) -> str:
     none."""
     out, rest, end, i, at, code, last = (em.temp() for _ in range(7))
     em.action(f"{out} := {text}")
-    em.action(f"if {text}")
+    em.if_(text)
     em.action(f"{rest} := slice {text} 1")
     em.action(f"{last} := index {table} (index {text} (len {rest}))")
-    em.action(f"if {last}")  # else it ends with a kept one
+    em.if_(last)  # else it ends with a kept one
     # the usual stripped end, one ASCII space or newline after a kept ASCII character: no loop
-    em.action(f"if and {rest} (eq {last} {SCAN_SPACE}) (not (index {table} (index {text} (len (slice {rest} 1)))))")
+    next_kept = go_not(GoCall("index", table, GoCall("index", text, go_len(GoCall("slice", rest, "1")))))
+    em.if_(go_and(rest, go_eq(last, str(SCAN_SPACE)), next_kept).bare())
     em.action(f"{out} = slice {text} 0 (len {rest})")
     em.action("else")
     em.action(f"{end} := len {text}")
     em.action(f"range {i} := len {text}")
     em.action(f"{at} := len (slice {rest} {i})")
     em.action(f"{code} := index {table} (index {text} {at})")
-    em.action(f"if {code}")
+    em.if_(code)
     if wide:  # an ASCII member (the usual stripped byte) is decided by the first `eq`
-        em.action(
-            f'if or (eq {code} {SCAN_SPACE}) (and (eq {code} {SCAN_MAYBE}) (eq (printf "%.1s" (slice {text} {at})) {wide}))'
-        )
+        wide_member = go_and(go_eq(code, str(SCAN_MAYBE)), _wide_member(text, at, wide))
+        em.if_(go_or(go_eq(code, str(SCAN_SPACE)), wide_member).bare())
         em.action(f"{end} = {at}")
         em.action("continue")
-        em.action(f"else if eq {code} {SCAN_INSIDE}")
+        em.if_(go_eq(code, str(SCAN_INSIDE)).bare(), "else if")
         em.action("continue")  # inside a multi-byte character: its lead byte decides
         em.action("end")
     else:

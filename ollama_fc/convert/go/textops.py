@@ -12,6 +12,8 @@ from typing import Protocol
 
 import markupsafe
 
+from .calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
+
 #: Python's str.isspace() characters, the set `str.strip()` removes.
 PY_WHITESPACE = (
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680"
@@ -39,16 +41,16 @@ def position_after(text: str, position: str, count: int | str = 1) -> str:
 HTML_ESCAPED = "'\"&<>"
 
 
-def prints_as_is(text: str, quoted: str = "") -> str:
+def prints_as_is(text: str, quoted: str = "") -> GoCall:
     """A Go condition true when `%q` (its result already in `quoted`, if given) escapes nothing
     in the string in `text`: printable, no `"` or `\\`. Python's json.dumps and repr of it are
     then the text between quotes as well."""
     if not quoted:
         return all_print_as_is([text])
-    return f'(eq {quoted} (printf "\\"%s\\"" {text}))'
+    return go_eq(quoted, GoCall("printf", '"\\"%s\\""', text))
 
 
-def all_print_as_is(texts: list[str], string_typed: str | None = None) -> str:
+def all_print_as_is(texts: list[str], string_typed: str | None = None) -> GoCall:
     """`prints_as_is` of several strings in one test of three calls: `%q` of a text is at least
     two bytes longer than the text, exactly two only when it adds just the quotes, so the
     quoted texts written together equal the texts between quotes only when each does. With
@@ -57,17 +59,17 @@ def all_print_as_is(texts: list[str], string_typed: str | None = None) -> str:
     typed = ["%T"] if string_typed else []
     quoted = go_string("".join(typed) + "%q" * len(texts))
     bare = go_string(("string" if string_typed else "") + '"%s"' * len(texts))
-    args = " ".join(([string_typed] if string_typed else []) + texts)
-    return f"(eq (printf {quoted} {args}) (printf {bare} {' '.join(texts)}))"
+    args = ([string_typed] if string_typed else []) + texts
+    return go_eq(GoCall("printf", quoted, *args), GoCall("printf", bare, *texts))
 
 
-def lacks_html_special(text: str) -> str:
+def lacks_html_special(text: str) -> GoCall:
     """A Go condition true when the string in `text` holds none of `HTML_ESCAPED`: a needle with
     one of them cannot occur in it, so a search can be skipped."""
-    return f"(eq (len (html {text})) (len {text}))"
+    return go_eq(go_len(GoCall("html", text)), go_len(text))
 
 
-def lacks_markup(text: str) -> str:
+def lacks_markup(text: str) -> GoCall:
     """A Go condition true when the string in `text` holds no `<`, `>` or `&` (nor NUL), whatever
     quotes it holds (a tool result's JSON, where `lacks_html_special` fails). `html` lengthens a
     text by 3 for each `<` or `>`, 4 for each `&`, `'` or `"`, and 2 for each NUL; `js` writes
@@ -75,18 +77,16 @@ def lacks_markup(text: str) -> str:
     lengthens the `js` text by 4 for each quote only. The two lengthenings are equal exactly
     where there is none of the others: compared as the lengths of the texts written crosswise
     (no subtraction in Go templates), in nine calls."""
-    crosswise = f'(len (printf "%s%s" (html {text}) (js {text})))'
-    return f'(eq {crosswise} (len (printf "%s%s" (html (js {text})) {text})))'
+    crosswise = go_len(go_printf("%s%s", GoCall("html", text), GoCall("js", text)))
+    return go_eq(crosswise, go_len(go_printf("%s%s", GoCall("html", GoCall("js", text)), text)))
 
 
-def lacks_any_of(text: str, chars: str) -> str:
-    """A Go condition true only when the string in `text` holds none of `chars`, some of which
-    `html` escapes: it holds no character `html` escapes (`lacks_html_special`, three calls),
-    or, where `chars` has `<`, `>` or `&`, none of those three (`lacks_markup`, tried only when
-    the first fails)."""
-    if any(char in "<>&" for char in chars):
-        return f"(or {lacks_html_special(text)} {lacks_markup(text)})"
-    return lacks_html_special(text)
+def lacks_any_of(text: str, chars: str) -> GoCall:
+    """A Go condition true only when the string in `text` holds none of `chars`, some of which `html`
+    escapes: it holds no character `html` escapes (`lacks_html_special`, three calls), or, where
+    `chars` has `<`, `>` or `&`, none of those three (`lacks_markup`, tried only when the first fails)."""
+    markup = any(char in "<>&" for char in chars)
+    return go_or(lacks_html_special(text), lacks_markup(text)) if markup else lacks_html_special(text)
 
 
 def go_string(text: str) -> str:
@@ -116,8 +116,8 @@ class Emitter(Protocol):
     """Where the statements go: the translator's output, with its fresh variable names."""
 
     def temp(self) -> str: ...
-
     def action(self, code: str) -> object: ...  # (what it wrote: unread here)
+    def if_(self, condition: str, keyword: str = "if") -> object: ...  # (a condition composed of calls)
 
 
 def _changed_bytes(mapping: dict[int, int]) -> tuple[str, int]:
@@ -130,7 +130,7 @@ def _changed_bytes(mapping: dict[int, int]) -> tuple[str, int]:
 
 def _lookup(em: Emitter, var: str, table: tuple[str, int], byte: str) -> None:
     """`var` = the table's entry for `byte`, 0 past its end."""
-    em.action(f"if lt {byte} {table[1]}")
+    em.if_(GoCall("lt", byte, str(table[1])).bare())
     em.action(f"{var} = index {table[0]} {byte}")
     em.action("else")
     em.action(f"{var} = 0")
@@ -155,7 +155,7 @@ def ascii_case(em: Emitter, text: str, method: str) -> str:
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
     _lookup(em, new, table, b)
-    em.action(f"if {new}")
+    em.if_(new)
     _rebuilt(em, text, result, last, i, new)
     em.action("end")
     em.action("end")
@@ -208,7 +208,7 @@ def ascii_title(
     result, last, start, i, b, new = (em.temp() for _ in range(6))
     em.action(f'{result} := ""')
     for n, word in enumerate(common):
-        em.action(f"{'if' if n == 0 else 'else if'} eq {text} {go_string(word)}")
+        em.if_(go_eq(text, go_string(word)).bare(), "if" if n == 0 else "else if")
         em.action(f"{result} = {go_string(title_of(word, breaks))}")
     if common:
         em.action("else")
@@ -217,16 +217,16 @@ def ascii_title(
     em.action(f"{new} := 0")
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
-    em.action(f"if {start}")
+    em.if_(start)
     _lookup(em, new, at_start, b)
     em.action("else")
     _lookup(em, new, inside, b)
     em.action("end")
-    em.action(f"if {new}")
+    em.if_(new)
     _rebuilt(em, text, result, last, i, new)
     em.action("end")
-    em.action(f"if lt {b} 128")
-    em.action(f"if index {starts_word} {b}")
+    em.if_(GoCall("lt", b, "128").bare())
+    em.if_(GoCall("index", starts_word, b).bare())
     em.action(f"{start} = {'false' if breaks_rare else 'true'}")
     em.action("else")
     em.action(f"{start} = {'true' if breaks_rare else 'false'}")
@@ -284,30 +284,30 @@ def json_string(em: Emitter, text_code: str, printed: bool = False, html: bool =
     # adds a space per byte a character has beyond its first: the padded text then `%q` equals
     # the text then `json` (which starts with a quote) only when nothing was padded and the two
     # escapes agree; four calls and `json`
-    agree = f'(eq (printf "%-*s%s" (len {text}) {text} {quoted}) (printf "%s%s" {text} (json {text})))'
+    agree = go_eq(go_printf("%-*s%s", go_len(text), text, quoted), go_printf("%s%s", text, GoCall("json", text)))
     # (first the usual string that `%q` only puts quotes around, as Python does: two calls)
     plain = prints_as_is(text, quoted)
-    fast = f"or {plain} {agree}"
+    fast = go_or(plain, agree)
     quote = '"&#34;"' if html else '"\\""'
     if printed:
-        em.action(f"if {fast}")
+        em.if_(fast.bare())
         show(quoted)
         em.action("else")
         em.action(quote)
     else:
-        em.action(f"if not ({fast})")
+        em.if_(go_not(fast).bare())
         em.action(f'{quoted} = ""')
     em.action(f"{last} := 0")
     em.action(f"range {i} := len {text}")
     if printed:  # one copy per template: a table lookup per byte
-        em.action(f"if index {JSON_PLAIN} (index {text} {i})")
+        em.if_(GoCall("index", JSON_PLAIN, GoCall("index", text, i)).bare())
         em.action("else")
         em.action(f"{b} := index {text} {i}")
     else:  # a copy per use: shorter code
         em.action(f"{b} := index {text} {i}")
-        em.action(f"if or (lt {b} 32) (eq {b} 34 92)")
+        em.if_(go_or(GoCall("lt", b, "32"), go_eq(b, "34", "92")).bare())
     em.action(f'{escape} := printf "\\\\u%04x" {b}')
-    em.action(f"if eq {b} 34 92 8 9 10 12 13")
+    em.if_(go_eq(b, "34", "92", "8", "9", "10", "12", "13").bare())
     em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
     em.action("end")
     if printed:
@@ -343,14 +343,14 @@ def slice_text(em: Emitter, text_code: str, start: int | None, stop: int | None)
             em.action(f'{var} := len (printf "%.*s" {bound} {text})')
         else:
             em.action(f"{var} := 0")
-            em.action(f"if gt {count} {-bound}")
+            em.if_(GoCall("gt", count, str(-bound)).bare())
             em.action(f'{var} = len (printf "%.*s" (len (slice (printf "%*s" {count} "") {-bound})) {text})')
             em.action("end")
 
     offset(lo, start, "0")
     offset(hi, stop, f"len {text}")
     em.action(f'{out} := ""')
-    em.action(f"if lt {lo} {hi}")
+    em.if_(GoCall("lt", lo, hi).bare())
     em.action(f"{out} = slice {text} {lo} {hi}")
     em.action("end")
     return out
@@ -373,9 +373,9 @@ def rune_repr_escape(em: Emitter, text: str, i: str) -> tuple[str, str]:
     em.action(f'{rune} := printf "%.1s" (slice {text} {i})')
     em.action(f'{quoted} := printf "%q" {rune}')
     em.action(f'{escape} := ""')
-    em.action(f'if ne {quoted} (printf "\\"%s\\"" {rune})')
+    em.if_(GoCall("ne", *prints_as_is(rune, quoted).args).bare())
     em.action(f"{escape} = slice {quoted} 1 (len (slice {quoted} 1))")
-    em.action(f'if eq (slice {escape} 0 4) "\\\\u00"')
+    em.if_(go_eq(GoCall("slice", escape, "0", "4"), '"\\\\u00"').bare())
     em.action(f'{escape} = printf "\\\\x%s" (slice {escape} 4)')
     em.action("end")
     em.action("end")
@@ -393,39 +393,39 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.action(f"{text} := {text_code}")
     em.action(f"{single} := false")
     em.action(f"{double} := false")
-    em.action(f"if not {lacks_html_special(text)}")  # (else no quote of either kind)
+    em.if_(go_not(lacks_html_special(text)).bare())  # (else no quote of either kind)
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
-    em.action(f"if eq {b} 39")
+    em.if_(go_eq(b, "39").bare())
     em.action(f"{single} = true")
-    em.action(f"else if eq {b} 34")
+    em.if_(go_eq(b, "34").bare(), "else if")
     em.action(f"{double} = true")
     em.action("end")
     em.action("end")
     em.action("end")
     em.action(f'{quote} := "\'"')
-    em.action(f"if and {single} (not {double})")
+    em.if_(go_and(single, go_not(double)).bare())
     em.action(f'{quote} = "\\""')
     em.action("end")
     em.action(f'{out} := ""')
     em.action(f"{last} := 0")
     # the usual string, which %q writes as it is: so does Python, between the quote chosen (a '
     # in the text makes it ")
-    em.action(f"if not {prints_as_is(text)}")
+    em.if_(go_not(prints_as_is(text)).bare())
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
-    em.action(f"if or (lt {b} 32) (eq {b} 92 127) (eq {b} (index {quote} 0))")
+    em.if_(go_or(GoCall("lt", b, "32"), go_eq(b, "92", "127"), go_eq(b, GoCall("index", quote, "0"))).bare())
     em.action(f'{escape} := printf "\\\\x%02x" {b}')
-    em.action(f"if eq {b} 92 (index {quote} 0)")
+    em.if_(go_eq(b, "92", GoCall("index", quote, "0")).bare())
     em.action(f'{escape} = printf "\\\\%c" {b}')
-    em.action(f"else if eq {b} 10 13 9")
+    em.if_(go_eq(b, "10", "13", "9").bare(), "else if")
     em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
     em.action("end")
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {escape}')
     em.action(f"{last} = {position_after(text, i)}")
-    em.action(f"else if ge {b} {LEAD_BYTE}")
+    em.if_(GoCall("ge", b, str(LEAD_BYTE)).bare(), "else if")
     rune, rune_escape = rune_repr_escape(em, text, i)
-    em.action(f"if {rune_escape}")
+    em.if_(rune_escape)
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {rune_escape}')
     em.action(f"{last} = {position_after(text, i, f'(len {rune})')}")
     em.action("end")
@@ -455,44 +455,44 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     em.action(f"{last} := 0")  # the first byte not yet copied or rewritten
     em.action(f'{quote} := ""')  # the quote of the string being read, empty outside strings
     em.action(f"range {i} := len {text}")
-    em.action(f"if lt {i} {last}")  # inside an escape or a word already rewritten
+    em.if_(GoCall("lt", i, last).bare())  # inside an escape or a word already rewritten
     em.action("continue")
     em.action("end")
     em.action(f"{b} := index {text} {i}")
     em.action(f'{piece} := ""')
     em.action(f"{step} := 1")
-    em.action(f"if {quote}")
-    em.action(f"if eq {b} 92")
+    em.if_(quote)
+    em.if_(go_eq(b, "92").bare())
     em.action(f'{escape} := printf "%.2s" (slice {text} {i})')
     em.action(f"{step} = 2")
     em.action(f"{piece} = {escape}")  # \\ \n \r \t: Python writes them the same
-    em.action(f"if eq {escape} {q(chr(92) + 'u')}")
+    em.if_(go_eq(escape, q(chr(92) + "u")).bare())
     em.action(f'{escape} = printf "%.6s" (slice {text} {i})')
     em.action(f"{step} = 6")
     em.action(f"{piece} = {escape}")
     for code, char in (("003c", "<"), ("003e", ">"), ("0026", "&")):
-        em.action(f"{'if' if code == '003c' else 'else if'} eq {escape} {q(chr(92) + 'u' + code)}")
+        em.if_(go_eq(escape, q(chr(92) + "u" + code)).bare(), "if" if code == "003c" else "else if")
         em.action(f"{piece} = {q(char)}")
-    em.action(f"else if eq (slice {escape} 0 4) {q(chr(92) + 'u00')}")
+    em.if_(go_eq(GoCall("slice", escape, "0", "4"), q(chr(92) + "u00")).bare(), "else if")
     em.action(f"{piece} = printf {q(chr(92) + 'x%s')} (slice {escape} 4)")
     em.action("end")
     for short, python in (('"', '"'), ("b", "\\x08"), ("f", "\\x0c")):
-        em.action(f"else if eq {escape} {q(chr(92) + short)}")
+        em.if_(go_eq(escape, q(chr(92) + short)).bare(), "else if")
         em.action(f"{piece} = {q(python)}")
     em.action("end")
-    em.action(f"else if eq {b} 34")
+    em.if_(go_eq(b, "34").bare(), "else if")
     em.action(f"{piece} = {quote}")
     em.action(f'{quote} = ""')
-    em.action(f"else if eq {b} 39")
+    em.if_(go_eq(b, "39").bare(), "else if")
     em.action(f"{piece} = {q(chr(39))}")
-    em.action(f"if eq {quote} {q(chr(39))}")
+    em.if_(go_eq(quote, q(chr(39))).bare())
     em.action(f"{piece} = {q(chr(92) + chr(39))}")
     em.action("end")
-    em.action(f"else if eq {b} 127")
+    em.if_(go_eq(b, "127").bare(), "else if")
     em.action(f"{piece} = {q(chr(92) + 'x7f')}")
-    em.action(f"else if ge {b} {LEAD_BYTE}")
+    em.if_(GoCall("ge", b, str(LEAD_BYTE)).bare(), "else if")
     rune, rune_escape = rune_repr_escape(em, text, i)
-    em.action(f"if {rune_escape}")
+    em.if_(rune_escape)
     em.action(f"{piece} = {rune_escape}")
     em.action(f"{step} = len {rune}")
     em.action("else")
@@ -501,7 +501,7 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     em.action("else")
     em.action("continue")
     em.action("end")
-    em.action(f"else if eq {b} 34")
+    em.if_(go_eq(b, "34").bare(), "else if")
     # a string opens: single quotes unless it holds a ' and no " (escaped as \" in JSON)
     em.action(f"{rest} := slice (slice {text} {i}) 1")
     em.action(f"{single} := false")
@@ -509,24 +509,24 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     em.action(f"{escaped} := false")
     em.action(f"range {j} := len {rest}")
     em.action(f"{c} := index {rest} {j}")
-    em.action(f"if {escaped}")
+    em.if_(escaped)
     em.action(f"{double} = or {double} (eq {c} 34)")
     em.action(f"{escaped} = false")
-    em.action(f"else if eq {c} 92")
+    em.if_(go_eq(c, "92").bare(), "else if")
     em.action(f"{escaped} = true")
-    em.action(f"else if eq {c} 39")
+    em.if_(go_eq(c, "39").bare(), "else if")
     em.action(f"{single} = true")
-    em.action(f"else if eq {c} 34")
+    em.if_(go_eq(c, "34").bare(), "else if")
     em.action("break")
     em.action("end")
     em.action("end")
     em.action(f"{quote} = {q(chr(39))}")
-    em.action(f"if and {single} (not {double})")
+    em.if_(go_and(single, go_not(double)).bare())
     em.action(f"{quote} = {q(chr(34))}")
     em.action("end")
     em.action(f"{piece} = {quote}")
     for byte, word in ((44, ", "), (58, ": "), (116, "True"), (102, "False"), (110, "None")):
-        em.action(f"else if eq {b} {byte}")
+        em.if_(go_eq(b, str(byte)).bare(), "else if")
         em.action(f"{piece} = {q(word)}")
         if byte > 58:
             em.action(f"{step} = {len(word)}")  # the JSON word true/false/null is as long
@@ -572,11 +572,11 @@ def ascii_json(em: Emitter, text_code: str) -> str:
     em.action(f"{last} := 0")
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
-    em.action(f"if or (eq {b} 127) (ge {b} 192)")
+    em.if_(go_or(go_eq(b, "127"), GoCall("ge", b, "192")).bare())
     em.action(f'{char} := printf "%.1s" (slice {text} {i})')
     em.action(f'{escape} := "\\\\u007f"')
-    em.action(f"if lt {b} 240")
-    em.action(f"if ge {b} 192")
+    em.if_(GoCall("lt", b, "240").bare())
+    em.if_(GoCall("ge", b, "192").bare())
     em.action(f'{escape} = slice (printf "%+q" {char}) 1 7')
     em.action("end")
     em.action("else")

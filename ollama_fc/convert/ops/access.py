@@ -11,6 +11,7 @@ from typing import Any
 from jinja2 import nodes
 
 from ..go import strlists
+from ..go.calls import GoCall, go_and, go_eq, go_field, go_len, go_or, go_printf
 from ..go.textops import go_string
 from . import toolschema
 from .emit import Emit
@@ -69,7 +70,8 @@ class Access:
         if name == "tools":
             return Value("$.Tools", TOOLS, facts=Facts(nullable=True))
         if name == "add_generation_prompt":
-            return Value('(ne (index $.Messages (len (slice $.Messages 1))).Role "assistant")', BOOL)
+            last = GoCall("index", "$.Messages", go_len(GoCall("slice", "$.Messages", "1")))
+            return Value(GoCall("ne", go_field(last, ".Role"), '"assistant"'), BOOL)
         if name in self.emit.tokens:
             return const(self.emit.tokens[name])
         if name.endswith("_token"):
@@ -107,7 +109,7 @@ class Access:
         finals = [v.facts.final for v in values if v.facts.final]
         if not finals:
             return NO_FACTS
-        return Facts(final=finals[0] if len(finals) == 1 else f"(or {' '.join(finals)})")
+        return Facts(final=finals[0] if len(finals) == 1 else go_or(*finals))
 
     def strlist_item(self, value: Value, node: nodes.Node, may_be_final: bool = False) -> str:
         """Go operand of a string going into a run-time list (only strings can be held there).
@@ -185,23 +187,23 @@ class Access:
         if base.kind in {CONTENT} and name in {"text"}:
             return UNDEFINED
         if base.kind == ARGS:
-            return Value(f"(index {base.code} {go_string(name)})", ANY)
+            return Value(GoCall("index", base.code, go_string(name)), ANY)
         if base.kind == PROPS:
-            return Value(f"(index {self.plain_map(base)} {go_string(name)})", PROP)
+            return Value(GoCall("index", self.plain_map(base), go_string(name)), PROP)
         if base.kind == PROP and name in {"type"}:
             # (a property may have no type, only `anyOf`: Undefined, "" in Go)
-            first = f'(or (and {base.code}.Type (index {base.code}.Type 0)) "")'
-            return Value(first, STR, facts=Facts(types=f"{base.code}.Type"))
+            types = go_field(base.code, ".Type")
+            return Value(go_or(go_and(types, GoCall("index", types, "0")), '""'), STR, facts=Facts(types=types))
         if base.kind == PROP and name == "properties":
             # a *api.ToolPropertiesMap (ordered); ranged through .All, tojson'd by its Go type
-            return Value(f"{base.code}.Properties", PROPS, facts=Facts(ordered=True))
+            return Value(go_field(base.code, ".Properties"), PROPS, facts=Facts(ordered=True))
         if base.kind == PROP and name == "required":
-            return Value(f"{base.code}.Required", LIST)
+            return Value(go_field(base.code, ".Required"), LIST)
         if base.kind == PROP and name == "anyOf":
-            return Value(f"{base.code}.AnyOf", ANYOF)
+            return Value(go_field(base.code, ".AnyOf"), ANYOF)
         if base.kind == CALL and name in {"name", "arguments"}:
             # a flat {"name", "arguments"} call: read through `.function`
-            return self.attr(Value(f"{base.code}.Function", FUNC), name, node)
+            return self.attr(Value(go_field(base.code, ".Function"), FUNC), name, node)
         if base.kind == CALL and name == "type":
             return const("function")
         fields = FIELDS.get(base.kind)
@@ -209,16 +211,18 @@ class Access:
             if name in fields:
                 go, kind = fields[name]
                 if base.kind != MSG:
-                    return Value(f"{base.code}.{go}", kind)
+                    return Value(go_field(base.code, f".{go}"), kind)
                 content = name == "content"
                 facts = Facts(
                     optional=name in OPTIONAL_MESSAGE_KEYS,
-                    final=f"(eq {base.code} $ofc_final)" if content else None,
+                    final=go_eq(base.code, "$ofc_final") if content else None,
                     # Ollama sends "" where transformers users pass None: an assistant's calls
                     # with no text (templates print the calls only when the content is none)
-                    none_when=f'(and (eq {base.code}.Content "") {base.code}.ToolCalls)' if content else None,
+                    none_when=go_and(go_eq(go_field(base.code, ".Content"), '""'), go_field(base.code, ".ToolCalls"))
+                    if content
+                    else None,
                 )
-                return Value(f"{base.code}.{go}", kind, facts=facts)
+                return Value(go_field(base.code, f".{go}"), kind, facts=facts)
             return UNDEFINED
         if base.kind in {UNDEF, NONE}:
             return UNDEFINED
@@ -250,7 +254,7 @@ class Access:
         self.emit.action(f"{obj} := {base.code}")
         self.emit.action(f'{value} := ""')
         self.emit.action(f"{found} := false")
-        self.emit.action(f'if eq (printf "%.3T" {obj}) "map"')
+        self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"').bare())
         self.emit.key_scan(k, v, obj, go_string(name), f"{value} = {v}", f"{found} = true")
         self.emit.action("end")
         return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
@@ -269,7 +273,7 @@ class Access:
             self.emit.action(f'{fields[key][0]} := ""')
             self.emit.action(f"{fields[key][1]} := false")
         k, v = self.emit.temp(), self.emit.temp()
-        self.emit.action(f'if eq (printf "%.3T" {base.code}) "map"')
+        self.emit.if_(go_eq(go_printf("%.3T", base.code), '"map"').bare())
         self.emit.keys_scan(
             k,
             v,
@@ -297,7 +301,7 @@ class Access:
         self.emit.action(f"{obj} := {base.code}")
         initial = '""' if default is None else self.emit.operand(default, node)
         self.emit.action(f"{result} := {initial}")
-        self.emit.action(f'if eq (printf "%.3T" {obj}) "map"')
+        self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"').bare())
         if default is None:
             self.emit.action(f"{result} = index {obj} {go_string(key)}")
         else:
@@ -311,9 +315,9 @@ class Access:
         self.emit.action(f"{seq} := {base.code}")
         self.emit.action(f'{value} := ""')
         self.emit.action(f"{found} := false")
-        self.emit.action(f'if eq (printf "%.2T" {seq}) "[]"')
+        self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"').bare())
         need = at + 1 if at >= 0 else -at
-        self.emit.action(f"if ge (len {seq}) {need}")
+        self.emit.if_(GoCall("ge", go_len(seq), str(need)).bare())
         position = str(at) if at >= 0 else f"(len (slice {seq} {-at}))"
         self.emit.action(f"{value} = index {seq} {position}")
         self.emit.action(f"{found} = true")
@@ -324,7 +328,7 @@ class Access:
     @staticmethod
     def plain_map(value: Value) -> str:
         """Go operand of a mapping `index` and `len` work on (an ordered map made a Go map)."""
-        return f"{value.code}.ToMap" if value.facts.ordered else value.code
+        return go_field(value.code, ".ToMap") if value.facts.ordered else value.code
 
     def argument_named(self, args: Value, key: Value) -> Value:
         """`arguments[key]` with a key known at run time: the argument's value where the call has
@@ -375,7 +379,7 @@ class Access:
         item, exists = self.emit.temp(), self.emit.temp()
         self.emit.action(f"{item} := false")
         self.emit.action(f"{exists} := false")
-        self.emit.action(f"if {loop.index}" if previous else f"if ne {loop.index} {loop.ask(loop.last)}")
+        self.emit.if_(loop.index if previous else GoCall("ne", loop.index, loop.ask(loop.last)).bare())
         self.emit.action(f"{exists} = true")
         self.emit.action(f"{item} = {self.kept_neighbour(loop, previous)}")
         self.emit.action("end")
@@ -392,7 +396,7 @@ class Access:
             return loop.before
         if loop.after is None:
             loop.after = self.emit.temp()
-        return f"(index {loop.after} {loop.index})"
+        return GoCall("index", loop.after, loop.index)
 
     def dict_fields(self, value: Value) -> dict[Any, Value]:
         if value.kind == RECORD:
@@ -409,7 +413,8 @@ class Access:
             return UNDEFINED  # no dict has Undefined as a key
         if key.kind == ANY and all(isinstance(k, str) and k for k in fields):
             # an untyped key (a schema's `type`) matches only when it is a string
-            key = Value(f'(or (and (eq (printf "%T" {key.code}) "string") (printf "%v" {key.code})) "")', STR)
+            text = go_and(go_eq(go_printf("%T", key.code), '"string"'), go_printf("%v", key.code))
+            key = Value(go_or(text, '""'), STR)
         if key.kind not in {STR, CONTENT, INT} or not all(
             v.is_const and isinstance(v.const, (str, int)) and not isinstance(v.const, bool) for v in fields.values()
         ):
@@ -422,7 +427,7 @@ class Access:
         self.emit.action(f"{flag} := false")
         for k, v in fields.items():
             if isinstance(k, str) == (key.kind != INT):
-                self.emit.action(f"if eq {key.code} {const(k).code}")
+                self.emit.if_(go_eq(key.code, const(k).code).bare())
                 self.emit.action(f"{result} = {v.code}")
                 self.emit.action(f"{flag} = true")
                 self.emit.action("end")

@@ -7,6 +7,7 @@ import re
 
 from jinja2 import nodes
 
+from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_printf
 from ..go.textops import go_string
 from .emit import Emit
 from .filters import Lowering
@@ -78,7 +79,7 @@ class Comparisons:
             size = self.lowering.filter_value(counted, operand, value_of)
             return self.logic.compare(op, size, value_of(bound), node)
         truth = self.logic.truth_of(operand)
-        return Value(truth if (op, bound.value) in NOT_EMPTY else f"(not {truth})", BOOL)
+        return Value(truth if (op, bound.value) in NOT_EMPTY else go_not(truth), BOOL)
 
     def string_only_comparison(self, node: nodes.Compare, value_of: ValueOf) -> Value | None:
         """`x | upper == 'STRING'` of an untyped x: no number, None, bool, list or dict prints
@@ -114,7 +115,7 @@ class Comparisons:
         if case is not None:
             self.emit.warn(chain[0], f"|{case}", "changes the case of ASCII letters only")
         test = self.case_folded_equals(text, right.value, case)
-        return Value(test if node.ops[0].op == "eq" else f"(not {test})", BOOL)
+        return Value(test if node.ops[0].op == "eq" else go_not(test), BOOL)
 
     @staticmethod
     def case_folded_equals(text: str, constant: str, case: str | None) -> str:
@@ -127,10 +128,10 @@ class Comparisons:
         if wrong_case is not None and any(char.isascii() and wrong_case(char) for char in constant):
             return "false"
         data = constant.encode()
-        tests = [f'(eq (printf "%T" {text}) "string")', f"(eq (len {text}) {len(data)})"]
+        tests = [go_eq(go_printf("%T", text), '"string"'), go_eq(go_len(text), str(len(data)))]
         for i, byte in enumerate(data):
             char = chr(byte)
             spellings = [char, char.swapcase()] if case and char.isascii() and char.isalpha() else [char]
-            literals = " ".join(go_string(c) if byte < 0x80 else f'"\\x{byte:02x}"' for c in spellings)
-            tests.append(f"(eq (slice {text} {i} {i + 1}) {literals})")
-        return f"(and {' '.join(tests)})"
+            literals = [go_string(c) if byte < 0x80 else f'"\\x{byte:02x}"' for c in spellings]
+            tests.append(go_eq(GoCall("slice", text, str(i), str(i + 1)), *literals))
+        return go_and(*tests)

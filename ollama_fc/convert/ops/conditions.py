@@ -11,6 +11,12 @@ Two rewrites need more than the condition's text: a loop index (a Go `int` the t
 compared with 0 is its own truth (`eq $i 0` is `not $i`, `ne $i 0` is `$i`; `loop.first`,
 `loop.index0 == 0`), and an `if not X` on a bare operand without an `else` becomes
 `if X }}{{ else` (`invert_negated_ifs`), so the test calls nothing.
+
+A condition the translator composed of `GoCall`s (and `GoField`s) is folded from the calls it
+carries; only an operand given as text (not one token) and a condition given whole as text are
+parsed. Which conditions are read is the same either way (`foldable` finds on the calls what
+`FOLDABLE` finds in the text): a condition read is written anew even where nothing folds
+(`(eq $a "x")` as `eq $a "x"`), so the output does not depend on how a condition was built.
 """
 
 from __future__ import annotations
@@ -22,12 +28,17 @@ from dataclasses import dataclass
 from typing import TypeGuard, Union
 
 from ..go import tree
+from ..go.calls import GoCall, GoField
 
 #: a Go string, raw string or character literal; `(`, `)`; or any other run of characters
 TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|\'(?:[^\'\\]|\\.)*\'|[()]|[^\s()]+')
 #: a shape some fold applies to: `not` of `not`/`eq`/`ne`, a constant operand, `and`/`or`
 #: inside the same, two `eq` after an `or` (a condition without any is left as it is, unparsed)
 FOLDABLE = re.compile(r"\bnot \((?:not|eq|ne) |\b(?:true|false)\b|\b(and|or) .*\(\1 |\bor .*\(eq .*\(eq ")
+#: a Go constant `true`/`false` (or the word in a string), which `FOLDABLE` looks for
+CONSTANT_WORD = re.compile(r"\b(?:true|false)\b")
+#: the words `and `/`or ` in a string operand, which `FOLDABLE` reads as those functions
+JOINER_WORD = {head: re.compile(rf"\b{head} ") for head in ("and", "or")}
 #: operands that are constants: evaluating one calls nothing and cannot fail
 LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|-?[0-9][0-9a-fA-Fx._]*|true|false')
 
@@ -54,6 +65,8 @@ NEGATED_IF = re.compile(r"\{\{ if (?:not (\$\w*(?:\.\w+)*)|\(not (\$\w*(?:\.\w+)
 def simplify_condition(code: str, ints: AbstractSet[str] = frozenset()) -> str:
     """The condition `code` of an `if` with fewer function calls (or unchanged); `ints` are
     variables certain to hold a Go `int` (loop indexes)."""
+    if isinstance(code, (GoCall, GoField)) or is_token(code):
+        return simplify_composed(code, ints)
     known = frozenset(m.group(1) for m in INT_ZERO.finditer(code) if m.group(1) in ints) if ints else frozenset()
     return _simplify(code, known)
 
@@ -66,6 +79,114 @@ def _simplify(code: str, ints: frozenset[str]) -> str:
     if parsed is None:
         return code
     return render(fold(parsed, truth=True, ints=ints))
+
+
+def simplify_composed(code: str, ints: AbstractSet[str]) -> str:
+    """`simplify_condition` of a composed call or one operand: folded from its calls, not its text."""
+    node = node_of(code)
+    if node is None:
+        return code
+    known = ints_tested_for_zero(node, ints)
+    if not known and not foldable(node):
+        return code
+    return render(fold(node, truth=True, ints=known))
+
+
+def node_of(code: str) -> Node | None:
+    """`code` as `parse` reads its text: a `GoCall` from its head and arguments (a `GoField`
+    from its call), an operand of one token as it is, other text parsed (None where the parser
+    cannot read it)."""
+    if isinstance(code, GoField):
+        call = node_of(code.call)
+        return None if not isinstance(call, tuple) else Field(call, code.chain)
+    if isinstance(code, GoCall):
+        items: list[Node] = [code.head]
+        for arg in code.args:
+            if isinstance(arg, (GoCall, GoField)):
+                inner = node_of(arg)
+                if inner is None:
+                    return None
+                items.append(inner)
+                continue
+            parsed = operand_items(arg)
+            if parsed is None:
+                return None
+            items.extend(parsed)
+        return tuple(items)
+    parsed = operand_items(code)
+    return None if parsed is None else parsed[0] if len(parsed) == 1 else parsed
+
+
+def operand_items(text: str) -> Command | None:
+    """What an operand's text adds to its call's arguments (one token is itself, no parse)."""
+    if is_token(text):
+        return None if text in {"|", ":=", "="} else (text,)
+    return parse(text)
+
+
+def is_token(text: str) -> bool:
+    """Is `text` one operand token (a variable, a field chain, a literal), read as it is?"""
+    return text not in {"(", ")"} and TOKEN.fullmatch(text) is not None
+
+
+def ints_tested_for_zero(node: Node, ints: AbstractSet[str]) -> frozenset[str]:
+    """The known ints compared with 0 somewhere in `node` (what `INT_ZERO` finds in the text)."""
+    if not ints:
+        return frozenset()
+    return frozenset(
+        n[1]
+        for n in commands(node)
+        if len(n) >= 3 and n[0] in {"eq", "ne"} and isinstance(n[1], str) and n[1] in ints and n[2] == "0"
+    )
+
+
+def commands(node: Node) -> list[Command]:
+    """Every call in `node`, outermost first, in the order the text writes them."""
+    if isinstance(node, str):
+        return []
+    if isinstance(node, Field):
+        return commands(node.inner)
+    found = [node] if len(node) > 1 else []
+    for item in node:
+        found += commands(item)
+    return found
+
+
+def foldable(node: Node) -> bool:
+    """Has the condition a shape some fold applies to? What `FOLDABLE` finds in the text, read
+    from the calls: `not` of `not`/`eq`/`ne`, a constant, `and`/`or` with one of the same
+    after it, two `eq` after an `or`."""
+    seen = {"and": False, "or": False}
+    equalities_after_or = 0
+
+    def visit(item: Node, nested: bool) -> bool:
+        nonlocal equalities_after_or
+        if isinstance(item, str):
+            for joiner, word in JOINER_WORD.items():
+                seen[joiner] = seen[joiner] or word.search(item) is not None
+            return CONSTANT_WORD.search(item) is not None
+        if isinstance(item, Field):
+            return visit(item.inner, nested=True)
+        head = item[0] if isinstance(item[0], str) else ""
+        if head in seen and len(item) > 1:
+            if nested and seen[head]:
+                return True
+            seen[head] = True
+        if head == "eq" and nested and seen["or"]:
+            equalities_after_or += 1
+            if equalities_after_or == 2:
+                return True
+        if head == "not" and len(item) > 1 and negatable(item[1]):
+            return True
+        return any(visit(part, nested=nested or index > 0) for index, part in enumerate(item))
+
+    return visit(node, nested=False)
+
+
+def negatable(node: Node) -> bool:
+    """Is `node` a `not`, `eq` or `ne` written in parentheses (`not (eq ...)` folds)?"""
+    inner = node.inner if isinstance(node, Field) else node
+    return isinstance(inner, tuple) and len(inner) > 1 and inner[0] in {"not", "eq", "ne"}
 
 
 def invert_negated_ifs(top: list[tree.Node]) -> None:

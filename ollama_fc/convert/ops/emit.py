@@ -15,6 +15,7 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..actions import CUT_CODE, GUARD
 from ..go import tree
+from ..go.calls import GoCall, go_eq, go_len, starts_with
 from ..go.textops import go_string
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
@@ -38,8 +39,6 @@ from .values import (
 
 #: a Go variable or field chain: reading it costs no function call
 SIMPLE_VARIABLE = re.compile(r"\$[A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")
-#: a Go condition: the string in Go variable `rest` starts with `$ofc_tail` (see prefill_cut)
-TAIL_FOLLOWS = "and (ge (len {rest}) (len $ofc_tail)) (eq (slice {rest} 0 (len $ofc_tail)) $ofc_tail)"
 
 
 @dataclass(frozen=True)
@@ -144,12 +143,23 @@ class Emit:
 
     def action(self, code: str) -> tree.Act:
         """Write the action `code`; the piece written (see `tree.Act`)."""
+        for keyword in ("if", "else if"):
+            if code.startswith(keyword + " "):  # a condition written as text: read back
+                return self.if_(code[len(keyword) + 1 :], keyword)
         self.close_guard()
         self.track_flow(code)
-        for keyword in ("if ", "else if "):
-            if code.startswith(keyword):  # only the condition's truth counts: fewer calls
-                code = keyword + simplify_condition(code[len(keyword) :], self.int_vars)
-                break
+        return self.write_action(code)
+
+    def if_(self, condition: str, keyword: str = "if") -> tree.Act:
+        """Write `{{ if condition }}` (or `else if`, the `keyword`); only the condition's truth
+        counts, so it is written with fewer calls (`simplify_condition`), read from the calls a
+        composed condition (`GoCall`) carries."""
+        self.close_guard()
+        self.track_flow(f"{keyword} {condition}")
+        return self.write_action(f"{keyword} {simplify_condition(condition, self.int_vars)}")
+
+    def write_action(self, code: str) -> tree.Act:
+        """Append the action `code` (its flow already tracked)."""
         self.charge(code)
         written = tree.Act(code)
         self.out.append(written)
@@ -336,7 +346,7 @@ class Emit:
         """`key_scan` for several keys in one scan: each key's statements where it is found."""
         self.action(f"range {k}, {v} := {mapping}")
         for i, (key, statements) in enumerate(cases.items()):
-            self.action(f"{'else if' if i else 'if'} eq {k} {key}")
+            self.if_(go_eq(k, key).bare(), "else if" if i else "if")
             for statement in statements:
                 self.action(statement)
         self.action("end")
@@ -358,8 +368,8 @@ class Emit:
         # common case): the cut's machinery and its function calls run only when one is
         self.action("if $ofc_open")
         self.action("if $ofc_go")
-        self.action(f"if {final}")
-        if code.endswith(".Content") and final == f"(eq {code.removesuffix('.Content')} $ofc_final)":
+        self.if_(final)
+        if code.endswith(".Content") and final == go_eq(code.removesuffix(".Content"), "$ofc_final"):
             # the final message's own text: where it is cut is known (`prefill_cut`)
             self.printed_action("$ofc_head")
             self.printed_action("$ofc_end")
@@ -385,10 +395,10 @@ class Emit:
         text = self.temp()
         self.action(f"{text} := {code}")
         k, rest = self.last_cut(text, "-1")
-        self.action(f"if ge {k} 0")
+        self.if_(GoCall("ge", k, "0").bare())
         self.printed_action(f"slice {text} 0 {k}")
         self.action(f"{rest} := slice {text} {k}")
-        self.action(f"if {TAIL_FOLLOWS.format(rest=rest)}")
+        self.if_(starts_with(rest, "$ofc_tail", go_len("$ofc_tail")))
         self.printed_action("$ofc_tail")
         self.action("else")
         self.printed_action("$ofc_cut")
@@ -407,7 +417,7 @@ class Emit:
         self.action(f"$ofc_head = slice $ofc_final.Content 0 {k}")
         self.action(f"{rest} := slice $ofc_final.Content {k}")
         self.action("$ofc_end = $ofc_cut")
-        self.action(f"if {TAIL_FOLLOWS.format(rest=rest)}")
+        self.if_(starts_with(rest, "$ofc_tail", go_len("$ofc_tail")))
         self.action("$ofc_end = $ofc_tail")
         self.action("end")
         self.action("end")
@@ -419,7 +429,7 @@ class Emit:
         self.action(f"{k} := {none}")
         self.action(f"range {i} := len {text}")
         self.action(f"{rest} := slice {text} {i}")
-        self.action(f"if and (ge (len {rest}) $ofc_n) (eq (slice {rest} 0 $ofc_n) $ofc_cut)")
+        self.if_(starts_with(rest, "$ofc_cut", "$ofc_n"))
         self.action(f"{k} = {i}")
         self.action("end")
         self.action("end")

@@ -21,6 +21,7 @@ import jinja2
 from jinja2 import nodes
 
 from ..go import strlists, textops
+from ..go.calls import GoCall, go_eq, go_len, go_or, go_printf
 from . import toolschema
 from .access import Access
 from .emit import Emit
@@ -327,9 +328,8 @@ def length(ops: Lowering, call: FilterCall) -> Value:
         obj, size = ops.emit.temp(), ops.emit.temp()
         ops.emit.action(f"{obj} := {value.code}")
         ops.emit.action(f"{size} := 0")
-        ops.emit.action(
-            f'if or (eq (printf "%.3T" {obj}) "map") (eq (printf "%.2T" {obj}) "[]") (eq (printf "%T" {obj}) "string")'
-        )
+        is_map, is_list = go_eq(go_printf("%.3T", obj), '"map"'), go_eq(go_printf("%.2T", obj), '"[]"')
+        ops.emit.if_(go_or(is_map, is_list, go_eq(go_printf("%T", obj), '"string"')).bare())
         ops.emit.action(f"{size} = len {obj}")
         ops.emit.action("end")
         return Value(size, INT)
@@ -377,8 +377,8 @@ def first_or_last(ops: Lowering, call: FilterCall) -> Value:
     if value.kind in SEQUENCES and not value.is_const:
         element = ELEMENT.get(value.kind, ANY)
         if first:
-            return Value(f"(index {value.code} 0)", element)
-        return Value(f"(index {value.code} (len (slice {value.code} 1)))", element)
+            return Value(GoCall("index", value.code, "0"), element)
+        return Value(GoCall("index", value.code, go_len(GoCall("slice", value.code, "1"))), element)
     if value.kind == SPLIT and not (not first and value.facts.limit is not None):
         return ops.strings.split_part(value, 0 if first else -1, call.node)
     if value.kind == SPLIT:
@@ -397,7 +397,7 @@ def default(ops: Lowering, call: FilterCall) -> Value:
     if len(args) > 1 and args[1].is_const and args[1].const:
         result = ops.emit.temp()
         ops.emit.action(f"{result} := {ops.emit.operand(fallback, call.node)}")
-        ops.emit.action(f"if {ops.logic.truth_of(value)}")
+        ops.emit.if_(ops.logic.truth_of(value))
         ops.emit.action(f"{result} = {value.code}")
         ops.emit.action("end")
         # an empty fallback leaves a message's text (and where a prefill ends) as it was
@@ -533,7 +533,7 @@ def extreme_of_numbers(ops: Lowering, call: FilterCall, items_node: nodes.List |
     best = ops.emit.temp()
     ops.emit.action(f"{best} := {items[0].code}")
     for item in items[1:]:
-        ops.emit.action(f"if {'lt' if name == 'min' else 'gt'} {item.code} {best}")
+        ops.emit.if_(GoCall("lt" if name == "min" else "gt", item.code, best).bare())
         ops.emit.action(f"{best} = {item.code}")
         ops.emit.action("end")
     return Value(best, INT, facts=Facts(maybe_negative=any(i.facts.maybe_negative for i in items)))

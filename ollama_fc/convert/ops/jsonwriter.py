@@ -11,6 +11,7 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ..go import tree
+from ..go.calls import go_eq, go_len, go_printf
 from ..go.gohelpers import (
     ANY_TYPE,
     JSON_VALUE,
@@ -251,10 +252,10 @@ class JsonWriter:
         tr = self.tr
         seq, i, v = tr.temp(), tr.temp(), tr.temp()
         tr.action(f"{seq} := {code}")
-        tr.action(f"if {seq}")
+        tr.if_(seq)
         tr.text("[" + self.pad(depth + 1))
         tr.action(f"range {i}, {v} := {seq}")
-        tr.action(f"if {i}")
+        tr.if_(i)
         tr.text(self.sep(depth + 1))
         tr.action("end")
         if not self.too_deep(v, depth + 1):
@@ -282,11 +283,11 @@ class JsonWriter:
             members, filled = tr.temp(), tr.temp()
             tr.action(f"{members} := {m}")
             tr.action(f"{filled} := {m}")
-            tr.action(f'if eq (printf "%T" {m}) "*api.ToolPropertiesMap"')
+            tr.if_(go_eq(go_printf("%T", m), '"*api.ToolPropertiesMap"').bare())
             tr.action(f"{members} = {m}.All")
             tr.action(f"{filled} = {m}.Len")
             tr.action("end")
-        tr.action(f"if {filled}")
+        tr.if_(filled)
         tr.action(f"{first} := true")
         tr.text("{" + self.pad(depth + 1))
         self.members(members, first, depth, kind)
@@ -302,8 +303,8 @@ class JsonWriter:
         tr = self.tr
         is_map, first, k, e = tr.temp(), tr.temp(), tr.temp(), tr.temp()
         tr.action(f'{is_map} := eq {t} "map[string]interface {{}}"')
-        tr.action(f"if {v}")
-        tr.action(f"if {is_map}")
+        tr.if_(v)
+        tr.if_(is_map)
         tr.text("{")
         tr.action("else")
         tr.text("[")
@@ -311,12 +312,12 @@ class JsonWriter:
         tr.text(self.pad(depth + 1))
         tr.action(f"{first} := true")
         tr.action(f"range {k}, {e} := {v}")
-        tr.action(f"if {first}")
+        tr.if_(first)
         tr.action(f"{first} = false")
         tr.action("else")
         tr.text(self.sep(depth + 1))
         tr.action("end")
-        tr.action(f"if {is_map}")
+        tr.if_(is_map)
         self.string(k)
         tr.text(self.key_sep)
         tr.action("end")
@@ -324,12 +325,12 @@ class JsonWriter:
             self.untyped(e, depth + 1)
         tr.action("end")
         tr.text(self.pad(depth))
-        tr.action(f"if {is_map}")
+        tr.if_(is_map)
         tr.text("}")
         tr.action("else")
         tr.text("]")
         tr.action("end")
-        tr.action("else if " + is_map)
+        tr.if_(is_map, "else if")
         tr.text("{}")
         tr.action("else")
         tr.text("[]")
@@ -339,7 +340,7 @@ class JsonWriter:
         tr = self.tr
         k, v = tr.temp(), tr.temp()
         tr.action(f"range {k}, {v} := {range_code}")
-        tr.action(f"if {first}")
+        tr.if_(first)
         tr.action(f"{first} = false")
         tr.action("else")
         tr.text(self.sep(depth + 1))
@@ -361,12 +362,12 @@ class JsonWriter:
         for n, (guard, key, field, kind) in enumerate(pairs):
             present = "true" if guard == "true" else f"{obj}{guard}"
             if present != "true":
-                tr.action(f"if {present}")
+                tr.if_(present)
             if always_first:
                 if n:
                     tr.text(self.sep(depth + 1))
             else:
-                tr.action(f"if {first}")
+                tr.if_(first)
                 tr.action(f"{first} = false")
                 tr.action("else")
                 tr.text(self.sep(depth + 1))
@@ -394,7 +395,7 @@ class JsonWriter:
         for n, (guard, key, field, kind) in enumerate(pairs):
             if n in nested:
                 continue
-            tr.action(f"{'else if' if opened else 'if'} eq {at} {n}")
+            tr.if_(go_eq(at, str(n)).bare(), "else if" if opened else "if")
             opened = True
             tr.action(f"if {obj}{guard}")
             self.separator(first, depth)
@@ -407,13 +408,13 @@ class JsonWriter:
         items, is_map = tr.temp(), tr.temp()
         tr.action(f"{is_map} := eq {at} {nested[1]}")
         tr.action(f"{items} := {obj}{listed[2]}")
-        tr.action(f"if {is_map}")
+        tr.if_(is_map)
         tr.action(f"{items} = {obj}{mapped[2]}")
         tr.action("end")
-        tr.action(f"if {items}")
+        tr.if_(items)
         self.separator(first, depth)
         if depth + 1 > self.MAX_DEPTH:  # as `too_deep` of the field's value
-            tr.action(f"if {is_map}")
+            tr.if_(is_map)
             tr.text(self.literal(mapped[1]) + self.key_sep)
             tr.action("else")
             tr.text(self.literal(listed[1]) + self.key_sep)
@@ -422,23 +423,23 @@ class JsonWriter:
         else:
             inner, walk, k, v, filled = tr.temp(), tr.temp(), tr.temp(), tr.temp(), tr.temp()
             tr.action(f"{filled} := {items}")  # (an anyOf list here has members)
-            tr.action(f"if {is_map}")
+            tr.if_(is_map)
             tr.action(f"{filled} = {items}.Len")  # a non-nil pointer to no properties: {}
             tr.action("end")
-            tr.action(f"if {filled}")
-            tr.action(f"if {is_map}")
+            tr.if_(filled)
+            tr.if_(is_map)
             tr.text(self.literal(mapped[1]) + self.key_sep + "{" + self.pad(depth + 2))
             tr.action("else")
             tr.text(self.literal(listed[1]) + self.key_sep + "[" + self.pad(depth + 2))
             tr.action("end")
             tr.action(f"{inner} := true")
             tr.action(f"{walk} := {items}")
-            tr.action(f"if {is_map}")
+            tr.if_(is_map)
             tr.action(f"{walk} = {items}.All")  # a property's properties: always the ordered map
             tr.action("end")
             tr.action(f"range {k}, {v} := {walk}")
             self.separator(inner, depth + 1)
-            tr.action(f"if {is_map}")
+            tr.if_(is_map)
             self.string(k)
             tr.text(self.key_sep)
             tr.action("end")
@@ -446,7 +447,7 @@ class JsonWriter:
                 self.value(v, PROP, depth + 2)
             tr.action("end")
             tr.text(self.pad(depth + 1))
-            tr.action(f"if {is_map}")
+            tr.if_(is_map)
             tr.text("}")
             tr.action("else")
             tr.text("]")
@@ -462,7 +463,7 @@ class JsonWriter:
     def separator(self, first: str, depth: int) -> None:
         """Nothing before an object's first member, the item separator before any other."""
         tr = self.tr
-        tr.action(f"if {first}")
+        tr.if_(first)
         tr.action(f"{first} = false")
         tr.action("else")
         tr.text(self.sep(depth + 1))
@@ -473,7 +474,7 @@ class JsonWriter:
         tr = self.tr
         names = tr.temp()
         tr.action(f"{names} := {code}")
-        tr.action(f"if eq (len {names}) 1")
+        tr.if_(go_eq(go_len(names), "1").bare())
         self.string(f"(index {names} 0)")
         tr.action("else")
         self.sequence(names, depth, self.string)
@@ -512,19 +513,19 @@ class JsonWriter:
         v, t = tr.temp(), tr.temp()
         tr.action(f"{v} := {code}")
         tr.action(f'{t} := printf "%T" {v}')
-        tr.action(f'if eq {t} "string"')
+        tr.if_(go_eq(t, '"string"').bare())
         self.string(v)
-        tr.action(f'else if eq {t} "<nil>"')
+        tr.if_(go_eq(t, '"<nil>"').bare(), "else if")
         tr.text(self.literal(None))
         if self.untyped_level < self.MAX_UNTYPED and depth <= self.MAX_DEPTH:
             self.untyped_level += 1
-            tr.action(f'else if eq {t} "map[string]interface {{}}" "[]interface {{}}"')
+            tr.if_(go_eq(t, '"map[string]interface {}"', '"[]interface {}"').bare(), "else if")
             self.container(v, t, depth)
             self.untyped_level -= 1
             tr.action("else")
             tr.put(f"(json {v})")
         else:
-            tr.action(f'else if eq {t} "bool" "float64" "int" "int64" "json.Number"')
+            tr.if_(go_eq(t, '"bool"', '"float64"', '"int"', '"int64"', '"json.Number"').bare(), "else if")
             tr.put(f"(json {v})")
             tr.action("else")
             self.beyond_limit(v, depth)

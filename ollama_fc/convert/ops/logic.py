@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from jinja2 import nodes
 
 from ..go import search, strlists, textops
+from ..go.calls import GoCall, go_and, go_eq, go_field, go_len, go_not, go_or, go_printf
 from ..go.textops import go_string
 from . import toolschema
 from .access import Access
@@ -88,7 +89,7 @@ class Logic:
         """The truth of `value`'s Go code (a print plan's parts read their own)."""
         if value.kind == LITERAL_OR:
             flag, literal, other = literal_choice(value)
-            return f"(or (and {flag} {self.truth_of(literal)}) (and (not {flag}) {self.truth_of(other)}))"
+            return go_or(go_and(flag, self.truth_of(literal)), go_and(go_not(flag), self.truth_of(other)))
         if value.is_const:
             return "true" if value.const else "false"
         if value.facts.nonempty:
@@ -102,7 +103,7 @@ class Logic:
         if value.kind == RECORD:
             return "true" if value.facts.fields else "false"
         if value.facts.ordered:
-            return f"{value.code}.Len"  # a non-nil pointer to an empty map is still {}
+            return go_field(value.code, ".Len")  # a non-nil pointer to an empty map is still {}
         if value.kind in {SELECT, MAPPED}:
             return self.count_selected(value).code  # a selection is true when some element passes
         return value.code
@@ -125,17 +126,17 @@ class Logic:
             test = self.contains(left, right, node)
             if test.is_const:
                 return const(test.const if op == "in" else not test.const)
-            return test if op == "in" else Value(f"(not {test.code})", BOOL)
+            return test if op == "in" else Value(go_not(test.code), BOOL)
         if op == "eq":
             eq = self.compare_eq(left, right, node)
             return const(eq == "true") if eq in {"true", "false"} else Value(eq, BOOL)
         if op == "ne":
             eq = self.compare_eq(left, right, node)
-            return const(eq != "true") if eq in {"true", "false"} else Value(f"(not {eq})", BOOL)
+            return const(eq != "true") if eq in {"true", "false"} else Value(go_not(eq), BOOL)
         go = {"lt": "lt", "gt": "gt", "lteq": "le", "gteq": "ge"}[op]
         if left.kind not in {INT, STR} or right.kind not in {INT, STR}:
             raise self.emit.fail(node, f"ordering comparison of {left.kind} and {right.kind}")
-        return Value(f"({go} {left.code} {right.code})", BOOL)
+        return Value(GoCall(go, left.code, right.code), BOOL)
 
     def compare_eq(self, left: Value, right: Value, node: nodes.Node) -> str:
         if left.is_const and not right.is_const:
@@ -147,7 +148,7 @@ class Logic:
         if right.is_const:
             value = right.const
             if value is None:
-                return str(left.facts.none_when or "false")
+                return left.facts.none_when or "false"
             if isinstance(value, str):
                 if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
                     return "false"  # never equal to a string (nor is Undefined, when it may be unset)
@@ -156,39 +157,42 @@ class Logic:
                         value = "tool"
                     elif value == "tool":
                         return "false"
-                return f"(eq {left.code} {go_string(value)})"
+                return go_eq(left.code, go_string(value))
             if isinstance(value, bool):
                 return self.equals_bool(left, value)
             if isinstance(value, int):
                 if left.kind not in {INT}:
                     raise self.emit.fail(node, f"comparing {left.kind} with a number")
-                return f"(eq {left.code} {value})"
+                return go_eq(left.code, str(value))
             raise self.emit.fail(node, "comparison with a list")
         if left.kind in {STR, CONTENT, INT} and right.kind in {STR, CONTENT, INT}:
-            return f"(eq {left.code} {right.code})"
+            return go_eq(left.code, right.code)
         if left.kind == BOOL and right.kind == BOOL:
-            return f"(eq {left.code} {right.code})"
+            return go_eq(left.code, right.code)
         if left.kind == MSG and right.kind == MSG:
             # Python compares the message dicts by value: every field Ollama keeps
-            fields = " ".join(
-                f"(eq {left.code}.{go} {right.code}.{go})"
+            fields = [
+                go_eq(go_field(left.code, f".{go}"), go_field(right.code, f".{go}"))
                 for go in ("Role", "Content", "Thinking", "ToolName", "ToolCallID")
+            ]
+            calls = go_eq(
+                GoCall("json", go_field(left.code, ".ToolCalls")), GoCall("json", go_field(right.code, ".ToolCalls"))
             )
-            return f"(and {fields} (eq (json {left.code}.ToolCalls) (json {right.code}.ToolCalls)))"
+            return go_and(*fields, calls)
         if left.kind == ANY or right.kind == ANY:
-            return f'(eq (printf "%v" {left.code}) (printf "%v" {right.code}))'
+            return go_eq(go_printf("%v", left.code), go_printf("%v", right.code))
         raise self.emit.fail(node, f"comparing {left.kind} with {right.kind}")
 
     def equals_bool(self, left: Value, value: bool) -> str:
         """Python's `x == True/False`: a bool or a number equal to 1/0; never a string, list or
         mapping (`'' != false` holds, unlike `not ''`)."""
         if left.kind == BOOL:
-            return left.code if value else f"(not {left.code})"
+            return left.code if value else go_not(left.code)
         if left.kind == INT:
-            return f"(eq {left.code} {int(value)})"
+            return go_eq(left.code, str(int(value)))
         if left.kind == ANY:
-            typed = f'(printf "%T:%v" {left.code} {left.code})'
-            return f'(eq {typed} "bool:{str(value).lower()}" "float64:{int(value)}")'
+            typed = go_printf("%T:%v", left.code, left.code)
+            return go_eq(typed, f'"bool:{str(value).lower()}"', f'"float64:{int(value)}"')
         return "false"
 
     def contains(self, needle: Value, hay: Value, node: nodes.Node) -> Value:
@@ -201,7 +205,7 @@ class Logic:
                 return const(needle.const in hay.const)
             if not hay.const:
                 return const(False)
-            return Value(f"(eq {needle.code} " + " ".join(go_string(str(v)) for v in hay.const) + ")", BOOL)
+            return Value(go_eq(needle.code, *(go_string(str(v)) for v in hay.const)), BOOL)
         if hay.kind in {DICT, RECORD}:
             keys = list(self.access.dict_fields(hay))
             if needle.is_const:
@@ -211,14 +215,14 @@ class Logic:
                 raise self.emit.fail(node, f"'in' on a dict literal with a {needle.kind}")
             if not texts:
                 return const(False)
-            return Value(f"(eq {needle.code} " + " ".join(go_string(k) for k in texts) + ")", BOOL)
+            return Value(go_eq(needle.code, *(go_string(k) for k in texts)), BOOL)
         if hay.kind == LIST and not hay.is_const and (needle.kind in {STR, CONTENT} or needle.is_const):
             # a Go list of strings (a schema's `required`): compare element by element
             found, item = self.emit.temp(), self.emit.temp()
             self.emit.action(f"{found} := false")
             self.emit.action(f"range {item} := {hay.code}")
             text = needle.code if not needle.is_const else go_string(py_str(needle.const))
-            self.emit.action(f'if and (eq (printf "%T" {item}) "string") (eq (printf "%v" {item}) {text})')
+            self.emit.if_(self.is_text(item, text))
             self.emit.action(f"{found} = true")
             self.emit.action("break")
             self.emit.action("end")
@@ -235,11 +239,11 @@ class Logic:
             if key in {"role", "content"}:
                 return const(True)
             if key in MESSAGE_FIELDS:
-                return Value(f"(not (not {hay.code}.{MESSAGE_FIELDS[key][0]}))", BOOL)
+                return Value(go_not(go_not(go_field(hay.code, f".{MESSAGE_FIELDS[key][0]}"))), BOOL)
             return const(False)
         if hay.kind in {TFUNC, PARAMS} and needle.is_const and toolschema.optional(hay.kind, needle.const):
             # the dict has the key only where Ollama's field is set (a tool without a description)
-            return Value(f"(not (not {toolschema.present(hay.code, hay.kind, needle.const)}))", BOOL)
+            return Value(go_not(go_not(toolschema.present(hay.code, hay.kind, needle.const))), BOOL)
         if hay.kind in {CALL, FUNC, TOOL, TFUNC, PARAMS} and needle.is_const:
             return const(
                 needle.const in FIELDS.get(hay.kind, {}) or (hay.kind == CALL and needle.const in {"function", "type"})
@@ -255,11 +259,11 @@ class Logic:
                     "always false: Ollama keeps no such key of a property",
                 )
                 return const(False)
-            return Value(f"(not (not {toolschema.present(hay.code, PROP, needle.const)}))", BOOL)
+            return Value(go_not(go_not(toolschema.present(hay.code, PROP, needle.const))), BOOL)
         if hay.kind in {STR, CONTENT} and needle.kind in {STR, CONTENT} and not needle.is_const:
             return Value(search.contains_text(self.emit, hay.code, needle.code), BOOL)
         if hay.kind in {ARGS, PROPS} and needle.kind in {STR}:
-            return Value(f"(not (not (index {self.access.plain_map(hay)} {needle.code})))", BOOL)
+            return Value(go_not(go_not(GoCall("index", self.access.plain_map(hay), needle.code))), BOOL)
         if hay.kind == UNDEF and not hay.facts.maybe_undefined:
             return const(False)  # Jinja's Undefined iterates as empty
         if hay.kind in {UNDEF, NONE}:
@@ -280,16 +284,16 @@ class Logic:
         text = needle.code
         self.emit.action(f"{obj} := {hay.code}")
         self.emit.action(f"{hit} := false")
-        self.emit.action(f'if eq (printf "%.3T" {obj}) "map"')
+        self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"').bare())
         self.emit.key_scan(k, v, obj, text, f"{hit} = true")
-        self.emit.action(f'else if eq (printf "%.2T" {obj}) "[]"')
+        self.emit.if_(go_eq(go_printf("%.2T", obj), '"[]"').bare(), "else if")
         self.emit.action(f"range {k}, {v} := {obj}")
-        self.emit.action(f'if and (eq (printf "%T" {v}) "string") (eq (printf "%v" {v}) {text})')
+        self.emit.if_(self.is_text(v, text))
         self.emit.action(f"{hit} = true")
         self.emit.action("end")
         self.emit.action("end")
         if constant:
-            self.emit.action(f'else if eq (printf "%T" {obj}) "string"')
+            self.emit.if_(go_eq(go_printf("%T", obj), '"string"').bare(), "else if")
             self.emit.action(f"{hit} = {search.contains(self.emit, obj, needle.const)}")
         self.emit.action("end")
         return Value(hit, BOOL)
@@ -302,12 +306,18 @@ class Logic:
         if value.kind == LITERAL_OR and entry.splits_literal_or:
             flag, literal, other = literal_choice(value)
             yes, no = self.is_test(name, literal, node, args), self.is_test(name, other, node, args)
-            return f"(or (and {flag} {yes}) (and (not {flag}) {no}))"
+            return go_or(go_and(flag, yes), go_and(go_not(flag), no))
         return entry.apply(self, name, value, node, args or [])
 
     @staticmethod
+    def is_text(item: str, text: str) -> GoCall:
+        """The `if` condition: is the untyped `item` a string equal to `text`?"""
+        is_string = go_eq(go_printf("%T", item), '"string"')
+        return go_and(is_string, go_eq(go_printf("%v", item), text)).bare()
+
+    @staticmethod
     def negate(code: str) -> str:
-        return {"true": "false", "false": "true"}.get(code, f"(not {code})")
+        return {"true": "false", "false": "true"}.get(code) or go_not(code)
 
     def selection_test(self, filters: list[SelectionFilter], item: Value) -> str:
         """Go condition: `item` passes every filter of a selection; a filter stored on some paths
@@ -315,8 +325,8 @@ class Logic:
         tests = []
         for flt, value_of, when in filters:
             test = self.select_test(flt, item, value_of)
-            tests.append(f"(or (not {when}) {test})" if when else test)
-        return tests[0] if len(tests) == 1 else f"(and {' '.join(tests)})"
+            tests.append(go_or(go_not(when), test) if when else test)
+        return tests[0] if len(tests) == 1 else go_and(*tests)
 
     def select_test(self, node: nodes.Filter, item: Value, value_of: ValueOf) -> str:
         """The test of one `selectattr`/`rejectattr`; `value_of` evaluates its arguments in the
@@ -332,22 +342,22 @@ class Logic:
         elif len(args) == 3 and args[1] in {"equalto", "==", "eq"}:
             test = self.compare_eq(attr, const(args[2]), node)
         elif len(args) == 3 and args[1] in {"ne", "!="}:
-            test = f"(not {self.compare_eq(attr, const(args[2]), node)})"
+            test = go_not(self.compare_eq(attr, const(args[2]), node))
         elif len(args) == 2 and args[1] in {"defined", "undefined", "none"}:
             test = self.is_test(args[1], attr, node)
         else:
             raise self.emit.fail(node, f"{node.name} with test {args[1:]}")
-        return test if node.name == "selectattr" else f"(not {test})"
+        return test if node.name == "selectattr" else go_not(test)
 
     def count_selected(self, value: Value) -> Value:
         base, filters = view_of(value)
         if not filters:
-            return Value(f"(len {base.code})", INT)
+            return Value(go_len(base.code), INT)
         count, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.action(f"{count} := 0")
         self.emit.action(f"range {idx}, {item} := {base.code}")
         test = self.selection_test(filters, Value(item, ELEMENT[base.kind]))
-        self.emit.action(f"if {test}")
+        self.emit.if_(test)
         self.emit.action(f"{count} = {textops.plus_one(count)}")
         self.emit.action("end")
         self.emit.action("end")
@@ -392,7 +402,7 @@ def defined(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Va
             raise ops.emit.fail(node, "`is defined` on a variable set only on some paths")
         defined = flag
     elif value.facts.optional:
-        defined = f"(not (not {value.code}))"
+        defined = go_not(go_not(value.code))
     else:
         defined = "true"
     return defined if name == "defined" else ops.negate(defined)
@@ -406,17 +416,17 @@ def none(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value
     if kind == NONE:
         return "true"
     if value.facts.none_when:
-        return str(value.facts.none_when)
+        return value.facts.none_when
     if kind == TOOLS:
         if value.facts.emptied:
             raise ops.emit.fail(
                 node, "`is none` on a list set to [] on some paths", "(Go cannot tell [] from None there)"
             )
-        return f"(not {value.code})"
+        return go_not(value.code)
     if value.facts.maybe_none:
-        return f'(eq (printf "%v" {value.code}) "")'
+        return go_eq(go_printf("%v", value.code), '""')
     if kind == ANY:
-        return f'(eq (printf "%T" {value.code}) "<nil>")'  # JSON null
+        return go_eq(go_printf("%T", value.code), '"<nil>"')  # JSON null
     return "false"
 
 
@@ -428,7 +438,7 @@ def string(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Val
     if kind in {STR, CONTENT}:
         return "true"
     if kind == ANY:
-        return f'(eq (printf "%T" {value.code}) "string")'
+        return go_eq(go_printf("%T", value.code), '"string"')
     return "false"
 
 
@@ -436,7 +446,7 @@ def string(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Val
 def mapping(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
     kind = value.kind
     if kind in MAPPINGS and value.facts.maybe_none:
-        return f'(ne (printf "%v" {value.code}) "")'  # None is held as ""
+        return GoCall("ne", go_printf("%v", value.code), '""')  # None is held as ""
     if kind in MAPPINGS and value.facts.maybe_undefined:
         if not value.facts.defined_flag:
             raise ops.emit.fail(node, "`is mapping` of a value left undefined on some paths")
@@ -444,7 +454,7 @@ def mapping(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Va
     if kind in MAPPINGS:
         return "true"
     if kind == ANY:
-        return f'(eq (printf "%.3T" {value.code}) "map")'
+        return go_eq(go_printf("%.3T", value.code), '"map"')
     return "false"
 
 
@@ -459,7 +469,11 @@ def iterable(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[V
         return "true" if name == "iterable" else "false"
     if kind == ANY:
         # Jinja's sequence test holds for anything with a length and items: a dict too
-        return f'(or (eq (printf "%T" {value.code}) "string") (eq (printf "%.2T" {value.code}) "[]") (eq (printf "%.3T" {value.code}) "map"))'
+        return go_or(
+            go_eq(go_printf("%T", value.code), '"string"'),
+            go_eq(go_printf("%.2T", value.code), '"[]"'),
+            go_eq(go_printf("%.3T", value.code), '"map"'),
+        )
     return "false"
 
 
@@ -472,9 +486,9 @@ def number(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Val
             ops.emit.warn(
                 node, "`is integer` of an untyped value", "a whole float such as 1.0 also counts as an integer"
             )
-            whole = f'(eq (printf "%v" {value.code}) (printf "%.0f" {value.code}))'
-            return f'(and (eq (printf "%T" {value.code}) "float64") {whole})'
-        return f'(eq (printf "%T" {value.code}) "float64" "bool")'  # Python's bool is a Number
+            whole = go_eq(go_printf("%v", value.code), go_printf("%.0f", value.code))
+            return go_and(go_eq(go_printf("%T", value.code), '"float64"'), whole)
+        return go_eq(go_printf("%T", value.code), '"float64"', '"bool"')  # Python's bool is a Number
     return "true" if kind == INT else "false"
 
 
@@ -482,7 +496,7 @@ def number(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Val
 def boolean(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
     kind = value.kind
     if kind == ANY:
-        return f'(eq (printf "%T" {value.code}) "bool")'
+        return go_eq(go_printf("%T", value.code), '"bool"')
     return "true" if kind == BOOL else "false"
 
 
@@ -492,9 +506,9 @@ def true_or_false(ops: Logic, name: str, value: Value, node: nodes.Node, args: l
     if value.is_const:
         return "true" if value.const is (name == "true") else "false"
     if kind == BOOL:
-        return value.code if name == "true" else f"(not {value.code})"
+        return value.code if name == "true" else go_not(value.code)
     if kind == ANY:
-        return f'(eq (printf "%T:%v" {value.code} {value.code}) "bool:{name}")'
+        return go_eq(go_printf("%T:%v", value.code, value.code), f'"bool:{name}"')
     return "false"
 
 

@@ -10,6 +10,7 @@ from dataclasses import replace
 from jinja2 import nodes
 
 from ..go import search, strip, strlists, textops
+from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
 from ..go.gohelpers import REPR_HELPER
 from ..go.textops import escape_html, go_string, html_of
 from .access import Access
@@ -56,9 +57,10 @@ class Strings:
         text, part = self.emit.temp(), self.emit.temp()
         self.emit.action(f"{text} := {base.code}")
         self.emit.action(f"{part} := {affix.code}")
-        start = "0" if method == "startswith" else f"(len (slice {text} (len {part})))"
-        end = f"(len {part})" if method == "startswith" else f"(len {text})"
-        return Value(f"(and (ge (len {text}) (len {part})) (eq (slice {text} {start} {end}) {part}))", BOOL)
+        start = "0" if method == "startswith" else go_len(GoCall("slice", text, go_len(part)))
+        end = go_len(part) if method == "startswith" else go_len(text)
+        fits = GoCall("ge", go_len(text), go_len(part))
+        return Value(go_and(fits, go_eq(GoCall("slice", text, start, end), part)), BOOL)
 
     def string_method(self, method: str, base: Value, args: list[Value], node: nodes.Node) -> Value:
         if (
@@ -94,13 +96,12 @@ class Strings:
             tests = []
             for prefix in options:
                 if method == "startswith":
-                    tests.append(f'(eq (printf "%.*s" {len(prefix)} {base.code}) {go_string(prefix)})')
+                    tests.append(go_eq(go_printf("%.*s", str(len(prefix)), base.code), go_string(prefix)))
                 else:
-                    n = len(prefix.encode())
-                    tests.append(
-                        f"(and (ge (len {base.code}) {n}) (eq (slice {base.code} (len (slice {base.code} {n}))) {go_string(prefix)}))"
-                    )
-            return Value(tests[0] if len(tests) == 1 else "(or " + " ".join(tests) + ")", BOOL)
+                    n = str(len(prefix.encode()))
+                    tail = GoCall("slice", base.code, go_len(GoCall("slice", base.code, n)))
+                    tests.append(go_and(GoCall("ge", go_len(base.code), n), go_eq(tail, go_string(prefix))))
+            return Value(tests[0] if len(tests) == 1 else go_or(*tests), BOOL)
         if method == "split":
             if not args or not args[0].is_const or not isinstance(args[0].const, str) or not args[0].const:
                 raise self.emit.fail(node, ".split() without a constant separator")
@@ -281,7 +282,7 @@ class Strings:
         seq, out, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.action(f"{seq} := {value.code}")
         self.emit.action(f'{out} := ""')
-        self.emit.action(f'if eq (printf "%.2T" {seq}) "[]"')
+        self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"').bare())
         self.emit.action(f"range {item} := {seq}")
         text = self.untyped_str(Value(item, ANY), node)
         if filter_name != "string":
@@ -294,18 +295,18 @@ class Strings:
     def untyped_join(self, code: str, sep: str, node: nodes.Node) -> None:
         seq, i, item, ignored = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.action(f"{seq} := {code}")
-        self.emit.action(f'if eq (printf "%.2T" {seq}) "[]"')
+        self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"').bare())
         self.emit.action(f"range {i}, {item} := {seq}")
-        self.emit.action(f"if {i}")
+        self.emit.if_(i)
         self.emit.text(sep)
         self.emit.action("end")
         self.untyped_repr(item, node)
         self.emit.action("end")
-        self.emit.action(f'else if eq (printf "%.3T" {seq}) "map"')
+        self.emit.if_(go_eq(go_printf("%.3T", seq), '"map"').bare(), "else if")
         # a mapping joins its keys (sorted, as Go ranges a map)
         self.emit.action(f"{i} := true")
         self.emit.action(f"range {item}, {ignored} := {seq}")
-        self.emit.action(f"if not {i}")
+        self.emit.if_(go_not(i).bare())
         self.emit.text(sep)
         self.emit.action("end")
         self.emit.action(f"{i} = false")
@@ -316,7 +317,7 @@ class Strings:
         self.emit.action("end")
 
     def untyped_repr(self, code: str, node: nodes.Node) -> None:
-        self.emit.action(f'if eq (printf "%T" {code}) "string"')
+        self.emit.if_(go_eq(go_printf("%T", code), '"string"').bare())
         self.emit.put(code)
         self.emit.action("else")
         JsonWriter(self.emit, None, node, python=True).untyped(code, 0)
@@ -332,7 +333,7 @@ class Strings:
         text = self.emit.temp()
         self.emit.action(f"{text} := {value.code}")
         if is_role and self.emit.tool_role != "tool":
-            self.emit.action(f'if eq {text} "tool"')
+            self.emit.if_(go_eq(text, '"tool"').bare())
             self.emit.action(f"{text} = {go_string(self.emit.tool_role)}")
             self.emit.action("end")
         return Value(textops.ascii_case(self.emit, text, method), STR)
@@ -363,8 +364,8 @@ class Strings:
         self.emit.action(f"{after} := false")
         self.emit.action(f"range {at} := len {digits}")
         self.emit.action(f"{byte} := index {digits} {at}")
-        self.emit.action(f"if and (ge {byte} 48) (le {byte} 57)")
-        self.emit.action(f'if or {after} (ge (len (printf "%d" {number})) 6)')
+        self.emit.if_(go_and(GoCall("ge", byte, "48"), GoCall("le", byte, "57")).bare())
+        self.emit.if_(go_or(after, GoCall("ge", go_len(go_printf("%d", number)), "6")).bare())
         self.emit.action(f"{bad} = true")
         self.emit.action("else")
         ten_times = " ".join([f'{number} ""'] * 10)
@@ -373,13 +374,14 @@ class Strings:
         )
         self.emit.action(f"{seen} = true")
         self.emit.action("end")
-        self.emit.action(f"else if or (eq {byte} 32) (and (ge {byte} 9) (le {byte} 13))")
+        spaces = go_or(go_eq(byte, "32"), go_and(GoCall("ge", byte, "9"), GoCall("le", byte, "13")))
+        self.emit.if_(spaces.bare(), "else if")
         self.emit.action(f"{after} = {seen}")
         self.emit.action("else")
         self.emit.action(f"{bad} = true")
         self.emit.action("end")
         self.emit.action("end")
-        self.emit.action(f"if {bad}")
+        self.emit.if_(bad)
         self.emit.action(f"{number} = 0")
         self.emit.action("end")
         return Value(number, INT)
@@ -398,13 +400,13 @@ class Strings:
         elif value.kind == NONE and not value.facts.maybe_undefined:
             self.emit.text("None")  # a variable certainly holding None
         elif value.kind == BOOL:
-            self.emit.action(f"if {value.code}")
+            self.emit.if_(value.code)
             self.emit.text("True")
             self.emit.action("else")
             self.emit.text("False")
             self.emit.action("end")
         elif value.kind == STR and value.code.endswith(".Role") and self.emit.tool_role != "tool":
-            self.emit.action(f'if eq {value.code} "tool"')
+            self.emit.if_(go_eq(value.code, '"tool"').bare())
             self.emit.text(self.emit.tool_role)
             self.emit.action("else")
             self.emit.put(value.code)

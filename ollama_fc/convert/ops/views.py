@@ -50,7 +50,7 @@ class Views:
         self.emit.action(f"{found} := 0")
         self.emit.action(f"range {idx}, {item} := {base.code}")
         test = self.logic.selection_test(filters, Value(item, ELEMENT[base.kind]))
-        self.emit.action(f"if {test}")
+        self.emit.if_(test)
         self.emit.action(f"{found} = {item}")
         if which == 0:
             self.emit.action("break")

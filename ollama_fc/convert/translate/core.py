@@ -28,6 +28,7 @@ from ..analysis import (
 )
 from ..exclusive import join_exclusive_ifs
 from ..go import tree as go_tree
+from ..go.calls import GoCall, go_and, go_eq
 from ..go.sharing import merge_identical_defines, share_constants, share_constants_in_defines
 from ..limits import Limits
 from ..ops.access import Access
@@ -235,13 +236,15 @@ class Core:
             self.emit.action('$ofc_end := ""')
             self.emit.action("if $.Messages")
             self.emit.action("$ofc_final = index $.Messages (len (slice $.Messages 1))")
-            self.emit.action('if eq $ofc_final.Role "assistant"')
+            self.emit.if_(go_eq("$ofc_final.Role", '"assistant"').bare())
             stripped = self.strings.trim("$ofc_final.Content", "strip", None)
             self.emit.action(f"$ofc_cut = {stripped.code}")
             self.emit.action("$ofc_n = len $ofc_cut")
             self.emit.action("$ofc_open = $ofc_n")
             self.emit.action("$ofc_tail = $ofc_cut")
-            self.emit.action("if and $ofc_open (eq (slice $ofc_final.Content 0 $ofc_n) $ofc_cut)")
+            self.emit.if_(
+                go_and("$ofc_open", go_eq(GoCall("slice", "$ofc_final.Content", "0", "$ofc_n"), "$ofc_cut")).bare()
+            )
             self.emit.action("$ofc_tail = $ofc_final.Content")
             self.emit.action("end")
             self.emit.prefill_cut()
@@ -416,7 +419,7 @@ class Core:
         result = self.emit.temp()
         initial = '""' if no_code else self.emit.operand(no, node)  # (both branches set it)
         self.emit.action(f"{result} := {initial}")
-        self.emit.action(f"if {truth}")
+        self.emit.if_(truth)
         self.emit.out += yes_code
         self.emit.action(f"{result} = {self.emit.operand(yes, node)}")
         if no_code:

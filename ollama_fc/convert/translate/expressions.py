@@ -9,6 +9,7 @@ from jinja2 import nodes
 
 from ..analysis import is_loop_attr, revindex0_spelled_out
 from ..go import strlists, textops
+from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or
 from ..go.textops import go_string
 from ..ops import toolschema
 from ..ops.values import (
@@ -133,8 +134,8 @@ class Expressions(Macros):
         if base.kind in SEQUENCES and key.kind == INT:
             element = ELEMENT.get(base.kind, ANY)
             if key.is_const and key.const < 0:
-                return Value(f"(index {base.code} (len (slice {base.code} {-key.const})))", element)
-            return Value(f"(index {base.code} {key.code})", element)
+                return Value(GoCall("index", base.code, go_len(GoCall("slice", base.code, str(-key.const)))), element)
+            return Value(GoCall("index", base.code, key.code), element)
         if base.kind == ANY and key.is_const and isinstance(key.const, int) and not isinstance(key.const, bool):
             return self.access.untyped_element(base, key.const)
         if base.kind == ANY and key.is_const and isinstance(key.const, str):
@@ -155,11 +156,11 @@ class Expressions(Macros):
         if is_loop_attr(node.node, "first") and (loop := self.loop_of(frame)).first_flag:
             # not its flag (`not` is a call) but the index compared with 0, which an `if` tests
             # as the index's truth
-            return Value(f"(not (eq {loop.index} 0))", BOOL)
+            return Value(go_not(go_eq(loop.index, "0")), BOOL)
         inner = self.expr(node.node, frame)
         if inner.is_const:
             return const(not inner.const)
-        return Value(f"(not {self.logic.truth_of(inner)})", BOOL)
+        return Value(go_not(self.logic.truth_of(inner)), BOOL)
 
     def expr_And(self, node: nodes.And, frame: Frame) -> Value:
         return self.and_or(node, frame, "and")
@@ -194,7 +195,7 @@ class Expressions(Macros):
             return parts[0]
         if all(p.is_const for p in parts):
             return const(all(p.const for p in parts))
-        return Value("(and " + " ".join(self.logic.truth_of(p) for p in parts) + ")", BOOL)
+        return Value(go_and(*(self.logic.truth_of(p) for p in parts)), BOOL)
 
     def expr_Test(self, node: nodes.Test, frame: Frame) -> Value:
         value = self.expr(node.node, frame)
@@ -520,9 +521,9 @@ class Expressions(Macros):
         if node.attr == "index":
             return Value(f"({textops.plus_one(loop.index)})", INT)
         if node.attr == "first":
-            return Value(loop.ask(loop.first_flag) if loop.first_flag else f"(eq {loop.index} 0)", BOOL)
+            return Value(loop.ask(loop.first_flag) if loop.first_flag else go_eq(loop.index, "0"), BOOL)
         if node.attr == "last":
-            return Value(f"(eq {loop.index} {loop.ask(loop.last)})", BOOL)
+            return Value(go_eq(loop.index, loop.ask(loop.last)), BOOL)
         if node.attr == "length":
             return Value(loop.length or f"(len {loop.seq})", INT)
         if node.attr == "revindex0" and loop.revindex0:
@@ -555,20 +556,17 @@ class Expressions(Macros):
         if right.is_const and (right.const is None or isinstance(right.const, bool)):
             if op == "and" and not right.const:
                 # `x and false` is falsy either way; keep x's evaluation out
-                return Value(f"(and {self.logic.truth_of(left)} false)", BOOL)
+                return Value(go_and(self.logic.truth_of(left), "false"), BOOL)
             if op == "or" and right.const:
-                return Value(f"(or {self.logic.truth_of(left)} true)", BOOL)
+                return Value(go_or(self.logic.truth_of(left), "true"), BOOL)
         kind = left.kind if left.kind == right.kind else ANY
         if {left.kind, right.kind} <= {BOOL}:
             kind = BOOL
+        code = GoCall(op, self.logic.truth_operand(left), self.logic.truth_operand(right))
         if all(v.kind in {STR, CONTENT} or (v.is_const and isinstance(v.const, str)) for v in (left, right)):
             # Go's and/or return an operand, as Python's do: text either way (`content or ''`)
-            return Value(
-                f"({op} {self.logic.truth_operand(left)} {self.logic.truth_operand(right)})",
-                STR,
-                facts=self.access.any_final([left, right]),
-            )
-        return Value(f"({op} {self.logic.truth_operand(left)} {self.logic.truth_operand(right)})", kind)
+            return Value(code, STR, facts=self.access.any_final([left, right]))
+        return Value(code, kind)
 
     def strftime(self, node: nodes.Call, frame: Frame) -> Value:
         fmt = self.const_of(node.args[0], frame)
@@ -587,7 +585,7 @@ class Expressions(Macros):
                 self.emit.action(f'{month} := ""')
                 for number, name in enumerate(MONTHS, 1):
                     text = name if spec == "%B" else name[:3]
-                    self.emit.action(f'if eq (slice {date} 5 7) "{number:02d}"')
+                    self.emit.if_(go_eq(GoCall("slice", date, "5", "7"), f'"{number:02d}"').bare())
                     self.emit.action(f'{month} = "{text}"')
                     self.emit.action("end")
                 pieces.append(month)

@@ -11,6 +11,7 @@ from jinja2 import nodes
 
 from ..analysis import first_read_in_expressions
 from ..go import strlists, textops
+from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_printf
 from ..go.tree import Act
 from ..limits import SANDBOX_MAX_RANGE
 from ..ops import toolschema
@@ -222,10 +223,10 @@ class Loops(LoopSteps):
             raise self.emit.fail(node, f"for over {seq.kind}")
         guard = 0
         if node.test is not None:
-            self.emit.action(f"if {self.truth(node.test, body)}")
+            self.emit.if_(self.truth(node.test, body))
             guard += 1
         if filters:
-            self.emit.action(f"if {self.logic.selection_test(filters, body.names[target.name])}")  # type: ignore[union-attr]
+            self.emit.if_(self.logic.selection_test(filters, body.names[target.name]))  # type: ignore[union-attr]
             guard += 1
         iterated = None
         if node.else_ and guard:
@@ -244,7 +245,7 @@ class Loops(LoopSteps):
             self.emit.action("end")
         if node.else_ and iterated is not None:
             self.emit.action("end")
-            self.emit.action(f"if not {iterated}")
+            self.emit.if_(go_not(iterated).bare())
             with self.conditional():
                 self.visit_body(node.else_, frame)
         elif node.else_:
@@ -282,7 +283,7 @@ class Loops(LoopSteps):
         `list_or_text`): the same loop twice, each under a test of the Go value's type."""
         assert seq.facts.list_or_text is not None  # (only such a variable comes here)
         list_kind, text_kind = seq.facts.list_or_text
-        self.emit.action(f'if eq (printf "%T" {seq.code}) "string"')
+        self.emit.if_(go_eq(go_printf("%T", seq.code), '"string"').bare())
         with self.conditional():
             for kind in (text_kind, list_kind):
                 if kind == list_kind:
@@ -351,7 +352,7 @@ class Loops(LoopSteps):
         else:
             low, high = (start, stop) if step.const == 1 else (stop, start)
             self.emit.action(f"{count} := 0")
-            self.emit.action(f"if lt {low.code} {high.code}")
+            self.emit.if_(GoCall("lt", low.code, high.code).bare())
             self.emit.action(f'{count} = len (slice (printf "%*s" {high.code} "") {low.code})')
             self.emit.action("end")
         return Value(count, INT, facts=Facts(start=start.code, step=step.const))
@@ -373,7 +374,7 @@ class Loops(LoopSteps):
         tests = [self.logic.selection_test(filters, scope.names[node.target.name])] if filters else []
         if node.test is not None:
             tests.append(self.truth(node.test, scope))
-        self.emit.action(f"if {tests[0] if len(tests) == 1 else '(and ' + ' '.join(tests) + ')'}")
+        self.emit.if_(tests[0] if len(tests) == 1 else go_and(*tests))
         self.emit.action(f"{total} = {textops.plus_one(total)}")
         self.emit.action("end")
         self.emit.action("end")
@@ -407,7 +408,9 @@ class Loops(LoopSteps):
                 continue
             guard = toolschema.present(obj.code, seq.kind, key)
             if not test.is_const:
-                guard = f"and {guard} {self.logic.truth_of(test)}" if guard != "true" else self.logic.truth_of(test)
+                guard = (
+                    go_and(guard, self.logic.truth_of(test)).bare() if guard != "true" else self.logic.truth_of(test)
+                )
             steps.append((step, guard))
         if uses_loop:
             # which keys are set is known only at run time: count them first, then each step
@@ -415,11 +418,11 @@ class Loops(LoopSteps):
             self.emit.action(f"{total} := 0")
             self.emit.action(f"{seen} := 0")
             for _, guard in steps:
-                self.emit.action(f"if {guard}")
+                self.emit.if_(guard)
                 self.emit.action(f"{total} = {textops.plus_one(total)}")
                 self.emit.action("end")
         for step, guard in steps:
-            self.emit.action(f"if {guard}")
+            self.emit.if_(guard)
             if uses_loop:
                 step.loop = self.counted_step(self.emit.temp(), seen, self.emit.temp(), total)
             self.declare_scope(step, node.body)
@@ -437,9 +440,8 @@ class Loops(LoopSteps):
         obj = self.emit.temp()
         self.emit.action(f"{obj} := {seq.code}")
         for is_list in (True, False):
-            self.emit.action(
-                f'if eq (printf "%.2T" {obj}) "[]"' if is_list else f'else if eq (printf "%.3T" {obj}) "map"'
-            )
+            is_kind = go_eq(go_printf("%.2T", obj), '"[]"') if is_list else go_eq(go_printf("%.3T", obj), '"map"')
+            self.emit.if_(is_kind.bare(), "if" if is_list else "else if")
             idx, item, last = self.emit.temp(), self.emit.temp(), self.emit.temp()
             if is_list:
                 self.emit.action(f"range {idx}, {item} := {obj}")
@@ -463,7 +465,7 @@ class Loops(LoopSteps):
             raise self.emit.fail(node, "this loop over a string")
         types = seq.facts.types
         if types:
-            self.emit.action(f"if eq (len {types}) 1")
+            self.emit.if_(go_eq(go_len(types), "1").bare())
         text, at, count, idx, last, char = (self.emit.temp() for _ in range(6))
         self.emit.action(f"{text} := {seq.code}")
         total = None
@@ -471,19 +473,19 @@ class Loops(LoopSteps):
             total = self.emit.temp()
             self.emit.action(f"{total} := 0")
             self.emit.action(f"range {at} := len {text}")
-            self.emit.action(f"if not (and (ge (index {text} {at}) 128) (lt (index {text} {at}) 192))")
+            self.emit.if_(go_not(continuation_byte(text, at)).bare())
             self.emit.action(f"{total} = {textops.plus_one(total)}")
             self.emit.action("end")
             self.emit.action("end")
         self.emit.action(f"{count} := 0")
         self.emit.action(f"range {at} := len {text}")
         # a character starts at every byte that is not a UTF-8 continuation byte
-        self.emit.action(f"if not (and (ge (index {text} {at}) 128) (lt (index {text} {at}) 192))")
+        self.emit.if_(go_not(continuation_byte(text, at)).bare())
         self.emit.action(f'{char} := printf "%.1s" (slice {text} {at})')
         self.emit.action(f"{idx} := {count}")
         self.emit.action(f"{count} = {textops.plus_one(count)}")
         self.emit.action(f"{last} := -1")
-        self.emit.action(f"if eq (len (slice {text} {at})) (len {char})")
+        self.emit.if_(go_eq(go_len(GoCall("slice", text, at)), go_len(char)).bare())
         self.emit.action(f"{last} = {idx}")
         self.emit.action("end")
         body = Frame(
@@ -516,7 +518,7 @@ class Loops(LoopSteps):
         if not isinstance(node.target, nodes.Name):
             raise self.emit.fail(node, "tuple unpacking in for")
         if node.else_:
-            self.emit.action(f"if {seq.code}")
+            self.emit.if_(seq.code)
         item, idx, total = strlists.each(self.emit, seq.code)
         body.names[node.target.name] = Value(item, STR, facts=final_of(seq))
         last = self.emit.temp()
@@ -524,7 +526,7 @@ class Loops(LoopSteps):
             self.emit.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
         body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=total))
         if node.test is not None:
-            self.emit.action(f"if {self.truth(node.test, body)}")
+            self.emit.if_(self.truth(node.test, body))
         self.declare_scope(body, node.body)
         self.visit_body(node.body, body)
         if node.test is not None:
@@ -561,3 +563,9 @@ class Loops(LoopSteps):
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
             self.emit.action("end")
+
+
+def continuation_byte(text: str, at: str) -> GoCall:
+    """Is the byte at `at` of the string `text` a UTF-8 continuation byte (inside a character)?"""
+    byte = GoCall("index", text, at)
+    return go_and(GoCall("ge", byte, "128"), GoCall("lt", byte, "192"))

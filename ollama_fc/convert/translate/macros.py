@@ -117,7 +117,7 @@ class Macros(Core):
             if slot is not None and slot.facts.literal:
                 # the argument is a dict literal on some paths: expand the macro for each case
                 flag, literal, other = literal_choice(self.access.literal_or(slot))
-                self.emit.action(f"if {flag}")
+                self.emit.if_(flag)
                 self.inline_macro(call, frame, {**bound, param: literal})
                 self.emit.action("else")
                 self.inline_macro(call, frame, {**bound, param: other})

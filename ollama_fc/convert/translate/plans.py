@@ -13,6 +13,7 @@ from typing import Any, Literal, Union, cast
 from jinja2 import nodes
 
 from ..go import tree
+from ..go.calls import go_and, go_not, go_or
 from ..go.tree import Act
 from ..ops.values import BOOL, CONTENT, INT, STR, UNDEF, Value
 
@@ -132,16 +133,16 @@ def either(test: str, yes: str, no: str) -> str:
     if (yes, no) == ("true", "false"):
         return test
     if (yes, no) == ("false", "true"):
-        return f"(not {test})"
+        return go_not(test)
     if yes == "true":
-        return f"(or {test} {no})"
+        return go_or(test, no)
     if no == "false":
-        return f"(and {test} {yes})"
+        return go_and(test, yes)
     if yes == "false":
-        return f"(and (not {test}) {no})"
+        return go_and(go_not(test), no)
     if no == "true":
-        return f"(or (not {test}) {yes})"
-    return f"(or (and {test} {yes}) (and (not {test}) {no}))"
+        return go_or(go_not(test), yes)
+    return go_or(go_and(test, yes), go_and(go_not(test), no))
 
 
 def refers_to(expr: nodes.Node, ns: str, attr: str) -> bool:

@@ -30,6 +30,7 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ..go import tree
+from ..go.calls import go_or
 from ..go.sharing import TEMPORARY
 from ..go.tree import helper_pieces
 from ..ops.values import (
@@ -529,7 +530,7 @@ class PrintPlans(Macros):
                 found.append(truth)
         if not found:
             return "false"
-        return found[0] if len(found) == 1 else f"(or {' '.join(found)})"
+        return found[0] if len(found) == 1 else go_or(*found)
 
     @staticmethod
     def known(truth: bool | None) -> str | None:
@@ -553,7 +554,7 @@ class PrintPlans(Macros):
     def replay(self, plan: Plan, node: nodes.Node) -> None:
         for part in plan:
             if isinstance(part, Branch):
-                self.emit.action(f"if {part.test}")
+                self.emit.if_(part.test)
                 self.replay(part.yes, node)
                 if part.no:
                     self.emit.action("else")

@@ -81,7 +81,7 @@ class Statements(Concatenations):
                 return
         if isinstance(expr, nodes.CondExpr):
             test = self.truth(expr.test, frame)
-            self.emit.action(f"if {test}")
+            self.emit.if_(test)
             self.output(expr.expr1, frame)
             if expr.expr2 is not None:
                 self.emit.action("else")
@@ -183,7 +183,7 @@ class Statements(Concatenations):
         test = self.logic.truth_of(first)
         self.emit.close_guard()
         at = len(self.emit.out)  # where a plan set in a branch is made (see printplan.py)
-        self.emit.action(f"if {test}")
+        self.emit.if_(test)
         before = dict(self.plans)
         with self.conditional():
             self.following.append((frame, self.cond_depth - 1, [*node.elif_, *node.else_]))  # they see the old values
