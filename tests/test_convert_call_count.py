@@ -278,7 +278,7 @@ def test_simplify_condition(condition: str, folded: str) -> None:
             go_and(go_not(go_and(go_eq("$c", '""'), "$t")), "$c"),
             'and (not (and (eq $c "") $t)) $c',
         ),  # `and` in `and`: read
-        (go_eq("$a", '"x"'), '(eq $a "x")'),  # nothing folds: the text as it was composed
+        (go_eq("$a", '"x"'), 'eq $a "x"'),  # nothing folds: written without its parentheses
         (go_or(go_eq("$a", "$b"), go_eq("$c", "$d")), "or (eq $a $b) (eq $c $d)"),  # read, as its text is
         (GoCall("lt", "$b", "32", parenthesised=False), "lt $b 32"),
         ("true", "true"),
@@ -455,7 +455,7 @@ def test_a_block_that_cannot_cut_is_guarded_once() -> None:
     """After the final message's text may have been printed, output is guarded by `$ofc_go`;
     a block that cannot cut it is guarded once, not at each piece it prints."""
     go = convert(TemplateSource(TEMPLATES["guarded_blocks"], {}, "guarded_blocks")).template
-    loop = go[go.index("{{range $") : go.rindex("{{if (ne (index $.Messages")]
+    loop = go[go.index("{{range $") : go.rindex("{{if ne (index $.Messages")]
     assert "{{if $ofc_go}}{{if ne $" in loop, go  # the role's block, guarded whole
     assert "{{if $ofc_go}}{{range $" in loop, go  # the calls' loop too
     # those two and the one around the final message's text (the cut): none inside the blocks

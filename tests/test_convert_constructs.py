@@ -741,5 +741,5 @@ def test_inline_if_evaluates_only_the_branch_taken(engine: oracle.Oracle) -> Non
     assert engine.render(conversion.template, messages).prompt == reference_render(template, as_hf(messages))
     go = conversion.template
     assert 'template "ofc_str"' not in go  # the chosen value is known to be a string
-    test = go.index('{{if (eq (printf "%T" $')
+    test = go.index('{{if eq (printf "%T" $')
     assert go.index("(json $", test) > go.index("{{else}}", test)  # str() built only in the else

@@ -14,9 +14,9 @@ compared with 0 is its own truth (`eq $i 0` is `not $i`, `ne $i 0` is `$i`; `loo
 
 A condition the translator composed of `GoCall`s (and `GoField`s) is folded from the calls it
 carries; only an operand given as text (not one token) and a condition given whole as text are
-parsed. Which conditions are read is the same either way (`foldable` finds on the calls what
-`FOLDABLE` finds in the text): a condition read is written anew even where nothing folds
-(`(eq $a "x")` as `eq $a "x"`), so the output does not depend on how a condition was built.
+parsed. Every condition is written anew, folded or not, and without the parentheses around it
+(`(eq $a "x")` as `eq $a "x"`: the same pipeline, evaluated one level less deep), so the output
+does not depend on how a condition was built.
 """
 
 from __future__ import annotations
@@ -32,13 +32,6 @@ from ..go.calls import GoCall, GoField
 
 #: a Go string, raw string or character literal; `(`, `)`; or any other run of characters
 TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|\'(?:[^\'\\]|\\.)*\'|[()]|[^\s()]+')
-#: a shape some fold applies to: `not` of `not`/`eq`/`ne`, a constant operand, `and`/`or`
-#: inside the same, two `eq` after an `or` (a condition without any is left as it is, unparsed)
-FOLDABLE = re.compile(r"\bnot \((?:not|eq|ne) |\b(?:true|false)\b|\b(and|or) .*\(\1 |\bor .*\(eq .*\(eq ")
-#: a Go constant `true`/`false` (or the word in a string), which `FOLDABLE` looks for
-CONSTANT_WORD = re.compile(r"\b(?:true|false)\b")
-#: the words `and `/`or ` in a string operand, which `FOLDABLE` reads as those functions
-JOINER_WORD = {head: re.compile(rf"\b{head} ") for head in ("and", "or")}
 #: operands that are constants: evaluating one calls nothing and cannot fail
 LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|-?[0-9][0-9a-fA-Fx._]*|true|false')
 
@@ -73,8 +66,6 @@ def simplify_condition(code: str, ints: AbstractSet[str] = frozenset()) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _simplify(code: str, ints: frozenset[str]) -> str:
-    if not ints and not FOLDABLE.search(code):
-        return code  # nothing to fold (most conditions): no parse
     parsed = parse(code)
     if parsed is None:
         return code
@@ -86,10 +77,7 @@ def simplify_composed(code: str, ints: AbstractSet[str]) -> str:
     node = node_of(code)
     if node is None:
         return code
-    known = ints_tested_for_zero(node, ints)
-    if not known and not foldable(node):
-        return code
-    return render(fold(node, truth=True, ints=known))
+    return render(fold(node, truth=True, ints=ints_tested_for_zero(node, ints)))
 
 
 def node_of(code: str) -> Node | None:
@@ -150,43 +138,6 @@ def commands(node: Node) -> list[Command]:
     for item in node:
         found += commands(item)
     return found
-
-
-def foldable(node: Node) -> bool:
-    """Has the condition a shape some fold applies to? What `FOLDABLE` finds in the text, read
-    from the calls: `not` of `not`/`eq`/`ne`, a constant, `and`/`or` with one of the same
-    after it, two `eq` after an `or`."""
-    seen = {"and": False, "or": False}
-    equalities_after_or = 0
-
-    def visit(item: Node, nested: bool) -> bool:
-        nonlocal equalities_after_or
-        if isinstance(item, str):
-            for joiner, word in JOINER_WORD.items():
-                seen[joiner] = seen[joiner] or word.search(item) is not None
-            return CONSTANT_WORD.search(item) is not None
-        if isinstance(item, Field):
-            return visit(item.inner, nested=True)
-        head = item[0] if isinstance(item[0], str) else ""
-        if head in seen and len(item) > 1:
-            if nested and seen[head]:
-                return True
-            seen[head] = True
-        if head == "eq" and nested and seen["or"]:
-            equalities_after_or += 1
-            if equalities_after_or == 2:
-                return True
-        if head == "not" and len(item) > 1 and negatable(item[1]):
-            return True
-        return any(visit(part, nested=nested or index > 0) for index, part in enumerate(item))
-
-    return visit(node, nested=False)
-
-
-def negatable(node: Node) -> bool:
-    """Is `node` a `not`, `eq` or `ne` written in parentheses (`not (eq ...)` folds)?"""
-    inner = node.inner if isinstance(node, Field) else node
-    return isinstance(inner, tuple) and len(inner) > 1 and inner[0] in {"not", "eq", "ne"}
 
 
 def invert_negated_ifs(top: list[tree.Node]) -> None:
