@@ -5,7 +5,7 @@ untyped values (argument values, schema items) looked up at run time, dict liter
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from jinja2 import nodes
@@ -58,11 +58,11 @@ from .values import (
 )
 
 
+@dataclass(eq=False)
 class Access:
     """Attribute, item and slice access on Values, written to `emit`."""
 
-    def __init__(self, emit: Emit) -> None:
-        self.emit = emit
+    emit: Emit
 
     def global_name(self, name: str, node: nodes.Node | None) -> Value:
         if name == "messages":

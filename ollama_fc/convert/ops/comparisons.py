@@ -4,6 +4,7 @@ cheaper test with the same truth than computing the filtered value and comparing
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from jinja2 import nodes
 
@@ -45,14 +46,14 @@ EMPTY = {("eq", 0), ("lteq", 0), ("lt", 1)}
 MIRRORED = {"gt": "lt", "lt": "gt", "gteq": "lteq", "lteq": "gteq", "eq": "eq", "ne": "ne"}
 
 
+@dataclass(eq=False)
 class Comparisons:
     """Comparisons of a filtered value with a constant, tested without the filter where the
     constant makes its result certain from less."""
 
-    def __init__(self, emit: Emit, logic: Logic, lowering: Lowering) -> None:
-        self.emit = emit
-        self.logic = logic
-        self.lowering = lowering
+    emit: Emit
+    logic: Logic
+    lowering: Lowering
 
     def length_comparison(self, node: nodes.Compare, value_of: ValueOf) -> Value | None:
         """`x | length > 0` (or `!= 0`, `>= 1`, `== 0`, `< 1`, `<= 0`, either way round) of a

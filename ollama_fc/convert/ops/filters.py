@@ -134,18 +134,16 @@ def literal_list_filter(*names: str) -> Callable[[LiteralListFunction], LiteralL
     return register
 
 
+@dataclass(eq=False)
 class Lowering:
     """The one dispatch of filters; a filter's translation reaches every operation through it."""
 
-    def __init__(
-        self, emit: Emit, access: Access, logic: Logic, to_json: ToJson, strings: Strings, views: Views
-    ) -> None:
-        self.emit = emit
-        self.access = access
-        self.logic = logic
-        self.to_json = to_json
-        self.strings = strings
-        self.views = views
+    emit: Emit
+    access: Access
+    logic: Logic
+    to_json: ToJson
+    strings: Strings
+    views: Views
 
     def apply_filter(self, node: nodes.Filter, value_of: ValueOf) -> Value:
         """`value | name(...)` through FILTERS: the operand, then the arguments, are evaluated

@@ -58,14 +58,14 @@ from .values import (
 )
 
 
+@dataclass(eq=False)
 class Logic:
     """Truth, comparisons, `in`, Jinja tests, and the tests of a selection."""
 
-    def __init__(self, emit: Emit, access: Access) -> None:
-        self.emit = emit
-        self.access = access
-        #: the truth of a value holding a print plan, told by the print plans that made it
-        self.planned_truth: Callable[[Value], str] | None = None
+    emit: Emit
+    access: Access
+    #: the truth of a value holding a print plan, told by the print plans that made it
+    planned_truth: Callable[[Value], str] | None = None
 
     def truth_operand(self, value: Value) -> str:
         if value.facts.maybe_undefined and value.code:

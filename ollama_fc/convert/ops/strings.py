@@ -5,7 +5,7 @@ untyped values, `|int` of text.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from jinja2 import nodes
 
@@ -38,15 +38,15 @@ from .values import (
 )
 
 
+@dataclass(eq=False)
 class Strings:
     """String operations (str() of a dict is its repr, by `to_json`)."""
 
-    def __init__(self, emit: Emit, access: Access, to_json: ToJson) -> None:
-        self.emit = emit
-        self.access = access
-        self.to_json = to_json
-        #: prints a value holding a print plan, given by the print plans that made it
-        self.print_planned: Callable[[Value, nodes.Node], None] | None = None
+    emit: Emit
+    access: Access
+    to_json: ToJson
+    #: prints a value holding a print plan, given by the print plans that made it
+    print_planned: Callable[[Value, nodes.Node], None] | None = None
 
     def trim(self, text_code: str, method: str, chars: str | None, facts: Facts = NO_FACTS) -> Value:
         return Value(strip.strip(self.emit, text_code, method, chars), STR, facts=facts)

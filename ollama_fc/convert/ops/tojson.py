@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from jinja2 import nodes
@@ -55,14 +56,14 @@ JSON_SCHEMA_EFFECT = (
 )
 
 
+@dataclass(eq=False)
 class ToJson:
     """`tojson` and Python's repr() of values (a selection is written element by element, by the
     tests of `logic`)."""
 
-    def __init__(self, emit: Emit, access: Access, logic: Logic) -> None:
-        self.emit = emit
-        self.access = access
-        self.logic = logic
+    emit: Emit
+    access: Access
+    logic: Logic
 
     def tojson_options(self, expr: nodes.Filter, value_of: ValueOf) -> tuple[Value, int | None]:
         assert expr.node is not None

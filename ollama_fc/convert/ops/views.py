@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from jinja2 import nodes
@@ -20,13 +21,13 @@ from .values import (
 )
 
 
+@dataclass(eq=False)
 class Views:
     """Views of a list: mapped attributes, one selected element."""
 
-    def __init__(self, emit: Emit, access: Access, logic: Logic) -> None:
-        self.emit = emit
-        self.access = access
-        self.logic = logic
+    emit: Emit
+    access: Access
+    logic: Logic
 
     def mapped_attribute(self, value: Value, attribute: Any, node: nodes.Node) -> Value:
         """`seq | map(attribute='a.b')`: a view of the (selected) elements' attribute, written
