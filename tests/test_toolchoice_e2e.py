@@ -51,6 +51,11 @@ def spelled(api: str, choice: Any) -> Any:
     return choice
 
 
+#: tokens a reply may take: under a forced choice the grammar writes it, and a scripted model's
+#: flat choices among the whitespace JSON allows can run past 64 tokens before the call ends
+MAX_TOKENS = 256
+
+
 def ask(
     api: str,
     host: str,
@@ -65,7 +70,11 @@ def ask(
     (each with an id of its own) and its text."""
     question = [{"role": "user", "content": QUESTION}]
     if api in ("client", "async-client"):
-        options = {"tool_choice": spelled(api, choice), "parallel_tool_calls": parallel, "options": {"num_predict": 64}}
+        options = {
+            "tool_choice": spelled(api, choice),
+            "parallel_tool_calls": parallel,
+            "options": {"num_predict": MAX_TOKENS},
+        }
         if api == "client":
             result = Client(host=host).chat(model, question, tools=tools, stream=stream, **options)
             chunks = list(result) if stream else [result]
@@ -80,7 +89,7 @@ def ask(
             "messages": question,
             "tools": tools,
             "tool_choice": spelled(api, choice),
-            "max_tokens": 64,
+            "max_tokens": MAX_TOKENS,
         }
         if not parallel:
             request["parallel_tool_calls"] = False
@@ -105,7 +114,7 @@ def ask(
         client = openai.OpenAI(base_url=f"{proxy}/v1", api_key="ollama", max_retries=0)
         functions = [{"type": "function", **tool["function"]} for tool in tools]
         request = {"model": model, "input": QUESTION, "tools": functions, "tool_choice": spelled(api, choice)}
-        request.update(max_output_tokens=64, parallel_tool_calls=parallel)
+        request.update(max_output_tokens=MAX_TOKENS, parallel_tool_calls=parallel)
         if stream:
             with client.responses.stream(**request) as events:
                 response = events.get_final_response()
@@ -129,7 +138,7 @@ def ask(
     ]
     request = {
         "model": model,
-        "max_tokens": 64,
+        "max_tokens": MAX_TOKENS,
         "messages": question,
         "tools": anthropic_tools,
         "tool_choice": anthropic_choice,
