@@ -77,4 +77,4 @@ def go_len(operand: str) -> GoCall:
 def starts_with(text: str, prefix: str, size: str) -> GoCall:
     """The `if` condition: does the string in Go variable `text` start with the string
     `prefix`, `size` bytes long (`text` may be shorter)?"""
-    return go_and(GoCall("ge", go_len(text), size), go_eq(GoCall("slice", text, "0", size), prefix)).bare()
+    return go_and(GoCall("ge", go_len(text), size), go_eq(GoCall("slice", text, "0", size), prefix))

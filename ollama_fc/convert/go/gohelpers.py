@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from .calls import GoCall
 from .textops import (
     LEAD_BYTE,
     all_print_as_is,
@@ -369,8 +370,9 @@ class _Statements:
         self.code.append("{{ " + code + " }}")
 
     def if_(self, condition: str, keyword: str = "if") -> None:
-        """An `if` written as composed (a helper's conditions are not folded)."""
-        self.action(f"{keyword} {condition}")
+        """An `if` written as composed, without the parentheses around a call (a helper's
+        conditions are not folded)."""
+        self.action(f"{keyword} {condition.bare() if isinstance(condition, GoCall) else condition}")
 
 
 def _json_string_helper(html: bool = False) -> str:

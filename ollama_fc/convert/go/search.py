@@ -68,7 +68,7 @@ def _scan_pieces(
         em.action(f"{rest_of_tail} := {tail}")
     em.action(f"range {step} := len {region}")
     em.action(f"{piece} := {rest}")
-    em.if_(GoCall("gt", go_len(rest), str(sizes[0])).bare())
+    em.if_(GoCall("gt", go_len(rest), str(sizes[0])))
     em.action(f"{piece} = slice {rest} 0 {sizes[0]}")
     em.action("end")
     em.if_(lacks_any_of(piece, needle[0]))  # (a match starting here may end past it)
@@ -81,7 +81,7 @@ def _scan_pieces(
     em.action(f"{rest} = slice {rest} (len {piece})")
     if rest_of_tail != rest:
         em.action(f"{rest_of_tail} = slice {rest_of_tail} (len {piece})")
-    em.if_(go_not(rest).bare() if last else go_or(done, go_not(rest)).bare())
+    em.if_(go_not(rest) if last else go_or(done, go_not(rest)))
     em.action("break")
     em.action("end")
     em.action("end")
@@ -103,9 +103,9 @@ def _scan_bytes(
     `done` is set where the scan stops at the first match (the loops around it stop too)."""
     j = em.temp()
     em.action(f"range {j} := len {region}")
-    em.if_(go_eq(GoCall("index", region, j), str(needle.encode()[0])).bare())
+    em.if_(go_eq(GoCall("index", region, j), str(needle.encode()[0])))
     if len(needle.encode()) > 1:
-        em.if_(go_eq(go_printf("%.*s", str(len(needle)), GoCall("slice", tail, j)), go_string(needle)).bare())
+        em.if_(go_eq(go_printf("%.*s", str(len(needle)), GoCall("slice", tail, j)), go_string(needle)))
     at = j
     if tail != text:
         at = em.temp()
@@ -142,7 +142,7 @@ def contains_text(em: Emitter, hay: str, needle: str) -> str:
     em.if_(pattern)
     em.action(f"{first} := index {pattern} 0")
     em.action(f"range {i} := len {text}")
-    em.if_(go_eq(GoCall("index", text, i), first).bare())
+    em.if_(go_eq(GoCall("index", text, i), first))
     em.action(f"{rest} := slice {text} {i}")
     em.if_(starts_with(rest, pattern, go_len(pattern)))
     em.action(f"{found} = true")
@@ -186,7 +186,7 @@ def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | N
             [GoCall("lt", done, str(limit))] if limit is not None else []
         )
         if checks:
-            em.if_(checks[0].bare() if len(checks) == 1 else go_and(*checks).bare())
+            em.if_(checks[0] if len(checks) == 1 else go_and(*checks))
         em.action(f'{result} = printf "%s%s%v" {result} (slice {text} {last} {i}) {new_code}')
         em.action(f"{last} = {position_after(text, i, size)}")
         if limit is not None:
@@ -212,7 +212,7 @@ def print_replaced(
 
     def replaced(i: str) -> None:
         if size > 1:  # (a match inside the previous one is skipped)
-            em.if_(GoCall("ge", i, last).bare())
+            em.if_(GoCall("ge", i, last))
         print_piece(f"slice {text} {last} {i}")
         print_new()
         em.action(f"{last} = {position_after(text, i, size)}")

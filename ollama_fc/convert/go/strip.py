@@ -65,7 +65,7 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
 def _stripped(em: Emitter, text: str, at: str, code: str, wide: tuple[str, ...]) -> GoCall:
     """The Go condition, for a byte coded `code` (not 0) at `at`: is its character stripped?
     An ASCII member is; a lead byte (SCAN_MAYBE) is where its character is a member."""
-    return go_or(GoCall("ne", code, str(SCAN_MAYBE)), _wide_member(text, at, wide)).bare()
+    return go_or(GoCall("ne", code, str(SCAN_MAYBE)), _wide_member(text, at, wide))
 
 
 def _wide_member(text: str, at: str, wide: tuple[str, ...]) -> GoCall:
@@ -78,7 +78,7 @@ def _strip_front(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> s
     out, start, i, code = em.temp(), em.temp(), em.temp(), em.temp()
     em.action(f"{out} := {text}")
     # the usual text starts with a kept character: one lookup, no loop
-    em.if_(go_and(text, GoCall("index", table, GoCall("index", text, "0"))).bare())
+    em.if_(go_and(text, GoCall("index", table, GoCall("index", text, "0"))))
     em.action(f"{start} := len {text}")  # where the scan stops, the end when everything goes
     em.action(f"range {i} := len {text}")
     em.action(f"{code} := index {table} (index {text} {i})")
@@ -112,7 +112,7 @@ def _strip_back(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> st
     em.if_(last)  # else it ends with a kept one
     # the usual stripped end, one ASCII space or newline after a kept ASCII character: no loop
     next_kept = go_not(GoCall("index", table, GoCall("index", text, go_len(GoCall("slice", rest, "1")))))
-    em.if_(go_and(rest, go_eq(last, str(SCAN_SPACE)), next_kept).bare())
+    em.if_(go_and(rest, go_eq(last, str(SCAN_SPACE)), next_kept))
     em.action(f"{out} = slice {text} 0 (len {rest})")
     em.action("else")
     em.action(f"{end} := len {text}")
@@ -122,10 +122,10 @@ def _strip_back(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> st
     em.if_(code)
     if wide:  # an ASCII member (the usual stripped byte) is decided by the first `eq`
         wide_member = go_and(go_eq(code, str(SCAN_MAYBE)), _wide_member(text, at, wide))
-        em.if_(go_or(go_eq(code, str(SCAN_SPACE)), wide_member).bare())
+        em.if_(go_or(go_eq(code, str(SCAN_SPACE)), wide_member))
         em.action(f"{end} = {at}")
         em.action("continue")
-        em.if_(go_eq(code, str(SCAN_INSIDE)).bare(), "else if")
+        em.if_(go_eq(code, str(SCAN_INSIDE)), "else if")
         em.action("continue")  # inside a multi-byte character: its lead byte decides
         em.action("end")
     else:

@@ -254,7 +254,7 @@ class Access:
         self.emit.action(f"{obj} := {base.code}")
         self.emit.action(f'{value} := ""')
         self.emit.action(f"{found} := false")
-        self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"').bare())
+        self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
         self.emit.key_scan(k, v, obj, go_string(name), f"{value} = {v}", f"{found} = true")
         self.emit.action("end")
         return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
@@ -273,7 +273,7 @@ class Access:
             self.emit.action(f'{fields[key][0]} := ""')
             self.emit.action(f"{fields[key][1]} := false")
         k, v = self.emit.temp(), self.emit.temp()
-        self.emit.if_(go_eq(go_printf("%.3T", base.code), '"map"').bare())
+        self.emit.if_(go_eq(go_printf("%.3T", base.code), '"map"'))
         self.emit.keys_scan(
             k,
             v,
@@ -301,7 +301,7 @@ class Access:
         self.emit.action(f"{obj} := {base.code}")
         initial = '""' if default is None else self.emit.operand(default, node)
         self.emit.action(f"{result} := {initial}")
-        self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"').bare())
+        self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
         if default is None:
             self.emit.action(f"{result} = index {obj} {go_string(key)}")
         else:
@@ -315,9 +315,9 @@ class Access:
         self.emit.action(f"{seq} := {base.code}")
         self.emit.action(f'{value} := ""')
         self.emit.action(f"{found} := false")
-        self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"').bare())
+        self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
         need = at + 1 if at >= 0 else -at
-        self.emit.if_(GoCall("ge", go_len(seq), str(need)).bare())
+        self.emit.if_(GoCall("ge", go_len(seq), str(need)))
         position = str(at) if at >= 0 else f"(len (slice {seq} {-at}))"
         self.emit.action(f"{value} = index {seq} {position}")
         self.emit.action(f"{found} = true")
@@ -379,7 +379,7 @@ class Access:
         item, exists = self.emit.temp(), self.emit.temp()
         self.emit.action(f"{item} := false")
         self.emit.action(f"{exists} := false")
-        self.emit.if_(loop.index if previous else GoCall("ne", loop.index, loop.ask(loop.last)).bare())
+        self.emit.if_(loop.index if previous else GoCall("ne", loop.index, loop.ask(loop.last)))
         self.emit.action(f"{exists} = true")
         self.emit.action(f"{item} = {self.kept_neighbour(loop, previous)}")
         self.emit.action("end")
@@ -427,7 +427,7 @@ class Access:
         self.emit.action(f"{flag} := false")
         for k, v in fields.items():
             if isinstance(k, str) == (key.kind != INT):
-                self.emit.if_(go_eq(key.code, const(k).code).bare())
+                self.emit.if_(go_eq(key.code, const(k).code))
                 self.emit.action(f"{result} = {v.code}")
                 self.emit.action(f"{flag} = true")
                 self.emit.action("end")

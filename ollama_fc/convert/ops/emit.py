@@ -346,7 +346,7 @@ class Emit:
         """`key_scan` for several keys in one scan: each key's statements where it is found."""
         self.action(f"range {k}, {v} := {mapping}")
         for i, (key, statements) in enumerate(cases.items()):
-            self.if_(go_eq(k, key).bare(), "else if" if i else "if")
+            self.if_(go_eq(k, key), "else if" if i else "if")
             for statement in statements:
                 self.action(statement)
         self.action("end")
@@ -395,7 +395,7 @@ class Emit:
         text = self.temp()
         self.action(f"{text} := {code}")
         k, rest = self.last_cut(text, "-1")
-        self.if_(GoCall("ge", k, "0").bare())
+        self.if_(GoCall("ge", k, "0"))
         self.printed_action(f"slice {text} 0 {k}")
         self.action(f"{rest} := slice {text} {k}")
         self.if_(starts_with(rest, "$ofc_tail", go_len("$ofc_tail")))

@@ -327,7 +327,7 @@ def length(ops: Lowering, call: FilterCall) -> Value:
         ops.emit.action(f"{obj} := {value.code}")
         ops.emit.action(f"{size} := 0")
         is_map, is_list = go_eq(go_printf("%.3T", obj), '"map"'), go_eq(go_printf("%.2T", obj), '"[]"')
-        ops.emit.if_(go_or(is_map, is_list, go_eq(go_printf("%T", obj), '"string"')).bare())
+        ops.emit.if_(go_or(is_map, is_list, go_eq(go_printf("%T", obj), '"string"')))
         ops.emit.action(f"{size} = len {obj}")
         ops.emit.action("end")
         return Value(size, INT)
@@ -531,7 +531,7 @@ def extreme_of_numbers(ops: Lowering, call: FilterCall, items_node: nodes.List |
     best = ops.emit.temp()
     ops.emit.action(f"{best} := {items[0].code}")
     for item in items[1:]:
-        ops.emit.if_(GoCall("lt" if name == "min" else "gt", item.code, best).bare())
+        ops.emit.if_(GoCall("lt" if name == "min" else "gt", item.code, best))
         ops.emit.action(f"{best} = {item.code}")
         ops.emit.action("end")
     return Value(best, INT, facts=Facts(maybe_negative=any(i.facts.maybe_negative for i in items)))

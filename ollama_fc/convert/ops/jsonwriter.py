@@ -283,7 +283,7 @@ class JsonWriter:
             members, filled = tr.temp(), tr.temp()
             tr.action(f"{members} := {m}")
             tr.action(f"{filled} := {m}")
-            tr.if_(go_eq(go_printf("%T", m), '"*api.ToolPropertiesMap"').bare())
+            tr.if_(go_eq(go_printf("%T", m), '"*api.ToolPropertiesMap"'))
             tr.action(f"{members} = {m}.All")
             tr.action(f"{filled} = {m}.Len")
             tr.action("end")
@@ -395,7 +395,7 @@ class JsonWriter:
         for n, (guard, key, field, kind) in enumerate(pairs):
             if n in nested:
                 continue
-            tr.if_(go_eq(at, str(n)).bare(), "else if" if opened else "if")
+            tr.if_(go_eq(at, str(n)), "else if" if opened else "if")
             opened = True
             tr.action(f"if {obj}{guard}")
             self.separator(first, depth)
@@ -474,7 +474,7 @@ class JsonWriter:
         tr = self.tr
         names = tr.temp()
         tr.action(f"{names} := {code}")
-        tr.if_(go_eq(go_len(names), "1").bare())
+        tr.if_(go_eq(go_len(names), "1"))
         self.string(f"(index {names} 0)")
         tr.action("else")
         self.sequence(names, depth, self.string)
@@ -513,19 +513,19 @@ class JsonWriter:
         v, t = tr.temp(), tr.temp()
         tr.action(f"{v} := {code}")
         tr.action(f'{t} := printf "%T" {v}')
-        tr.if_(go_eq(t, '"string"').bare())
+        tr.if_(go_eq(t, '"string"'))
         self.string(v)
-        tr.if_(go_eq(t, '"<nil>"').bare(), "else if")
+        tr.if_(go_eq(t, '"<nil>"'), "else if")
         tr.text(self.literal(None))
         if self.untyped_level < self.MAX_UNTYPED and depth <= self.MAX_DEPTH:
             self.untyped_level += 1
-            tr.if_(go_eq(t, '"map[string]interface {}"', '"[]interface {}"').bare(), "else if")
+            tr.if_(go_eq(t, '"map[string]interface {}"', '"[]interface {}"'), "else if")
             self.container(v, t, depth)
             self.untyped_level -= 1
             tr.action("else")
             tr.put(f"(json {v})")
         else:
-            tr.if_(go_eq(t, '"bool"', '"float64"', '"int"', '"int64"', '"json.Number"').bare(), "else if")
+            tr.if_(go_eq(t, '"bool"', '"float64"', '"int"', '"int64"', '"json.Number"'), "else if")
             tr.put(f"(json {v})")
             tr.action("else")
             self.beyond_limit(v, depth)

@@ -284,16 +284,16 @@ class Logic:
         text = needle.code
         self.emit.action(f"{obj} := {hay.code}")
         self.emit.action(f"{hit} := false")
-        self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"').bare())
+        self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
         self.emit.key_scan(k, v, obj, text, f"{hit} = true")
-        self.emit.if_(go_eq(go_printf("%.2T", obj), '"[]"').bare(), "else if")
+        self.emit.if_(go_eq(go_printf("%.2T", obj), '"[]"'), "else if")
         self.emit.action(f"range {k}, {v} := {obj}")
         self.emit.if_(self.is_text(v, text))
         self.emit.action(f"{hit} = true")
         self.emit.action("end")
         self.emit.action("end")
         if constant:
-            self.emit.if_(go_eq(go_printf("%T", obj), '"string"').bare(), "else if")
+            self.emit.if_(go_eq(go_printf("%T", obj), '"string"'), "else if")
             self.emit.action(f"{hit} = {search.contains(self.emit, obj, needle.const)}")
         self.emit.action("end")
         return Value(hit, BOOL)
@@ -313,7 +313,7 @@ class Logic:
     def is_text(item: str, text: str) -> GoCall:
         """The `if` condition: is the untyped `item` a string equal to `text`?"""
         is_string = go_eq(go_printf("%T", item), '"string"')
-        return go_and(is_string, go_eq(go_printf("%v", item), text)).bare()
+        return go_and(is_string, go_eq(go_printf("%v", item), text))
 
     @staticmethod
     def negate(code: str) -> str:

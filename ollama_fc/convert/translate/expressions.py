@@ -585,7 +585,7 @@ class Expressions(Macros):
                 self.emit.action(f'{month} := ""')
                 for number, name in enumerate(MONTHS, 1):
                     text = name if spec == "%B" else name[:3]
-                    self.emit.if_(go_eq(GoCall("slice", date, "5", "7"), f'"{number:02d}"').bare())
+                    self.emit.if_(go_eq(GoCall("slice", date, "5", "7"), f'"{number:02d}"'))
                     self.emit.action(f'{month} = "{text}"')
                     self.emit.action("end")
                 pieces.append(month)

@@ -245,7 +245,7 @@ class Loops(LoopSteps):
             self.emit.action("end")
         if node.else_ and iterated is not None:
             self.emit.action("end")
-            self.emit.if_(go_not(iterated).bare())
+            self.emit.if_(go_not(iterated))
             with self.conditional():
                 self.visit_body(node.else_, frame)
         elif node.else_:
@@ -283,7 +283,7 @@ class Loops(LoopSteps):
         `list_or_text`): the same loop twice, each under a test of the Go value's type."""
         assert seq.facts.list_or_text is not None  # (only such a variable comes here)
         list_kind, text_kind = seq.facts.list_or_text
-        self.emit.if_(go_eq(go_printf("%T", seq.code), '"string"').bare())
+        self.emit.if_(go_eq(go_printf("%T", seq.code), '"string"'))
         with self.conditional():
             for kind in (text_kind, list_kind):
                 if kind == list_kind:
@@ -352,7 +352,7 @@ class Loops(LoopSteps):
         else:
             low, high = (start, stop) if step.const == 1 else (stop, start)
             self.emit.action(f"{count} := 0")
-            self.emit.if_(GoCall("lt", low.code, high.code).bare())
+            self.emit.if_(GoCall("lt", low.code, high.code))
             self.emit.action(f'{count} = len (slice (printf "%*s" {high.code} "") {low.code})')
             self.emit.action("end")
         return Value(count, INT, facts=Facts(start=start.code, step=step.const))
@@ -408,9 +408,7 @@ class Loops(LoopSteps):
                 continue
             guard = toolschema.present(obj.code, seq.kind, key)
             if not test.is_const:
-                guard = (
-                    go_and(guard, self.logic.truth_of(test)).bare() if guard != "true" else self.logic.truth_of(test)
-                )
+                guard = go_and(guard, self.logic.truth_of(test)) if guard != "true" else self.logic.truth_of(test)
             steps.append((step, guard))
         if uses_loop:
             # which keys are set is known only at run time: count them first, then each step
@@ -441,7 +439,7 @@ class Loops(LoopSteps):
         self.emit.action(f"{obj} := {seq.code}")
         for is_list in (True, False):
             is_kind = go_eq(go_printf("%.2T", obj), '"[]"') if is_list else go_eq(go_printf("%.3T", obj), '"map"')
-            self.emit.if_(is_kind.bare(), "if" if is_list else "else if")
+            self.emit.if_(is_kind, "if" if is_list else "else if")
             idx, item, last = self.emit.temp(), self.emit.temp(), self.emit.temp()
             if is_list:
                 self.emit.action(f"range {idx}, {item} := {obj}")
@@ -465,7 +463,7 @@ class Loops(LoopSteps):
             raise self.emit.fail(node, "this loop over a string")
         types = seq.facts.types
         if types:
-            self.emit.if_(go_eq(go_len(types), "1").bare())
+            self.emit.if_(go_eq(go_len(types), "1"))
         text, at, count, idx, last, char = (self.emit.temp() for _ in range(6))
         self.emit.action(f"{text} := {seq.code}")
         total = None
@@ -473,19 +471,19 @@ class Loops(LoopSteps):
             total = self.emit.temp()
             self.emit.action(f"{total} := 0")
             self.emit.action(f"range {at} := len {text}")
-            self.emit.if_(go_not(continuation_byte(text, at)).bare())
+            self.emit.if_(go_not(continuation_byte(text, at)))
             self.emit.action(f"{total} = {textops.plus_one(total)}")
             self.emit.action("end")
             self.emit.action("end")
         self.emit.action(f"{count} := 0")
         self.emit.action(f"range {at} := len {text}")
         # a character starts at every byte that is not a UTF-8 continuation byte
-        self.emit.if_(go_not(continuation_byte(text, at)).bare())
+        self.emit.if_(go_not(continuation_byte(text, at)))
         self.emit.action(f'{char} := printf "%.1s" (slice {text} {at})')
         self.emit.action(f"{idx} := {count}")
         self.emit.action(f"{count} = {textops.plus_one(count)}")
         self.emit.action(f"{last} := -1")
-        self.emit.if_(go_eq(go_len(GoCall("slice", text, at)), go_len(char)).bare())
+        self.emit.if_(go_eq(go_len(GoCall("slice", text, at)), go_len(char)))
         self.emit.action(f"{last} = {idx}")
         self.emit.action("end")
         body = Frame(
