@@ -141,10 +141,10 @@ def inserted(longer: str, shorter: str, starts: str = "") -> str:
     end = len(longer) - suffix
     if len(shorter) - prefix - suffix != 0:
         start = prefix  # a replacement: start where the token it begins in starts
-        while start > max(prefix - 40, 0) and not longer[start - 1].isspace() and longer[start - 1] not in ">]}":
+        while start > max(prefix - 40, 0) and not _ends_token(longer[start - 1]):
             start -= 1
         stop = end  # and end where the token it ends in ends (`<｜tool▁call▁end` of `...end｜>`)
-        while stop < min(end + 40, len(longer)) and not longer[stop - 1].isspace() and longer[stop - 1] not in ">]}":
+        while stop < min(end + 40, len(longer)) and not _ends_token(longer[stop - 1]):
             stop += 1
         return longer[start if start > max(prefix - 40, 0) else prefix : stop if stop < end + 40 else end]
     length = end - prefix
@@ -159,11 +159,16 @@ def inserted(longer: str, shorter: str, starts: str = "") -> str:
             return 3
         before = longer[start - 1] if start else "\n"
         good_start = text[:1] not in (">", "|", "｜", "]", ")")
-        good_before = before.isspace() or before in ">]}"
+        good_before = _ends_token(before)
         return int(good_start) + int(good_before)
 
     best = max(candidates, key=lambda start: (score(start), -start))
     return longer[best : best + length]
+
+
+def _ends_token(char: str) -> bool:
+    """Does a token end with `char` (whitespace, or a tag's or bracket's closer)?"""
+    return char.isspace() or char in ">]}"
 
 
 def call_text(source: TemplateSource, shape: Shape, probe: Probe) -> str | None:
