@@ -22,9 +22,9 @@ not build as nodes.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Union
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, fields, replace
+from typing import TypeVar, Union
 
 
 def go_string(text: str) -> str:
@@ -241,6 +241,14 @@ class Pipe(Node):
 
     def children(self) -> Iterator[Node]:
         return iter(self.cmds)
+
+    def declaring(self, *names: str) -> Pipe:
+        """This pipeline declaring `names` (`$x := ...`)."""
+        return Pipe(self.cmds, names)
+
+    def assigning(self, *names: str) -> Pipe:
+        """This pipeline assigning `names` (`$x = ...`)."""
+        return Pipe(self.cmds, names, is_assign=True)
 
     @property
     def code(self) -> str:
@@ -480,3 +488,69 @@ def render_list(items: tuple[Item, ...], compact: bool = False) -> str:
         else:
             out.append(render(item, compact))
     return "".join(out)
+
+
+# ---------------------------------------------------------------- rewriting and questions
+
+N = TypeVar("N", bound=Node)
+
+#: a temporary variable of the translator: `$_` and its number
+TEMPORARY_PREFIX = "$_"
+
+
+def is_temporary(name: str) -> bool:
+    """Is the variable `name` (`$_12`) one of the translator's temporaries?"""
+    return name.startswith(TEMPORARY_PREFIX) and name[2:].isdigit()
+
+
+def is_simple_variable(node: Node) -> bool:
+    """Is `node` (an action or a pipeline) one variable or a field chain of one (`$x.Role`)?
+    Reading it again gives the same value and calls nothing."""
+    pipe = node.pipe if isinstance(node, Action) else node
+    return (
+        isinstance(pipe, Pipe)
+        and not pipe.decl
+        and len(pipe.cmds) == 1
+        and len(pipe.cmds[0].args) == 1
+        and isinstance(pipe.cmds[0].args[0], Variable)
+    )
+
+
+def transform(node: N, change: Callable[[Node], Node | None]) -> N:
+    """`node` with each node inside it that `change` gives a new node for replaced by it
+    (outermost first: a replaced node's own nodes are not visited); the same node where
+    nothing changed."""
+    new = change(node)
+    if new is not None:
+        return new  # type: ignore[return-value]
+    changes = {}
+    for spec in fields(node):  # type: ignore[arg-type]
+        old = getattr(node, spec.name)
+        kept = _transformed(old, change)
+        if kept is not old:
+            changes[spec.name] = kept
+    return replace(node, **changes) if changes else node  # type: ignore[type-var]
+
+
+def _transformed(value: object, change: Callable[[Node], Node | None]) -> object:
+    if isinstance(value, Node):
+        return transform(value, change)
+    if isinstance(value, tuple) and value and isinstance(value[0], (Node, tuple)):
+        items = tuple(_transformed(item, change) for item in value)
+        return value if all(a is b for a, b in zip(items, value)) else items
+    return value
+
+
+def rename_variables(node: N, rename: Callable[[str], str]) -> N:
+    """`node` with every variable it reads, declares or assigns renamed by `rename`, called in
+    the order they are written."""
+
+    def change(inner: Node) -> Node | None:
+        if isinstance(inner, Variable):
+            return Variable(rename(inner.name), inner.fields)
+        if isinstance(inner, Pipe) and inner.decl:
+            decl = tuple(rename(name) for name in inner.decl)
+            return replace(inner, decl=decl, cmds=tuple(rename_variables(c, rename) for c in inner.cmds))
+        return None
+
+    return transform(node, change)
