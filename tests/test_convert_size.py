@@ -12,7 +12,8 @@ from renders import ollama_renders
 
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.convert.actions import compact_actions
-from ollama_fc.convert.go.sharing import GO_STRING, SHARED_CONSTANT_CHARS
+from ollama_fc.convert.go.irread import read_action
+from ollama_fc.convert.go.sharing import SHARED_CONSTANT_CHARS
 from ollama_fc.convert.go.tree import ACTION_SPAN
 from ollama_fc.hf.reference import render as reference_render
 
@@ -126,6 +127,12 @@ SCAN_TEMPLATE = (
 SCAN_TEXTS = ["", " ", " a ", "\u3000\u65e5\u672c\u00a0", "x x", "\tMiXeD case\n", "\u2003\u2028"]
 
 
+def string_literals(template: str) -> list[str]:
+    """The Go string literals (double-quoted) the template's actions hold, as written."""
+    literals = (literal.quoted for action in ACTION_SPAN.findall(template) for literal in read_action(action).strings())
+    return [literal for literal in literals if literal.startswith('"')]
+
+
 def test_long_constants_are_declared_once_and_render_the_same(engines: dict) -> None:
     roles = ("user", "assistant")
     messages = [{"role": roles[n % 2], "content": text} for n, text in enumerate(SCAN_TEXTS)]
@@ -133,12 +140,7 @@ def test_long_constants_are_declared_once_and_render_the_same(engines: dict) -> 
     body = conversion.template
     declared = re.findall(r'\{\{(\$ofc_k\d+) := "', body)
     assert declared, "no shared constant declared"
-    literals = [
-        literal
-        for action in ACTION_SPAN.findall(body)
-        for literal in GO_STRING.findall(action)
-        if len(literal) >= SHARED_CONSTANT_CHARS
-    ]
+    literals = [literal for literal in string_literals(body) if len(literal) >= SHARED_CONSTANT_CHARS]
     assert len(literals) == len(set(literals))  # each written once: in its declaration or its one use
     assert len(declared) >= 2  # the strip table and the case tables
     assert ollama_renders(body, messages, None, engines) == {reference_render(SCAN_TEMPLATE, messages)}
@@ -158,7 +160,7 @@ def test_constants_are_shared_within_each_define(engines: dict) -> None:
     conversion = convert(TemplateSource(template, {}, "define-strip"))
     defines = re.findall(r'\{\{define "ofc_macro_show\w*"\}\}(\{\{\$ofc_k1 := ")?', conversion.template)
     assert any(defines)  # the define that strips twice opens with its own table
-    literals = [literal for action in ACTION_SPAN.findall(conversion.template) for literal in GO_STRING.findall(action)]
+    literals = string_literals(conversion.template)
     # the strip table once in each of the two defines (one strips twice, one once) and in the template
     assert len([literal for literal in literals if len(literal) >= SHARED_CONSTANT_CHARS]) == 3
     assert ollama_renders(conversion.template, MESSAGES, TOOLS, engines) == {expected}

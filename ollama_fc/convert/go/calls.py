@@ -2,11 +2,15 @@
 
 A condition is built piece by piece (`(not X)`, `(and A B)`, `(eq X "a")`) and then folded for
 the `if` that tests it (see `ops/conditions.py`). A `GoCall` is the text every consumer reads,
-unchanged, and also carries its function and arguments, so the fold reads the call it was given
-instead of parsing the text back.
+unchanged, and also carries its function and arguments, and the IR of the call (`node`, a
+`go/ir.py` pipeline), so the fold works on the call it was given; an argument given as text is
+read into IR (`operand_nodes`).
 """
 
 from __future__ import annotations
+
+from . import ir, tree
+from .irread import Unread
 
 
 class GoCall(str):
@@ -26,6 +30,25 @@ class GoCall(str):
         """The call without its parentheses, as an `if` condition is written."""
         return GoCall(self.head, *self.args, parenthesised=False)
 
+    @property
+    def node(self) -> ir.Pipe | None:
+        """The call as IR (a pipeline of one command), None where an argument's text is not read
+        (see `operand_nodes`)."""
+        try:
+            return self.__dict__["_node"]  # type: ignore[no-any-return]
+        except KeyError:
+            pass
+        items: list[ir.Operand] = []
+        for arg in (self.head, *self.args):
+            operands = operand_nodes(arg)
+            if operands is None:
+                items = []
+                break
+            items.extend(operands)
+        node = ir.Pipe((ir.Command(tuple(items)),)) if items else None
+        self.__dict__["_node"] = node
+        return node
+
 
 class GoField(str):
     """`(head arg...).Field`: a field of a call's result, the text and the call it reads."""
@@ -37,6 +60,32 @@ class GoField(str):
         field = super().__new__(cls, call + chain)
         field.call, field.chain = call, chain
         return field
+
+
+def operand_nodes(text: str) -> tuple[ir.Operand, ...] | None:
+    """What the operand `text` adds to a call's arguments, as IR: a `GoCall` its call, a
+    `GoField` a field of it, other text read (a command's text, `len $x`, adds its operands
+    each); None for a pipeline, or text the IR reader does not read."""
+    if isinstance(text, (GoCall, GoField)):
+        node = operand_node(text)
+        return None if node is None else (node,)
+    try:
+        action = tree.expression(text)
+    except Unread:
+        return None
+    if not isinstance(action, ir.Action) or action.pipe.decl or len(action.pipe.cmds) != 1:
+        return None
+    return action.pipe.cmds[0].args
+
+
+def operand_node(code: GoCall | GoField) -> ir.Operand | None:
+    """A composed operand's IR: the call a `GoCall` is, the field of its call a `GoField` reads."""
+    if isinstance(code, GoField):
+        call = code.call.node
+        if call is None or not code.call.startswith("("):
+            return None
+        return ir.Chain(call, tuple(code.chain[1:].split(".")))
+    return code.node
 
 
 def go_field(operand: str, chain: str) -> str:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from . import tree
 from .calls import GoCall
 from .textops import (
     LEAD_BYTE,
@@ -419,9 +419,6 @@ def _layout_writers(indent: int | None, separators: tuple[str, str] | None, html
     return {**writers, **_layout_writers(None, separators, html)}
 
 
-_CALLED = re.compile(r'\{\{ template "([^"]+)"')
-
-
 @functools.cache
 def json_writers(
     entry: str, indent: int | None, separators: tuple[str, str] | None = None, html: bool = False
@@ -435,7 +432,7 @@ def json_writers(
         name = waiting.pop()
         if name not in reached:
             reached[name] = layout[name]
-            waiting += _CALLED.findall(reached[name])
+            waiting += [called for node in tree.action_nodes([reached[name]]) for called in node.calls()]
     return reached
 
 

@@ -5,18 +5,15 @@ merged into one.
 
 from __future__ import annotations
 
-import re
+from dataclasses import replace
 
-from . import tree
+from . import ir, tree
 
-#: a Go interpreted string literal inside an action
-GO_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 #: string constants at least this long (the lookup tables of strips, case changes and escapers)
 #: are declared once when an action repeats them
 SHARED_CONSTANT_CHARS = 64
-#: a translator's temporary variable, and a call of a define written for a macro
-TEMPORARY = re.compile(r"\$_\d+")
-MACRO_CALL = re.compile(r'template "(ofc_macro_\w+)"')
+#: the defines written for macros are named so (`ofc_macro_f_2`)
+MACRO_DEFINE = "ofc_macro_"
 
 
 def share_constants(body: list[tree.Node]) -> None:
@@ -32,15 +29,26 @@ def share_constants(body: list[tree.Node]) -> None:
     long = [node for node in tree.heads(body) if len(node.raw) > SHARED_CONSTANT_CHARS]
     counts: dict[str, int] = {}
     for node in long:
-        for literal in GO_STRING.findall(node.raw):
-            if len(literal) >= SHARED_CONSTANT_CHARS:
-                counts[literal] = counts.get(literal, 0) + 1
+        for literal in node.node.strings():
+            if len(literal.quoted) >= SHARED_CONSTANT_CHARS and literal.quoted.startswith('"'):
+                counts[literal.quoted] = counts.get(literal.quoted, 0) + 1
     names = {literal: f"$ofc_k{n}" for n, literal in enumerate(sorted(c for c in counts if counts[c] > 1), 1)}
     if not names:
         return
+
+    def shared(node: ir.Node) -> ir.Node | None:
+        if isinstance(node, ir.String) and node.quoted in names:
+            return ir.Variable(names[node.quoted])
+        return None
+
     for node in long:
-        node.raw = GO_STRING.sub(lambda m: names.get(m.group(), m.group()), node.raw)
-    body[:0] = [tree.Action(f"{{{{ {name} := {literal} }}}}") for literal, name in names.items()]
+        new = ir.transform(node.node, shared)
+        if new is not node.node:
+            tree.rewrite(node, new)
+    body[:0] = [
+        tree.Action(ir.render(ir.Action(ir.operand_pipe(ir.String(literal)).declaring(name))))
+        for literal, name in names.items()
+    ]
 
 
 def share_constants_in_defines(helper: list[tree.Node]) -> None:
@@ -64,7 +72,10 @@ def merge_identical_defines(helpers: Helpers, body: list[tree.Node]) -> Helpers:
     call the one kept of each class, in place; the helpers kept are returned."""
     names = [name for name in helpers if name.startswith("ofc_macro_")]
     calls = {
-        name: [call for node in tree.heads(helpers[name]) for call in MACRO_CALL.findall(node.raw)] for name in names
+        name: [
+            call for node in tree.heads(helpers[name]) for call in node.node.calls() if call.startswith(MACRO_DEFINE)
+        ]
+        for name in names
     }
     shapes: dict[tuple[str, ...], int] = {}
     classes = {name: shapes.setdefault(_define_shape(helpers[name]), len(shapes)) for name in names}
@@ -83,9 +94,15 @@ def merge_identical_defines(helpers: Helpers, body: list[tree.Node]) -> Helpers:
     if not renamed:
         return helpers
     kept = {name: helper for name, helper in helpers.items() if name not in renamed}
+
+    def rename(node: ir.Node) -> ir.Node | None:
+        if isinstance(node, ir.Template) and node.name in renamed:
+            return replace(node, name=renamed[node.name])
+        return None
+
     for node in (*tree.heads(body), *(node for helper in kept.values() for node in tree.heads(helper))):
-        if 'template "ofc_macro_' in node.raw:
-            node.raw = MACRO_CALL.sub(lambda m: f'template "{renamed.get(m.group(1), m.group(1))}"', node.raw)
+        if any(call in renamed for call in node.node.calls()):
+            tree.rewrite(node, ir.transform(node.node, rename))
     return kept
 
 
@@ -94,9 +111,16 @@ def _define_shape(helper: list[tree.Node]) -> tuple[str, ...]:
     appearance) and of the macro defines it calls."""
     numbers: dict[str, str] = {}
 
-    def shaped(raw: str) -> str:
-        raw = MACRO_CALL.sub(lambda m: 'template "' + m.group(1).rsplit("_", 1)[0] + '"', raw)
-        return TEMPORARY.sub(lambda m: numbers.setdefault(m.group(0), f"$_t{len(numbers)}"), raw)
+    def renumbered(name: str) -> str:
+        return numbers.setdefault(name, f"$_t{len(numbers)}") if ir.is_temporary(name) else name
+
+    def callee(node: ir.Node) -> ir.Node | None:
+        if isinstance(node, ir.Template) and node.name.startswith(MACRO_DEFINE):
+            return replace(node, name=node.name.rsplit("_", 1)[0])
+        return None
+
+    def shaped(head: tree.Action | tree.Block | tree.Branch) -> str:
+        return ir.render(ir.rename_variables(ir.transform(head.node, callee), renumbered))
 
     out: list[str] = []
 
@@ -105,13 +129,13 @@ def _define_shape(helper: list[tree.Node]) -> tuple[str, ...]:
             if isinstance(node, str):
                 out.append(node)
             elif isinstance(node, tree.Action):
-                out.append(shaped(node.raw))
+                out.append(shaped(node))
             else:
                 if not (top and node.keyword == "define"):  # (the define's name left out)
-                    out.append(shaped(node.raw))
+                    out.append(shaped(node))
                 walk(node.body, False)
                 for branch in node.branches:
-                    out.append(shaped(branch.raw))
+                    out.append(shaped(branch))
                     walk(branch.body, False)
                 out.append(node.end)
 

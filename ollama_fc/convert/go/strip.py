@@ -7,14 +7,12 @@ over the stripped bytes at either end (see docs/RENDER_COST.md, "No scan of ever
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
+from . import ir, tree
 from .calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
 from .textops import PY_WHITESPACE, Emitter, go_string
 
-#: a Go variable or field chain (reading it again gives the same string and calls nothing)
-_VARIABLE = re.compile(r"\$[A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")
 #: trim scan table codes (see `scan_table`); 0, the byte that ends a scan, is falsy in an `if`
 SCAN_SPACE, SCAN_INSIDE, SCAN_MAYBE = ord("s"), ord("c"), ord("m")
 
@@ -51,7 +49,7 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
     wide = tuple(go_string(char) for char in members if ord(char) >= 0x80)
     table = em.temp()
     text = text_code
-    if not _VARIABLE.fullmatch(text_code):  # a variable or field is read as it is: no copy
+    if not ir.is_simple_variable(tree.expression(text_code)):  # a variable or field is read as it is: no copy
         text = em.temp()
         em.action(f"{text} := {text_code}")
     em.action(f"{table} := {scan_table(members)}")  # once for both scans (shared: sharing.share_constants)

@@ -13,6 +13,7 @@ from typing import Protocol
 import markupsafe
 
 from .calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
+from .ir import go_string as go_string  # (one quoting, the IR's)
 
 #: Python's str.isspace() characters, the set `str.strip()` removes.
 PY_WHITESPACE = (
@@ -87,29 +88,6 @@ def lacks_any_of(text: str, chars: str) -> GoCall:
     `chars` has `<`, `>` or `&`, none of those three (`lacks_markup`, tried only when the first fails)."""
     markup = any(char in "<>&" for char in chars)
     return go_or(lacks_html_special(text), lacks_markup(text)) if markup else lacks_html_special(text)
-
-
-def go_string(text: str) -> str:
-    """A Go interpreted string literal for `text`."""
-    out = ['"']
-    for char in text:
-        code = ord(char)
-        if char == '"':
-            out.append('\\"')
-        elif char == "\\":
-            out.append("\\\\")
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\t":
-            out.append("\\t")
-        elif char == "\r":
-            out.append("\\r")
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\x{code:02x}")
-        else:
-            out.append(char)
-    out.append('"')
-    return "".join(out)
 
 
 class Emitter(Protocol):

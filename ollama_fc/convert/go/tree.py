@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Union
+
+from . import ir
+from .irread import read_action
 
 #: the actions that open a block, closed by `{{ end }}`
 OPENS = {"if", "range", "with", "define", "block"}
@@ -29,6 +32,11 @@ class Action:
     def code(self) -> str:
         return code_of(self.raw)
 
+    @property
+    def node(self) -> ir.ActionNode:
+        """The action as IR (what it reads, declares, calls...)."""
+        return node_of(self.raw)
+
 
 @dataclass
 class Branch:
@@ -36,6 +44,10 @@ class Branch:
 
     raw: str
     body: list[Node] = field(default_factory=list)
+
+    @property
+    def node(self) -> ir.ActionNode:
+        return node_of(self.raw)
 
 
 @dataclass
@@ -54,6 +66,11 @@ class Block:
     @property
     def keyword(self) -> str:
         return self.code.split(" ", 1)[0]
+
+    @property
+    def node(self) -> ir.ActionNode:
+        """The block's opening as IR."""
+        return node_of(self.raw)
 
 
 #: template text (never an action), an action, or a block
@@ -80,6 +97,27 @@ def code_of(raw: str) -> str:
     inner = inner[2:] if inner.startswith("- ") else inner
     inner = inner[:-2] if inner.endswith(" -") else inner
     return inner.strip(" ")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def node_of(raw: str) -> ir.ActionNode:
+    """The IR of the action `raw` as written (`{{ ... }}`), read once per text."""
+    return read_action(raw)
+
+
+def expression(code: str) -> ir.ActionNode:
+    """The Go expression `code` (a value's code, a condition) as IR: an `Action` printing it."""
+    return node_of("{{ " + code + " }}")
+
+
+def rewrite(head: Action | Block | Branch, node: ir.ActionNode) -> None:
+    """The action `head` says `node` now, written as its text was (spaced or compact)."""
+    head.raw = ir.render(node, compact=head.raw != ir.render(head.node))
+
+
+def action_nodes(written: Iterable[str]) -> Iterator[ir.ActionNode]:
+    """The IR of each action in the translator's pieces, in order (see `action_raws`)."""
+    return (node_of(raw) for raw in action_raws(written))
 
 
 class Act(str):
@@ -171,7 +209,7 @@ def build(written: list[str]) -> list[Node]:
     return builder.done()
 
 
-def action_raws(written: list[str]) -> Iterator[str]:
+def action_raws(written: Iterable[str]) -> Iterator[str]:
     """Each action in the translator's pieces, in order: an `Act` as it is, a `Text` holds
     none, any other piece is lexed."""
     for piece in written:

@@ -12,132 +12,57 @@ compared with 0 is its own truth (`eq $i 0` is `not $i`, `ne $i 0` is `$i`; `loo
 `loop.index0 == 0`), and an `if not X` on a bare operand without an `else` becomes
 `if X }}{{ else` (`invert_negated_ifs`), so the test calls nothing.
 
-A condition the translator composed of `GoCall`s (and `GoField`s) is folded from the calls it
-carries; only an operand given as text (not one token) and a condition given whole as text are
-parsed. Every condition is written anew, folded or not, and without the parentheses around it
-(`(eq $a "x")` as `eq $a "x"`: the same pipeline, evaluated one level less deep), so the output
-does not depend on how a condition was built.
+The fold works on the condition's IR (`go/ir.py`): a condition the translator composed of
+`GoCall`s (and `GoField`s) is the IR its calls carry (`GoCall.node`); a condition given whole as
+text is read into IR (`tree.expression`). Every condition is written anew from its IR, folded or
+not, and without the parentheses around it (`(eq $a "x")` as `eq $a "x"`: the same pipeline,
+evaluated one level less deep), so the output does not depend on how a condition was built. A
+condition that is a pipeline (`$x | len`), or holds one, is left as it is.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
-from typing import TypeGuard, Union
 
-from ..go import tree
-from ..go.calls import GoCall, GoField
-
-#: a Go string, raw string or character literal; `(`, `)`; or any other run of characters
-TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|\'(?:[^\'\\]|\\.)*\'|[()]|[^\s()]+')
-#: operands that are constants: evaluating one calls nothing and cannot fail
-LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|-?[0-9][0-9a-fA-Fx._]*|true|false')
-
-
-@dataclass(frozen=True)
-class Field:
-    """A parenthesised command followed by a field chain: `(index $m 0).Role`."""
-
-    inner: Command
-    chain: str
-
-
-Node = Union[str, "Command", Field]
-#: a function call (head and arguments) or, with one element, an operand
-Command = tuple[Node, ...]
-
-
-#: `eq X 0` / `ne X 0` on a variable: folded when X is a known Go int
-INT_ZERO = re.compile(r"\b(?:eq|ne) (\$\w+) 0\b")
-#: `if not X` on a variable or a field chain (evaluated the same way as `not`'s argument)
-NEGATED_IF = re.compile(r"\{\{ if (?:not (\$\w*(?:\.\w+)*)|\(not (\$\w*(?:\.\w+)*)\)) \}\}")
+from ..go import ir, tree
+from ..go.calls import GoCall, GoField, operand_node
+from ..go.irread import Unread
 
 
 def simplify_condition(code: str, ints: AbstractSet[str] = frozenset()) -> str:
     """The condition `code` of an `if` with fewer function calls (or unchanged); `ints` are
     variables certain to hold a Go `int` (loop indexes)."""
-    if isinstance(code, (GoCall, GoField)) or is_token(code):
-        return simplify_composed(code, ints)
-    known = frozenset(m.group(1) for m in INT_ZERO.finditer(code) if m.group(1) in ints) if ints else frozenset()
-    return _simplify(code, known)
+    node = condition_node(code)
+    if node is None:
+        return code
+    known = frozenset(ints) & node.reads() if ints else frozenset()
+    return _simplified(node, known)
+
+
+def condition_node(code: str) -> ir.Operand | None:
+    """The condition `code` as IR: the call a `GoCall` (a `GoField`) carries, other text read;
+    None for a pipeline (`$x | len`) or code the IR reader does not read."""
+    if isinstance(code, (GoCall, GoField)):
+        node = operand_node(code)
+    else:
+        try:
+            action = tree.expression(code)
+        except Unread:
+            return None
+        if not isinstance(action, ir.Action) or action.pipe.decl or len(action.pipe.cmds) != 1:
+            return None
+        args = action.pipe.cmds[0].args
+        node = args[0] if len(args) == 1 else action.pipe
+    if node is None or any(isinstance(n, ir.Pipe) and (n.decl or len(n.cmds) != 1) for n in node.walk()):
+        return None
+    return node
 
 
 @functools.lru_cache(maxsize=4096)
-def _simplify(code: str, ints: frozenset[str]) -> str:
-    parsed = parse(code)
-    if parsed is None:
-        return code
-    return render(fold(parsed, truth=True, ints=ints))
-
-
-def simplify_composed(code: str, ints: AbstractSet[str]) -> str:
-    """`simplify_condition` of a composed call or one operand: folded from its calls, not its text."""
-    node = node_of(code)
-    if node is None:
-        return code
-    return render(fold(node, truth=True, ints=ints_tested_for_zero(node, ints)))
-
-
-def node_of(code: str) -> Node | None:
-    """`code` as `parse` reads its text: a `GoCall` from its head and arguments (a `GoField`
-    from its call), an operand of one token as it is, other text parsed (None where the parser
-    cannot read it)."""
-    if isinstance(code, GoField):
-        call = node_of(code.call)
-        return None if not isinstance(call, tuple) else Field(call, code.chain)
-    if isinstance(code, GoCall):
-        items: list[Node] = [code.head]
-        for arg in code.args:
-            if isinstance(arg, (GoCall, GoField)):
-                inner = node_of(arg)
-                if inner is None:
-                    return None
-                items.append(inner)
-                continue
-            parsed = operand_items(arg)
-            if parsed is None:
-                return None
-            items.extend(parsed)
-        return tuple(items)
-    parsed = operand_items(code)
-    return None if parsed is None else parsed[0] if len(parsed) == 1 else parsed
-
-
-def operand_items(text: str) -> Command | None:
-    """What an operand's text adds to its call's arguments (one token is itself, no parse)."""
-    if is_token(text):
-        return None if text in {"|", ":=", "="} else (text,)
-    return parse(text)
-
-
-def is_token(text: str) -> bool:
-    """Is `text` one operand token (a variable, a field chain, a literal), read as it is?"""
-    return text not in {"(", ")"} and TOKEN.fullmatch(text) is not None
-
-
-def ints_tested_for_zero(node: Node, ints: AbstractSet[str]) -> frozenset[str]:
-    """The known ints compared with 0 somewhere in `node` (what `INT_ZERO` finds in the text)."""
-    if not ints:
-        return frozenset()
-    return frozenset(
-        n[1]
-        for n in commands(node)
-        if len(n) >= 3 and n[0] in {"eq", "ne"} and isinstance(n[1], str) and n[1] in ints and n[2] == "0"
-    )
-
-
-def commands(node: Node) -> list[Command]:
-    """Every call in `node`, outermost first, in the order the text writes them."""
-    if isinstance(node, str):
-        return []
-    if isinstance(node, Field):
-        return commands(node.inner)
-    found = [node] if len(node) > 1 else []
-    for item in node:
-        found += commands(item)
-    return found
+def _simplified(node: ir.Operand, ints: frozenset[str]) -> str:
+    folded = fold(node, truth=True, ints=ints)
+    return folded.cmds[0].code if isinstance(folded, ir.Pipe) else folded.code
 
 
 def invert_negated_ifs(top: list[tree.Node]) -> None:
@@ -145,113 +70,113 @@ def invert_negated_ifs(top: list[tree.Node]) -> None:
     `{{ if X }}{{ else }}A`, and `{{ if not X }}A{{ else }}B` as `{{ if X }}B{{ else }}A`: the
     same branch runs (`not` and `if` judge truth alike) with no call. A chain with `else if` is
     left as it is."""
+    bare_else = ir.Else()
     for block in tree.blocks(top):
-        if not block.raw.startswith(("{{ if not $", "{{ if (not $")):
-            continue
-        negated = NEGATED_IF.fullmatch(block.raw)
-        if negated is None or len(block.branches) > 1 or any(b.raw != "{{ else }}" for b in block.branches):
+        opening = block.node
+        if not isinstance(opening, ir.Open) or opening.word != "if" or block.raw != ir.render(opening):
+            continue  # (only the spaced `if` the translator writes)
+        negated = _negated_variable(opening.pipe)
+        if negated is None or len(block.branches) > 1 or any(b.raw != ir.render(bare_else) for b in block.branches):
             continue
         otherwise = block.branches[0].body if block.branches else []
-        block.raw = "{{ if " + (negated.group(1) or negated.group(2)) + " }}"
-        block.body, block.branches = otherwise, [tree.Branch("{{ else }}", block.body)]
+        tree.rewrite(block, ir.Open("if", ir.operand_pipe(negated)))
+        block.body, block.branches = otherwise, [tree.Branch(ir.render(bare_else), block.body)]
 
 
-def parse(code: str) -> Command | None:
-    matches = list(TOKEN.finditer(code))
-    tokens = [m.group() for m in matches]
-    if any(t in {"|", ":=", "="} for t in tokens):
-        return None  # a pipeline or an assignment: not a plain condition
-    pos = 0
-
-    def command() -> Command | None:
-        nonlocal pos
-        items: list[Node] = []
-        while pos < len(tokens) and tokens[pos] != ")":
-            token = tokens[pos]
-            pos += 1
-            if token != "(":
-                items.append(token)
-                continue
-            inner = command()
-            if inner is None or pos >= len(tokens):
-                return None
-            closing = matches[pos]
-            pos += 1
-            # `(index $m 0).Role`: a field chain written right after the parenthesis
-            if pos < len(tokens) and tokens[pos].startswith(".") and matches[pos].start() == closing.end():
-                items.append(Field(inner, tokens[pos]))
-                pos += 1
-            else:
-                items.append(inner)
-        return tuple(items) if items else None
-
-    result = command()
-    if result is None or pos != len(tokens):
+def _negated_variable(pipe: ir.Pipe) -> ir.Variable | None:
+    """X of `not X` or `(not X)`, X a variable or a field chain of one."""
+    if pipe.decl or len(pipe.cmds) != 1:
         return None
-    return result
+    args = pipe.cmds[0].args
+    if len(args) == 1 and isinstance(args[0], ir.Pipe):
+        return _negated_variable(args[0])
+    if len(args) == 2 and args[0] == ir.Identifier("not") and isinstance(args[1], ir.Variable):
+        return args[1]
+    return None
 
 
-def is_call(node: Node, name: str) -> TypeGuard[Command]:
-    return isinstance(node, tuple) and len(node) > 1 and node[0] == name
+def call_args(node: ir.Operand, name: str | None = None) -> tuple[ir.Operand, ...] | None:
+    """The operands of `node` where it is a call (of `name`, if given): the head first."""
+    if not isinstance(node, ir.Pipe) or len(node.cmds) != 1:
+        return None
+    args = node.cmds[0].args
+    if len(args) < 2 or (name is not None and args[0] != ir.Identifier(name)):
+        return None
+    return args
 
 
-def fold(node: Node, truth: bool, ints: frozenset[str] = frozenset()) -> Node:
+def _call(*args: ir.Operand) -> ir.Pipe:
+    return ir.Pipe((ir.Command(args),))
+
+
+TRUE, FALSE, ZERO = ir.Bool(True), ir.Bool(False), ir.Number("0")
+
+
+def fold(node: ir.Operand, truth: bool, ints: frozenset[str] = frozenset()) -> ir.Operand:
     """`node` with the same value, or with the same truth value where only that is used (`truth`)."""
-    if isinstance(node, (str, Field)):
+    if not isinstance(node, ir.Pipe):
         return node
-    if len(node) == 1:
-        return fold(node[0], truth, ints)
-    head, args = node[0], node[1:]
-    if truth and head in {"eq", "ne"} and len(args) == 2 and args[0] in ints and args[1] == "0":
-        return ("not", args[0]) if head == "eq" else args[0]  # an int is true when it is not 0
-    if head == "not" and len(args) == 1:
+    items = node.cmds[0].args
+    if len(items) == 1:
+        return fold(items[0], truth, ints)
+    head, args = items[0], items[1:]
+    name = head.name if isinstance(head, ir.Identifier) else None
+    if truth and name in {"eq", "ne"} and len(args) == 2 and _int_variable(args[0], ints) and args[1] == ZERO:
+        return _call(ir.Identifier("not"), args[0]) if name == "eq" else args[0]  # an int is true when it is not 0
+    if name == "not" and len(args) == 1:
         operand = fold(args[0], truth=True, ints=ints)
-        if operand in {"true", "false"}:
-            return "false" if operand == "true" else "true"
-        if truth and is_call(operand, "not"):
-            return operand[1]
-        if is_call(operand, "eq") and len(operand) == 3:
-            return ("ne", *operand[1:])
-        if is_call(operand, "ne"):
-            return ("eq", *operand[1:])
-        return ("not", operand)
-    if head in {"and", "or"}:
-        flat: list[Node] = []
+        if isinstance(operand, ir.Bool):
+            return ir.Bool(not operand.value)
+        inner = call_args(operand)
+        if truth and call_args(operand, "not"):
+            return inner[1]  # type: ignore[index]
+        if call_args(operand, "eq") and len(inner) == 3:  # type: ignore[arg-type]
+            return _call(ir.Identifier("ne"), *inner[1:])  # type: ignore[index]
+        if call_args(operand, "ne"):
+            return _call(ir.Identifier("eq"), *inner[1:])  # type: ignore[index]
+        return _call(head, operand)
+    if name in {"and", "or"}:
+        flat: list[ir.Operand] = []
         for arg in args:
             folded = fold(arg, truth, ints)
-            flat.extend(folded[1:] if is_call(folded, str(head)) else [folded])
+            same = call_args(folded, name)
+            flat.extend(same[1:] if same else [folded])
         if truth:
-            neutral = "true" if head == "and" else "false"
+            neutral = TRUE if name == "and" else FALSE
             flat = [a for a in flat if a != neutral] or [neutral]
-        if head == "or":
+        if name == "or":
             flat = merge_equalities(flat)
-        return flat[0] if len(flat) == 1 else (head, *flat)
-    return (head, *(fold(arg, truth=False, ints=ints) for arg in args))
+        return flat[0] if len(flat) == 1 else _call(head, *flat)
+    return _call(head, *(fold(arg, truth=False, ints=ints) for arg in args))
 
 
-def merge_equalities(operands: list[Node]) -> list[Node]:
+def _int_variable(node: ir.Operand, ints: frozenset[str]) -> bool:
+    return isinstance(node, ir.Variable) and not node.fields and node.name in ints
+
+
+def merge_equalities(operands: list[ir.Operand]) -> list[ir.Operand]:
     """Neighbouring `eq X c...` with the same X and constant c's, as one `eq X c c'...` (Go's
     `eq` is true when its first argument equals any of the others, tried in order)."""
-    merged: list[Node] = []
+    merged: list[ir.Operand] = []
     for operand in operands:
-        previous = merged[-1] if merged else None
-        if previous is not None and constant_eq(previous) and constant_eq(operand) and previous[1] == operand[1]:
-            merged[-1] = (*previous, *operand[2:])
+        previous = constant_eq(merged[-1]) if merged else None
+        current = constant_eq(operand)
+        if previous is not None and current is not None and previous[1] == current[1]:
+            merged[-1] = _call(*previous, *current[2:])
         else:
             merged.append(operand)
     return merged
 
 
-def constant_eq(node: Node) -> TypeGuard[Command]:
-    return is_call(node, "eq") and len(node) >= 3 and all(isinstance(a, str) and LITERAL.fullmatch(a) for a in node[2:])
+def constant_eq(node: ir.Operand) -> tuple[ir.Operand, ...] | None:
+    """The operands of `eq X c...` where every c is a constant (a string, number or bool literal)."""
+    args = call_args(node, "eq")
+    if args is None or len(args) < 3 or not all(_literal(arg) for arg in args[2:]):
+        return None
+    return args
 
 
-def render(node: Node, as_argument: bool = False) -> str:
-    if isinstance(node, str):
-        return node
-    if isinstance(node, Field):
-        return f"({render(node.inner)}){node.chain}"
-    if len(node) == 1:
-        return render(node[0], as_argument)
-    text = " ".join(render(item, as_argument=True) for item in node)
-    return f"({text})" if as_argument else text
+def _literal(node: ir.Operand) -> bool:
+    if isinstance(node, ir.Number):
+        return node.text[:1].isdigit() or (node.text[:1] == "-" and node.text[1:2].isdigit())
+    return isinstance(node, (ir.String, ir.Bool))

@@ -4,7 +4,6 @@ variable, the prefill guard, and one-line errors and warnings naming the constru
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,7 +13,7 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ..actions import CUT_CODE, GUARD
-from ..go import tree
+from ..go import ir, tree
 from ..go.calls import GoCall, go_eq, go_len, starts_with
 from ..go.textops import go_string
 from ..limits import Budget, Limits
@@ -36,9 +35,6 @@ from .values import (
     Facts,
     Value,
 )
-
-#: a Go variable or field chain: reading it costs no function call
-SIMPLE_VARIABLE = re.compile(r"\$[A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")
 
 
 @dataclass(frozen=True)
@@ -206,7 +202,7 @@ class Emit:
         that costs a function call is evaluated only then. The `if` is bookkeeping, not a branch
         of the template: it is written past `track_flow` so what is known about values stays known.
         """
-        simple = condition in {"true", "false"} or SIMPLE_VARIABLE.fullmatch(condition) is not None
+        simple = condition in {"true", "false"} or ir.is_simple_variable(tree.expression(condition))
         self.final_tracked |= not simple or condition.startswith("$ofc_")
         if declare:
             self.action(f"{flag} := {condition if simple else 'false'}")

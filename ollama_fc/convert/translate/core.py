@@ -57,7 +57,7 @@ from ..ops.values import (
 from ..ops.views import Views
 from ..result import ConversionWarning
 from ..tails import hoist_last_steps
-from .plans import GO_VARIABLE
+from .plans import is_variable
 from .scope import Frame
 
 
@@ -256,7 +256,7 @@ class Core:
         frame.depth = self.cond_depth
         body = list(body)
         for name, value in list(frame.names.items()):
-            if value.kind == ANY and not value.is_const and GO_VARIABLE.fullmatch(value.code):
+            if value.kind == ANY and not value.is_const and is_variable(value.code):
                 reads = constant_field_reads(body, name)
                 if reads and sum(n for path, n in reads.items() if len(path) == 1) > 1:
                     frame.names[name] = self.access.prefetch_fields(value, reads)

@@ -49,7 +49,7 @@ from ..ops.values import (
     final_of,
     view_of,
 )
-from .plans import GO_VARIABLE
+from .plans import free_variables
 from .scope import Frame
 from .steps import LoopSteps
 
@@ -215,7 +215,7 @@ class Loops(LoopSteps):
                 if uses_loop and not counted and first_read_in_expressions(node.body):
                     body.loop.first_flag = self.emit.temp()
                 carried_item = item
-                if neighbours and node.test is None and not filters and not GO_VARIABLE.search(seq.code):
+                if neighbours and node.test is None and not filters and not free_variables(seq.code):
                     body.loop.source = seq.code
                 if position and not counted:
                     body.loop.revindex0, body.loop.list_code = position, seq.code

@@ -4,14 +4,13 @@ output is printed as one `define` per combination of its constant arguments."""
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import replace
 from typing import Any
 
 from jinja2 import nodes
 
 from ..go import tree
-from ..go.tree import action_raws, helper_pieces
+from ..go.tree import action_nodes, helper_pieces
 from ..ops.values import (
     ANY,
     ANYOF,
@@ -54,10 +53,6 @@ CALLER_FLAGS = {"defined_flag", "final", "filter_flag", "literal", "literal_flag
 KNOWN_OF_ARGUMENTS = {"defined_flag", "maybe_none", "nullable", "final", "items", "sorted", "ordered", "optional"}
 #: most `define`s one macro becomes (one per combination of constant arguments and kind)
 MAX_DEFINES = 16
-#: a Go variable declared in template code (`$x :=`, `range $i, $v :=`)
-_DECLARED = re.compile(r"\$(\w+)(?:, \$(\w+))? :=")
-#: a Go string literal (double-quoted with escapes, or raw)
-_GO_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`')
 
 
 def _self_contained(written: list[str]) -> bool:
@@ -65,19 +60,16 @@ def _self_contained(written: list[str]) -> bool:
     declares (Go's block scopes: a variable lives to the `end` of the `if`, `range` or `with`
     it is declared in, a branch to its `else`)?"""
     scopes: list[set[str]] = [set()]
-    for raw in action_raws(written):
-        action = _GO_STRING.sub('""', raw[2:-2])  # (its string literals left out)
-        word = action.split(None, 1)[0] if action.strip() else ""
-        declared = _DECLARED.search(action) if word in {"range", "with"} or "=" in action else None
-        reads = action[declared.end() :] if declared else action
+    for node in action_nodes(written):
+        word = node.keyword
         if word in {"else", "end"}:
             scopes.pop()
-        if any(not name or all(name not in scope for scope in scopes) for name in re.findall(r"\$(\w*)", reads)):
+        if any(all(name not in scope for scope in scopes) for name in node.reads() | set(node.assigns())):
             return False
         if word in {"if", "range", "with", "else"}:
             scopes.append(set())
-        if declared:
-            scopes[-1].update(name for name in declared.groups() if name)
+        if node.declares():
+            scopes[-1].update(node.declares())
     return True
 
 

@@ -5,14 +5,13 @@ bodies only print, and which Go variables a piece of template reads and can see.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Union, cast
 
 from jinja2 import nodes
 
-from ..go import tree
+from ..go import ir, tree
 from ..go.calls import go_and, go_not, go_or
 from ..go.tree import Act
 from ..ops.values import BOOL, CONTENT, INT, STR, UNDEF, Value
@@ -22,10 +21,6 @@ PLACEHOLDER = "$ofc_plan"
 MADE = "/*ofc-plan made %d*/"
 USED = "/*ofc-plan used %d*/"
 BODY = Act("/*ofc-plan body*/")
-MARKER = re.compile(r"\{\{ /\*ofc-plan (made|used) (\d+)\*/ \}\}")
-GO_VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-DECLARED = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)(?=\s*:=|\s*,\s*\$[A-Za-z_][A-Za-z0-9_]*\s*:=)")
-CALLED = re.compile(r'\{\{-?\s*template\s+"([^"]+)"')
 #: kinds a plan can print as Jinja's `~` prints them (`print_value` writes them the same way)
 PRINTABLE = {STR, CONTENT, INT, BOOL, UNDEF}
 
@@ -303,20 +298,20 @@ def plan_marks(top: list[tree.Node]) -> PlanMarks:
         for node in body:
             if isinstance(node, tree.Action):
                 marks.heads.append(node)
-                marker = MARKER.fullmatch(node.raw)
+                marker = plan_marker(node)
                 if marker is None:
-                    scopes[-1] |= set(DECLARED.findall(node.code))
-                elif marker.group(1) == "used":
-                    marks.uses.append((len(marks.heads) - 1, int(marker.group(2)), set().union(*scopes)))
+                    scopes[-1] |= declared(node.node)
+                elif marker[0] == "used":
+                    marks.uses.append((len(marks.heads) - 1, marker[1], set().union(*scopes)))
                 else:
-                    marks.made[int(marker.group(2))] = len(marks.heads) - 1
+                    marks.made[marker[1]] = len(marks.heads) - 1
             elif isinstance(node, tree.Block):
                 marks.heads.append(node)
-                scopes.append(set(DECLARED.findall(node.code)))
+                scopes.append(declared(node.node))
                 walk(node.body)
                 for branch in node.branches:
                     marks.heads.append(branch)
-                    scopes[-1] = set(DECLARED.findall(tree.code_of(branch.raw)))
+                    scopes[-1] = declared(branch.node)
                     walk(branch.body)
                 scopes.pop()
 
@@ -324,9 +319,35 @@ def plan_marks(top: list[tree.Node]) -> PlanMarks:
     return marks
 
 
+def plan_marker(action: tree.Action) -> tuple[str, int] | None:
+    """A plan's marker (`MADE`, `USED`): whether it marks where a part was made or used, and
+    the part; None for any other action."""
+    node = action.node
+    if not isinstance(node, ir.Comment) or not node.spaced:
+        return None
+    words = node.text.split(" ")
+    if len(words) == 3 and words[0] == "ofc-plan" and words[1] in ("made", "used") and words[2].isdigit():
+        return words[1], int(words[2])
+    return None
+
+
+def plan_commented(helper: tree.Helper) -> bool:
+    """Does the helper hold one of the plans' comments (a marker, `BODY`)? (A plan printed in
+    a define cannot be checked against the body's scopes.)"""
+    return any(
+        isinstance(node, ir.Comment) and node.text.startswith("ofc-plan ")
+        for node in tree.action_nodes(tree.helper_pieces(helper))
+    )
+
+
+def declared(node: ir.Node) -> set[str]:
+    """The Go variables `node` declares, without their `$`."""
+    return {name[1:] for name in node.declares()}
+
+
 def without_marks(body: list[tree.Node]) -> None:
     """The plans' markers taken out of the tree, in place."""
-    body[:] = [node for node in body if not (isinstance(node, tree.Action) and MARKER.fullmatch(node.raw))]
+    body[:] = [node for node in body if not (isinstance(node, tree.Action) and plan_marker(node))]
     for node in body:
         if isinstance(node, tree.Block):
             without_marks(node.body)
@@ -341,20 +362,31 @@ PLANNED_HELPERS = ("ofc_json", "ofc_repr", "ofc_str")
 def calls_other_defines(snippet: Sequence[str]) -> bool:
     """Does the snippet print through a `define` other than the JSON and repr writers? Any
     other (a macro's define, say) keeps the captured text the translation writes inline."""
-    return any(not name.startswith(PLANNED_HELPERS) for piece in snippet for name in CALLED.findall(piece))
+    return any(not name.startswith(PLANNED_HELPERS) for node in tree.action_nodes(snippet) for name in node.calls())
 
 
 def set_after(heads: list[tree.Action | tree.Block | tree.Branch], var: str, start: int) -> bool:
     """Is the Go variable `var` assigned or declared again in an action of `heads` from `start` on?"""
-    name = re.escape(var)
-    again = re.compile(rf"\${name}(?![A-Za-z0-9_])\s*(?::=|=|,\s*\$[A-Za-z_][A-Za-z0-9_]*\s*:=)|,\s*\${name}\s*:=")
-    return any(again.search(node.raw) for node in heads[start:])
+    name = "$" + var
+    return any(name in node.node.declares() or name in node.node.assigns() for node in heads[start:])
 
 
 def free_variables(*code: str) -> set[str]:
-    """Go variables the pieces of `code` read and do not declare themselves."""
-    read = {name for piece in code for name in GO_VARIABLE.findall(piece)}
-    return read - {name for piece in code for name in DECLARED.findall(piece)}
+    """Go variables the Go expressions `code` read (without their `$`)."""
+    return {name[1:] for expression in code if expression for name in tree.expression(expression).reads()} - {""}
+
+
+def snippet_free_variables(snippet: Sequence[str]) -> set[str]:
+    """Go variables the snippet's actions read and do not declare themselves (without `$`)."""
+    actions = list(tree.action_nodes(snippet))
+    read = {name[1:] for node in actions for name in node.reads()} - {""}
+    return read - {name for node in actions for name in declared(node)}
+
+
+def is_variable(code: str) -> bool:
+    """Is the Go expression `code` one variable (`$x`, not `$` nor a field of it)?"""
+    node = tree.expression(code)
+    return ir.is_simple_variable(node) and node.code[1:].isidentifier() and "." not in node.code
 
 
 def trailing_text(snippet: Sequence[str]) -> str:

@@ -31,8 +31,7 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..go import tree
 from ..go.calls import go_or
-from ..go.sharing import TEMPORARY
-from ..go.tree import helper_pieces
+from ..go.ir import is_temporary
 from ..ops.values import (
     ANY,
     ARGS,
@@ -77,10 +76,12 @@ from .plans import (
     either,
     free_variables,
     parts,
+    plan_commented,
     plan_marks,
     prints_only,
     refuse_markup_plans,
     set_after,
+    snippet_free_variables,
     sources_of,
     stored_json,
     surely_prints,
@@ -159,10 +160,10 @@ class PrintPlans(Macros):
 
     def settled(self, top: list[tree.Node]) -> tuple[bool, frozenset[int] | None]:
         """Does every plan printed read what it was made from? If not, the sources to refuse."""
-        if any("ofc-plan" in piece for helper in self.emit.helpers.values() for piece in helper_pieces(helper)):
+        if any(map(plan_commented, self.emit.helpers.values())):
             return False, None
         marks = plan_marks(top)
-        if any(PLACEHOLDER in node.raw for node in marks.heads):
+        if any(PLACEHOLDER in node.node.reads() for node in marks.heads):
             return False, None
         for at, mark, visible in marks.uses:
             users = self.plan_users.get(mark)
@@ -205,7 +206,7 @@ class PrintPlans(Macros):
         if value.kind not in PRINTABLE or value.facts.markup:
             raise PlanRefused(None)
         if (
-            any(TEMPORARY.fullmatch(f"${var}") for var in free_variables(value.code))
+            any(is_temporary(f"${var}") for var in free_variables(value.code))
             and set(value.facts.present()) <= PLAIN_FACTS
         ):
             # a value computed in a block (`('\n' if x else '')` inside `if tools`) is gone where
@@ -215,7 +216,7 @@ class PrintPlans(Macros):
             self.emit.action(f"{kept} = {value.code}")
             value = Value(kept, value.kind, value.const, replace(value.facts, concat=None))
         copy = Value(value.code, value.kind, value.const, value.facts)
-        reads = free_variables(value.code + " " + str(value.facts.final or ""))
+        reads = free_variables(value.code, str(value.facts.final or ""))
         return Piece(made=self.mark(reads) if reads else 0, value=copy)
 
     def plan_of(self, value: Value) -> Plan:
@@ -355,7 +356,7 @@ class PrintPlans(Macros):
         snippet = self.snippet(lambda: self.loop_pass(loop, frame, plain))
         if snippet is None:
             return False
-        made = self.mark(free_variables(*snippet))
+        made = self.mark(snippet_free_variables(snippet))
         plan = (*self.plan_of(before), Piece(made=made, snippet=snippet, source=source))
         self.hold(ns, attr, self.plan_value(plan), frame.owner(ns_name), frame, read)
         return True
@@ -376,7 +377,7 @@ class PrintPlans(Macros):
         snippet = self.snippet(lambda: self.visit_body(node.body, frame))
         if snippet is None:
             return False
-        made = self.mark(free_variables(*snippet))
+        made = self.mark(snippet_free_variables(snippet))
         piece = Piece(made=made, snippet=snippet, source=source, truth=True if surely_prints(node.body) else None)
         read = nodes.Name(name, "load", lineno=node.lineno)
         return self.hold(slot, None, self.plan_value((piece,)), owner, frame, read)
@@ -420,7 +421,7 @@ class PrintPlans(Macros):
         if source >= 0:
             snippet = self.snippet(lambda: self.to_json.print_tojson(node, self.value_of(frame)))
             if snippet is not None:
-                made = self.mark(free_variables(*snippet))
+                made = self.mark(snippet_free_variables(snippet))
                 return self.plan_value((Piece(made=made, snippet=snippet, source=source, truth=True),))
         return plain(node, frame)
 

@@ -1,0 +1,556 @@
+"""Go template code as data: frozen nodes mirroring Go's `text/template/parse`, what Ollama runs.
+
+The node kinds are Go's own. Operands: `Variable` (`$x.Role`), `Field` (`.Messages`), `Dot`,
+`Chain` (a field of a parenthesised pipeline, `(index $m 0).Role`), `Identifier` (a function's
+name), `String`, `Number`, `Bool`, `Nil`. A `Command` is operands separated by spaces; a `Pipe`
+is commands joined by `|`, with the variables it declares (`$x :=`) or assigns (`$x =`). The
+actions are one `{{ ... }}` each: `Action` (print, declare or assign a pipeline), `Template`
+(call a define), `Break`, `Continue`, `Comment`, and the delimiters of a block, `Open` (`if`,
+`range`, `with`), `Else` (`else`, `else if ...`) and `End`, with `Define` opening a define. The
+blocks that hold them: a `Block` (an opening, its body, its `else` branches, its `end`) and
+`Text`, in a tuple that is Go's list.
+
+Each node says what it reads (`reads`: the variables), declares (`declares`), assigns
+(`assigns`), which defines it calls (`calls`), which functions it calls (`functions`) and which
+string literals it holds (`strings`), so no pass reads Go text back to learn them. `render` is
+the one maker of Go text: `{{ code }}`, or `{{code}}` compact (the same parse tree, fewer bytes).
+
+`irread.read_code` reads the code of one action back into nodes, for text the converter does
+not build as nodes.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, fields, replace
+from typing import TypeVar, Union
+
+
+def go_string(text: str) -> str:
+    """A Go interpreted string literal for `text`."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char == '"':
+            out.append('\\"')
+        elif char == "\\":
+            out.append("\\\\")
+        elif char == "\n":
+            out.append("\\n")
+        elif char == "\t":
+            out.append("\\t")
+        elif char == "\r":
+            out.append("\\r")
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)
+
+
+class Node:
+    """A node of Go template code: what it reads, declares and calls, and its text."""
+
+    __slots__ = ()
+
+    def children(self) -> Iterator[Node]:
+        return iter(())
+
+    def walk(self) -> Iterator[Node]:
+        """This node and every node inside it, outermost first."""
+        yield self
+        for child in self.children():
+            yield from child.walk()
+
+    @property
+    def code(self) -> str:
+        """The Go text of this node (inside an action's delimiters for an action)."""
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.code
+
+    def reads(self) -> frozenset[str]:
+        """The variables this node reads (`$x` of `$x.Role`), `$` for the root data."""
+        return frozenset(node.name for node in self.walk() if isinstance(node, Variable))
+
+    def declares(self) -> tuple[str, ...]:
+        """The variables this node declares (`:=`), in order."""
+        return tuple(
+            name for node in self.walk() if isinstance(node, Pipe) and not node.is_assign for name in node.decl
+        )
+
+    def assigns(self) -> tuple[str, ...]:
+        """The variables this node assigns (`=`), in order."""
+        return tuple(name for node in self.walk() if isinstance(node, Pipe) and node.is_assign for name in node.decl)
+
+    def calls(self) -> tuple[str, ...]:
+        """The defines this node calls (`template "name"`), in order."""
+        return tuple(node.name for node in self.walk() if isinstance(node, Template))
+
+    def functions(self) -> frozenset[str]:
+        """The functions this node calls (`printf`, `len`, `eq`...)."""
+        return frozenset(node.name for node in self.walk() if isinstance(node, Identifier))
+
+    def strings(self) -> tuple[String, ...]:
+        """The string literals this node holds, in order."""
+        return tuple(node for node in self.walk() if isinstance(node, String))
+
+
+# ---------------------------------------------------------------- operands
+
+
+@dataclass(frozen=True, slots=True)
+class Variable(Node):
+    """`$x`, `$x.Role.Name`; `$` is the template's data."""
+
+    name: str
+    fields: tuple[str, ...] = ()
+
+    @property
+    def code(self) -> str:
+        return self.name + "".join("." + name for name in self.fields)
+
+
+@dataclass(frozen=True, slots=True)
+class Field(Node):
+    """`.Messages`, `.Function.Name`: fields of dot."""
+
+    fields: tuple[str, ...]
+
+    @property
+    def code(self) -> str:
+        return "".join("." + name for name in self.fields)
+
+
+@dataclass(frozen=True, slots=True)
+class Dot(Node):
+    """`.`: the value in scope."""
+
+    @property
+    def code(self) -> str:
+        return "."
+
+
+@dataclass(frozen=True, slots=True)
+class Identifier(Node):
+    """A function's name: `printf`, `len`, `eq`."""
+
+    name: str
+
+    @property
+    def code(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class String(Node):
+    """A string literal as written: `"a\\n"` or a raw `` `a` ``; `value` is the string it is."""
+
+    quoted: str
+
+    @classmethod
+    def of(cls, value: str) -> String:
+        return cls(go_string(value))
+
+    @property
+    def value(self) -> str:
+        if self.quoted.startswith("`"):
+            return self.quoted[1:-1]
+        text: str = ast.literal_eval(self.quoted)  # Go's escapes the converter writes are Python's
+        return text
+
+    @property
+    def code(self) -> str:
+        return self.quoted
+
+
+@dataclass(frozen=True, slots=True)
+class Number(Node):
+    """A number literal as written: `0`, `-1`, `1.5`, `0x1F`."""
+
+    text: str
+
+    @classmethod
+    def of(cls, value: int) -> Number:
+        return cls(str(value))
+
+    @property
+    def code(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Bool(Node):
+    value: bool
+
+    @property
+    def code(self) -> str:
+        return "true" if self.value else "false"
+
+
+@dataclass(frozen=True, slots=True)
+class Nil(Node):
+    @property
+    def code(self) -> str:
+        return "nil"
+
+
+@dataclass(frozen=True, slots=True)
+class Chain(Node):
+    """A field of a parenthesised pipeline's value: `(index $m 0).Role`."""
+
+    node: Pipe
+    fields: tuple[str, ...]
+
+    def children(self) -> Iterator[Node]:
+        yield self.node
+
+    @property
+    def code(self) -> str:
+        return f"({self.node.code})" + "".join("." + name for name in self.fields)
+
+
+#: what a command's argument is: an operand, or a pipeline in parentheses
+Operand = Union[Variable, Field, Dot, Identifier, String, Number, Bool, Nil, Chain, "Pipe"]
+
+
+@dataclass(frozen=True, slots=True)
+class Command(Node):
+    """Operands separated by spaces: `printf "%s" $x`, or one operand alone."""
+
+    args: tuple[Operand, ...]
+
+    def children(self) -> Iterator[Node]:
+        return iter(self.args)
+
+    @property
+    def code(self) -> str:
+        return " ".join(f"({arg.code})" if isinstance(arg, Pipe) else arg.code for arg in self.args)
+
+
+@dataclass(frozen=True, slots=True)
+class Pipe(Node):
+    """Commands joined by `|`, declaring (`$x :=`) or assigning (`$x =`) the variables `decl`."""
+
+    cmds: tuple[Command, ...]
+    decl: tuple[str, ...] = ()
+    is_assign: bool = False
+
+    def children(self) -> Iterator[Node]:
+        return iter(self.cmds)
+
+    def declaring(self, *names: str) -> Pipe:
+        """This pipeline declaring `names` (`$x := ...`)."""
+        return Pipe(self.cmds, names)
+
+    def assigning(self, *names: str) -> Pipe:
+        """This pipeline assigning `names` (`$x = ...`)."""
+        return Pipe(self.cmds, names, is_assign=True)
+
+    @property
+    def code(self) -> str:
+        body = " | ".join(command.code for command in self.cmds)
+        if not self.decl:
+            return body
+        return f"{', '.join(self.decl)} {'=' if self.is_assign else ':='} {body}"
+
+
+def call(function: str, *args: Operand) -> Pipe:
+    """`function arg...` as a pipeline of one command (written in parentheses as an operand)."""
+    return Pipe((Command((Identifier(function), *args)),))
+
+
+def operand_pipe(operand: Operand) -> Pipe:
+    """The pipeline of one operand (`$x`), a pipeline as it is."""
+    return operand if isinstance(operand, Pipe) else Pipe((Command((operand,)),))
+
+
+# ---------------------------------------------------------------- actions
+
+
+@dataclass(frozen=True, slots=True)
+class Trim:
+    """The trim markers of an action's delimiters: `{{- ` (left) and ` -}}` (right)."""
+
+    left: bool = False
+    right: bool = False
+
+
+NO_TRIM = Trim()
+
+
+class ActionNode(Node):
+    """One `{{ ... }}`."""
+
+    __slots__ = ()
+    trim: Trim
+
+    #: the word that opens a block (`if`, `range`, `with`, `define`), `else`, `end`, or ""
+    keyword = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Action(ActionNode):
+    """A pipeline printed, or declaring or assigning variables: `{{ $x := len $y }}`."""
+
+    pipe: Pipe
+    trim: Trim = NO_TRIM
+
+    def children(self) -> Iterator[Node]:
+        yield self.pipe
+
+    @property
+    def code(self) -> str:
+        return self.pipe.code
+
+    @property
+    def prints(self) -> bool:
+        return not self.pipe.decl
+
+
+@dataclass(frozen=True, slots=True)
+class Template(ActionNode):
+    """`{{ template "name" pipe }}`: a define called."""
+
+    name: str
+    pipe: Pipe | None = None
+    trim: Trim = NO_TRIM
+
+    def children(self) -> Iterator[Node]:
+        if self.pipe is not None:
+            yield self.pipe
+
+    @property
+    def code(self) -> str:
+        head = f"template {go_string(self.name)}"
+        return head if self.pipe is None else f"{head} {self.pipe.code}"
+
+
+@dataclass(frozen=True, slots=True)
+class Open(ActionNode):
+    """`{{ if pipe }}`, `{{ range pipe }}` or `{{ with pipe }}`: a block's opening."""
+
+    word: str
+    pipe: Pipe
+    trim: Trim = NO_TRIM
+
+    @property
+    def keyword(self) -> str:  # type: ignore[override]
+        return self.word
+
+    def children(self) -> Iterator[Node]:
+        yield self.pipe
+
+    @property
+    def code(self) -> str:
+        return f"{self.word} {self.pipe.code}"
+
+
+@dataclass(frozen=True, slots=True)
+class Define(ActionNode):
+    """`{{ define "name" }}`: a define's opening."""
+
+    name: str
+    trim: Trim = NO_TRIM
+    keyword = "define"
+
+    @property
+    def code(self) -> str:
+        return f"define {go_string(self.name)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Else(ActionNode):
+    """`{{ else }}`, or `{{ else if pipe }}` (`word` "if") / `{{ else with pipe }}`."""
+
+    word: str = ""
+    pipe: Pipe | None = None
+    trim: Trim = NO_TRIM
+    keyword = "else"
+
+    def children(self) -> Iterator[Node]:
+        if self.pipe is not None:
+            yield self.pipe
+
+    @property
+    def code(self) -> str:
+        return "else" if self.pipe is None else f"else {self.word} {self.pipe.code}"
+
+
+@dataclass(frozen=True, slots=True)
+class End(ActionNode):
+    trim: Trim = NO_TRIM
+    keyword = "end"
+
+    @property
+    def code(self) -> str:
+        return "end"
+
+
+@dataclass(frozen=True, slots=True)
+class Break(ActionNode):
+    trim: Trim = NO_TRIM
+
+    @property
+    def code(self) -> str:
+        return "break"
+
+
+@dataclass(frozen=True, slots=True)
+class Continue(ActionNode):
+    trim: Trim = NO_TRIM
+
+    @property
+    def code(self) -> str:
+        return "continue"
+
+
+@dataclass(frozen=True, slots=True)
+class Comment(ActionNode):
+    """`{{/* text */}}` (`{{ /* text */ }}` where `spaced`: a marker that never reaches Go):
+    printed as written, compact or not."""
+
+    text: str
+    trim: Trim = NO_TRIM
+    spaced: bool = False
+
+    @property
+    def code(self) -> str:
+        return f"/*{self.text}*/"
+
+
+def render(action: ActionNode, compact: bool = False) -> str:
+    """The action's text: `{{ code }}`, or `{{code}}` compact; trim markers and comments are
+    written as they are either way (`{{-3}}` is the number -3 to Go, not a trim marker)."""
+    code = action.code
+    trim = action.trim
+    if isinstance(action, Comment):
+        compact = not action.spaced
+    if compact:
+        return ("{{- " if trim.left else "{{") + code + (" -}}" if trim.right else "}}")
+    return ("{{- " if trim.left else "{{ ") + code + (" -}}" if trim.right else " }}")
+
+
+@dataclass(frozen=True, slots=True)
+class Text(Node):
+    """Literal template text."""
+
+    text: str
+
+    @property
+    def code(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Block(Node):
+    """A block to its `end`: an `if`, `range`, `with` (`Open`) or `define` (`Define`), its body,
+    its `else` branches each with its body."""
+
+    open: Open | Define
+    body: tuple[Item, ...] = ()
+    branches: tuple[tuple[Else, tuple[Item, ...]], ...] = ()
+    end: End = End()
+
+    def children(self) -> Iterator[Node]:
+        yield self.open
+        yield from self.body
+        for head, body in self.branches:
+            yield head
+            yield from body
+        yield self.end
+
+    @property
+    def code(self) -> str:
+        return render_list((self,))
+
+
+#: what a list holds: text, an action, a block
+Item = Union[Text, Action, Template, Break, Continue, Comment, Block]
+
+
+def render_list(items: tuple[Item, ...], compact: bool = False) -> str:
+    """The text of a list of items (a template, a block's body)."""
+    out: list[str] = []
+    for item in items:
+        if isinstance(item, Text):
+            out.append(item.text)
+        elif isinstance(item, Block):
+            out.append(render(item.open, compact))
+            out.append(render_list(item.body, compact))
+            for head, body in item.branches:
+                out.append(render(head, compact))
+                out.append(render_list(body, compact))
+            out.append(render(item.end, compact))
+        else:
+            out.append(render(item, compact))
+    return "".join(out)
+
+
+# ---------------------------------------------------------------- rewriting and questions
+
+N = TypeVar("N", bound=Node)
+
+#: a temporary variable of the translator: `$_` and its number
+TEMPORARY_PREFIX = "$_"
+
+
+def is_temporary(name: str) -> bool:
+    """Is the variable `name` (`$_12`) one of the translator's temporaries?"""
+    return name.startswith(TEMPORARY_PREFIX) and name[2:].isdigit()
+
+
+def is_simple_variable(node: Node) -> bool:
+    """Is `node` (an action or a pipeline) one variable or a field chain of one (`$x.Role`)?
+    Reading it again gives the same value and calls nothing."""
+    pipe = node.pipe if isinstance(node, Action) else node
+    return (
+        isinstance(pipe, Pipe)
+        and not pipe.decl
+        and len(pipe.cmds) == 1
+        and len(pipe.cmds[0].args) == 1
+        and isinstance(pipe.cmds[0].args[0], Variable)
+    )
+
+
+def transform(node: N, change: Callable[[Node], Node | None]) -> N:
+    """`node` with each node inside it that `change` gives a new node for replaced by it
+    (outermost first: a replaced node's own nodes are not visited); the same node where
+    nothing changed."""
+    new = change(node)
+    if new is not None:
+        return new  # type: ignore[return-value]
+    changes = {}
+    for spec in fields(node):  # type: ignore[arg-type]
+        old = getattr(node, spec.name)
+        kept = _transformed(old, change)
+        if kept is not old:
+            changes[spec.name] = kept
+    return replace(node, **changes) if changes else node  # type: ignore[type-var]
+
+
+def _transformed(value: object, change: Callable[[Node], Node | None]) -> object:
+    if isinstance(value, Node):
+        return transform(value, change)
+    if isinstance(value, tuple) and value and isinstance(value[0], (Node, tuple)):
+        items = tuple(_transformed(item, change) for item in value)
+        return value if all(a is b for a, b in zip(items, value)) else items
+    return value
+
+
+def rename_variables(node: N, rename: Callable[[str], str]) -> N:
+    """`node` with every variable it reads, declares or assigns renamed by `rename`, called in
+    the order they are written."""
+
+    def change(inner: Node) -> Node | None:
+        if isinstance(inner, Variable):
+            return Variable(rename(inner.name), inner.fields)
+        if isinstance(inner, Pipe) and inner.decl:
+            decl = tuple(rename(name) for name in inner.decl)
+            return replace(inner, decl=decl, cmds=tuple(rename_variables(c, rename) for c in inner.cmds))
+        return None
+
+    return transform(node, change)

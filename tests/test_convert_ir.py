@@ -1,0 +1,147 @@
+"""Go template code as data (convert/go/ir.py): the nodes know what they read, declare, assign
+and call, render the one text Go parses, and the converter's every action reads back into
+nodes that render it byte for byte."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from shared_data import SHARED, missing
+
+from ollama_fc.convert import convert
+from ollama_fc.convert.go import ir, irread
+from ollama_fc.convert.go.tree import action_spans
+from ollama_fc.errors import ConversionError
+
+CORPUS = sorted((SHARED / "corpus" / "templates").glob("*.jinja"))
+
+ROLE = ir.Variable("$m", ("Role",))
+DECLARE = ir.Action(ir.Pipe((ir.Command((ir.Identifier("len"), ir.Variable("$s"))),), ("$n",)))
+CONDITION = ir.Open(
+    "if",
+    ir.call("and", ir.call("eq", ROLE, ir.String.of("user")), ir.call("not", ir.Variable("$seen"))),
+)
+
+
+def test_nodes_render_the_go_they_stand_for() -> None:
+    assert CONDITION.code == 'if and (eq $m.Role "user") (not $seen)'
+    assert ir.render(CONDITION) == '{{ if and (eq $m.Role "user") (not $seen) }}'
+    assert ir.render(CONDITION, compact=True) == '{{if and (eq $m.Role "user") (not $seen)}}'
+    assert ir.render(DECLARE) == "{{ $n := len $s }}"
+    assign = ir.Action(ir.Pipe((ir.Command((ir.Bool(True),)),), ("$a", "$b"), is_assign=True))
+    assert assign.code == "$a, $b = true"
+    chain = ir.Chain(ir.call("index", ir.Field(("Messages",)), ir.Number.of(0)), ("Content",))
+    assert ir.Action(ir.operand_pipe(chain)).code == "(index .Messages 0).Content"
+    assert ir.Template("ofc_json", ir.operand_pipe(ir.Dot())).code == 'template "ofc_json" .'
+    assert ir.Else("if", ir.operand_pipe(ir.Nil())).code == "else if nil"
+    trimmed = ir.Action(ir.operand_pipe(ir.Variable("$q")), ir.Trim(left=True))
+    assert (ir.render(trimmed), ir.render(trimmed, compact=True)) == ("{{- $q }}", "{{- $q}}")
+    assert ir.render(ir.Comment("x")) == ir.render(ir.Comment("x"), compact=True) == "{{/*x*/}}"
+
+
+def test_a_string_literal_is_the_string_it_quotes() -> None:
+    literal = ir.String.of('a "b"\n\x01\\')
+    assert literal.quoted == '"a \\"b\\"\\n\\x01\\\\"'
+    assert literal.value == 'a "b"\n\x01\\'
+    assert ir.String("`raw\\n`").value == "raw\\n"
+
+
+def test_nodes_know_what_they_read_declare_assign_and_call() -> None:
+    assert CONDITION.reads() == {"$m", "$seen"}
+    assert CONDITION.functions() == {"and", "eq", "not"}
+    assert [literal.value for literal in CONDITION.strings()] == ["user"]
+    assert DECLARE.declares() == ("$n",) and DECLARE.reads() == {"$s"} and DECLARE.assigns() == ()
+    loop = irread.read_code("range $i, $x := .Messages")
+    assert loop.declares() == ("$i", "$x") and loop.reads() == frozenset()
+    assert irread.read_code('$s = printf "%s%v" $s $x').assigns() == ("$s",)
+    call = irread.read_code('template "ofc_macro_f" (dict "a" $a)')
+    assert call.calls() == ("ofc_macro_f",) and call.reads() == {"$a"}
+    block = ir.Block(CONDITION, (ir.Text("a"), DECLARE), ((ir.Else(), (call,)),))  # type: ignore[arg-type]
+    assert block.reads() == {"$m", "$seen", "$s", "$a"} and block.calls() == ("ofc_macro_f",)
+    assert block.code == '{{ if and (eq $m.Role "user") (not $seen) }}a{{ $n := len $s }}{{ else }}' + (
+        '{{ template "ofc_macro_f" (dict "a" $a) }}{{ end }}'
+    )
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'if or (ne $_95 109) (eq (printf "%.1s" (slice $ofc_final.Content $_94)) "\\x85" "\\u3000")',
+        '$_3726 = len (printf "%*s." $_3726 "")',
+        "range $_70 := len $_63",
+        'else if eq (printf "%.2T" $_99) "[]"',
+        "$x := .Messages | len",
+        "(index $m.ToolCalls 0).Function.Name",
+        "$_1 := -1",
+        'define "ofc_repr_str"',
+        '$x := `a "raw" string`',
+    ],
+)
+def test_code_reads_back_into_the_nodes_that_write_it(code: str) -> None:
+    assert irread.read_code(code).code == code
+
+
+@pytest.mark.parametrize("code", ["if  $x", "$x :=", "printf (", "end $x", "template $x", "$x.1"])
+def test_code_not_in_the_written_forms_is_not_read(code: str) -> None:
+    with pytest.raises(irread.Unread):
+        irread.read_code(code)
+
+
+def test_trim_markers_and_comments_read_back() -> None:
+    for raw in ("{{- if $x }}", "{{- $q }}", "{{ $a -}}", "{{ /*ofc-plan used 1*/ }}"):
+        assert ir.render(irread.read_action(raw)) == raw
+    for raw in ("{{-3}}", "{{/**/}}", "{{- $q}}"):
+        assert ir.render(irread.read_action(raw), compact=True) == raw
+    assert irread.read_action("{{-3}}") == ir.Action(ir.operand_pipe(ir.Number("-3")))
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+def test_every_action_of_a_conversion_reads_back_into_nodes(path: Path) -> None:
+    if not CORPUS:
+        missing("reference data shared/corpus not found next to the repository")
+    try:
+        template = convert(path).template
+    except ConversionError:
+        return
+    for start, end in action_spans(template):
+        raw = template[start:end]
+        assert ir.render(irread.read_action(raw), compact=True) == raw
+
+
+def test_rendered_nodes_parse_and_run_in_ollamas_template_package(engine: Any) -> None:
+    """Each kind of node, rendered spaced and compact, is a template Ollama parses and runs."""
+    first = ir.Variable("$first")
+    items: tuple[ir.Item, ...] = (
+        ir.Action(ir.Pipe((ir.Command((ir.Bool(True),)),), ("$first",))),
+        ir.Block(
+            ir.Open("range", ir.Pipe((ir.Command((ir.Field(("Messages",)),)),), ("$i", "$m"))),
+            (
+                ir.Block(ir.Open("if", ir.call("not", first)), (ir.Text(","),)),
+                ir.Action(ir.Pipe((ir.Command((ir.Bool(False),)),), ("$first",), is_assign=True)),
+                ir.Block(
+                    ir.Open("if", ir.call("eq", ir.Variable("$m", ("Role",)), ir.String.of("user"))),
+                    (
+                        ir.Action(
+                            ir.call("printf", ir.String.of("%s:%d"), ir.Variable("$m", ("Content",)), ir.Variable("$i"))
+                        ),
+                    ),
+                    ((ir.Else("if", ir.operand_pipe(ir.Nil())), (ir.Break(),)), (ir.Else(), (ir.Continue(),))),
+                ),
+            ),
+        ),
+        ir.Comment(" done "),
+        ir.Block(
+            ir.Open(
+                "with", ir.operand_pipe(ir.Chain(ir.call("index", ir.Field(("Messages",)), ir.Number.of(0)), ("Role",)))
+            ),
+            (ir.Text("|"), ir.Action(ir.operand_pipe(ir.Dot()))),
+        ),
+        ir.Template("tail", ir.operand_pipe(ir.String.of("!"))),
+        ir.Block(ir.Define("tail"), (ir.Action(ir.operand_pipe(ir.Dot())),)),
+    )
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]
+    for compact in (False, True):
+        rendered = engine.render(ir.render_list(items, compact), messages)
+        assert (rendered.error, rendered.prompt) == (None, "hi:0,|user!")
