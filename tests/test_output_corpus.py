@@ -174,12 +174,14 @@ SAMPLES = load_samples()
 # record's own format, as a model's known format selects it). Each is an output shape the
 # recovery policy of issue 9 covers: bare or fenced JSON in a Hermes model, foreign wrappers,
 # special-token framings, key aliases and envelopes, JSON5, calls without their list brackets,
-# prose after a bare call, control tokens left in content. The xfail is strict: a record
+# prose after a bare call, control tokens left in content; a Qwen3-Coder XML call whose function
+# and parameter names are not ASCII (`<function=获取天气>`). The xfail is strict: a record
 # recovered while still listed fails, so the list only ever shrinks.
 KNOWN_MISSES: frozenset[str] = frozenset(
     {
         "hermes-c-coder-tools-unclosed-singular",
         "hermes-c-tag-in-string",
+        "hermes-ollama-qwen3coder-unicode",
         "json-c-prose-then-fenced",
         "llama3-c-prose-after",
         "llama3-vllm-prose-around",
