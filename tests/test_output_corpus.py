@@ -49,6 +49,7 @@ FIELD_FORMATS: dict[str, str] = {
     "deepseek_dsml": "DeepSeek V3.2: <｜DSML｜function_calls> with <｜DSML｜invoke name=…> parameters",
     "glm45": "GLM-4.5 to 4.7: <tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>",
     "kimi_k2": "Kimi K2: <|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{...}",
+    "minimax_m1": "MiniMax M1: <tool_calls> then one {name, arguments} JSON object a line </tool_calls>",
     "minimax_m2": "MiniMax M2: <minimax:tool_call><invoke name=…><parameter name=…>…",
     "qwen3_coder": "Qwen3-Coder / Qwen3.5: <tool_call><function=NAME><parameter=k>v</parameter>…",
     "granite": "Granite 3: <|tool_call|>[{...}]; Granite 20B FC: <function_call> {...}",
