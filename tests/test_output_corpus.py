@@ -31,8 +31,8 @@ from ollama_fc.parsers.streaming import recover_text, result_from_pieces
 
 CORPUS = Path(__file__).resolve().parent / "data" / "model_outputs"
 RECORD_KEYS = {"id", "format", "text", "tools", "expected", "source", "note"}
-MIN_RECORDS = 350
-MIN_REAL = 150
+MIN_RECORDS = 600
+MIN_REAL = 350
 MIN_SOURCES = 40
 
 # Formats the field ships (vLLM's and SGLang's tool parsers, llama.cpp's chat parsers, Ollama's
