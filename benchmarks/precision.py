@@ -37,9 +37,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from table import Row, print_table, write_section  # noqa: E402
-from test_output_corpus import FIELD_FORMATS, SAMPLES, Parsers, Sample, Score, score  # noqa: E402
+from test_output_corpus import FIELD_FORMATS, SAMPLES, Parsers, Sample, Score, own_format_first, score, tally  # noqa: E402
 
-from ollama_fc.parsers import PARSERS, ToolCallParser, parsers_for  # noqa: E402
+from ollama_fc.parsers import PARSERS, ParsedCall, ToolCallParser, parsers_for  # noqa: E402
+from ollama_fc.parsers.streaming import recover_text  # noqa: E402
 
 
 def format_unknown(sample: Sample) -> Sequence[ToolCallParser]:
@@ -120,16 +121,77 @@ def short(source: str) -> str:
 
 
 def cells(result: Score) -> list[str]:
-    recall = f"{result.recall:.2f} ({result.correct}/{result.expected})" if result.expected else "-"
-    precision = f"{result.precision:.2f}" if result.emitted else "-"
-    return [recall, precision, str(len(result.unsafe))]
+    recall = f"{result.recall:.3f} ({result.correct}/{result.expected})" if result.expected else "-"
+    precision = f"{result.precision:.3f}" if result.emitted else "-"
+    return [recall, precision, f"{len(result.unsafe)} / {result.fabricated}"]
+
+
+# Prose after a call (docs/RECOVERY.md, "Prose after a call"). The recovery reads a call without
+# a marker of its own (bare JSON, a fenced block, a bare `f(x=1)`) only as the last thing in the
+# reply. The other reading takes it when prose follows too; it is measured, not built, by cutting
+# the reply right after a closing bracket or fence with prose after it: the calls the recovery
+# finds in the text up to the cut (where that is more than it finds in the whole reply) and the
+# calls it finds in the rest.
+CLOSERS = frozenset("}])`")
+
+
+def calls_reading_prose_after(sample: Sample, parsers: Parsers = own_format_first) -> list[ParsedCall]:
+    """The calls of `sample` when a markerless call followed by prose counts as a call."""
+    chosen = parsers(sample)
+    tools = sample.tool_dicts()
+    text = sample.text
+    strict = recover_text(text, chosen, tools).tool_calls
+    best: tuple[int, list[ParsedCall]] | None = None
+    for index, char in enumerate(text):
+        end = index + 1
+        if char not in CLOSERS or not text[end:].strip():
+            continue
+        before = recover_text(text[:end], chosen, tools).tool_calls
+        if len(before) > len(strict) and (best is None or len(before) > len(best[1])):
+            best = (end, before)
+    if best is None:
+        return strict
+    end, before = best
+    return before + recover_text(text[end:], chosen, tools).tool_calls
+
+
+def prose_table(samples: Sequence[Sample]) -> str:
+    """Markdown: both readings of prose after a markerless call, on the real records and on the
+    whole corpus (whose constructed negatives hold the documentation examples reports show)."""
+    real = [sample for sample in samples if sample.real]
+    header = [
+        "records",
+        "recovery",
+        "reading",
+        "recall",
+        "precision",
+        "unsafe records / calls not expected",
+        "records that differ",
+    ]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    groups = (("real, formats built in", [s for s in real if s.built_in]), ("all real", real), ("all", list(samples)))
+    for label, group in groups:
+        for recovery, parsers in (("format given", own_format_first), ("format unknown", format_unknown)):
+            strict = score(group, parsers, stream=False)
+            loose_calls = {sample.id: calls_reading_prose_after(sample, parsers) for sample in group}
+            loose = tally(group, lambda sample: loose_calls[sample.id], [])
+            differ = sum(
+                1
+                for sample in group
+                if loose_calls[sample.id] != recover_text(sample.text, parsers(sample), sample.tool_dicts()).tool_calls
+            )
+            for reading, result in (("call only as the last thing", strict), ("call with prose after it", loose)):
+                line = [f"{label} ({len(group)})", recovery, reading, *cells(result)]
+                line.append(str(differ) if reading.endswith("after it") else "")
+                lines.append("| " + " | ".join(line) + " |")
+    return "\n".join(lines)
 
 
 def source_table(samples: Sequence[Sample]) -> str:
     """Markdown: per public source, in corpus and under each held-out reading."""
-    header = ["source", "records (calls / negatives)", "in corpus: recall", "precision", "unsafe"]
+    header = ["source", "records (calls / negatives)", "in corpus: recall", "precision", "unsafe / wrong"]
     for reading in READINGS:
-        header += [f"{reading}: recall", "precision", "unsafe"]
+        header += [f"{reading}: recall", "precision", "unsafe / wrong"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     groups = real_by_source(samples)
     for source, group in groups.items():
@@ -157,7 +219,14 @@ def pooled_table(samples: Sequence[Sample]) -> str:
         "formats built in": [sample for sample in real if sample.built_in],
         "formats not built in yet": [sample for sample in real if not sample.built_in],
     }
-    header = ["records", "recovery", "records (calls / negatives)", "recall", "precision", "unsafe"]
+    header = [
+        "records",
+        "recovery",
+        "records (calls / negatives)",
+        "recall",
+        "precision",
+        "unsafe records / calls not expected",
+    ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for label, group in parts.items():
         if not group:
@@ -191,6 +260,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--details", action="store_true", help="list the records behind each count")
     parser.add_argument("--sources", action="store_true", help="print the per-source held-out table")
+    parser.add_argument("--prose", action="store_true", help="print both readings of prose after a call")
     parser.add_argument("--write-docs", action="store_true", help="write the tables into docs/BENCHMARKS.md")
     args = parser.parse_args()
     print_table(measure())
@@ -210,7 +280,11 @@ def main() -> None:
     if args.sources:
         print()
         print(source_table(SAMPLES))
+    if args.prose:
+        print()
+        print(prose_table(SAMPLES))
     if args.write_docs:
+        write_section("precision-prose", prose_table(SAMPLES))
         write_section("precision-counts", counts_table(SAMPLES))
         write_section("precision-held-out", pooled_table(SAMPLES))
         write_section("precision-sources", source_table(SAMPLES))

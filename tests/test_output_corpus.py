@@ -357,6 +357,11 @@ class Score:
     def recall(self) -> float:
         return self.correct / self.expected if self.expected else 1.0
 
+    @property
+    def fabricated(self) -> int:
+        """Calls a caller gets that the model did not write as expected (emitted, not correct)."""
+        return self.emitted - self.correct
+
 
 Parsers = Callable[[Sample], Sequence[ToolCallParser]]
 """Which parsers read a record: the recovery being scored."""
@@ -378,16 +383,25 @@ def streamed_result(sample: Sample, seed: int = 0, parsers: Parsers = own_format
 def score(samples: list[Sample], parsers: Parsers = own_format_first, *, stream: bool = True) -> Score:
     """Score the recovery `parsers` gives each record (streamed against whole too, unless
     `stream` is False)."""
-    expected = emitted = correct = 0
-    unsafe: list[str] = []
-    wrong: list[str] = []
-    missed: list[str] = []
     differs: list[str] = []
+    wholes: dict[str, list[ParsedCall]] = {}
     for sample in samples:
         whole = recover_text(sample.text, parsers(sample), sample.tool_dicts())
         if stream and (whole.tool_calls, whole.content) != streamed_result(sample, parsers=parsers):
             differs.append(sample.id)
-        got = [canonical_call(call.name, call.arguments) for call in whole.tool_calls]
+        wholes[sample.id] = whole.tool_calls
+    return tally(samples, lambda sample: wholes[sample.id], differs)
+
+
+def tally(samples: list[Sample], calls_of: Callable[[Sample], list[ParsedCall]], differs: list[str]) -> Score:
+    """Score the calls `calls_of` gives each record against the record's expected calls."""
+    expected = emitted = correct = 0
+    unsafe: list[str] = []
+    wrong: list[str] = []
+    missed: list[str] = []
+    for sample in samples:
+        calls = calls_of(sample)
+        got = [canonical_call(call.name, call.arguments) for call in calls]
         want = sample.expected_calls()
         right = sum(1 for a, b in zip(got, want) if a == b) if len(got) == len(want) else 0
         if len(got) != len(want) and got:  # a partial match counts the calls both hold
@@ -401,9 +415,7 @@ def score(samples: list[Sample], parsers: Parsers = own_format_first, *, stream:
         correct += right
         required = required_arguments(sample.tool_dicts())
         names = {tool["name"] for tool in sample.tools}
-        if got and (
-            sample.negative or any(not commits(call, required) or call.name not in names for call in whole.tool_calls)
-        ):
+        if got and (sample.negative or any(not commits(call, required) or call.name not in names for call in calls)):
             unsafe.append(sample.id)
         elif right < len(got):
             wrong.append(sample.id)
@@ -418,9 +430,10 @@ MIN_RECALL = 0.97
 
 def test_precision_first_score_of_the_corpus() -> None:
     """The targets of the recovery policy (docs/RECOVERY.md): no unsafe fabrication on any
-    record (but the parser bugs KNOWN_FALSE_CALLS names) and the stream gives what the whole text gives; on the records of built-in formats,
-    precision at least 0.98 and recall at least 0.97 (the records of FIELD_FORMATS are scored,
-    not held to a recall, by benchmarks/precision.py)."""
+    record (but the parser bugs KNOWN_FALSE_CALLS names) and the stream gives what the whole
+    text gives; on the records of built-in formats, precision at least 0.98 and recall at least
+    0.97 (the records of FIELD_FORMATS are scored, not held to a recall, by
+    benchmarks/precision.py)."""
     result = score(SAMPLES)
     assert sorted(set(result.unsafe) - KNOWN_FALSE_CALLS) == []
     assert result.stream_differs == []
