@@ -65,6 +65,9 @@ FIELD_FORMATS: dict[str, str] = {
     "jamba": "Jamba: <tool_calls>[{...}]</tool_calls>",
     "phi4_mini": "Phi-4-mini: functools[{...}]",
     "lfm2": "LFM2: <|tool_call_start|>[NAME(k=v)]<|tool_call_end|>",
+    "apertus": "Apertus: <|tools_prefix|>[{NAME: {...}}]<|tools_suffix|>",
+    "nemotron": "Nemotron Nano v2: <TOOLCALL>[{name, arguments}]</TOOLCALL>",
+    "apriel": "Apriel: [BEGIN FINAL RESPONSE] then <tool_calls>[{name, arguments}]</tool_calls>",
 }
 
 Call = tuple[str, str]
