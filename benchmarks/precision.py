@@ -211,6 +211,50 @@ def source_table(samples: Sequence[Sample]) -> str:
     return "\n".join(lines)
 
 
+def real_model_prose(paths: Sequence[Path]) -> str:
+    """Markdown: both readings of prose after a call on the replies a real-model run saved
+    (`benchmarks/real_model.py --details FILE`), per tier and arm. A reply of an ollama-fc arm
+    with no call kept the whole text as content; the second reading reads that content again."""
+    from real_model import PROMPTS, from_details
+    from real_model_scoring import Call, Reply, load_prompt_set
+    from real_model_scoring import score as score_reply
+
+    prompt_set = load_prompt_set(PROMPTS)
+    header = [
+        "tier",
+        "arm",
+        "prompts",
+        "exact: last thing",
+        "exact: prose after",
+        "none answered with a call: last thing",
+    ]
+    header.append("none answered with a call: prose after")
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    rows: dict[tuple[str, str], list[int]] = {}
+    for path in paths:
+        results, _, _ = from_details(path, prompt_set)
+        for result in results:
+            if result.arm == "plain":
+                continue  # Ollama's own parsing: the text it consumed is not in the reply
+            reply = result.reply
+            if not reply.calls and not reply.error:
+                functions = [tool["function"] for tool in prompt_set.tool_dicts(result.prompt)]
+                sample = Sample(result.prompt.id, "json", reply.content, functions, [], reply.content, "real model", "")
+                found = calls_reading_prose_after(sample, format_unknown)
+                reply = Reply([Call(call.name, call.arguments) for call in found], reply.content, "", reply.seconds)
+            loose = score_reply(result.prompt, reply)
+            none = result.prompt.category == "none"
+            row = rows.setdefault((result.tier, result.arm), [0, 0, 0, 0, 0])
+            row[0] += 1
+            row[1] += result.score.exact
+            row[2] += loose.exact
+            row[3] += none and not result.score.no_call
+            row[4] += none and not loose.no_call
+    for (tier, arm), row in sorted(rows.items()):
+        lines.append("| " + " | ".join([tier, arm, *(str(value) for value in row)]) + " |")
+    return "\n".join(lines)
+
+
 def pooled_table(samples: Sequence[Sample]) -> str:
     """Markdown: pooled over held-out sources, split by whether the format is built in."""
     real = [sample for sample in samples if sample.real]
@@ -261,6 +305,13 @@ def main() -> None:
     parser.add_argument("--details", action="store_true", help="list the records behind each count")
     parser.add_argument("--sources", action="store_true", help="print the per-source held-out table")
     parser.add_argument("--prose", action="store_true", help="print both readings of prose after a call")
+    parser.add_argument(
+        "--prose-details",
+        nargs="+",
+        type=Path,
+        metavar="FILE",
+        help="also score both readings on the replies of real_model.py --details FILE runs",
+    )
     parser.add_argument("--write-docs", action="store_true", help="write the tables into docs/BENCHMARKS.md")
     args = parser.parse_args()
     print_table(measure())
@@ -283,6 +334,9 @@ def main() -> None:
     if args.prose:
         print()
         print(prose_table(SAMPLES))
+    if args.prose_details:
+        print()
+        print(real_model_prose(args.prose_details))
     if args.write_docs:
         write_section("precision-prose", prose_table(SAMPLES))
         write_section("precision-counts", counts_table(SAMPLES))
