@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,14 +25,48 @@ from typing import Any
 import pytest
 
 from ollama_fc import parse_tool_calls
-from ollama_fc.parsers import FORMATS, ParsedCall, StreamingRecoverer, parsers_for
+from ollama_fc.parsers import FORMATS, ParsedCall, StreamingRecoverer, ToolCallParser, parsers_for
 from ollama_fc.parsers.base import commits, required_arguments
-from ollama_fc.parsers.streaming import result_from_pieces
+from ollama_fc.parsers.streaming import recover_text, result_from_pieces
 
 CORPUS = Path(__file__).resolve().parent / "data" / "model_outputs"
 RECORD_KEYS = {"id", "format", "text", "tools", "expected", "source", "note"}
-MIN_RECORDS = 350
-MIN_REAL = 150
+MIN_RECORDS = 600
+MIN_REAL = 350
+MIN_SOURCES = 40
+
+# Formats the field ships (vLLM's and SGLang's tool parsers, llama.cpp's chat parsers, Ollama's
+# PARSERs) whose parser is not built in here yet. Their records are labelled with the calls the
+# model wrote, like any other; until a parser of that name joins the registry they are read with
+# `format=None` (every built-in shape), their calls are expected misses (reported by
+# benchmarks/precision.py, marked xfail by their format below, never asserted), while their
+# negatives must still never become calls. Once a format of the name is built in, its records
+# are asserted like every other.
+FIELD_FORMATS: dict[str, str] = {
+    "harmony": "gpt-oss: <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}<|call|>",
+    "deepseek_v3": "DeepSeek V3 / R1: <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME then a ```json block",
+    "deepseek_v31": "DeepSeek V3.1: <｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>",
+    "deepseek_dsml": "DeepSeek V3.2: <｜DSML｜function_calls> with <｜DSML｜invoke name=…> parameters",
+    "glm45": "GLM-4.5 to 4.7: <tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>",
+    "kimi_k2": "Kimi K2: <|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{...}",
+    "minimax_m1": "MiniMax M1: <tool_calls> then one {name, arguments} JSON object a line </tool_calls>",
+    "minimax_m2": "MiniMax M2: <minimax:tool_call><invoke name=…><parameter name=…>…",
+    "granite": "Granite 3: <|tool_call|>[{...}]; Granite 20B FC: <function_call> {...}",
+    "command_r": "Command R7B / A: <|START_ACTION|>[{tool_name, parameters}]<|END_ACTION|>",
+    "functionary": "functionary v3: >>>NAME\n{...}; v3.1: <function=NAME>{...}</function>",
+    "seed_oss": "Seed-OSS: <seed:tool_call><function=NAME><parameter=k>v</parameter>…",
+    "xlam": "xLAM: a JSON list of {name, arguments}, bare, fenced or after [TOOL_CALLS]",
+    "step3": "Step-3: <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke …>",
+    "hunyuan": "Hunyuan A13B: <tool_calls>[{...}]</tool_calls>",
+    "internlm": "InternLM2: <|action_start|><|plugin|>{...}<|action_end|>",
+    "ernie": "ERNIE 4.5: <tool_call>{...}</tool_call> after </think>",
+    "longcat": "LongCat: <longcat_tool_call>{...}</longcat_tool_call>",
+    "jamba": "Jamba: <tool_calls>[{...}]</tool_calls>",
+    "lfm2": "LFM2: <|tool_call_start|>[NAME(k=v)]<|tool_call_end|>",
+    "apertus": "Apertus: <|tools_prefix|>[{NAME: {...}}]<|tools_suffix|>",
+    "nemotron": "Nemotron Nano v2: <TOOLCALL>[{name, arguments}]</TOOLCALL>",
+    "apriel": "Apriel: [BEGIN FINAL RESPONSE] then <tool_calls>[{name, arguments}]</tool_calls>",
+}
 
 Call = tuple[str, str]
 """A call as (name, its arguments as canonical JSON), so calls compare by value."""
@@ -57,6 +92,16 @@ class Sample:
     @property
     def real(self) -> bool:
         return self.source != "constructed"
+
+    @property
+    def built_in(self) -> bool:
+        """Whether the record's format has a parser here (else it is one of FIELD_FORMATS)."""
+        return self.format in FORMATS
+
+    @property
+    def format_arg(self) -> str | None:
+        """The format `parse_tool_calls` is given: the record's, or None for a format not built in."""
+        return self.format if self.built_in else None
 
     def tool_dicts(self) -> list[dict[str, Any]]:
         """The offered tools as a chat request sends them (a schema with no properties where the
@@ -131,12 +176,18 @@ SAMPLES = load_samples()
 # record's own format, as a model's known format selects it). Each is an output shape the
 # recovery policy of issue 9 covers: bare or fenced JSON in a Hermes model, foreign wrappers,
 # special-token framings, key aliases and envelopes, JSON5, calls without their list brackets,
-# prose after a bare call, control tokens left in content. The xfail is strict: a record
+# prose after a bare call, control tokens left in content; a Qwen3-Coder XML call whose function
+# and parameter names are not ASCII (`<function=获取天气>`); a pythonic call with an argument named
+# by a Python keyword (`book_flight(from="SFO", ...)`, Olmo 3); a bare Qwen3-Coder `<function=...>`
+# call whose `</tool_call>` closer is left in content (Goose). The xfail is strict: a record
 # recovered while still listed fails, so the list only ever shrinks.
 KNOWN_MISSES: frozenset[str] = frozenset(
     {
         "hermes-c-coder-tools-unclosed-singular",
         "hermes-c-tag-in-string",
+        "hermes-ollama-qwen3coder-unicode",
+        "pythonic-ollama-olmo3-three-args",
+        "hermes-issue-goose-qwen3coder-no-opener",
         "json-c-prose-then-fenced",
         "llama3-c-prose-after",
         "llama3-vllm-prose-around",
@@ -144,11 +195,22 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         "mistral-ollama-tools-test-list",
     }
 )
-# Negatives the parsers turn into calls today: an object whose arguments were cut right after
-# `{` is "repaired" into a call with no arguments. Text cut off inside a value must never be a
-# call; listed (strictly) so the bug stays visible until the parsers are fixed, never to excuse
-# a new one.
-KNOWN_FALSE_CALLS: frozenset[str] = frozenset()
+# Negatives the parsers turn into calls today. A call must never be made from them; listed
+# (strictly) so the bug stays visible until the parsers are fixed, never to excuse a new one:
+# a Seed-OSS thinking block (`<seed:think>`) is not read as thinking, so the call its reasoning
+# quotes is taken; a placeholder argument (`"city": "<city>"`) of a documentation example is taken
+# as a value; a call quoted in inline code is taken when the backtick stands before a marker of a
+# format not built in (`<seed:tool_call>`), where the marker read is the `<function=` inside it;
+# a Mistral `[ARGS]` object cut off inside a nested value (`{"a": {`) is repaired into a call.
+KNOWN_FALSE_CALLS: frozenset[str] = frozenset(
+    {
+        "seed-c-think-only",
+        "hunyuan-c-placeholder-doc",
+        "seed-oss-c-placeholder-doc",
+        "seed-oss-c-inline-code",
+        "mistral-ollama-ministral-cut",
+    }
+)
 
 
 def _ids(samples: list[Sample]) -> list[str]:
@@ -163,8 +225,8 @@ def test_records_are_well_formed() -> None:
         if not {"id", "format", "text", "tools", "expected", "source"} <= keys or not keys <= RECORD_KEYS:
             problems.append(f"{where}: keys {sorted(keys)}")
             continue
-        if record["format"] not in FORMATS:
-            problems.append(f"{where}: format {record['format']!r} is not one of {FORMATS}")
+        if record["format"] not in FORMATS and record["format"] not in FIELD_FORMATS:
+            problems.append(f"{where}: format {record['format']!r} is not one of {FORMATS} nor FIELD_FORMATS")
         if not isinstance(record["text"], str) or not record["text"].strip():
             problems.append(f"{where}: empty text")
         names = [tool.get("name") for tool in record["tools"]]
@@ -198,6 +260,7 @@ def test_ids_are_unique() -> None:
 def test_corpus_size_and_coverage() -> None:
     assert len(SAMPLES) >= MIN_RECORDS
     assert sum(sample.real for sample in SAMPLES) >= MIN_REAL
+    assert len({sample.source for sample in SAMPLES if sample.real}) >= MIN_SOURCES
     for format_name in FORMATS:
         of_format = [sample for sample in SAMPLES if sample.format == format_name]
         assert sum(not sample.negative for sample in of_format) >= 8, format_name
@@ -212,7 +275,7 @@ def test_known_lists_name_records() -> None:
 
 
 def recover(sample: Sample) -> tuple[list[Call], str]:
-    result = parse_tool_calls(sample.text, format=sample.format, tools=sample.tool_dicts())
+    result = parse_tool_calls(sample.text, format=sample.format_arg, tools=sample.tool_dicts())
     return [canonical_call(call.name, call.arguments) for call in result.tool_calls], result.content
 
 
@@ -225,6 +288,10 @@ NEGATIVES = [sample for sample in SAMPLES if sample.negative]
     [
         pytest.param(sample, marks=pytest.mark.xfail(strict=True, reason="KNOWN_MISSES: not recovered yet"))
         if sample.id in KNOWN_MISSES
+        else pytest.param(
+            sample, marks=pytest.mark.xfail(strict=False, reason=f"format {sample.format} is not built in yet")
+        )
+        if not sample.built_in
         else sample
         for sample in POSITIVES
     ],
@@ -266,10 +333,10 @@ def chunked(text: str, rng: random.Random) -> list[str]:
 @pytest.mark.parametrize("sample", SAMPLES, ids=_ids(SAMPLES))
 def test_streamed_equals_whole(sample: Sample) -> None:
     """Fed in random chunks, the recoverer gives what the whole text gives, for every chunking."""
-    whole = parse_tool_calls(sample.text, format=sample.format, tools=sample.tool_dicts())
+    whole = parse_tool_calls(sample.text, format=sample.format_arg, tools=sample.tool_dicts())
     rng = random.Random(sample.id)
     for _ in range(5):
-        recoverer = StreamingRecoverer(parsers_for(sample.format), sample.tool_dicts())
+        recoverer = StreamingRecoverer(parsers_for(sample.format_arg), sample.tool_dicts())
         pieces = [piece for chunk in chunked(sample.text, rng) for piece in recoverer.feed(chunk)]
         pieces += recoverer.finish()
         streamed = result_from_pieces(sample.text, pieces)
@@ -302,26 +369,51 @@ class Score:
     def recall(self) -> float:
         return self.correct / self.expected if self.expected else 1.0
 
+    @property
+    def fabricated(self) -> int:
+        """Calls a caller gets that the model did not write as expected (emitted, not correct)."""
+        return self.emitted - self.correct
 
-def streamed_result(sample: Sample, seed: int = 0) -> tuple[list[ParsedCall], str]:
-    recoverer = StreamingRecoverer(parsers_for(sample.format), sample.tool_dicts())
+
+Parsers = Callable[[Sample], Sequence[ToolCallParser]]
+"""Which parsers read a record: the recovery being scored."""
+
+
+def own_format_first(sample: Sample) -> Sequence[ToolCallParser]:
+    """The recovery a caller who names the model's format gets (every shape, that one first)."""
+    return parsers_for(sample.format_arg)
+
+
+def streamed_result(sample: Sample, seed: int = 0, parsers: Parsers = own_format_first) -> tuple[list[ParsedCall], str]:
+    recoverer = StreamingRecoverer(parsers(sample), sample.tool_dicts())
     rng = random.Random(f"{sample.id}/{seed}")
     pieces = [piece for chunk in chunked(sample.text, rng) for piece in recoverer.feed(chunk)]
     result = result_from_pieces(sample.text, pieces + recoverer.finish())
     return result.tool_calls, result.content
 
 
-def score(samples: list[Sample]) -> Score:
+def score(samples: list[Sample], parsers: Parsers = own_format_first, *, stream: bool = True) -> Score:
+    """Score the recovery `parsers` gives each record (streamed against whole too, unless
+    `stream` is False)."""
+    differs: list[str] = []
+    wholes: dict[str, list[ParsedCall]] = {}
+    for sample in samples:
+        whole = recover_text(sample.text, parsers(sample), sample.tool_dicts())
+        if stream and (whole.tool_calls, whole.content) != streamed_result(sample, parsers=parsers):
+            differs.append(sample.id)
+        wholes[sample.id] = whole.tool_calls
+    return tally(samples, lambda sample: wholes[sample.id], differs)
+
+
+def tally(samples: list[Sample], calls_of: Callable[[Sample], list[ParsedCall]], differs: list[str]) -> Score:
+    """Score the calls `calls_of` gives each record against the record's expected calls."""
     expected = emitted = correct = 0
     unsafe: list[str] = []
     wrong: list[str] = []
     missed: list[str] = []
-    differs: list[str] = []
     for sample in samples:
-        whole = parse_tool_calls(sample.text, format=sample.format, tools=sample.tool_dicts())
-        if (whole.tool_calls, whole.content) != streamed_result(sample):
-            differs.append(sample.id)
-        got = [canonical_call(call.name, call.arguments) for call in whole.tool_calls]
+        calls = calls_of(sample)
+        got = [canonical_call(call.name, call.arguments) for call in calls]
         want = sample.expected_calls()
         right = sum(1 for a, b in zip(got, want) if a == b) if len(got) == len(want) else 0
         if len(got) != len(want) and got:  # a partial match counts the calls both hold
@@ -335,9 +427,7 @@ def score(samples: list[Sample]) -> Score:
         correct += right
         required = required_arguments(sample.tool_dicts())
         names = {tool["name"] for tool in sample.tools}
-        if got and (
-            sample.negative or any(not commits(call, required) or call.name not in names for call in whole.tool_calls)
-        ):
+        if got and (sample.negative or any(not commits(call, required) or call.name not in names for call in calls)):
             unsafe.append(sample.id)
         elif right < len(got):
             wrong.append(sample.id)
@@ -351,10 +441,14 @@ MIN_RECALL = 0.97
 
 
 def test_precision_first_score_of_the_corpus() -> None:
-    """The targets of the recovery policy (docs/RECOVERY.md): no unsafe fabrication, precision
-    at least 0.98, recall at least 0.97, and the stream gives what the whole text gives."""
+    """The targets of the recovery policy (docs/RECOVERY.md): no unsafe fabrication on any
+    record (but the parser bugs KNOWN_FALSE_CALLS names) and the stream gives what the whole
+    text gives; on the records of built-in formats, precision at least 0.98 and recall at least
+    0.97 (the records of FIELD_FORMATS are scored, not held to a recall, by
+    benchmarks/precision.py)."""
     result = score(SAMPLES)
-    assert result.unsafe == []
+    assert sorted(set(result.unsafe) - KNOWN_FALSE_CALLS) == []
     assert result.stream_differs == []
-    assert result.precision >= MIN_PRECISION, result.wrong
-    assert result.recall >= MIN_RECALL, result.missed
+    built_in = score([sample for sample in SAMPLES if sample.built_in], stream=False)
+    assert built_in.precision >= MIN_PRECISION, built_in.wrong
+    assert built_in.recall >= MIN_RECALL, built_in.missed
