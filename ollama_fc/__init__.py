@@ -21,7 +21,7 @@ from .errors import (
 )
 from .functions import function_to_tool
 from .learn import FormatNotLearned, LearnedFormat, learn_format
-from .loop import run_tools
+from .loop import StopReason, ToolRun, run_tools
 from .parsers import ParsedCall, ParseResult, parse_tool_calls
 from .recovery import DroppedOutputWarning
 from .toolchoice import ToolChoiceError
@@ -87,8 +87,10 @@ __all__ = [
     "ParseResult",
     "ParsedCall",
     "SourceError",
+    "StopReason",
     "ToolCallError",
     "ToolChoiceError",
+    "ToolRun",
     "VerifyReport",
     "__version__",
     "chat",

@@ -48,7 +48,7 @@ from .recovery import (
     offer,
     recover_response,
 )
-from .toolchoice import NONE, ChoiceEnforcer, ToolChoice, check_enforceable, forced_request, needs_version
+from .toolchoice import ChoiceEnforcer, ToolChoice, check_enforceable, forced_request, needs_version, none_request
 
 __all__ = [
     "AsyncClient",
@@ -124,7 +124,8 @@ class Client(ollama.Client):
         """`ollama.Client.chat`, plus `tool_format=` (a format name), `validate=` (schema check),
         and `tool_choice=` / `parallel_tool_calls=` as OpenAI's, enforced (see `toolchoice`)."""
         choice = ToolChoice.read(tool_choice, parallel_tool_calls)
-        offered = offer(None if choice.mode == NONE else tools, tool_format)
+        messages, sent_tools = none_request(choice, messages or [], tools)
+        offered = offer(sent_tools, tool_format)
         if choice.forced:
             profile = self.model_profile(model)
             version = self._version() if needs_version(choice, profile) else None
@@ -188,7 +189,8 @@ class AsyncClient(ollama.AsyncClient):
         """`ollama.AsyncClient.chat`, plus `tool_format=`, `validate=`, `tool_choice=` and
         `parallel_tool_calls=` as in Client.chat."""
         choice = ToolChoice.read(tool_choice, parallel_tool_calls)
-        offered = offer(None if choice.mode == NONE else tools, tool_format)
+        messages, sent_tools = none_request(choice, messages or [], tools)
+        offered = offer(sent_tools, tool_format)
         if choice.forced:
             profile = await self.model_profile(model)
             version = await self._version() if needs_version(choice, profile) else None

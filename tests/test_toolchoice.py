@@ -15,13 +15,17 @@ from ollama_fc.recovery import ModelProfile
 from ollama_fc.toolchoice import (
     AUTO,
     NONE,
+    NONE_NOTE,
     REQUIRED,
     ChoiceEnforcer,
     ToolChoice,
     ToolChoiceError,
     call_schema,
+    call_shaped,
     check_enforceable,
     forced_request,
+    holds_tool_result,
+    none_request,
 )
 
 WEATHER = {
@@ -193,3 +197,45 @@ def test_a_tier_that_would_not_enforce_format_refuses_a_forced_choice(
         with pytest.raises(ToolChoiceError, match="cannot be enforced for m on Ollama"):
             check_enforceable(ToolChoice(REQUIRED), profile, version, "m")
     check_enforceable(ToolChoice(AUTO, None, False), profile, version, "m")  # nothing forced
+
+
+ASKED = [{"role": "user", "content": "Weather in Paris?"}]
+CALLED = [
+    *ASKED,
+    {"role": "assistant", "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]},
+    {"role": "tool", "tool_name": "get_weather", "content": "sunny, 21 C"},
+]
+TOOLS = [{"type": "function", "function": {"name": name, "parameters": schema}} for name, schema in SCHEMAS.items()]
+
+
+def test_none_sends_no_tools_and_after_a_result_asks_for_the_answer_last() -> None:
+    messages, tools = none_request(ToolChoice(NONE), CALLED, TOOLS)
+    assert tools is None
+    assert messages == [*CALLED, {"role": "system", "content": NONE_NOTE}]
+    assert holds_tool_result([Message(role="tool", content="21 C")])
+
+
+def test_none_before_any_result_only_withholds_the_tools() -> None:
+    assert none_request(ToolChoice(NONE), ASKED, TOOLS) == (ASKED, None)
+
+
+@pytest.mark.parametrize("choice", [ToolChoice(AUTO), ToolChoice(REQUIRED), ToolChoice(AUTO, None, False)])
+def test_other_choices_send_the_conversation_and_tools_as_they_are(choice: ToolChoice) -> None:
+    assert none_request(choice, CALLED, TOOLS) == (CALLED, TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("text", "shaped"),
+    [
+        ('{"name": "get_weather", "arguments": {"city": "Paris"}}', True),
+        ('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>', True),
+        ('{"name": "get_weather", "arguments": {"city": "Paris"}}\n{"city": "Paris", "temperature_c": 21}', True),
+        ('Calling: {"name": "get_time", "arguments": {"zone": "UTC"}} now.', True),
+        ("It is sunny in Paris, 21 C.", False),
+        ('The tool said {"city": "Paris", "temperature_c": 21}: sunny.', False),
+        ('{"name": "get_news", "arguments": {}}', False),  # not an offered tool
+        ("", False),
+    ],
+)
+def test_a_reply_that_is_a_call_written_as_text_is_told_apart(text: str, shaped: bool) -> None:
+    assert call_shaped(text, TOOLS) is shaped

@@ -15,9 +15,10 @@ import json
 from typing import Any
 
 import anthropic
+import httpx
 import openai
 import pytest
-from test_client_e2e import PLAIN_TOOLS, RECOVERED, SPECIALS, THINKING
+from test_client_e2e import ASKED_FOR_THE_ANSWER, PLAIN_TOOLS, RECOVERED, SPECIALS, THINKING
 from test_serve import TOOL_DICTS
 
 from ollama_fc import AsyncClient, Client
@@ -226,3 +227,85 @@ def test_forcing_a_passthrough_thinking_model(
     with pytest.raises((ToolChoiceError, openai.BadRequestError, anthropic.BadRequestError)) as raised:
         ask(api, ollama_host, proxy, model, [PING], False, "required")
     assert f"cannot be enforced for {model} on Ollama 0.24.0" in str(raised.value)
+
+
+RESULT = "sunny, 21 C"
+ANSWER = "It is sunny in Paris."
+ARGUMENTS = json.dumps({"city": "Paris"})
+
+
+def after_the_result(api: str, host: str, proxy: str, model: str, choice: str) -> tuple[Calls, str]:
+    """The turn after a get_weather call and its result, through `api`: its calls and its text."""
+    question = {"role": "user", "content": "Weather in Paris?"}
+    options: dict[str, Any] = {"tool_choice": choice}
+    if api in ("client", "api-chat"):
+        call = {"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
+        messages = [question, {"role": "assistant", "tool_calls": [call]}, {"role": "tool", "content": RESULT}]
+        messages[-1]["tool_name"] = "get_weather"
+        if api == "client":
+            message = Client(host=host).chat(model, messages, tools=TOOL_DICTS, **options).message
+            return [
+                (c.function.name, dict(c.function.arguments)) for c in message.tool_calls or ()
+            ], message.content or ""
+        raw = {"model": model, "messages": messages, "tools": TOOL_DICTS, "stream": False, **options}
+        answer = httpx.post(f"{proxy}/api/chat", json=raw, timeout=120).raise_for_status().json()["message"]
+        calls = [(c["function"]["name"], c["function"]["arguments"]) for c in answer.get("tool_calls") or ()]
+        return calls, answer.get("content") or ""
+    if api == "chat-completions":
+        client = openai.OpenAI(base_url=f"{proxy}/v1", api_key="ollama", max_retries=0)
+        call = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": ARGUMENTS}}
+        chat = [question, {"role": "assistant", "tool_calls": [call]}]
+        chat.append({"role": "tool", "tool_call_id": "call_1", "content": RESULT})
+        message = client.chat.completions.create(model=model, messages=chat, tools=TOOL_DICTS, **options)
+        reply = message.choices[0].message
+        return [
+            (c.function.name, json.loads(c.function.arguments)) for c in reply.tool_calls or ()
+        ], reply.content or ""
+    if api == "responses":
+        client = openai.OpenAI(base_url=f"{proxy}/v1", api_key="ollama", max_retries=0)
+        items = [
+            question,
+            {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": ARGUMENTS},
+            {"type": "function_call_output", "call_id": "call_1", "output": RESULT},
+        ]
+        functions = [{"type": "function", **tool["function"]} for tool in TOOL_DICTS]
+        response = client.responses.create(model=model, input=items, tools=functions, **options)
+        found = [item for item in response.output if item.type == "function_call"]
+        return [(item.name, json.loads(item.arguments)) for item in found], response.output_text
+    assert api == "messages"
+    client_ = anthropic.Anthropic(base_url=proxy, api_key="ollama", max_retries=0)
+    use = {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}
+    conversation = [
+        question,
+        {"role": "assistant", "content": [use]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": RESULT}]},
+    ]
+    tools = [
+        {
+            "name": t["function"]["name"],
+            "description": t["function"]["description"],
+            "input_schema": t["function"]["parameters"],
+        }
+        for t in TOOL_DICTS
+    ]
+    message = client_.messages.create(
+        model=model, max_tokens=MAX_TOKENS, messages=conversation, tools=tools, tool_choice={"type": choice}
+    )
+    uses = [block for block in message.content if block.type == "tool_use"]
+    return [(block.name, block.input) for block in uses], "".join(b.text for b in message.content if b.type == "text")
+
+
+@pytest.mark.parametrize("api", [*APIS[:1], "api-chat", *APIS[2:]])
+def test_none_after_a_result_asks_for_the_answer(scripted_model: Any, ollama_host: str, proxy: str, api: str) -> None:
+    """A model that writes its call again once the result is in its prompt (as small models do,
+    tools offered or not) answers when the request ends with NONE_NOTE: `none` sends it on
+    every API, and `auto` does not."""
+    model = scripted_model(
+        '[get_weather(city="Paris")]',
+        after=ANSWER,
+        trigger=ASKED_FOR_THE_ANSWER,
+        template=PLAIN_TOOLS,
+        special_tokens=SPECIALS,
+    )
+    assert after_the_result(api, ollama_host, proxy, model, "auto") == ([("get_weather", {"city": "Paris"})], "")
+    assert after_the_result(api, ollama_host, proxy, model, "none") == ([], ANSWER)

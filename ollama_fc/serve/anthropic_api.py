@@ -18,7 +18,7 @@ from typing import Any
 from ollama import ChatResponse, Message
 
 from ..thinking import think_enabled
-from ..toolchoice import NONE
+from ..toolchoice import none_request
 from .choosing import forced_format, read_choice, tool_schemas
 from .exchange import Exchange
 from .translated import NativeChat, Numbered, RequestError, native_tool, random_id, sse, translated_chat, usable_tools
@@ -44,10 +44,11 @@ async def messages(exchange: Exchange, upstream: Upstream) -> None:
     choice = await read_choice(exchange, upstream, PATH, model, schemas, payload.get("tool_choice"))
     if choice is None:
         return
+    chat_messages, sent_tools = none_request(choice, chat_messages, tools or None)
     chat = NativeChat(
         model=model,
         messages=chat_messages,
-        tools=None if choice.mode == NONE else tools or None,
+        tools=list(sent_tools) if sent_tools else None,
         choice=choice,
         stream=payload.get("stream") is True,
         think=await _think_if_able(upstream, model, _think(payload)),

@@ -6,6 +6,10 @@ Ollama's own JSON with `message.content` (and `thinking`, when the engine splits
 and `message.tool_calls` added in Ollama's shape (`id`, `function.index`, `name`,
 `arguments`). Whether the answer streams is Ollama's to say (its `stream` default is true):
 the proxy follows the response's content type.
+
+`tool_choice` and `parallel_tool_calls`, which Ollama's `/api/chat` does not know, are read
+here as the OpenAI routes read them (`ollama_fc.toolchoice`'s rules) and left out of the
+request; a request without them is forwarded untouched.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import httpx
 from ollama import ChatResponse, Message
 from pydantic import ValidationError
 
+from ..toolchoice import none_request
+from .choosing import forced_format, read_choice, tool_schemas
 from .exchange import Exchange
 from .recovering import ResponseRecovery
 from .upstream import Upstream, compact_json, line_batches, read_chat_request, repaired_chat, send_error
@@ -35,6 +41,24 @@ async def chat(exchange: Exchange, upstream: Upstream) -> None:
     except ValueError as error:
         await send_error(exchange, PATH, 400, f"malformed /api/chat request: {error}")
         return
+    choice = None
+    if "tool_choice" in payload or "parallel_tool_calls" in payload:
+        payload = dict(payload)
+        schemas = tool_schemas(payload.get("tools"))
+        model = str(payload.get("model", ""))
+        picked = payload.pop("tool_choice", None), payload.pop("parallel_tool_calls", None)
+        choice = await read_choice(exchange, upstream, PATH, model, schemas, *picked)
+        if choice is None:
+            return
+        messages, tools = none_request(choice, payload.get("messages") or [], payload.get("tools"))
+        payload["messages"], payload["tools"] = messages, tools
+        forced = forced_format(choice, schemas)
+        if forced is not None:
+            if payload.get("format") is not None:
+                await send_error(exchange, PATH, 400, "a forced tool_choice sets the format itself: leave format unset")
+                return
+            payload["format"] = forced
+        body = json.dumps({key: value for key, value in payload.items() if value is not None}).encode()
     await repaired_chat(
         exchange,
         upstream,
@@ -45,6 +69,7 @@ async def chat(exchange: Exchange, upstream: Upstream) -> None:
         "application/x-ndjson",
         _rewritten_lines,
         lambda whole, recovery: _rewritten(whole, recovery, whole_response=True),
+        choice,
     )
 
 

@@ -28,7 +28,7 @@ import httpx
 from ollama import ChatResponse, Message
 from pydantic import ValidationError
 
-from ..toolchoice import NONE
+from ..toolchoice import NONE, none_request
 from .choosing import forced_format, read_choice, tool_schemas
 from .exchange import Exchange
 from .recovering import ResponseRecovery
@@ -56,9 +56,11 @@ async def chat_completions(exchange: Exchange, upstream: Upstream) -> None:
     )
     if choice is None:
         return
-    if choice.mode == NONE and payload.get("tools"):
-        payload["tools"] = None  # withheld: the template renders no tools, Ollama parses no call
-        changed = True
+    if choice.mode == NONE:
+        # the tools withheld (the template renders none) and, after a tool result, NONE_NOTE last
+        sent, tools = none_request(choice, payload.get("messages") or [], payload.get("tools"))
+        changed = changed or payload.get("tools") is not None or len(sent) != len(payload.get("messages") or [])
+        payload["messages"], payload["tools"] = sent, tools
     forced = forced_format(choice, schemas)
     if forced is not None:
         if payload.get("response_format") not in (None, {"type": "text"}):

@@ -21,7 +21,7 @@ from typing import Any
 
 from ollama import ChatResponse, Message
 
-from ..toolchoice import NONE
+from ..toolchoice import none_request
 from .choosing import forced_format, read_choice, tool_schemas
 from .exchange import Exchange
 from .translated import NativeChat, Numbered, RequestError, native_tool, random_id, sse, translated_chat, usable_tools
@@ -54,10 +54,11 @@ async def responses(exchange: Exchange, upstream: Upstream) -> None:
     if forced is not None and text_format is not None:
         await send_error(exchange, PATH, 400, "a forced tool_choice sets the format itself: leave text.format unset")
         return
+    chat_messages, sent_tools = none_request(choice, chat_messages, tools or None)
     chat = NativeChat(
         model=model,
         messages=chat_messages,
-        tools=None if choice.mode == NONE else tools or None,
+        tools=list(sent_tools) if sent_tools else None,
         choice=choice,
         stream=payload.get("stream") is True,
         think=think,
