@@ -216,8 +216,8 @@ def diagnose(name: str, *, host: str | None = None, progress: Progress = _quiet)
     host = resolve_host(host)
     version = check_reachable(host)
     client = ollama.Client(host=host)
-    progress(f"reading {name} from the Ollama at {host} (v{version})")
     model = installed_model(client, name, host)
+    progress(f"checking {name} on the Ollama at {host} (v{version})")
     profile = ModelProfile.from_show(model.show, name)
     own_tools = None
     if model.source is not None:

@@ -58,7 +58,6 @@ def build_installed(
     host = resolve_host(host)
     version = check_reachable(host)
     client = ollama.Client(host=host)
-    progress(f"reading {from_} from Ollama", None, None)
     model = installed_model(client, from_, host)
     if model.source is None:
         raise no_template_error(model)
