@@ -62,7 +62,6 @@ def build_installed(
     if model.source is None:
         raise no_template_error(model)
     weights = _weights(model)
-    progress(f"converting {from_}'s chat template (from {model.found_in})", None, None)
     from .learn import convert_with_format  # the converter and learner: only a build needs them
 
     conversion, learned, reason = convert_with_format(model.source)

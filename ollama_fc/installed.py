@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -250,4 +251,11 @@ def _learn(model: InstalledModel) -> str | None:
     try:
         return learn_format(model.source).format_name()
     except OllamaFcError:  # FormatNotLearned, or a template the renderer refuses
+        return None
+    except Exception as exc:  # learning is a refinement: a chat must not fail for it
+        warnings.warn(
+            f"learning {model.name}'s tool-call format from its chat template failed "
+            f"({type(exc).__name__}: {exc}); trying the format its Ollama template names",
+            stacklevel=2,
+        )
         return None
