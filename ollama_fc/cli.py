@@ -173,7 +173,8 @@ class _ProgressPrinter:
     "--from",
     "from_",
     metavar="BASE",
-    help="Ollama model name or .gguf file (default: the family's suggested base); without FAMILY, a .gguf file.",
+    help="Ollama model name or .gguf file (default: the family's suggested base); without FAMILY, "
+    "a .gguf file or a model your Ollama has, built with its own chat template.",
 )
 @click.option("--name", help="Name of the model to create (default: FAMILY-fc, or the GGUF's file name and -fc).")
 @click.option("--faithful", is_flag=True, help="Skip every curated fix: the pure conversion of the source template.")
@@ -207,9 +208,12 @@ def build_command(
     parses tool calls and thinking. With --ollama-parses, Ollama parses them itself, and drops
     or cuts some outputs it cannot read (docs/USAGE.md, "Who parses the model's text").
     """
-    from .build import build
+    from .build import build, is_gguf_path
     from .markers import read_marker
 
+    if family is None and from_ and not is_gguf_path(from_):
+        _build_installed(from_, name, ollama_parses)  # a model the user's Ollama has
+        return
     printer = _ProgressPrinter()
     try:
         result = build(
@@ -232,6 +236,47 @@ def build_command(
         how = f"fixes: {', '.join(result.fixes) or 'none (faithful)'}"
     parsing = f"PARSER {result.parser}" if result.parser else "Ollama parses tool calls"
     click.echo(f"created {result.name} from {result.base} in {result.seconds:.1f}s ({how}; {parsing})")
+
+
+def _build_installed(from_: str, name: str | None, ollama_parses: bool) -> None:
+    """`build --from NAME`: the model NAME of the user's Ollama, with its own chat template."""
+    from .fromname import build_installed
+
+    printer = _ProgressPrinter()
+    try:
+        result, choice = build_installed(from_, name=name, progress=printer, ollama_parses=ollama_parses)
+    finally:
+        printer.close()
+    for warning in [*result.conversion.warnings, *result.notes]:
+        click.echo(f"warning: {warning}", err=True)
+    click.echo(choice.line())
+    parsing = f"PARSER {result.parser}" if result.parser else "Ollama parses tool calls"
+    click.echo(f"created {result.name} from {result.base} in {result.seconds:.1f}s ({parsing})")
+
+
+@main.command("check")
+@click.argument("model")
+@friendly_errors
+def check_command(model: str) -> None:
+    """Ask the Ollama model MODEL a few tool questions; say whether its tool calls work as they are.
+
+    Each question goes to plain Ollama; per question the reply Ollama gave and what ollama-fc
+    recovers from it are printed, then the tool-call format the template declares and the one
+    the model writes, and the command that fixes the model (or "nothing to fix"). Exit status
+    0 when tool calls work as they are, 1 when they do not.
+    """
+    from .build import is_gguf_path
+    from .diagnose import diagnose, report
+
+    if is_gguf_path(model):
+        raise OllamaFcError(
+            f"{model} is a file, not an Ollama model; check takes a model name (`ollama list`); "
+            f"`ollama-fc build --from {model}` builds a model from a GGUF file"
+        )
+    diagnosis = diagnose(model, progress=lambda line: click.echo(line, err=True))
+    for line in report(diagnosis):
+        click.echo(line)
+    sys.exit(0 if diagnosis.works else 1)
 
 
 @main.command("list")

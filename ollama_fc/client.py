@@ -33,6 +33,7 @@ before the request is sent.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, Literal, cast, overload
 
@@ -71,7 +72,7 @@ class Client(ollama.Client):
     def model_profile(self, model: str) -> ModelProfile:
         """The model's tool-call format, parser and thinking capability (one `show` per model)."""
         if model not in self._profiles:
-            self._profiles[model] = ModelProfile.from_show(self.show(model))
+            self._profiles[model] = ModelProfile.from_show(self.show(model), model)
         return self._profiles[model]
 
     def tool_format(self, model: str) -> str | None:
@@ -166,7 +167,8 @@ class AsyncClient(ollama.AsyncClient):
     async def model_profile(self, model: str) -> ModelProfile:
         """The model's tool-call format, parser and thinking capability (one `show` per model)."""
         if model not in self._profiles:
-            self._profiles[model] = ModelProfile.from_show(await self.show(model))
+            show = await self.show(model)
+            self._profiles[model] = await asyncio.to_thread(ModelProfile.from_show, show, model)
         return self._profiles[model]
 
     async def tool_format(self, model: str) -> str | None:

@@ -95,9 +95,17 @@ class ModelProfile:
     thinks: bool = False
 
     @classmethod
-    def from_show(cls, show: ollama.ShowResponse) -> ModelProfile:
+    def from_show(cls, show: ollama.ShowResponse, model: str | None = None) -> ModelProfile:
+        """The profile `show` gives. With the model's name, a model ollama-fc did not build (no
+        family marker) gets the format learned from its own chat template (`installed.own_format`),
+        before the one its Go template's tool tag names."""
+        tool_format = format_from_template(show.template)
+        if model is not None and show.template is not None and read_marker(show.template) is None:
+            from .installed import own_format  # reads the GGUF and learns: only for such a model
+
+            tool_format = own_format(model, show) or tool_format
         return cls(
-            tool_format=format_from_template(show.template),
+            tool_format=tool_format,
             passthrough=parser_from_show(show) == PASSTHROUGH_PARSER,
             thinks="thinking" in (show.capabilities or ()),
         )

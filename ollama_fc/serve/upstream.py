@@ -252,7 +252,8 @@ class Upstream:
         except (httpx.HTTPError, ValueError) as error:
             log.warning("cannot read the template of %s from Ollama (%s); trying every tool-call format", model, error)
             return ModelProfile(), False
-        return ModelProfile.from_show(show), True
+        # learning a format from the model's own template reads its GGUF: off the event loop
+        return await asyncio.to_thread(ModelProfile.from_show, show, model), True
 
 
 async def repaired_chat(
