@@ -30,6 +30,31 @@ SAMPLES = {
     "json": '```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
     "wrapped": '<tools>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tools>',
     "gemma4": '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>',
+    "harmony": (
+        "<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant<|channel|>commentary"
+        ' to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>'
+    ),
+    "deepseek_v3": (
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n"
+        '```json\n{"city": "Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
+    ),
+    "deepseek_v31": (
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>"
+        '{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
+    ),
+    "deepseek_dsml": (
+        '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n'
+        '<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>'
+    ),
+    "minimax_m2": (
+        '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n'
+        "</invoke>\n</minimax:tool_call>"
+    ),
+    "glm45": "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
+    "kimi_k2": (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
+        '{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>'
+    ),
 }
 
 NOT_CALLS = [
@@ -122,6 +147,21 @@ FRAGMENTS = [
     "[TOOL_CALLS]",
     "[ARGS]",
     "<|python_tag|>",
+    "<|channel|>",
+    " to=functions.get_weather",
+    "<|message|>",
+    "<|call|>",
+    "<｜tool▁calls▁begin｜>",
+    "<｜tool▁call▁begin｜>",
+    "<｜tool▁sep｜>",
+    '<invoke name="',
+    '<parameter name="',
+    "</parameter>",
+    "</invoke>",
+    "<arg_key>",
+    "<arg_value>",
+    "<|tool_call_begin|>",
+    "<|tool_call_argument_begin|>",
     "<think>",
     "</think>",
     "{",

@@ -112,7 +112,16 @@ class ToolCallParser:
 
 
 # Tokens a model prints right after its calls to close them; they are dropped, not content.
-CALL_END_TOKENS = ("<|eom_id|>", "<|eot_id|>", "<|end|>", "</s>", "<|im_end|>", "<|python_end|>", "<end_of_turn>")
+CALL_END_TOKENS = (
+    "<|eom_id|>",
+    "<|eot_id|>",
+    "<|end|>",
+    "</s>",
+    "<|im_end|>",
+    "<|python_end|>",
+    "<end_of_turn>",
+    "<｜end▁of▁sentence｜>",
+)
 
 
 def tool_name(tool: Any) -> str | None:

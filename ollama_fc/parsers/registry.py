@@ -9,14 +9,20 @@ from __future__ import annotations
 
 from ..errors import ToolCallError
 from .base import ParseResult, ToolCallParser, ToolsArg
+from .deepseek import DeepSeekV3Parser, DeepSeekV31Parser
+from .deepseek_dsml import DeepSeekDsmlParser
 from .function_list import FunctionListParser
 from .functools_list import FunctoolsParser
 from .gemma4 import Gemma4Parser
+from .glm45 import Glm45Parser
+from .harmony import HarmonyParser
 from .hermes import HermesParser
 from .json_calls import JsonCallsParser
+from .kimi_k2 import KimiK2Parser
 from .learned import learned_parser
 from .learned_format import LEARNED_PREFIX
 from .llama3_json import Llama3JsonParser
+from .minimax_m2 import MiniMaxM2Parser
 from .minimax_ts import MiniMaxTypeScriptParser
 from .mistral import MistralParser
 from .pythonic import PythonicParser
@@ -36,6 +42,13 @@ PARSERS: dict[str, ToolCallParser] = {
         JsonCallsParser(),
         WrappedParser(),
         Gemma4Parser(),
+        HarmonyParser(),
+        DeepSeekV3Parser(),
+        DeepSeekV31Parser(),
+        DeepSeekDsmlParser(),
+        MiniMaxM2Parser(),
+        Glm45Parser(),
+        KimiK2Parser(),
     )
 }
 """Every format. All are active for every parse; where two share a marker (`[`, `{`) the one

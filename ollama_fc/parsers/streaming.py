@@ -32,6 +32,7 @@ from .base import (
     required_arguments,
 )
 from .lenient import OPENERS
+from .raw_values import parameter_types, settle
 from .regions import FAIL, BracketFinder, FenceFinder, Finder, Span, finder_for
 from .runs import Head, Outcome, Run
 from .scan_memo import ScanMemo
@@ -124,6 +125,7 @@ class StreamingRecoverer:
         self._only_calls = only_calls  # stop at the first text that is not a call (`calls_only`)
         self._names = offered_names(tools)
         self._required = required_arguments(tools)
+        self._types = parameter_types(tools)
         self._parsers = tuple(parsers)
         self._tables = _scanner_tables(self._parsers, None if self._names is None else tuple(sorted(self._names)))
         self._held = ""
@@ -352,7 +354,7 @@ class StreamingRecoverer:
             for parser in parsers:
                 found = parser.read_prefix(region)
                 if found and found[0] and self._offered(found[0]):
-                    return found
+                    return self._settle_values(found[0]), found[1]
         return None
 
     def _read_item(self, head: Head, item: str) -> list[ParsedCall] | None:
@@ -363,8 +365,13 @@ class StreamingRecoverer:
             for parser in head.parsers:
                 found = parser.read_prefix(item)
                 if found and found[0] and not item[found[1] :].strip() and self._offered(found[0]):
-                    return found[0]
+                    return self._settle_values(found[0])
         return None
+
+    def _settle_values(self, calls: list[ParsedCall]) -> list[ParsedCall]:
+        """Values written as bare text, typed by the schema; a wrapper's body (read with
+        `only_calls`, without the schemas) leaves them to the scan that reads the wrapper."""
+        return calls if self._only_calls else settle(calls, self._types)
 
     def _may_hold_call(self, text: str) -> bool:
         """A cheap test before the readers run: a call names an offered tool."""
