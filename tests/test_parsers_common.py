@@ -51,6 +51,19 @@ SAMPLES = {
         "</invoke>\n</minimax:tool_call>"
     ),
     "glm45": "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
+    "seed_oss": "<seed:tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</seed:tool_call>",
+    "command_r": (
+        '<|START_THINKING|>Look it up.<|END_THINKING|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather",'
+        ' "parameters": {"city": "Paris"}}]<|END_ACTION|>'
+    ),
+    "functionary": '>>>get_weather\n{"city": "Paris"}',
+    "internlm": '<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Paris"}}<|action_end|>',
+    "step3": (
+        "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+        '<steptml:invoke name="get_weather"><steptml:parameter name="city">Paris</steptml:parameter></steptml:invoke>'
+        "<｜tool_call_end｜><｜tool_calls_end｜>"
+    ),
+    "longcat": '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</longcat_tool_call>',
     "kimi_k2": (
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
         '{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>'
@@ -162,6 +175,19 @@ FRAGMENTS = [
     "<arg_value>",
     "<|tool_call_begin|>",
     "<|tool_call_argument_begin|>",
+    "<seed:tool_call>",
+    "<function=",
+    "<parameter=",
+    "<|START_ACTION|>",
+    ">>>",
+    "<|recipient|>",
+    "<|content|>",
+    "<|action_start|>",
+    "<|plugin|>",
+    "<｜tool_calls_begin｜>",
+    "<｜tool_call_begin｜>",
+    "<｜tool_sep｜>",
+    "<longcat_tool_call>",
     "<think>",
     "</think>",
     "{",

@@ -150,3 +150,52 @@ def read_invoke_block(
     if region.startswith(closer, after):
         end = after + len(closer)
     return calls, end
+
+
+FUNCTION_OPEN = re.compile(r"\s*<function=([A-Za-z_][\w\-.]*)>")
+PARAMETER_OPEN = re.compile(r"\s*<parameter=([^<>\s]+)>")
+FUNCTION_CLOSE = "</function>"
+PARAMETER_CLOSE = "</parameter>"
+
+
+def read_function_tags(text: str, index: int) -> tuple[list[ParsedCall], int] | None:
+    """`<function=NAME><parameter=KEY>VALUE</parameter></function>` elements from `index` on
+    (Qwen3-Coder's layout, which Seed-OSS wraps in its own tag), and where the last one ends;
+    None when there is none or one is not closed. A parameter's closer left out before
+    `</function>` is reported drift, and read."""
+    calls: list[ParsedCall] = []
+    end = index
+    while True:
+        head = FUNCTION_OPEN.match(text, index)
+        if head is None:
+            break
+        close = text.find(FUNCTION_CLOSE, head.end())
+        if close < 0:
+            return None
+        arguments: dict[str, Any] = {}
+        index = head.end()
+        while True:
+            parameter = PARAMETER_OPEN.match(text, index, close)
+            if parameter is None:
+                break
+            value_end = text.find(PARAMETER_CLOSE, parameter.end(), close)
+            stop = close if value_end < 0 else value_end
+            arguments[parameter.group(1)] = tag_value(text[parameter.end() : stop])
+            index = close if value_end < 0 else value_end + len(PARAMETER_CLOSE)
+        if text[index:close].strip():
+            return None
+        calls.append(ParsedCall(head.group(1), arguments))
+        index = end = close + len(FUNCTION_CLOSE)
+    return (calls, end) if calls else None
+
+
+def through_closer(region: str, end: int, closer: str) -> int | None:
+    """Where a block's calls end once its `closer` is taken in: past the closer when only
+    whitespace comes before it, `end` when the region has no closer (the reply ended first),
+    None when the block is closed with other text after its calls (then it is not a call)."""
+    after = end
+    while after < len(region) and region[after].isspace():
+        after += 1
+    if region.startswith(closer, after):
+        return after + len(closer)
+    return None if region.endswith(closer) else end
