@@ -64,6 +64,11 @@ SAMPLES = {
         "<｜tool_call_end｜><｜tool_calls_end｜>"
     ),
     "longcat": '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</longcat_tool_call>',
+    "hunyuan": (
+        "<tool_calls:opensource>\n<tool_call:opensource>get_weather<tool_sep:opensource>\n<arg_key:opensource>city"
+        "</arg_key:opensource>\n<arg_value:opensource>Paris</arg_value:opensource>\n</tool_call:opensource>\n"
+        "</tool_calls:opensource>"
+    ),
     "kimi_k2": (
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
         '{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>'
@@ -188,6 +193,9 @@ FRAGMENTS = [
     "<｜tool_call_begin｜>",
     "<｜tool_sep｜>",
     "<longcat_tool_call>",
+    "<tool_call:opensource>",
+    "<tool_sep:opensource>",
+    "<tool_sep>",
     "<think>",
     "</think>",
     "{",
@@ -269,3 +277,33 @@ def test_cli_parse_tools_file_filters_names(tmp_path: Path) -> None:
     tools_file.write_text(json.dumps([{"type": "function", "function": {"name": "other"}}]))
     out = _cli(["--tools", str(tools_file)], SAMPLES["hermes"])
     assert json.loads(out.stdout) == {"tool_calls": [], "content": SAMPLES["hermes"]}
+
+
+def test_the_marker_pattern_finds_what_an_alternation_of_the_markers_finds() -> None:
+    import random
+    import re
+
+    from ollama_fc.parsers import PARSERS
+    from ollama_fc.parsers.streaming import _trie_pattern
+
+    texts = {
+        marker.text.replace("{name}", name)
+        for parser in PARSERS.values()
+        for marker in parser.markers
+        for name in ("get_weather", "g")
+    }
+    ordered = sorted(texts | {"<think>"}, key=len, reverse=True)
+    plain = re.compile("|".join(map(re.escape, ordered)))
+    trie = re.compile(_trie_pattern(ordered))
+    alphabet = "".join(sorted(set("".join(ordered)))) + " x"
+    rnd = random.Random(7)
+    for _ in range(2000):
+        text = "".join(
+            rnd.choice(ordered)
+            if rnd.random() < 0.3
+            else "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 6)))
+            for _ in range(8)
+        )
+        assert [(m.start(), m.group()) for m in trie.finditer(text)] == [
+            (m.start(), m.group()) for m in plain.finditer(text)
+        ]

@@ -96,6 +96,7 @@ class ToolCallParser:
     name: ClassVar[str]
     markers: ClassVar[tuple[Marker, ...]]
     tags: ClassVar[tuple[str, ...]] = ()
+    models: ClassVar[str] = ""  # the models known to write this format (docs/FORMATS.md lists them)
 
     def read_region(self, region: str) -> list[ParsedCall] | None:
         """The calls written in `region` (which starts with one of the markers), or None."""
@@ -121,6 +122,7 @@ CALL_END_TOKENS = (
     "<|python_end|>",
     "<end_of_turn>",
     "<｜end▁of▁sentence｜>",
+    "<｜hy_eos:opensource｜>",
 )
 
 

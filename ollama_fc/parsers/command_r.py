@@ -21,6 +21,7 @@ CLOSE = "<|END_ACTION|>"
 
 class CommandRParser(ToolCallParser):
     name = "command_r"
+    models = "Command R7B, Command A"
     markers = (Marker(OPEN, "tag", closers=((CLOSE, True),)),)
     tags = (OPEN,)
 

@@ -43,6 +43,7 @@ class DeepSeekV3Parser(ToolCallParser):
     """DeepSeek V3 and R1; the V3.1 layout is read too (a model may print either)."""
 
     name = "deepseek_v3"
+    models = "DeepSeek V3, R1 and the R1 distills"
     markers = (
         Marker(CALLS_BEGIN, "tag", closers=((CALLS_END, True),)),
         Marker(CALL_BEGIN, "tag", closers=((CALL_END, True),)),
@@ -73,6 +74,7 @@ class DeepSeekV31Parser(DeepSeekV3Parser):
     """DeepSeek V3.1: the same tokens, the V3 layout read too."""
 
     name = "deepseek_v31"
+    models = "DeepSeek V3.1, V3.1-Terminus"
 
 
 def _read_call(text: str, index: int) -> tuple[ParsedCall, int] | None:

@@ -37,6 +37,7 @@ SPELLINGS = tuple(
 
 class DeepSeekDsmlParser(ToolCallParser):
     name = "deepseek_dsml"
+    models = "DeepSeek V3.2, V4"
     markers = (
         *(Marker(opener, "tag", closers=((closer, True),)) for opener, closer, _ in SPELLINGS),
         *(Marker(_syntax(bar).invoke, "tag", closers=((_syntax(bar).invoke_close, True),)) for bar in BARS),

@@ -31,6 +31,7 @@ TEXT_RECIPIENT = "all"
 
 class FunctionaryParser(ToolCallParser):
     name = "functionary"
+    models = "functionary v2.2, v3.2"
     markers = (
         Marker(">>>{name}", "bracket", must_end=True, per_tool=True),
         Marker(RECIPIENT, "tag", closers=((FROM, False),)),

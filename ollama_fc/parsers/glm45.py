@@ -11,20 +11,16 @@ Sources: GLM-4.5/4.6/4.7 chat templates (zai-org), vLLM's `glm4_moe_tool_parser.
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 from .base import Marker, ParsedCall, ToolCallParser
 from .hermes import CLOSE, OPEN
-from .tagged import tag_value
+from .tagged import PairSyntax, read_pairs_call
 
-NAME = re.compile(r"\s*([A-Za-z_][\w\-.]*)\s*")
-KEY = re.compile(r"\s*<arg_key>\s*([^<>]+?)\s*</arg_key>\s*<arg_value>")
-VALUE_CLOSE = "</arg_value>"
+SYNTAX = PairSyntax("<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>")
 
 
 class Glm45Parser(ToolCallParser):
     name = "glm45"
+    models = "GLM-4.5, GLM-4.6, GLM-4.7, GLM-5"
     markers = (Marker(OPEN, "tag", closers=((CLOSE, True), (OPEN, False))),)
     tags = ("<arg_key>",)
 
@@ -35,21 +31,5 @@ class Glm45Parser(ToolCallParser):
     def read_region(self, region: str) -> list[ParsedCall] | None:
         if not region.endswith(CLOSE):
             return None
-        body = region[len(OPEN) : -len(CLOSE)]
-        name = NAME.match(body)
-        if name is None:
-            return None
-        arguments: dict[str, Any] = {}
-        index = name.end()
-        while index < len(body):
-            key = KEY.match(body, index)
-            if key is None:
-                return None
-            close = body.find(VALUE_CLOSE, key.end())
-            if close < 0:
-                return None
-            arguments[key.group(1)] = tag_value(body[key.end() : close])
-            index = close + len(VALUE_CLOSE)
-            while index < len(body) and body[index].isspace():
-                index += 1
-        return [ParsedCall(name.group(1), arguments)]
+        call = read_pairs_call(region[len(OPEN) : -len(CLOSE)], SYNTAX)
+        return [call] if call else None

@@ -35,6 +35,7 @@ MAX_HEADER = 200
 
 class HarmonyParser(ToolCallParser):
     name = "harmony"
+    models = "gpt-oss 20B / 120B"
     markers = (
         Marker(START, "tag", closers=((CALL, True), *((end, True) for end in ENDS))),
         Marker(CHANNEL, "tag", closers=((CALL, True), *((end, True) for end in ENDS), (START, False))),
@@ -45,7 +46,7 @@ class HarmonyParser(ToolCallParser):
             per_tool=True,
         ),
     )
-    tags = ("to=functions.", "<|constrain|>")
+    tags = ("to=functions.",)
 
     def read_prefix(self, region: str) -> tuple[list[ParsedCall], int] | None:
         message = region.find(MESSAGE, 0, MAX_HEADER)

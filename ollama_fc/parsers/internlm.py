@@ -23,6 +23,7 @@ PLUGIN = re.compile(r"<\|action_start\|>\s*<\|plugin\|>\s*")
 
 class InternLMParser(ToolCallParser):
     name = "internlm"
+    models = "InternLM2, InternLM2.5"
     markers = (Marker(OPEN, "tag", closers=((CLOSE, True),)),)
     tags = (OPEN,)
 

@@ -32,6 +32,7 @@ SECTION_TAIL = re.compile(r"\s*(?:<\|tool_calls_section_end\|>)?")
 
 class KimiK2Parser(ToolCallParser):
     name = "kimi_k2"
+    models = "Kimi K2 Instruct, Kimi K2 Thinking"
     markers = (
         Marker(SECTION_BEGIN, "tag", closers=((SECTION_END, True),)),
         Marker(CALL_BEGIN, "tag", closers=((CALL_END, True),)),

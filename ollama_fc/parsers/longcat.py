@@ -19,6 +19,7 @@ CLOSE = "</longcat_tool_call>"
 
 class LongCatParser(ToolCallParser):
     name = "longcat"
+    models = "LongCat-Flash"
     markers = (Marker(OPEN, "tag", closers=((CLOSE, True), (OPEN, False))),)
     tags = (OPEN,)
 

@@ -21,6 +21,7 @@ SYNTAX = InvokeSyntax('<invoke name="', "</invoke>", '<parameter name="', "</par
 
 class MiniMaxM2Parser(ToolCallParser):
     name = "minimax_m2"
+    models = "MiniMax M2, M2.1"
     markers = (
         Marker(OPEN, "tag", closers=((CLOSE, True),)),
         Marker(SYNTAX.invoke, "tag", closers=((SYNTAX.invoke_close, True),)),

@@ -19,6 +19,7 @@ from .gemma4 import Gemma4Parser
 from .glm45 import Glm45Parser
 from .harmony import HarmonyParser
 from .hermes import HermesParser
+from .hunyuan import HunyuanParser
 from .internlm import InternLMParser
 from .json_calls import JsonCallsParser
 from .kimi_k2 import KimiK2Parser
@@ -61,6 +62,7 @@ PARSERS: dict[str, ToolCallParser] = {
         InternLMParser(),
         Step3Parser(),
         LongCatParser(),
+        HunyuanParser(),
     )
 }
 """Every format. All are active for every parse; where two share a marker (`[`, `{`) the one

@@ -20,6 +20,7 @@ CLOSE = "</seed:tool_call>"
 
 class SeedOssParser(ToolCallParser):
     name = "seed_oss"
+    models = "Seed-OSS 36B"
     markers = (Marker(OPEN, "tag", closers=((CLOSE, True),)),)
     tags = (OPEN,)
 

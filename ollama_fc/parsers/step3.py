@@ -33,6 +33,7 @@ SYNTAX = InvokeSyntax(
 
 class Step3Parser(ToolCallParser):
     name = "step3"
+    models = "Step-3"
     markers = (
         Marker(CALLS_BEGIN, "tag", closers=((CALLS_END, True),)),
         Marker(CALL_BEGIN, "tag", closers=((CALL_END, True),)),

@@ -17,7 +17,7 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 from .base import (
     CALL_END_TOKENS,
@@ -86,12 +86,35 @@ def _scanner_tables(parsers: tuple[ToolCallParser, ...], names: tuple[str, ...] 
         if trigger.marker.must_end and trigger.marker.kind in ("bracket", "fence")
     }
     texts = sorted([*triggers, THINK_OPEN], key=len, reverse=True)
-    pattern = re.compile("|".join(map(re.escape, texts)))
+    pattern = re.compile(_trie_pattern(texts))
     prefixes = frozenset(text[:k] for text in [*texts, THINK_CLOSE] for k in range(1, len(text)))
     head_prefixes = frozenset(text[:k] for text in [*heads, *CALL_END_TOKENS] for k in range(1, len(text)))
     longest = max(len(text) for text in [*texts, THINK_CLOSE])
     names_pattern = re.compile("|".join(map(re.escape, names))) if names else None
     return _Tables(triggers, heads, head_prefixes, frozenset(word_starts), pattern, prefixes, longest, names_pattern)
+
+
+def _trie_pattern(texts: list[str]) -> str:
+    """One regular expression matching any of `texts`, the longest where several start at the
+    same place, written as a trie (`<(?:tool_call>|think>)`): at each place the engine tries
+    only the markers that begin with the character there, not every marker in turn, so the
+    skip over prose costs the same however many formats are active."""
+    trie: dict[str, Any] = {}
+    for text in texts:
+        node = trie
+        for char in text:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def branch(node: dict[str, Any]) -> str:
+        options = [re.escape(char) + branch(child) for char, child in node.items() if char]
+        if "" in node:
+            options.append("")  # the marker that ends here, tried after every longer one
+        if len(options) == 1:
+            return options[0]
+        return "(?:" + "|".join(options) + ")"
+
+    return branch(trie)
 
 
 class _Region:

@@ -199,3 +199,52 @@ def through_closer(region: str, end: int, closer: str) -> int | None:
     if region.startswith(closer, after):
         return after + len(closer)
     return None if region.endswith(closer) else end
+
+
+@dataclass(frozen=True)
+class PairSyntax:
+    """The tags of a format that writes a call as its name, then `<arg_key>` / `<arg_value>`
+    pairs (GLM-4.5; Hunyuan with its own spellings)."""
+
+    key: str  # `<arg_key>`
+    key_close: str  # `</arg_key>`
+    value: str  # `<arg_value>`
+    value_close: str  # `</arg_value>`
+    separator: str = ""  # written between the name and the pairs (`<tool_sep>`), if any
+
+
+_PAIR_NAME = re.compile(r"\s*([A-Za-z_][\w\-.]*)\s*")
+
+
+def read_pairs_call(body: str, syntax: PairSyntax) -> ParsedCall | None:
+    """The call a block's body writes as its name and key/value pairs (whitespace between them),
+    or None when anything else is in it."""
+    name = _PAIR_NAME.match(body)
+    if name is None:
+        return None
+    index = name.end()
+    if syntax.separator and body.startswith(syntax.separator, index):
+        index += len(syntax.separator)
+    arguments: dict[str, Any] = {}
+    while True:
+        while index < len(body) and body[index].isspace():
+            index += 1
+        if index >= len(body):
+            break
+        if not body.startswith(syntax.key, index):
+            return None
+        key_end = body.find(syntax.key_close, index)
+        key = body[index + len(syntax.key) : key_end].strip() if key_end >= 0 else ""
+        if not key or "<" in key or ">" in key:
+            return None
+        index = key_end + len(syntax.key_close)
+        while index < len(body) and body[index].isspace():
+            index += 1
+        if not body.startswith(syntax.value, index):
+            return None
+        close = body.find(syntax.value_close, index)
+        if close < 0:
+            return None
+        arguments[key] = tag_value(body[index + len(syntax.value) : close])
+        index = close + len(syntax.value_close)
+    return ParsedCall(name.group(1), arguments)
