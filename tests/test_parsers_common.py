@@ -30,6 +30,49 @@ SAMPLES = {
     "json": '```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
     "wrapped": '<tools>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tools>',
     "gemma4": '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>',
+    "harmony": (
+        "<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant<|channel|>commentary"
+        ' to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>'
+    ),
+    "deepseek_v3": (
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n"
+        '```json\n{"city": "Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
+    ),
+    "deepseek_v31": (
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>"
+        '{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
+    ),
+    "deepseek_dsml": (
+        '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n'
+        '<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>'
+    ),
+    "minimax_m2": (
+        '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n'
+        "</invoke>\n</minimax:tool_call>"
+    ),
+    "glm45": "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
+    "seed_oss": "<seed:tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</seed:tool_call>",
+    "command_r": (
+        '<|START_THINKING|>Look it up.<|END_THINKING|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather",'
+        ' "parameters": {"city": "Paris"}}]<|END_ACTION|>'
+    ),
+    "functionary": '>>>get_weather\n{"city": "Paris"}',
+    "internlm": '<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Paris"}}<|action_end|>',
+    "step3": (
+        "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+        '<steptml:invoke name="get_weather"><steptml:parameter name="city">Paris</steptml:parameter></steptml:invoke>'
+        "<｜tool_call_end｜><｜tool_calls_end｜>"
+    ),
+    "longcat": '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</longcat_tool_call>',
+    "hunyuan": (
+        "<tool_calls:opensource>\n<tool_call:opensource>get_weather<tool_sep:opensource>\n<arg_key:opensource>city"
+        "</arg_key:opensource>\n<arg_value:opensource>Paris</arg_value:opensource>\n</tool_call:opensource>\n"
+        "</tool_calls:opensource>"
+    ),
+    "kimi_k2": (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
+        '{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>'
+    ),
 }
 
 NOT_CALLS = [
@@ -122,6 +165,37 @@ FRAGMENTS = [
     "[TOOL_CALLS]",
     "[ARGS]",
     "<|python_tag|>",
+    "<|channel|>",
+    " to=functions.get_weather",
+    "<|message|>",
+    "<|call|>",
+    "<｜tool▁calls▁begin｜>",
+    "<｜tool▁call▁begin｜>",
+    "<｜tool▁sep｜>",
+    '<invoke name="',
+    '<parameter name="',
+    "</parameter>",
+    "</invoke>",
+    "<arg_key>",
+    "<arg_value>",
+    "<|tool_call_begin|>",
+    "<|tool_call_argument_begin|>",
+    "<seed:tool_call>",
+    "<function=",
+    "<parameter=",
+    "<|START_ACTION|>",
+    ">>>",
+    "<|recipient|>",
+    "<|content|>",
+    "<|action_start|>",
+    "<|plugin|>",
+    "<｜tool_calls_begin｜>",
+    "<｜tool_call_begin｜>",
+    "<｜tool_sep｜>",
+    "<longcat_tool_call>",
+    "<tool_call:opensource>",
+    "<tool_sep:opensource>",
+    "<tool_sep>",
     "<think>",
     "</think>",
     "{",
@@ -203,3 +277,33 @@ def test_cli_parse_tools_file_filters_names(tmp_path: Path) -> None:
     tools_file.write_text(json.dumps([{"type": "function", "function": {"name": "other"}}]))
     out = _cli(["--tools", str(tools_file)], SAMPLES["hermes"])
     assert json.loads(out.stdout) == {"tool_calls": [], "content": SAMPLES["hermes"]}
+
+
+def test_the_marker_pattern_finds_what_an_alternation_of_the_markers_finds() -> None:
+    import random
+    import re
+
+    from ollama_fc.parsers import PARSERS
+    from ollama_fc.parsers.streaming import _trie_pattern
+
+    texts = {
+        marker.text.replace("{name}", name)
+        for parser in PARSERS.values()
+        for marker in parser.markers
+        for name in ("get_weather", "g")
+    }
+    ordered = sorted(texts | {"<think>"}, key=len, reverse=True)
+    plain = re.compile("|".join(map(re.escape, ordered)))
+    trie = re.compile(_trie_pattern(ordered))
+    alphabet = "".join(sorted(set("".join(ordered)))) + " x"
+    rnd = random.Random(7)
+    for _ in range(2000):
+        text = "".join(
+            rnd.choice(ordered)
+            if rnd.random() < 0.3
+            else "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 6)))
+            for _ in range(8)
+        )
+        assert [(m.start(), m.group()) for m in trie.finditer(text)] == [
+            (m.start(), m.group()) for m in plain.finditer(text)
+        ]

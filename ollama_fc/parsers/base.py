@@ -96,6 +96,7 @@ class ToolCallParser:
     name: ClassVar[str]
     markers: ClassVar[tuple[Marker, ...]]
     tags: ClassVar[tuple[str, ...]] = ()
+    models: ClassVar[str] = ""  # the models known to write this format (docs/FORMATS.md lists them)
 
     def read_region(self, region: str) -> list[ParsedCall] | None:
         """The calls written in `region` (which starts with one of the markers), or None."""
@@ -112,7 +113,17 @@ class ToolCallParser:
 
 
 # Tokens a model prints right after its calls to close them; they are dropped, not content.
-CALL_END_TOKENS = ("<|eom_id|>", "<|eot_id|>", "<|end|>", "</s>", "<|im_end|>", "<|python_end|>", "<end_of_turn>")
+CALL_END_TOKENS = (
+    "<|eom_id|>",
+    "<|eot_id|>",
+    "<|end|>",
+    "</s>",
+    "<|im_end|>",
+    "<|python_end|>",
+    "<end_of_turn>",
+    "<｜end▁of▁sentence｜>",
+    "<｜hy_eos:opensource｜>",
+)
 
 
 def tool_name(tool: Any) -> str | None:

@@ -13,6 +13,7 @@ from .pythonic import read_call_list
 
 class FunctionListParser(ToolCallParser):
     name = "function_list"
+    models = "Typhoon2 (Llama 3.1)"
     markers = (
         Marker("[", "bracket", must_end=True),
         Marker("Function(", "bracket", must_end=True),

@@ -13,6 +13,7 @@ MARKER = "functools["
 
 class FunctoolsParser(ToolCallParser):
     name = "functools"
+    models = "Phi-4-mini, Firefunction v2"
     markers = (Marker(MARKER, "bracket"),)
     tags = (MARKER,)
 

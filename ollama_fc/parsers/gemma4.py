@@ -29,6 +29,7 @@ STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
 
 class Gemma4Parser(ToolCallParser):
     name = "gemma4"
+    models = "Gemma 4"
     markers = (Marker(OPEN, "tag", closers=((CLOSE, True),)),)
     tags = (OPEN,)
 

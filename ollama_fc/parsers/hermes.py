@@ -17,6 +17,7 @@ CLOSE = "</tool_call>"
 
 class HermesParser(ToolCallParser):
     name = "hermes"
+    models = "Qwen2 / 2.5 / 3, QwQ, Hermes 2 Pro / 3, Granite 4, ERNIE 4.5, Cogito, MiMo, the Gemma 3 tools template"
     # A second opening tag also ends an unclosed block (it is not part of the region).
     markers = (Marker(OPEN, "tag", closers=((CLOSE, True), (OPEN, False))),)
     tags = (OPEN,)

@@ -14,6 +14,7 @@ from .wrapped import read_body
 
 class JsonCallsParser(ToolCallParser):
     name = "json"
+    models = "xLAM, Hammer, any model asked for JSON calls"
     markers = (
         Marker("{", "bracket", must_end=True),
         Marker("[", "bracket", must_end=True),

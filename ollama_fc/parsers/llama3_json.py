@@ -14,6 +14,7 @@ END_TOKENS = ("<|eom_id|>", "<|eot_id|>")
 
 class Llama3JsonParser(ToolCallParser):
     name = "llama3_json"
+    models = "Llama 3.1 / 3.2 / 3.3, Nemotron 70B"
     markers = (
         Marker(PYTHON_TAG, "tag", closers=tuple((token, True) for token in END_TOKENS)),
         Marker("{", "bracket", must_end=True),

@@ -21,6 +21,7 @@ SEPARATORS = " \t\r\n;,"
 
 class MiniMaxTypeScriptParser(ToolCallParser):
     name = "minimax_ts"
+    models = "MiniMax-Text-01, MiniMax-VL-01"
     markers = (
         Marker(CALL_TOKEN, "tag", closers=((CALL_CLOSE, True),)),
         Marker("```typescript", "fence"),

@@ -18,6 +18,7 @@ NAMED_CALL = re.compile(r"\s*(?:\[TOOL_CALLS\])?\s*([A-Za-z_][\w\-.]*)\s*(?:\[CA
 
 class MistralParser(ToolCallParser):
     name = "mistral"
+    models = "Mistral 7B v0.3, Mistral Small / Nemo, Ministral, Magistral, Devstral"
     markers = (
         Marker(TOOL_CALLS, "rest"),
         Marker("{name}[ARGS]", "bracket", must_end=True, per_tool=True),

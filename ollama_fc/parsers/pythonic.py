@@ -19,6 +19,7 @@ from .lenient import NotALiteral, literal_from_node, repair
 
 class PythonicParser(ToolCallParser):
     name = "pythonic"
+    models = "Llama 3.2 / 4 (pythonic), ToolACE, LFM2, OLMo 3, Gemma 3 (pythonic)"
     markers = (
         Marker("[", "bracket", must_end=True),
         Marker("{name}(", "bracket", must_end=True, per_tool=True),

@@ -9,17 +9,30 @@ from __future__ import annotations
 
 from ..errors import ToolCallError
 from .base import ParseResult, ToolCallParser, ToolsArg
+from .command_r import CommandRParser
+from .deepseek import DeepSeekV3Parser, DeepSeekV31Parser
+from .deepseek_dsml import DeepSeekDsmlParser
 from .function_list import FunctionListParser
+from .functionary import FunctionaryParser
 from .functools_list import FunctoolsParser
 from .gemma4 import Gemma4Parser
+from .glm45 import Glm45Parser
+from .harmony import HarmonyParser
 from .hermes import HermesParser
+from .hunyuan import HunyuanParser
+from .internlm import InternLMParser
 from .json_calls import JsonCallsParser
+from .kimi_k2 import KimiK2Parser
 from .learned import learned_parser
 from .learned_format import LEARNED_PREFIX
 from .llama3_json import Llama3JsonParser
+from .longcat import LongCatParser
+from .minimax_m2 import MiniMaxM2Parser
 from .minimax_ts import MiniMaxTypeScriptParser
 from .mistral import MistralParser
 from .pythonic import PythonicParser
+from .seed_oss import SeedOssParser
+from .step3 import Step3Parser
 from .streaming import recover_text
 from .wrapped import WrappedParser
 
@@ -36,6 +49,20 @@ PARSERS: dict[str, ToolCallParser] = {
         JsonCallsParser(),
         WrappedParser(),
         Gemma4Parser(),
+        HarmonyParser(),
+        DeepSeekV3Parser(),
+        DeepSeekV31Parser(),
+        DeepSeekDsmlParser(),
+        MiniMaxM2Parser(),
+        Glm45Parser(),
+        KimiK2Parser(),
+        SeedOssParser(),
+        CommandRParser(),
+        FunctionaryParser(),
+        InternLMParser(),
+        Step3Parser(),
+        LongCatParser(),
+        HunyuanParser(),
     )
 }
 """Every format. All are active for every parse; where two share a marker (`[`, `{`) the one

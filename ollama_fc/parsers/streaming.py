@@ -17,7 +17,7 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 from .base import (
     CALL_END_TOKENS,
@@ -32,6 +32,7 @@ from .base import (
     required_arguments,
 )
 from .lenient import OPENERS
+from .raw_values import parameter_types, settle
 from .regions import FAIL, BracketFinder, FenceFinder, Finder, Span, finder_for
 from .runs import Head, Outcome, Run
 from .scan_memo import ScanMemo
@@ -85,12 +86,35 @@ def _scanner_tables(parsers: tuple[ToolCallParser, ...], names: tuple[str, ...] 
         if trigger.marker.must_end and trigger.marker.kind in ("bracket", "fence")
     }
     texts = sorted([*triggers, THINK_OPEN], key=len, reverse=True)
-    pattern = re.compile("|".join(map(re.escape, texts)))
+    pattern = re.compile(_trie_pattern(texts))
     prefixes = frozenset(text[:k] for text in [*texts, THINK_CLOSE] for k in range(1, len(text)))
     head_prefixes = frozenset(text[:k] for text in [*heads, *CALL_END_TOKENS] for k in range(1, len(text)))
     longest = max(len(text) for text in [*texts, THINK_CLOSE])
     names_pattern = re.compile("|".join(map(re.escape, names))) if names else None
     return _Tables(triggers, heads, head_prefixes, frozenset(word_starts), pattern, prefixes, longest, names_pattern)
+
+
+def _trie_pattern(texts: list[str]) -> str:
+    """One regular expression matching any of `texts`, the longest where several start at the
+    same place, written as a trie (`<(?:tool_call>|think>)`): at each place the engine tries
+    only the markers that begin with the character there, not every marker in turn, so the
+    skip over prose costs the same however many formats are active."""
+    trie: dict[str, Any] = {}
+    for text in texts:
+        node = trie
+        for char in text:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def branch(node: dict[str, Any]) -> str:
+        options = [re.escape(char) + branch(child) for char, child in node.items() if char]
+        if "" in node:
+            options.append("")  # the marker that ends here, tried after every longer one
+        if len(options) == 1:
+            return options[0]
+        return "(?:" + "|".join(options) + ")"
+
+    return branch(trie)
 
 
 class _Region:
@@ -124,6 +148,7 @@ class StreamingRecoverer:
         self._only_calls = only_calls  # stop at the first text that is not a call (`calls_only`)
         self._names = offered_names(tools)
         self._required = required_arguments(tools)
+        self._types = parameter_types(tools)
         self._parsers = tuple(parsers)
         self._tables = _scanner_tables(self._parsers, None if self._names is None else tuple(sorted(self._names)))
         self._held = ""
@@ -352,7 +377,7 @@ class StreamingRecoverer:
             for parser in parsers:
                 found = parser.read_prefix(region)
                 if found and found[0] and self._offered(found[0]):
-                    return found
+                    return self._settle_values(found[0]), found[1]
         return None
 
     def _read_item(self, head: Head, item: str) -> list[ParsedCall] | None:
@@ -363,8 +388,13 @@ class StreamingRecoverer:
             for parser in head.parsers:
                 found = parser.read_prefix(item)
                 if found and found[0] and not item[found[1] :].strip() and self._offered(found[0]):
-                    return found[0]
+                    return self._settle_values(found[0])
         return None
+
+    def _settle_values(self, calls: list[ParsedCall]) -> list[ParsedCall]:
+        """Values written as bare text, typed by the schema; a wrapper's body (read with
+        `only_calls`, without the schemas) leaves them to the scan that reads the wrapper."""
+        return calls if self._only_calls else settle(calls, self._types)
 
     def _may_hold_call(self, text: str) -> bool:
         """A cheap test before the readers run: a call names an offered tool."""
