@@ -358,7 +358,7 @@ def _derive(single: str, parallel: str | None) -> LearnedFormat:
     spec.string_quote = quote
     if not spec.block_open and spec.block_close and spec.call_close.strip():
         spec.end, spec.block_close = spec.block_close, ""
-    if spec.style in ("name_json", "tagged") and not (spec.block_open + spec.call_open).strip():
+    if spec.name_first and not spec.name_close.strip() and spec.style != "name_json":
         raise FormatNotLearned("nothing marks where a call starts (the name is the first thing written)")
     return spec
 

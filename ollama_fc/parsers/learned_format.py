@@ -30,6 +30,10 @@ INDEX = "{index}"
 """Placeholder in a marker for a call's position (`:0`, `:1` in Kimi K2's `functions.f:0`)."""
 CALL_ID = "{id}"
 """Placeholder in a marker for a call's id (Solar Open writes it before the name)."""
+CALL_NAME = "{name}"
+"""Placeholder in a marker for the call's name written a second time (Glimmer's `to=NAME`
+header before its `<invoke name="NAME">`)."""
+PLACEHOLDERS = (INDEX, CALL_ID, CALL_NAME)
 
 
 class FormatNotLearned(OllamaFcError):
@@ -90,9 +94,17 @@ class LearnedFormat(BaseModel):
     @property
     def opener(self) -> str:
         """The first fixed text of a block: where the scanner starts to hold text."""
-        first = (self.block_open or self.call_open).split(INDEX)[0].split(CALL_ID)[0]
+        first = self.block_open or self.call_open
+        for placeholder in PLACEHOLDERS:
+            first = first.split(placeholder)[0]
         words = first.split()
         return words[0] if words else first  # up to the first whitespace, which models may vary
+
+    @property
+    def name_first(self) -> bool:
+        """Whether a reply starts with the first call's name, its opener written by the prompt
+        (Functionary's `>>>` or `<|recipient|>`): then the name and `name_close` mark a call."""
+        return self.style in ("name_json", "tagged") and not (self.block_open + self.call_open).strip()
 
     @property
     def closer(self) -> str:
@@ -139,6 +151,10 @@ class LearnedFormat(BaseModel):
     def summary(self) -> str:
         """One line: the style and the fixed texts around a call."""
         parts: list[str] = [self.style]
+        if self.name_first:
+            parts.append(f"the reply starts with the name, then {self.name_close!r}")
+            if self.call_separator.strip():
+                parts.append(f"between calls {self.call_separator.strip()!r}")
         for label, text in (("block", self.block_open), ("call", self.call_open), ("close", self.closer)):
             if text.strip():
                 parts.append(f"{label} {text.strip()!r}")
