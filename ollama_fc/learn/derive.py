@@ -20,6 +20,7 @@ from typing import Any
 from ..convert.sources import TemplateSource
 from ..hf.reference import ReferenceRenderError, compile_template
 from ..hf.shapes import Shape, probe
+from ..parsers.learned import fixed
 from ..parsers.learned_format import CALL_ID, INDEX, FormatNotLearned, LearnedFormat, framing_tokens, unquote
 from ..parsers.lenient import NotALiteral, read_value, scan_balanced
 from .probes import CALL_IDS, Call, Probe, call_text
@@ -29,6 +30,14 @@ SIMPLE = Probe("one call", (Call("get_weather", {"city": "Paris", "unit": "celsi
 PARALLEL = Probe(
     "two parallel calls",
     (Call("get_weather", {"city": "Paris", "unit": "celsius"}), Call("get_time", {"zone": "Tokyo", "style": "iso"})),
+)
+THREE = Probe(
+    "three parallel calls",
+    (
+        Call("get_weather", {"city": "Lima", "unit": "celsius"}),
+        Call("get_weather", {"city": "Quito", "unit": "kelvin"}),
+        Call("get_time", {"zone": "UTC", "style": "iso"}),
+    ),
 )
 AWKWARD = Probe(
     "awkward values",
@@ -75,6 +84,10 @@ def learn_from_source(source: TemplateSource, shape: Shape | None = None) -> Lea
         raise FormatNotLearned("the template refuses a one-call conversation")
     parallel = call_text(source, shape, PARALLEL) if shape.parallel_calls else None
     spec = _derive(single, parallel)
+    if parallel is not None:
+        three = call_text(source, shape, THREE)
+        if three is not None:
+            spec.block_rejoin = _rejoin(spec, _with_ids(unquote(three, spec.string_quote)))
     _refine_values(spec, source, shape)
     spec.special_tokens = framing_tokens(
         [
@@ -413,6 +426,33 @@ def _short(text: str) -> str:
     return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
+def _rejoin(spec: LearnedFormat, text: str) -> str | None:
+    """What the template writes between a closed block and a call after it, when calls after
+    the second are written after the block's closer (DeepSeek R1's distilled templates close
+    the block after every call but the first, then write `<｜end▁of▁sentence｜>`); else None."""
+    closer = spec.block_close.strip()
+    if not closer or spec.list_wrapped or spec.style == "pythonic":
+        return None
+    try:
+        spans, _ = _call_spans(text, THREE.calls, spec)
+        if spec.style == "tagged":
+            for span, call in zip(spans, THREE.calls):
+                _, span.end = _tagged(text, span, call, spec)
+    except FormatNotLearned:
+        return None
+    if len(spans) != 3:
+        return None
+    gap = text[spans[1].end : spans[2].start]
+    normal = re.compile(fixed(spec.call_close + spec.call_separator + spec.call_open).pattern + r"\Z")
+    if normal.match(text[spans[0].end : spans[1].start]) is None or normal.match(gap):
+        return None
+    closed = fixed(spec.call_close + closer).match(gap)
+    reopened = re.search(fixed(spec.call_open).pattern + r"\Z", gap)
+    if closed is None or reopened is None or reopened.start() < closed.end():
+        return None
+    return gap[closed.end() : reopened.start()]
+
+
 # --- values of tagged parameters ---
 
 
@@ -437,8 +477,8 @@ def _refine_values(spec: LearnedFormat, source: TemplateSource, shape: Shape) ->
 
 
 def _check(spec: LearnedFormat, source: TemplateSource, shape: Shape) -> None:
-    for probe_ in (SIMPLE, PARALLEL, AWKWARD, CONTENT):
-        if probe_ is PARALLEL and not shape.parallel_calls:
+    for probe_ in (SIMPLE, PARALLEL, THREE, AWKWARD, CONTENT):
+        if probe_ in (PARALLEL, THREE) and not shape.parallel_calls:
             continue
         outcome, _ = round_trip(spec, source, shape, probe_)
         if outcome.status == "mismatch" and not outcome.detail.startswith("content"):

@@ -83,7 +83,12 @@ class LearnedParser(ToolCallParser):
     def _markers(self) -> tuple[Marker, ...]:
         spec = self.spec
         if not spec.name_first:
-            return (self._marker(),)
+            marker = self._marker()
+            if spec.block_rejoin is None:
+                return (marker,)
+            # calls written after a closed block and its rejoin text: a block of their own
+            first = (spec.block_rejoin.strip() or spec.call_open.strip()).split()[0]
+            return marker, Marker(first, marker.kind, marker.closers, quoted=marker.quoted, ends_at_own_marker=False)
         # the prompt opens the reply's first call: the name and what follows it mark a call, the
         # separator (its opener after the prompt's) the calls after content
         follows = spec.name_close + ("{" if spec.style == "name_json" else "")
@@ -112,6 +117,8 @@ class LearnedParser(ToolCallParser):
         body = unquote(region.strip(), spec.string_quote)
         if spec.block_open.strip():
             match = fixed(spec.block_open.strip()).match(body)
+            if match is None and spec.block_rejoin is not None:
+                match = fixed(spec.block_rejoin.strip()).match(body)
             if match is None:
                 return None
             body = body[match.end() :]

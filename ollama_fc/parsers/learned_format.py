@@ -66,6 +66,10 @@ class LearnedFormat(BaseModel):
     `string_quote` is a text that quotes strings instead of `"` (Gemma 4's `<|"|>`), keys bare.
     `end` is what the template writes after a turn's calls when nothing opens a block of them
     (Gemma 4's `<|tool_response>`): it ends the model's turn, so it is a stop sequence.
+    `block_rejoin` is what a template writes after a closed block before more calls of the same
+    turn (DeepSeek R1's distilled templates close the block after every call but the first, then
+    write `<｜end▁of▁sentence｜>` and the next call; None when calls never follow a closed block):
+    the calls after it belong to the turn too.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -89,6 +93,7 @@ class LearnedFormat(BaseModel):
     raw_strings: bool = False
     string_quote: str = ""
     end: str = ""
+    block_rejoin: str | None = None
     special_tokens: list[str] = []
 
     @property
@@ -158,6 +163,8 @@ class LearnedFormat(BaseModel):
         for label, text in (("block", self.block_open), ("call", self.call_open), ("close", self.closer)):
             if text.strip():
                 parts.append(f"{label} {text.strip()!r}")
+        if self.block_rejoin is not None:
+            parts.append(f"more calls after {(self.block_rejoin.strip() or self.call_open.strip())!r}")
         return ", ".join(parts)
 
 
