@@ -37,7 +37,6 @@ def evaluations() -> list[Evaluation]:
 # The templates that render calls whose format is not learned, and the round trips that miss:
 # each one a template whose writing no learned format can read back (docs/FORMATS.md says why).
 NOT_LEARNED = {
-    "glimmer.jinja",
     "lfm2.5-vl-450m.jinja",
     "vllm-gemma3-pythonic.jinja",
     "vllm-llama3.2-pythonic.jinja",
@@ -111,6 +110,12 @@ REPLIES = [
         "command-r7b-12-2024-tool_use.jinja",
         '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Oslo"}}\n]'
         "<|END_ACTION|>",
+        "",
+    ),
+    (
+        "glimmer.jinja",  # the name in the message's header and in its invoke
+        ' to=get_weather<|message|><atem:function_calls>\n<atem:invoke name="get_weather">\n'
+        '<atem:parameter name="city">Oslo</atem:parameter>\n</atem:invoke>\n</atem:function_calls>',
         "",
     ),
     ("functionary-medium-v3.2.jinja", 'get_weather\n{"city": "Oslo"}>>>get_time\n{"zone": "UTC"}', ""),

@@ -21,7 +21,7 @@ from ..convert.sources import TemplateSource
 from ..hf.reference import ReferenceRenderError, compile_template
 from ..hf.shapes import Shape, probe
 from ..parsers.learned import fixed
-from ..parsers.learned_format import CALL_ID, INDEX, FormatNotLearned, LearnedFormat, framing_tokens, unquote
+from ..parsers.learned_format import CALL_ID, CALL_NAME, INDEX, FormatNotLearned, LearnedFormat, framing_tokens, unquote
 from ..parsers.lenient import NotALiteral, read_value, scan_balanced
 from .probes import CALL_IDS, Call, Probe, call_text
 from .roundtrip import round_trip
@@ -193,6 +193,14 @@ def _call_spans(text: str, calls: tuple[Call, ...], spec: LearnedFormat | None) 
             raise FormatNotLearned(f"the call text does not show the function name: {_short(text)}")
         name_end = name_at + len(call.name)
         after = next(((s, e) for s, e, v in values if s >= name_end and v == call.arguments), None)
+        # a name written again before the arguments (Glimmer's `to=NAME` header, then its
+        # `<invoke name="NAME">`): the call's own is the last, the first is part of its opener
+        first_key = text.find(next(iter(call.arguments)), name_end) if call.arguments else -1
+        limit = after[0] if after is not None else first_key
+        again = _find_name(text, call.name, name_end)
+        while 0 <= again < limit:
+            name_at, name_end = again, again + len(call.name)
+            again = _find_name(text, call.name, name_end)
         if after is not None and kind in (None, "name_json") and not text[name_end : after[0]].rstrip().endswith("("):
             kind = "name_json"
             spans.append(_Span(name_at, after[1], name_end, after[0]))
@@ -335,16 +343,17 @@ def _derive(single: str, parallel: str | None) -> LearnedFormat:
             for span, call in zip(pspans, PARALLEL.calls):
                 _, span.end = _tagged(parallel, span, call, spec)
         closes += [_name_close(parallel, span) for span in pspans if spec.style == "name_json"]
-        pre = parallel[: pspans[0].start]
-        mid = parallel[pspans[0].end : pspans[1].start]
-        post = parallel[pspans[1].end :]
+        names = [call.name for call in PARALLEL.calls]
+        pre = _named(parallel[: pspans[0].start], names)
+        mid = _named(parallel[pspans[0].end : pspans[1].start], names)
+        post = _named(parallel[pspans[1].end :], names)
         call_open = _token_start(_common_suffix(pre, mid))
         call_close = _common_prefix(mid[: len(mid) - len(call_open)], post)
         separator = mid[len(call_close) : len(mid) - len(call_open)]
         block_open = pre[: len(pre) - len(call_open)]
         block_close = post[len(call_close) :]
-        one_pre = single[: spans[0].start]
-        one_post = single[spans[0].end :]
+        one_pre = _named(single[: spans[0].start], names)
+        one_post = _named(single[spans[0].end :], names)
         if _squash(one_pre) != _squash(block_open + call_open):
             raise FormatNotLearned(
                 f"the one-call and two-call probes frame calls differently ({_short(one_pre)} vs {_short(block_open + call_open)})"
@@ -357,7 +366,8 @@ def _derive(single: str, parallel: str | None) -> LearnedFormat:
             )
     else:
         call_open, call_close, separator = "", "", ""
-        block_open, block_close = single[: spans[0].start], single[spans[0].end :]
+        names = [SIMPLE.calls[0].name]
+        block_open, block_close = _named(single[: spans[0].start], names), _named(single[spans[0].end :], names)
         if spec.style in ("name_json", "tagged"):  # the name's opener is the call's own
             call_open, block_open = block_open, ""
             call_close, block_close = block_close, ""
@@ -374,6 +384,13 @@ def _derive(single: str, parallel: str | None) -> LearnedFormat:
     if spec.name_first and not spec.name_close.strip() and spec.style != "name_json":
         raise FormatNotLearned("nothing marks where a call starts (the name is the first thing written)")
     return spec
+
+
+def _named(text: str, names: list[str]) -> str:
+    """`text` (what frames the calls) with the calls' names in it as {name}."""
+    for name in names:
+        text = re.sub(rf"(?<![\w.\-]){re.escape(name)}(?![\w\-])", CALL_NAME, text)
+    return text
 
 
 def _token_start(text: str) -> str:
