@@ -1,6 +1,6 @@
 """The targets for learned formats over the reference corpus and the seeds (not timed).
 
-A format is learned for at least 90% of the templates that render tool calls, and the round
+A format is learned for every template that renders tool calls but a known few, and the round
 trips (render calls with the template, read them back with the learned format) are at least 99%
 exact. On the seed templates that write Hermes calls, the learned format and the built-in
 `hermes` parser agree. docs/FORMATS.md has the per-template table (benchmarks/learned_formats.py).
@@ -12,9 +12,18 @@ import pytest
 from shared_data import shared_path
 
 from ollama_fc.convert import load_source
+from ollama_fc.learn import learn_format
 from ollama_fc.learn.survey import Evaluation, evaluate
+from ollama_fc.parsers import StreamingRecoverer, parse_tool_calls
+from ollama_fc.parsers.learned import LearnedParser
 from ollama_fc.parsers.registry import parsers_for
+from ollama_fc.parsers.streaming import result_from_pieces
 from ollama_fc.verify.runner import with_stand_in_tokens
+
+TOOLS = [
+    {"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {}}}}
+    for name in ("get_weather", "get_time")
+]
 
 
 @pytest.fixture(scope="module")
@@ -25,14 +34,25 @@ def evaluations() -> list[Evaluation]:
     return [evaluate(path.name, with_stand_in_tokens(load_source(path))) for path in paths]
 
 
-def test_a_format_is_learned_for_at_least_90_percent_of_templates_that_render_calls(
+# The templates that render calls whose format is not learned, and the round trips that miss:
+# each one a template whose writing no learned format can read back (docs/FORMATS.md says why).
+NOT_LEARNED = {
+    "lfm2.5-vl-450m.jinja",
+    "vllm-gemma3-pythonic.jinja",
+    "vllm-llama3.2-pythonic.jinja",
+    "vllm-toolace.jinja",
+}
+MISSES = {("lfm2.5-8b-a1b.jinja", "quotes and backslashes")}
+
+
+def test_a_format_is_learned_for_every_template_that_renders_calls_but_the_known_few(
     evaluations: list[Evaluation],
 ) -> None:
     rendering = [e for e in evaluations if e.renders_calls]
-    learned = [e for e in rendering if e.spec is not None]
-    assert len(rendering) >= 100  # the corpus is there, and its tool templates render calls
-    assert len(learned) / len(rendering) >= 0.90, [f"{e.name}: {e.reason}" for e in rendering if e.spec is None]
-    assert all(e.reason for e in rendering if e.spec is None)  # each failure says why
+    assert len(rendering) >= 120  # the corpus is there, and its tool templates render calls
+    failed = {e.name: e.reason for e in rendering if e.spec is None}
+    assert set(failed) <= NOT_LEARNED, failed
+    assert all(failed.values())  # each failure says why
 
 
 def test_round_trips_are_at_least_99_percent_exact(evaluations: list[Evaluation]) -> None:
@@ -40,13 +60,14 @@ def test_round_trips_are_at_least_99_percent_exact(evaluations: list[Evaluation]
     assert all(report.measured >= 16 for report in reports)
     exact = sum(report.exact for report in reports)
     measured = sum(report.measured for report in reports)
-    misses = [
-        f"{e.name}: {o.probe}: {o.detail}"
+    misses = {
+        (e.name, o.probe): o.detail
         for e in evaluations
         if e.report
         for o in e.report.outcomes
         if o.status == "mismatch"
-    ]
+    }
+    assert set(misses) <= MISSES, misses
     assert exact / measured >= 0.99, misses
 
 
@@ -68,3 +89,92 @@ def test_learned_and_builtin_hermes_agree_on_the_hermes_seeds(seed: str) -> None
 def test_seeds_that_render_no_calls_fall_back_to_the_builtin_formats(seed: str) -> None:
     evaluation = evaluate(seed, with_stand_in_tokens(load_source(shared_path("seeds", "templates", seed))))
     assert evaluation.spec is None and evaluation.reason == "the template renders no tool calls"
+
+
+# A reply as the model writes it: what follows its generation prompt (the prompt's own text, such
+# as gpt-oss's `<|start|>assistant` or Functionary's `>>>`, is not in it), then prose after calls.
+REPLIES = [
+    (
+        "gpt-oss-120b.jinja",
+        ' to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Oslo"}<|call|>',
+        "",
+    ),
+    (
+        "solar-open-100b.jinja",
+        '<|tool_calls|><|tool_call:begin|>a1b2c3d4e<|tool_call:name|>get_weather<|tool_call:args|>{"city": "Oslo"}'
+        '<|tool_call:end|><|tool_call:begin|>f5g6h7i8j<|tool_call:name|>get_time<|tool_call:args|>{"zone": "UTC"}'
+        "<|tool_call:end|><|calls|>",
+        "",
+    ),
+    (
+        "command-r7b-12-2024-tool_use.jinja",
+        '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Oslo"}}\n]'
+        "<|END_ACTION|>",
+        "",
+    ),
+    (
+        "glimmer.jinja",  # the name in the message's header and in its invoke
+        ' to=get_weather<|message|><atem:function_calls>\n<atem:invoke name="get_weather">\n'
+        '<atem:parameter name="city">Oslo</atem:parameter>\n</atem:invoke>\n</atem:function_calls>',
+        "",
+    ),
+    ("functionary-medium-v3.2.jinja", 'get_weather\n{"city": "Oslo"}>>>get_time\n{"zone": "UTC"}', ""),
+    (
+        "functionary-medium-v2.2.jinja",
+        'get_weather\n<|content|>{"city": "Oslo"}\n<|from|>assistant\n<|recipient|>get_time\n<|content|>{"zone": "UTC"}',
+        "",
+    ),
+    (
+        "functionary-medium-v2.2.jinja",
+        'Checking.\n<|from|>assistant\n<|recipient|>get_weather\n<|content|>{"city": "Oslo"}',
+        "Checking.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("template", "reply", "content"), REPLIES)
+def test_the_learned_format_reads_the_reply_after_the_generation_prompt(
+    template: str, reply: str, content: str
+) -> None:
+    spec = learn_format(with_stand_in_tokens(load_source(shared_path("corpus", "templates", template))))
+    result = parse_tool_calls(reply, format=spec.format_name(), tools=TOOLS)
+    want = [call for call in [("get_weather", {"city": "Oslo"}), ("get_time", {"zone": "UTC"})] if call[0] in reply]
+    assert [(call.name, call.arguments) for call in result.tool_calls] == want
+    assert result.content.strip() == content
+    streamed = StreamingRecoverer([LearnedParser(spec)], TOOLS)
+    pieces = [piece for at in range(0, len(reply), 7) for piece in streamed.feed(reply[at : at + 7])]
+    assert result_from_pieces(reply, pieces + streamed.finish()) == result
+
+
+def test_a_name_at_the_start_of_a_reply_is_a_call_only_with_its_arguments() -> None:
+    spec = learn_format(
+        with_stand_in_tokens(load_source(shared_path("corpus", "templates", "functionary-medium-v3.2.jinja")))
+    )
+    result = parse_tool_calls("get_weather\nis the tool I would use.", format=spec.format_name(), tools=TOOLS)
+    assert result.tool_calls == [] and result.content == "get_weather\nis the tool I would use."
+
+
+@pytest.mark.parametrize("template", ["gguf-deepseek-v3-671b.jinja", "deepseek-r1-distill-llama-8b.jinja"])
+def test_calls_after_a_block_closed_after_every_call_but_the_first_belong_to_the_turn(template: str) -> None:
+    # these templates write the second call's block closer and an end of sentence before the third
+    spec = learn_format(with_stand_in_tokens(load_source(shared_path("corpus", "templates", template))))
+    call = "<｜tool▁call▁begin｜>function<｜tool▁sep｜>{}\n```json\n{}\n```<｜tool▁call▁end｜>"
+    reply = (
+        "<｜tool▁calls▁begin｜>"
+        + call.format("get_weather", '{"city": "Lima"}')
+        + "\n"
+        + call.format("get_weather", '{"city": "Quito"}')
+        + "<｜tool▁calls▁end｜><｜end▁of▁sentence｜>\n"
+        + call.format("get_time", '{"zone": "UTC"}')
+        + "<｜tool▁calls▁end｜>"
+    )
+    result = parse_tool_calls(reply, format=spec.format_name(), tools=TOOLS)
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [
+        ("get_weather", {"city": "Lima"}),
+        ("get_weather", {"city": "Quito"}),
+        ("get_time", {"zone": "UTC"}),
+    ]
+    assert result.content.strip() == ""
+    streamed = StreamingRecoverer([LearnedParser(spec)], TOOLS)
+    pieces = [piece for at in range(0, len(reply), 5) for piece in streamed.feed(reply[at : at + 5])]
+    assert result_from_pieces(reply, pieces + streamed.finish()) == result

@@ -121,6 +121,12 @@ def test_a_block_closer_written_only_after_a_second_call_is_learned() -> None:
         result = parse_tool_calls(text, format=spec.format_name(), tools=TOOLS)
         assert [c.to_dict() for c in result.tool_calls] == [{"name": "get_weather", "arguments": {"city": "Oslo"}}]
         assert result.content == ""
+    # a third call comes after the block the second one closed, as the template writes it
+    one = '<｜call▁begin｜>get_time<｜sep｜>{"zone": "UTC"}<｜call▁end｜>'
+    three = call + "\n" + one + "<｜calls▁end｜>\n" + one + "<｜calls▁end｜>"
+    result = parse_tool_calls(three, format=spec.format_name(), tools=TOOLS)
+    assert [c.name for c in result.tool_calls] == ["get_weather", "get_time", "get_time"]
+    assert result.content.strip() == ""
 
 
 def test_parallel_calls_and_awkward_values() -> None:

@@ -20,7 +20,8 @@ from typing import Any
 from ..convert.sources import TemplateSource
 from ..hf.reference import ReferenceRenderError, compile_template
 from ..hf.shapes import Shape, probe
-from ..parsers.learned_format import CALL_ID, INDEX, FormatNotLearned, LearnedFormat, framing_tokens, unquote
+from ..parsers.learned import fixed
+from ..parsers.learned_format import CALL_ID, CALL_NAME, INDEX, FormatNotLearned, LearnedFormat, framing_tokens, unquote
 from ..parsers.lenient import NotALiteral, read_value, scan_balanced
 from .probes import CALL_IDS, Call, Probe, call_text
 from .roundtrip import round_trip
@@ -29,6 +30,14 @@ SIMPLE = Probe("one call", (Call("get_weather", {"city": "Paris", "unit": "celsi
 PARALLEL = Probe(
     "two parallel calls",
     (Call("get_weather", {"city": "Paris", "unit": "celsius"}), Call("get_time", {"zone": "Tokyo", "style": "iso"})),
+)
+THREE = Probe(
+    "three parallel calls",
+    (
+        Call("get_weather", {"city": "Lima", "unit": "celsius"}),
+        Call("get_weather", {"city": "Quito", "unit": "kelvin"}),
+        Call("get_time", {"zone": "UTC", "style": "iso"}),
+    ),
 )
 AWKWARD = Probe(
     "awkward values",
@@ -75,6 +84,10 @@ def learn_from_source(source: TemplateSource, shape: Shape | None = None) -> Lea
         raise FormatNotLearned("the template refuses a one-call conversation")
     parallel = call_text(source, shape, PARALLEL) if shape.parallel_calls else None
     spec = _derive(single, parallel)
+    if parallel is not None:
+        three = call_text(source, shape, THREE)
+        if three is not None:
+            spec.block_rejoin = _rejoin(spec, _with_ids(unquote(three, spec.string_quote)))
     _refine_values(spec, source, shape)
     spec.special_tokens = framing_tokens(
         [
@@ -180,6 +193,14 @@ def _call_spans(text: str, calls: tuple[Call, ...], spec: LearnedFormat | None) 
             raise FormatNotLearned(f"the call text does not show the function name: {_short(text)}")
         name_end = name_at + len(call.name)
         after = next(((s, e) for s, e, v in values if s >= name_end and v == call.arguments), None)
+        # a name written again before the arguments (Glimmer's `to=NAME` header, then its
+        # `<invoke name="NAME">`): the call's own is the last, the first is part of its opener
+        first_key = text.find(next(iter(call.arguments)), name_end) if call.arguments else -1
+        limit = after[0] if after is not None else first_key
+        again = _find_name(text, call.name, name_end)
+        while 0 <= again < limit:
+            name_at, name_end = again, again + len(call.name)
+            again = _find_name(text, call.name, name_end)
         if after is not None and kind in (None, "name_json") and not text[name_end : after[0]].rstrip().endswith("("):
             kind = "name_json"
             spans.append(_Span(name_at, after[1], name_end, after[0]))
@@ -322,16 +343,17 @@ def _derive(single: str, parallel: str | None) -> LearnedFormat:
             for span, call in zip(pspans, PARALLEL.calls):
                 _, span.end = _tagged(parallel, span, call, spec)
         closes += [_name_close(parallel, span) for span in pspans if spec.style == "name_json"]
-        pre = parallel[: pspans[0].start]
-        mid = parallel[pspans[0].end : pspans[1].start]
-        post = parallel[pspans[1].end :]
+        names = [call.name for call in PARALLEL.calls]
+        pre = _named(parallel[: pspans[0].start], names)
+        mid = _named(parallel[pspans[0].end : pspans[1].start], names)
+        post = _named(parallel[pspans[1].end :], names)
         call_open = _token_start(_common_suffix(pre, mid))
         call_close = _common_prefix(mid[: len(mid) - len(call_open)], post)
         separator = mid[len(call_close) : len(mid) - len(call_open)]
         block_open = pre[: len(pre) - len(call_open)]
         block_close = post[len(call_close) :]
-        one_pre = single[: spans[0].start]
-        one_post = single[spans[0].end :]
+        one_pre = _named(single[: spans[0].start], names)
+        one_post = _named(single[spans[0].end :], names)
         if _squash(one_pre) != _squash(block_open + call_open):
             raise FormatNotLearned(
                 f"the one-call and two-call probes frame calls differently ({_short(one_pre)} vs {_short(block_open + call_open)})"
@@ -344,7 +366,8 @@ def _derive(single: str, parallel: str | None) -> LearnedFormat:
             )
     else:
         call_open, call_close, separator = "", "", ""
-        block_open, block_close = single[: spans[0].start], single[spans[0].end :]
+        names = [SIMPLE.calls[0].name]
+        block_open, block_close = _named(single[: spans[0].start], names), _named(single[spans[0].end :], names)
         if spec.style in ("name_json", "tagged"):  # the name's opener is the call's own
             call_open, block_open = block_open, ""
             call_close, block_close = block_close, ""
@@ -358,9 +381,16 @@ def _derive(single: str, parallel: str | None) -> LearnedFormat:
     spec.string_quote = quote
     if not spec.block_open and spec.block_close and spec.call_close.strip():
         spec.end, spec.block_close = spec.block_close, ""
-    if spec.style in ("name_json", "tagged") and not (spec.block_open + spec.call_open).strip():
+    if spec.name_first and not spec.name_close.strip() and spec.style != "name_json":
         raise FormatNotLearned("nothing marks where a call starts (the name is the first thing written)")
     return spec
+
+
+def _named(text: str, names: list[str]) -> str:
+    """`text` (what frames the calls) with the calls' names in it as {name}."""
+    for name in names:
+        text = re.sub(rf"(?<![\w.\-]){re.escape(name)}(?![\w\-])", CALL_NAME, text)
+    return text
 
 
 def _token_start(text: str) -> str:
@@ -413,6 +443,33 @@ def _short(text: str) -> str:
     return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
+def _rejoin(spec: LearnedFormat, text: str) -> str | None:
+    """What the template writes between a closed block and a call after it, when calls after
+    the second are written after the block's closer (DeepSeek R1's distilled templates close
+    the block after every call but the first, then write `<｜end▁of▁sentence｜>`); else None."""
+    closer = spec.block_close.strip()
+    if not closer or spec.list_wrapped or spec.style == "pythonic":
+        return None
+    try:
+        spans, _ = _call_spans(text, THREE.calls, spec)
+        if spec.style == "tagged":
+            for span, call in zip(spans, THREE.calls):
+                _, span.end = _tagged(text, span, call, spec)
+    except FormatNotLearned:
+        return None
+    if len(spans) != 3:
+        return None
+    gap = text[spans[1].end : spans[2].start]
+    normal = re.compile(fixed(spec.call_close + spec.call_separator + spec.call_open).pattern + r"\Z")
+    if normal.match(text[spans[0].end : spans[1].start]) is None or normal.match(gap):
+        return None
+    closed = fixed(spec.call_close + closer).match(gap)
+    reopened = re.search(fixed(spec.call_open).pattern + r"\Z", gap)
+    if closed is None or reopened is None or reopened.start() < closed.end():
+        return None
+    return gap[closed.end() : reopened.start()]
+
+
 # --- values of tagged parameters ---
 
 
@@ -437,8 +494,8 @@ def _refine_values(spec: LearnedFormat, source: TemplateSource, shape: Shape) ->
 
 
 def _check(spec: LearnedFormat, source: TemplateSource, shape: Shape) -> None:
-    for probe_ in (SIMPLE, PARALLEL, AWKWARD, CONTENT):
-        if probe_ is PARALLEL and not shape.parallel_calls:
+    for probe_ in (SIMPLE, PARALLEL, THREE, AWKWARD, CONTENT):
+        if probe_ in (PARALLEL, THREE) and not shape.parallel_calls:
             continue
         outcome, _ = round_trip(spec, source, shape, probe_)
         if outcome.status == "mismatch" and not outcome.detail.startswith("content"):

@@ -2,7 +2,9 @@
 
 A probe is one assistant turn with tool calls. Its call text is what the template inserts when
 the calls are there: the render with the calls, less the render of the same turn without them
-(the way llama.cpp's autoparser compares template outputs).
+(the way llama.cpp's autoparser compares template outputs), less what the generation prompt
+already wrote (gpt-oss's `assistant` before ` to=functions.NAME`): a model writes only what
+follows its prompt.
 """
 
 from __future__ import annotations
@@ -125,7 +127,13 @@ def _render_raw(source: TemplateSource, shape: Shape, messages: list[dict[str, A
 
 
 def inserted(longer: str, shorter: str, starts: str = "") -> str:
-    """What `longer` has that `shorter` lacks: the text between their common prefix and suffix.
+    """What `longer` has that `shorter` lacks (see `insertion`)."""
+    return insertion(longer, shorter, starts)[1]
+
+
+def insertion(longer: str, shorter: str, starts: str = "") -> tuple[int, str]:
+    """Where in `longer` and what it has that `shorter` lacks: the text between their common
+    prefix and suffix.
 
     A pure insertion can often be slid (`<tool_call>...</tool_call>` inserted before `<|im_end|>`
     is also `tool_call>...</tool_call><`); of the places it fits, the one that starts with
@@ -146,7 +154,8 @@ def inserted(longer: str, shorter: str, starts: str = "") -> str:
         stop = end  # and end where the token it ends in ends (`<｜tool▁call▁end` of `...end｜>`)
         while stop < min(end + 40, len(longer)) and not _ends_token(longer[stop - 1]):
             stop += 1
-        return longer[start if start > max(prefix - 40, 0) else prefix : stop if stop < end + 40 else end]
+        start = start if start > max(prefix - 40, 0) else prefix
+        return start, longer[start : stop if stop < end + 40 else end]
     length = end - prefix
     left = prefix
     while left > 0 and longer[left - 1] == longer[left - 1 + length]:
@@ -163,7 +172,7 @@ def inserted(longer: str, shorter: str, starts: str = "") -> str:
         return int(good_start) + int(good_before)
 
     best = max(candidates, key=lambda start: (score(start), -start))
-    return longer[best : best + length]
+    return best, longer[best : best + length]
 
 
 def _ends_token(char: str) -> bool:
@@ -179,9 +188,15 @@ def call_text(source: TemplateSource, shape: Shape, probe: Probe) -> str | None:
     if with_calls is None and not probe.content and shape.content == "string":
         # some templates want no content at all next to calls (None, as OpenAI sends it)
         with_calls = _render_raw(source, shape, turn, probe)
+    if with_calls is None:
+        return None
+    prompt = _render(source, shape, _turn(probe, False)[:1], probe, add_generation_prompt=True)
     without = _render(source, shape, _turn(probe, False), probe)
     if without is None:  # a template that refuses an empty assistant turn: compare with the prompt
-        without = _render(source, shape, _turn(probe, False)[:1], probe, add_generation_prompt=True)
-    if with_calls is None or without is None or with_calls == without:
+        without = prompt
+    if without is None or with_calls == without:
         return None
-    return inserted(with_calls, without, probe.content)
+    start, text = insertion(with_calls, without, probe.content)
+    if prompt is not None and with_calls.startswith(prompt) and start < len(prompt):
+        text = text[len(prompt) - start :]  # the prompt wrote it: the model starts after it
+    return text or None

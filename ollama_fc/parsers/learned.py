@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from .base import Marker, ParsedCall, ToolCallParser, arguments_dict, call_from_object
-from .learned_format import CALL_ID, INDEX, LEARNED_PREFIX, LearnedFormat, unquote
+from .learned_format import CALL_ID, CALL_NAME, INDEX, LEARNED_PREFIX, LearnedFormat, unquote
 from .lenient import NotALiteral, read_value, scan_balanced
 from .pythonic import read_call_list
 
@@ -27,11 +27,13 @@ _LITERALS = {"True": True, "False": False, "None": None, "true": True, "false": 
 def fixed(text: str) -> re.Pattern[str]:
     """A pattern for a fixed text: exact whitespace preferred, any (or none) accepted."""
     out: list[str] = []
-    for piece in re.split(r"(\s+|\{index\}|\{id\})", text):
+    for piece in re.split(r"(\s+|\{index\}|\{id\}|\{name\})", text):
         if not piece:
             continue
         if piece == INDEX:
             out.append(r"\d+")
+        elif piece == CALL_NAME:
+            out.append(r"[A-Za-z_][\w\-.]*")
         elif piece == CALL_ID:
             out.append(r"[^\s<>|]*?")
         elif piece.isspace():
@@ -50,7 +52,7 @@ class LearnedParser(ToolCallParser):
     def __init__(self, spec: LearnedFormat) -> None:
         self.spec = spec
         self.name = spec.format_name()  # type: ignore[misc]
-        self.markers = (self._marker(),)
+        self.markers = self._markers()
         self._head = re.compile(
             fixed(spec.call_open).pattern + NAME + fixed(spec.name_close).pattern
             if spec.style in ("name_json", "tagged")
@@ -78,6 +80,23 @@ class LearnedParser(ToolCallParser):
     def from_name(cls, format_name: str) -> LearnedParser:
         return cls(LearnedFormat.from_token(format_name[len(LEARNED_PREFIX) :]))
 
+    def _markers(self) -> tuple[Marker, ...]:
+        spec = self.spec
+        if not spec.name_first:
+            marker = self._marker()
+            if spec.block_rejoin is None:
+                return (marker,)
+            # calls written after a closed block and its rejoin text: a block of their own
+            first = (spec.block_rejoin.strip() or spec.call_open.strip()).split()[0]
+            return marker, Marker(first, marker.kind, marker.closers, quoted=marker.quoted, ends_at_own_marker=False)
+        # the prompt opens the reply's first call: the name and what follows it mark a call, the
+        # separator (its opener after the prompt's) the calls after content
+        follows = spec.name_close + ("{" if spec.style == "name_json" else "")
+        markers = [Marker("{name}" + follows, "rest", per_tool=True, ends_at_own_marker=False)]
+        if spec.call_separator.strip():
+            markers.append(Marker(spec.call_separator.split()[0], "rest", ends_at_own_marker=False))
+        return tuple(markers)
+
     def _marker(self) -> Marker:
         spec = self.spec
         opener, closer = spec.opener, spec.closer
@@ -98,6 +117,8 @@ class LearnedParser(ToolCallParser):
         body = unquote(region.strip(), spec.string_quote)
         if spec.block_open.strip():
             match = fixed(spec.block_open.strip()).match(body)
+            if match is None and spec.block_rejoin is not None:
+                match = fixed(spec.block_rejoin.strip()).match(body)
             if match is None:
                 return None
             body = body[match.end() :]
@@ -110,28 +131,40 @@ class LearnedParser(ToolCallParser):
             elif spec.style == "json" and spec.list_wrapped:
                 calls = self._json_list(body)
             else:
-                calls = self._sequence(body)
+                found = self._sequence(body)
+                calls = found[0] if found else None
         except NotALiteral:
             return None
         return calls or None
 
-    def _sequence(self, body: str) -> list[ParsedCall] | None:
-        """Calls one after another: call_open, the call, call_close, a separator."""
+    def read_prefix(self, region: str) -> tuple[list[ParsedCall], int] | None:
+        """A reply that starts with a call's name runs to the end of the output: its calls are
+        read as far as they go, and what follows them is scanned again."""
+        if not self.spec.name_first or self.spec.string_quote:
+            return super().read_prefix(region)
+        try:
+            found = self._sequence(region, prefix=True)
+        except NotALiteral:
+            return None
+        return found if found and found[0] else None
+
+    def _sequence(self, body: str, prefix: bool = False) -> tuple[list[ParsedCall], int] | None:
+        """Calls one after another: call_open, the call, call_close, a separator; and where the
+        last one ends. Unless `prefix`, the calls must fill `body`."""
         spec = self.spec
         calls: list[ParsedCall] = []
         close = fixed(spec.call_close.strip()) if spec.call_close.strip() else None
         separator = fixed(spec.call_separator.strip()) if spec.call_separator.strip() else None
         index = _skip_space(body, 0)
+        last_end = index
         while index < len(body):
-            if calls and separator is not None:
+            if (calls or prefix) and separator is not None:  # a prefix may start at a separator
                 found = separator.match(body, index)
                 if found:
                     index = _skip_space(body, found.end())
             head = self._head.match(body, index)
-            if head is None and index == 0 and spec.call_open.strip():
-                head = self._head.match(body, index)
             if head is None:
-                return None
+                return (calls, last_end) if prefix and calls else None
             index = head.end()
             if spec.style == "json":
                 call, index = self._json_call(body, index)
@@ -140,16 +173,20 @@ class LearnedParser(ToolCallParser):
             else:
                 call, index = self._tagged(body, index, head.group("name"))
             if call is None:
-                return None
+                return (calls, last_end) if prefix and calls else None
             calls.append(call)
+            last_end = index
             index = _skip_space(body, index)
             if close is not None:
                 found = close.match(body, index)
                 if found:
+                    last_end = found.end()
                     index = _skip_space(body, found.end())
+                elif prefix:
+                    return calls, last_end
                 elif index < len(body):
                     return None
-        return calls
+        return calls, last_end if prefix else len(body)
 
     def _json_value(self, body: str, index: int) -> tuple[Any, int]:
         index = _skip_space(body, index)
@@ -195,6 +232,8 @@ class LearnedParser(ToolCallParser):
     def _named_json(self, body: str, index: int, name: str) -> tuple[ParsedCall | None, int]:
         start = _skip_space(body, index)
         if start >= len(body) or body[start] not in "{[":
+            if self.spec.name_first:  # a name at the start of a reply is a call only with arguments
+                return None, start
             return ParsedCall(name, {}), start  # a call without arguments
         value, end = self._json_value(body, start)
         if self.spec.arguments_as_string and isinstance(value, str):

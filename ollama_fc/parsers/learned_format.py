@@ -30,6 +30,10 @@ INDEX = "{index}"
 """Placeholder in a marker for a call's position (`:0`, `:1` in Kimi K2's `functions.f:0`)."""
 CALL_ID = "{id}"
 """Placeholder in a marker for a call's id (Solar Open writes it before the name)."""
+CALL_NAME = "{name}"
+"""Placeholder in a marker for the call's name written a second time (Glimmer's `to=NAME`
+header before its `<invoke name="NAME">`)."""
+PLACEHOLDERS = (INDEX, CALL_ID, CALL_NAME)
 
 
 class FormatNotLearned(OllamaFcError):
@@ -62,6 +66,10 @@ class LearnedFormat(BaseModel):
     `string_quote` is a text that quotes strings instead of `"` (Gemma 4's `<|"|>`), keys bare.
     `end` is what the template writes after a turn's calls when nothing opens a block of them
     (Gemma 4's `<|tool_response>`): it ends the model's turn, so it is a stop sequence.
+    `block_rejoin` is what a template writes after a closed block before more calls of the same
+    turn (DeepSeek R1's distilled templates close the block after every call but the first, then
+    write `<｜end▁of▁sentence｜>` and the next call; None when calls never follow a closed block):
+    the calls after it belong to the turn too.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -85,14 +93,23 @@ class LearnedFormat(BaseModel):
     raw_strings: bool = False
     string_quote: str = ""
     end: str = ""
+    block_rejoin: str | None = None
     special_tokens: list[str] = []
 
     @property
     def opener(self) -> str:
         """The first fixed text of a block: where the scanner starts to hold text."""
-        first = (self.block_open or self.call_open).split(INDEX)[0].split(CALL_ID)[0]
+        first = self.block_open or self.call_open
+        for placeholder in PLACEHOLDERS:
+            first = first.split(placeholder)[0]
         words = first.split()
         return words[0] if words else first  # up to the first whitespace, which models may vary
+
+    @property
+    def name_first(self) -> bool:
+        """Whether a reply starts with the first call's name, its opener written by the prompt
+        (Functionary's `>>>` or `<|recipient|>`): then the name and `name_close` mark a call."""
+        return self.style in ("name_json", "tagged") and not (self.block_open + self.call_open).strip()
 
     @property
     def closer(self) -> str:
@@ -139,9 +156,15 @@ class LearnedFormat(BaseModel):
     def summary(self) -> str:
         """One line: the style and the fixed texts around a call."""
         parts: list[str] = [self.style]
+        if self.name_first:
+            parts.append(f"the reply starts with the name, then {self.name_close!r}")
+            if self.call_separator.strip():
+                parts.append(f"between calls {self.call_separator.strip()!r}")
         for label, text in (("block", self.block_open), ("call", self.call_open), ("close", self.closer)):
             if text.strip():
                 parts.append(f"{label} {text.strip()!r}")
+        if self.block_rejoin is not None:
+            parts.append(f"more calls after {(self.block_rejoin.strip() or self.call_open.strip())!r}")
         return ", ".join(parts)
 
 
