@@ -21,6 +21,7 @@ conversation without tools renders byte for byte as the template did (`extend` c
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import SourceError
 
 if TYPE_CHECKING:
-    from .convert.result import Conversion
+    from .convert.result import Capabilities, Conversion
     from .convert.sources import TemplateSource
 
 
@@ -316,11 +317,16 @@ def _check(source: TemplateSource, extended: TemplateSource) -> str:
     return ""
 
 
-def tool_capable(source: TemplateSource) -> bool:
-    """Whether a chat template has tools at all: it lists the offered tools or writes calls."""
+def tool_capable(template: TemplateSource | Capabilities) -> bool:
+    """Whether a chat template has tools at all: it lists the offered tools or writes calls
+    (read off probe renders, or off a conversion's capabilities, which are the same probes)."""
+    from .convert.result import Capabilities
+
+    if isinstance(template, Capabilities):
+        return template.tools or template.tool_calls
     from .hf.shapes import probe
 
-    shape = probe(source.template, source.special_tokens)
+    shape = probe(template.template, template.special_tokens)
     return shape.tools or shape.tool_calls
 
 
@@ -328,19 +334,25 @@ def tool_less_note(what: str) -> str:
     """The one line that says a model's template has no tools, and what to do."""
     return (
         f"{what}: its chat template has no tools (it lists no tools and writes no calls), so the model "
-        f"is not offered any; to try it with tools, build it with --tools-format FORMAT "
+        f"sees none; to try it with tools, add a tools section with --tools-format FORMAT "
         f"({', '.join(TOOLS_FORMATS)}), e.g. --tools-format hermes"
     )
 
 
-def convert_with_tools_section(source: TemplateSource, tools_format: str, **limits: Any) -> Conversion:
+def convert_with_tools_section(
+    source: str | os.PathLike[str] | TemplateSource, tools_format: str, **limits: Any
+) -> Conversion:
     """`convert` of the source extended by a tools section, its format recorded in the
-    TEMPLATE's first comment as a normal build records a learned one (see `learn.convert_with_format`).
+    TEMPLATE's first comment as a normal build records a learned one (see `learn.convert_with_format`);
+    `source` as for `convert`, `limits` its `max_output` and `max_seconds`.
     A template that has tools already is refused: its own section is what the model was trained on."""
     from .convert import convert
+    from .convert.sources import TemplateSource, load_source
     from .parsers.learned_format import UNPRINTED_TAG
 
     style = style_of(tools_format)
+    if not isinstance(source, TemplateSource):
+        source = load_source(source)
     if tool_capable(source):
         raise SourceError(
             f"{source.origin}: the chat template has tools of its own; --tools-format only adds a tools "

@@ -160,3 +160,57 @@ def test_the_converted_template_renders_exactly_what_the_extended_jinja_renders(
     rendered = [case for case in results if case.status != "cannot-render"]
     assert len(rendered) >= 10
     assert {case.name: case.detail for case in rendered if case.status != "exact"} == {}
+
+
+def _cli(*args: str) -> Any:
+    from click.testing import CliRunner
+
+    from ollama_fc import cli
+
+    return CliRunner().invoke(cli.main, list(args))
+
+
+def _one_line_error(result: Any) -> str:
+    assert result.exit_code == 1, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ollama-fc: "), result.stderr
+    return str(lines[0])
+
+
+@pytest.fixture
+def smollm2_jinja(tmp_path: Any) -> str:
+    path = tmp_path / "smollm2.jinja"
+    path.write_text(shared_path("corpus", "templates", "gguf-smollm2-135m.jinja").read_text(encoding="utf-8"))
+    return str(path)
+
+
+def test_convert_says_in_one_line_that_a_template_has_no_tools(smollm2_jinja: str) -> None:
+    result = _cli("convert", smollm2_jinja)
+    assert result.exit_code == 0
+    notes = [line for line in result.stderr.splitlines() if line.startswith("note: ")]
+    assert notes == [
+        f"note: {smollm2_jinja}: its chat template has no tools (it lists no tools and writes no calls), so "
+        "the model sees none; to try it with tools, add a tools section with --tools-format FORMAT "
+        "(hermes, llama3_json, pythonic, mistral), e.g. --tools-format hermes"
+    ]
+    assert "format=" not in result.stdout.split("\n")[1]
+
+
+@pytest.mark.parametrize("tools_format", TOOLS_FORMATS)
+def test_convert_with_a_tools_format_writes_the_section_and_records_the_format(
+    smollm2_jinja: str, tools_format: str
+) -> None:
+    result = _cli("convert", smollm2_jinja, "--tools-format", tools_format)
+    assert result.exit_code == 0, result.output
+    assert f"{{{{/* ollama-fc family=auto format={tools_format} */}}}}" in result.stdout
+    assert "PARSER passthrough" in result.stdout
+    assert "no tools" not in result.stderr
+
+
+def test_tools_format_is_refused_in_one_line_where_the_template_has_tools(tmp_path: Any) -> None:
+    qwen = tmp_path / "qwen.jinja"
+    qwen.write_text(shared_path("seeds", "templates", "qwen2.5-hermes.jinja").read_text(encoding="utf-8"))
+    line = _one_line_error(_cli("convert", str(qwen), "--tools-format", "hermes"))
+    assert "has tools of its own" in line
+    line = _one_line_error(_cli("build", "qwen2.5", "--from", str(qwen), "--tools-format", "hermes"))
+    assert line == "ollama-fc: family qwen2.5 has its own tools section; --tools-format is for a template without one"
