@@ -217,17 +217,21 @@ def build(
     host: str | None = None,
     progress: ProgressCallback = _noop,
     ollama_parses: bool = False,
+    tools_format: str | None = None,
 ) -> BuildResult:
     """Create `name` on the Ollama at `host` from `from_` with the family's curated template, or,
     with no family, with the faithful conversion of the `from_` GGUF's own chat template (its
     tool-call format learned from it, as `ollama-fc convert` writes it).
 
     The model gets `PARSER passthrough` (ollama-fc's client parses its text) unless
-    `ollama_parses`, which leaves the parsing to Ollama.
+    `ollama_parses`, which leaves the parsing to Ollama. `tools_format` adds a tools section in
+    that format to a GGUF's chat template that has none (tools_section.py).
     """
     started = time.monotonic()
     built: FamilyTemplate | None = None
     notes: list[str] = []
+    if family is not None and tools_format is not None:
+        raise BuildError(f"family {family} has its own tools section; --tools-format is for a template without one")
     if family is not None:
         loaded = load_family(family)
         base = from_ or loaded.recipe.base
@@ -247,7 +251,7 @@ def build(
         base = from_
         path = Path(from_).expanduser()
         _check_gguf(path)
-        conversion, notes = _own_template(path)
+        conversion, notes = _own_template(path, tools_format)
         default = gguf_model_name(path)
     host = resolve_host(host)
     check_reachable(host)
@@ -296,12 +300,18 @@ def build(
     )
 
 
-def _own_template(path: Path) -> tuple[Conversion, list[str]]:
+def _own_template(path: Path, tools_format: str | None = None) -> tuple[Conversion, list[str]]:
     """The faithful conversion of a GGUF's own chat template with its learned tool-call format,
-    and a note when no format could be learned (the client then tries every built-in one)."""
+    and a note when no format could be learned (the client then tries every built-in one) or the
+    template has no tools; with `tools_format`, the template with a tools section in that format."""
     from .learn import convert_with_format  # the learner loads the converter: only a GGUF build needs it
+    from .tools_section import convert_with_tools_section, tool_capable, tool_less_note
 
+    if tools_format is not None:
+        return convert_with_tools_section(path, tools_format), []
     conversion, learned, reason = convert_with_format(path)
+    if not tool_capable(conversion.capabilities):
+        return conversion, [tool_less_note(path.name)]
     if learned is None and conversion.capabilities.tools:
         return conversion, [f"{reason}; clients try the built-in formats"]
     return conversion, []

