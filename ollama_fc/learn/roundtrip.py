@@ -90,7 +90,8 @@ def call_shapes(spec: LearnedFormat) -> list[Probe]:
     """At least 20 call shapes: names, nesting, parallel calls, content, unicode, and strings
     holding the format's own markers (its closers only where strings are JSON-quoted: a raw
     value holding the closer is ambiguous in the format itself, and a string in a custom quote
-    is not followed by the scanner)."""
+    is not followed by the scanner; for the same reason its opener only where it is not a
+    bracket a raw value would leave unbalanced)."""
     weather = "get_weather"
     shapes = [
         Probe("simple string", (Call(weather, {"city": "Paris"}),)),
@@ -122,11 +123,10 @@ def call_shapes(spec: LearnedFormat) -> list[Probe]:
         ),
     ]
     opener = spec.opener
-    if opener.strip():
+    if opener.strip() and not (spec.raw_strings and opener in "[{"):
         shapes.append(Probe("value holding the block opener", (Call("echo", {"text": f"write {opener} to start"}),)))
     closers = [text for text in (spec.closer, spec.call_close.strip(), spec.param_close.strip()) if text.strip()]
-    quoted = spec.style in ("json", "name_json", "pythonic") or not spec.raw_strings
-    if closers and quoted and not spec.string_quote:
+    if closers and not spec.raw_strings and not spec.string_quote:
         shapes.append(Probe("value holding the closers", (Call("echo", {"text": "end: " + " ".join(closers)}),)))
     return shapes
 
