@@ -35,7 +35,7 @@ def evaluations() -> list[Evaluation]:
 
 def test_a_format_is_learned_for_every_template_that_renders_calls(evaluations: list[Evaluation]) -> None:
     rendering = [e for e in evaluations if e.renders_calls]
-    assert len(rendering) >= 125  # the corpus is there, and its tool templates render calls
+    assert len(rendering) >= 130  # the corpus is there, and its tool templates render calls
     assert {e.name: e.reason for e in rendering if e.spec is None} == {}
 
 
@@ -97,6 +97,22 @@ REPLIES = [
         "glimmer.jinja",  # the name in the message's header and in its invoke
         ' to=get_weather<|message|><atem:function_calls>\n<atem:invoke name="get_weather">\n'
         '<atem:parameter name="city">Oslo</atem:parameter>\n</atem:invoke>\n</atem:function_calls>',
+        "",
+    ),
+    (
+        "mistral-nemo-instruct-2407.jinja",  # it refuses call ids that are not nine characters long
+        '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Oslo"}, "id": "a1b2c3d4e"}, '
+        '{"name": "get_time", "arguments": {"zone": "UTC"}, "id": "f5g6h7i8j"}]',
+        "",
+    ),
+    (
+        "mistral-small-3.2-24b-instruct-2506.jinja",
+        '[TOOL_CALLS]get_weather[CALL_ID]a1b2c3d4e[ARGS]{"city": "Oslo"}',
+        "",
+    ),
+    (
+        "nemotron-nano-9b-v2.jinja",  # the turn's end, <SPECIAL_12>, stops the model: not in its reply
+        '<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Oslo"}}]</TOOLCALL>',
         "",
     ),
     ("functionary-medium-v3.2.jinja", 'get_weather\n{"city": "Oslo"}>>>get_time\n{"zone": "UTC"}', ""),

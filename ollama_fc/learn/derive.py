@@ -23,7 +23,7 @@ from ..hf.shapes import Shape, probe
 from ..parsers.learned import fixed
 from ..parsers.learned_format import CALL_ID, CALL_NAME, INDEX, FormatNotLearned, LearnedFormat, framing_tokens, unquote
 from ..parsers.lenient import NotALiteral, read_value, scan_balanced
-from .probes import CALL_IDS, Call, Probe, call_text
+from .probes import CALL_IDS, Call, Probe, call_text, calling_shape, turn_end
 from .roundtrip import round_trip
 
 SIMPLE = Probe("one call", (Call("get_weather", {"city": "Paris", "unit": "celsius"}),))
@@ -77,6 +77,7 @@ def learn_from_source(source: TemplateSource, shape: Shape | None = None) -> Lea
         raise FormatNotLearned(str(exc)) from None
     if shape is None:
         shape = probe(source.template, source.special_tokens)
+    shape = calling_shape(source, shape)
     if not shape.tool_calls:
         raise FormatNotLearned("the template renders no tool calls (an assistant's calls leave no text)")
     single = call_text(source, shape, SIMPLE)
@@ -88,6 +89,7 @@ def learn_from_source(source: TemplateSource, shape: Shape | None = None) -> Lea
         three = call_text(source, shape, THREE)
         if three is not None:
             spec.block_rejoin = _rejoin(spec, _with_ids(unquote(three, spec.string_quote)))
+    _drop_turn_end(spec, turn_end(source, shape))
     _refine_values(spec, source, shape, single)
     spec.special_tokens = framing_tokens(
         [
@@ -441,6 +443,19 @@ def _squash(text: str) -> str:
 def _short(text: str) -> str:
     text = text.strip()
     return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+def _drop_turn_end(spec: LearnedFormat, end: str) -> None:
+    """A template that writes no empty turn leaves its turn's end in the last closer (Nemotron
+    Nano 2's `]</TOOLCALL><SPECIAL_12>`): the model stops at that token, so it is not the format's."""
+    if not end:
+        return
+    for field in ("block_close", "call_close"):
+        closer = getattr(spec, field)
+        if closer.rstrip().endswith(end) and closer.strip() != end:
+            setattr(spec, field, closer.rstrip()[: -len(end)])
+            spec.end = spec.end or end  # a stop sequence
+            return
 
 
 def _rejoin(spec: LearnedFormat, text: str) -> str | None:

@@ -17,7 +17,7 @@ from ..errors import ToolCallError
 from ..hf.shapes import Shape
 from ..parsers.base import ToolCallParser
 from ..parsers.learned import LearnedParser
-from ..parsers.learned_format import LearnedFormat
+from ..parsers.learned_format import SPECIAL_TOKEN, LearnedFormat
 from ..parsers.streaming import recover_text
 from .probes import Call, Probe, call_text, schemas, tool_definitions
 
@@ -53,6 +53,8 @@ def round_trip(
         reason = "the template writes the content after the calls, or inside them"
     elif not all(call.name in text for call in probe.calls):
         reason = "the template drops calls next to content"
+    elif probe.content and _own_turn(spec, text.lstrip()[len(probe.content) :]):
+        reason = "the template writes the content in a turn of its own"
     if text is None or reason:
         skipped = Outcome(probe.label, "skipped", reason)
         return skipped, skipped if others else None
@@ -60,6 +62,14 @@ def round_trip(
         text = text[: text.index(spec.end)]
     learned = compare([LearnedParser(spec)], text, probe)
     return learned, compare(others, text, probe) if others else None
+
+
+def _own_turn(spec: LearnedFormat, after_content: str) -> bool:
+    """Whether special tokens that are not the format's own stand between the content and the
+    calls (Nemotron Nano 2 ends the content's turn and opens another for the calls)."""
+    at = after_content.find(spec.opener) if spec.opener else -1
+    between = after_content[:at] if at > 0 else ""
+    return any(token.group() not in spec.special_tokens for token in SPECIAL_TOKEN.finditer(between))
 
 
 def compare(parsers: Sequence[ToolCallParser], text: str, probe: Probe) -> Outcome:
