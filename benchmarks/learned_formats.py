@@ -23,8 +23,10 @@ sys.path.insert(0, str(HERE))
 
 from fidelity import CORPUS, SEEDS, tool_capability_from_sources  # noqa: E402
 
-from ollama_fc.convert.sources import load_source  # noqa: E402
+from ollama_fc.convert.sources import TemplateSource, load_source  # noqa: E402
 from ollama_fc.families import family_names, load_family  # noqa: E402
+from ollama_fc.hf.reference import ReferenceRenderError, render  # noqa: E402
+from ollama_fc.learn.probes import Call, Probe, tool_definitions  # noqa: E402
 from ollama_fc.learn.survey import Evaluation, evaluate  # noqa: E402
 from ollama_fc.parsers.learned import LearnedParser  # noqa: E402
 from ollama_fc.parsers.learned_format import LearnedFormat  # noqa: E402
@@ -119,13 +121,73 @@ def main() -> None:
     hermes = next(e.spec for e, _, _ in seeds if e.name == "qwen2.5-hermes.jinja")
     assert hermes is not None
     example = next(e.spec for e, _ in corpus if e.name == "qwen3-coder.jinja" and e.spec)
-    write(corpus, seeds, seconds, args.output, reading_speed(hermes), example)
+    silent = [
+        (e.name, why_no_calls(with_stand_in_tokens(load_source(CORPUS / e.name))))
+        for e, capable in corpus
+        if capable and not e.renders_calls
+    ]
+    write(corpus, seeds, silent, seconds, args.output, reading_speed(hermes), example)
     print(f"wrote {args.output}", file=sys.stderr)
+
+
+BEYOND_DATA = [
+    "",
+    "## What a learned format does not read",
+    "",
+    "A learned format reads what the template writes. Where models write more than their template",
+    "shows, that part is not data a template can teach, and the format's hand-written parser reads it:",
+    "",
+    "- gpt-oss (harmony): the template puts the recipient in the message header",
+    "  (` to=functions.NAME<|channel|>commentary json<|message|>{...}<|call|>`), which the learned",
+    "  format reads; the models also write it after the channel",
+    "  (`<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>`), after an analysis",
+    "  message. One fixed text cannot be both orders: the harmony parser reads them.",
+    "- Functionary v2.2 and v3.2: text for the user goes to a recipient named `all`",
+    "  (`all\\n<|content|>text`, `all\\ntext>>>`). The learned format reads the calls and the",
+    "  separator before them, so the text before calls keeps its `all` header; the functionary",
+    "  parser reads it as content.",
+    "- Strings written raw (Qwen3-Coder's parameters, the pythonic templates that do not escape",
+    "  them) cannot hold their own closer unambiguously: such shapes are not measured for them.",
+    "",
+    "Templates marked tool-capable in SOURCES.md that write no call in any input shape tried, and",
+    "what the reference renderer does with a turn of calls (the built-in formats and hand-written",
+    "parsers cover the models among them that have one):",
+    "",
+]
+
+
+def why_no_calls(source: TemplateSource) -> str:
+    """What the reference renderer does with a turn of calls for a template that renders none."""
+    offered = Probe("a tool", (Call("get_weather", {"city": "Paris"}),))  # not the called one
+    messages = [
+        {"role": "user", "content": "What is the weather like?"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": "Xq7Lp2Wm0", "function": {"name": "needle_function", "arguments": {"city": "Paris"}}}
+            ],
+        },
+    ]
+    try:
+        rendered = render(
+            source.template,
+            messages,
+            tool_definitions(offered),
+            add_generation_prompt=True,
+            special_tokens=source.special_tokens,
+        )
+    except ReferenceRenderError as exc:
+        return f"refused: {cell(str(exc))[:100]}"
+    if "needle_function" not in rendered:
+        return "writes no call (the turn renders without it)"
+    return "writes the call only in a shape the probes do not send"
 
 
 def write(
     corpus: list[tuple[Evaluation, bool]],
     seeds: list[tuple[Evaluation, Evaluation | None, str | None]],
+    silent: list[tuple[str, str]],
     seconds: float,
     output: Path,
     speed: list[str],
@@ -147,23 +209,28 @@ def write(
         "Do not edit by hand.",
         "",
         "`ollama_fc.learn_format(source)` renders probe conversations with the Hugging Face reference",
-        "(one call with simple arguments, two parallel calls, one call with awkward values, one call",
-        "after content), compares each render with the same turn without the calls, keeps what follows",
-        "the generation prompt (a model writes only that: gpt-oss's prompt ends in `<|start|>assistant`,",
-        "Functionary v3.2's in `>>>`), and derives a declarative format: the texts that open and close the block of calls and each call, the",
-        "separator, how a call writes its name and arguments (`json`: an object holding both; `name_json`:",
-        "the name as text, then a JSON object, which covers `functions.name({...})`; `tagged`: XML-style",
-        "parameters; `pythonic`: `name(key=value)`), and the special tokens among those texts. It reads",
-        "every probe back before it is accepted; otherwise the reason is given and clients fall back to",
-        "the built-in formats. `ollama-fc convert` records the format in the TEMPLATE's first comment;",
-        "`ollama_fc.Client` reads it from `show`.",
+        "(one call with simple arguments, two and three parallel calls, one call with awkward values,",
+        "one call after content), compares each render with the same turn without the calls, keeps what",
+        "follows the generation prompt (a model writes only that: gpt-oss's prompt ends in",
+        "`<|start|>assistant`, Functionary v3.2's in `>>>`), and derives a declarative format: the texts",
+        "that open and close the block of calls and each call, the separator, how a call writes its name",
+        "and arguments (`json`: an object holding both; `name_json`: the name as text, then a JSON object,",
+        "which covers `functions.name({...})`; `tagged`: XML-style parameters; `pythonic`:",
+        "`name(key=value)`, strings escaped or written as they are, with what follows each value), and the",
+        "special tokens among those texts. It reads every probe back before it is accepted; otherwise the",
+        "reason is given and clients fall back to the built-in formats. `ollama-fc convert` records the",
+        "format in the TEMPLATE's first comment; `ollama_fc.Client` reads it from `show`.",
         "",
         "A round trip renders one call shape (names, nested arguments, parallel calls, content before",
-        "calls, unicode, quotes, newlines, strings holding the format's own markers, ...) with the",
-        "template and reads the text back; it is exact when the same calls (arguments checked and coerced",
-        "against the offered tools' schemas, as the client does) and the same content come back. Shapes",
-        "the template itself cannot write (one call per turn, content dropped or written after the calls,",
-        "a refused conversation) are not counted. Templates without special tokens get `<s>`/`</s>`.",
+        "calls, unicode, quotes, newlines, strings holding the format's own markers where it quotes its",
+        "strings, ...) with the template and reads the text back; it is exact when the same calls",
+        "(arguments checked and coerced against the offered tools' schemas, as the client does) and the",
+        "same content come back. Shapes the template itself cannot write (one call per turn, content",
+        "dropped or written after the calls, a refused conversation) are not counted. Templates without",
+        "special tokens get `<s>`/`</s>`. A template renders calls when a call's name shows in what it",
+        "writes for a turn of calls, in the input shape the converter's probe finds or, where that sees",
+        "none, in another (Mistral's templates refuse the probe's ten-character call ids; the learner's",
+        "have nine).",
         "",
         "## Totals",
         "",
@@ -215,6 +282,8 @@ def write(
         "",
     ]
     lines += [f"- `{e.name}`: {e.reason}" for e in not_learned] or ["- none"]
+    lines += BEYOND_DATA
+    lines += [f"- `{name}`: {why}" for name, why in silent] or ["- none"]
     lines += [
         "",
         "## The format as data",
@@ -257,9 +326,8 @@ def write(
         "dicts), a tag mode with JSON arguments, and a tag mode with tagged arguments; it builds a PEG",
         "parser and a grammar from them. The learned formats here cover the same three (`json`,",
         "`name_json`, `tagged`) plus pythonic call lists (LFM2, MiniCPM3), read by the one streaming",
-        "scanner of `ollama_fc/parsers/`, and are checked on every probe before they are used. Neither",
-        'covers Gemma 4\'s own value syntax (`key:<|"|>text<|"|>`), which no probe here can split into',
-        "parameters.",
+        "scanner of `ollama_fc/parsers/`, and are checked on every probe before they are used. Gemma 4's",
+        'own string quote (`key:<|"|>text<|"|>`) is learned as a quote, its keys bare.',
         "",
         "## Per template",
         "",

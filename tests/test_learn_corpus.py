@@ -1,8 +1,7 @@
 """The targets for learned formats over the reference corpus and the seeds (not timed).
 
-A format is learned for every template that renders tool calls but a known few, and the round
-trips (render calls with the template, read them back with the learned format) are at least 99%
-exact. On the seed templates that write Hermes calls, the learned format and the built-in
+A format is learned for every template that renders tool calls, and every round trip (render
+calls with the template, read them back with the learned format) is exact. On the seed templates that write Hermes calls, the learned format and the built-in
 `hermes` parser agree. docs/FORMATS.md has the per-template table (benchmarks/learned_formats.py).
 """
 
@@ -34,32 +33,15 @@ def evaluations() -> list[Evaluation]:
     return [evaluate(path.name, with_stand_in_tokens(load_source(path))) for path in paths]
 
 
-# The templates that render calls whose format is not learned, and the round trips that miss:
-# each one a template whose writing no learned format can read back (docs/FORMATS.md says why).
-NOT_LEARNED = {
-    "lfm2.5-vl-450m.jinja",
-    "vllm-gemma3-pythonic.jinja",
-    "vllm-llama3.2-pythonic.jinja",
-    "vllm-toolace.jinja",
-}
-MISSES = {("lfm2.5-8b-a1b.jinja", "quotes and backslashes")}
-
-
-def test_a_format_is_learned_for_every_template_that_renders_calls_but_the_known_few(
-    evaluations: list[Evaluation],
-) -> None:
+def test_a_format_is_learned_for_every_template_that_renders_calls(evaluations: list[Evaluation]) -> None:
     rendering = [e for e in evaluations if e.renders_calls]
-    assert len(rendering) >= 120  # the corpus is there, and its tool templates render calls
-    failed = {e.name: e.reason for e in rendering if e.spec is None}
-    assert set(failed) <= NOT_LEARNED, failed
-    assert all(failed.values())  # each failure says why
+    assert len(rendering) >= 130  # the corpus is there, and its tool templates render calls
+    assert {e.name: e.reason for e in rendering if e.spec is None} == {}
 
 
-def test_round_trips_are_at_least_99_percent_exact(evaluations: list[Evaluation]) -> None:
+def test_every_round_trip_is_exact(evaluations: list[Evaluation]) -> None:
     reports = [e.report for e in evaluations if e.report is not None]
     assert all(report.measured >= 16 for report in reports)
-    exact = sum(report.exact for report in reports)
-    measured = sum(report.measured for report in reports)
     misses = {
         (e.name, o.probe): o.detail
         for e in evaluations
@@ -67,8 +49,7 @@ def test_round_trips_are_at_least_99_percent_exact(evaluations: list[Evaluation]
         for o in e.report.outcomes
         if o.status == "mismatch"
     }
-    assert set(misses) <= MISSES, misses
-    assert exact / measured >= 0.99, misses
+    assert misses == {}
 
 
 @pytest.mark.parametrize("seed", ["qwen2.5-hermes.jinja", "gemma3-tools.jinja"])
@@ -116,6 +97,22 @@ REPLIES = [
         "glimmer.jinja",  # the name in the message's header and in its invoke
         ' to=get_weather<|message|><atem:function_calls>\n<atem:invoke name="get_weather">\n'
         '<atem:parameter name="city">Oslo</atem:parameter>\n</atem:invoke>\n</atem:function_calls>',
+        "",
+    ),
+    (
+        "mistral-nemo-instruct-2407.jinja",  # it refuses call ids that are not nine characters long
+        '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Oslo"}, "id": "a1b2c3d4e"}, '
+        '{"name": "get_time", "arguments": {"zone": "UTC"}, "id": "f5g6h7i8j"}]',
+        "",
+    ),
+    (
+        "mistral-small-3.2-24b-instruct-2506.jinja",
+        '[TOOL_CALLS]get_weather[CALL_ID]a1b2c3d4e[ARGS]{"city": "Oslo"}',
+        "",
+    ),
+    (
+        "nemotron-nano-9b-v2.jinja",  # the turn's end, <SPECIAL_12>, stops the model: not in its reply
+        '<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Oslo"}}]</TOOLCALL>',
         "",
     ),
     ("functionary-medium-v3.2.jinja", 'get_weather\n{"city": "Oslo"}>>>get_time\n{"zone": "UTC"}', ""),
@@ -178,3 +175,41 @@ def test_calls_after_a_block_closed_after_every_call_but_the_first_belong_to_the
     streamed = StreamingRecoverer([LearnedParser(spec)], TOOLS)
     pieces = [piece for at in range(0, len(reply), 5) for piece in streamed.feed(reply[at : at + 5])]
     assert result_from_pieces(reply, pieces + streamed.finish()) == result
+
+
+# Pythonic templates that write what Python would not read: strings unescaped in their quotes
+# (LFM2.5-VL), no quotes at all (vLLM's Llama 3.2 example), an `r` after every value (vLLM's
+# ToolACE example), no comma between arguments (vLLM's Gemma 3 example).
+PYTHONIC_REPLIES = [
+    (
+        "lfm2.5-vl-450m.jinja",
+        '<|tool_call_start|>[get_weather(city="Oslo "old town"", days=3), get_time(zone="UTC")]<|tool_call_end|>',
+        [("get_weather", {"city": 'Oslo "old town"', "days": 3}), ("get_time", {"zone": "UTC"})],
+    ),
+    (
+        "vllm-llama3.2-pythonic.jinja",
+        "[get_weather(city=Saint-Étienne, le centre, days=3, filters={'tags': ['a']}), get_time(zone=UTC)]",
+        [
+            ("get_weather", {"city": "Saint-Étienne, le centre", "days": 3, "filters": {"tags": ["a"]}}),
+            ("get_time", {"zone": "UTC"}),
+        ],
+    ),
+    (
+        "vllm-toolace.jinja",
+        "[get_weather(city=Oslor, days=3r), get_time(zone=UTCr)]",
+        [("get_weather", {"city": "Oslo", "days": 3}), ("get_time", {"zone": "UTC"})],
+    ),
+    (
+        "vllm-gemma3-pythonic.jinja",
+        '[get_weather(city="Oslo \\"old\\""days=3metric=true), get_time(zone="UTC")]',
+        [("get_weather", {"city": 'Oslo "old"', "days": 3, "metric": True}), ("get_time", {"zone": "UTC"})],
+    ),
+]
+
+
+@pytest.mark.parametrize(("template", "reply", "calls"), PYTHONIC_REPLIES)
+def test_pythonic_calls_are_read_as_their_template_writes_them(template: str, reply: str, calls: list[object]) -> None:
+    spec = learn_format(with_stand_in_tokens(load_source(shared_path("corpus", "templates", template))))
+    result = parse_tool_calls(reply, format=spec.format_name(), tools=TOOLS)
+    assert [(call.name, call.arguments) for call in result.tool_calls] == calls
+    assert result.content == ""

@@ -23,7 +23,7 @@ from ..hf.shapes import Shape, probe
 from ..parsers.learned import fixed
 from ..parsers.learned_format import CALL_ID, CALL_NAME, INDEX, FormatNotLearned, LearnedFormat, framing_tokens, unquote
 from ..parsers.lenient import NotALiteral, read_value, scan_balanced
-from .probes import CALL_IDS, Call, Probe, call_text
+from .probes import CALL_IDS, Call, Probe, call_text, calling_shape, turn_end
 from .roundtrip import round_trip
 
 SIMPLE = Probe("one call", (Call("get_weather", {"city": "Paris", "unit": "celsius"}),))
@@ -77,6 +77,7 @@ def learn_from_source(source: TemplateSource, shape: Shape | None = None) -> Lea
         raise FormatNotLearned(str(exc)) from None
     if shape is None:
         shape = probe(source.template, source.special_tokens)
+    shape = calling_shape(source, shape)
     if not shape.tool_calls:
         raise FormatNotLearned("the template renders no tool calls (an assistant's calls leave no text)")
     single = call_text(source, shape, SIMPLE)
@@ -88,7 +89,8 @@ def learn_from_source(source: TemplateSource, shape: Shape | None = None) -> Lea
         three = call_text(source, shape, THREE)
         if three is not None:
             spec.block_rejoin = _rejoin(spec, _with_ids(unquote(three, spec.string_quote)))
-    _refine_values(spec, source, shape)
+    _drop_turn_end(spec, turn_end(source, shape))
+    _refine_values(spec, source, shape, single)
     spec.special_tokens = framing_tokens(
         [
             spec.block_open,
@@ -443,6 +445,19 @@ def _short(text: str) -> str:
     return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
+def _drop_turn_end(spec: LearnedFormat, end: str) -> None:
+    """A template that writes no empty turn leaves its turn's end in the last closer (Nemotron
+    Nano 2's `]</TOOLCALL><SPECIAL_12>`): the model stops at that token, so it is not the format's."""
+    if not end:
+        return
+    for field in ("block_close", "call_close"):
+        closer = getattr(spec, field)
+        if closer.rstrip().endswith(end) and closer.strip() != end:
+            setattr(spec, field, closer.rstrip()[: -len(end)])
+            spec.end = spec.end or end  # a stop sequence
+            return
+
+
 def _rejoin(spec: LearnedFormat, text: str) -> str | None:
     """What the template writes between a closed block and a call after it, when calls after
     the second are written after the block's closer (DeepSeek R1's distilled templates close
@@ -473,13 +488,16 @@ def _rejoin(spec: LearnedFormat, text: str) -> str | None:
 # --- values of tagged parameters ---
 
 
-def _refine_values(spec: LearnedFormat, source: TemplateSource, shape: Shape) -> None:
+def _refine_values(spec: LearnedFormat, source: TemplateSource, shape: Shape, single: str) -> None:
     """Tagged formats may write non-string values after another mid (DeepSeek V3.2's
-    `string="false"`): read it off the awkward probe."""
-    if spec.style != "tagged":
+    `string="false"`), pythonic ones strings as they are: read it off the awkward probe."""
+    if spec.style not in ("tagged", "pythonic"):
         return
     text = call_text(source, shape, AWKWARD)
     if text is None:
+        return
+    if spec.style == "pythonic":
+        _pythonic_values(spec, single, text)
         return
     at = text.find("days")
     value_at = text.find("3", at + 4) if at >= 0 else -1
@@ -488,6 +506,23 @@ def _refine_values(spec: LearnedFormat, source: TemplateSource, shape: Shape) ->
     mid = text[at + 4 : value_at]
     if mid != spec.param_mid and mid.strip():
         spec.param_mid_string, spec.param_mid = spec.param_mid, mid
+
+
+def _pythonic_values(spec: LearnedFormat, single: str, awkward: str) -> None:
+    """What a pythonic template writes after each value (vLLM's ToolACE template: `city=Parisr`)
+    and whether it writes strings as they are (`city="a "b"\n"`, or with no quotes at all)."""
+    key = re.search(r"\bcity\s*=\s*", single)
+    if key is None:
+        return
+    at = single.find("Paris", key.end())
+    quote = single[key.end() : at]
+    if at < 0 or quote not in ("", '"', "'"):
+        return
+    after = single[at + len("Paris") :]
+    after = after[len(quote) :] if quote and after.startswith(quote) else after
+    spec.param_close = re.split(r"[\s,)]|unit", after, maxsplit=1)[0]
+    city = AWKWARD.calls[0].arguments["city"]
+    spec.raw_strings = city in awkward and f"city={quote}{city}{quote}{spec.param_close}" in awkward
 
 
 # --- step 4: read every probe back ---

@@ -10,7 +10,7 @@ follows its prompt.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..convert.sources import TemplateSource
@@ -175,6 +175,18 @@ def insertion(longer: str, shorter: str, starts: str = "") -> tuple[int, str]:
     return best, longer[best : best + length]
 
 
+def _shared_tokens(prompt: str, turn: str) -> int:
+    """How much of `turn` the generation prompt writes too, in whole tokens: Nemotron's prompt
+    ends `<SPECIAL_11>Assistant\n<think>\n` where a turn of calls has `<SPECIAL_11>Assistant\n<TOOLCALL>`."""
+    shared = 0
+    limit = min(len(prompt), len(turn))
+    while shared < limit and prompt[shared] == turn[shared]:
+        shared += 1
+    while shared > 0 and not _ends_token(turn[shared - 1]):
+        shared -= 1
+    return shared
+
+
 def _ends_token(char: str) -> bool:
     """Does a token end with `char` (whitespace, or a tag's or bracket's closer)?"""
     return char.isspace() or char in ">]}"
@@ -197,6 +209,46 @@ def call_text(source: TemplateSource, shape: Shape, probe: Probe) -> str | None:
     if without is None or with_calls == without:
         return None
     start, text = insertion(with_calls, without, probe.content)
-    if prompt is not None and with_calls.startswith(prompt) and start < len(prompt):
-        text = text[len(prompt) - start :]  # the prompt wrote it: the model starts after it
+    if prompt is not None:  # what the prompt wrote (up to where it and the turn part) is not the model's
+        shared = len(prompt) if with_calls.startswith(prompt) else _shared_tokens(prompt, with_calls)
+        if start < shared:
+            text = text[shared - start :]
     return text or None
+
+
+def calling_shape(source: TemplateSource, shape: Shape) -> Shape:
+    """`shape`, or, where its probe saw no calls, the first input shape under which the template
+    renders this module's probe calls (Mistral's templates refuse call ids that are not nine
+    characters long, as the shape probe's are; ours are)."""
+    if shape.tool_calls or "tool_call" not in source.template:
+        return shape
+    one = Probe("one call", (Call("get_weather", {"city": "Paris"}),))
+    two = Probe("two calls", (Call("get_weather", {"city": "Paris"}), Call("get_time", {"zone": "UTC"})))
+    variants = (
+        replace(shape, content=content, call_wrapper=wrapper, arguments=arguments, empty_call_content=empty)
+        for content in dict.fromkeys((shape.content, "string", "parts"))
+        for wrapper in ("function", "flat")
+        for arguments in ("object", "string")
+        for empty in ("string", "none")
+    )
+    for candidate in variants:
+        text = call_text(source, candidate, one)
+        if text is None or "get_weather" not in text:
+            continue
+        both = call_text(source, candidate, two)
+        return replace(candidate, tool_calls=True, parallel_calls=both is not None and "get_time" in both)
+    return shape
+
+
+def turn_end(source: TemplateSource, shape: Shape) -> str:
+    """What the template writes after a reply's text to end the model's turn (Nemotron Nano 2's
+    `<SPECIAL_12>`), stripped; "" when it cannot tell."""
+    done = Probe("a reply", (), content="All done here.")
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "What is the weather like?"},
+        {"role": "assistant", "content": done.content},
+    ]
+    rendered = _render(source, shape, messages, done)
+    if rendered is None or done.content not in rendered:
+        return ""
+    return rendered[rendered.rindex(done.content) + len(done.content) :].strip()

@@ -17,7 +17,7 @@ from ..errors import ToolCallError
 from ..hf.shapes import Shape
 from ..parsers.base import ToolCallParser
 from ..parsers.learned import LearnedParser
-from ..parsers.learned_format import LearnedFormat
+from ..parsers.learned_format import SPECIAL_TOKEN, LearnedFormat
 from ..parsers.streaming import recover_text
 from .probes import Call, Probe, call_text, schemas, tool_definitions
 
@@ -53,6 +53,8 @@ def round_trip(
         reason = "the template writes the content after the calls, or inside them"
     elif not all(call.name in text for call in probe.calls):
         reason = "the template drops calls next to content"
+    elif probe.content and _own_turn(spec, text.lstrip()[len(probe.content) :]):
+        reason = "the template writes the content in a turn of its own"
     if text is None or reason:
         skipped = Outcome(probe.label, "skipped", reason)
         return skipped, skipped if others else None
@@ -60,6 +62,14 @@ def round_trip(
         text = text[: text.index(spec.end)]
     learned = compare([LearnedParser(spec)], text, probe)
     return learned, compare(others, text, probe) if others else None
+
+
+def _own_turn(spec: LearnedFormat, after_content: str) -> bool:
+    """Whether special tokens that are not the format's own stand between the content and the
+    calls (Nemotron Nano 2 ends the content's turn and opens another for the calls)."""
+    at = after_content.find(spec.opener) if spec.opener else -1
+    between = after_content[:at] if at > 0 else ""
+    return any(token.group() not in spec.special_tokens for token in SPECIAL_TOKEN.finditer(between))
 
 
 def compare(parsers: Sequence[ToolCallParser], text: str, probe: Probe) -> Outcome:
@@ -90,7 +100,8 @@ def call_shapes(spec: LearnedFormat) -> list[Probe]:
     """At least 20 call shapes: names, nesting, parallel calls, content, unicode, and strings
     holding the format's own markers (its closers only where strings are JSON-quoted: a raw
     value holding the closer is ambiguous in the format itself, and a string in a custom quote
-    is not followed by the scanner)."""
+    is not followed by the scanner; for the same reason its opener only where it is not a
+    bracket a raw value would leave unbalanced)."""
     weather = "get_weather"
     shapes = [
         Probe("simple string", (Call(weather, {"city": "Paris"}),)),
@@ -122,11 +133,10 @@ def call_shapes(spec: LearnedFormat) -> list[Probe]:
         ),
     ]
     opener = spec.opener
-    if opener.strip():
+    if opener.strip() and not (spec.raw_strings and opener in "[{"):
         shapes.append(Probe("value holding the block opener", (Call("echo", {"text": f"write {opener} to start"}),)))
     closers = [text for text in (spec.closer, spec.call_close.strip(), spec.param_close.strip()) if text.strip()]
-    quoted = spec.style in ("json", "name_json", "pythonic") or not spec.raw_strings
-    if closers and quoted and not spec.string_quote:
+    if closers and not spec.raw_strings and not spec.string_quote:
         shapes.append(Probe("value holding the closers", (Call("echo", {"text": "end: " + " ".join(closers)}),)))
     return shapes
 

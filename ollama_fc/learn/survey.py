@@ -11,6 +11,7 @@ from ..hf.shapes import probe
 from ..parsers.base import ToolCallParser
 from ..parsers.learned_format import FormatNotLearned, LearnedFormat
 from .derive import learn_from_source
+from .probes import calling_shape
 from .roundtrip import TemplateReport, measure
 
 
@@ -28,7 +29,7 @@ class Evaluation:
 def evaluate(name: str, source: TemplateSource, others: Sequence[ToolCallParser] = ()) -> Evaluation:
     """Learn `source`'s format and measure its round trips on every call shape (and, on the
     same texts, those of the parsers `others`)."""
-    shape = probe(source.template, source.special_tokens)
+    shape = calling_shape(source, probe(source.template, source.special_tokens))
     if not shape.tool_calls:
         return Evaluation(name, False, reason="the template renders no tool calls")
     try:

@@ -291,6 +291,12 @@ class LearnedParser(ToolCallParser):
         return text
 
     def _pythonic(self, body: str) -> list[ParsedCall] | None:
+        calls = self._python_calls(body)
+        if calls is None and (self.spec.raw_strings or self.spec.param_close or "=" in body):
+            return self._arguments_one_by_one(body)
+        return calls
+
+    def _python_calls(self, body: str) -> list[ParsedCall] | None:
         spec = self.spec
         text = body.strip()
         if spec.list_wrapped or text.startswith("["):
@@ -308,6 +314,89 @@ class LearnedParser(ToolCallParser):
             pieces.append(text[match.start("name") : end])
             index = end
         return read_call_list("[" + ", ".join(pieces) + "]", function_wrappers=False) if pieces else None
+
+    def _arguments_one_by_one(self, body: str) -> list[ParsedCall] | None:
+        """`name(key=value, ...)` as the template writes it where Python would not read it: no
+        comma between arguments (a JSON value then the next key), each value followed by
+        `param_close` (`city=Parisr`), or, with `raw_strings`, strings written as they are, quoted
+        or not, up to the next `key=` or the call's end."""
+        spec = self.spec
+        text = body.strip()
+        if text.startswith("[") and text.endswith("]"):
+            text = text[1:-1]
+        close = re.escape(spec.param_close)
+        raw_end = re.compile(close + r"(?=,\s*[A-Za-z_]\w*\s*=|\)\s*(?:[,;]\s*" + r"[A-Za-z_][\w\-.]*\s*\(|$))")
+        calls: list[ParsedCall] = []
+        index = 0
+        while True:
+            index = _skip(text, index, " \t\r\n,;")
+            if index >= len(text):
+                return calls or None
+            head = _CALL_HEAD.match(text, index)
+            if head is None:
+                return None
+            index, arguments = head.end(), {}
+            while True:
+                index = _skip(text, index, " \t\r\n,")
+                if text.startswith(")", index):
+                    index += 1
+                    break
+                key = _KEY.match(text, index)
+                if key is None:
+                    return None
+                index = key.end()
+                if spec.raw_strings:
+                    end = raw_end.search(text, index)
+                    if end is None:
+                        return None
+                    arguments[key.group(1)] = self._raw_value(text[index : end.start()])
+                    index = end.end()
+                    continue
+                value_end = _literal_end(text, index)
+                arguments[key.group(1)] = read_value(text[index:value_end])
+                index = value_end + len(spec.param_close) if text.startswith(spec.param_close, value_end) else value_end
+            calls.append(ParsedCall(head.group("name"), arguments))
+
+    def _raw_value(self, text: str) -> Any:
+        if len(text) >= 2 and text[0] in "\"'" and text[-1] == text[0]:
+            return text[1:-1]  # quoted, not escaped
+        try:
+            return self._value(text, raw_string=False)
+        except NotALiteral:
+            return text
+
+
+_CALL_HEAD = re.compile(NAME + r"\s*\(")
+_KEY = re.compile(r"([A-Za-z_]\w*)\s*=\s*")
+_BARE = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|True|False|None|[^\s,()\[\]{}]+")
+
+
+def _skip(text: str, index: int, chars: str) -> int:
+    while index < len(text) and text[index] in chars:
+        index += 1
+    return index
+
+
+def _literal_end(text: str, index: int) -> int:
+    """Where the literal starting at `index` ends: a quoted string (escapes followed), a
+    bracketed value, or a bare word or number."""
+    if index >= len(text):
+        raise NotALiteral("no value")
+    first = text[index]
+    if first in "\"'":
+        at = index + 1
+        while at < len(text) and text[at] != first:
+            at += 2 if text[at] == "\\" else 1
+        return min(at + 1, len(text))
+    if first in "{[(":
+        end = scan_balanced(text, index)
+        if end is None:
+            raise NotALiteral("unclosed value")
+        return end
+    bare = _BARE.match(text, index)
+    if bare is None:
+        raise NotALiteral("no value")
+    return bare.end()
 
 
 def _skip_space(text: str, index: int) -> int:

@@ -65,7 +65,9 @@ class LearnedFormat(BaseModel):
       - "pythonic": `name(key=value, ...)`, in a `[...]` list when `list_wrapped`.
     `string_quote` is a text that quotes strings instead of `"` (Gemma 4's `<|"|>`), keys bare.
     `end` is what the template writes after a turn's calls when nothing opens a block of them
-    (Gemma 4's `<|tool_response>`): it ends the model's turn, so it is a stop sequence.
+    (Gemma 4's `<|tool_response>`), or the end of the turn a template writes after the calls
+    where it writes no empty turn (Nemotron Nano 2's `<SPECIAL_12>`): it ends the model's turn,
+    so it is a stop sequence.
     `block_rejoin` is what a template writes after a closed block before more calls of the same
     turn (DeepSeek R1's distilled templates close the block after every call but the first, then
     write `<｜end▁of▁sentence｜>` and the next call; None when calls never follow a closed block):
