@@ -69,6 +69,8 @@ SAMPLES = {
         "</arg_key:opensource>\n<arg_value:opensource>Paris</arg_value:opensource>\n</tool_call:opensource>\n"
         "</tool_calls:opensource>"
     ),
+    "functiongemma": "<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>",
+    "minicpm": '<function name="get_weather"><param name="city">Paris</param></function>',
     "kimi_k2": (
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
         '{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>'
@@ -196,6 +198,10 @@ FRAGMENTS = [
     "<tool_call:opensource>",
     "<tool_sep:opensource>",
     "<tool_sep>",
+    "<start_function_call>",
+    "<escape>",
+    '<function name="',
+    '<param name="',
     "<think>",
     "</think>",
     "{",

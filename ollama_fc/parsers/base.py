@@ -122,6 +122,7 @@ CALL_END_TOKENS = (
     "<|python_end|>",
     "<end_of_turn>",
     "<｜end▁of▁sentence｜>",
+    "<｜tool▁calls▁end｜>",
     "<｜hy_eos:opensource｜>",
 )
 
