@@ -83,6 +83,14 @@ NOT_CALLS = [
     '<think><tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call></think>No call needed.',
     '```python\nresult = get_weather(city="Paris")\nprint(result)\n```',
     "Use [brackets] and {braces} freely; it's fine.",
+    # a format's inner markers quoted with its block in inline code
+    'Calls look like `<minimax:tool_call><invoke name="get_weather"><parameter name="city">Paris</parameter></invoke>'
+    "</minimax:tool_call>` here.",
+    # a call inside Seed-OSS's thinking block
+    "<seed:think><seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>\n"
+    "</seed:tool_call></seed:think>No call.",
+    # a placeholder argument: the syntax shown, not a call
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "<city>"}}\n</tool_call>',
 ]
 
 
