@@ -21,6 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from builtin_formats import builtin_section  # noqa: E402
 from fidelity import CORPUS, SEEDS, tool_capability_from_sources  # noqa: E402
 
 from ollama_fc.convert.sources import TemplateSource, load_source  # noqa: E402
@@ -342,6 +343,7 @@ def write(
             lines.append(row(evaluation, capable_mark))
     for evaluation, _, _ in seeds:
         lines.append(row(evaluation, None).replace(f"| {evaluation.name} |", f"| seeds/{evaluation.name} |", 1))
+    lines += ["", *builtin_section()]
     output.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

@@ -69,6 +69,8 @@ SAMPLES = {
         "</arg_key:opensource>\n<arg_value:opensource>Paris</arg_value:opensource>\n</tool_call:opensource>\n"
         "</tool_calls:opensource>"
     ),
+    "functiongemma": "<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>",
+    "minicpm": '<function name="get_weather"><param name="city">Paris</param></function>',
     "kimi_k2": (
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
         '{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>'
@@ -81,6 +83,14 @@ NOT_CALLS = [
     '<think><tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call></think>No call needed.',
     '```python\nresult = get_weather(city="Paris")\nprint(result)\n```',
     "Use [brackets] and {braces} freely; it's fine.",
+    # a format's inner markers quoted with its block in inline code
+    'Calls look like `<minimax:tool_call><invoke name="get_weather"><parameter name="city">Paris</parameter></invoke>'
+    "</minimax:tool_call>` here.",
+    # a call inside Seed-OSS's thinking block
+    "<seed:think><seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>\n"
+    "</seed:tool_call></seed:think>No call.",
+    # a placeholder argument: the syntax shown, not a call
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "<city>"}}\n</tool_call>',
 ]
 
 
@@ -196,6 +206,10 @@ FRAGMENTS = [
     "<tool_call:opensource>",
     "<tool_sep:opensource>",
     "<tool_sep>",
+    "<start_function_call>",
+    "<escape>",
+    '<function name="',
+    '<param name="',
     "<think>",
     "</think>",
     "{",

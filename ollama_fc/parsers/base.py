@@ -9,6 +9,7 @@ same way for a whole text and for a stream.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -122,7 +123,9 @@ CALL_END_TOKENS = (
     "<|python_end|>",
     "<end_of_turn>",
     "<｜end▁of▁sentence｜>",
+    "<｜tool▁calls▁end｜>",
     "<｜hy_eos:opensource｜>",
+    "<|END_OF_TURN_TOKEN|>",
 )
 
 
@@ -167,6 +170,16 @@ def commits(call: ParsedCall, required: Mapping[str, frozenset[str]]) -> bool:
     """Whether a call names every argument its tool requires (with a value other than null): a
     call that leaves one out has not committed to the call, and is never taken for one."""
     return all(call.arguments.get(name) is not None for name in required.get(call.name, ()))
+
+
+# A value that stands for one the model was to fill in: `...`, `<city>`, `<args-json-object>`.
+PLACEHOLDER = re.compile(r"\.\.\.|…|<[A-Za-z][\w\- ]*>")
+
+
+def shows_placeholder(call: ParsedCall) -> bool:
+    """Whether an argument of the call is a placeholder (`{"city": "<city>"}`, `"path": "..."`):
+    the call is an example of the syntax, shown, not made."""
+    return any(isinstance(value, str) and PLACEHOLDER.fullmatch(value.strip()) for value in call.arguments.values())
 
 
 NAME_KEYS = ("name", "function", "tool", "tool_name", "action", "function_name")

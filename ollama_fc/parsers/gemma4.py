@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import ClassVar
 
 from .base import Marker, ParsedCall, ToolCallParser
 from .learned_format import unquote
@@ -32,11 +33,17 @@ class Gemma4Parser(ToolCallParser):
     models = "Gemma 4"
     markers = (Marker(OPEN, "tag", closers=((CLOSE, True),)),)
     tags = (OPEN,)
+    # The tags and the string quote (FunctionGemma writes the same calls with its own).
+    opener: ClassVar[str] = OPEN
+    closer: ClassVar[str] = CLOSE
+    quote: ClassVar[str] = QUOTE
+    space_or_close: ClassVar[re.Pattern[str]] = SPACE_OR_CLOSE
 
     def read_prefix(self, region: str) -> tuple[list[ParsedCall], int] | None:
-        closed = region.endswith(CLOSE)
-        body = unquote(region[len(OPEN) :].removesuffix(CLOSE) if closed else region[len(OPEN) :], QUOTE)
-        if QUOTE in body:
+        opener, closer = self.opener, self.closer
+        closed = region.endswith(closer)
+        body = unquote(region[len(opener) :].removesuffix(closer) if closed else region[len(opener) :], self.quote)
+        if self.quote in body:
             return None  # a string left open: the text was cut inside a value
         calls: list[ParsedCall] = []
         index = 0
@@ -51,7 +58,7 @@ class Gemma4Parser(ToolCallParser):
             if arguments is None:
                 return None
             calls.append(ParsedCall(match.group(1), arguments))
-            index = SPACE_OR_CLOSE.match(body, end).end()  # type: ignore[union-attr]
+            index = self.space_or_close.match(body, end).end()  # type: ignore[union-attr]
         if not calls or body[index:].strip():
             return None
         return calls, len(region)

@@ -14,6 +14,7 @@ from .deepseek import DeepSeekV3Parser, DeepSeekV31Parser
 from .deepseek_dsml import DeepSeekDsmlParser
 from .function_list import FunctionListParser
 from .functionary import FunctionaryParser
+from .functiongemma import FunctionGemmaParser
 from .functools_list import FunctoolsParser
 from .gemma4 import Gemma4Parser
 from .glm45 import Glm45Parser
@@ -27,6 +28,7 @@ from .learned import learned_parser
 from .learned_format import LEARNED_PREFIX
 from .llama3_json import Llama3JsonParser
 from .longcat import LongCatParser
+from .minicpm import MiniCPMParser
 from .minimax_m2 import MiniMaxM2Parser
 from .minimax_ts import MiniMaxTypeScriptParser
 from .mistral import MistralParser
@@ -63,6 +65,8 @@ PARSERS: dict[str, ToolCallParser] = {
         Step3Parser(),
         LongCatParser(),
         HunyuanParser(),
+        FunctionGemmaParser(),
+        MiniCPMParser(),
     )
 }
 """Every format. All are active for every parse; where two share a marker (`[`, `{`) the one

@@ -3,8 +3,10 @@
 `<steptml:parameter name="KEY">VALUE</steptml:parameter>` elements, `</steptml:invoke>`, then
 `<｜tool_call_end｜>`, and `<｜tool_calls_end｜>`.
 
-Values are raw text, typed by the tool's schema (raw_values.py). Calls without the block tokens
-and a block left unclosed at the end of the reply are read; prose after it stays content.
+Values are raw text, typed by the tool's schema (raw_values.py). The name may also follow
+`function<｜tool_sep｜>` or be left out there, and parallel calls may be joined by
+`<｜tool_sep｜>`. A block left unclosed at the end of the reply is read; a call without the
+block tokens is not (as Step-3's own parser reads it); prose after the block stays content.
 Step-3.5 writes Qwen3-Coder's `<tool_call><function=...>` instead (the `hermes` and `wrapped`
 formats read it).
 
@@ -21,9 +23,12 @@ from .tagged import InvokeSyntax, read_invokes
 
 CALLS_BEGIN = "<｜tool_calls_begin｜>"
 CALLS_END = "<｜tool_calls_end｜>"
-CALL_BEGIN = "<｜tool_call_begin｜>"
 CALL_END = "<｜tool_call_end｜>"
-CALL_HEAD = re.compile(r"\s*<｜tool_call_begin｜>\s*(?:function\s*)?<｜tool_sep｜>\s*")
+# A call: `<｜tool_call_begin｜>`, then `function<｜tool_sep｜>` (and the name again) or nothing,
+# then the invoke; parallel calls may be joined by `<｜tool_sep｜>`.
+CALL_HEAD = re.compile(
+    r"\s*(?:<｜tool_sep｜>\s*)?<｜tool_call_begin｜>\s*(?:(?:function)?\s*<｜tool_sep｜>\s*(?:[A-Za-z_][\w\-.]*\s*)?)?"
+)
 CALL_TAIL = re.compile(r"\s*<｜tool_call_end｜>")
 BLOCK_TAIL = re.compile(r"\s*(?:<｜tool_calls_end｜>)?")
 SYNTAX = InvokeSyntax(
@@ -34,10 +39,7 @@ SYNTAX = InvokeSyntax(
 class Step3Parser(ToolCallParser):
     name = "step3"
     models = "Step-3"
-    markers = (
-        Marker(CALLS_BEGIN, "tag", closers=((CALLS_END, True),)),
-        Marker(CALL_BEGIN, "tag", closers=((CALL_END, True),)),
-    )
+    markers = (Marker(CALLS_BEGIN, "tag", closers=((CALLS_END, True),)),)
     tags = (CALLS_BEGIN,)
 
     def read_prefix(self, region: str) -> tuple[list[ParsedCall], int] | None:

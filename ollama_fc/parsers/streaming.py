@@ -3,7 +3,9 @@
 Content passes through until a marker of an active format begins. From there the text is held
 until the region is complete (it becomes a chunk of tool calls) or turns out not to be a call
 (it is released as content and scanned again one character further on). A marker split across
-chunks is held back as a possible prefix. Text inside `<think>...</think>` is never a call.
+chunks is held back as a possible prefix. Text inside `<think>...</think>` (or Seed-OSS's and
+Hunyuan's thinking blocks) is never a call, nor is an inline code span that starts with a
+marker (`` `<tool_call>...` ``: the syntax shown).
 
 Work per chunk depends on the chunk (and the open region's end detector), never on what was
 already streamed: the scan position is kept, the open region is fed only the new text, and
@@ -30,6 +32,7 @@ from .base import (
     offered_names,
     reading_for,
     required_arguments,
+    shows_placeholder,
 )
 from .lenient import OPENERS
 from .raw_values import parameter_types, settle
@@ -39,6 +42,11 @@ from .scan_memo import ScanMemo
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
+# Thinking blocks, by their opener: `<think>`, Seed-OSS's and Hunyuan HY 3's own.
+THINK_BLOCKS = {THINK_OPEN: THINK_CLOSE, "<seed:think>": "</seed:think>", "<think:opensource>": "</think:opensource>"}
+# Stretches that are never a call, each as (the pattern of its end, the texts that end it).
+THINK = {opener: (re.compile(re.escape(closer)), (closer,)) for opener, closer in THINK_BLOCKS.items()}
+INLINE_CODE = (re.compile(r"`|\n\n"), ("`", "\n\n"))
 
 Piece = Union[str, list[ParsedCall]]
 """What the scanner emits: content text, or the calls of one region."""
@@ -85,11 +93,11 @@ def _scanner_tables(parsers: tuple[ToolCallParser, ...], names: tuple[str, ...] 
         for text, trigger in triggers.items()
         if trigger.marker.must_end and trigger.marker.kind in ("bracket", "fence")
     }
-    texts = sorted([*triggers, THINK_OPEN], key=len, reverse=True)
+    texts = sorted([*triggers, *THINK_BLOCKS], key=len, reverse=True)
     pattern = re.compile(_trie_pattern(texts))
-    prefixes = frozenset(text[:k] for text in [*texts, THINK_CLOSE] for k in range(1, len(text)))
+    prefixes = frozenset(text[:k] for text in [*texts, *THINK_BLOCKS.values()] for k in range(1, len(text)))
     head_prefixes = frozenset(text[:k] for text in [*heads, *CALL_END_TOKENS] for k in range(1, len(text)))
-    longest = max(len(text) for text in [*texts, THINK_CLOSE])
+    longest = max(len(text) for text in [*texts, *THINK_BLOCKS.values()])
     names_pattern = re.compile("|".join(map(re.escape, names))) if names else None
     return _Tables(triggers, heads, head_prefixes, frozenset(word_starts), pattern, prefixes, longest, names_pattern)
 
@@ -157,7 +165,7 @@ class StreamingRecoverer:
         self._dead: set[int] = set()
         self._scans = ScanMemo()  # run items' scans that reached the end of the output
         self._fences_open_from: int | None = None
-        self._in_think = False
+        self._quiet: tuple[re.Pattern[str], tuple[str, ...]] | None = None  # where never-a-call text ends
         self._after_call = False
         self._region: _Region | None = None
         self._run: Run | None = None
@@ -228,15 +236,16 @@ class StreamingRecoverer:
                     region.unclosed = True
                 data, index = self._resolve(region, end, data)
                 continue
-            if self._in_think:
-                close = data.find(THINK_CLOSE, index)
-                if close < 0:
-                    keep = 0 if final else self._partial_tail(data, index, (THINK_CLOSE,))
+            if self._quiet is not None:  # inside `<think>` or inline code: never a call
+                pattern, closers = self._quiet
+                close = pattern.search(data, index)
+                if close is None:
+                    keep = 0 if final else self._partial_tail(data, index, closers)
                     self._hold(data, index, keep)
                     return
-                self._emit(data[index : close + len(THINK_CLOSE)])
-                index = close + len(THINK_CLOSE)
-                self._in_think = False
+                self._emit(data[index : close.end()])
+                index = close.end()
+                self._quiet = None
                 continue
             if self._after_call:
                 index = self._skip_end_tokens(data, index, final)
@@ -255,14 +264,19 @@ class StreamingRecoverer:
                 if keep and len(data) - keep <= start:
                     self._hold(data, index, keep)
                     return
+            if self._in_inline_code(data, start, text):
+                self._emit(data[index:start])  # the code span runs to its closing backtick
+                index = start
+                self._quiet = INLINE_CODE
+                continue
             if not self._may_start(data, start, text):
                 self._emit(data[index : start + 1])
                 index = start + 1
                 continue
             self._emit(data[index:start])
-            if text == THINK_OPEN:
-                self._emit(THINK_OPEN)
-                self._in_think = True
+            if text in THINK:
+                self._emit(text)
+                self._quiet = THINK[text]
                 index = match.end()
                 continue
             if start > 0:
@@ -275,15 +289,19 @@ class StreamingRecoverer:
                 self._region = _Region(tables.triggers[text], self._base + start, self._scans)
             index = start
 
+    def _in_inline_code(self, data: str, start: int, text: str) -> bool:
+        """Whether a marker comes right after a backtick: it is quoted in an inline code span,
+        the syntax shown, not a call; so is the rest of the span (a format's inner markers
+        quoted with it), up to its closing backtick or a blank line."""
+        before = data[start - 1] if start > 0 else self._before
+        return before == "`" and not text.startswith("`")
+
     def _may_start(self, data: str, start: int, text: str) -> bool:
-        """A marker counts unless it is a bracket known not to start a call, a marker right after
-        a backtick (quoted in inline code), or a word marker glued to the end of another word
-        (`forget_weather(`)."""
+        """A marker counts unless it is a bracket known not to start a call or a word marker
+        glued to the end of another word (`forget_weather(`)."""
         if self._is_dead(text, self._base + start):
             return False
         before = data[start - 1] if start > 0 else self._before
-        if before == "`" and not text.startswith("`"):
-            return False  # quoted in an inline code span: the syntax shown, not a call
         return not (text in self._tables.word_starts and (before.isalnum() or before == "_"))
 
     def _is_dead(self, marker: str, position: int) -> bool:
@@ -402,8 +420,10 @@ class StreamingRecoverer:
         return names is None or names.search(text) is not None
 
     def _offered(self, calls: list[ParsedCall]) -> bool:
-        """Every call names an offered tool and writes the arguments it requires (precision
-        first: a call that does not commit to both stays text)."""
+        """Every call names an offered tool, writes the arguments it requires, and none of them
+        is a placeholder (precision first: a call that does not commit stays text)."""
+        if any(shows_placeholder(call) for call in calls):
+            return False
         if self._names is None:
             return True
         return all(call.name in self._names and commits(call, self._required) for call in calls)

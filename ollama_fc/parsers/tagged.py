@@ -36,6 +36,10 @@ def json_object_at(text: str, index: int) -> tuple[dict[str, Any], int] | None:
     return (value, end) if isinstance(value, dict) else None
 
 
+CDATA = "<![CDATA["
+CDATA_END = "]]>"
+
+
 def tag_value(text: str, json_value: bool = False) -> Any:
     """A value written between two tags: RawText, typed by the tool's schema once the call is
     read (see raw_values.py); with `json_value` (the format marks the value as JSON), the JSON
@@ -44,6 +48,8 @@ def tag_value(text: str, json_value: bool = False) -> Any:
         text = text[1:]
     if text.endswith("\n"):
         text = text[:-1]
+    if text.startswith(CDATA) and text.endswith(CDATA_END):  # XML's own quoting (MiniCPM)
+        return RawText(text[len(CDATA) : -len(CDATA_END)])
     if not json_value:
         return RawText(text)
     stripped = text.strip()
@@ -61,6 +67,7 @@ class InvokeSyntax:
     invoke_close: str  # `</invoke>`
     parameter: str  # `<parameter name="`
     parameter_close: str  # `</parameter>`
+    wrappers: tuple[str, ...] = ()  # tags a model may put around the parameters (`<arguments>`)
 
 
 _ATTRIBUTE_END = re.compile(r'"?\s*(?:string="(true|false)")?\s*>')
@@ -111,6 +118,10 @@ def read_invokes(text: str, index: int, syntax: InvokeSyntax, stop: str = "") ->
                 index += 1
             if index >= invoke_end:
                 break
+            wrapper = next((tag for tag in syntax.wrappers if text.startswith(tag, index)), None)
+            if wrapper is not None:
+                index += len(wrapper)
+                continue
             if not text.startswith(syntax.parameter, index):
                 return None
             parameter = _name_at(text, index + len(syntax.parameter))
