@@ -42,9 +42,8 @@ def share_constants(body: list[tree.Node]) -> None:
         return None
 
     for node in long:
-        new = ir.transform(node.node, shared)
-        if new is not node.node:
-            tree.rewrite(node, new)
+        if any(literal.quoted in names for literal in node.node.strings()):
+            tree.rewrite(node, ir.transform(node.node, shared))
     body[:0] = [
         tree.Action(ir.render(ir.Action(ir.operand_pipe(ir.String(literal)).declaring(name))))
         for literal, name in names.items()

@@ -13,6 +13,7 @@ from jinja2 import nodes
 
 from ..go import ir, tree
 from ..go.calls import go_and, go_not, go_or
+from ..go.irread import is_comment
 from ..go.tree import Act
 from ..ops.values import BOOL, CONTENT, INT, STR, UNDEF, Value
 
@@ -322,6 +323,8 @@ def plan_marks(top: list[tree.Node]) -> PlanMarks:
 def plan_marker(action: tree.Action) -> tuple[str, int] | None:
     """A plan's marker (`MADE`, `USED`): whether it marks where a part was made or used, and
     the part; None for any other action."""
+    if not is_comment(action.raw):
+        return None  # (not read: most actions are not comments)
     node = action.node
     if not isinstance(node, ir.Comment) or not node.spaced:
         return None
