@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from . import ir, tree
+from . import irtools, tree
 from .calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
 from .textops import PY_WHITESPACE, Emitter, go_string
 
@@ -49,7 +49,7 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
     wide = tuple(go_string(char) for char in members if ord(char) >= 0x80)
     table = em.temp()
     text = text_code
-    if not ir.is_simple_variable(tree.expression(text_code)):  # a variable or field is read as it is: no copy
+    if not irtools.is_simple_variable(tree.expression(text_code)):  # a variable or field is read as it is: no copy
         text = em.temp()
         em.action(f"{text} := {text_code}")
     em.action(f"{table} := {scan_table(members)}")  # once for both scans (shared: sharing.share_constants)

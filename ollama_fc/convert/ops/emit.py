@@ -13,7 +13,7 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ..actions import CUT_CODE, GUARD
-from ..go import ir, tree
+from ..go import irtools, tree
 from ..go.calls import GoCall, go_eq, go_len, starts_with
 from ..go.textops import go_string
 from ..limits import Budget, Limits
@@ -202,7 +202,7 @@ class Emit:
         that costs a function call is evaluated only then. The `if` is bookkeeping, not a branch
         of the template: it is written past `track_flow` so what is known about values stays known.
         """
-        simple = condition in {"true", "false"} or ir.is_simple_variable(tree.expression(condition))
+        simple = condition in {"true", "false"} or irtools.is_simple_variable(tree.expression(condition))
         self.final_tracked |= not simple or condition.startswith("$ofc_")
         if declare:
             self.action(f"{flag} := {condition if simple else 'false'}")

@@ -11,7 +11,7 @@ from typing import Any, Literal, Union, cast
 
 from jinja2 import nodes
 
-from ..go import ir, tree
+from ..go import ir, irtools, tree
 from ..go.calls import go_and, go_not, go_or
 from ..go.irread import is_comment
 from ..go.tree import Act
@@ -389,7 +389,7 @@ def snippet_free_variables(snippet: Sequence[str]) -> set[str]:
 def is_variable(code: str) -> bool:
     """Is the Go expression `code` one variable (`$x`, not `$` nor a field of it)?"""
     node = tree.expression(code)
-    return ir.is_simple_variable(node) and node.code[1:].isidentifier() and "." not in node.code
+    return irtools.is_simple_variable(node) and node.code[1:].isidentifier() and "." not in node.code
 
 
 def trailing_text(snippet: Sequence[str]) -> str:

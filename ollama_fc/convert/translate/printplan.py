@@ -31,7 +31,7 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..go import tree
 from ..go.calls import go_or
-from ..go.ir import is_temporary
+from ..go.irtools import is_temporary
 from ..ops.values import (
     ANY,
     ARGS,
