@@ -127,7 +127,7 @@ def test_rendered_nodes_parse_and_run_in_ollamas_template_package(engine: Any) -
                             ir.call("printf", ir.String.of("%s:%d"), ir.Variable("$m", ("Content",)), ir.Variable("$i"))
                         ),
                     ),
-                    ((ir.Else("if", ir.operand_pipe(ir.Nil())), (ir.Break(),)), (ir.Else(), (ir.Continue(),))),
+                    ((ir.Else("if", ir.operand_pipe(ir.Bool(False))), (ir.Break(),)), (ir.Else(), (ir.Continue(),))),
                 ),
             ),
         ),
@@ -136,7 +136,7 @@ def test_rendered_nodes_parse_and_run_in_ollamas_template_package(engine: Any) -
             ir.Open(
                 "with", ir.operand_pipe(ir.Chain(ir.call("index", ir.Field(("Messages",)), ir.Number.of(0)), ("Role",)))
             ),
-            (ir.Text("|"), ir.Action(ir.operand_pipe(ir.Dot()))),
+            (ir.Text("|"), ir.Action(ir.operand_pipe(ir.Dot())), ir.Action(ir.call("print", ir.Nil()))),
         ),
         ir.Template("tail", ir.operand_pipe(ir.String.of("!"))),
         ir.Block(ir.Define("tail"), (ir.Action(ir.operand_pipe(ir.Dot())),)),
@@ -144,7 +144,7 @@ def test_rendered_nodes_parse_and_run_in_ollamas_template_package(engine: Any) -
     messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]
     for compact in (False, True):
         rendered = engine.render(ir.render_list(items, compact), messages)
-        assert (rendered.error, rendered.prompt) == (None, "hi:0,|user!")
+        assert (rendered.error, rendered.prompt) == (None, "hi:0,|user<nil>!")
 
 
 CONVERTER = Path(__file__).resolve().parents[1] / "ollama_fc" / "convert"
