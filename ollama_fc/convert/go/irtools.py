@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import fields, replace
 from typing import TypeVar
 
-from .ir import Action, Chain, Command, Node, Pipe, Variable
+from .ir import Action, Chain, Command, Field, Node, Pipe, Variable
 
 N = TypeVar("N", bound=Node)
 
@@ -32,6 +32,18 @@ def is_simple_variable(node: Node) -> bool:
         and len(pipe.cmds[0].args) == 1
         and isinstance(pipe.cmds[0].args[0], Variable)
     )
+
+
+def last_field(node: Node) -> str | None:
+    """The field an expression ends in where it is one operand read through fields (`Role` of
+    `$m.Role`, `.Role` or `(index $m 0).Role`), else None."""
+    pipe = node.pipe if isinstance(node, Action) else node
+    if not isinstance(pipe, Pipe) or pipe.decl or len(pipe.cmds) != 1 or len(pipe.cmds[0].args) != 1:
+        return None
+    operand = pipe.cmds[0].args[0]
+    if isinstance(operand, (Variable, Field, Chain)) and operand.fields:
+        return operand.fields[-1]
+    return None
 
 
 def transform(node: N, change: Callable[[Node], Node | None]) -> N:

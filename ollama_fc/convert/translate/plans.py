@@ -389,7 +389,10 @@ def snippet_free_variables(snippet: Sequence[str]) -> set[str]:
 def is_variable(code: str) -> bool:
     """Is the Go expression `code` one variable (`$x`, not `$` nor a field of it)?"""
     node = tree.expression(code)
-    return irtools.is_simple_variable(node) and node.code[1:].isidentifier() and "." not in node.code
+    if not isinstance(node, ir.Action) or not irtools.is_simple_variable(node):
+        return False
+    variable = node.pipe.cmds[0].args[0]
+    return isinstance(variable, ir.Variable) and variable.name != "$" and not variable.fields
 
 
 def trailing_text(snippet: Sequence[str]) -> str:
