@@ -127,7 +127,7 @@ def test_rendered_nodes_parse_and_run_in_ollamas_template_package(engine: Any) -
                             ir.call("printf", ir.String.of("%s:%d"), ir.Variable("$m", ("Content",)), ir.Variable("$i"))
                         ),
                     ),
-                    ((ir.Else("if", ir.operand_pipe(ir.Nil())), (ir.Break(),)), (ir.Else(), (ir.Continue(),))),
+                    ((ir.Else("if", ir.operand_pipe(ir.Bool(False))), (ir.Break(),)), (ir.Else(), (ir.Continue(),))),
                 ),
             ),
         ),
@@ -136,7 +136,7 @@ def test_rendered_nodes_parse_and_run_in_ollamas_template_package(engine: Any) -
             ir.Open(
                 "with", ir.operand_pipe(ir.Chain(ir.call("index", ir.Field(("Messages",)), ir.Number.of(0)), ("Role",)))
             ),
-            (ir.Text("|"), ir.Action(ir.operand_pipe(ir.Dot()))),
+            (ir.Text("|"), ir.Action(ir.operand_pipe(ir.Dot())), ir.Action(ir.call("print", ir.Nil()))),
         ),
         ir.Template("tail", ir.operand_pipe(ir.String.of("!"))),
         ir.Block(ir.Define("tail"), (ir.Action(ir.operand_pipe(ir.Dot())),)),
@@ -144,4 +144,36 @@ def test_rendered_nodes_parse_and_run_in_ollamas_template_package(engine: Any) -
     messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]
     for compact in (False, True):
         rendered = engine.render(ir.render_list(items, compact), messages)
-        assert (rendered.error, rendered.prompt) == (None, "hi:0,|user!")
+        assert (rendered.error, rendered.prompt) == (None, "hi:0,|user<nil>!")
+
+
+CONVERTER = Path(__file__).resolve().parents[1] / "ollama_fc" / "convert"
+#: the actions the converter still writes as whole text (`emit.action(code)`: the escape hatch
+#: while its values are text); the typed verbs (`end()`, `declare(var, code)`...) are not counted.
+#: The number may only fall: lower it when a change writes fewer.
+TEXT_ACTIONS_AT_MOST = 218
+#: regular expressions in the converter, each reading text that is not Go the converter wrote:
+#: the IR reader's one token pattern, the lexer of a template's actions (`tree.ACTION_SPAN`),
+#: str() of a Jinja constant (`comparisons`), a reference render's tool tag (`api`), and the
+#: Modelfile quoting of the finished template (`result`). May only fall.
+REGEXES_AT_MOST = 5
+
+
+def test_the_text_escape_hatch_and_the_regexes_only_fall() -> None:
+    sources = [path.read_text(encoding="utf-8") for path in CONVERTER.rglob("*.py")]
+    assert sum(source.count(".action(") for source in sources) <= TEXT_ACTIONS_AT_MOST
+    regex_calls = ("re.compile(", "re.match(", "re.search(", "re.sub(", "re.fullmatch(", "re.findall(", "re.split(")
+    assert sum(source.count(call) for source in sources for call in regex_calls) <= REGEXES_AT_MOST
+
+
+def test_the_typed_verbs_write_the_actions_they_name() -> None:
+    from ollama_fc.convert.go.verbs import Verbs
+
+    class Collect(Verbs[str]):
+        def action(self, code: str) -> str:
+            return code
+
+    em = Collect()
+    assert [em.end(), em.else_(), em.break_(), em.continue_()] == ["end", "else", "break", "continue"]
+    assert (em.declare("$x", "len $y"), em.assign("$x", '""')) == ("$x := len $y", '$x = ""')
+    assert em.write(ir.Template("f", ir.operand_pipe(ir.Dot()))) == 'template "f" .'

@@ -7,7 +7,7 @@ otherwise; the Go template makes the same choice on `.Tools`.
 from __future__ import annotations
 
 from ..errors import ConversionError
-from .go import tree
+from .go import ir, tree
 from .result import Capabilities, Conversion, ConversionWarning
 
 
@@ -16,8 +16,9 @@ def split_defines(template: str) -> tuple[dict[str, str], str]:
     defines: dict[str, str] = {}
     rest: list[tree.Node] = []
     for node in tree.parse(template):
-        name = node.code.split('"')[1] if isinstance(node, tree.Block) and '"' in node.code else ""
-        if isinstance(node, tree.Block) and node.keyword == "define" and name:
+        opening = node.node if isinstance(node, tree.Block) else None
+        name = opening.name if isinstance(opening, ir.Define) else ""
+        if name:
             defines[name] = tree.render([node])
         else:
             rest.append(node)

@@ -28,6 +28,7 @@ from .textops import (
     prints_as_is,
     rune_repr_escape,
 )
+from .verbs import Verbs
 
 #: Deepest JSON nesting the indented writer handles (tool schemas are far shallower).
 MAX_INDENT_DEPTH = 10
@@ -355,7 +356,7 @@ def _untrimmed(code: str) -> str:
     return code.replace("{{- ", "{{ ")
 
 
-class _Statements:
+class _Statements(Verbs[None]):
     """Collects the statements of a textops function as the body of a `define`."""
 
     def __init__(self) -> None:

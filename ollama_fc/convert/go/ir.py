@@ -22,9 +22,9 @@ not build as nodes.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, fields, replace
-from typing import TypeVar, Union
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Union
 
 
 def go_string(text: str) -> str:
@@ -50,6 +50,19 @@ def go_string(text: str) -> str:
     return "".join(out)
 
 
+@dataclass(frozen=True, slots=True)
+class Uses:
+    """What a node reads, declares, assigns and calls, and the string literals it holds, in the
+    order they are written (see `Node.uses`)."""
+
+    reads: frozenset[str]
+    declares: tuple[str, ...]
+    assigns: tuple[str, ...]
+    calls: tuple[str, ...]
+    functions: frozenset[str]
+    strings: tuple[String, ...]
+
+
 class Node:
     """A node of Go template code: what it reads, declares and calls, and its text."""
 
@@ -59,10 +72,14 @@ class Node:
         return iter(())
 
     def walk(self) -> Iterator[Node]:
-        """This node and every node inside it, outermost first."""
-        yield self
-        for child in self.children():
-            yield from child.walk()
+        """This node and every node inside it, outermost first, in the order they are written."""
+        stack: list[Node] = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            inside = list(node.children())
+            inside.reverse()
+            stack += inside
 
     @property
     def code(self) -> str:
@@ -72,31 +89,53 @@ class Node:
     def __str__(self) -> str:
         return self.code
 
+    def uses(self) -> Uses:
+        """What this node reads, declares, assigns and calls, in one walk."""
+        reads: set[str] = set()
+        declares: list[str] = []
+        assigns: list[str] = []
+        calls: list[str] = []
+        functions: set[str] = set()
+        strings: list[String] = []
+        for node in self.walk():
+            kind = type(node)
+            if kind is Variable:
+                reads.add(node.name)  # type: ignore[attr-defined]
+            elif kind is Identifier:
+                functions.add(node.name)  # type: ignore[attr-defined]
+            elif kind is String:
+                strings.append(node)  # type: ignore[arg-type]
+            elif kind is Pipe:
+                (assigns if node.is_assign else declares).extend(node.decl)  # type: ignore[attr-defined]
+            elif kind is Template:
+                calls.append(node.name)  # type: ignore[attr-defined]
+        return Uses(
+            frozenset(reads), tuple(declares), tuple(assigns), tuple(calls), frozenset(functions), tuple(strings)
+        )
+
     def reads(self) -> frozenset[str]:
         """The variables this node reads (`$x` of `$x.Role`), `$` for the root data."""
-        return frozenset(node.name for node in self.walk() if isinstance(node, Variable))
+        return self.uses().reads
 
     def declares(self) -> tuple[str, ...]:
         """The variables this node declares (`:=`), in order."""
-        return tuple(
-            name for node in self.walk() if isinstance(node, Pipe) and not node.is_assign for name in node.decl
-        )
+        return self.uses().declares
 
     def assigns(self) -> tuple[str, ...]:
         """The variables this node assigns (`=`), in order."""
-        return tuple(name for node in self.walk() if isinstance(node, Pipe) and node.is_assign for name in node.decl)
+        return self.uses().assigns
 
     def calls(self) -> tuple[str, ...]:
         """The defines this node calls (`template "name"`), in order."""
-        return tuple(node.name for node in self.walk() if isinstance(node, Template))
+        return self.uses().calls
 
     def functions(self) -> frozenset[str]:
         """The functions this node calls (`printf`, `len`, `eq`...)."""
-        return frozenset(node.name for node in self.walk() if isinstance(node, Identifier))
+        return self.uses().functions
 
     def strings(self) -> tuple[String, ...]:
         """The string literals this node holds, in order."""
-        return tuple(node for node in self.walk() if isinstance(node, String))
+        return self.uses().strings
 
 
 # ---------------------------------------------------------------- operands
@@ -283,10 +322,18 @@ NO_TRIM = Trim()
 
 
 class ActionNode(Node):
-    """One `{{ ... }}`."""
+    """One `{{ ... }}`; what it uses is found once (`cached_uses`)."""
 
     __slots__ = ()
     trim: Trim
+    cached_uses: Uses | None
+
+    def uses(self) -> Uses:
+        found = self.cached_uses
+        if found is None:
+            found = Node.uses(self)
+            object.__setattr__(self, "cached_uses", found)
+        return found
 
     #: the word that opens a block (`if`, `range`, `with`, `define`), `else`, `end`, or ""
     keyword = ""
@@ -298,6 +345,7 @@ class Action(ActionNode):
 
     pipe: Pipe
     trim: Trim = NO_TRIM
+    cached_uses: Uses | None = field(default=None, init=False, compare=False, repr=False)
 
     def children(self) -> Iterator[Node]:
         yield self.pipe
@@ -318,6 +366,7 @@ class Template(ActionNode):
     name: str
     pipe: Pipe | None = None
     trim: Trim = NO_TRIM
+    cached_uses: Uses | None = field(default=None, init=False, compare=False, repr=False)
 
     def children(self) -> Iterator[Node]:
         if self.pipe is not None:
@@ -336,6 +385,7 @@ class Open(ActionNode):
     word: str
     pipe: Pipe
     trim: Trim = NO_TRIM
+    cached_uses: Uses | None = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def keyword(self) -> str:  # type: ignore[override]
@@ -355,6 +405,7 @@ class Define(ActionNode):
 
     name: str
     trim: Trim = NO_TRIM
+    cached_uses: Uses | None = field(default=None, init=False, compare=False, repr=False)
     keyword = "define"
 
     @property
@@ -369,6 +420,7 @@ class Else(ActionNode):
     word: str = ""
     pipe: Pipe | None = None
     trim: Trim = NO_TRIM
+    cached_uses: Uses | None = field(default=None, init=False, compare=False, repr=False)
     keyword = "else"
 
     def children(self) -> Iterator[Node]:
@@ -383,6 +435,7 @@ class Else(ActionNode):
 @dataclass(frozen=True, slots=True)
 class End(ActionNode):
     trim: Trim = NO_TRIM
+    cached_uses: Uses | None = field(default=None, init=False, compare=False, repr=False)
     keyword = "end"
 
     @property
@@ -393,6 +446,7 @@ class End(ActionNode):
 @dataclass(frozen=True, slots=True)
 class Break(ActionNode):
     trim: Trim = NO_TRIM
+    cached_uses: Uses | None = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def code(self) -> str:
@@ -402,6 +456,7 @@ class Break(ActionNode):
 @dataclass(frozen=True, slots=True)
 class Continue(ActionNode):
     trim: Trim = NO_TRIM
+    cached_uses: Uses | None = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def code(self) -> str:
@@ -415,6 +470,7 @@ class Comment(ActionNode):
 
     text: str
     trim: Trim = NO_TRIM
+    cached_uses: Uses | None = field(default=None, init=False, compare=False, repr=False)
     spaced: bool = False
 
     @property
@@ -488,69 +544,3 @@ def render_list(items: tuple[Item, ...], compact: bool = False) -> str:
         else:
             out.append(render(item, compact))
     return "".join(out)
-
-
-# ---------------------------------------------------------------- rewriting and questions
-
-N = TypeVar("N", bound=Node)
-
-#: a temporary variable of the translator: `$_` and its number
-TEMPORARY_PREFIX = "$_"
-
-
-def is_temporary(name: str) -> bool:
-    """Is the variable `name` (`$_12`) one of the translator's temporaries?"""
-    return name.startswith(TEMPORARY_PREFIX) and name[2:].isdigit()
-
-
-def is_simple_variable(node: Node) -> bool:
-    """Is `node` (an action or a pipeline) one variable or a field chain of one (`$x.Role`)?
-    Reading it again gives the same value and calls nothing."""
-    pipe = node.pipe if isinstance(node, Action) else node
-    return (
-        isinstance(pipe, Pipe)
-        and not pipe.decl
-        and len(pipe.cmds) == 1
-        and len(pipe.cmds[0].args) == 1
-        and isinstance(pipe.cmds[0].args[0], Variable)
-    )
-
-
-def transform(node: N, change: Callable[[Node], Node | None]) -> N:
-    """`node` with each node inside it that `change` gives a new node for replaced by it
-    (outermost first: a replaced node's own nodes are not visited); the same node where
-    nothing changed."""
-    new = change(node)
-    if new is not None:
-        return new  # type: ignore[return-value]
-    changes = {}
-    for spec in fields(node):  # type: ignore[arg-type]
-        old = getattr(node, spec.name)
-        kept = _transformed(old, change)
-        if kept is not old:
-            changes[spec.name] = kept
-    return replace(node, **changes) if changes else node  # type: ignore[type-var]
-
-
-def _transformed(value: object, change: Callable[[Node], Node | None]) -> object:
-    if isinstance(value, Node):
-        return transform(value, change)
-    if isinstance(value, tuple) and value and isinstance(value[0], (Node, tuple)):
-        items = tuple(_transformed(item, change) for item in value)
-        return value if all(a is b for a, b in zip(items, value)) else items
-    return value
-
-
-def rename_variables(node: N, rename: Callable[[str], str]) -> N:
-    """`node` with every variable it reads, declares or assigns renamed by `rename`, called in
-    the order they are written."""
-
-    def change(inner: Node) -> Node | None:
-        if isinstance(inner, Variable):
-            return Variable(rename(inner.name), inner.fields)
-        if isinstance(inner, Pipe) and inner.decl:
-            decl = tuple(rename(name) for name in inner.decl)
-            return replace(inner, decl=decl, cmds=tuple(rename_variables(c, rename) for c in inner.cmds))
-        return None
-
-    return transform(node, change)

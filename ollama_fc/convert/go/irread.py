@@ -6,6 +6,8 @@ read: anything else is `Unread`.
 
 from __future__ import annotations
 
+import re
+
 from .ir import (
     NO_TRIM,
     Action,
@@ -31,6 +33,7 @@ from .ir import (
     Template,
     Trim,
     Variable,
+    go_string,
     render,
 )
 
@@ -52,10 +55,17 @@ def read_action(raw: str) -> ActionNode:
         if render(comment) != raw:
             raise Unread(raw)
         return comment
-    node = read_code(code.strip(" "), Trim(left, right))
-    if raw not in (render(node), render(node, compact=True)):
+    code = code.strip(" ")
+    node = read_code(code, Trim(left, right))  # (which says `code` again, or raises)
+    opening, closing = "{{- " if left else "{{", " -}}" if right else "}}"
+    if raw != opening + code + closing and raw != ("{{- " if left else "{{ ") + code + (" -}}" if right else " }}"):
         raise Unread(raw)
     return node
+
+
+def is_comment(raw: str) -> bool:
+    """Is the action `raw` a comment (`{{/* ... */}}`, `{{ /* ... */ }}`, trimmed or not)?"""
+    return raw.startswith(("{{/*", "{{ /*", "{{- /*"))
 
 
 def read_code(code: str, trim: Trim = NO_TRIM) -> ActionNode:
@@ -91,52 +101,50 @@ def read_code(code: str, trim: Trim = NO_TRIM) -> ActionNode:
         if not name.startswith('"'):
             raise Unread(code)
         value = String(name).value
+        if go_string(value) != name:
+            raise Unread(code)  # (a name written with other escapes than the IR writes)
         if word == "define":
             node = Define(value, trim)
         else:
             node = Template(value, None if tokens.done() else tokens.pipe(), trim)
     else:
         node = Action(tokens.pipe(), trim)
-    if not tokens.done() or node.code != code:
+    if not tokens.done():
         raise Unread(code)
     return node
 
 
+#: a token of an action's code: spaces (1), a string, `:=`, `(`, `)`, `|`, `,`, `=` or a word (2),
+#: anything else (3)
+_TOKEN = re.compile(r'( +)|("(?:[^"\\]|\\.)*"|`[^`]*`|:=|[()|,=]|[^ ()|,="`:]+)|(.)', re.S)
+
+
 def _lex(code: str) -> list[str]:
     """The tokens of `code`, spaces dropped: strings, `(`, `)`, `|`, `:=`, `=`, `,`, and words
-    (`$x.Role`, `.Name`, `printf`, `-1`); a `.Field` right after `)` is its own token."""
+    (`$x.Role`, `.Name`, `printf`, `-1`); a `.Field` right after `)` is its own token. `code`
+    must be spaced as the IR writes it (`_spaced`): the nodes read then render it again."""
     tokens: list[str] = []
-    i, n = 0, len(code)
-    while i < n:
-        char = code[i]
-        if char == " ":
-            i += 1
-        elif char == '"':
-            j = i + 1
-            while j < n and code[j] != '"':
-                j += 2 if code[j] == "\\" else 1
-            tokens.append(code[i : j + 1])
-            i = j + 1
-        elif char == "`":
-            j = code.index("`", i + 1)
-            tokens.append(code[i : j + 1])
-            i = j + 1
-        elif char in "()|,":
-            tokens.append(char)
-            i += 1
-        elif code.startswith(":=", i):
-            tokens.append(":=")
-            i += 2
-        elif char == "=":
-            tokens.append("=")
-            i += 1
-        else:
-            j = i + 1
-            while j < n and code[j] not in ' ()|,="`' and not code.startswith(":=", j):
-                j += 1
-            tokens.append(code[i:j])
-            i = j
+    for _space, token, other in _TOKEN.findall(code):
+        if other:
+            raise Unread(code)
+        if token:
+            tokens.append(token)
+    if _spaced(tokens) != code:
+        raise Unread(code)
     return tokens
+
+
+def _spaced(tokens: list[str]) -> str:
+    """The tokens spaced as the nodes render them: one space between two, none after `(`,
+    before `)` or `,`, nor between `)` and the field chain after it."""
+    out: list[str] = []
+    previous = "("
+    for token in tokens:
+        if not (previous == "(" or token == ")" or token == "," or (previous == ")" and token[0] == ".")):
+            out.append(" ")
+        out.append(token)
+        previous = token
+    return "".join(out)
 
 
 class _Tokens:
@@ -201,6 +209,8 @@ class _Tokens:
             return pipe
         if token.startswith("$"):
             name, _, rest = token.partition(".")
+            if name != "$" and not name[1:].isidentifier():
+                raise Unread(self.code)
             return Variable(name, _fields(rest) if rest else ())
         if token == ".":
             return Dot()

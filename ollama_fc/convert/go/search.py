@@ -31,19 +31,19 @@ def _search(em: Emitter, text: str, needle: str, on_match: Callable[[str], objec
     """
     if chr(needle.encode()[0]) in HTML_ESCAPED:
         done = em.temp()
-        em.action(f"{done} := false")
+        em.declare(done, "false")
         em.if_(lacks_any_of(text, needle))
-        em.action("else")
+        em.else_()
         _scan_pieces(em, text, text, text, PIECES, needle, on_match, last, done)
-        em.action("end")
+        em.end()
         return
     guarded = any(char in HTML_ESCAPED for char in needle)
     if guarded:
         em.if_(lacks_any_of(text, needle))
-        em.action("else")
+        em.else_()
     _scan_bytes(em, text, text, text, needle, on_match, last, None)
     if guarded:
-        em.action("end")
+        em.end()
 
 
 def _scan_pieces(
@@ -61,30 +61,30 @@ def _scan_pieces(
     start to the text's end (a match may run past the region): each skipped in a few calls
     unless `html` lengthens it, else taken in the next smaller pieces, down to its bytes."""
     rest, step, piece = em.temp(), em.temp(), em.temp()
-    em.action(f"{rest} := {region}")
+    em.declare(rest, region)
     rest_of_tail = rest
     if tail != region:
         rest_of_tail = em.temp()
-        em.action(f"{rest_of_tail} := {tail}")
+        em.declare(rest_of_tail, tail)
     em.action(f"range {step} := len {region}")
-    em.action(f"{piece} := {rest}")
+    em.declare(piece, rest)
     em.if_(GoCall("gt", go_len(rest), str(sizes[0])))
     em.action(f"{piece} = slice {rest} 0 {sizes[0]}")
-    em.action("end")
+    em.end()
     em.if_(lacks_any_of(piece, needle[0]))  # (a match starting here may end past it)
-    em.action("else")
+    em.else_()
     if len(sizes) > 1:
         _scan_pieces(em, text, piece, rest_of_tail, sizes[1:], needle, on_match, last, done)
     else:
         _scan_bytes(em, text, piece, rest_of_tail, needle, on_match, last, done)
-    em.action("end")
+    em.end()
     em.action(f"{rest} = slice {rest} (len {piece})")
     if rest_of_tail != rest:
         em.action(f"{rest_of_tail} = slice {rest_of_tail} (len {piece})")
     em.if_(go_not(rest) if last else go_or(done, go_not(rest)))
-    em.action("break")
-    em.action("end")
-    em.action("end")
+    em.break_()
+    em.end()
+    em.end()
 
 
 def _scan_bytes(
@@ -113,21 +113,21 @@ def _scan_bytes(
     on_match(at)
     if not last:
         if done is not None:
-            em.action(f"{done} = true")
-        em.action("break")
+            em.assign(done, "true")
+        em.break_()
     if len(needle.encode()) > 1:
-        em.action("end")
-    em.action("end")
-    em.action("end")
+        em.end()
+    em.end()
+    em.end()
 
 
 def contains(em: Emitter, hay: str, needle: str) -> str:
     """Whether the constant `needle` occurs in `hay`."""
     found, text = em.temp(), em.temp()
-    em.action(f"{text} := {hay}")
-    em.action(f"{found} := {'false' if needle else 'true'}")
+    em.declare(text, hay)
+    em.declare(found, "false" if needle else "true")
     if needle:
-        _search(em, text, needle, lambda i: em.action(f"{found} = true"))
+        _search(em, text, needle, lambda i: em.assign(found, "true"))
     return found
 
 
@@ -136,8 +136,8 @@ def contains_text(em: Emitter, hay: str, needle: str) -> str:
     where its first byte is found, the rest is compared; the empty string occurs in any
     string, as in Python."""
     found, text, pattern, first, i, rest = (em.temp() for _ in range(6))
-    em.action(f"{text} := {hay}")
-    em.action(f"{pattern} := {needle}")
+    em.declare(text, hay)
+    em.declare(pattern, needle)
     em.action(f"{found} := eq (len {pattern}) 0")
     em.if_(pattern)
     em.action(f"{first} := index {pattern} 0")
@@ -145,12 +145,12 @@ def contains_text(em: Emitter, hay: str, needle: str) -> str:
     em.if_(go_eq(GoCall("index", text, i), first))
     em.action(f"{rest} := slice {text} {i}")
     em.if_(starts_with(rest, pattern, go_len(pattern)))
-    em.action(f"{found} = true")
-    em.action("break")
-    em.action("end")
-    em.action("end")
-    em.action("end")
-    em.action("end")
+    em.assign(found, "true")
+    em.break_()
+    em.end()
+    em.end()
+    em.end()
+    em.end()
     return found
 
 
@@ -159,8 +159,8 @@ def split_part(em: Emitter, text_code: str, sep: str, which: int) -> str:
     last place it starts, found in one forward pass: cheaper per byte than a scan from the end
     when, as usual, the separator is absent)."""
     text, result = em.temp(), em.temp()
-    em.action(f"{text} := {text_code}")
-    em.action(f"{result} := {text}")
+    em.declare(text, text_code)
+    em.declare(result, text)
     if which == 0:
         _search(em, text, sep, lambda i: em.action(f"{result} = slice {text} 0 {i}"))
     else:
@@ -174,11 +174,11 @@ def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | N
     first `limit` of them when given), found as `_search` finds it."""
     text, result, last, done = em.temp(), em.temp(), em.temp(), em.temp()
     size = len(old.encode())
-    em.action(f"{text} := {text_code}")
-    em.action(f'{result} := ""')
-    em.action(f"{last} := 0")
+    em.declare(text, text_code)
+    em.declare(result, '""')
+    em.declare(last, "0")
     if limit is not None:
-        em.action(f"{done} := 0")
+        em.declare(done, "0")
 
     def replaced(i: str) -> None:
         # a match inside the previous one (only possible for a needle over one byte) is skipped
@@ -188,11 +188,11 @@ def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | N
         if checks:
             em.if_(checks[0] if len(checks) == 1 else go_and(*checks))
         em.action(f'{result} = printf "%s%s%v" {result} (slice {text} {last} {i}) {new_code}')
-        em.action(f"{last} = {position_after(text, i, size)}")
+        em.assign(last, position_after(text, i, size))
         if limit is not None:
-            em.action(f"{done} = {plus_one(done)}")
+            em.assign(done, plus_one(done))
         if checks:
-            em.action("end")
+            em.end()
 
     _search(em, text, old, replaced, last=True)
     em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
@@ -207,17 +207,17 @@ def print_replaced(
     as `replace` finds them (where `new` prints, but is no Go value)."""
     text, last = em.temp(), em.temp()
     size = len(old.encode())
-    em.action(f"{text} := {text_code}")
-    em.action(f"{last} := 0")
+    em.declare(text, text_code)
+    em.declare(last, "0")
 
     def replaced(i: str) -> None:
         if size > 1:  # (a match inside the previous one is skipped)
             em.if_(GoCall("ge", i, last))
         print_piece(f"slice {text} {last} {i}")
         print_new()
-        em.action(f"{last} = {position_after(text, i, size)}")
+        em.assign(last, position_after(text, i, size))
         if size > 1:
-            em.action("end")
+            em.end()
 
     _search(em, text, old, replaced, last=True)
     print_piece(f"slice {text} {last}")

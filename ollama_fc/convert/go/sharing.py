@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import ir, tree
+from . import ir, irtools, tree
 
 #: string constants at least this long (the lookup tables of strips, case changes and escapers)
 #: are declared once when an action repeats them
@@ -42,9 +42,8 @@ def share_constants(body: list[tree.Node]) -> None:
         return None
 
     for node in long:
-        new = ir.transform(node.node, shared)
-        if new is not node.node:
-            tree.rewrite(node, new)
+        if any(literal.quoted in names for literal in node.node.strings()):
+            tree.rewrite(node, irtools.transform(node.node, shared))
     body[:0] = [
         tree.Action(ir.render(ir.Action(ir.operand_pipe(ir.String(literal)).declaring(name))))
         for literal, name in names.items()
@@ -102,7 +101,7 @@ def merge_identical_defines(helpers: Helpers, body: list[tree.Node]) -> Helpers:
 
     for node in (*tree.heads(body), *(node for helper in kept.values() for node in tree.heads(helper))):
         if any(call in renamed for call in node.node.calls()):
-            tree.rewrite(node, ir.transform(node.node, rename))
+            tree.rewrite(node, irtools.transform(node.node, rename))
     return kept
 
 
@@ -112,7 +111,7 @@ def _define_shape(helper: list[tree.Node]) -> tuple[str, ...]:
     numbers: dict[str, str] = {}
 
     def renumbered(name: str) -> str:
-        return numbers.setdefault(name, f"$_t{len(numbers)}") if ir.is_temporary(name) else name
+        return numbers.setdefault(name, f"$_t{len(numbers)}") if irtools.is_temporary(name) else name
 
     def callee(node: ir.Node) -> ir.Node | None:
         if isinstance(node, ir.Template) and node.name.startswith(MACRO_DEFINE):
@@ -120,7 +119,7 @@ def _define_shape(helper: list[tree.Node]) -> tuple[str, ...]:
         return None
 
     def shaped(head: tree.Action | tree.Block | tree.Branch) -> str:
-        return ir.render(ir.rename_variables(ir.transform(head.node, callee), renumbered))
+        return ir.render(irtools.rename_variables(irtools.transform(head.node, callee), renumbered))
 
     out: list[str] = []
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from . import ir, tree
+from . import irtools, tree
 from .calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
 from .textops import PY_WHITESPACE, Emitter, go_string
 
@@ -49,10 +49,10 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
     wide = tuple(go_string(char) for char in members if ord(char) >= 0x80)
     table = em.temp()
     text = text_code
-    if not ir.is_simple_variable(tree.expression(text_code)):  # a variable or field is read as it is: no copy
+    if not irtools.is_simple_variable(tree.expression(text_code)):  # a variable or field is read as it is: no copy
         text = em.temp()
-        em.action(f"{text} := {text_code}")
-    em.action(f"{table} := {scan_table(members)}")  # once for both scans (shared: sharing.share_constants)
+        em.declare(text, text_code)
+    em.declare(table, scan_table(members))  # once for both scans (shared: sharing.share_constants)
     if method in {"strip", "lstrip"}:
         text = _strip_front(em, text, table, wide)
     if method in {"strip", "rstrip"}:
@@ -74,7 +74,7 @@ def _wide_member(text: str, at: str, wide: tuple[str, ...]) -> GoCall:
 def _strip_front(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> str:
     """The text from its first character that is not stripped (empty when there is none)."""
     out, start, i, code = em.temp(), em.temp(), em.temp(), em.temp()
-    em.action(f"{out} := {text}")
+    em.declare(out, text)
     # the usual text starts with a kept character: one lookup, no loop
     em.if_(go_and(text, GoCall("index", table, GoCall("index", text, "0"))))
     em.action(f"{start} := len {text}")  # where the scan stops, the end when everything goes
@@ -83,16 +83,16 @@ def _strip_front(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> s
     em.if_(code)  # a stripped byte, or (SCAN_MAYBE) the lead byte of one to compare
     if wide:  # (continuation bytes: the character's lead byte was a member)
         em.if_(_stripped(em, text, i, code, wide))
-        em.action("continue")
-        em.action("end")
+        em.continue_()
+        em.end()
     else:
-        em.action("continue")
-    em.action("end")
-    em.action(f"{start} = {i}")
-    em.action("break")
-    em.action("end")
+        em.continue_()
+    em.end()
+    em.assign(start, i)
+    em.break_()
+    em.end()
     em.action(f"{out} = slice {text} {start}")
-    em.action("end")
+    em.end()
     return out
 
 
@@ -103,7 +103,7 @@ def _strip_back(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> st
     `end` is the start of the last stripped character seen, the text's length while there is
     none."""
     out, rest, end, i, at, code, last = (em.temp() for _ in range(7))
-    em.action(f"{out} := {text}")
+    em.declare(out, text)
     em.if_(text)
     em.action(f"{rest} := slice {text} 1")
     em.action(f"{last} := index {table} (index {text} (len {rest}))")
@@ -112,7 +112,7 @@ def _strip_back(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> st
     next_kept = go_not(GoCall("index", table, GoCall("index", text, go_len(GoCall("slice", rest, "1")))))
     em.if_(go_and(rest, go_eq(last, str(SCAN_SPACE)), next_kept))
     em.action(f"{out} = slice {text} 0 (len {rest})")
-    em.action("else")
+    em.else_()
     em.action(f"{end} := len {text}")
     em.action(f"range {i} := len {text}")
     em.action(f"{at} := len (slice {rest} {i})")
@@ -121,19 +121,19 @@ def _strip_back(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> st
     if wide:  # an ASCII member (the usual stripped byte) is decided by the first `eq`
         wide_member = go_and(go_eq(code, str(SCAN_MAYBE)), _wide_member(text, at, wide))
         em.if_(go_or(go_eq(code, str(SCAN_SPACE)), wide_member))
-        em.action(f"{end} = {at}")
-        em.action("continue")
+        em.assign(end, at)
+        em.continue_()
         em.if_(go_eq(code, str(SCAN_INSIDE)), "else if")
-        em.action("continue")  # inside a multi-byte character: its lead byte decides
-        em.action("end")
+        em.continue_()  # inside a multi-byte character: its lead byte decides
+        em.end()
     else:
-        em.action(f"{end} = {at}")
-        em.action("continue")
-    em.action("end")
-    em.action("break")
-    em.action("end")
+        em.assign(end, at)
+        em.continue_()
+    em.end()
+    em.break_()
+    em.end()
     em.action(f"{out} = slice {text} 0 {end}")
-    em.action("end")
-    em.action("end")
-    em.action("end")
+    em.end()
+    em.end()
+    em.end()
     return out

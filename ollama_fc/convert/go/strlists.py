@@ -42,31 +42,31 @@ def append(em: Emitter, var: str, item: str) -> None:
 def count(em: Emitter, code: str) -> str:
     """`list | length`: the number of element markers."""
     text, n, i = em.temp(), em.temp(), em.temp()
-    em.action(f"{text} := {code}")
-    em.action(f"{n} := 0")
+    em.declare(text, code)
+    em.declare(n, "0")
     em.action(f"range {i} := len {text}")
     em.if_(go_eq(GoCall("index", text, i), str(MARK_BYTE)))
-    em.action(f"{n} = {plus_one(n)}")
-    em.action("end")
-    em.action("end")
+    em.assign(n, plus_one(n))
+    em.end()
+    em.end()
     return n
 
 
 def join(em: Emitter, code: str, sep_code: str) -> str:
     """`list | join(sep)`: the elements with `sep` between them."""
     text, out, last, i = em.temp(), em.temp(), em.temp(), em.temp()
-    em.action(f"{text} := {code}")
-    em.action(f'{out} := ""')
+    em.declare(text, code)
+    em.declare(out, '""')
     em.if_(text)
-    em.action(f"{last} := 1")
+    em.declare(last, "1")
     em.action(f"range {i} := len {text}")
     em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))))
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {sep_code}')
-    em.action(f"{last} = {position_after(text, i)}")
-    em.action("end")
-    em.action("end")
+    em.assign(last, position_after(text, i))
+    em.end()
+    em.end()
     em.action(f'{out} = printf "%s%s" {out} (slice {text} {last})')
-    em.action("end")
+    em.end()
     return out
 
 
@@ -75,16 +75,16 @@ def contains(em: Emitter, code: str, needle: str) -> str:
     hay, pat, found, i, rest = em.temp(), em.temp(), em.temp(), em.temp(), em.temp()
     em.action(f'{hay} := printf "%s\\xff" {code}')
     em.action(f'{pat} := printf "\\xff%s\\xff" {needle}')
-    em.action(f"{found} := false")
+    em.declare(found, "false")
     em.action(f"range {i} := len {hay}")
     em.if_(go_eq(GoCall("index", hay, i), str(MARK_BYTE)))
     em.action(f"{rest} := slice {hay} {i}")
     em.if_(starts_with(rest, pat, go_len(pat)))
-    em.action(f"{found} = true")
-    em.action("break")
-    em.action("end")
-    em.action("end")
-    em.action("end")
+    em.assign(found, "true")
+    em.break_()
+    em.end()
+    em.end()
+    em.end()
     return found
 
 
@@ -92,17 +92,17 @@ def element(em: Emitter, code: str, which: int, var: str | None = None) -> str:
     """`list[0]` / `list[-1]` (empty text for an empty list, which Python refuses to index);
     with `var`, `var.pop(0)` / `var.pop()`: the element is also removed from the variable."""
     text, cut, i, result = em.temp(), em.temp(), em.temp(), em.temp()
-    em.action(f"{text} := {code}")
-    em.action(f'{result} := ""')
+    em.declare(text, code)
+    em.declare(result, '""')
     em.if_(text)
     em.action(f"{cut} := len {text}" if which == 0 else f"{cut} := 0")
     em.action(f"range {i} := len {text}")
     em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))))
-    em.action(f"{cut} = {i}")
+    em.assign(cut, i)
     if which == 0:
-        em.action("break")
-    em.action("end")
-    em.action("end")
+        em.break_()
+    em.end()
+    em.end()
     if which == 0:
         em.action(f"{result} = slice {text} 1 {cut}")
         if var is not None:
@@ -111,7 +111,7 @@ def element(em: Emitter, code: str, which: int, var: str | None = None) -> str:
         em.action(f"{result} = slice {text} {position_after(text, cut)}")
         if var is not None:
             em.action(f"{var} = slice {text} 0 {cut}")
-    em.action("end")
+    em.end()
     return result
 
 
@@ -121,14 +121,14 @@ def each(em: Emitter, code: str) -> tuple[str, str, str]:
     text, start, i, item, idx, seen = (em.temp() for _ in range(6))
     total = count(em, code)
     em.action(f'{text} := printf "%s\\xff" {code}')
-    em.action(f"{start} := 1")
-    em.action(f"{seen} := 0")
+    em.declare(start, "1")
+    em.declare(seen, "0")
     em.action(f"range {i} := len {text}")
     em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))))
     em.action(f"{item} := slice {text} {start} {i}")
-    em.action(f"{start} = {position_after(text, i)}")
-    em.action(f"{idx} := {seen}")
-    em.action(f"{seen} = {plus_one(seen)}")
+    em.assign(start, position_after(text, i))
+    em.declare(idx, seen)
+    em.assign(seen, plus_one(seen))
     return item, idx, total
 
 
@@ -137,37 +137,37 @@ def nth(em: Emitter, code: str, position: str) -> tuple[str, str]:
     subscript past the end is Undefined, here the empty text with the flag false."""
     text, start, seen, i, result, found = (em.temp() for _ in range(6))
     em.action(f'{text} := printf "%s\\xff" {code}')
-    em.action(f'{result} := ""')
-    em.action(f"{found} := false")
-    em.action(f"{start} := 1")
-    em.action(f"{seen} := 0")
+    em.declare(result, '""')
+    em.declare(found, "false")
+    em.declare(start, "1")
+    em.declare(seen, "0")
     em.action(f"range {i} := len {text}")
     em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))))
     em.if_(go_eq(seen, position))
     em.action(f"{result} = slice {text} {start} {i}")
-    em.action(f"{found} = true")
-    em.action("break")
-    em.action("end")
-    em.action(f"{start} = {position_after(text, i)}")
-    em.action(f"{seen} = {plus_one(seen)}")
-    em.action("end")
-    em.action("end")
+    em.assign(found, "true")
+    em.break_()
+    em.end()
+    em.assign(start, position_after(text, i))
+    em.assign(seen, plus_one(seen))
+    em.end()
+    em.end()
     return result, found
 
 
 def tail(em: Emitter, code: str, start: str) -> str:
     """`list[start:]` for a run-time `start >= 0`: the encoding from the start-th marker on."""
     text, seen, i, result = (em.temp() for _ in range(4))
-    em.action(f"{text} := {code}")
-    em.action(f'{result} := ""')
-    em.action(f"{seen} := 0")
+    em.declare(text, code)
+    em.declare(result, '""')
+    em.declare(seen, "0")
     em.action(f"range {i} := len {text}")
     em.if_(go_eq(GoCall("index", text, i), str(MARK_BYTE)))
     em.if_(go_eq(seen, start))
     em.action(f"{result} = slice {text} {i}")
-    em.action("break")
-    em.action("end")
-    em.action(f"{seen} = {plus_one(seen)}")
-    em.action("end")
-    em.action("end")
+    em.break_()
+    em.end()
+    em.assign(seen, plus_one(seen))
+    em.end()
+    em.end()
     return result

@@ -96,6 +96,13 @@ class Emitter(Protocol):
     def temp(self) -> str: ...
     def action(self, code: str) -> object: ...  # (what it wrote: unread here)
     def if_(self, condition: str, keyword: str = "if") -> object: ...  # (written without its outer parentheses)
+    # the typed verbs (go/verbs.py)
+    def end(self) -> object: ...
+    def else_(self) -> object: ...
+    def break_(self) -> object: ...
+    def continue_(self) -> object: ...
+    def declare(self, var: str, code: str) -> object: ...
+    def assign(self, var: str, code: str) -> object: ...
 
 
 def _changed_bytes(mapping: dict[int, int]) -> tuple[str, int]:
@@ -110,15 +117,15 @@ def _lookup(em: Emitter, var: str, table: tuple[str, int], byte: str) -> None:
     """`var` = the table's entry for `byte`, 0 past its end."""
     em.if_(GoCall("lt", byte, str(table[1])))
     em.action(f"{var} = index {table[0]} {byte}")
-    em.action("else")
-    em.action(f"{var} = 0")
-    em.action("end")
+    em.else_()
+    em.assign(var, "0")
+    em.end()
 
 
 def _rebuilt(em: Emitter, text: str, out: str, last: str, i: str, new_byte: str) -> None:
     """Append the unchanged run before byte `i` and the byte it becomes; `last` moves past it."""
     em.action(f'{out} = printf "%s%s%c" {out} (slice {text} {last} {i}) {new_byte}')
-    em.action(f"{last} = {position_after(text, i)}")
+    em.assign(last, position_after(text, i))
 
 
 def ascii_case(em: Emitter, text: str, method: str) -> str:
@@ -127,16 +134,16 @@ def ascii_case(em: Emitter, text: str, method: str) -> str:
     letters = range(65, 91) if method == "lower" else range(97, 123)
     table = _changed_bytes({c: ord(chr(c).lower() if method == "lower" else chr(c).upper()) for c in letters})
     result, last, i, b, new = (em.temp() for _ in range(5))
-    em.action(f'{result} := ""')
-    em.action(f"{last} := 0")
-    em.action(f"{new} := 0")
+    em.declare(result, '""')
+    em.declare(last, "0")
+    em.declare(new, "0")
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
     _lookup(em, new, table, b)
     em.if_(new)
     _rebuilt(em, text, result, last, i, new)
-    em.action("end")
-    em.action("end")
+    em.end()
+    em.end()
     em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
     return result
 
@@ -184,38 +191,38 @@ def ascii_title(
     marked = set(breaks) if breaks_rare else set(range(128)) - set(breaks)
     starts_word = go_string("".join("\0" if c in marked else "." for c in range(128)))
     result, last, start, i, b, new = (em.temp() for _ in range(6))
-    em.action(f'{result} := ""')
+    em.declare(result, '""')
     for n, word in enumerate(common):
         em.if_(go_eq(text, go_string(word)), "if" if n == 0 else "else if")
-        em.action(f"{result} = {go_string(title_of(word, breaks))}")
+        em.assign(result, go_string(title_of(word, breaks)))
     if common:
-        em.action("else")
-    em.action(f"{last} := 0")
-    em.action(f"{start} := true")
-    em.action(f"{new} := 0")
+        em.else_()
+    em.declare(last, "0")
+    em.declare(start, "true")
+    em.declare(new, "0")
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
     em.if_(start)
     _lookup(em, new, at_start, b)
-    em.action("else")
+    em.else_()
     _lookup(em, new, inside, b)
-    em.action("end")
+    em.end()
     em.if_(new)
     _rebuilt(em, text, result, last, i, new)
-    em.action("end")
+    em.end()
     em.if_(GoCall("lt", b, "128"))
     em.if_(GoCall("index", starts_word, b))
-    em.action(f"{start} = {'false' if breaks_rare else 'true'}")
-    em.action("else")
-    em.action(f"{start} = {'true' if breaks_rare else 'false'}")
-    em.action("end")
-    em.action("else")
-    em.action(f"{start} = false")
-    em.action("end")
-    em.action("end")
+    em.assign(start, "false" if breaks_rare else "true")
+    em.else_()
+    em.assign(start, "true" if breaks_rare else "false")
+    em.end()
+    em.else_()
+    em.assign(start, "false")
+    em.end()
+    em.end()
     em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
     if common:
-        em.action("end")
+        em.end()
     return result
 
 
@@ -255,7 +262,7 @@ def json_string(em: Emitter, text_code: str, printed: bool = False, html: bool =
         em.action(html_of(piece) if html else piece)
 
     text, quoted, last, i, b, escape = (em.temp() for _ in range(6))
-    em.action(f"{text} := {text_code}")
+    em.declare(text, text_code)
     em.action(f'{quoted} := printf "%q" {text}')
     # both also agree on U+2028 and U+2029, escaped, where Python writes them raw: the second
     # path is for ASCII only. `%-*s` pads the text to as many characters as it has bytes, which
@@ -270,16 +277,16 @@ def json_string(em: Emitter, text_code: str, printed: bool = False, html: bool =
     if printed:
         em.if_(fast)
         show(quoted)
-        em.action("else")
+        em.else_()
         em.action(quote)
     else:
         em.if_(go_not(fast))
-        em.action(f'{quoted} = ""')
-    em.action(f"{last} := 0")
+        em.assign(quoted, '""')
+    em.declare(last, "0")
     em.action(f"range {i} := len {text}")
     if printed:  # one copy per template: a table lookup per byte
         em.if_(GoCall("index", JSON_PLAIN, GoCall("index", text, i)))
-        em.action("else")
+        em.else_()
         em.action(f"{b} := index {text} {i}")
     else:  # a copy per use: shorter code
         em.action(f"{b} := index {text} {i}")
@@ -287,22 +294,22 @@ def json_string(em: Emitter, text_code: str, printed: bool = False, html: bool =
     em.action(f'{escape} := printf "\\\\u%04x" {b}')
     em.if_(go_eq(b, "34", "92", "8", "9", "10", "12", "13"))
     em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
-    em.action("end")
+    em.end()
     if printed:
         show(f"slice {text} {last} {i}")
         show(escape)
     else:
         em.action(f'{quoted} = printf "%s%s%s" {quoted} (slice {text} {last} {i}) {escape}')
-    em.action(f"{last} = {position_after(text, i)}")
-    em.action("end")
-    em.action("end")
+    em.assign(last, position_after(text, i))
+    em.end()
+    em.end()
     if printed:
         show(f"slice {text} {last}")
         em.action(quote)
-        em.action("end")
+        em.end()
         return '""'
     em.action(f'{quoted} = printf "\\"%s%s\\"" {quoted} (slice {text} {last})')
-    em.action("end")
+    em.end()
     return quoted
 
 
@@ -310,27 +317,27 @@ def slice_text(em: Emitter, text_code: str, start: int | None, stop: int | None)
     """Python's `text[start:stop]` for constant bounds, counted in characters (negative ones
     from the end, clamped to the text): `%.*s` turns a character count into a byte offset."""
     text, count, lo, hi, out = (em.temp() for _ in range(5))
-    em.action(f"{text} := {text_code}")
+    em.declare(text, text_code)
     if any(bound is not None and bound < 0 for bound in (start, stop)):
-        em.action(f"{count} := {char_count(text)}")  # characters, without a loop
+        em.declare(count, char_count(text))  # characters, without a loop
 
     def offset(var: str, bound: int | None, default: str) -> None:
         if bound is None:
-            em.action(f"{var} := {default}")
+            em.declare(var, default)
         elif bound >= 0:
             em.action(f'{var} := len (printf "%.*s" {bound} {text})')
         else:
-            em.action(f"{var} := 0")
+            em.declare(var, "0")
             em.if_(GoCall("gt", count, str(-bound)))
             em.action(f'{var} = len (printf "%.*s" (len (slice (printf "%*s" {count} "") {-bound})) {text})')
-            em.action("end")
+            em.end()
 
     offset(lo, start, "0")
     offset(hi, stop, f"len {text}")
-    em.action(f'{out} := ""')
+    em.declare(out, '""')
     em.if_(GoCall("lt", lo, hi))
     em.action(f"{out} = slice {text} {lo} {hi}")
-    em.action("end")
+    em.end()
     return out
 
 
@@ -350,13 +357,13 @@ def rune_repr_escape(em: Emitter, text: str, i: str) -> tuple[str, str]:
     rune, quoted, escape = em.temp(), em.temp(), em.temp()
     em.action(f'{rune} := printf "%.1s" (slice {text} {i})')
     em.action(f'{quoted} := printf "%q" {rune}')
-    em.action(f'{escape} := ""')
+    em.declare(escape, '""')
     em.if_(GoCall("ne", *prints_as_is(rune, quoted).args))
     em.action(f"{escape} = slice {quoted} 1 (len (slice {quoted} 1))")
     em.if_(go_eq(GoCall("slice", escape, "0", "4"), '"\\\\u00"'))
     em.action(f'{escape} = printf "\\\\x%s" (slice {escape} 4)')
-    em.action("end")
-    em.action("end")
+    em.end()
+    em.end()
     return rune, escape
 
 
@@ -368,25 +375,25 @@ def repr_string(em: Emitter, text_code: str) -> str:
     (`rune_repr_escape`) escaped.
     """
     text, single, double, quote, out, last, i, b, escape = (em.temp() for _ in range(9))
-    em.action(f"{text} := {text_code}")
-    em.action(f"{single} := false")
-    em.action(f"{double} := false")
+    em.declare(text, text_code)
+    em.declare(single, "false")
+    em.declare(double, "false")
     em.if_(go_not(lacks_html_special(text)))  # (else no quote of either kind)
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
     em.if_(go_eq(b, "39"))
-    em.action(f"{single} = true")
+    em.assign(single, "true")
     em.if_(go_eq(b, "34"), "else if")
-    em.action(f"{double} = true")
-    em.action("end")
-    em.action("end")
-    em.action("end")
+    em.assign(double, "true")
+    em.end()
+    em.end()
+    em.end()
     em.action(f'{quote} := "\'"')
     em.if_(go_and(single, go_not(double)))
     em.action(f'{quote} = "\\""')
-    em.action("end")
-    em.action(f'{out} := ""')
-    em.action(f"{last} := 0")
+    em.end()
+    em.declare(out, '""')
+    em.declare(last, "0")
     # the usual string, which %q writes as it is: so does Python, between the quote chosen (a '
     # in the text makes it ")
     em.if_(go_not(prints_as_is(text)))
@@ -398,18 +405,18 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.action(f'{escape} = printf "\\\\%c" {b}')
     em.if_(go_eq(b, "10", "13", "9"), "else if")
     em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
-    em.action("end")
+    em.end()
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {escape}')
-    em.action(f"{last} = {position_after(text, i)}")
+    em.assign(last, position_after(text, i))
     em.if_(GoCall("ge", b, str(LEAD_BYTE)), "else if")
     rune, rune_escape = rune_repr_escape(em, text, i)
     em.if_(rune_escape)
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {rune_escape}')
     em.action(f"{last} = {position_after(text, i, f'(len {rune})')}")
-    em.action("end")
-    em.action("end")
-    em.action("end")
-    em.action("end")
+    em.end()
+    em.end()
+    em.end()
+    em.end()
     em.action(f'{out} = printf "%s%s%s%s" {quote} {out} (slice {text} {last}) {quote}')
     return out
 
@@ -428,92 +435,92 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     text, out, last, quote, i, b, piece, step, escape = (em.temp() for _ in range(9))
     rest, single, double, escaped, j, c = (em.temp() for _ in range(6))
     q = go_string
-    em.action(f"{text} := {json_code}")
-    em.action(f'{out} := ""')
-    em.action(f"{last} := 0")  # the first byte not yet copied or rewritten
-    em.action(f'{quote} := ""')  # the quote of the string being read, empty outside strings
+    em.declare(text, json_code)
+    em.declare(out, '""')
+    em.declare(last, "0")  # the first byte not yet copied or rewritten
+    em.declare(quote, '""')  # the quote of the string being read, empty outside strings
     em.action(f"range {i} := len {text}")
     em.if_(GoCall("lt", i, last))  # inside an escape or a word already rewritten
-    em.action("continue")
-    em.action("end")
+    em.continue_()
+    em.end()
     em.action(f"{b} := index {text} {i}")
-    em.action(f'{piece} := ""')
-    em.action(f"{step} := 1")
+    em.declare(piece, '""')
+    em.declare(step, "1")
     em.if_(quote)
     em.if_(go_eq(b, "92"))
     em.action(f'{escape} := printf "%.2s" (slice {text} {i})')
     em.action(f"{step} = 2")
-    em.action(f"{piece} = {escape}")  # \\ \n \r \t: Python writes them the same
+    em.assign(piece, escape)  # \\ \n \r \t: Python writes them the same
     em.if_(go_eq(escape, q(chr(92) + "u")))
     em.action(f'{escape} = printf "%.6s" (slice {text} {i})')
     em.action(f"{step} = 6")
-    em.action(f"{piece} = {escape}")
+    em.assign(piece, escape)
     for code, char in (("003c", "<"), ("003e", ">"), ("0026", "&")):
         em.if_(go_eq(escape, q(chr(92) + "u" + code)), "if" if code == "003c" else "else if")
-        em.action(f"{piece} = {q(char)}")
+        em.assign(piece, q(char))
     em.if_(go_eq(GoCall("slice", escape, "0", "4"), q(chr(92) + "u00")), "else if")
     em.action(f"{piece} = printf {q(chr(92) + 'x%s')} (slice {escape} 4)")
-    em.action("end")
+    em.end()
     for short, python in (('"', '"'), ("b", "\\x08"), ("f", "\\x0c")):
         em.if_(go_eq(escape, q(chr(92) + short)), "else if")
-        em.action(f"{piece} = {q(python)}")
-    em.action("end")
+        em.assign(piece, q(python))
+    em.end()
     em.if_(go_eq(b, "34"), "else if")
-    em.action(f"{piece} = {quote}")
-    em.action(f'{quote} = ""')
+    em.assign(piece, quote)
+    em.assign(quote, '""')
     em.if_(go_eq(b, "39"), "else if")
-    em.action(f"{piece} = {q(chr(39))}")
+    em.assign(piece, q(chr(39)))
     em.if_(go_eq(quote, q(chr(39))))
-    em.action(f"{piece} = {q(chr(92) + chr(39))}")
-    em.action("end")
+    em.assign(piece, q(chr(92) + chr(39)))
+    em.end()
     em.if_(go_eq(b, "127"), "else if")
-    em.action(f"{piece} = {q(chr(92) + 'x7f')}")
+    em.assign(piece, q(chr(92) + "x7f"))
     em.if_(GoCall("ge", b, str(LEAD_BYTE)), "else if")
     rune, rune_escape = rune_repr_escape(em, text, i)
     em.if_(rune_escape)
-    em.action(f"{piece} = {rune_escape}")
+    em.assign(piece, rune_escape)
     em.action(f"{step} = len {rune}")
-    em.action("else")
-    em.action("continue")
-    em.action("end")
-    em.action("else")
-    em.action("continue")
-    em.action("end")
+    em.else_()
+    em.continue_()
+    em.end()
+    em.else_()
+    em.continue_()
+    em.end()
     em.if_(go_eq(b, "34"), "else if")
     # a string opens: single quotes unless it holds a ' and no " (escaped as \" in JSON)
     em.action(f"{rest} := slice (slice {text} {i}) 1")
-    em.action(f"{single} := false")
-    em.action(f"{double} := false")
-    em.action(f"{escaped} := false")
+    em.declare(single, "false")
+    em.declare(double, "false")
+    em.declare(escaped, "false")
     em.action(f"range {j} := len {rest}")
     em.action(f"{c} := index {rest} {j}")
     em.if_(escaped)
     em.action(f"{double} = or {double} (eq {c} 34)")
-    em.action(f"{escaped} = false")
+    em.assign(escaped, "false")
     em.if_(go_eq(c, "92"), "else if")
-    em.action(f"{escaped} = true")
+    em.assign(escaped, "true")
     em.if_(go_eq(c, "39"), "else if")
-    em.action(f"{single} = true")
+    em.assign(single, "true")
     em.if_(go_eq(c, "34"), "else if")
-    em.action("break")
-    em.action("end")
-    em.action("end")
-    em.action(f"{quote} = {q(chr(39))}")
+    em.break_()
+    em.end()
+    em.end()
+    em.assign(quote, q(chr(39)))
     em.if_(go_and(single, go_not(double)))
-    em.action(f"{quote} = {q(chr(34))}")
-    em.action("end")
-    em.action(f"{piece} = {quote}")
+    em.assign(quote, q(chr(34)))
+    em.end()
+    em.assign(piece, quote)
     for byte, word in ((44, ", "), (58, ": "), (116, "True"), (102, "False"), (110, "None")):
         em.if_(go_eq(b, str(byte)), "else if")
-        em.action(f"{piece} = {q(word)}")
+        em.assign(piece, q(word))
         if byte > 58:
-            em.action(f"{step} = {len(word)}")  # the JSON word true/false/null is as long
-    em.action("else")
-    em.action("continue")  # digits, signs and brackets are the same in both
-    em.action("end")
+            em.assign(step, str(len(word)))  # the JSON word true/false/null is as long
+    em.else_()
+    em.continue_()  # digits, signs and brackets are the same in both
+    em.end()
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {piece}')
-    em.action(f"{last} = {position_after(text, i, step)}")
-    em.action("end")
+    em.assign(last, position_after(text, i, step))
+    em.end()
     em.action(f'{out} = printf "%s%s" {out} (slice {text} {last})')
     return out
 
@@ -545,9 +552,9 @@ def ascii_json(em: Emitter, text_code: str) -> str:
     text, out, last, i, b, char, escape, low = (em.temp() for _ in range(8))
     over_16 = go_string("".join(chr(n >> 4) for n in range(64)))
     mod_16 = go_string("".join(chr(n & 15) for n in range(64)))
-    em.action(f"{text} := {text_code}")
-    em.action(f'{out} := ""')
-    em.action(f"{last} := 0")
+    em.declare(text, text_code)
+    em.declare(out, '""')
+    em.declare(last, "0")
     em.action(f"range {i} := len {text}")
     em.action(f"{b} := index {text} {i}")
     em.if_(go_or(go_eq(b, "127"), GoCall("ge", b, "192")))
@@ -556,17 +563,17 @@ def ascii_json(em: Emitter, text_code: str) -> str:
     em.if_(GoCall("lt", b, "240"))
     em.if_(GoCall("ge", b, "192"))
     em.action(f'{escape} = slice (printf "%+q" {char}) 1 7')
-    em.action("end")
-    em.action("else")
+    em.end()
+    em.else_()
     em.action(f"{low} := {_minus(f'(index {char} 2)', 128)}")
     high = f'(len (printf "%*s%*s%*s%*s" 55232 "" {_times(_minus(b, 240), 4)} "" {_times4(_minus(f"(index {char} 1)", 128))} "" (index {over_16} {low}) ""))'
     bottom = f'(len (printf "%*s%*s%*s" 56320 "" {_times(f"(index {mod_16} {low})", 3)} "" {_minus(f"(index {char} 3)", 128)} ""))'
     em.action(f'{escape} = printf "\\\\u%04x\\\\u%04x" {high} {bottom}')
-    em.action("end")
+    em.end()
     em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {escape}')
     em.action(f"{last} = {position_after(text, i, f'(len {char})')}")
-    em.action("end")
-    em.action("end")
+    em.end()
+    em.end()
     em.action(f'{out} = printf "%s%s" {out} (slice {text} {last})')
     return out
 

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Union
 
-from . import ir
-from .irread import read_action
+from . import ir, irtools
+from .irread import Unread, read_action
 
 #: the actions that open a block, closed by `{{ end }}`
 OPENS = {"if", "range", "with", "define", "block"}
@@ -65,7 +65,7 @@ class Block:
 
     @property
     def keyword(self) -> str:
-        return self.code.split(" ", 1)[0]
+        return self.node.keyword
 
     @property
     def node(self) -> ir.ActionNode:
@@ -108,6 +108,15 @@ def node_of(raw: str) -> ir.ActionNode:
 def expression(code: str) -> ir.ActionNode:
     """The Go expression `code` (a value's code, a condition) as IR: an `Action` printing it."""
     return node_of("{{ " + code + " }}")
+
+
+def reads_field(code: str, name: str) -> bool:
+    """Is the Go expression `code` one operand read through fields ending in `name` (`$m.Role`
+    for `Role`)?"""
+    try:
+        return irtools.last_field(expression(code)) == name
+    except Unread:
+        return False
 
 
 def rewrite(head: Action | Block | Branch, node: ir.ActionNode) -> None:

@@ -251,12 +251,12 @@ class Access:
                 facts = replace(facts, prefetched=deeper.facts.prefetched)
             return Value(value, ANY, facts=facts)
         obj, value, found, k, v = (self.emit.temp() for _ in range(5))
-        self.emit.action(f"{obj} := {base.code}")
-        self.emit.action(f'{value} := ""')
-        self.emit.action(f"{found} := false")
+        self.emit.declare(obj, base.code)
+        self.emit.declare(value, '""')
+        self.emit.declare(found, "false")
         self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
         self.emit.key_scan(k, v, obj, go_string(name), f"{value} = {v}", f"{found} = true")
-        self.emit.action("end")
+        self.emit.end()
         return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
 
     def prefetch_fields(self, base: Value, reads: Mapping[tuple[str, ...], int]) -> Value:
@@ -270,8 +270,8 @@ class Access:
         fields: dict[str, tuple[str, str, Value | None]] = {}
         for key in keys:
             fields[key] = (self.emit.temp(), self.emit.temp(), None)
-            self.emit.action(f'{fields[key][0]} := ""')
-            self.emit.action(f"{fields[key][1]} := false")
+            self.emit.declare(fields[key][0], '""')
+            self.emit.declare(fields[key][1], "false")
         k, v = self.emit.temp(), self.emit.temp()
         self.emit.if_(go_eq(go_printf("%.3T", base.code), '"map"'))
         self.emit.keys_scan(
@@ -280,7 +280,7 @@ class Access:
             base.code,
             {go_string(key): (f"{value} = {v}", f"{found} = true") for key, (value, found, _) in fields.items()},
         )
-        self.emit.action("end")
+        self.emit.end()
         for key in keys:
             deeper = {path[1:]: n for path, n in reads.items() if len(path) > 1 and path[0] == key}
             if sum(deeper.values()) > 1:
@@ -298,31 +298,31 @@ class Access:
         ):
             raise self.emit.fail(node, f".get() of an untyped value with a {default.kind} default")
         obj, result, k, v = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
-        self.emit.action(f"{obj} := {base.code}")
+        self.emit.declare(obj, base.code)
         initial = '""' if default is None else self.emit.operand(default, node)
-        self.emit.action(f"{result} := {initial}")
+        self.emit.declare(result, initial)
         self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
         if default is None:
             self.emit.action(f"{result} = index {obj} {go_string(key)}")
         else:
             self.emit.key_scan(k, v, obj, go_string(key), f"{result} = {v}")
-        self.emit.action("end")
+        self.emit.end()
         return Value(result, ANY)
 
     def untyped_element(self, base: Value, at: int) -> Value:
         """`x[i]` of an untyped value: the element where `x` is a list long enough, else Undefined."""
         seq, value, found = self.emit.temp(), self.emit.temp(), self.emit.temp()
-        self.emit.action(f"{seq} := {base.code}")
-        self.emit.action(f'{value} := ""')
-        self.emit.action(f"{found} := false")
+        self.emit.declare(seq, base.code)
+        self.emit.declare(value, '""')
+        self.emit.declare(found, "false")
         self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
         need = at + 1 if at >= 0 else -at
         self.emit.if_(GoCall("ge", go_len(seq), str(need)))
         position = str(at) if at >= 0 else f"(len (slice {seq} {-at}))"
         self.emit.action(f"{value} = index {seq} {position}")
-        self.emit.action(f"{found} = true")
-        self.emit.action("end")
-        self.emit.action("end")
+        self.emit.assign(found, "true")
+        self.emit.end()
+        self.emit.end()
         return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
 
     @staticmethod
@@ -334,8 +334,8 @@ class Access:
         """`arguments[key]` with a key known at run time: the argument's value where the call has
         it, else Undefined — found by a scan, as Go's `index` of a missing key gives no value."""
         value, found, k, v = (self.emit.temp() for _ in range(4))
-        self.emit.action(f'{value} := ""')
-        self.emit.action(f"{found} := false")
+        self.emit.declare(value, '""')
+        self.emit.declare(found, "false")
         self.emit.key_scan(k, v, args.code, key.code, f"{value} = {v}", f"{found} = true")
         return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
 
@@ -360,8 +360,8 @@ class Access:
             ):
                 raise self.emit.fail(node, "string slicing with a bound known only at run time")
         text, head = self.emit.temp(), self.emit.temp()
-        self.emit.action(f"{text} := {base.code}")
-        self.emit.action(f"{head} := {text}")
+        self.emit.declare(text, base.code)
+        self.emit.declare(head, text)
         if stop is not None:
             self.emit.action(f'{head} = printf "%.*s" {stop.code} {text}')
         if start is None:
@@ -377,12 +377,12 @@ class Access:
         loop.previtem.role`) reads a field, as only a guarded one renders in Jinja.
         """
         item, exists = self.emit.temp(), self.emit.temp()
-        self.emit.action(f"{item} := false")
-        self.emit.action(f"{exists} := false")
+        self.emit.declare(item, "false")
+        self.emit.declare(exists, "false")
         self.emit.if_(loop.index if previous else GoCall("ne", loop.index, loop.ask(loop.last)))
-        self.emit.action(f"{exists} = true")
-        self.emit.action(f"{item} = {self.kept_neighbour(loop, previous)}")
-        self.emit.action("end")
+        self.emit.assign(exists, "true")
+        self.emit.assign(item, self.kept_neighbour(loop, previous))
+        self.emit.end()
         return Value(item, loop.item_kind or ANY, facts=Facts(maybe_undefined=True, defined_flag=exists))
 
     def kept_neighbour(self, loop: Loop, previous: bool) -> str:
@@ -424,13 +424,13 @@ class Access:
             raise self.emit.fail(node, "a dict literal of mixed value types looked up with a run-time key")
         result, flag = self.emit.temp(), self.emit.temp()
         self.emit.action(f'{result} := ""' if kinds != {int} else f"{result} := 0")
-        self.emit.action(f"{flag} := false")
+        self.emit.declare(flag, "false")
         for k, v in fields.items():
             if isinstance(k, str) == (key.kind != INT):
                 self.emit.if_(go_eq(key.code, const(k).code))
-                self.emit.action(f"{result} = {v.code}")
-                self.emit.action(f"{flag} = true")
-                self.emit.action("end")
+                self.emit.assign(result, v.code)
+                self.emit.assign(flag, "true")
+                self.emit.end()
         kind = INT if kinds == {int} else STR
         return Value(result, kind, facts=Facts(maybe_undefined=True, defined_flag=flag))
 

@@ -33,11 +33,18 @@ from ..go.irread import Unread
 def simplify_condition(code: str, ints: AbstractSet[str] = frozenset()) -> str:
     """The condition `code` of an `if` with fewer function calls (or unchanged); `ints` are
     variables certain to hold a Go `int` (loop indexes)."""
-    node = condition_node(code)
+    node, reads = _condition(code)
     if node is None:
         return code
-    known = frozenset(ints) & node.reads() if ints else frozenset()
-    return _simplified(node, known)
+    return _simplified(node, frozenset(ints) & reads if ints else frozenset())
+
+
+@functools.lru_cache(maxsize=8192)
+def _condition(code: str) -> tuple[ir.Operand | None, frozenset[str]]:
+    """`condition_node` of `code` and what it reads, once per text (a `GoCall`'s call is what
+    reading its text gives)."""
+    node = condition_node(code)
+    return node, frozenset() if node is None else node.reads()
 
 
 def condition_node(code: str) -> ir.Operand | None:

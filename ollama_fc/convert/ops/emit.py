@@ -13,9 +13,10 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ..actions import CUT_CODE, GUARD
-from ..go import ir, tree
+from ..go import irtools, tree
 from ..go.calls import GoCall, go_eq, go_len, starts_with
 from ..go.textops import go_string
+from ..go.verbs import Verbs
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
 from .conditions import simplify_condition
@@ -48,7 +49,7 @@ class Checkpoint:
     flow_epoch: int
 
 
-class Emit:
+class Emit(Verbs[tree.Act]):
     """The output buffer and what writes to it, shared by every operation the Jinja lowers to.
 
     Each operation is a service given this Emit (and the services it needs): Access, Logic,
@@ -202,12 +203,12 @@ class Emit:
         that costs a function call is evaluated only then. The `if` is bookkeeping, not a branch
         of the template: it is written past `track_flow` so what is known about values stays known.
         """
-        simple = condition in {"true", "false"} or ir.is_simple_variable(tree.expression(condition))
+        simple = condition in {"true", "false"} or irtools.is_simple_variable(tree.expression(condition))
         self.final_tracked |= not simple or condition.startswith("$ofc_")
         if declare:
-            self.action(f"{flag} := {condition if simple else 'false'}")
+            self.declare(flag, condition if simple else "false")
         elif simple:
-            self.action(f"{flag} = {condition}")
+            self.assign(flag, condition)
         if simple:
             if not declare:
                 self.finals_set.add(flag)
@@ -304,7 +305,7 @@ class Emit:
     def capture(self, produce: Callable[[], None], construct: str, node: nodes.Node) -> str:
         """Run `produce` with its output appended to a fresh Go string variable; that variable."""
         var = self.temp()
-        self.action(f'{var} := ""')
+        self.declare(var, '""')
         # whether a prefilled final message's text went into it (declared only when some may)
         self.action(f"{var}_final := false")
         flag_at = len(self.out) - 1
@@ -345,8 +346,8 @@ class Emit:
             self.if_(go_eq(k, key), "else if" if i else "if")
             for statement in statements:
                 self.action(statement)
-        self.action("end")
-        self.action("end")
+        self.end()
+        self.end()
 
     def print_final_text(self, code: str, final: str, parts: Sequence[tuple[bool, str]] = ()) -> None:
         """Print message text; when it is the prefilled final message's, end the output after it.
@@ -372,13 +373,13 @@ class Emit:
             self.action(CUT_CODE)
         else:
             self.cut_search(code)
-        self.action("else")
+        self.else_()
         self.print_parts(code, parts)
-        self.action("end")
-        self.action("end")
-        self.action("else")  # no prefill: nothing was cut
+        self.end()
+        self.end()
+        self.else_()  # no prefill: nothing was cut
         self.print_parts(code, parts)
-        self.action("end")
+        self.end()
 
     def print_parts(self, code: str, parts: Sequence[tuple[bool, str]]) -> None:
         """Print `code`, or the pieces of the concatenation it is one by one (see `concat`)."""
@@ -389,20 +390,20 @@ class Emit:
     def cut_search(self, code: str) -> None:
         """Print the text `code` of the final message up to the cut, if it is found in it."""
         text = self.temp()
-        self.action(f"{text} := {code}")
+        self.declare(text, code)
         k, rest = self.last_cut(text, "-1")
         self.if_(GoCall("ge", k, "0"))
         self.printed_action(f"slice {text} 0 {k}")
         self.action(f"{rest} := slice {text} {k}")
         self.if_(starts_with(rest, "$ofc_tail", go_len("$ofc_tail")))
         self.printed_action("$ofc_tail")
-        self.action("else")
+        self.else_()
         self.printed_action("$ofc_cut")
-        self.action("end")
+        self.end()
         self.action(CUT_CODE)
-        self.action("else")
+        self.else_()
         self.printed_action(text)
-        self.action("end")
+        self.end()
 
     def prefill_cut(self) -> None:
         """Where the final message's own text is cut, computed once in the prologue where
@@ -415,20 +416,20 @@ class Emit:
         self.action("$ofc_end = $ofc_cut")
         self.if_(starts_with(rest, "$ofc_tail", go_len("$ofc_tail")))
         self.action("$ofc_end = $ofc_tail")
-        self.action("end")
-        self.action("end")
+        self.end()
+        self.end()
 
     def last_cut(self, text: str, none: str) -> tuple[str, str]:
         """Where `$ofc_cut` last starts in the string `text` (`none` where it does not): that
         position's variable, and a name free for the text from there."""
         k, i, rest = (self.temp() for _ in range(3))
-        self.action(f"{k} := {none}")
+        self.declare(k, none)
         self.action(f"range {i} := len {text}")
         self.action(f"{rest} := slice {text} {i}")
         self.if_(starts_with(rest, "$ofc_cut", "$ofc_n"))
-        self.action(f"{k} = {i}")
-        self.action("end")
-        self.action("end")
+        self.assign(k, i)
+        self.end()
+        self.end()
         return k, rest
 
     def printed_action(self, code: str) -> None:

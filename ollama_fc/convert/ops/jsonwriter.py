@@ -251,20 +251,20 @@ class JsonWriter:
     def sequence(self, code: str, depth: int, item: Callable[[str], None], empty: str = "[]") -> None:
         tr = self.tr
         seq, i, v = tr.temp(), tr.temp(), tr.temp()
-        tr.action(f"{seq} := {code}")
+        tr.declare(seq, code)
         tr.if_(seq)
         tr.text("[" + self.pad(depth + 1))
         tr.action(f"range {i}, {v} := {seq}")
         tr.if_(i)
         tr.text(self.sep(depth + 1))
-        tr.action("end")
+        tr.end()
         if not self.too_deep(v, depth + 1):
             item(v)
-        tr.action("end")
+        tr.end()
         tr.text(self.pad(depth) + "]")
-        tr.action("else")
+        tr.else_()
         tr.text(empty)
-        tr.action("end")
+        tr.end()
 
     def mapping(self, code: str, depth: int, kind: str, ordered: bool | None) -> None:
         """A map in sorted key order; Ollama's ordered property maps range through `.All`
@@ -272,7 +272,7 @@ class JsonWriter:
         they hold no properties (`.Len`), even a non-nil pointer."""
         tr = self.tr
         m, first = tr.temp(), tr.temp()
-        tr.action(f"{m} := {code}")
+        tr.declare(m, code)
         members, filled = m, m
         if ordered:
             members, filled = f"{m}.All", f"{m}.Len"
@@ -281,20 +281,20 @@ class JsonWriter:
             # chosen before one loop, so the members (and what nests in them) are written once,
             # not once per Go type at every level
             members, filled = tr.temp(), tr.temp()
-            tr.action(f"{members} := {m}")
-            tr.action(f"{filled} := {m}")
+            tr.declare(members, m)
+            tr.declare(filled, m)
             tr.if_(go_eq(go_printf("%T", m), '"*api.ToolPropertiesMap"'))
             tr.action(f"{members} = {m}.All")
             tr.action(f"{filled} = {m}.Len")
-            tr.action("end")
+            tr.end()
         tr.if_(filled)
-        tr.action(f"{first} := true")
+        tr.declare(first, "true")
         tr.text("{" + self.pad(depth + 1))
         self.members(members, first, depth, kind)
         tr.text(self.pad(depth) + "}")
-        tr.action("else")
+        tr.else_()
         tr.text("{}")
-        tr.action("end")
+        tr.end()
 
     def container(self, v: str, t: str, depth: int) -> None:
         """An untyped map or list (Go type name in `t`) through one loop: a map's keys sorted as
@@ -306,59 +306,59 @@ class JsonWriter:
         tr.if_(v)
         tr.if_(is_map)
         tr.text("{")
-        tr.action("else")
+        tr.else_()
         tr.text("[")
-        tr.action("end")
+        tr.end()
         tr.text(self.pad(depth + 1))
-        tr.action(f"{first} := true")
+        tr.declare(first, "true")
         tr.action(f"range {k}, {e} := {v}")
         tr.if_(first)
-        tr.action(f"{first} = false")
-        tr.action("else")
+        tr.assign(first, "false")
+        tr.else_()
         tr.text(self.sep(depth + 1))
-        tr.action("end")
+        tr.end()
         tr.if_(is_map)
         self.string(k)
         tr.text(self.key_sep)
-        tr.action("end")
+        tr.end()
         if not self.too_deep(e, depth + 1):
             self.untyped(e, depth + 1)
-        tr.action("end")
+        tr.end()
         tr.text(self.pad(depth))
         tr.if_(is_map)
         tr.text("}")
-        tr.action("else")
+        tr.else_()
         tr.text("]")
-        tr.action("end")
+        tr.end()
         tr.if_(is_map, "else if")
         tr.text("{}")
-        tr.action("else")
+        tr.else_()
         tr.text("[]")
-        tr.action("end")
+        tr.end()
 
     def members(self, range_code: str, first: str, depth: int, kind: str) -> None:
         tr = self.tr
         k, v = tr.temp(), tr.temp()
         tr.action(f"range {k}, {v} := {range_code}")
         tr.if_(first)
-        tr.action(f"{first} = false")
-        tr.action("else")
+        tr.assign(first, "false")
+        tr.else_()
         tr.text(self.sep(depth + 1))
-        tr.action("end")
+        tr.end()
         self.string(k)
         tr.text(self.key_sep)
         if not self.too_deep(v, depth + 1):
             self.value(v, kind, depth + 1)
-        tr.action("end")
+        tr.end()
 
     def fields(self, code: str, depth: int, pairs: list[tuple[str, str, str, str]], always_first: bool = True) -> None:
         """An object with fields in a fixed order; a guard other than `true` omits an empty one."""
         tr = self.tr
         obj, first = tr.temp(), tr.temp()
-        tr.action(f"{obj} := {code}")
+        tr.declare(obj, code)
         tr.text("{" + self.pad(depth + 1))
         if not always_first:
-            tr.action(f"{first} := true")
+            tr.declare(first, "true")
         for n, (guard, key, field, kind) in enumerate(pairs):
             present = "true" if guard == "true" else f"{obj}{guard}"
             if present != "true":
@@ -368,15 +368,15 @@ class JsonWriter:
                     tr.text(self.sep(depth + 1))
             else:
                 tr.if_(first)
-                tr.action(f"{first} = false")
-                tr.action("else")
+                tr.assign(first, "false")
+                tr.else_()
                 tr.text(self.sep(depth + 1))
-                tr.action("end")
+                tr.end()
             tr.text(self.literal(key) + self.key_sep)
             if not self.too_deep(f"{obj}{field}", depth + 1):
                 self.value(f"{obj}{field}", kind, depth + 1)
             if present != "true":
-                tr.action("end")
+                tr.end()
         tr.text(self.pad(depth) + "}")
 
     def property_fields(self, code: str, depth: int, pairs: list[tuple[str, str, str, str]]) -> None:
@@ -387,9 +387,9 @@ class JsonWriter:
         tr = self.tr
         obj, first, at = tr.temp(), tr.temp(), tr.temp()
         nested = [n for n, (_, _, field, _) in enumerate(pairs) if field in {".AnyOf", ".Properties"}]
-        tr.action(f"{obj} := {code}")
+        tr.declare(obj, code)
         tr.text("{" + self.pad(depth + 1))
-        tr.action(f"{first} := true")
+        tr.declare(first, "true")
         tr.action(f"range {at} := {len(pairs)}")
         opened = False
         for n, (guard, key, field, kind) in enumerate(pairs):
@@ -402,83 +402,83 @@ class JsonWriter:
             tr.text(self.literal(key) + self.key_sep)
             if not self.too_deep(f"{obj}{field}", depth + 1):
                 self.value(f"{obj}{field}", kind, depth + 1)
-            tr.action("end")
-        tr.action("else")
+            tr.end()
+        tr.else_()
         listed, mapped = (pairs[n] for n in nested)  # anyOf (a list), then properties (a map)
         items, is_map = tr.temp(), tr.temp()
         tr.action(f"{is_map} := eq {at} {nested[1]}")
         tr.action(f"{items} := {obj}{listed[2]}")
         tr.if_(is_map)
         tr.action(f"{items} = {obj}{mapped[2]}")
-        tr.action("end")
+        tr.end()
         tr.if_(items)
         self.separator(first, depth)
         if depth + 1 > self.MAX_DEPTH:  # as `too_deep` of the field's value
             tr.if_(is_map)
             tr.text(self.literal(mapped[1]) + self.key_sep)
-            tr.action("else")
+            tr.else_()
             tr.text(self.literal(listed[1]) + self.key_sep)
-            tr.action("end")
+            tr.end()
             self.beyond_limit(items, depth + 1)
         else:
             inner, walk, k, v, filled = tr.temp(), tr.temp(), tr.temp(), tr.temp(), tr.temp()
-            tr.action(f"{filled} := {items}")  # (an anyOf list here has members)
+            tr.declare(filled, items)  # (an anyOf list here has members)
             tr.if_(is_map)
             tr.action(f"{filled} = {items}.Len")  # a non-nil pointer to no properties: {}
-            tr.action("end")
+            tr.end()
             tr.if_(filled)
             tr.if_(is_map)
             tr.text(self.literal(mapped[1]) + self.key_sep + "{" + self.pad(depth + 2))
-            tr.action("else")
+            tr.else_()
             tr.text(self.literal(listed[1]) + self.key_sep + "[" + self.pad(depth + 2))
-            tr.action("end")
-            tr.action(f"{inner} := true")
-            tr.action(f"{walk} := {items}")
+            tr.end()
+            tr.declare(inner, "true")
+            tr.declare(walk, items)
             tr.if_(is_map)
             tr.action(f"{walk} = {items}.All")  # a property's properties: always the ordered map
-            tr.action("end")
+            tr.end()
             tr.action(f"range {k}, {v} := {walk}")
             self.separator(inner, depth + 1)
             tr.if_(is_map)
             self.string(k)
             tr.text(self.key_sep)
-            tr.action("end")
+            tr.end()
             if not self.too_deep(v, depth + 2):
                 self.value(v, PROP, depth + 2)
-            tr.action("end")
+            tr.end()
             tr.text(self.pad(depth + 1))
             tr.if_(is_map)
             tr.text("}")
-            tr.action("else")
+            tr.else_()
             tr.text("]")
-            tr.action("end")
-            tr.action("else")
+            tr.end()
+            tr.else_()
             tr.text(self.literal(mapped[1]) + self.key_sep + "{}")
-            tr.action("end")
-        tr.action("end")
-        tr.action("end")
-        tr.action("end")
+            tr.end()
+        tr.end()
+        tr.end()
+        tr.end()
         tr.text(self.pad(depth) + "}")
 
     def separator(self, first: str, depth: int) -> None:
         """Nothing before an object's first member, the item separator before any other."""
         tr = self.tr
         tr.if_(first)
-        tr.action(f"{first} = false")
-        tr.action("else")
+        tr.assign(first, "false")
+        tr.else_()
         tr.text(self.sep(depth + 1))
-        tr.action("end")
+        tr.end()
 
     def types(self, code: str, depth: int) -> None:
         """A schema `type` (a list in Ollama): one name is a string, several a list of them."""
         tr = self.tr
         names = tr.temp()
-        tr.action(f"{names} := {code}")
+        tr.declare(names, code)
         tr.if_(go_eq(go_len(names), "1"))
         self.string(f"(index {names} 0)")
-        tr.action("else")
+        tr.else_()
         self.sequence(names, depth, self.string)
-        tr.action("end")
+        tr.end()
 
     def string(self, code: str) -> None:
         """A JSON string: through the helper when printing, else escaped inline (longer code)."""
@@ -511,7 +511,7 @@ class JsonWriter:
             self.beyond_limit(code, depth, JSON_VALUE if depth else ANY_TYPE)
             return
         v, t = tr.temp(), tr.temp()
-        tr.action(f"{v} := {code}")
+        tr.declare(v, code)
         tr.action(f'{t} := printf "%T" {v}')
         tr.if_(go_eq(t, '"string"'))
         self.string(v)
@@ -522,11 +522,11 @@ class JsonWriter:
             tr.if_(go_eq(t, '"map[string]interface {}"', '"[]interface {}"'), "else if")
             self.container(v, t, depth)
             self.untyped_level -= 1
-            tr.action("else")
+            tr.else_()
             tr.put(f"(json {v})")
         else:
             tr.if_(go_eq(t, '"bool"', '"float64"', '"int"', '"int64"', '"json.Number"'), "else if")
             tr.put(f"(json {v})")
-            tr.action("else")
+            tr.else_()
             self.beyond_limit(v, depth)
-        tr.action("end")
+        tr.end()

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from jinja2 import nodes
 
-from ..go import search, strlists, textops
+from ..go import search, strlists, textops, tree
 from ..go.calls import GoCall, go_and, go_eq, go_field, go_len, go_not, go_or, go_printf
 from ..go.textops import go_string
 from . import toolschema
@@ -152,7 +152,7 @@ class Logic:
             if isinstance(value, str):
                 if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
                     return "false"  # never equal to a string (nor is Undefined, when it may be unset)
-                if left.code.endswith(".Role") and self.emit.tool_role != "tool":
+                if tree.reads_field(left.code, "Role") and self.emit.tool_role != "tool":
                     if value == self.emit.tool_role:
                         value = "tool"
                     elif value == "tool":
@@ -219,14 +219,14 @@ class Logic:
         if hay.kind == LIST and not hay.is_const and (needle.kind in {STR, CONTENT} or needle.is_const):
             # a Go list of strings (a schema's `required`): compare element by element
             found, item = self.emit.temp(), self.emit.temp()
-            self.emit.action(f"{found} := false")
+            self.emit.declare(found, "false")
             self.emit.action(f"range {item} := {hay.code}")
             text = needle.code if not needle.is_const else go_string(py_str(needle.const))
             self.emit.if_(self.is_text(item, text))
-            self.emit.action(f"{found} = true")
-            self.emit.action("break")
-            self.emit.action("end")
-            self.emit.action("end")
+            self.emit.assign(found, "true")
+            self.emit.break_()
+            self.emit.end()
+            self.emit.end()
             if needle.is_const and not isinstance(needle.const, str):
                 return const(False)
             return Value(found, BOOL)
@@ -282,20 +282,20 @@ class Logic:
             )
         obj, hit, k, v = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
         text = needle.code
-        self.emit.action(f"{obj} := {hay.code}")
-        self.emit.action(f"{hit} := false")
+        self.emit.declare(obj, hay.code)
+        self.emit.declare(hit, "false")
         self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
         self.emit.key_scan(k, v, obj, text, f"{hit} = true")
         self.emit.if_(go_eq(go_printf("%.2T", obj), '"[]"'), "else if")
         self.emit.action(f"range {k}, {v} := {obj}")
         self.emit.if_(self.is_text(v, text))
-        self.emit.action(f"{hit} = true")
-        self.emit.action("end")
-        self.emit.action("end")
+        self.emit.assign(hit, "true")
+        self.emit.end()
+        self.emit.end()
         if constant:
             self.emit.if_(go_eq(go_printf("%T", obj), '"string"'), "else if")
-            self.emit.action(f"{hit} = {search.contains(self.emit, obj, needle.const)}")
-        self.emit.action("end")
+            self.emit.assign(hit, search.contains(self.emit, obj, needle.const))
+        self.emit.end()
         return Value(hit, BOOL)
 
     def is_test(self, name: str, value: Value, node: nodes.Node, args: list[Value] | None = None) -> str:
@@ -354,13 +354,13 @@ class Logic:
         if not filters:
             return Value(go_len(base.code), INT)
         count, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
-        self.emit.action(f"{count} := 0")
+        self.emit.declare(count, "0")
         self.emit.action(f"range {idx}, {item} := {base.code}")
         test = self.selection_test(filters, Value(item, ELEMENT[base.kind]))
         self.emit.if_(test)
-        self.emit.action(f"{count} = {textops.plus_one(count)}")
-        self.emit.action("end")
-        self.emit.action("end")
+        self.emit.assign(count, textops.plus_one(count))
+        self.emit.end()
+        self.emit.end()
         return Value(count, INT)
 
 

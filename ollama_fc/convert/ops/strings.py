@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from jinja2 import nodes
 
-from ..go import search, strip, strlists, textops
+from ..go import search, strip, strlists, textops, tree
 from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
 from ..go.gohelpers import REPR_HELPER
 from ..go.textops import escape_html, go_string, html_of
@@ -55,8 +55,8 @@ class Strings:
         """`s.startswith(t)` / `s.endswith(t)` for a run-time string `t`, compared as bytes: in
         valid UTF-8 a byte prefix or suffix that is itself whole text is a character one too."""
         text, part = self.emit.temp(), self.emit.temp()
-        self.emit.action(f"{text} := {base.code}")
-        self.emit.action(f"{part} := {affix.code}")
+        self.emit.declare(text, base.code)
+        self.emit.declare(part, affix.code)
         start = "0" if method == "startswith" else go_len(GoCall("slice", text, go_len(part)))
         end = go_len(part) if method == "startswith" else go_len(text)
         fits = GoCall("ge", go_len(text), go_len(part))
@@ -79,8 +79,8 @@ class Strings:
                 node, ".title()", "changes the case of ASCII letters only (any other character counts as a letter)"
             )
             text = self.emit.temp()
-            self.emit.action(f"{text} := {base.code}")
-            common = textops.COMMON_ROLES if base.code.endswith(".Role") else ()
+            self.emit.declare(text, base.code)
+            common = textops.COMMON_ROLES if tree.reads_field(base.code, "Role") else ()
             return Value(textops.ascii_title(self.emit, text, textops.PYTHON_TITLE_BREAKS, common), STR)
         if (
             method in {"startswith", "endswith"}
@@ -273,69 +273,69 @@ class Strings:
         """`str(x)` of a value of unknown type (an argument value): a string bare, anything else
         its Python repr (written inline, so it can be stored)."""
         v = self.emit.temp()
-        self.emit.action(f"{v} := {value.code}")
+        self.emit.declare(v, value.code)
         text = self.emit.capture(lambda: self.untyped_repr(v, node), "|string", node)
         return Value(text, STR)
 
     def untyped_map(self, value: Value, filter_name: str, node: nodes.Node) -> Value:
         """`x | map('upper')` of an untyped list: a run-time list of strings (see strlists.py)."""
         seq, out, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
-        self.emit.action(f"{seq} := {value.code}")
-        self.emit.action(f'{out} := ""')
+        self.emit.declare(seq, value.code)
+        self.emit.declare(out, '""')
         self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
         self.emit.action(f"range {item} := {seq}")
         text = self.untyped_str(Value(item, ANY), node)
         if filter_name != "string":
             text = self.change_case(text, filter_name, node)
         strlists.append(self.emit, out, text.code)
-        self.emit.action("end")
-        self.emit.action("end")
+        self.emit.end()
+        self.emit.end()
         return Value(out, STRLIST)
 
     def untyped_join(self, code: str, sep: str, node: nodes.Node) -> None:
         seq, i, item, ignored = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
-        self.emit.action(f"{seq} := {code}")
+        self.emit.declare(seq, code)
         self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
         self.emit.action(f"range {i}, {item} := {seq}")
         self.emit.if_(i)
         self.emit.text(sep)
-        self.emit.action("end")
+        self.emit.end()
         self.untyped_repr(item, node)
-        self.emit.action("end")
+        self.emit.end()
         self.emit.if_(go_eq(go_printf("%.3T", seq), '"map"'), "else if")
         # a mapping joins its keys (sorted, as Go ranges a map)
-        self.emit.action(f"{i} := true")
+        self.emit.declare(i, "true")
         self.emit.action(f"range {item}, {ignored} := {seq}")
         self.emit.if_(go_not(i))
         self.emit.text(sep)
-        self.emit.action("end")
-        self.emit.action(f"{i} = false")
+        self.emit.end()
+        self.emit.assign(i, "false")
         self.emit.put(item)
-        self.emit.action("end")
-        self.emit.action("else")
+        self.emit.end()
+        self.emit.else_()
         self.untyped_repr(seq, node)
-        self.emit.action("end")
+        self.emit.end()
 
     def untyped_repr(self, code: str, node: nodes.Node) -> None:
         self.emit.if_(go_eq(go_printf("%T", code), '"string"'))
         self.emit.put(code)
-        self.emit.action("else")
+        self.emit.else_()
         JsonWriter(self.emit, None, node, python=True).untyped(code, 0)
-        self.emit.action("end")
+        self.emit.end()
 
     def change_case(self, value: Value, method: str, node: nodes.Node) -> Value:
         """`|lower` / `|upper` of ASCII letters (Ollama lower-cases roles itself)."""
-        is_role = value.code.endswith(".Role")
+        is_role = tree.reads_field(value.code, "Role")
         if is_role and method == "lower" and self.emit.tool_role == "tool":
             return value
         if not is_role:
             self.emit.warn(node, f"|{method}", "changes the case of ASCII letters only")
         text = self.emit.temp()
-        self.emit.action(f"{text} := {value.code}")
+        self.emit.declare(text, value.code)
         if is_role and self.emit.tool_role != "tool":
             self.emit.if_(go_eq(text, '"tool"'))
-            self.emit.action(f"{text} = {go_string(self.emit.tool_role)}")
-            self.emit.action("end")
+            self.emit.assign(text, go_string(self.emit.tool_role))
+            self.emit.end()
         return Value(textops.ascii_case(self.emit, text, method), STR)
 
     def split_list(self, value: Value) -> Value:
@@ -357,33 +357,33 @@ class Strings:
             "between digits or a longer number gives 0 (or a wrong number) where Jinja reads the number",
         )
         digits, number, bad, seen, after, at, byte = (self.emit.temp() for _ in range(7))
-        self.emit.action(f"{digits} := {text.code}")
-        self.emit.action(f"{number} := 0")
-        self.emit.action(f"{bad} := false")
-        self.emit.action(f"{seen} := false")
-        self.emit.action(f"{after} := false")
+        self.emit.declare(digits, text.code)
+        self.emit.declare(number, "0")
+        self.emit.declare(bad, "false")
+        self.emit.declare(seen, "false")
+        self.emit.declare(after, "false")
         self.emit.action(f"range {at} := len {digits}")
         self.emit.action(f"{byte} := index {digits} {at}")
         self.emit.if_(go_and(GoCall("ge", byte, "48"), GoCall("le", byte, "57")))
         self.emit.if_(go_or(after, GoCall("ge", go_len(go_printf("%d", number)), "6")))
-        self.emit.action(f"{bad} = true")
-        self.emit.action("else")
+        self.emit.assign(bad, "true")
+        self.emit.else_()
         ten_times = " ".join([f'{number} ""'] * 10)
         self.emit.action(
             f'{number} = len (printf "{"%*s" * 11}" {ten_times} (len (slice (printf "%*s" {byte} "") 48)) "")'
         )
-        self.emit.action(f"{seen} = true")
-        self.emit.action("end")
+        self.emit.assign(seen, "true")
+        self.emit.end()
         spaces = go_or(go_eq(byte, "32"), go_and(GoCall("ge", byte, "9"), GoCall("le", byte, "13")))
         self.emit.if_(spaces, "else if")
-        self.emit.action(f"{after} = {seen}")
-        self.emit.action("else")
-        self.emit.action(f"{bad} = true")
-        self.emit.action("end")
-        self.emit.action("end")
+        self.emit.assign(after, seen)
+        self.emit.else_()
+        self.emit.assign(bad, "true")
+        self.emit.end()
+        self.emit.end()
         self.emit.if_(bad)
-        self.emit.action(f"{number} = 0")
-        self.emit.action("end")
+        self.emit.assign(number, "0")
+        self.emit.end()
         return Value(number, INT)
 
     def print_value(self, value: Value, node: nodes.Node, concatenated: bool = False) -> None:
@@ -402,15 +402,15 @@ class Strings:
         elif value.kind == BOOL:
             self.emit.if_(value.code)
             self.emit.text("True")
-            self.emit.action("else")
+            self.emit.else_()
             self.emit.text("False")
-            self.emit.action("end")
-        elif value.kind == STR and value.code.endswith(".Role") and self.emit.tool_role != "tool":
+            self.emit.end()
+        elif value.kind == STR and tree.reads_field(value.code, "Role") and self.emit.tool_role != "tool":
             self.emit.if_(go_eq(value.code, '"tool"'))
             self.emit.text(self.emit.tool_role)
-            self.emit.action("else")
+            self.emit.else_()
             self.emit.put(value.code)
-            self.emit.action("end")
+            self.emit.end()
         elif value.kind in {STR, CONTENT} and value.facts.final and self.emit.sink is None:
             spliced = value.facts.concat
             parts = spliced[1] if spliced is not None and spliced[0] == value.code else ()

@@ -48,13 +48,13 @@ class Views:
         (Python raises on an empty selection, and so does the reference)."""
         base, filters = view_of(value)
         found, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
-        self.emit.action(f"{found} := 0")
+        self.emit.declare(found, "0")
         self.emit.action(f"range {idx}, {item} := {base.code}")
         test = self.logic.selection_test(filters, Value(item, ELEMENT[base.kind]))
         self.emit.if_(test)
-        self.emit.action(f"{found} = {item}")
+        self.emit.assign(found, item)
         if which == 0:
-            self.emit.action("break")
-        self.emit.action("end")
-        self.emit.action("end")
+            self.emit.break_()
+        self.emit.end()
+        self.emit.end()
         return Value(found, ELEMENT[base.kind])

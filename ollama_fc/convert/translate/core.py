@@ -244,10 +244,10 @@ class Core:
             self.emit.action("$ofc_tail = $ofc_cut")
             self.emit.if_(go_and("$ofc_open", go_eq(GoCall("slice", "$ofc_final.Content", "0", "$ofc_n"), "$ofc_cut")))
             self.emit.action("$ofc_tail = $ofc_final.Content")
-            self.emit.action("end")
+            self.emit.end()
             self.emit.prefill_cut()
-            self.emit.action("end")
-            self.emit.action("end")
+            self.emit.end()
+            self.emit.end()
         return prologue
 
     def declare_scope(self, frame: Frame, body: Iterable[nodes.Node]) -> None:
@@ -268,7 +268,7 @@ class Core:
             var = "$" + name if not name.startswith("_") else "$v" + name
             init = self.emit.operand(outer, cast(nodes.Node, body)) if outer is not None and outer.code else '""'
             kind = outer.kind if outer is not None else UNDEF
-            self.emit.action(f"{var} := {init}")
+            self.emit.declare(var, init)
             filtered, literal = name in self.filtered, name in self.literal_dicts
             tested, text = outer is None and name in self.tested_defined, name in self.text_names
             held = outer.facts if outer is not None else NO_FACTS  # (what holds of the outer value)
@@ -312,7 +312,7 @@ class Core:
                 self.following.pop()
         stops = self.stopping.get(id(body))
         if stops is not None and self.loop_ranges and self.loop_ranges[-1] == stops:
-            self.emit.action("break")  # no later step can do anything
+            self.emit.break_()  # no later step can do anything
 
     def read_later(self, name: str, owner: Frame) -> bool:
         """May the variable `name` of scope `owner` be read once the run-time `if` around the
@@ -416,15 +416,15 @@ class Core:
         yes, no = self.access.empty_list_as(yes, no), self.access.empty_list_as(no, yes)
         result = self.emit.temp()
         initial = '""' if no_code else self.emit.operand(no, node)  # (both branches set it)
-        self.emit.action(f"{result} := {initial}")
+        self.emit.declare(result, initial)
         self.emit.if_(truth)
         self.emit.out += yes_code
-        self.emit.action(f"{result} = {self.emit.operand(yes, node)}")
+        self.emit.assign(result, self.emit.operand(yes, node))
         if no_code:
-            self.emit.action("else")
+            self.emit.else_()
             self.emit.out += no_code
-            self.emit.action(f"{result} = {self.emit.operand(no, node)}")
-        self.emit.action("end")
+            self.emit.assign(result, self.emit.operand(no, node))
+        self.emit.end()
         kind = yes.kind if yes.kind == no.kind or no.kind in {UNDEF, NONE} else ANY
         if yes.kind in {STR, CONTENT} and no.kind in {STR, CONTENT, UNDEF, NONE}:
             kind = STR

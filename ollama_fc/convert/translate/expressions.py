@@ -281,10 +281,10 @@ class Expressions(Macros):
         if left.is_const and isinstance(left.const, str) and right.kind == INT:
             # a string repeated n times (none when n <= 0, as Go's range over an int)
             repeated = self.emit.temp()
-            self.emit.action(f'{repeated} := ""')
+            self.emit.declare(repeated, '""')
             self.emit.action(f"range {right.code}")
             self.emit.action(f'{repeated} = printf "%s%s" {repeated} {left.code}')
-            self.emit.action("end")
+            self.emit.end()
             return Value(repeated, STR)
         raise self.emit.fail(node, f"'*' of {left.kind} and {right.kind}")
 
@@ -582,12 +582,12 @@ class Expressions(Macros):
                 i += 2
             elif spec in {"%b", "%B"}:
                 month = self.emit.temp()
-                self.emit.action(f'{month} := ""')
+                self.emit.declare(month, '""')
                 for number, name in enumerate(MONTHS, 1):
                     text = name if spec == "%B" else name[:3]
                     self.emit.if_(go_eq(GoCall("slice", date, "5", "7"), f'"{number:02d}"'))
                     self.emit.action(f'{month} = "{text}"')
-                    self.emit.action("end")
+                    self.emit.end()
                 pieces.append(month)
                 i += 2
             elif fmt[i] == "%":

@@ -137,7 +137,7 @@ class Loops(LoopSteps):
             self.emit.action("if true")
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
-            self.emit.action("end")
+            self.emit.end()
             return
         if seq.kind in {DICT, RECORD}:
             raise self.emit.fail(node, "iterating a dict literal")
@@ -157,9 +157,9 @@ class Loops(LoopSteps):
             if uses_loop:
                 # a map has no index: count the steps (the body sees loop.*, not the outer loop's)
                 mapvar, seen, idx, last = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
-                self.emit.action(f"{mapvar} := {seq.code}")
+                self.emit.declare(mapvar, seq.code)
                 size = f"{mapvar}.Len" if ordered else f"(len {mapvar})"
-                self.emit.action(f"{seen} := 0")
+                self.emit.declare(seen, "0")
                 self.emit.action(f"range {key}, {val} := {mapvar}{'.All' if ordered else ''}")
                 body.loop = self.counted_step(idx, seen, last, size)
             else:
@@ -174,7 +174,7 @@ class Loops(LoopSteps):
             if not isinstance(target, nodes.Name):
                 raise self.emit.fail(node, "tuple unpacking in for")
             seqvar, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
-            self.emit.action(f"{seqvar} := {seq.code}")
+            self.emit.declare(seqvar, seq.code)
             kind = ELEMENT.get(seq.kind, ANY) if seq.kind != INT else INT
             body.names[target.name] = Value(item, kind)
             if seq.kind == INT:
@@ -233,7 +233,7 @@ class Loops(LoopSteps):
             # Jinja's `else` runs when no element passed the filter: a Go flag set by each that does
             iterated = self.emit.temp()
             self.emit.out.insert(flag_at, Act(f"{iterated} := false"))
-            self.emit.action(f"{iterated} = true")
+            self.emit.assign(iterated, "true")
         if counted:
             total, seen = passing
             body.loop = self.counted_step(self.emit.temp(), seen, self.emit.temp(), total)
@@ -242,17 +242,17 @@ class Loops(LoopSteps):
         self.visit_body(node.body, body)
         self.set_up_steps(flag_at, body.loop, hoisted, carried_item, ranged)
         for _ in range(guard):
-            self.emit.action("end")
+            self.emit.end()
         if node.else_ and iterated is not None:
-            self.emit.action("end")
+            self.emit.end()
             self.emit.if_(go_not(iterated))
             with self.conditional():
                 self.visit_body(node.else_, frame)
         elif node.else_:
-            self.emit.action("else")
+            self.emit.else_()
             with self.conditional():
                 self.visit_body(node.else_, frame)
-        self.emit.action("end")
+        self.emit.end()
 
     @staticmethod
     def elements_used_whole(node: nodes.For) -> bool:
@@ -287,7 +287,7 @@ class Loops(LoopSteps):
         with self.conditional():
             for kind in (text_kind, list_kind):
                 if kind == list_kind:
-                    self.emit.action("else")
+                    self.emit.else_()
                 alias = Frame(
                     names={
                         "__alternative__": Value(seq.code, kind, facts=final_of(seq) if kind == text_kind else NO_FACTS)
@@ -305,7 +305,7 @@ class Loops(LoopSteps):
                     lineno=node.lineno,
                 )
                 self.stmt_For(loop, alias)
-        self.emit.action("end")
+        self.emit.end()
 
     @staticmethod
     def is_range(node: nodes.Node, frame: Frame) -> bool:
@@ -346,15 +346,15 @@ class Loops(LoopSteps):
             raise self.emit.fail(call, "range() from a negative number")
         count = self.emit.temp()
         if step.const == -1 and stop.is_const and stop.const == -1:
-            self.emit.action(f"{count} := {textops.plus_one(start.code)}")  # start, start-1, ..., 0
+            self.emit.declare(count, textops.plus_one(start.code))  # start, start-1, ..., 0
         elif stop.is_const and stop.const < 0:
             raise self.emit.fail(call, "range() down to a negative number other than -1")
         else:
             low, high = (start, stop) if step.const == 1 else (stop, start)
-            self.emit.action(f"{count} := 0")
+            self.emit.declare(count, "0")
             self.emit.if_(GoCall("lt", low.code, high.code))
             self.emit.action(f'{count} = len (slice (printf "%*s" {high.code} "") {low.code})')
-            self.emit.action("end")
+            self.emit.end()
         return Value(count, INT, facts=Facts(start=start.code, step=step.const))
 
     def count_passing(
@@ -369,16 +369,16 @@ class Loops(LoopSteps):
         assert isinstance(node.target, nodes.Name)
         total, seen, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
         scope = Frame(names={node.target.name: Value(item, kind)}, parent=frame)
-        self.emit.action(f"{total} := 0")
+        self.emit.declare(total, "0")
         self.emit.action(f"range {idx}, {item} := {seqvar}")
         tests = [self.logic.selection_test(filters, scope.names[node.target.name])] if filters else []
         if node.test is not None:
             tests.append(self.truth(node.test, scope))
         self.emit.if_(tests[0] if len(tests) == 1 else go_and(*tests))
-        self.emit.action(f"{total} = {textops.plus_one(total)}")
-        self.emit.action("end")
-        self.emit.action("end")
-        self.emit.action(f"{seen} := 0")
+        self.emit.assign(total, textops.plus_one(total))
+        self.emit.end()
+        self.emit.end()
+        self.emit.declare(seen, "0")
         return total, seen
 
     def schema_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
@@ -395,7 +395,7 @@ class Loops(LoopSteps):
             keys = tuple(sorted(keys, key=str.lower))
         self.emit.warn(node, f"iterating a {seq.kind} schema dict", toolschema.ORDER_EFFECT)
         obj = Value(self.emit.temp(), seq.kind)
-        self.emit.action(f"{obj.code} := {seq.code}")
+        self.emit.declare(obj.code, seq.code)
         steps = []
         for key in keys:
             if not toolschema.passes(key, seq.facts.key_tests or ()):
@@ -413,19 +413,19 @@ class Loops(LoopSteps):
         if uses_loop:
             # which keys are set is known only at run time: count them first, then each step
             total, seen = self.emit.temp(), self.emit.temp()
-            self.emit.action(f"{total} := 0")
-            self.emit.action(f"{seen} := 0")
+            self.emit.declare(total, "0")
+            self.emit.declare(seen, "0")
             for _, guard in steps:
                 self.emit.if_(guard)
-                self.emit.action(f"{total} = {textops.plus_one(total)}")
-                self.emit.action("end")
+                self.emit.assign(total, textops.plus_one(total))
+                self.emit.end()
         for step, guard in steps:
             self.emit.if_(guard)
             if uses_loop:
                 step.loop = self.counted_step(self.emit.temp(), seen, self.emit.temp(), total)
             self.declare_scope(step, node.body)
             self.visit_body(node.body, step)
-            self.emit.action("end")
+            self.emit.end()
 
     def untyped_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
         """A loop over an untyped value: a list's elements, a mapping's keys (in Go's sorted
@@ -436,7 +436,7 @@ class Loops(LoopSteps):
             node, "a loop over an untyped value", "a mapping's keys come out sorted; a string is not iterated"
         )
         obj = self.emit.temp()
-        self.emit.action(f"{obj} := {seq.code}")
+        self.emit.declare(obj, seq.code)
         for is_list in (True, False):
             is_kind = go_eq(go_printf("%.2T", obj), '"[]"') if is_list else go_eq(go_printf("%.3T", obj), '"map"')
             self.emit.if_(is_kind, "if" if is_list else "else if")
@@ -447,14 +447,14 @@ class Loops(LoopSteps):
                 loop = self.indexed(Loop(index=idx, seq=obj, last=last))
             else:
                 seen, ignored = self.emit.temp(), self.emit.temp()
-                self.emit.action(f"{seen} := 0")
+                self.emit.declare(seen, "0")
                 self.emit.action(f"range {item}, {ignored} := {obj}")
                 loop = self.counted_step(idx, seen, last, f"(len {obj})")
             body = Frame(names={node.target.name: Value(item, STR if not is_list else ANY)}, parent=frame, loop=loop)
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
-            self.emit.action("end")
-        self.emit.action("end")
+            self.emit.end()
+        self.emit.end()
 
     def chars_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
         """A loop over a string: one step per character. A schema `type` (a list in Ollama) is
@@ -465,27 +465,27 @@ class Loops(LoopSteps):
         if types:
             self.emit.if_(go_eq(go_len(types), "1"))
         text, at, count, idx, last, char = (self.emit.temp() for _ in range(6))
-        self.emit.action(f"{text} := {seq.code}")
+        self.emit.declare(text, seq.code)
         total = None
         if uses_loop:
             total = self.emit.temp()
-            self.emit.action(f"{total} := 0")
+            self.emit.declare(total, "0")
             self.emit.action(f"range {at} := len {text}")
             self.emit.if_(go_not(continuation_byte(text, at)))
-            self.emit.action(f"{total} = {textops.plus_one(total)}")
-            self.emit.action("end")
-            self.emit.action("end")
-        self.emit.action(f"{count} := 0")
+            self.emit.assign(total, textops.plus_one(total))
+            self.emit.end()
+            self.emit.end()
+        self.emit.declare(count, "0")
         self.emit.action(f"range {at} := len {text}")
         # a character starts at every byte that is not a UTF-8 continuation byte
         self.emit.if_(go_not(continuation_byte(text, at)))
         self.emit.action(f'{char} := printf "%.1s" (slice {text} {at})')
-        self.emit.action(f"{idx} := {count}")
-        self.emit.action(f"{count} = {textops.plus_one(count)}")
-        self.emit.action(f"{last} := -1")
+        self.emit.declare(idx, count)
+        self.emit.assign(count, textops.plus_one(count))
+        self.emit.declare(last, "-1")
         self.emit.if_(go_eq(go_len(GoCall("slice", text, at)), go_len(char)))
-        self.emit.action(f"{last} = {idx}")
-        self.emit.action("end")
+        self.emit.assign(last, idx)
+        self.emit.end()
         body = Frame(
             names={node.target.name: Value(char, STR)},
             parent=frame,
@@ -493,12 +493,12 @@ class Loops(LoopSteps):
         )
         self.declare_scope(body, node.body)
         self.visit_body(node.body, body)
-        self.emit.action("end")
-        self.emit.action("end")
+        self.emit.end()
+        self.emit.end()
         if types:
-            self.emit.action("else")
+            self.emit.else_()
             listed, i, item, final = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
-            self.emit.action(f"{listed} := {types}")
+            self.emit.declare(listed, types)
             self.emit.action(f"range {i}, {item} := {listed}")
             self.emit.action(f"{final} := len (slice {listed} 1)")
             body = Frame(
@@ -508,8 +508,8 @@ class Loops(LoopSteps):
             )
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
-            self.emit.action("end")
-            self.emit.action("end")
+            self.emit.end()
+            self.emit.end()
 
     def strlist_for(self, node: nodes.For, seq: Value, body: Frame, frame: Frame, uses_loop: bool) -> None:
         """A loop over a list of strings built at run time: a scan for its element markers."""
@@ -528,14 +528,14 @@ class Loops(LoopSteps):
         self.declare_scope(body, node.body)
         self.visit_body(node.body, body)
         if node.test is not None:
-            self.emit.action("end")
-        self.emit.action("end")
-        self.emit.action("end")
+            self.emit.end()
+        self.emit.end()
+        self.emit.end()
         if node.else_:
-            self.emit.action("else")
+            self.emit.else_()
             with self.conditional():
                 self.visit_body(node.else_, frame)
-            self.emit.action("end")
+            self.emit.end()
 
     def unrolled_for(self, node: nodes.For, items: Sequence[Any], frame: Frame) -> None:
         """A loop over a literal list: the body once per element, with the element as a constant."""
@@ -560,7 +560,7 @@ class Loops(LoopSteps):
             self.emit.action("if true")
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
-            self.emit.action("end")
+            self.emit.end()
 
 
 def continuation_byte(text: str, at: str) -> GoCall:

@@ -111,9 +111,9 @@ class Macros(Core):
                 flag, literal, other = literal_choice(self.access.literal_or(slot))
                 self.emit.if_(flag)
                 self.inline_macro(call, frame, {**bound, param: literal})
-                self.emit.action("else")
+                self.emit.else_()
                 self.inline_macro(call, frame, {**bound, param: other})
-                self.emit.action("end")
+                self.emit.end()
                 return
         if [name for name, _ in self.expanding].count(macro.name) >= MAX_RECURSION:
             # each call is expanded in place; recursion stops where the data model makes the
@@ -142,7 +142,7 @@ class Macros(Core):
                 scope.names[param] = value
             else:
                 var = self.emit.temp()
-                self.emit.action(f"{var} := {value.code}")
+                self.emit.declare(var, value.code)
                 # what is known of the argument holds for the parameter (it may be unset, None...)
                 facts = value.facts.only(KNOWN_OF_ARGUMENTS)
                 if facts.defined_flag and value.facts.maybe_undefined:
@@ -159,13 +159,13 @@ class Macros(Core):
                 f"recursive macro {macro.name}() on untyped values nested deeper than {MAX_UNTYPED_RECURSION} calls",
                 "the deeper call renders nothing",
             )
-            self.emit.action("end")
+            self.emit.end()
             return
         self.expanding.append((macro.name, untyped))
         self.declare_scope(scope, macro.body)
         self.visit_body(macro.body, scope)
         self.expanding.pop()
-        self.emit.action("end")
+        self.emit.end()
 
     def prints_unpadded(self, expr: nodes.Expr, frame: Frame) -> bool:
         """Is `expr` a macro call whose output always starts and ends with constant text that is
@@ -379,7 +379,7 @@ class Macros(Core):
                     value = self.expr(givens[param], reads)
                 if self.varies(value) and value.kind not in {RECORD, BOUND_METHOD}:  # (as the expansion keeps them)
                     var = self.emit.temp()
-                    self.emit.action(f"{var} := {value.code}")
+                    self.emit.declare(var, value.code)
                     facts = replace(value.facts.only(KNOWN_OF_ARGUMENTS), var=True, assigned=True)
                     value = Value(var, value.kind, facts=facts)
                 scope.names[param] = value
@@ -476,6 +476,6 @@ class Macros(Core):
         try:
             self.emit.action("if true")
             self.visit_body(body, frame)
-            self.emit.action("end")
+            self.emit.end()
         finally:
             self.callers.append((body, frame))

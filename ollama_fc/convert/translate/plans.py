@@ -11,8 +11,9 @@ from typing import Any, Literal, Union, cast
 
 from jinja2 import nodes
 
-from ..go import ir, tree
+from ..go import ir, irtools, tree
 from ..go.calls import go_and, go_not, go_or
+from ..go.irread import is_comment
 from ..go.tree import Act
 from ..ops.values import BOOL, CONTENT, INT, STR, UNDEF, Value
 
@@ -322,6 +323,8 @@ def plan_marks(top: list[tree.Node]) -> PlanMarks:
 def plan_marker(action: tree.Action) -> tuple[str, int] | None:
     """A plan's marker (`MADE`, `USED`): whether it marks where a part was made or used, and
     the part; None for any other action."""
+    if not is_comment(action.raw):
+        return None  # (not read: most actions are not comments)
     node = action.node
     if not isinstance(node, ir.Comment) or not node.spaced:
         return None
@@ -386,7 +389,10 @@ def snippet_free_variables(snippet: Sequence[str]) -> set[str]:
 def is_variable(code: str) -> bool:
     """Is the Go expression `code` one variable (`$x`, not `$` nor a field of it)?"""
     node = tree.expression(code)
-    return ir.is_simple_variable(node) and node.code[1:].isidentifier() and "." not in node.code
+    if not isinstance(node, ir.Action) or not irtools.is_simple_variable(node):
+        return False
+    variable = node.pipe.cmds[0].args[0]
+    return isinstance(variable, ir.Variable) and variable.name != "$" and not variable.fields
 
 
 def trailing_text(snippet: Sequence[str]) -> str:

@@ -31,7 +31,7 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..go import tree
 from ..go.calls import go_or
-from ..go.ir import is_temporary
+from ..go.irtools import is_temporary
 from ..ops.values import (
     ANY,
     ARGS,
@@ -213,7 +213,7 @@ class PrintPlans(Macros):
             # the plan prints: kept in a variable of the body's top level
             kept = self.emit.temp()
             self.plan_tests.append(kept)
-            self.emit.action(f"{kept} = {value.code}")
+            self.emit.assign(kept, value.code)
             value = Value(kept, value.kind, value.const, replace(value.facts, concat=None))
         copy = Value(value.code, value.kind, value.const, value.facts)
         reads = free_variables(value.code, str(value.facts.final or ""))
@@ -558,9 +558,9 @@ class PrintPlans(Macros):
                 self.emit.if_(part.test)
                 self.replay(part.yes, node)
                 if part.no:
-                    self.emit.action("else")
+                    self.emit.else_()
                     self.replay(part.no, node)
-                self.emit.action("end")
+                self.emit.end()
             elif not part.printable:
                 raise PlanRefused(sources_of(plan))
             elif part.snippet:

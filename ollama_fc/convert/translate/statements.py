@@ -84,9 +84,9 @@ class Statements(Concatenations):
             self.emit.if_(test)
             self.output(expr.expr1, frame)
             if expr.expr2 is not None:
-                self.emit.action("else")
+                self.emit.else_()
                 self.output(expr.expr2, frame)
-            self.emit.action("end")
+            self.emit.end()
             return
         if isinstance(expr, nodes.Filter) and expr.name == "safe" and expr.node is not None and not expr.args:
             self.output(expr.node, frame, plus)  # no escaping to undo: printed as it is
@@ -195,16 +195,16 @@ class Statements(Concatenations):
             if node.elif_:
                 # the rest is an `if` of its own inside the else: its test is computed there and
                 # may resolve statically
-                self.emit.action("else")
+                self.emit.else_()
                 first_elif = node.elif_[0]
                 self.stmt_If(
                     nodes.If(first_elif.test, first_elif.body, node.elif_[1:], node.else_, lineno=first_elif.lineno),
                     frame,
                 )
             elif node.else_:
-                self.emit.action("else")
+                self.emit.else_()
                 self.visit_body(node.else_, frame)
-        self.emit.action("end")
+        self.emit.end()
         if yes or self.plans:
             self.merge_plans(test, at, yes, self.plans)
 
@@ -241,11 +241,11 @@ class Statements(Concatenations):
                 flag = attrs[target.attr].facts.defined_flag
                 if flag and (value.kind == UNDEF or not value.facts.maybe_undefined):
                     joined.facts = replace(joined.facts, defined_flag=flag)
-                    self.emit.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
+                    self.emit.assign(flag, "false" if value.kind == UNDEF else "true")
             if attrs[target.attr].kind == NONE or attrs[target.attr].facts.maybe_none or value.kind == NONE:
                 joined.facts = replace(joined.facts, maybe_none=True)  # some path may leave (or set) None
             attrs[target.attr] = joined
-            self.emit.action(f"{var} = {self.emit.operand(value, node)}")
+            self.emit.assign(var, self.emit.operand(value, node))
             if value.is_const and not isinstance(value.const, (list, dict)):
                 joined.facts = replace(
                     joined.facts, known=(self.emit.flow_epoch, value.const)
@@ -293,7 +293,7 @@ class Statements(Concatenations):
                     # a Go flag tells whether some `set ns.attr` ran (for `ns.attr is defined`)
                     flag = f"{slot.code}_{attr}_defined"
                     attrs[attr] = Value("", UNDEF, facts=Facts(maybe_undefined=True, defined_flag=flag))
-                    self.emit.action(f"{flag} := false")
+                    self.emit.declare(flag, "false")
             for attr, init in attrs.items():
                 if init.is_const and isinstance(init.const, list):
                     # a list attribute can only be a list of strings built at run time
@@ -315,7 +315,7 @@ class Statements(Concatenations):
         if not strong and value.kind == SELECT and self.filters_own_list(slot, value):
             # `set xs = xs | rejectattr(..)` on some paths: the filters apply once a Go flag is on
             flag = slot.facts.filter_flag
-            self.emit.action(f"{flag} = true")
+            self.emit.assign(str(flag), "true")
             added = [SelectionFilter(f, fr, flag) for f, fr, _ in value.facts.filters or ()]
             slot.facts = replace(slot.facts, filters=[*(slot.facts.filters or ()), *added])
             if slot.kind != SELECT:
@@ -333,7 +333,7 @@ class Statements(Concatenations):
             if (slot.facts.literal or value).const != value.const:
                 raise self.emit.fail(node, f"set {target.name}", "(different dict literals on different paths)")
             slot.facts = replace(slot.facts, literal=value)
-            self.emit.action(f"{slot.facts.literal_flag} = true")
+            self.emit.assign(str(slot.facts.literal_flag), "true")
             return
         if (
             not strong
@@ -358,7 +358,7 @@ class Statements(Concatenations):
                 slot.facts = replace(slot.facts, fields=value.facts.fields)
             if value.kind in {SELECT, REVERSED}:
                 base, _ = view_of(value)
-                self.emit.action(f"{slot.code} = {base.code}")
+                self.emit.assign(slot.code, base.code)
                 slot.facts = replace(slot.facts, **value.facts.present())
                 slot.facts = replace(slot.facts, base=Value(slot.code, base.kind))
             return
@@ -396,19 +396,19 @@ class Statements(Concatenations):
         )
         flag = slot.facts.defined_flag
         if flag:
-            self.emit.action(f"{flag} = {'false' if value.kind == UNDEF else 'true'}")
+            self.emit.assign(flag, "false" if value.kind == UNDEF else "true")
         if slot.facts.literal:
-            self.emit.action(f"{slot.facts.literal_flag} = false")
+            self.emit.assign(str(slot.facts.literal_flag), "false")
         if value.is_const and not isinstance(value.const, (list, dict)):
             slot.facts = replace(slot.facts, known=(self.emit.flow_epoch, value.const))  # until the next branch point
         if slot.facts.final:
             self.emit.set_final(slot.facts.final, value.facts.final or "false")
         if value.kind in {UNDEF, NONE}:
-            self.emit.action(f'{slot.code} = ""')
+            self.emit.assign(slot.code, '""')
             if value.kind == NONE:
                 slot.facts = replace(slot.facts, maybe_none=True)
             return
-        self.emit.action(f"{slot.code} = {self.emit.operand(value, node)}")
+        self.emit.assign(slot.code, self.emit.operand(value, node))
 
     @staticmethod
     def independent_pairs(targets: nodes.Tuple, values: nodes.Tuple) -> bool:
@@ -471,10 +471,10 @@ class Statements(Concatenations):
         self.visit_body(node.body, frame)
 
     def stmt_Break(self, node: nodes.Node, frame: Frame) -> None:
-        self.emit.action("break")
+        self.emit.break_()
 
     def stmt_Continue(self, node: nodes.Node, frame: Frame) -> None:
-        self.emit.action("continue")
+        self.emit.continue_()
 
     def stmt_ExprStmt(self, node: nodes.ExprStmt, frame: Frame) -> None:
         raise self.emit.fail(node, "{% do %}")

@@ -98,7 +98,7 @@ class LoopSteps(Core):
     def counted_step(self, idx: str, seen: str, last: str, total: str) -> Loop:
         """Number a step of a loop whose Go `range` gives no usable index (a map, a filtered or a
         schema loop): `idx` := the steps `seen` so far (then one more), `last` := `total` - 1."""
-        self.emit.action(f"{idx} := {seen}")
-        self.emit.action(f"{seen} = {textops.plus_one(seen)}")
+        self.emit.declare(idx, seen)
+        self.emit.assign(seen, textops.plus_one(seen))
         declared = self.emit.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
         return self.indexed(Loop(index=idx, seq="", last=last, length=total, last_declared=declared))

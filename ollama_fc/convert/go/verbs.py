@@ -1,0 +1,52 @@
+"""The typed verbs of every emitter of Go template code: what an action is said as a verb
+(`end()`, `declare(var, code)`), its text made by the IR (`ir.render` of the node) where the
+action is all node, on the emitter's one `action`.
+
+A declaration's or an assignment's value is still given as the text of its expression (the
+escape hatch while the translator's values are text: `tests/test_convert_ir.py` counts the
+actions still written as whole text, which may only fall).
+"""
+
+from __future__ import annotations
+
+from typing import Generic, TypeVar
+
+from . import ir
+
+#: what the emitter's `action` gives back (the piece written, or nothing)
+W = TypeVar("W", covariant=True)
+
+
+class Verbs(Generic[W]):
+    """`end`, `else_`, `break_`, `continue_`, `declare`, `assign` and `write` (an action as
+    IR) on an emitter's `action(code)`."""
+
+    def action(self, code: str) -> W:
+        raise NotImplementedError
+
+    def write(self, node: ir.ActionNode) -> W:
+        """Write the action `node`."""
+        return self.action(node.code)
+
+    def end(self) -> W:
+        return self.write(END)
+
+    def else_(self) -> W:
+        return self.write(ELSE)
+
+    def break_(self) -> W:
+        return self.write(BREAK)
+
+    def continue_(self) -> W:
+        return self.write(CONTINUE)
+
+    def declare(self, var: str, code: str) -> W:
+        """`var := code`: declare the Go variable `var` holding the expression `code`."""
+        return self.action(f"{var} := {code}")
+
+    def assign(self, var: str, code: str) -> W:
+        """`var = code`: assign the expression `code` to the Go variable `var`."""
+        return self.action(f"{var} = {code}")
+
+
+END, ELSE, BREAK, CONTINUE = ir.End(), ir.Else(), ir.Break(), ir.Continue()
