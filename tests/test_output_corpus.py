@@ -179,7 +179,9 @@ SAMPLES = load_samples()
 # prose after a bare call, control tokens left in content; a Qwen3-Coder XML call whose function
 # and parameter names are not ASCII (`<function=获取天气>`); a pythonic call with an argument named
 # by a Python keyword (`book_flight(from="SFO", ...)`, Olmo 3); a bare Qwen3-Coder `<function=...>`
-# call whose `</tool_call>` closer is left in content (Goose). The xfail is strict: a record
+# call whose `</tool_call>` closer is left in content (Goose); Kimi K2 Thinking's calls written
+# with its own markers inside its open reasoning (llama.cpp's tests; the model interleaves them);
+# a command-r action list with no comma between its calls (Ollama's tests). The xfail is strict: a record
 # recovered while still listed fails, so the list only ever shrinks.
 KNOWN_MISSES: frozenset[str] = frozenset(
     {
@@ -188,6 +190,9 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         "hermes-ollama-qwen3coder-unicode",
         "pythonic-ollama-olmo3-three-args",
         "hermes-issue-goose-qwen3coder-no-opener",
+        "kimi-llamacpp-in-thinking",
+        "kimi-llamacpp-in-thinking-no-section",
+        "command-r-ollama-missing-comma",
         "json-c-prose-then-fenced",
         "llama3-c-prose-after",
         "llama3-vllm-prose-around",
@@ -197,20 +202,22 @@ KNOWN_MISSES: frozenset[str] = frozenset(
 )
 # Negatives the parsers turn into calls today. A call must never be made from them; listed
 # (strictly) so the bug stays visible until the parsers are fixed, never to excuse a new one:
-# a Seed-OSS thinking block (`<seed:think>`) is not read as thinking, so the call its reasoning
-# quotes is taken; a placeholder argument (`"city": "<city>"`) of a documentation example is taken
-# as a value; a call quoted in inline code is taken when the backtick stands before a marker of a
-# format not built in (`<seed:tool_call>`), where the marker read is the `<function=` inside it;
 # a Mistral `[ARGS]` object cut off inside a nested value (`{"a": {`) is repaired into a call.
-KNOWN_FALSE_CALLS: frozenset[str] = frozenset(
-    {
-        "seed-c-think-only",
-        "hunyuan-c-placeholder-doc",
-        "seed-oss-c-placeholder-doc",
-        "seed-oss-c-inline-code",
-        "mistral-ollama-ministral-cut",
-    }
+KNOWN_FALSE_CALLS: frozenset[str] = frozenset({"mistral-ollama-ministral-cut"})
+# Negatives of formats not built in yet that the shapes built in turn into calls: listed strictly
+# while the record's format is not built in, asserted like every negative once it is. A Seed-OSS
+# thinking block (`<seed:think>`) is not read as thinking, so the call its reasoning quotes is
+# taken; a placeholder argument (`"city": "<city>"`) of a documentation example is taken as a
+# value; a call quoted in inline code is taken when the backtick stands before a marker not built
+# in (`<seed:tool_call>`), where the marker read is the `<function=` inside it.
+FALSE_CALLS_UNTIL_BUILT_IN: frozenset[str] = frozenset(
+    {"seed-c-think-only", "hunyuan-c-placeholder-doc", "seed-oss-c-placeholder-doc", "seed-oss-c-inline-code"}
 )
+
+
+def known_false_call(sample: Sample) -> bool:
+    """Whether `sample` is a negative the parsers are known to turn into a call today."""
+    return sample.id in KNOWN_FALSE_CALLS or (sample.id in FALSE_CALLS_UNTIL_BUILT_IN and not sample.built_in)
 
 
 def _ids(samples: list[Sample]) -> list[str]:
@@ -271,7 +278,7 @@ def test_known_lists_name_records() -> None:
     negatives = {sample.id for sample in SAMPLES if sample.negative}
     assert sorted(KNOWN_MISSES - set(_ids(SAMPLES))) == []
     assert sorted(KNOWN_MISSES & negatives) == [], "a negative is never a miss: it must never become a call"
-    assert sorted(KNOWN_FALSE_CALLS - negatives) == []
+    assert sorted((KNOWN_FALSE_CALLS | FALSE_CALLS_UNTIL_BUILT_IN) - negatives) == []
 
 
 def recover(sample: Sample) -> tuple[list[Call], str]:
@@ -307,7 +314,7 @@ def test_expected_calls_are_recovered_exactly(sample: Sample) -> None:
     "sample",
     [
         pytest.param(sample, marks=pytest.mark.xfail(strict=True, reason="KNOWN_FALSE_CALLS: a parser bug"))
-        if sample.id in KNOWN_FALSE_CALLS
+        if known_false_call(sample)
         else sample
         for sample in NEGATIVES
     ],
@@ -442,12 +449,13 @@ MIN_RECALL = 0.97
 
 def test_precision_first_score_of_the_corpus() -> None:
     """The targets of the recovery policy (docs/RECOVERY.md): no unsafe fabrication on any
-    record (but the parser bugs KNOWN_FALSE_CALLS names) and the stream gives what the whole
+    record (but the parser bugs `known_false_call` names) and the stream gives what the whole
     text gives; on the records of built-in formats, precision at least 0.98 and recall at least
     0.97 (the records of FIELD_FORMATS are scored, not held to a recall, by
     benchmarks/precision.py)."""
     result = score(SAMPLES)
-    assert sorted(set(result.unsafe) - KNOWN_FALSE_CALLS) == []
+    known = {sample.id for sample in SAMPLES if known_false_call(sample)}
+    assert sorted(set(result.unsafe) - known) == []
     assert result.stream_differs == []
     built_in = score([sample for sample in SAMPLES if sample.built_in], stream=False)
     assert built_in.precision >= MIN_PRECISION, built_in.wrong
