@@ -94,6 +94,26 @@ def test_check_names_the_fix_and_checks_the_built_model_through_ollama_fc(import
     assert after.exit_code == 1 and "no command fixes that" in after.stdout
 
 
+def test_a_template_that_renders_as_the_jinja_does_is_kept(
+    scripted_model: Any, ollama_server: Any, ollama_host: str
+) -> None:
+    """A model whose Go template already renders every conversation as its Jinja does (here the
+    faithful conversion itself, as a user may have created it) keeps that template."""
+    from ollama_fc.convert import TemplateSource, convert
+
+    if ollama_server.tier.name != "pinned":
+        pytest.skip("Ollama 0.3x shows and renders the GGUF's Jinja in place of a model's TEMPLATE")
+    own = convert(TemplateSource(template=qwen_jinja())).template
+    model = scripted_model(HERMES_CALL, template=own, chat_template=qwen_jinja(), name="fromname-exact")
+    built = run(ollama_host, "build", "--from", model)
+    assert built.exit_code == 0, built.output
+    assert re.search(
+        r"^kept Ollama's template: it renders all \d+ conversations exactly as the model's Jinja$", built.stdout, re.M
+    )
+    template = ollama.Client(host=ollama_host).show("fromname-exact-fc").template or ""
+    assert template.startswith("{{/* ollama-fc family=auto format=learned:") and template.endswith(own)
+
+
 # A format no built-in parser reads: the client and proxy can only know it from the chat template.
 ODD_JINJA = (
     "{%- if tools %}Tools: {{ tools | tojson }}\n{% endif %}"
