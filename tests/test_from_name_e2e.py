@@ -114,6 +114,38 @@ def test_a_template_that_renders_as_the_jinja_does_is_kept(
     assert template.startswith("{{/* ollama-fc family=auto format=learned:") and template.endswith(own)
 
 
+def test_a_model_with_ollamas_own_renderer_and_parser_is_rebuilt_without_them(
+    imported: str, scripted_model: Any, ollama_server: Any, ollama_host: str
+) -> None:
+    """Ollama 0.3x's library gives some families a RENDERER (prompts rendered in Go code, the
+    TEMPLATE unused) and a PARSER; the model built from it has neither, but its own template and
+    `PARSER passthrough`."""
+    from ollama import ProgressResponse
+
+    if ollama_server.tier.name == "pinned":
+        pytest.skip("Ollama v0.24.0 has no RENDERER")
+    client = ollama.Client(host=ollama_host)
+    shown = client.show(imported)
+    digest = next(line.split("sha256-")[1] for line in (shown.modelfile or "").splitlines() if line.startswith("FROM "))
+    request = {
+        "model": "fromname-rendered",
+        "files": {"model.gguf": f"sha256:{digest.strip()}"},
+        "renderer": "qwen3-coder",
+        "parser": "qwen3-coder",
+        "stream": False,
+    }
+    client._request(ProgressResponse, "POST", "/api/create", json=request)
+    assert "RENDERER qwen3-coder" in (client.show("fromname-rendered").modelfile or "")
+    built = run(ollama_host, "build", "--from", "fromname-rendered")
+    assert built.exit_code == 0, built.output
+    assert (
+        "converted the model's template: Ollama renders fromname-rendered's prompts with its built-in renderer qwen3-coder"
+        in built.stdout
+    )
+    modelfile = client.show("fromname-rendered-fc").modelfile or ""
+    assert "RENDERER" not in modelfile and "PARSER passthrough" in modelfile
+
+
 # A format no built-in parser reads: the client and proxy can only know it from the chat template.
 ODD_JINJA = (
     "{%- if tools %}Tools: {{ tools | tojson }}\n{% endif %}"
