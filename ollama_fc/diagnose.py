@@ -12,6 +12,7 @@ on the way the model is meant to be used: plain Ollama, or for a model with `PAR
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +28,7 @@ from .parsers.base import ParsedCall
 from .parsers.learned_format import LEARNED_PREFIX, LearnedFormat
 from .parsers.registry import parsers_for
 from .parsers.streaming import recover_text
-from .recovery import ModelProfile, offer, recover_response
+from .recovery import DroppedOutputWarning, ModelProfile, offer, recover_response
 
 #: Deterministic replies, long enough for a call or a haiku.
 OPTIONS: dict[str, Any] = {"temperature": 0, "seed": 7, "num_predict": 160}
@@ -234,9 +235,11 @@ def diagnose(name: str, *, host: str | None = None, progress: Progress = _quiet)
             continue
         plain = read_reply(reply)
         thinking = profile.splits_thinking(None)
-        recovered = read_reply(
-            recover_response(copy.deepcopy(reply), offered, profile.tool_format, False, thinking=thinking)
-        )
+        with warnings.catch_warnings():  # a dropped reply is reported as "empty", not warned about
+            warnings.simplefilter("ignore", DroppedOutputWarning)
+            recovered = read_reply(
+                recover_response(copy.deepcopy(reply), offered, profile.tool_format, False, thinking=thinking)
+            )
         written = written_format(reply.message.content or "", profile.tool_format) if plain.kind != "call" else None
         diagnosis.answers.append(Answer(question, plain, recovered, written))
     return diagnosis

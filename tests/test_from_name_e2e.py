@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 from shared_data import shared_path
 
 from ollama_fc import Client, cli
+from ollama_fc.installed import read_parameters
 from ollama_fc.testbed.server import free_port
 
 PROMPT_ONLY = "{{ .Prompt }}"  # what Ollama v0.24.0 gives a GGUF imported without a TEMPLATE
@@ -144,6 +145,40 @@ def test_a_model_with_ollamas_own_renderer_and_parser_is_rebuilt_without_them(
     )
     modelfile = client.show("fromname-rendered-fc").modelfile or ""
     assert "RENDERER" not in modelfile and "PARSER passthrough" in modelfile
+
+
+def test_parameters_and_license_are_carried_over(scripted_model: Any, ollama_host: str) -> None:
+    model = scripted_model(
+        HERMES_CALL,
+        template=PROMPT_ONLY,
+        chat_template=qwen_jinja(),
+        parameters={"num_ctx": 2048, "temperature": 0.3, "stop": ["<|endoftext|>"]},
+        name="fromname-params",
+    )
+    assert run(ollama_host, "build", "--from", model).exit_code == 0
+    parameters = read_parameters(ollama.Client(host=ollama_host).show("fromname-params-fc").parameters)
+    assert parameters["num_ctx"] == 2048 and parameters["temperature"] == 0.3
+    assert (
+        parameters["stop"][0] == "<|endoftext|>" and "<|im_end|>" in parameters["stop"]
+    )  # its own, then the template's
+
+
+LIBRARY_GO = shared_path("corpus", "ollama-templates", "hfjs-automap", "qwen2.5-coder_1.5b.ollama.gotmpl")
+
+
+def test_check_tells_a_reply_ollamas_parser_dropped(scripted_model: Any, ollama_host: str) -> None:
+    """The model prints the template's tool tag and then no JSON: Ollama's own parser returns
+    nothing (v0.24.0 through 0.3x), and check says so and names the fix."""
+    model = scripted_model(
+        "<tool_call>\nget_weather(Paris)\n</tool_call>",
+        template=LIBRARY_GO.read_text(encoding="utf-8"),
+        chat_template=qwen_jinja(),
+        name="fromname-dropped",
+    )
+    result = run(ollama_host, "check", model)
+    assert result.exit_code == 1
+    assert "plain Ollama: empty: no text and no call" in result.stdout, result.stdout
+    assert f"fix: ollama-fc build --from {model}" in result.stdout
 
 
 # A format no built-in parser reads: the client and proxy can only know it from the chat template.
