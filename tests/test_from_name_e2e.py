@@ -147,7 +147,7 @@ def test_a_model_with_ollamas_own_renderer_and_parser_is_rebuilt_without_them(
     assert "RENDERER" not in modelfile and "PARSER passthrough" in modelfile
 
 
-def test_parameters_and_license_are_carried_over(scripted_model: Any, ollama_host: str) -> None:
+def test_the_models_parameters_are_carried_over(scripted_model: Any, ollama_host: str) -> None:
     model = scripted_model(
         HERMES_CALL,
         template=PROMPT_ONLY,
