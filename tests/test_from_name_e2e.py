@@ -147,6 +147,17 @@ def test_a_model_with_ollamas_own_renderer_and_parser_is_rebuilt_without_them(
     assert "RENDERER" not in modelfile and "PARSER passthrough" in modelfile
 
 
+def test_an_hf_co_name_with_a_tag(scripted_model: Any, ollama_host: str) -> None:
+    """A model pulled from Hugging Face keeps its namespace and tag: `-fc` goes before the tag."""
+    name = "hf.co/someone/Some-Model-GGUF:Q4_K_M"
+    scripted_model(HERMES_CALL, template=PROMPT_ONLY, chat_template=qwen_jinja(), name=name)
+    built = run(ollama_host, "build", "--from", name)
+    assert built.exit_code == 0, built.output
+    assert f"created hf.co/someone/Some-Model-GGUF-fc:Q4_K_M from {name}" in built.stdout
+    reply = Client(host=ollama_host).chat("hf.co/someone/Some-Model-GGUF-fc:Q4_K_M", ASK, tools=TOOLS)
+    assert [call.function.name for call in reply.message.tool_calls or []] == ["get_weather"]
+
+
 def test_the_models_parameters_are_carried_over(scripted_model: Any, ollama_host: str) -> None:
     model = scripted_model(
         HERMES_CALL,
