@@ -206,7 +206,7 @@ def ask(client: ollama.Client, model: str, question: Question) -> ChatResponse |
         return client.chat(model, [{"role": "user", "content": question.text}], tools=TOOLS, options=OPTIONS)
     except ollama.ResponseError as exc:
         if "does not support tools" in exc.error:
-            return Outcome("refused", f"{exc.status_code} {_short(exc.error, 60)}")
+            return Outcome("refused", f"Ollama says the model does not support tools ({exc.status_code})")
         return Outcome("error", f"{exc.status_code} {_short(exc.error, 60)}")
     except ConnectionError as exc:
         raise OllamaUnavailableError(f"Ollama went away while asking {model}: {exc}") from None
@@ -257,8 +257,12 @@ def report(diagnosis: Diagnosis) -> list[str]:
     elif model.renderer:
         kind = f"unused: Ollama renders prompts with its built-in renderer {model.renderer}"
     else:
-        tag = parse_tag(template) if ".ToolCalls" in template else None
-        kind = "a Go template" + (f" (tool tag {tag})" if tag else " that writes no tool calls")
+        if ".Tools" not in template:
+            kind = "a Go template that renders no tools"
+        elif ".ToolCalls" not in template:
+            kind = "a Go template that writes no tool calls"
+        else:
+            kind = f"a Go template (tool tag {parse_tag(template)})"
     lines = [
         f"model: {model.name} on Ollama v{diagnosis.version}; PARSER {model.parser or '(none: Ollama derives one)'}",
         f"Ollama's template: {kind}; Ollama lists the tools capability: {'yes' if ollama_tools else 'no'}",

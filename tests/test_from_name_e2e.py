@@ -80,9 +80,14 @@ def test_build_from_name_makes_the_model_call_tools(imported: str, ollama_server
     assert "<|im_start|>" in (show.template or "") and "PARSER passthrough" in (show.modelfile or "")
 
 
-def test_check_names_the_fix_and_checks_the_built_model_through_ollama_fc(imported: str, ollama_host: str) -> None:
+def test_check_names_the_fix_and_checks_the_built_model_through_ollama_fc(
+    imported: str, ollama_server: Any, ollama_host: str
+) -> None:
     before = run(ollama_host, "check", imported)
     assert before.exit_code == 1, before.output
+    if ollama_server.tier.name == "pinned":  # `{{ .Prompt }}` renders no tools: v0.24.0 refuses them
+        assert "Ollama's template: a Go template that renders no tools" in before.stdout
+        assert "plain Ollama: refused: Ollama says the model does not support tools (400)" in before.stdout
     assert re.search(r"^the model's own chat template \(.*\): renders tools$", before.stdout, re.M), before.stdout
     assert f"fix: ollama-fc build --from {imported}" in before.stdout
     assert run(ollama_host, "build", "--from", imported, "--name", "fromname-checked").exit_code == 0
