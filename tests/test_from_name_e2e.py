@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import httpx
 import ollama
 import pytest
 from click.testing import CliRunner, Result
@@ -174,9 +175,17 @@ def test_the_models_parameters_are_carried_over(scripted_model: Any, ollama_host
     assert run(ollama_host, "build", "--from", model).exit_code == 0
     parameters = read_parameters(ollama.Client(host=ollama_host).show("fromname-params-fc").parameters)
     assert parameters["num_ctx"] == 2048 and parameters["temperature"] == 0.3
-    assert (
-        parameters["stop"][0] == "<|endoftext|>" and "<|im_end|>" in parameters["stop"]
-    )  # its own, then the template's
+    assert parameters["stop"][0] == "<|endoftext|>"  # its own stop tokens first
+    assert "<|im_end|>" in parameters["stop"]  # then the template's
+
+
+def test_the_models_system_message_is_carried_over(imported: str, ollama_host: str) -> None:
+    client = ollama.Client(host=ollama_host)
+    for _ in client.create("fromname-system", from_=imported, system="You answer in French.", stream=True):
+        pass
+    assert run(ollama_host, "build", "--from", "fromname-system").exit_code == 0
+    shown = httpx.post(f"{ollama_host}/api/show", json={"model": "fromname-system-fc"}).json()
+    assert shown.get("system") == "You answer in French."
 
 
 LIBRARY_GO = shared_path("corpus", "ollama-templates", "hfjs-automap", "qwen2.5-coder_1.5b.ollama.gotmpl")
