@@ -222,7 +222,8 @@ def build_command(
     """Create an Ollama model of FAMILY over BASE with its curated template (honours OLLAMA_HOST).
 
     Without FAMILY, `--from model.gguf` builds any GGUF with its own chat template, converted
-    faithfully, its tool-call format learned from that template.
+    faithfully, its tool-call format learned from that template; `--from NAME` does the same for
+    a model your Ollama has (NAME-fc, from the same weights, with its parameters and adapters).
 
     The model has `PARSER passthrough`: Ollama returns its text untouched and ollama_fc.Client
     parses tool calls and thinking. With --ollama-parses, Ollama parses them itself, and drops

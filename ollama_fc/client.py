@@ -11,8 +11,10 @@ is lost. A call missing a required argument, or naming a tool not offered, is no
 all: its text stays in `content` (docs/RECOVERY.md).
 
 The format comes from `tool_format=`, else from the model (one `show` per model per client: the
-family marker written by `ollama-fc build`, else the tag in the template's `.ToolCalls` block),
-else every format is tried.
+family marker written by `ollama-fc build`; for a model ollama-fc did not build, the format
+learned from its own chat template, once per template and weights in a process
+(`installed.own_format`); else the tag in the template's `.ToolCalls` block), else every format
+is tried.
 
 A model created with `PARSER passthrough` (what `ollama-fc build` makes; `show` says so) gets no
 parsing from Ollama: every call in its text is recovered here, and its leading `<think>` block

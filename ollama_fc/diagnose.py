@@ -12,6 +12,7 @@ on the way the model is meant to be used: plain Ollama, or for a model with `PAR
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +28,7 @@ from .parsers.base import ParsedCall
 from .parsers.learned_format import LEARNED_PREFIX, LearnedFormat
 from .parsers.registry import parsers_for
 from .parsers.streaming import recover_text
-from .recovery import ModelProfile, offer, recover_response
+from .recovery import DroppedOutputWarning, ModelProfile, offer, recover_response
 
 #: Deterministic replies, long enough for a call or a haiku.
 OPTIONS: dict[str, Any] = {"temperature": 0, "seed": 7, "num_predict": 160}
@@ -205,7 +206,7 @@ def ask(client: ollama.Client, model: str, question: Question) -> ChatResponse |
         return client.chat(model, [{"role": "user", "content": question.text}], tools=TOOLS, options=OPTIONS)
     except ollama.ResponseError as exc:
         if "does not support tools" in exc.error:
-            return Outcome("refused", f"{exc.status_code} {_short(exc.error, 60)}")
+            return Outcome("refused", f"Ollama says the model does not support tools ({exc.status_code})")
         return Outcome("error", f"{exc.status_code} {_short(exc.error, 60)}")
     except ConnectionError as exc:
         raise OllamaUnavailableError(f"Ollama went away while asking {model}: {exc}") from None
@@ -234,9 +235,11 @@ def diagnose(name: str, *, host: str | None = None, progress: Progress = _quiet)
             continue
         plain = read_reply(reply)
         thinking = profile.splits_thinking(None)
-        recovered = read_reply(
-            recover_response(copy.deepcopy(reply), offered, profile.tool_format, False, thinking=thinking)
-        )
+        with warnings.catch_warnings():  # a dropped reply is reported as "empty", not warned about
+            warnings.simplefilter("ignore", DroppedOutputWarning)
+            recovered = read_reply(
+                recover_response(copy.deepcopy(reply), offered, profile.tool_format, False, thinking=thinking)
+            )
         written = written_format(reply.message.content or "", profile.tool_format) if plain.kind != "call" else None
         diagnosis.answers.append(Answer(question, plain, recovered, written))
     return diagnosis
@@ -254,8 +257,12 @@ def report(diagnosis: Diagnosis) -> list[str]:
     elif model.renderer:
         kind = f"unused: Ollama renders prompts with its built-in renderer {model.renderer}"
     else:
-        tag = parse_tag(template) if ".ToolCalls" in template else None
-        kind = "a Go template" + (f" (tool tag {tag})" if tag else " that writes no tool calls")
+        if ".Tools" not in template:
+            kind = "a Go template that renders no tools"
+        elif ".ToolCalls" not in template:
+            kind = "a Go template that writes no tool calls"
+        else:
+            kind = f"a Go template (tool tag {parse_tag(template)})"
     lines = [
         f"model: {model.name} on Ollama v{diagnosis.version}; PARSER {model.parser or '(none: Ollama derives one)'}",
         f"Ollama's template: {kind}; Ollama lists the tools capability: {'yes' if ollama_tools else 'no'}",

@@ -5,7 +5,7 @@ renders exactly what the Jinja renders (checked case by case with the template o
 tool-call format is learned from the Jinja and recorded in the TEMPLATE's first comment. The new
 model is created FROM the same weights blob (so no RENDERER or PARSER of the old model comes
 along), with `PARSER passthrough`, and with the old model's parameters (stop tokens, context,
-sampling), license and adapters.
+sampling), SYSTEM message, license and adapters.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 import ollama
 
 from .build import BuildResult, ProgressCallback, _noop, _step, check_reachable, create_model, resolve_host
@@ -80,6 +81,9 @@ def build_installed(
         fields["adapters"] = model.adapter_digests()
     if model.show.license:
         fields["license"] = model.show.license
+    system = _system(host, from_)
+    if system:
+        fields["system"] = system
     try:
         for event in create_model(client, name, parser=parser, **fields):
             progress(_step(event.status, event.digest), event.completed, event.total)
@@ -101,6 +105,17 @@ def build_installed(
         notes=tuple(notes),
     )
     return result, choice
+
+
+def _system(host: str, name: str) -> str | None:
+    """The model's SYSTEM message: `show` returns it, but ollama-python's ShowResponse drops it."""
+    try:
+        response = httpx.post(f"{host}/api/show", json={"model": name}, timeout=30)
+        response.raise_for_status()
+        system = response.json().get("system")
+    except (httpx.HTTPError, ValueError) as exc:
+        raise BuildError(f"cannot read the SYSTEM message of {name} from Ollama ({type(exc).__name__})") from None
+    return system if isinstance(system, str) and system else None
 
 
 def _weights(model: InstalledModel) -> dict[str, str]:

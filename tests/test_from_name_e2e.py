@@ -9,12 +9,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import httpx
 import ollama
 import pytest
 from click.testing import CliRunner, Result
 from shared_data import shared_path
 
 from ollama_fc import Client, cli
+from ollama_fc.installed import read_parameters
 from ollama_fc.testbed.server import free_port
 
 PROMPT_ONLY = "{{ .Prompt }}"  # what Ollama v0.24.0 gives a GGUF imported without a TEMPLATE
@@ -79,9 +81,14 @@ def test_build_from_name_makes_the_model_call_tools(imported: str, ollama_server
     assert "<|im_start|>" in (show.template or "") and "PARSER passthrough" in (show.modelfile or "")
 
 
-def test_check_names_the_fix_and_checks_the_built_model_through_ollama_fc(imported: str, ollama_host: str) -> None:
+def test_check_names_the_fix_and_checks_the_built_model_through_ollama_fc(
+    imported: str, ollama_server: Any, ollama_host: str
+) -> None:
     before = run(ollama_host, "check", imported)
     assert before.exit_code == 1, before.output
+    if ollama_server.tier.name == "pinned":  # `{{ .Prompt }}` renders no tools: v0.24.0 refuses them
+        assert "Ollama's template: a Go template that renders no tools" in before.stdout
+        assert "plain Ollama: refused: Ollama says the model does not support tools (400)" in before.stdout
     assert re.search(r"^the model's own chat template \(.*\): renders tools$", before.stdout, re.M), before.stdout
     assert f"fix: ollama-fc build --from {imported}" in before.stdout
     assert run(ollama_host, "build", "--from", imported, "--name", "fromname-checked").exit_code == 0
@@ -92,6 +99,111 @@ def test_check_names_the_fix_and_checks_the_built_model_through_ollama_fc(import
     assert "written format: learned from the template: json, call '<tool_call>'" in after.stdout
     # the scripted model calls the weather tool whatever it is asked: the haiku question fails
     assert after.exit_code == 1 and "no command fixes that" in after.stdout
+
+
+def test_a_template_that_renders_as_the_jinja_does_is_kept(
+    scripted_model: Any, ollama_server: Any, ollama_host: str
+) -> None:
+    """A model whose Go template already renders every conversation as its Jinja does (here the
+    faithful conversion itself, as a user may have created it) keeps that template."""
+    from ollama_fc.convert import TemplateSource, convert
+
+    if ollama_server.tier.name != "pinned":
+        pytest.skip("Ollama 0.3x shows and renders the GGUF's Jinja in place of a model's TEMPLATE")
+    own = convert(TemplateSource(template=qwen_jinja())).template
+    model = scripted_model(HERMES_CALL, template=own, chat_template=qwen_jinja(), name="fromname-exact")
+    built = run(ollama_host, "build", "--from", model)
+    assert built.exit_code == 0, built.output
+    assert re.search(
+        r"^kept Ollama's template: it renders all \d+ conversations exactly as the model's Jinja$", built.stdout, re.M
+    )
+    template = ollama.Client(host=ollama_host).show("fromname-exact-fc").template or ""
+    assert template.startswith("{{/* ollama-fc family=auto format=learned:") and template.endswith(own)
+
+
+def test_a_model_with_ollamas_own_renderer_and_parser_is_rebuilt_without_them(
+    imported: str, scripted_model: Any, ollama_server: Any, ollama_host: str
+) -> None:
+    """Ollama 0.3x's library gives some families a RENDERER (prompts rendered in Go code, the
+    TEMPLATE unused) and a PARSER; the model built from it has neither, but its own template and
+    `PARSER passthrough`."""
+    from ollama import ProgressResponse
+
+    if ollama_server.tier.name == "pinned":
+        pytest.skip("Ollama v0.24.0 has no RENDERER")
+    client = ollama.Client(host=ollama_host)
+    shown = client.show(imported)
+    digest = next(line.split("sha256-")[1] for line in (shown.modelfile or "").splitlines() if line.startswith("FROM "))
+    request = {
+        "model": "fromname-rendered",
+        "files": {"model.gguf": f"sha256:{digest.strip()}"},
+        "renderer": "qwen3-coder",
+        "parser": "qwen3-coder",
+        "stream": False,
+    }
+    client._request(ProgressResponse, "POST", "/api/create", json=request)
+    assert "RENDERER qwen3-coder" in (client.show("fromname-rendered").modelfile or "")
+    built = run(ollama_host, "build", "--from", "fromname-rendered")
+    assert built.exit_code == 0, built.output
+    assert (
+        "converted the model's template: Ollama renders fromname-rendered's prompts with its built-in renderer qwen3-coder"
+        in built.stdout
+    )
+    modelfile = client.show("fromname-rendered-fc").modelfile or ""
+    assert "RENDERER" not in modelfile and "PARSER passthrough" in modelfile
+
+
+def test_an_hf_co_name_with_a_tag(scripted_model: Any, ollama_host: str) -> None:
+    """A model pulled from Hugging Face keeps its namespace and tag: `-fc` goes before the tag."""
+    name = "hf.co/someone/Some-Model-GGUF:Q4_K_M"
+    scripted_model(HERMES_CALL, template=PROMPT_ONLY, chat_template=qwen_jinja(), name=name)
+    built = run(ollama_host, "build", "--from", name)
+    assert built.exit_code == 0, built.output
+    assert f"created hf.co/someone/Some-Model-GGUF-fc:Q4_K_M from {name}" in built.stdout
+    reply = Client(host=ollama_host).chat("hf.co/someone/Some-Model-GGUF-fc:Q4_K_M", ASK, tools=TOOLS)
+    assert [call.function.name for call in reply.message.tool_calls or []] == ["get_weather"]
+
+
+def test_the_models_parameters_are_carried_over(scripted_model: Any, ollama_host: str) -> None:
+    model = scripted_model(
+        HERMES_CALL,
+        template=PROMPT_ONLY,
+        chat_template=qwen_jinja(),
+        parameters={"num_ctx": 2048, "temperature": 0.3, "stop": ["<|endoftext|>"]},
+        name="fromname-params",
+    )
+    assert run(ollama_host, "build", "--from", model).exit_code == 0
+    parameters = read_parameters(ollama.Client(host=ollama_host).show("fromname-params-fc").parameters)
+    assert parameters["num_ctx"] == 2048 and parameters["temperature"] == 0.3
+    assert parameters["stop"][0] == "<|endoftext|>"  # its own stop tokens first
+    assert "<|im_end|>" in parameters["stop"]  # then the template's
+
+
+def test_the_models_system_message_is_carried_over(imported: str, ollama_host: str) -> None:
+    client = ollama.Client(host=ollama_host)
+    for _ in client.create("fromname-system", from_=imported, system="You answer in French.", stream=True):
+        pass
+    assert run(ollama_host, "build", "--from", "fromname-system").exit_code == 0
+    shown = httpx.post(f"{ollama_host}/api/show", json={"model": "fromname-system-fc"}).json()
+    assert shown.get("system") == "You answer in French."
+
+
+LIBRARY_GO = shared_path("corpus", "ollama-templates", "hfjs-automap", "qwen2.5-coder_1.5b.ollama.gotmpl")
+
+
+def test_check_tells_a_reply_ollamas_parser_dropped(scripted_model: Any, ollama_host: str) -> None:
+    """The model prints the template's tool tag and then no JSON: Ollama's own parser returns
+    nothing (v0.24.0 through 0.3x), and check says so and names the fix."""
+    model = scripted_model(
+        "<tool_call>\nget_weather(Paris)\n</tool_call>",
+        template=LIBRARY_GO.read_text(encoding="utf-8"),
+        chat_template=qwen_jinja(),
+        name="fromname-dropped",
+    )
+    result = run(ollama_host, "check", model)
+    assert result.exit_code == 1
+    assert "plain Ollama: empty: no text and no call" in result.stdout, result.stdout
+    assert f"fix: ollama-fc build --from {model}" in result.stdout
 
 
 # A format no built-in parser reads: the client and proxy can only know it from the chat template.
