@@ -13,9 +13,12 @@ The extension keeps the template's own turns and rewrites only what one message 
 * a tool result in the format's wrapping (`<tool_response>` for Hermes...), in a `user` turn
   (the template knows no tool role).
 
-Every read of a message's `content` becomes a call of one macro of the message (and of
-whether it is the first of the loop), every read of its `role` maps `tool` to `user`; a
-conversation without tools renders byte for byte as the template did (`extend` checks it).
+Every read of a message's `content` becomes `ofc_before(m, first) ~ m.content ~ ofc_after(m,
+first)` (`first`: whether it is the first message of the loop), two macros that print nothing
+for a message the section leaves alone; the content stays a read of the message, so the
+converter still sees the final message's text where a prefilled reply continues it. Every read
+of a message's `role` maps `tool` to `user`. A conversation without tools renders byte for byte
+as the template did (`extend` checks it on probe conversations).
 """
 
 from __future__ import annotations
@@ -46,8 +49,6 @@ class ToolsStyle:
     #: the tool result's text around `m.content`
     result_open: str
     result_close: str
-    #: the result's content as JSON text (Mistral's `{"content": ...}`)
-    result_as_json: bool = False
     #: whether Ollama's own parser reads the calls after the tool tag (else the tag is one no
     #: model prints, so that `--ollama-parses` leaves them in the text for the client)
     ollama_reads_it: bool = True
@@ -162,9 +163,8 @@ STYLES: dict[str, ToolsStyle] = {
             name="mistral",
             listing=_MISTRAL_LISTING,
             calls=_calls("[TOOL_CALLS][", _JSON_CALL.replace("ARGKEY", "arguments"), ", ", "]"),
-            result_open='[TOOL_RESULTS]{"content": ',
-            result_close="}[/TOOL_RESULTS]",
-            result_as_json=True,
+            result_open="[TOOL_RESULTS]",
+            result_close="[/TOOL_RESULTS]",
         ),
     )
 }
@@ -172,28 +172,24 @@ STYLES: dict[str, ToolsStyle] = {
 
 TOOLS_FORMATS: tuple[str, ...] = tuple(STYLES)
 
-MACRO = "ofc_content"
-
 
 def macro(style: ToolsStyle) -> str:
-    """The macro every read of a message's content becomes: `ofc_content(message, first)`."""
-    content = "{{- m.content | tojson }}" if style.result_as_json else "{{- m.content }}"
+    """The macros around every read of a message's content: `ofc_before(message, first)`, the
+    content itself, `ofc_after(message, first)`. The content stays a read of the message, so the
+    converter still sees the final message's text where a prefilled reply continues it."""
     return (
-        f"{{%- macro {MACRO}(m, first) %}}"
+        "{%- macro ofc_before(m, first) %}"
         "{%- if m.role == 'tool' %}"
         + _text(style.result_open)
-        + content
-        + _text(style.result_close)
-        + "{%- elif m.role == 'assistant' and m.tool_calls %}"
-        "{%- if m.content %}{{- m.content }}{{- '\\n' }}{%- endif %}"
-        + style.calls
-        + "{%- elif tools and m.role == 'system' %}"
-        "{{- m.content }}{{- '\\n\\n' }}"
+        + "{%- elif tools and first and m.role != 'system' and messages[0].role != 'system' %}"
         + style.listing
-        + "{%- elif tools and first and messages[0].role != 'system' %}"
-        + style.listing
-        + "{{- '\\n\\n' }}{{- m.content }}"
-        "{%- else %}{{- m.content }}{%- endif %}"
+        + "{{- '\\n\\n' }}"
+        "{%- endif %}"
+        "{%- endmacro %}"
+        "{%- macro ofc_after(m, first) %}"
+        "{%- if m.role == 'tool' %}" + _text(style.result_close) + "{%- elif m.role == 'assistant' and m.tool_calls %}"
+        "{%- if m.content %}{{- '\\n' }}{%- endif %}" + style.calls + "{%- elif tools and m.role == 'system' %}"
+        "{{- '\\n\\n' }}" + style.listing + "{%- endif %}"
         "{%- endmacro %}"
     )
 
@@ -220,7 +216,7 @@ def _rewrite_block(block: str, loop_names: set[str]) -> str:
             first = "true"
         else:
             first = "false"
-        return f"{MACRO}({base}, {first})"
+        return f"(ofc_before({base}, {first}) ~ {base}.content ~ ofc_after({base}, {first}))"
 
     return _ACCESS.sub(replace, block)
 

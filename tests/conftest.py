@@ -91,6 +91,10 @@ def _tier_of(nodeid: str) -> str | None:
     return None
 
 
+#: the test files that run a real model (Qwen2.5-Coder, and SmolLM2 whose template has no tools)
+REAL_MODEL_TESTS = ("test_real_model.py::", "test_tools_format_e2e.py::")
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """The real-model tests by name, tier and outcome, so a log shows that a real model ran on
@@ -99,7 +103,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         f"{report.outcome.upper()} {report.nodeid}"
         for outcome in ("passed", "failed", "skipped")
         for report in terminalreporter.stats.get(outcome, [])
-        if "test_real_model.py::" in getattr(report, "nodeid", "")
+        if any(name in getattr(report, "nodeid", "") for name in REAL_MODEL_TESTS)
         and (report.when == "call" or report.outcome != "passed")
     ]
     if lines:

@@ -49,7 +49,7 @@ WRITTEN = {
     "pythonic": ('[get_weather(city="Paris")]', '{"temperature": 21}'),
     "mistral": (
         '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}]',
-        '[TOOL_RESULTS]{"content": "{\\"temperature\\": 21}"}[/TOOL_RESULTS]',
+        '[TOOL_RESULTS]{"temperature": 21}[/TOOL_RESULTS]',
     ),
 }
 
