@@ -23,7 +23,7 @@ from ollama_fc.convert import load_source
 from ollama_fc.functions import function_to_tool
 from ollama_fc.hf.shapes import probe
 from ollama_fc.learn import convert_with_format
-from ollama_fc.learn.probes import Call, Probe, call_text
+from ollama_fc.learn.probes import Call, Probe, call_text, calling_shape
 from ollama_fc.serve import ProxyThread
 from ollama_fc.verify.runner import with_stand_in_tokens
 
@@ -42,6 +42,12 @@ FAMILIES = {
     "lfm2.5-8b-a1b.jinja": "LFM2 pythonic list",
     "minimax-m2.jinja": "MiniMax-M2 invoke/parameter",
     "gemma-4-31b-it.jinja": 'Gemma 4 call:name{key:<|"|>value<|"|>}',
+    "gpt-oss-120b.jinja": "gpt-oss harmony, the recipient in the header (its prompt writes <|start|>assistant)",
+    "solar-open-100b.jinja": "Solar Open <|tool_call:begin|>id<|tool_call:name|>name<|tool_call:args|>",
+    "functionary-medium-v2.2.jinja": "Functionary v2.2, the reply starting with the name (its prompt writes the recipient)",
+    "glimmer.jinja": "Glimmer, the name in the header and in the invoke",
+    "mistral-nemo-instruct-2407.jinja": "Mistral Nemo [TOOL_CALLS][...] (nine-character call ids)",
+    "vllm-llama3.2-pythonic.jinja": "pythonic, strings unquoted",
 }
 
 CALLS = (Call("get_weather", {"city": "Paris", "days": 2}), Call("get_time", {"zone": "Europe/Paris"}))
@@ -82,7 +88,7 @@ def test_learned_format_end_to_end(template_name: str, scripted_model: Any, olla
     source = with_stand_in_tokens(load_source(path))
     conversion, learned, _ = convert_with_format(source)  # what `ollama-fc convert` writes
     assert learned is not None
-    shape = probe(source.template, source.special_tokens)
+    shape = calling_shape(source, probe(source.template, source.special_tokens))
     calls = CALLS if shape.parallel_calls else CALLS[:1]
     content = "Checking now."
     script = call_text(source, shape, Probe("e2e", calls, content=content))

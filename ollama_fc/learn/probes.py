@@ -9,6 +9,7 @@ follows its prompt.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -192,9 +193,27 @@ def _ends_token(char: str) -> bool:
     return char.isspace() or char in ">]}"
 
 
+_CALL_TEXTS: dict[tuple[str, str, Shape, str], str | None] = {}
+"""call_text's answers (learning reads the probes it derived from back): a few hundred at most."""
+
+
 def call_text(source: TemplateSource, shape: Shape, probe: Probe) -> str | None:
     """The text the template writes for the probe's turn (its content, then its calls) beyond
     an empty turn, or None when the template refuses the probe or writes nothing for it."""
+    key = (
+        source.template,
+        json.dumps(dict(source.special_tokens or {}), sort_keys=True),
+        shape,
+        json.dumps([probe.content, [(call.name, call.arguments) for call in probe.calls], probe.extra_tools]),
+    )
+    if key not in _CALL_TEXTS:
+        if len(_CALL_TEXTS) >= 512:
+            _CALL_TEXTS.clear()
+        _CALL_TEXTS[key] = _call_text(source, shape, probe)
+    return _CALL_TEXTS[key]
+
+
+def _call_text(source: TemplateSource, shape: Shape, probe: Probe) -> str | None:
     turn = _turn(probe, True)
     with_calls = _render(source, shape, turn, probe)
     if with_calls is None and not probe.content and shape.content == "string":
@@ -224,6 +243,7 @@ def calling_shape(source: TemplateSource, shape: Shape) -> Shape:
         return shape
     one = Probe("one call", (Call("get_weather", {"city": "Paris"}),))
     two = Probe("two calls", (Call("get_weather", {"city": "Paris"}), Call("get_time", {"zone": "UTC"})))
+    offered = Probe("another tool", (Call("get_time", {"zone": "UTC"}),))  # its list names no get_weather
     variants = (
         replace(shape, content=content, call_wrapper=wrapper, arguments=arguments, empty_call_content=empty)
         for content in dict.fromkeys((shape.content, "string", "parts"))
@@ -232,6 +252,9 @@ def calling_shape(source: TemplateSource, shape: Shape) -> Shape:
         for empty in ("string", "none")
     )
     for candidate in variants:
+        rendered = _render(source, candidate, _turn(one, True), offered)  # one render turns most away
+        if rendered is None or "get_weather" not in rendered:
+            continue
         text = call_text(source, candidate, one)
         if text is None or "get_weather" not in text:
             continue
