@@ -71,6 +71,7 @@ SAMPLES = {
     ),
     "functiongemma": "<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>",
     "minicpm": '<function name="get_weather"><param name="city">Paris</param></function>',
+    "apertus": '<|tools_prefix|>[{"get_weather": {"city": "Paris"}}]<|tools_suffix|>',
     "kimi_k2": (
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
         '{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>'
@@ -210,6 +211,8 @@ FRAGMENTS = [
     "<escape>",
     '<function name="',
     '<param name="',
+    "<|tools_prefix|>",
+    "<TOOLCALL>",
     "<think>",
     "</think>",
     "{",

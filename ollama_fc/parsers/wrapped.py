@@ -1,7 +1,8 @@
 """Calls inside a wrapper that belongs to another model's format, or printed as plain text.
 
 A Hermes-trained model may write `<tools>...</tools>` or a fenced block, a Llama 4 model
-`<|python_start|>...<|python_end|>`, a ReAct agent `Action: name` / `Action Input: {...}`.
+`<|python_start|>...<|python_end|>`, Nemotron Nano v2 `<TOOLCALL>[...]</TOOLCALL>`, a ReAct
+agent `Action: name` / `Action Input: {...}`.
 Each wrapper is a row of data below (its opening marker and its closers); its body is scanned
 with every active format, and it is a call when the body holds nothing but calls, in any shape.
 """
@@ -28,6 +29,7 @@ TAG_WRAPPERS = (
     ("<tool_code>", "</tool_code>"),
     ("<tool>", "</tool>"),
     ("<function_invocation>", "</function_invocation>"),
+    ("<TOOLCALL>", "</TOOLCALL>"),
 )
 # Fenced blocks that are calls only as the last thing printed (a code sample is followed by prose).
 FENCES = ("```tool_call", "```tool_code", "```python", "```py\n", "```")
@@ -67,6 +69,7 @@ class WrappedParser(ToolCallParser):
         "<function_calls>",
         "<|python_start|>",
         "<|tool_call_start|>",
+        "<TOOLCALL>",
     )
 
     def read_prefix(self, region: str) -> tuple[list[ParsedCall], int] | None:
