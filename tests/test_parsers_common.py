@@ -324,3 +324,15 @@ def test_the_marker_pattern_finds_what_an_alternation_of_the_markers_finds() -> 
         assert [(m.start(), m.group()) for m in trie.finditer(text)] == [
             (m.start(), m.group()) for m in plain.finditer(text)
         ]
+
+
+def test_every_format_names_its_models_and_public_sources() -> None:
+    """docs/FORMATS.md's built-in list is written from these (benchmarks/builtin_formats.py)."""
+    import inspect
+
+    from ollama_fc.parsers import PARSERS
+
+    for name, parser in PARSERS.items():
+        module = inspect.getmodule(type(parser))
+        assert parser.models, name
+        assert module is not None and "Sources:" in (module.__doc__ or ""), name

@@ -5,6 +5,9 @@ A Hermes-trained model may write `<tools>...</tools>` or a fenced block, a Llama
 agent `Action: name` / `Action Input: {...}`.
 Each wrapper is a row of data below (its opening marker and its closers); its body is scanned
 with every active format, and it is a call when the body holds nothing but calls, in any shape.
+
+Sources: Qwen3-Coder's chat template and vLLM's `test_qwen3coder_tool_parser.py`, llama.cpp's
+Granite and functionary v3.1 chat parser tests, Nemotron Nano v2's chat template.
 """
 
 from __future__ import annotations
