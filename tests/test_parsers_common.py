@@ -336,3 +336,13 @@ def test_every_format_names_its_models_and_public_sources() -> None:
         module = inspect.getmodule(type(parser))
         assert parser.models, name
         assert module is not None and "Sources:" in (module.__doc__ or ""), name
+
+
+def test_formats_list_names_each_format_and_its_models() -> None:
+    from ollama_fc.parsers import PARSERS
+
+    result = CliRunner().invoke(main, ["formats", "list"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert [line.split()[0] for line in lines] == list(PARSERS)
+    assert "gpt-oss" in next(line for line in lines if line.startswith("harmony "))

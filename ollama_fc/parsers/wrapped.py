@@ -56,7 +56,7 @@ ACTION_INPUT = re.compile(r"\s*([A-Za-z_][\w\-.]*)\s*\n\s*Action Input:\s*")
 
 class WrappedParser(ToolCallParser):
     name = "wrapped"
-    models = "Qwen3-Coder, Qwen3.5, Nemotron 3 Nano, Step-3.5 (`<function=...>`), Granite 3 (`<|tool_call|>`), Llama 4 (`<|python_start|>`), Jamba / Hunyuan A13B / Apriel (`<tool_calls>`), MiniCPM3, functionary v3.1, ReAct agents"
+    models = "Qwen3-Coder, Qwen3.5, Nemotron 3 Nano, Step-3.5 (`<function=...>`), Granite 3 (`<|tool_call|>`), Llama 4 (`<|python_start|>`), Jamba / Hunyuan A13B / Apriel (`<tool_calls>`), Nemotron Nano v2 (`<TOOLCALL>`), MiniCPM3, functionary v3.1, ReAct agents"
     markers = (
         *(Marker(opener, "tag", closers=((closer, True),)) for opener, closer in TAG_WRAPPERS),
         *(Marker(fence, "fence", must_end=True) for fence in FENCES),
