@@ -46,7 +46,9 @@ THINK_CLOSE = "</think>"
 THINK_BLOCKS = {THINK_OPEN: THINK_CLOSE, "<seed:think>": "</seed:think>", "<think:opensource>": "</think:opensource>"}
 # Stretches that are never a call, each as (the pattern of its end, the texts that end it).
 THINK = {opener: (re.compile(re.escape(closer)), (closer,)) for opener, closer in THINK_BLOCKS.items()}
-INLINE_CODE = (re.compile(r"`|\n\n"), ("`", "\n\n"))
+# An inline code span ends before its closing backtick (left to be scanned: it may open a fence,
+# "```typescript") or at a blank line.
+INLINE_CODE = (re.compile(r"(?=`)|\n\n"), ("`", "\n\n"))
 
 Piece = Union[str, list[ParsedCall]]
 """What the scanner emits: content text, or the calls of one region."""
