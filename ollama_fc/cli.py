@@ -412,11 +412,13 @@ def formats_learn_command(source: str, as_response_template: bool) -> None:
 
 @formats_group.command("list")
 def formats_list_command() -> None:
-    """The built-in formats (any chat template's own format can be learned: `formats learn`)."""
-    from .parsers import FORMATS
+    """The built-in formats, in the order they are tried, and the models that write each (any chat
+    template's own format can be learned: `formats learn`)."""
+    from .parsers import PARSERS
 
-    for name in FORMATS:
-        click.echo(name)
+    width = max(map(len, PARSERS))
+    for name, parser in PARSERS.items():
+        click.echo(f"{name:<{width}}  {parser.models}".rstrip())
 
 
 @main.command("parse")

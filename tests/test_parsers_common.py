@@ -71,6 +71,7 @@ SAMPLES = {
     ),
     "functiongemma": "<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>",
     "minicpm": '<function name="get_weather"><param name="city">Paris</param></function>',
+    "apertus": '<|tools_prefix|>[{"get_weather": {"city": "Paris"}}]<|tools_suffix|>',
     "kimi_k2": (
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
         '{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>'
@@ -210,6 +211,8 @@ FRAGMENTS = [
     "<escape>",
     '<function name="',
     '<param name="',
+    "<|tools_prefix|>",
+    "<TOOLCALL>",
     "<think>",
     "</think>",
     "{",
@@ -321,3 +324,25 @@ def test_the_marker_pattern_finds_what_an_alternation_of_the_markers_finds() -> 
         assert [(m.start(), m.group()) for m in trie.finditer(text)] == [
             (m.start(), m.group()) for m in plain.finditer(text)
         ]
+
+
+def test_every_format_names_its_models_and_public_sources() -> None:
+    """docs/FORMATS.md's built-in list is written from these (benchmarks/builtin_formats.py)."""
+    import inspect
+
+    from ollama_fc.parsers import PARSERS
+
+    for name, parser in PARSERS.items():
+        module = inspect.getmodule(type(parser))
+        assert parser.models, name
+        assert module is not None and "Sources:" in (module.__doc__ or ""), name
+
+
+def test_formats_list_names_each_format_and_its_models() -> None:
+    from ollama_fc.parsers import PARSERS
+
+    result = CliRunner().invoke(main, ["formats", "list"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert [line.split()[0] for line in lines] == list(PARSERS)
+    assert "gpt-oss" in next(line for line in lines if line.startswith("harmony "))

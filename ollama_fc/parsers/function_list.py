@@ -3,6 +3,8 @@
 The prompt shows the arguments with doubled braces and bare keys (`{{city: "x"}}`); the lenient
 literal reader accepts both. Plain pythonic items (`[f(a=1)]`) are accepted too, since real
 Typhoon2 outputs mix the two, and so is a `Function(...)` item without the list brackets.
+
+Sources: the Typhoon2 (Llama 3.1) seed template in the reference corpus.
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """`functools[{"name": ..., "arguments": {...}}, ...]`: the Phi-4-mini seed and Firefunction v2.
 
 There is no closing marker; the list ends where its bracket closes (or at the end of the text).
+
+Sources: Phi-4-mini-instruct's and Firefunction v2's chat templates, vLLM's
+`test_phi4mini_tool_parser.py`.
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ namespaced name (`google:mcp:create-file`), `'single'` or `"double"` quotes in p
 `<|"|>`, and a block the model did not close (the call must then be complete; prose after it
 stays content). Positional `BEGIN_ARG:` ... `END_ARG` blocks name no parameter, so they stay
 text: which argument a value is meant for would be a guess.
+
+Sources: Gemma 4's chat template, vLLM's `test_gemma4_tool_parser.py`, Ollama's `gemma4` parser
+tests.
 """
 
 from __future__ import annotations

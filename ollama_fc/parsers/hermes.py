@@ -3,6 +3,9 @@
 Qwen2/2.5, Hermes 2/3 and the Gemma 3 tools template. The last block may be unclosed (prose
 after its JSON stays content), the JSON may sit in a Markdown fence, and `arguments` may be a
 JSON string. A block holding another shape (a pythonic call) is read as any wrapper's body.
+
+Sources: Qwen2.5's and Hermes 2 Pro's chat templates (NousResearch/Hermes-Function-Calling),
+vLLM's `test_hermes_tool_parser.py`, Ollama's `qwen3` parser tests.
 """
 
 from __future__ import annotations

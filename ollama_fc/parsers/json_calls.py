@@ -3,6 +3,9 @@ per line, or an envelope `{"tool_calls": [...]}` / `{"function_call": {...}}`.
 
 JSON has no marker, so it counts only as the last thing in the output (see `runs.py`). A
 ```` ```json ```` block holding another shape is read as any wrapper's body.
+
+Sources: vLLM's `test_xlam_tool_parser.py`, outputs of Hermes-prompted models quoted in the
+output corpus.
 """
 
 from __future__ import annotations

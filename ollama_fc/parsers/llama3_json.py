@@ -1,6 +1,9 @@
 """Llama 3.x JSON calls: `{"name": ..., "parameters": {...}}`, optionally after `<|python_tag|>`,
 several separated by `;`. After `<|python_tag|>` a pythonic call or a built-in tool's
-`brave_search.call(query="...")` is read too."""
+`brave_search.call(query="...")` is read too.
+
+Sources: Llama 3.1's model card (prompt format), vLLM's `test_llama3_json_tool_parser.py`.
+"""
 
 from __future__ import annotations
 

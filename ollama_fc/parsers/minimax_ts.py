@@ -3,6 +3,9 @@
 `<function_call>` is a special token, so it is missing when special tokens are not printed; the
 fenced block alone is enough. Arguments are found by bracket scanning, so `)`, `}` and quotes
 inside string values do not end them early. Prose after the block stays content.
+
+Sources: MiniMax-Text-01's chat template (the seed in the reference corpus), vLLM's
+`minimax_tool_parser.py` tests.
 """
 
 from __future__ import annotations

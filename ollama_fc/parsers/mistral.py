@@ -3,6 +3,9 @@
 `name[ARGS]{...}` printed without the `[TOOL_CALLS]` token (found by the offered tools' names).
 
 A region runs to the next `[TOOL_CALLS]`; prose after the calls stays content.
+
+Sources: mistral-common's tokenizer docs and Mistral's chat templates, vLLM's
+`test_mistral_tool_parser.py`, Ollama's `ministral` parser tests.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ the same calls without their list brackets (`get_weather(city="Paris")`, one per
 Read with Python's parser and a walk over literal nodes; nothing is evaluated. The list has no
 marker of its own, so it counts only as the last thing in the output; a bare call is found by
 the offered tools' names.
+
+Sources: Llama 3.2's and Llama 4's model cards (prompt format), vLLM's
+`test_pythonic_tool_parser.py` and `test_llama4_pythonic_tool_parser.py`.
 """
 
 from __future__ import annotations

@@ -60,9 +60,14 @@ def parameter_types(tools: ToolsArg) -> dict[str, dict[str, frozenset[str]]]:
     return types
 
 
+def holds_raw_text(calls: list[ParsedCall]) -> bool:
+    """Whether a value of the calls is written as bare text (then `settle` types it)."""
+    return any(isinstance(value, RawText) for call in calls for value in call.arguments.values())
+
+
 def settle(calls: list[ParsedCall], types: Types) -> list[ParsedCall]:
     """The calls with their RawText values typed (the same list when none holds one)."""
-    if not any(isinstance(value, RawText) for call in calls for value in call.arguments.values()):
+    if not holds_raw_text(calls):
         return calls
     settled = []
     for call in calls:

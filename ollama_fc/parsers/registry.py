@@ -8,6 +8,7 @@ the converter looks for in a template (`markers.KNOWN_MARKERS`; a test checks it
 from __future__ import annotations
 
 from ..errors import ToolCallError
+from .apertus import ApertusParser
 from .base import ParseResult, ToolCallParser, ToolsArg
 from .command_r import CommandRParser
 from .deepseek import DeepSeekV3Parser, DeepSeekV31Parser
@@ -67,6 +68,7 @@ PARSERS: dict[str, ToolCallParser] = {
         HunyuanParser(),
         FunctionGemmaParser(),
         MiniCPMParser(),
+        ApertusParser(),
     )
 }
 """Every format. All are active for every parse; where two share a marker (`[`, `{`) the one

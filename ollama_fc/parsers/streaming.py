@@ -35,7 +35,7 @@ from .base import (
     shows_placeholder,
 )
 from .lenient import OPENERS
-from .raw_values import parameter_types, settle
+from .raw_values import Types, holds_raw_text, parameter_types, settle
 from .regions import FAIL, BracketFinder, FenceFinder, Finder, Span, finder_for
 from .runs import Head, Outcome, Run
 from .scan_memo import ScanMemo
@@ -46,7 +46,9 @@ THINK_CLOSE = "</think>"
 THINK_BLOCKS = {THINK_OPEN: THINK_CLOSE, "<seed:think>": "</seed:think>", "<think:opensource>": "</think:opensource>"}
 # Stretches that are never a call, each as (the pattern of its end, the texts that end it).
 THINK = {opener: (re.compile(re.escape(closer)), (closer,)) for opener, closer in THINK_BLOCKS.items()}
-INLINE_CODE = (re.compile(r"`|\n\n"), ("`", "\n\n"))
+# An inline code span ends before its closing backtick (left to be scanned: it may open a fence,
+# "```typescript") or at a blank line.
+INLINE_CODE = (re.compile(r"(?=`)|\n\n"), ("`", "\n\n"))
 
 Piece = Union[str, list[ParsedCall]]
 """What the scanner emits: content text, or the calls of one region."""
@@ -156,7 +158,8 @@ class StreamingRecoverer:
         self._only_calls = only_calls  # stop at the first text that is not a call (`calls_only`)
         self._names = offered_names(tools)
         self._required = required_arguments(tools)
-        self._types = parameter_types(tools)
+        self._tools = tools
+        self._types: Types | None = None  # the schemas' parameter types, read when first needed
         self._parsers = tuple(parsers)
         self._tables = _scanner_tables(self._parsers, None if self._names is None else tuple(sorted(self._names)))
         self._held = ""
@@ -412,7 +415,11 @@ class StreamingRecoverer:
     def _settle_values(self, calls: list[ParsedCall]) -> list[ParsedCall]:
         """Values written as bare text, typed by the schema; a wrapper's body (read with
         `only_calls`, without the schemas) leaves them to the scan that reads the wrapper."""
-        return calls if self._only_calls else settle(calls, self._types)
+        if self._only_calls or not holds_raw_text(calls):
+            return calls
+        if self._types is None:
+            self._types = parameter_types(self._tools)
+        return settle(calls, self._types)
 
     def _may_hold_call(self, text: str) -> bool:
         """A cheap test before the readers run: a call names an offered tool."""

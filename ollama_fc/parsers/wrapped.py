@@ -1,9 +1,13 @@
 """Calls inside a wrapper that belongs to another model's format, or printed as plain text.
 
 A Hermes-trained model may write `<tools>...</tools>` or a fenced block, a Llama 4 model
-`<|python_start|>...<|python_end|>`, a ReAct agent `Action: name` / `Action Input: {...}`.
+`<|python_start|>...<|python_end|>`, Nemotron Nano v2 `<TOOLCALL>[...]</TOOLCALL>`, a ReAct
+agent `Action: name` / `Action Input: {...}`.
 Each wrapper is a row of data below (its opening marker and its closers); its body is scanned
 with every active format, and it is a call when the body holds nothing but calls, in any shape.
+
+Sources: Qwen3-Coder's chat template and vLLM's `test_qwen3coder_tool_parser.py`, llama.cpp's
+Granite and functionary v3.1 chat parser tests, Nemotron Nano v2's chat template.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ TAG_WRAPPERS = (
     ("<tool_code>", "</tool_code>"),
     ("<tool>", "</tool>"),
     ("<function_invocation>", "</function_invocation>"),
+    ("<TOOLCALL>", "</TOOLCALL>"),
 )
 # Fenced blocks that are calls only as the last thing printed (a code sample is followed by prose).
 FENCES = ("```tool_call", "```tool_code", "```python", "```py\n", "```")
@@ -51,7 +56,7 @@ ACTION_INPUT = re.compile(r"\s*([A-Za-z_][\w\-.]*)\s*\n\s*Action Input:\s*")
 
 class WrappedParser(ToolCallParser):
     name = "wrapped"
-    models = "Qwen3-Coder, Qwen3.5, Nemotron 3 Nano, Step-3.5 (`<function=...>`), Granite 3 (`<|tool_call|>`), Llama 4 (`<|python_start|>`), Jamba / Hunyuan A13B / Apriel (`<tool_calls>`), MiniCPM3, functionary v3.1, ReAct agents"
+    models = "Qwen3-Coder, Qwen3.5, Nemotron 3 Nano, Step-3.5 (`<function=...>`), Granite 3 (`<|tool_call|>`), Llama 4 (`<|python_start|>`), Jamba / Hunyuan A13B / Apriel (`<tool_calls>`), Nemotron Nano v2 (`<TOOLCALL>`), MiniCPM3, functionary v3.1, ReAct agents"
     markers = (
         *(Marker(opener, "tag", closers=((closer, True),)) for opener, closer in TAG_WRAPPERS),
         *(Marker(fence, "fence", must_end=True) for fence in FENCES),
@@ -67,6 +72,7 @@ class WrappedParser(ToolCallParser):
         "<function_calls>",
         "<|python_start|>",
         "<|tool_call_start|>",
+        "<TOOLCALL>",
     )
 
     def read_prefix(self, region: str) -> tuple[list[ParsedCall], int] | None:
