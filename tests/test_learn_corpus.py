@@ -213,3 +213,6 @@ def test_pythonic_calls_are_read_as_their_template_writes_them(template: str, re
     result = parse_tool_calls(reply, format=spec.format_name(), tools=TOOLS)
     assert [(call.name, call.arguments) for call in result.tool_calls] == calls
     assert result.content == ""
+    streamed = StreamingRecoverer([LearnedParser(spec)], TOOLS)
+    pieces = [piece for at in range(0, len(reply), 6) for piece in streamed.feed(reply[at : at + 6])]
+    assert result_from_pieces(reply, pieces + streamed.finish()) == result

@@ -48,6 +48,7 @@ FAMILIES = {
     "glimmer.jinja": "Glimmer, the name in the header and in the invoke",
     "mistral-nemo-instruct-2407.jinja": "Mistral Nemo [TOOL_CALLS][...] (nine-character call ids)",
     "vllm-llama3.2-pythonic.jinja": "pythonic, strings unquoted",
+    "nemotron-nano-9b-v2.jinja": "Nemotron Nano 2 <TOOLCALL>[...]</TOOLCALL>, its turn's end a stop",
 }
 
 CALLS = (Call("get_weather", {"city": "Paris", "days": 2}), Call("get_time", {"zone": "Europe/Paris"}))
@@ -92,7 +93,9 @@ def test_learned_format_end_to_end(template_name: str, scripted_model: Any, olla
     calls = CALLS if shape.parallel_calls else CALLS[:1]
     content = "Checking now."
     script = call_text(source, shape, Probe("e2e", calls, content=content))
-    if script is None or not script.strip().startswith(content):  # the template writes content elsewhere
+    before_stop = script.split(learned.end)[0] if script and learned.end else script
+    if script is None or not script.strip().startswith(content) or "get_weather" not in (before_stop or ""):
+        # the template writes content elsewhere, or in a turn of its own that its stop ends
         content, script = "", call_text(source, shape, Probe("e2e", calls))
     assert script is not None and "get_weather" in script
     model = scripted_model(script.strip(), template=conversion.template, parameters=conversion.parameters)

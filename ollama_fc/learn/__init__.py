@@ -61,6 +61,10 @@ def convert_with_format(
         return convert(loaded, **limits), None, str(exc)
     tag = None if learned.ollama_reads_it else UNPRINTED_TAG
     conversion = convert(loaded, family="auto", tool_format=learned.format_name(), tool_tag=tag, **limits)
+    if tag is None and not learned.opener.startswith(conversion.tool_call_tag or "\0"):
+        # Ollama's tag is not where the calls start (Nemotron Nano 2's `{` after `<TOOLCALL>[`):
+        # it would read the calls and leave the start of their text; the client reads them instead
+        conversion = convert(loaded, family="auto", tool_format=learned.format_name(), tool_tag=UNPRINTED_TAG, **limits)
     stops = conversion.parameters.setdefault("stop", [])
     if learned.end.strip() and learned.end.strip() not in stops:
         stops.append(learned.end.strip())  # the template ends a turn of calls with it
