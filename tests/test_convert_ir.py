@@ -1,6 +1,6 @@
 """Go template code as data (convert/go/ir.py): the nodes know what they read, declare, assign
-and call, render the one text Go parses, and the converter's every action reads back into
-nodes that render it byte for byte."""
+and call, render the one text Go parses, and code reads back into nodes that render it byte for
+byte (every action of every corpus conversion does: tests/test_convert_tree.py)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from shared_data import SHARED, missing
 
-from ollama_fc.convert import convert
 from ollama_fc.convert.go import ir, irread
-from ollama_fc.convert.go.tree import action_spans
-from ollama_fc.errors import ConversionError
-
-CORPUS = sorted((SHARED / "corpus" / "templates").glob("*.jinja"))
 
 ROLE = ir.Variable("$m", ("Role",))
 DECLARE = ir.Action(ir.Pipe((ir.Command((ir.Identifier("len"), ir.Variable("$s"))),), ("$n",)))
@@ -95,19 +89,6 @@ def test_trim_markers_and_comments_read_back() -> None:
     for raw in ("{{-3}}", "{{/**/}}", "{{- $q}}"):
         assert ir.render(irread.read_action(raw), compact=True) == raw
     assert irread.read_action("{{-3}}") == ir.Action(ir.operand_pipe(ir.Number("-3")))
-
-
-@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
-def test_every_action_of_a_conversion_reads_back_into_nodes(path: Path) -> None:
-    if not CORPUS:
-        missing("reference data shared/corpus not found next to the repository")
-    try:
-        template = convert(path).template
-    except ConversionError:
-        return
-    for start, end in action_spans(template):
-        raw = template[start:end]
-        assert ir.render(irread.read_action(raw), compact=True) == raw
 
 
 def test_rendered_nodes_parse_and_run_in_ollamas_template_package(engine: Any) -> None:

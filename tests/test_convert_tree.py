@@ -11,7 +11,8 @@ from shared_data import SHARED, missing
 
 from ollama_fc.convert import convert
 from ollama_fc.convert.actions import CUT, GUARD, coalesce_guards
-from ollama_fc.convert.go.tree import Act, Action, Block, Text, blocks, build, parse, parse_helper, render
+from ollama_fc.convert.go import ir
+from ollama_fc.convert.go.tree import Act, Action, Block, Text, blocks, build, heads, parse, parse_helper, render
 from ollama_fc.errors import ConversionError
 
 CORPUS = sorted((SHARED / "corpus" / "templates").glob("*.jinja"))
@@ -87,6 +88,8 @@ def test_every_corpus_conversion_reads_as_a_tree(path: Path) -> None:
     assert render(tree) == template
     stray = [node.raw for node in _actions(tree) if node.code.split(" ", 1)[0] in {"else", "end"}]
     assert stray == []
+    # every action reads into IR nodes (convert/go/ir.py) that write it again, byte for byte
+    assert [ir.render(head.node, compact=True) for head in heads(tree)] == [head.raw for head in heads(tree)]
 
 
 def _actions(tree: list[object]) -> list[Action]:

@@ -22,11 +22,13 @@ not build as nodes.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Union
 
 
+@functools.lru_cache(maxsize=8192)
 def go_string(text: str) -> str:
     """A Go interpreted string literal for `text`."""
     out = ['"']
@@ -91,26 +93,15 @@ class Node:
 
     def uses(self) -> Uses:
         """What this node reads, declares, assigns and calls, in one walk."""
-        reads: set[str] = set()
-        declares: list[str] = []
-        assigns: list[str] = []
-        calls: list[str] = []
-        functions: set[str] = set()
-        strings: list[String] = []
-        for node in self.walk():
-            kind = type(node)
-            if kind is Variable:
-                reads.add(node.name)  # type: ignore[attr-defined]
-            elif kind is Identifier:
-                functions.add(node.name)  # type: ignore[attr-defined]
-            elif kind is String:
-                strings.append(node)  # type: ignore[arg-type]
-            elif kind is Pipe:
-                (assigns if node.is_assign else declares).extend(node.decl)  # type: ignore[attr-defined]
-            elif kind is Template:
-                calls.append(node.name)  # type: ignore[attr-defined]
+        found = _Found()
+        _collect(self, found)
         return Uses(
-            frozenset(reads), tuple(declares), tuple(assigns), tuple(calls), frozenset(functions), tuple(strings)
+            frozenset(found.reads),
+            tuple(found.declares),
+            tuple(found.assigns),
+            tuple(found.calls),
+            frozenset(found.functions),
+            tuple(found.strings),
         )
 
     def reads(self) -> frozenset[str]:
@@ -136,6 +127,48 @@ class Node:
     def strings(self) -> tuple[String, ...]:
         """The string literals this node holds, in order."""
         return self.uses().strings
+
+
+class _Found:
+    """What `_collect` gathers, as it walks."""
+
+    __slots__ = ("assigns", "calls", "declares", "functions", "reads", "strings")
+
+    def __init__(self) -> None:
+        self.reads: set[str] = set()
+        self.declares: list[str] = []
+        self.assigns: list[str] = []
+        self.calls: list[str] = []
+        self.functions: set[str] = set()
+        self.strings: list[String] = []
+
+
+def _collect(node: Node, found: _Found) -> None:
+    """`found` with what `node` uses, in the order it is written (the walk of `Node.walk`,
+    by kind: the converter's hottest question)."""
+    kind = type(node)
+    if kind is Variable:
+        found.reads.add(node.name)  # type: ignore[attr-defined]
+    elif kind is Command:
+        for arg in node.args:  # type: ignore[attr-defined]
+            _collect(arg, found)
+    elif kind is Pipe:
+        (found.assigns if node.is_assign else found.declares).extend(node.decl)  # type: ignore[attr-defined]
+        for command in node.cmds:  # type: ignore[attr-defined]
+            _collect(command, found)
+    elif kind is Identifier:
+        found.functions.add(node.name)  # type: ignore[attr-defined]
+    elif kind is String:
+        found.strings.append(node)  # type: ignore[arg-type]
+    elif kind is Template:
+        found.calls.append(node.name)  # type: ignore[attr-defined]
+        if node.pipe is not None:  # type: ignore[attr-defined]
+            _collect(node.pipe, found)  # type: ignore[attr-defined]
+    elif kind in (Action, Open, Chain):
+        _collect(node.pipe if kind is not Chain else node.node, found)  # type: ignore[attr-defined]
+    else:
+        for child in node.children():
+            _collect(child, found)
 
 
 # ---------------------------------------------------------------- operands
