@@ -8,7 +8,7 @@ the Go template renders exactly what the extended Jinja renders (checked like an
 The extension keeps the template's own turns and rewrites only what one message says:
 
 * the tools, in the format's words, after the system message's text, or, with no system
-  message, before the first message's text;
+  message (or one the template drops), before the text of the first message after it;
 * an assistant's earlier calls after its text, in the format's call syntax;
 * a tool result in the format's wrapping (`<tool_response>` for Hermes...), in a `user` turn
   (the template knows no tool role).
@@ -181,7 +181,7 @@ def macro(style: ToolsStyle) -> str:
         "{%- macro ofc_before(m, first) %}"
         "{%- if m.role == 'tool' %}"
         + _text(style.result_open)
-        + "{%- elif tools and first and m.role != 'system' and messages[0].role != 'system' %}"
+        + "{%- elif tools and first and m.role != 'system' %}"
         + style.listing
         + "{{- '\\n\\n' }}"
         "{%- endif %}"
@@ -202,7 +202,17 @@ _ACCESS = re.compile(
 _LOOP = re.compile(r"\bfor\s+(\w+)\s+in\s+[^%]*messages\b")
 
 
-def _rewrite_block(block: str, loop_names: set[str]) -> str:
+#: whether the conversation has no system message (then the tools lead its first message)
+_NO_SYSTEM = "messages[0].role != 'system'"
+#: the first message of a loop over the messages, and where a template drops the system
+#: message, the message after it
+_FIRST = {
+    True: f"(loop.first and {_NO_SYSTEM})",
+    False: f"((loop.first and {_NO_SYSTEM}) or (loop.index0 == 1 and not {_NO_SYSTEM}))",
+}
+
+
+def _rewrite_block(block: str, loop_names: set[str], renders_system: bool) -> str:
     def replace(match: re.Match[str]) -> str:
         base = match.group("base")
         field = match.group("item") or match.group("attr")
@@ -211,9 +221,9 @@ def _rewrite_block(block: str, loop_names: set[str]) -> str:
         if field == "role":
             return f"({base}.role if {base}.role != 'tool' else 'user')"
         if base in loop_names:
-            first = "loop.first"
+            first = _FIRST[renders_system]
         elif re.fullmatch(r"\w+\[\s*0\s*\]", base):
-            first = "true"
+            first = _NO_SYSTEM
         else:
             first = "false"
         return f"(ofc_before({base}, {first}) ~ {base}.content ~ ofc_after({base}, {first}))"
@@ -221,14 +231,16 @@ def _rewrite_block(block: str, loop_names: set[str]) -> str:
     return _ACCESS.sub(replace, block)
 
 
-def extended_template(template: str, tools_format: str) -> str:
-    """`template` with a tools section in `tools_format` (one of TOOLS_FORMATS)."""
+def extended_template(template: str, tools_format: str, *, renders_system: bool = True) -> str:
+    """`template` with a tools section in `tools_format` (one of TOOLS_FORMATS); where the
+    template drops a system message (`renders_system` false), the tools lead the first message
+    after it."""
     style = style_of(tools_format)
     loop_names = set(_LOOP.findall(template))
     pieces = _BLOCK.split(template)
     for index in range(1, len(pieces), 2):
         if not pieces[index].startswith("{#"):
-            pieces[index] = _rewrite_block(pieces[index], loop_names)
+            pieces[index] = _rewrite_block(pieces[index], loop_names, renders_system)
     return macro(style) + "".join(pieces)
 
 
@@ -249,7 +261,12 @@ def extend(source: TemplateSource, tools_format: str) -> TemplateSource:
     template rendered, with tools it lists them once, writes an earlier call and a tool result.
     A template whose content reads the rewrite cannot follow is one SourceError line.
     """
-    extended = dataclasses.replace(source, template=extended_template(source.template, tools_format))
+    from .verify.runner import with_stand_in_tokens
+
+    with_system = _render(with_stand_in_tokens(source), [_SYSTEM, _USER], None)
+    renders_system = with_system is not None and "OFC-SYSTEM" in with_system
+    template = extended_template(source.template, tools_format, renders_system=renders_system)
+    extended = dataclasses.replace(source, template=template)
     problem = _check(source, extended)
     if problem:
         raise SourceError(

@@ -214,3 +214,21 @@ def test_tools_format_is_refused_in_one_line_where_the_template_has_tools(tmp_pa
     assert "has tools of its own" in line
     line = _one_line_error(_cli("build", "qwen2.5", "--from", str(qwen), "--tools-format", "hermes"))
     assert line == "ollama-fc: family qwen2.5 has its own tools section; --tools-format is for a template without one"
+
+
+def test_where_the_template_drops_the_system_message_the_tools_lead_the_first_message_after_it(
+    engines: dict[str, Any],
+) -> None:
+    """Phi-3's template prints no system message: the tools then lead the user's text, once."""
+    phi3 = TemplateSource(
+        shared_path("corpus", "templates", "gguf-phi3-14b.jinja").read_text(encoding="utf-8"),
+        {"bos_token": "<s>", "eos_token": "<|endoftext|>"},
+    )
+    extended = extend(phi3, "hermes")
+    for messages in ([QUESTION], [SYSTEM, QUESTION]):
+        prompt = _render(extended, messages, [WEATHER])
+        assert prompt.startswith("<|user|>\n# Tools\n")
+        assert prompt.endswith("</tool_call>\n\nWhat's the weather like in Paris?<|end|>\n<|assistant|>\n")
+        assert prompt.count('"name": "get_weather"') == 1
+    _, results = compare(extended, convert_with_tools_section(phi3, "hermes").template, engines)
+    assert {case.name: case.detail for case in results if case.status not in ("exact", "cannot-render")} == {}
