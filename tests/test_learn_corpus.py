@@ -177,6 +177,21 @@ def test_calls_after_a_block_closed_after_every_call_but_the_first_belong_to_the
     assert result_from_pieces(reply, pieces + streamed.finish()) == result
 
 
+def test_the_end_of_sentence_after_a_learned_deepseek_block_is_not_content() -> None:
+    # `<｜end▁of▁sentence｜>` opens the calls after a closed block in this format, and ends the reply
+    spec = learn_format(
+        with_stand_in_tokens(load_source(shared_path("corpus", "templates", "gguf-deepseek-v3-671b.jinja")))
+    )
+    call = '<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Lima"}\n```<｜tool▁call▁end｜>'
+    reply = f"<｜tool▁calls▁begin｜>{call}<｜tool▁calls▁end｜><｜end▁of▁sentence｜>\nDone."
+    result = parse_tool_calls(reply, format=spec.format_name(), tools=TOOLS)
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [("get_weather", {"city": "Lima"})]
+    assert result.content.strip() == "Done."
+    streamed = StreamingRecoverer([LearnedParser(spec)], TOOLS)
+    pieces = [piece for at in range(0, len(reply), 5) for piece in streamed.feed(reply[at : at + 5])]
+    assert result_from_pieces(reply, pieces + streamed.finish()) == result
+
+
 # Pythonic templates that write what Python would not read: strings unescaped in their quotes
 # (LFM2.5-VL), no quotes at all (vLLM's Llama 3.2 example), an `r` after every value (vLLM's
 # ToolACE example), no comma between arguments (vLLM's Gemma 3 example).

@@ -170,6 +170,7 @@ class StreamingRecoverer:
         self._fences_open_from: int | None = None
         self._quiet: tuple[re.Pattern[str], tuple[str, ...]] | None = None  # where never-a-call text ends
         self._after_call = False
+        self._end_token_at: int | None = None  # where an end token that is also a marker was left to the scan
         self._region: _Region | None = None
         self._run: Run | None = None
         self._out: list[Piece] = []
@@ -322,6 +323,13 @@ class StreamingRecoverer:
             while probe < len(data) and data[probe].isspace():
                 probe += 1
             token = next((token for token in CALL_END_TOKENS if data.startswith(token, probe)), None)
+            if token is not None and token in self._tables.triggers:
+                # an active format's marker too (a learned DeepSeek format's calls after
+                # `<｜end▁of▁sentence｜>`): the scan reads it, and drops it if no call follows
+                self._emit(data[index:probe])
+                self._end_token_at = self._base + probe
+                self._after_call = False
+                return probe
             if token is not None:
                 self._emit(data[index:probe])
                 index = probe + len(token)
@@ -380,6 +388,9 @@ class StreamingRecoverer:
             self._fences_open_from = region.start
         if isinstance(finder, BracketFinder):  # its brackets still open cannot start a call either
             self._dead.update(region.start + position for position in finder.open_positions)
+        if region.start == self._end_token_at:  # the end token after the calls, not content
+            self._after_call = True
+            return self._continue_at(region.start, span, len(region.trigger.marker.text), data)
         self._emit(span.slice(0, 1))
         return self._continue_at(region.start, span, 1, data)
 
