@@ -36,12 +36,11 @@ MIN_REAL = 350
 MIN_SOURCES = 40
 
 # Formats the field ships (vLLM's and SGLang's tool parsers, llama.cpp's chat parsers, Ollama's
-# PARSERs) whose parser is not built in here yet. Their records are labelled with the calls the
-# model wrote, like any other; until a parser of that name joins the registry they are read with
-# `format=None` (every built-in shape), their calls are expected misses (reported by
-# benchmarks/precision.py, marked xfail by their format below, never asserted), while their
-# negatives must still never become calls. Once a format of the name is built in, its records
-# are asserted like every other.
+# PARSERs) that has no parser of its name here. Their records are labelled with the calls the
+# model wrote, like any other, and read with `format=None` (every built-in shape), as a caller
+# with that model reads them: they are asserted exactly like every other record (a shape the
+# built-in parsers do not recover yet goes in KNOWN_MISSES). Once a format of the name is built
+# in, its records are read with it.
 FIELD_FORMATS: dict[str, str] = {
     "harmony": "gpt-oss: <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}<|call|>",
     "deepseek_v3": "DeepSeek V3 / R1: <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME then a ```json block",
@@ -204,20 +203,11 @@ KNOWN_MISSES: frozenset[str] = frozenset(
 # (strictly) so the bug stays visible until the parsers are fixed, never to excuse a new one:
 # a Mistral `[ARGS]` object cut off inside a nested value (`{"a": {`) is repaired into a call.
 KNOWN_FALSE_CALLS: frozenset[str] = frozenset({"mistral-ollama-ministral-cut"})
-# Negatives of formats not built in yet that the shapes built in turn into calls: listed strictly
-# while the record's format is not built in, asserted like every negative once it is. A Seed-OSS
-# thinking block (`<seed:think>`) is not read as thinking, so the call its reasoning quotes is
-# taken; a placeholder argument (`"city": "<city>"`) of a documentation example is taken as a
-# value; a call quoted in inline code is taken when the backtick stands before a marker not built
-# in (`<seed:tool_call>`), where the marker read is the `<function=` inside it.
-FALSE_CALLS_UNTIL_BUILT_IN: frozenset[str] = frozenset(
-    {"seed-c-think-only", "hunyuan-c-placeholder-doc", "seed-oss-c-placeholder-doc", "seed-oss-c-inline-code"}
-)
 
 
 def known_false_call(sample: Sample) -> bool:
     """Whether `sample` is a negative the parsers are known to turn into a call today."""
-    return sample.id in KNOWN_FALSE_CALLS or (sample.id in FALSE_CALLS_UNTIL_BUILT_IN and not sample.built_in)
+    return sample.id in KNOWN_FALSE_CALLS
 
 
 def _ids(samples: list[Sample]) -> list[str]:
@@ -278,7 +268,7 @@ def test_known_lists_name_records() -> None:
     negatives = {sample.id for sample in SAMPLES if sample.negative}
     assert sorted(KNOWN_MISSES - set(_ids(SAMPLES))) == []
     assert sorted(KNOWN_MISSES & negatives) == [], "a negative is never a miss: it must never become a call"
-    assert sorted((KNOWN_FALSE_CALLS | FALSE_CALLS_UNTIL_BUILT_IN) - negatives) == []
+    assert sorted(KNOWN_FALSE_CALLS - negatives) == []
 
 
 def recover(sample: Sample) -> tuple[list[Call], str]:
@@ -295,10 +285,6 @@ NEGATIVES = [sample for sample in SAMPLES if sample.negative]
     [
         pytest.param(sample, marks=pytest.mark.xfail(strict=True, reason="KNOWN_MISSES: not recovered yet"))
         if sample.id in KNOWN_MISSES
-        else pytest.param(
-            sample, marks=pytest.mark.xfail(strict=False, reason=f"format {sample.format} is not built in yet")
-        )
-        if not sample.built_in
         else sample
         for sample in POSITIVES
     ],
@@ -451,8 +437,8 @@ def test_precision_first_score_of_the_corpus() -> None:
     """The targets of the recovery policy (docs/RECOVERY.md): no unsafe fabrication on any
     record (but the parser bugs `known_false_call` names) and the stream gives what the whole
     text gives; on the records of built-in formats, precision at least 0.98 and recall at least
-    0.97 (the records of FIELD_FORMATS are scored, not held to a recall, by
-    benchmarks/precision.py)."""
+    0.97 (the records of FIELD_FORMATS, read with every shape, are asserted one by one above and
+    scored by benchmarks/precision.py)."""
     result = score(SAMPLES)
     known = {sample.id for sample in SAMPLES if known_false_call(sample)}
     assert sorted(set(result.unsafe) - known) == []

@@ -44,6 +44,15 @@ def test_a_name_cut_before_its_arguments_is_content() -> None:
     assert result.tool_calls == [] and result.content == text
 
 
+def test_a_v3_call_cut_anywhere_before_its_arguments_is_content() -> None:
+    call = '<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Oslo"}'
+    for cut in range(1, call.index("{")):
+        text = BEGIN + call[:cut]
+        for format_name in ("deepseek_v3", None):
+            result = parse_tool_calls(text, format=format_name, tools=TOOLS)
+            assert result.tool_calls == [] and result.content == text, (cut, format_name)
+
+
 def test_a_later_bad_call_keeps_the_earlier_ones_and_leaves_its_text() -> None:
     text = (
         BEGIN

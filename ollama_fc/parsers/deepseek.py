@@ -90,13 +90,12 @@ def _read_call(text: str, index: int) -> tuple[ParsedCall, int] | None:
         return None
     name = NAME.match(text, sep.end())
     if first.group() == "function" and name is not None:  # V3: the type, then the name
-        fence = FENCE_OPEN.match(text, name.end())
-        assert fence is not None
-        found = json_object_at(text, fence.end())
+        fence = FENCE_OPEN.match(text, name.end())  # None where the text is cut or unfenced
+        found = json_object_at(text, name.end() if fence is None else fence.end())
         if found is None:
             return None
         arguments, end = found
-        if "```" in fence.group():
+        if fence is not None:
             close = FENCE_CLOSE.match(text, end)
             if close is not None:
                 end = close.end()
