@@ -81,7 +81,8 @@ def build_installed(
         if not conversion.capabilities.tools:
             raise BuildError(
                 f"{from_}'s chat template has no tools (it never renders the tools offered); give "
-                f"--tools-format hermes to add a tools section in that format (or another: {', '.join(TOOLS_FORMATS)})"
+                f"--tools-format hermes (or {', '.join(f for f in TOOLS_FORMATS if f != 'hermes')}) to add a tools "
+                "section in that format"
             )
         notes = [f"{reason}; clients try the built-in formats"] if learned is None else []
         choice = choose_template(model, conversion, version, progress)

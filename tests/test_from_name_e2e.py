@@ -292,7 +292,10 @@ def test_a_template_without_tools_says_so_in_one_line(scripted_model: Any, ollam
     result = run(ollama_host, "build", "--from", model)
     assert result.exit_code == 1
     line = one_line(result.stderr)
-    assert line.startswith("ollama-fc: fromname-toolless's chat template has no tools") and "--tools-format" in line
+    assert line == (
+        "ollama-fc: fromname-toolless's chat template has no tools (it never renders the tools offered); give "
+        "--tools-format hermes (or llama3_json, pythonic, mistral) to add a tools section in that format"
+    )
     assert model_names(ollama_host) == before
 
 
