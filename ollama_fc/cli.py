@@ -233,7 +233,7 @@ def build_command(
     from .markers import read_marker
 
     if family is None and from_ and not is_gguf_path(from_):
-        _build_installed(from_, name, ollama_parses)  # a model the user's Ollama has
+        _build_installed(from_, name, ollama_parses, tools_format)  # a model the user's Ollama has
         return
     printer = _ProgressPrinter()
     try:
@@ -262,20 +262,24 @@ def build_command(
     click.echo(f"created {result.name} from {result.base} in {result.seconds:.1f}s ({how}; {parsing})")
 
 
-def _build_installed(from_: str, name: str | None, ollama_parses: bool) -> None:
-    """`build --from NAME`: the model NAME of the user's Ollama, with its own chat template."""
+def _build_installed(from_: str, name: str | None, ollama_parses: bool, tools_format: str | None) -> None:
+    """`build --from NAME`: the model NAME of the user's Ollama, with its own chat template (with
+    `tools_format`, a tools section in that format added to it)."""
     from .fromname import build_installed
 
     printer = _ProgressPrinter()
     try:
-        result, choice = build_installed(from_, name=name, progress=printer, ollama_parses=ollama_parses)
+        result, choice = build_installed(
+            from_, name=name, progress=printer, ollama_parses=ollama_parses, tools_format=tools_format
+        )
     finally:
         printer.close()
     for warning in [*result.conversion.warnings, *result.notes]:
         click.echo(f"warning: {warning}", err=True)
     click.echo(choice.line())
     parsing = f"PARSER {result.parser}" if result.parser else "Ollama parses tool calls"
-    click.echo(f"created {result.name} from {result.base} in {result.seconds:.1f}s ({parsing})")
+    how = f"its own chat template with a {tools_format} tools section added; " if tools_format else ""
+    click.echo(f"created {result.name} from {result.base} in {result.seconds:.1f}s ({how}{parsing})")
 
 
 @main.command("check")

@@ -23,12 +23,13 @@ from ollama import ChatResponse
 from .build import check_reachable, resolve_host
 from .errors import OllamaUnavailableError
 from .installed import InstalledModel, installed_model, is_jinja
-from .markers import parse_tag
+from .markers import parse_tag, read_marker
 from .parsers.base import ParsedCall
 from .parsers.learned_format import LEARNED_PREFIX, LearnedFormat
 from .parsers.registry import parsers_for
 from .parsers.streaming import recover_text
 from .recovery import DroppedOutputWarning, ModelProfile, offer, recover_response
+from .tools_section import TOOLS_FORMATS
 
 #: Deterministic replies, long enough for a call or a haiku.
 OPTIONS: dict[str, Any] = {"temperature": 0, "seed": 7, "num_predict": 160}
@@ -135,7 +136,8 @@ class Diagnosis:
         if self.via_ollama_fc and self.model.built_by_ollama_fc:
             return None  # built by ollama-fc already: what is wrong is the model's own answers
         if self.own_tools is False:
-            return f"ollama-fc build --from {self.model.name} --tools-format FORMAT"
+            others = ", ".join(f for f in TOOLS_FORMATS if f != "hermes")
+            return f"ollama-fc build --from {self.model.name} --tools-format hermes  # or another format: {others}"
         if self.own_tools is None:
             return "ollama-fc build --from MODEL.gguf (the model's GGUF file, with its chat template)"
         return f"ollama-fc build --from {self.model.name}"
@@ -271,6 +273,9 @@ def report(diagnosis: Diagnosis) -> list[str]:
         lines.append(f"the model's own chat template: not found ({model.found_in})")
     else:
         renders = "renders tools" if diagnosis.own_tools else "has no tools at all (see --tools-format)"
+        marker = read_marker(template) if ".Tools" in template else None
+        if diagnosis.own_tools is False and marker:  # built with --tools-format: its template lists them
+            renders = f"renders tools in the {marker[1]} tools section ollama-fc added (--tools-format)"
         lines.append(f"the model's own chat template ({model.found_in}): {renders}")
     lines.append(f"declared format: {describe_format(diagnosis.profile.tool_format)}")
     written = diagnosis.written()

@@ -23,6 +23,7 @@ from .errors import BuildError, OllamaFcError
 from .installed import InstalledModel, blob_digest, installed_model, is_jinja, no_template_error
 from .markers import MARKER_PATTERN, PASSTHROUGH_PARSER
 from .recovery import parser_from_show
+from .tools_section import TOOLS_FORMATS
 
 
 @dataclass(frozen=True)
@@ -52,9 +53,12 @@ def build_installed(
     host: str | None = None,
     progress: ProgressCallback = _noop,
     ollama_parses: bool = False,
+    tools_format: str | None = None,
 ) -> tuple[BuildResult, TemplateChoice]:
     """Create `name` (default `fc_name(from_)`) from the Ollama model `from_` with its own chat
-    template; raises an OllamaFcError with one line when it cannot, and then creates nothing."""
+    template; with `tools_format`, its own chat template with a tools section in that format
+    added (for a template without tools; see `tools_section`). Raises an OllamaFcError with one
+    line when it cannot, and then creates nothing."""
     started = time.monotonic()
     host = resolve_host(host)
     version = check_reachable(host)
@@ -63,16 +67,25 @@ def build_installed(
     if model.source is None:
         raise no_template_error(model)
     weights = _weights(model)
-    from .learn import convert_with_format  # the converter and learner: only a build needs them
+    if tools_format is not None:
+        from .tools_section import convert_with_tools_section
 
-    conversion, learned, reason = convert_with_format(model.source)
-    if not conversion.capabilities.tools:
-        raise BuildError(
-            f"{from_}'s chat template has no tools (it never renders the tools offered); give "
-            "--tools-format FORMAT to add a tools section in that format (`ollama-fc formats list`)"
-        )
-    notes = [f"{reason}; clients try the built-in formats"] if learned is None else []
-    choice = choose_template(model, conversion, version, progress)
+        conversion = convert_with_tools_section(model.source, tools_format)  # refuses a template with tools
+        why = f"a {tools_format} tools section is added to it (Ollama's template has no tools to keep)"
+        choice = TemplateChoice(conversion.template, kept=False, why=why)
+        notes: list[str] = []
+    else:
+        from .learn import convert_with_format  # the converter and learner: only a build needs them
+
+        conversion, learned, reason = convert_with_format(model.source)
+        if not conversion.capabilities.tools:
+            raise BuildError(
+                f"{from_}'s chat template has no tools (it never renders the tools offered); give "
+                f"--tools-format hermes (or {', '.join(f for f in TOOLS_FORMATS if f != 'hermes')}) to add a tools "
+                "section in that format"
+            )
+        notes = [f"{reason}; clients try the built-in formats"] if learned is None else []
+        choice = choose_template(model, conversion, version, progress)
     parameters = _parameters(model.parameters, conversion.parameters)
     name = name or fc_name(from_)
     parser = None if ollama_parses else PASSTHROUGH_PARSER

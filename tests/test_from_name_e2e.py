@@ -7,6 +7,7 @@ from its own chat template. The real model's runs are in test_real_from_name.py.
 from __future__ import annotations
 
 import re
+import shlex
 from typing import Any
 
 import httpx
@@ -17,6 +18,7 @@ from shared_data import shared_path
 
 from ollama_fc import Client, cli
 from ollama_fc.installed import read_parameters
+from ollama_fc.markers import read_marker
 from ollama_fc.testbed.server import free_port
 
 PROMPT_ONLY = "{{ .Prompt }}"  # what Ollama v0.24.0 gives a GGUF imported without a TEMPLATE
@@ -290,5 +292,62 @@ def test_a_template_without_tools_says_so_in_one_line(scripted_model: Any, ollam
     result = run(ollama_host, "build", "--from", model)
     assert result.exit_code == 1
     line = one_line(result.stderr)
-    assert line.startswith("ollama-fc: fromname-toolless's chat template has no tools") and "--tools-format" in line
+    assert line == (
+        "ollama-fc: fromname-toolless's chat template has no tools (it never renders the tools offered); give "
+        "--tools-format hermes (or llama3_json, pythonic, mistral) to add a tools section in that format"
+    )
+    assert model_names(ollama_host) == before
+
+
+def test_the_fix_for_a_template_without_tools_adds_a_tools_section(
+    scripted_model: Any, ollama_host: str, engines: dict[str, Any]
+) -> None:
+    model = scripted_model(HERMES_CALL, template=PROMPT_ONLY, chat_template=CHATML, name="fromname-toolless-h")
+    before = run(ollama_host, "check", model)
+    assert before.exit_code == 1, before.output
+    assert re.search(r"^the model's own chat template \(.*\): has no tools at all", before.stdout, re.M)
+    fix = next(line for line in before.stdout.splitlines() if line.startswith("fix: "))
+    assert fix == (
+        f"fix: ollama-fc build --from {model} --tools-format hermes  # or another format: llama3_json, pythonic, mistral"
+    )
+    command = shlex.split(fix.removeprefix("fix: "), comments=True)  # the command, pasted as it is printed
+    assert command[0] == "ollama-fc"
+    built = run(ollama_host, *command[1:])
+    assert built.exit_code == 0, built.output
+    assert "converted the model's template: a hermes tools section is added to it" in built.stdout
+    assert f"created {model}-fc from {model} in " in built.stdout
+    assert "(its own chat template with a hermes tools section added; PARSER passthrough)" in built.stdout
+    template = ollama.Client(host=ollama_host).show(f"{model}-fc").template or ""
+    assert read_marker(template) == ("auto", "hermes")
+    for version, engine in engines.items():  # the tools a request offers are in the prompt the model gets
+        prompt = engine.render(template, ASK, TOOLS).prompt
+        assert prompt is not None and '"name": "get_weather"' in prompt and "<tool_call>" in prompt, version
+        assert "get_weather" not in (engine.render(template, ASK, None).prompt or ""), version
+    client = Client(host=ollama_host)
+    whole = client.chat(f"{model}-fc", ASK, tools=TOOLS)
+    calls = [(call.function.name, dict(call.function.arguments)) for call in whole.message.tool_calls or []]
+    assert calls == [("get_weather", {"city": "Paris"})] and not whole.message.content
+    streamed = [
+        (call.function.name, dict(call.function.arguments))
+        for chunk in client.chat(f"{model}-fc", ASK, tools=TOOLS, stream=True)
+        for call in chunk.message.tool_calls or []
+    ]
+    assert streamed == calls
+    after = run(ollama_host, "check", f"{model}-fc")
+    assert "no tools" not in after.stdout, after.stdout
+    assert "renders tools in the hermes tools section ollama-fc added (--tools-format)" in after.stdout
+    lines = after.stdout.splitlines()
+    weather = lines.index(next(line for line in lines if "weather in Paris" in line))
+    assert lines[weather + 1].split() == ["ollama-fc:", "call:", "get_weather(city='Paris')"]
+
+
+def test_tools_format_on_a_template_with_tools_is_one_line_and_creates_nothing(imported: str, ollama_host: str) -> None:
+    before = model_names(ollama_host)
+    result = run(ollama_host, "build", "--from", imported, "--tools-format", "hermes")
+    assert result.exit_code == 1
+    line = one_line(result.stderr)
+    assert line.startswith(f"ollama-fc: {imported} (") and line.endswith(
+        "the chat template has tools of its own; --tools-format only adds a tools section to a template "
+        "without one: build without it"
+    )
     assert model_names(ollama_host) == before
