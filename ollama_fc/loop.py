@@ -117,7 +117,8 @@ def run_tools(
         if len(repeated) == len(calls):
             return _ask_for_answer(client, model, transcript, offered, rounds, repeated, chat_kwargs)
         transcript.append(_as_dict(message))
-        fresh = [call for call in calls if call_key(*call) not in answered]
+        # each distinct new call runs once, however often the turn writes it
+        fresh = list({call_key(*call): call for call in calls if call_key(*call) not in answered}.values())
         with ThreadPoolExecutor(max_workers=max(1, min(8, len(fresh)))) as pool:
             ran = list(pool.map(lambda call: _run_one(call[0], call[1], functions, schemas, on_invalid), fresh))
         answered.update((call_key(*call), result) for call, result in zip(fresh, ran))
