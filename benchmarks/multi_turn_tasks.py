@@ -193,7 +193,8 @@ def runs_table(runs: Sequence[Run], task_set: TaskSet, arm_labels: Mapping[str, 
     by_id = {task.id: task for task in task_set.tasks}
     lines = [
         "| Ollama | arm | tasks run | finished with an answer that uses the result | calls right "
-        "| identical calls repeated after their result (tasks) | rounds (mean) | median s per task |",
+        "| tasks where a call was written again after its result (of them, parsed repeats) "
+        "| model turns (mean) | median s per task |",
         "|---|---|---|---|---|---|---|---|",
     ]
     kinds: list[str] = ["| Ollama | arm | " + " | ".join(KINDS) + " |", "|---|---|" + "---|" * len(KINDS)]
@@ -201,11 +202,12 @@ def runs_table(runs: Sequence[Run], task_set: TaskSet, arm_labels: Mapping[str, 
         chosen = [run for run in runs if (run.tier, run.arm) == (tier, arm)]
         verdicts = [judge(by_id[run.task], task_set, run) for run in chosen]
         n = len(chosen)
-        repeated_tasks = sum(1 for run in chosen if run.repeated)
+        again = sum(1 for run in chosen if run.repeated or run.stop in ("answered when asked", "repeated call"))
+        parsed = sum(1 for run in chosen if run.repeated)
         lines.append(
             f"| {tier} | {arm_labels.get(arm, arm)} | {n} of {totals.get(tier, n)} "
             f"| {sum(v.finished for v in verdicts)}/{n} | {sum(v.calls_right for v in verdicts)}/{n} "
-            f"| {sum(run.repeated for run in chosen)} ({repeated_tasks}) "
+            f"| {again} ({parsed}) "
             f"| {statistics.mean(run.rounds for run in chosen):.1f} | {_median(run.seconds for run in chosen)} |"
         )
         cells = []

@@ -97,9 +97,10 @@ Say = Callable[[str], None]
 
 
 def spread(tasks: Sequence[Task], limit: int | None) -> list[Task]:
-    """At most `limit` tasks, taken from the kinds in turn."""
+    """At most `limit` tasks (default: all), taken from the kinds in turn, so that a run cut
+    short has tasks of every kind."""
     if limit is None:
-        return list(tasks)
+        limit = len(tasks)
     queues = {kind: [task for task in tasks if task.kind == kind] for kind in KINDS}
     chosen: list[Task] = []
     while len(chosen) < limit and any(queues.values()):
@@ -157,12 +158,13 @@ def run_proxy(client: openai.OpenAI, model: str, task: Task, task_set: TaskSet, 
             for tool_call in message.tool_calls or ()
             if tool_call.type == "function"
         ]
-        if not calls:
+        shaped = not calls and bool(results) and call_shaped(message.content, tools)
+        if not calls and not shaped:
             run.answer, run.stop = message.content or "", "answered"
             return
         run.calls += [call for _, call in calls]
         repeated = [call for _, call in calls if call_key(call) in results]
-        if len(repeated) == len(calls):
+        if len(repeated) == len(calls):  # every call a repeat, or (none parsed) the call as text
             run.repeated += len(repeated)
             run.rounds += 1
             answer = _completion(client, model, messages, tools, "none").message.content or ""

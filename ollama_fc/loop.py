@@ -6,8 +6,9 @@ its next call. Calls of one round run in parallel threads; results keep the call
 
 A call identical to one whose result is already in the conversation (same name, same
 arguments) is never run again. Small models often write their last call again instead of
-answering once its result is in the prompt; when every call of a turn is such a repeat, the
-loop drops that turn and asks once more with `tool_choice="none"` (no tools in the prompt and
+answering once its result is in the prompt; when every call of a turn is such a repeat, or
+the reply after a result is a call written as text (`toolchoice.call_shaped`), the loop drops
+that turn and asks once more with `tool_choice="none"` (no tools in the prompt and
 a closing note asking for the answer, see `ollama_fc.toolchoice.none_request`). The result
 says why the loop stopped (`ToolRun.stop`).
 """
@@ -37,7 +38,8 @@ class StopReason(enum.Enum):
     ANSWERED = "answered"
     """The model replied without a call: its reply is the answer."""
     ANSWERED_WHEN_ASKED = "answered when asked"
-    """The model repeated a call whose result it had; asked with tool_choice none, it answered."""
+    """The model repeated a call whose result it had (parsed, or written as text instead of an
+    answer); asked with tool_choice none, it answered."""
     REPEATED_CALL = "repeated call"
     """The model repeated a call whose result it had, and asked with tool_choice none it wrote a
     call again as text: there is no answer (`ToolRun.answer` is None)."""
@@ -86,8 +88,10 @@ def run_tools(
 
     Stops when the model answers without calls (StopReason.ANSWERED), or after `max_rounds` model turns
     that each made a new call (StopReason.MAX_ROUNDS; the transcript then ends with the last round's
-    tool results). A turn whose calls all repeat calls already answered in the conversation is
-    dropped, not run, and the model is asked once more with `tool_choice="none"`: its reply is
+    tool results). A turn whose calls all repeat calls already answered in the conversation, or
+    a reply after a result that is a call written as text (a call of an offered tool the
+    recovery leaves as text, e.g. followed by the result copied out), is dropped, not run, and
+    the model is asked once more with `tool_choice="none"`: its reply is
     the answer (StopReason.ANSWERED_WHEN_ASKED) unless it is a call written as text again
     (StopReason.REPEATED_CALL). In a turn mixing new and repeated calls, the new ones run and each
     repeated one gets its earlier result again. `client` is an ollama_fc.Client (or any client
@@ -104,6 +108,8 @@ def run_tools(
         response = client.chat(model, transcript, tools=offered, validate=False, **chat_kwargs)
         message = response.message
         if not message.tool_calls:
+            if answered and call_shaped(message.content, offered):  # the call again, as text
+                return _ask_for_answer(client, model, transcript, offered, rounds, [], chat_kwargs)
             transcript.append(_as_dict(message))
             return ToolRun(transcript, StopReason.ANSWERED, rounds, answer=message.content or "")
         calls = [(call.function.name, dict(call.function.arguments)) for call in message.tool_calls]
@@ -111,7 +117,8 @@ def run_tools(
         if len(repeated) == len(calls):
             return _ask_for_answer(client, model, transcript, offered, rounds, repeated, chat_kwargs)
         transcript.append(_as_dict(message))
-        fresh = [call for call in calls if call_key(*call) not in answered]
+        # each distinct new call runs once, however often the turn writes it
+        fresh = list({call_key(*call): call for call in calls if call_key(*call) not in answered}.values())
         with ThreadPoolExecutor(max_workers=max(1, min(8, len(fresh)))) as pool:
             ran = list(pool.map(lambda call: _run_one(call[0], call[1], functions, schemas, on_invalid), fresh))
         answered.update((call_key(*call), result) for call, result in zip(fresh, ran))

@@ -112,11 +112,17 @@ def show_real(transcript: ToolRun) -> bool:
             "run_tools did not run it again and asked once more with tool_choice='none' "
             "(no tools in the prompt, a closing note asking for the answer)",
         )
+    if transcript.stop is StopReason.ANSWERED_WHEN_ASKED and not transcript.repeated:
+        say(
+            "call again",
+            "given the result, the model wrote its call again as text instead of answering; "
+            "run_tools asked once more with tool_choice='none' (no tools in the prompt, a closing note asking for the answer)",
+        )
     last = (transcript[-1].get("content") or "").strip()
     if transcript.stop is StopReason.ANSWERED:
-        say("model's answer", last)
+        say("answer", last)
     elif transcript.stop is StopReason.ANSWERED_WHEN_ASKED:
-        say("model's answer", f"{last} (when asked with tool_choice='none')")
+        say("answer", f"{last} (when asked with tool_choice='none')")
     elif transcript.stop is StopReason.REPEATED_CALL:
         say("no answer", f"asked with tool_choice='none', the model wrote its call as text again: {last[:160]!r}")
         say("", "so this 0.5B model gave no answer to the question here: the call and its result above are all it did")

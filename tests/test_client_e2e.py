@@ -321,6 +321,30 @@ def test_a_repeated_call_is_not_run_again_and_the_answer_is_asked_for(scripted_m
     assert transcript.rounds == 3 and transcript.repeated == [("get_weather", {"city": "Paris"})]
 
 
+def test_a_call_written_as_text_after_its_result_is_not_the_answer(scripted_model, ollama_host: str) -> None:
+    """Given the result, Qwen2.5-Coder-0.5B writes its call as JSON and copies the result after
+    it: text the recovery rightly leaves as text, yet no answer. The loop asks with none."""
+    written = '{"name": "get_weather", "arguments": {"city": "Paris"}}\n{"city": "Paris", "sky": "sunny"}'
+    model = scripted_model(
+        written,
+        after="It is sunny in Paris.",
+        trigger=ASKED_FOR_THE_ANSWER,
+        template=PLAIN_TOOLS,
+        special_tokens=SPECIALS,
+    )
+    call = {"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
+    called = [*ASK, {"role": "assistant", "tool_calls": [call]}, {"role": "tool", "content": "sunny in Paris"}]
+    transcript = run_tools(Client(host=ollama_host), model, called, TOOLS)
+    assert (transcript.stop, transcript.rounds, transcript.answer) == (
+        StopReason.ANSWERED_WHEN_ASKED,
+        2,
+        "It is sunny in Paris.",
+    )
+    assert len(transcript) == len(called) + 1 and transcript.repeated == []
+    # before any result, the same text is the model's reply as it stands
+    assert run_tools(Client(host=ollama_host), model, ASK, TOOLS).stop is StopReason.ANSWERED
+
+
 def test_a_model_that_writes_its_call_again_when_asked_ends_the_run_without_an_answer(
     scripted_model, ollama_host: str
 ) -> None:
