@@ -200,9 +200,8 @@ KNOWN_MISSES: frozenset[str] = frozenset(
     }
 )
 # Negatives the parsers turn into calls today. A call must never be made from them; listed
-# (strictly) so the bug stays visible until the parsers are fixed, never to excuse a new one:
-# a Mistral `[ARGS]` object cut off inside a nested value (`{"a": {`) is repaired into a call.
-KNOWN_FALSE_CALLS: frozenset[str] = frozenset({"mistral-ollama-ministral-cut"})
+# (strictly) so the bug stays visible until the parsers are fixed, never to excuse a new one.
+KNOWN_FALSE_CALLS: frozenset[str] = frozenset()
 
 
 def known_false_call(sample: Sample) -> bool:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ollama_fc import ParsedCall, parse_tool_calls
+from ollama_fc.parsers import StreamingRecoverer, parsers_for
+from ollama_fc.parsers.streaming import result_from_pieces
 
 TOOLS = [{"type": "function", "function": {"name": name}} for name in ("get_weather", "now")]
 
@@ -28,3 +32,40 @@ def test_call_id_between_name_and_args() -> None:
 def test_marker_followed_by_prose_stays_content() -> None:
     text = "[TOOL_CALLS] is the token that starts calls."
     assert parse_tool_calls(text, format="mistral", tools=TOOLS).content == text
+
+
+NESTED = [
+    {
+        "type": "function",
+        "function": {"name": "test", "parameters": {"type": "object", "properties": {"a": {"type": "object"}}}},
+    }
+]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[TOOL_CALLS]test[ARGS]{"a": {',  # Ollama's ministral parser tests: the stream ends here
+        '[TOOL_CALLS]test[ARGS]{"a": [',
+        '[TOOL_CALLS]test[ARGS]{"a": {"b": {',
+        '[TOOL_CALLS]test[ARGS]{"a": {"b": [1], "c": {',
+        'test[ARGS]{"a": {',
+        '[TOOL_CALLS][{"name": "test", "arguments": {"a": {',
+    ],
+)
+def test_arguments_cut_right_after_an_opened_value_stay_text(text: str) -> None:
+    """`{"a": {` closed into `{"a": {}}` would send the tool a value the model never wrote."""
+    whole = parse_tool_calls(text, format="mistral", tools=NESTED)
+    assert whole.tool_calls == []
+    assert whole.content == text
+    for size in (1, 3, 7):
+        recoverer = StreamingRecoverer(parsers_for("mistral"), NESTED)
+        pieces = [piece for at in range(0, len(text), size) for piece in recoverer.feed(text[at : at + size])]
+        streamed = result_from_pieces(text, pieces + recoverer.finish())
+        assert (streamed.tool_calls, streamed.content) == ([], text)
+
+
+def test_a_forgotten_closer_after_a_complete_value_is_still_read() -> None:
+    """Only closers are missing, every value is whole: the call is what the model wrote."""
+    text = '[TOOL_CALLS]test[ARGS]{"a": {"b": "x"}'
+    assert parse_tool_calls(text, format="mistral", tools=NESTED).tool_calls == [ParsedCall("test", {"a": {"b": "x"}})]

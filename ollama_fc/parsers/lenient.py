@@ -177,9 +177,10 @@ def repair(text: str) -> str:
     """Make a sloppy literal parseable by Python.
 
     Raw newlines inside strings become escapes, `//` and `/* */` comments go; a dangling comma
-    and unclosed brackets at the end are closed. Text cut inside a string, inside a number or
-    right after a key is not repaired (NotALiteral): the value the model meant is unknown, and a
-    guess ("Par" for "Paris", 1 for 15) must never reach a tool.
+    and unclosed brackets at the end are closed. Text cut inside a string, inside a number, right
+    after a key or right after an opening bracket is not repaired (NotALiteral): the value the
+    model meant is unknown, and a guess ("Par" for "Paris", 1 for 15, `{}` for `{"unit": "C"}`)
+    must never reach a tool.
     """
     out: list[str] = []
     tracker = BracketTracker()
@@ -231,6 +232,8 @@ def repair(text: str) -> str:
         repaired = repaired.rstrip(",").rstrip()
         if repaired.endswith((":", "=")):
             raise NotALiteral("the text ends before a value")
+        if repaired[-1:] in OPENERS:
+            raise NotALiteral("the text ends inside a value it just opened")
         if repaired[-1:].isdigit() or repaired.endswith("."):
             raise NotALiteral("the text ends inside a number")
     return repaired + "".join(reversed(tracker.stack))
