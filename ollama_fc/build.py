@@ -246,7 +246,8 @@ def build(
     else:
         if not from_ or not is_gguf_path(from_):
             raise BuildError(
-                "give a family (`ollama-fc list`) or --from a .gguf file whose own chat template to build with"
+                "give a family (`ollama-fc list`), or --from a model your Ollama has (`ollama list`) or a "
+                ".gguf file, to build with its own chat template"
             )
         base = from_
         path = Path(from_).expanduser()

@@ -159,12 +159,16 @@ def test_a_path_over_255_characters_says_it_is_too_long(tmp_path: Path) -> None:
 
 def test_build_without_a_family_needs_a_gguf_with_a_chat_template(tmp_path: Path) -> None:
     runner = CliRunner()
-    for args in (["build"], ["build", "--from", "llama3.2"]):
-        result = runner.invoke(cli.main, args)
-        assert result.exit_code == 1
-        assert one_line(result.stderr) == (
-            "ollama-fc: give a family (`ollama-fc list`) or --from a .gguf file whose own chat template to build with"
-        )
+    result = runner.invoke(cli.main, ["build"])
+    assert result.exit_code == 1
+    assert one_line(result.stderr) == (
+        "ollama-fc: give a family (`ollama-fc list`), or --from a model your Ollama has (`ollama list`) "
+        "or a .gguf file, to build with its own chat template"
+    )
+    # a name that is not a file is a model of the user's Ollama: with none listening, one line says so
+    result = runner.invoke(cli.main, ["build", "--from", "llama3.2"], env={"OLLAMA_HOST": "127.0.0.1:9"})
+    assert result.exit_code == 1
+    assert one_line(result.stderr).startswith("ollama-fc: cannot reach Ollama at http://127.0.0.1:9 ")
     not_gguf = tmp_path / "model.gguf"
     not_gguf.write_text("hello")
     result = runner.invoke(cli.main, ["build", "--from", str(not_gguf)])

@@ -115,9 +115,11 @@ def test_cli_json_output(tmp_path: Path) -> None:
     source.write_text("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}")
     result = CliRunner().invoke(main, ["convert", str(source), "--json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert {"template", "parameters", "warnings", "capabilities"} <= set(data)
     assert data["parameters"]["stop"] == ["<|end|>"]
+    # the template renders no tools: stderr says so in one line, the JSON on stdout stays whole
+    assert "--tools-format" in result.stderr
 
 
 def test_modelfile_holds_what_its_parser_would_drop_or_end_at() -> None:
