@@ -11,11 +11,11 @@ tests.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .base import Marker, ParsedCall, ToolCallParser, _is_name, call_from_object
-from .lenient import NotALiteral, read_values_prefix
-from .tagged import through_closer
+from .tagged import json_block
 
 OPEN = "<|tools_prefix|>"
 CLOSE = "<|tools_suffix|>"
@@ -28,25 +28,19 @@ class ApertusParser(ToolCallParser):
     tags = (OPEN,)
 
     def read_prefix(self, region: str) -> tuple[list[ParsedCall], int] | None:
-        try:
-            values, end = read_values_prefix(region[len(OPEN) :])
-        except NotALiteral:
-            return None
-        calls: list[ParsedCall] = []
-        for value in values:
-            for item in value if isinstance(value, list) else [value]:
-                call = _call(item)
-                if call is None:
-                    return None
-                calls.append(call)
-        if not calls:
-            return None
-        through = through_closer(region, end + len(OPEN), CLOSE)
-        return None if through is None else (calls, through)
+        return json_block(region, OPEN, CLOSE, _calls)
 
-    def read_region(self, region: str) -> list[ParsedCall] | None:
-        found = self.read_prefix(region)
-        return found[0] if found and not region[found[1] :].strip() else None
+
+def _calls(values: Iterable[Any]) -> list[ParsedCall] | None:
+    """Every value a call (a list holds several), or None."""
+    calls: list[ParsedCall] = []
+    for value in values:
+        for item in value if isinstance(value, list) else [value]:
+            call = _call(item)
+            if call is None:
+                return None
+            calls.append(call)
+    return calls
 
 
 def _call(item: Any) -> ParsedCall | None:

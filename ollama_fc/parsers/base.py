@@ -100,8 +100,13 @@ class ToolCallParser:
     models: ClassVar[str] = ""  # the models known to write this format (docs/FORMATS.md lists them)
 
     def read_region(self, region: str) -> list[ParsedCall] | None:
-        """The calls written in `region` (which starts with one of the markers), or None."""
-        raise NotImplementedError
+        """The calls written in `region` (which starts with one of the markers), or None.
+
+        By default the calls `read_prefix` reads, when only whitespace follows them: a format
+        defines one of the two.
+        """
+        found = self.read_prefix(region)
+        return found[0] if found and not region[found[1] :].strip() else None
 
     def read_prefix(self, region: str) -> tuple[list[ParsedCall], int] | None:
         """The calls at the start of `region` and where their text ends, or None.

@@ -11,9 +11,8 @@ parser tests.
 
 from __future__ import annotations
 
-from .base import Marker, ParsedCall, ToolCallParser, calls_from_values
-from .lenient import NotALiteral, read_values_prefix
-from .tagged import through_closer
+from .base import Marker, ParsedCall, ToolCallParser
+from .tagged import json_block
 
 OPEN = "<|START_ACTION|>"
 CLOSE = "<|END_ACTION|>"
@@ -26,17 +25,4 @@ class CommandRParser(ToolCallParser):
     tags = (OPEN,)
 
     def read_prefix(self, region: str) -> tuple[list[ParsedCall], int] | None:
-        try:
-            values, end = read_values_prefix(region[len(OPEN) :])
-        except NotALiteral:
-            return None
-        calls = calls_from_values(values)
-        if not calls:
-            return None
-        end += len(OPEN)
-        through = through_closer(region, end, CLOSE)
-        return None if through is None else (calls, through)
-
-    def read_region(self, region: str) -> list[ParsedCall] | None:
-        found = self.read_prefix(region)
-        return found[0] if found and not region[found[1] :].strip() else None
+        return json_block(region, OPEN, CLOSE)

@@ -65,10 +65,6 @@ class DeepSeekV3Parser(ToolCallParser):
         assert tail is not None  # every part of it is optional
         return calls, tail.end()
 
-    def read_region(self, region: str) -> list[ParsedCall] | None:
-        found = self.read_prefix(region)
-        return found[0] if found and not region[found[1] :].strip() else None
-
 
 class DeepSeekV31Parser(DeepSeekV3Parser):
     """DeepSeek V3.1: the same tokens, the V3 layout read too."""

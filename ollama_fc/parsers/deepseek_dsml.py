@@ -49,7 +49,3 @@ class DeepSeekDsmlParser(ToolCallParser):
             if region.startswith(opener) or region.startswith(syntax.invoke):
                 return read_invoke_block(region, opener, closer, syntax)
         return None
-
-    def read_region(self, region: str) -> list[ParsedCall] | None:
-        found = self.read_prefix(region)
-        return found[0] if found and not region[found[1] :].strip() else None

@@ -50,7 +50,3 @@ class FunctionaryParser(ToolCallParser):
             return None
         arguments, end = found
         return [ParsedCall(head.group(1), arguments)], end
-
-    def read_region(self, region: str) -> list[ParsedCall] | None:
-        found = self.read_prefix(region)
-        return found[0] if found and not region[found[1] :].strip() else None

@@ -61,10 +61,6 @@ class HarmonyParser(ToolCallParser):
                 return _read_body(recipient.group(1), region, message + len(MESSAGE))
         return _read_bare(region) if region.startswith("to=") else None
 
-    def read_region(self, region: str) -> list[ParsedCall] | None:
-        found = self.read_prefix(region)
-        return found[0] if found and not region[found[1] :].strip() else None
-
 
 def _read_bare(region: str) -> tuple[list[ParsedCall], int] | None:
     """`to=functions.NAME json{...}`, the special tokens not printed."""

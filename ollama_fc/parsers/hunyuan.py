@@ -72,7 +72,3 @@ class HunyuanParser(ToolCallParser):
         if rest.lstrip().startswith(block_close):
             index += len(rest) - len(rest.lstrip()) + len(block_close)
         return calls, index
-
-    def read_region(self, region: str) -> list[ParsedCall] | None:
-        found = self.read_prefix(region)
-        return found[0] if found and not region[found[1] :].strip() else None

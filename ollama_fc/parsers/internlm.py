@@ -41,7 +41,3 @@ class InternLMParser(ToolCallParser):
         end += head.end()
         through = through_closer(region, end, CLOSE)
         return None if through is None else (calls, through)
-
-    def read_region(self, region: str) -> list[ParsedCall] | None:
-        found = self.read_prefix(region)
-        return found[0] if found and not region[found[1] :].strip() else None

@@ -55,7 +55,3 @@ class KimiK2Parser(ToolCallParser):
         if not calls:
             return None
         return calls, SECTION_TAIL.match(region, index).end()  # type: ignore[union-attr]
-
-    def read_region(self, region: str) -> list[ParsedCall] | None:
-        found = self.read_prefix(region)
-        return found[0] if found and not region[found[1] :].strip() else None

@@ -27,7 +27,3 @@ class MiniCPMParser(ToolCallParser):
 
     def read_prefix(self, region: str) -> tuple[list[ParsedCall], int] | None:
         return read_invokes(region, 0, SYNTAX)
-
-    def read_region(self, region: str) -> list[ParsedCall] | None:
-        found = self.read_prefix(region)
-        return found[0] if found and not region[found[1] :].strip() else None

@@ -30,7 +30,3 @@ class MiniMaxM2Parser(ToolCallParser):
 
     def read_prefix(self, region: str) -> tuple[list[ParsedCall], int] | None:
         return read_invoke_block(region, OPEN, CLOSE, SYNTAX)
-
-    def read_region(self, region: str) -> list[ParsedCall] | None:
-        found = self.read_prefix(region)
-        return found[0] if found and not region[found[1] :].strip() else None

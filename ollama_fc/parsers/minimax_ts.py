@@ -53,10 +53,6 @@ class MiniMaxTypeScriptParser(ToolCallParser):
             end += len(rest) - len(rest.lstrip()) + len(CALL_CLOSE)
         return calls, end
 
-    def read_region(self, region: str) -> list[ParsedCall] | None:
-        found = self.read_prefix(region)
-        return found[0] if found and not region[found[1] :].strip() else None
-
 
 def read_call_lines(body: str, *, require_namespace: bool) -> list[ParsedCall] | None:
     """Read `functions.NAME({...})` calls separated by newlines or `;`; None if anything else."""

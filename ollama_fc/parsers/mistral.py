@@ -43,10 +43,6 @@ class MistralParser(ToolCallParser):
             return (calls, end) if calls else None
         return _read_named_calls(region, start)
 
-    def read_region(self, region: str) -> list[ParsedCall] | None:
-        found = self.read_prefix(region)
-        return found[0] if found and not region[found[1] :].strip() else None
-
 
 def _read_named_calls(region: str, index: int) -> tuple[list[ParsedCall], int] | None:
     """`name[ARGS]{...}` calls, one after another, from `index`; stops at anything else."""

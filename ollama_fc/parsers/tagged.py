@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .base import ParsedCall, _is_name
-from .lenient import NotALiteral, read_value, scan_balanced
+from .base import ParsedCall, _is_name, calls_from_values
+from .lenient import NotALiteral, read_value, read_values_prefix, scan_balanced
 from .raw_values import RawText
 
 
@@ -198,6 +199,25 @@ def read_function_tags(text: str, index: int) -> tuple[list[ParsedCall], int] | 
         calls.append(ParsedCall(head.group(1), arguments))
         index = end = close + len(FUNCTION_CLOSE)
     return (calls, end) if calls else None
+
+
+def json_block(
+    region: str,
+    opener: str,
+    closer: str,
+    to_calls: Callable[[Iterable[Any]], list[ParsedCall] | None] = calls_from_values,
+) -> tuple[list[ParsedCall], int] | None:
+    """The calls of a block written as JSON values (an object or a list of them) between
+    `opener`, where `region` starts, and `closer`, and where the block ends (`through_closer`)."""
+    try:
+        values, end = read_values_prefix(region[len(opener) :])
+    except NotALiteral:
+        return None
+    calls = to_calls(values)
+    if not calls:
+        return None
+    through = through_closer(region, end + len(opener), closer)
+    return None if through is None else (calls, through)
 
 
 def through_closer(region: str, end: int, closer: str) -> int | None:
