@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from real_model_scoring import Call, ExpectedCall, matches
+from real_model_scoring import Call, ExpectedCall, matches, pair_off
 
 from ollama_fc.toolchoice import call_shaped
 
@@ -78,7 +78,7 @@ class Task:
         for call in calls:
             if call_key(call) not in {call_key(seen) for seen in distinct}:
                 distinct.append(call)
-        return _pair_off([step.call for step in self.steps], distinct)
+        return pair_off([step.call for step in self.steps], distinct)
 
 
 @dataclass(frozen=True)
@@ -110,18 +110,6 @@ def load_tasks(path: Path = TASKS) -> TaskSet:
 
 def call_key(call: Call) -> str:
     return json.dumps([call.name, call.arguments], sort_keys=True, ensure_ascii=False, default=str)
-
-
-def _pair_off(expected: Sequence[ExpectedCall], calls: Sequence[Call]) -> bool:
-    if len(expected) != len(calls):
-        return False
-    if not calls:
-        return True
-    first, rest = calls[0], calls[1:]
-    return any(
-        matches(candidate, first) and _pair_off([*expected[:i], *expected[i + 1 :]], rest)
-        for i, candidate in enumerate(expected)
-    )
 
 
 def task_functions(task_set: TaskSet, task: Task) -> list[Callable[..., str]]:

@@ -200,7 +200,7 @@ def matches(expected: ExpectedCall, call: Call) -> bool:
     return False
 
 
-def _pair_off(expected: Sequence[ExpectedCall], calls: Sequence[Call]) -> bool:
+def pair_off(expected: Sequence[ExpectedCall], calls: Sequence[Call]) -> bool:
     """Whether each call matches a different expected call and none is left (backtracking)."""
     if len(expected) != len(calls):
         return False
@@ -208,7 +208,7 @@ def _pair_off(expected: Sequence[ExpectedCall], calls: Sequence[Call]) -> bool:
         return True
     first, rest = calls[0], calls[1:]
     return any(
-        matches(candidate, first) and _pair_off([*expected[:i], *expected[i + 1 :]], rest)
+        matches(candidate, first) and pair_off([*expected[:i], *expected[i + 1 :]], rest)
         for i, candidate in enumerate(expected)
     )
 
@@ -232,7 +232,7 @@ def score(prompt: Prompt, reply: Reply) -> Score:
     called = bool(names) and all(name in prompt.tools for name in names)
     no_call = not names
     lost = no_call and not reply.content.strip()
-    exact = bool(prompt.expected) and _pair_off(prompt.expected, reply.calls)
+    exact = bool(prompt.expected) and pair_off(prompt.expected, reply.calls)
     return Score(False, called, exact, no_call, lost, "" if exact else _problem(prompt, reply, lost))
 
 
@@ -436,7 +436,7 @@ def score_mode(mode: str, prompt: Prompt, reply: Reply, tools: Mapping[str, Mapp
     else:
         kept = not strangers if mode == "auto" else len(calls) == 1 and schema_valid
         if prompt.expected:
-            correct = _pair_off(prompt.expected, calls)
+            correct = pair_off(prompt.expected, calls)
         else:
             correct = answered_in_text if mode == "auto" else kept
     broken = "" if kept else _broken(mode, calls, strangers, problems + malformed, reply)
