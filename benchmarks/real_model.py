@@ -104,11 +104,16 @@ ARMS = {
     "build": "`ollama-fc build qwen2.5`, ollama_fc.Client",
     "serve": "`ollama-fc serve` (build's model), openai SDK",
     "any": "`ollama-fc build --from` (no family), ollama_fc.Client",
+    "library": "library-style `ollama create` (Ollama's own qwen2.5-coder TEMPLATE), ollama.Client",
 }
 DEFAULT_ARMS = ("plain", "convert", "build", "serve")
-NATIVE_ARMS = ("plain", "convert", "build", "any")
+NATIVE_ARMS = ("plain", "library", "convert", "build", "any")
+#: the arms asked as plain Ollama: ollama-python, Ollama's own parser
+PLAIN_ARMS = ("plain", "library")
 FAMILY = "qwen2.5"
 MODEL_PREFIX = "ollama-fc-real-model-"
+#: Ollama's hand-written TEMPLATE of its qwen2.5-coder library model, as `ollama pull` leaves it
+LIBRARY_TEMPLATE = ("corpus", "ollama-templates", "hfjs-automap", "qwen2.5-coder_1.5b.ollama.gotmpl")
 APIS = {
     "client": "ollama_fc.Client (Ollama's native API)",
     "chat-completions": "`ollama-fc serve`, openai SDK chat.completions",
@@ -149,6 +154,16 @@ def create_models(
         modelfile.write_text(f"FROM {gguf}\n", encoding="utf-8")
         run([str(ollama_cli), "create", MODEL_PREFIX + "plain", "-f", str(modelfile)], host, say)
         models["plain"] = MODEL_PREFIX + "plain"
+    if "library" in arms:
+        template = Path(__file__).resolve().parents[1].parent.joinpath("shared", *LIBRARY_TEMPLATE)
+        if not template.is_file():
+            raise SystemExit(
+                f"{Path('shared', *LIBRARY_TEMPLATE)} not found next to the repository (the library arm's TEMPLATE)"
+            )
+        modelfile = folder / "Modelfile.library"
+        modelfile.write_text(f'FROM {gguf}\nTEMPLATE """{template.read_text(encoding="utf-8")}"""\n', encoding="utf-8")
+        run([str(ollama_cli), "create", MODEL_PREFIX + "library", "-f", str(modelfile)], host, say)
+        models["library"] = MODEL_PREFIX + "library"
     if "convert" in arms:
         modelfile = folder / "Modelfile.convert"
         run([*ofc, "convert", str(gguf), "--from", str(gguf), "-o", str(modelfile)], host, say)
@@ -208,7 +223,7 @@ def run_tier(
                 if arm == "serve":
                     reply = ask_openai(client, models[arm], prompt, prompt_set)
                 else:
-                    reply = ask_native(plain if arm == "plain" else ours, models[arm], prompt, prompt_set)
+                    reply = ask_native(plain if arm in PLAIN_ARMS else ours, models[arm], prompt, prompt_set)
                 result = Result(label, arm, prompt, reply, score(prompt, reply))
                 results.append(result)
                 verdict = "exact" if result.score.exact else result.score.problem or "text, no call"
