@@ -11,19 +11,15 @@ Run: python benchmarks/argument_validation.py
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Literal
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fastjsonschema
 import jsonschema
 import pydantic
-from table import Row, print_table
 
+from benchmarks.table import Row, print_table
 from ollama_fc.functions import function_to_tool
 
 

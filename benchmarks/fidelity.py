@@ -27,16 +27,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from ollama_fc import oracle
+from ollama_fc.convert.sources import TemplateSource, load_source
+from ollama_fc.errors import OllamaFcError
+from ollama_fc.hf.reference import ReferenceRenderError
+from ollama_fc.hf.shapes import Shape, probe
+from ollama_fc.verify.battery import CASES, render_case
+from ollama_fc.verify.runner import CaseResult, compare, open_oracles, with_stand_in_tokens
 
-from ollama_fc import oracle  # noqa: E402
-from ollama_fc.convert.sources import TemplateSource, load_source  # noqa: E402
-from ollama_fc.errors import OllamaFcError  # noqa: E402
-from ollama_fc.hf.reference import ReferenceRenderError  # noqa: E402
-from ollama_fc.hf.shapes import Shape, probe  # noqa: E402
-from ollama_fc.verify.battery import CASES, render_case  # noqa: E402
-from ollama_fc.verify.runner import CaseResult, compare, open_oracles, with_stand_in_tokens  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus" / "templates"

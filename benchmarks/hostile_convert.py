@@ -15,10 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from benchmarks.table import Row, print_table
 
-from table import Row, print_table  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 ANCHOR = HERE.parent.parent / "shared" / "corpus" / "templates" / "gemma-4-31b-it.jinja"
 

@@ -18,22 +18,20 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks.builtin_formats import builtin_section
+from benchmarks.fidelity import CORPUS, SEEDS, tool_capability_from_sources
+from ollama_fc.convert.sources import TemplateSource, load_source
+from ollama_fc.families import family_names, load_family
+from ollama_fc.hf.reference import ReferenceRenderError, render
+from ollama_fc.learn.probes import Call, Probe, tool_definitions
+from ollama_fc.learn.survey import Evaluation, evaluate
+from ollama_fc.parsers.learned import LearnedParser
+from ollama_fc.parsers.learned_format import LearnedFormat
+from ollama_fc.parsers.registry import parsers_for
+from ollama_fc.parsers.streaming import recover_text
+from ollama_fc.verify.runner import with_stand_in_tokens
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from builtin_formats import builtin_section  # noqa: E402
-from fidelity import CORPUS, SEEDS, tool_capability_from_sources  # noqa: E402
-
-from ollama_fc.convert.sources import TemplateSource, load_source  # noqa: E402
-from ollama_fc.families import family_names, load_family  # noqa: E402
-from ollama_fc.hf.reference import ReferenceRenderError, render  # noqa: E402
-from ollama_fc.learn.probes import Call, Probe, tool_definitions  # noqa: E402
-from ollama_fc.learn.survey import Evaluation, evaluate  # noqa: E402
-from ollama_fc.parsers.learned import LearnedParser  # noqa: E402
-from ollama_fc.parsers.learned_format import LearnedFormat  # noqa: E402
-from ollama_fc.parsers.registry import parsers_for  # noqa: E402
-from ollama_fc.parsers.streaming import recover_text  # noqa: E402
-from ollama_fc.verify.runner import with_stand_in_tokens  # noqa: E402
 
 OUTPUT = HERE.parent / "docs" / "FORMATS.md"
 

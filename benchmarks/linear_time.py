@@ -21,15 +21,11 @@ Run: python benchmarks/linear_time.py
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from table import Row, print_table
-
+from benchmarks.table import Row, print_table
 from ollama_fc.parsers import PARSERS, StreamingRecoverer, parse_tool_calls, parsers_for
 from ollama_fc.parsers.base import ToolsArg
 

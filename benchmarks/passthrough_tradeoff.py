@@ -23,13 +23,9 @@ from pathlib import Path
 
 import ollama
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
-
-from test_families_passthrough import CASE_IDS, SHAPES, build_tricky, chat, outcome, tricky  # noqa: E402
-
-from ollama_fc import Client  # noqa: E402
-from ollama_fc.testbed.server import PinnedServer  # noqa: E402
+from ollama_fc import Client
+from ollama_fc.testbed.server import PinnedServer
+from tests.test_families_passthrough import CASE_IDS, SHAPES, build_tricky, chat, outcome, tricky
 
 COLUMNS = (
     ("ollama.Client", "ollama parses", False),

@@ -63,11 +63,8 @@ import anthropic
 import ollama
 import openai
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from real_model_apis import OPTIONS, TIMEOUT, ask_messages, ask_native, ask_openai, ask_responses  # noqa: E402
-from real_model_scoring import (  # noqa: E402
+from benchmarks.real_model_apis import OPTIONS, TIMEOUT, ask_messages, ask_native, ask_openai, ask_responses
+from benchmarks.real_model_scoring import (
     MODES,
     PROMISES,
     Call,
@@ -85,17 +82,18 @@ from real_model_scoring import (  # noqa: E402
     score_mode,
     spread,
 )
-from table import write_section  # noqa: E402
+from benchmarks.table import write_section
+from ollama_fc import Client, DroppedOutputWarning
+from ollama_fc.build import create_model
+from ollama_fc.markers import PASSTHROUGH_PARSER
+from ollama_fc.recovery import parser_from_show
+from ollama_fc.serve import ProxyThread
+from ollama_fc.testbed.provision import provision
+from ollama_fc.testbed.realmodel import real_model_gguf
+from ollama_fc.testbed.server import OllamaServer, server_version
+from ollama_fc.testbed.tiers import TIERS
 
-from ollama_fc import Client, DroppedOutputWarning  # noqa: E402
-from ollama_fc.build import create_model  # noqa: E402
-from ollama_fc.markers import PASSTHROUGH_PARSER  # noqa: E402
-from ollama_fc.recovery import parser_from_show  # noqa: E402
-from ollama_fc.serve import ProxyThread  # noqa: E402
-from ollama_fc.testbed.provision import provision  # noqa: E402
-from ollama_fc.testbed.realmodel import real_model_gguf  # noqa: E402
-from ollama_fc.testbed.server import OllamaServer, server_version  # noqa: E402
-from ollama_fc.testbed.tiers import TIERS  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 PROMPTS = HERE / "data" / "real_model_prompts.json"
 ARMS = {

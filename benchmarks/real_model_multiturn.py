@@ -53,10 +53,7 @@ import httpx
 import ollama
 import openai
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from multi_turn_tasks import (  # noqa: E402
+from benchmarks.multi_turn_tasks import (
     KINDS,
     NoneReply,
     Run,
@@ -68,17 +65,16 @@ from multi_turn_tasks import (  # noqa: E402
     runs_table,
     task_functions,
 )
-from real_model import create_models, tier_server, warm_up, with_threads  # noqa: E402
-from real_model_apis import MAX_TOKENS, OPTIONS, SEED, TIMEOUT  # noqa: E402
-from real_model_scoring import Call  # noqa: E402
-from table import write_section  # noqa: E402
-
-from ollama_fc import Client, DroppedOutputWarning, run_tools  # noqa: E402
-from ollama_fc.loop import MAX_ROUNDS  # noqa: E402
-from ollama_fc.serve import ProxyThread  # noqa: E402
-from ollama_fc.testbed.realmodel import real_model_gguf  # noqa: E402
-from ollama_fc.testbed.tiers import TIERS  # noqa: E402
-from ollama_fc.toolchoice import NONE_NOTE, call_shaped  # noqa: E402
+from benchmarks.real_model import create_models, tier_server, warm_up, with_threads
+from benchmarks.real_model_apis import MAX_TOKENS, OPTIONS, SEED, TIMEOUT
+from benchmarks.real_model_scoring import Call
+from benchmarks.table import write_section
+from ollama_fc import Client, DroppedOutputWarning, run_tools
+from ollama_fc.loop import MAX_ROUNDS
+from ollama_fc.serve import ProxyThread
+from ollama_fc.testbed.realmodel import real_model_gguf
+from ollama_fc.testbed.tiers import TIERS
+from ollama_fc.toolchoice import NONE_NOTE, call_shaped
 
 ARMS = {
     "plain": "plain `ollama create`, ollama-python, a loop running every call",

@@ -46,16 +46,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks.render_floor import floor_template
+from ollama_fc import oracle
+from ollama_fc.convert import convert, load_source
+from ollama_fc.oracle import TemplateRejected, Timer, Timing
+from ollama_fc.verify.runner import with_stand_in_tokens
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from render_floor import floor_template  # noqa: E402
-
-from ollama_fc import oracle  # noqa: E402
-from ollama_fc.convert import convert, load_source  # noqa: E402
-from ollama_fc.oracle import TemplateRejected, Timer, Timing  # noqa: E402
-from ollama_fc.verify.runner import with_stand_in_tokens  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus" / "templates"

@@ -14,20 +14,18 @@ hand, with the machine's load noted.
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import argument_validation
-import client_overhead
-import corpus_convert
-import fidelity
-import hostile_convert
-import linear_time
-import proxy_overhead
-import streaming_parse
-from table import print_table
+from benchmarks import (
+    argument_validation,
+    client_overhead,
+    corpus_convert,
+    fidelity,
+    hostile_convert,
+    linear_time,
+    proxy_overhead,
+    streaming_parse,
+)
+from benchmarks.table import print_table
 
 
 def main() -> None:

@@ -8,14 +8,9 @@ Run: python benchmarks/streaming_parse.py
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from table import Row, print_table
-
+from benchmarks.table import Row, print_table
 from ollama_fc.parsers import StreamingRecoverer, parsers_for
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather"}}]
