@@ -5,7 +5,7 @@ Each library checks the same valid and invalid argument dicts against the same t
 function with a nested model). Validators are built once per schema, as `ollama_fc.arguments`
 caches them; the build cost is reported separately. The faster one on the per-call path is the
 one `ollama_fc.arguments` uses.
-Run: python benchmarks/argument_validation.py
+Run: python -m benchmarks.argument_validation
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """What one call of each template builtin costs in Ollama's template package, and what an exact
 `|trim` of a message costs: the unit every lowering in docs/RENDER_COST.md is counted in.
 
-    python benchmarks/call_cost.py              # both Ollama versions
-    python benchmarks/call_cost.py --rounds 3   # fewer alternating rounds
+    python -m benchmarks.call_cost              # both Ollama versions
+    python -m benchmarks.call_cost --rounds 3   # fewer alternating rounds
 
 Each builtin is timed in a loop over the messages of render_cost.py's long conversation (102
 messages), ten calls per message, against the same loop with ten reads of a field instead of the

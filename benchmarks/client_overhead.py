@@ -10,7 +10,7 @@ Reported per case: the median of the paired latency ratios (target: at most 1.05
 in this process: the most the ratio could truly show above 1.
 Cases: a call Ollama parses itself (passed through) and a pythonic call Ollama leaves as text
 (recovered), each whole and streamed.
-Run: python benchmarks/client_overhead.py [--seconds S] [--host URL]
+Run: python -m benchmarks.client_overhead [--seconds S] [--host URL]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ is timed in CPU seconds, the time on one core; the anchor is one node process ov
 timed on the wall clock (its startup, ~0.05 s, included).
 The anchor mostly matches templates against a table and so does far less work: the ratio says
 what our checked translation costs, not that either is slow.
-Run: python benchmarks/corpus_convert.py [--repeats N]
+Run: python -m benchmarks.corpus_convert [--repeats N]
 """
 
 from __future__ import annotations

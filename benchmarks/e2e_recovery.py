@@ -1,6 +1,6 @@
 """End-to-end recovery: every model output of our corpus, replayed through the real Ollama server.
 
-    python benchmarks/e2e_recovery.py [--formats hermes,json] [--limit N] [--passthrough]
+    python -m benchmarks.e2e_recovery [--formats hermes,json] [--limit N] [--passthrough]
                                       [--host URL] [--details FILE] [--write-docs]
 
 Each record of tests/data/model_outputs/ becomes a scripted model (a tiny GGUF that prints the

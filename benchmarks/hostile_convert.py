@@ -4,7 +4,7 @@ Each conversion runs in a fresh process (so its peak memory is its own), with th
 limits: the wall time until it fails with its one-line error, and the process's peak resident
 memory. The anchor is the conversion of the largest corpus template (Gemma 4, about 0.95 MB of
 Go template), which succeeds.
-Run: python benchmarks/hostile_convert.py
+Run: python -m benchmarks.hostile_convert
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ within 10 times. Each shape is also set against 40,000 characters of prose with 
 end, which costs the scanner's skip over prose only (reported, no target). The densest shapes are
 every marker of every format one after another, bare and each followed by a call cut inside a
 string.
-Run: python benchmarks/linear_time.py
+Run: python -m benchmarks.linear_time
 """
 
 from __future__ import annotations

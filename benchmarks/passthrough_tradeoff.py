@@ -7,7 +7,7 @@ the pinned Ollama, and each output is read by plain `ollama.Client` and by `olla
 calls, but the whole text as content: nothing lost) or `lost` (text dropped, cut or repeated, or
 a call that should not be there). Prints a table per shape and the totals; docs/USAGE.md quotes it.
 
-Run: python benchmarks/passthrough_tradeoff.py [--host URL]
+Run: python -m benchmarks.passthrough_tradeoff [--host URL]
 """
 
 from __future__ import annotations

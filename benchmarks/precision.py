@@ -3,7 +3,7 @@ repairers score: unsafe fabrications (a call on text that does not commit to one
 precision and recall over calls, then streamed against whole; in the corpus, and leaving each
 public source out.
 
-    python benchmarks/precision.py [--details] [--sources] [--write-docs]
+    python -m benchmarks.precision [--details] [--sources] [--write-docs]
 
 In the corpus: every record of tests/data/model_outputs/ is parsed with its format and its
 offered tools (`parse_tool_calls`, the engine the client and the proxy share) and, in random
@@ -207,7 +207,7 @@ def source_table(samples: Sequence[Sample]) -> str:
 
 def real_model_prose(paths: Sequence[Path]) -> str:
     """Markdown: both readings of prose after a call on the replies a real-model run saved
-    (`benchmarks/real_model.py --details FILE`), per tier and arm. A reply of an ollama-fc arm
+    (`python -m benchmarks.real_model --details FILE`), per tier and arm. A reply of an ollama-fc arm
     with no call kept the whole text as content; the second reading reads that content again."""
     from benchmarks.real_model import PROMPTS, from_details
     from benchmarks.real_model_scoring import Call, Reply, load_prompt_set

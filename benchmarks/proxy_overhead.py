@@ -24,7 +24,7 @@ Rows:
   sampled ten times (every 1,000 of the default 10,000). Flat: the mean of the last three
   samples is within 2 MB of the mean of the three after the first (warm-up).
 
-Run: python benchmarks/proxy_overhead.py [--seconds S] [--requests N] [--host URL] [--no-real] [--soak-only]
+Run: python -m benchmarks.proxy_overhead [--seconds S] [--requests N] [--host URL] [--no-real] [--soak-only]
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """A real tool-calling model with and without ollama-fc: the project's prompt set on both Ollama tiers.
 
-    python benchmarks/real_model.py [--tiers pinned,current] [--arms plain,convert,build,serve,any]
+    python -m benchmarks.real_model [--tiers pinned,current] [--arms plain,convert,build,serve,any]
                                     [--limit N] [--gguf PATH] [--host URL] [--details FILE]
                                     [--write-docs]
-    python benchmarks/real_model.py --modes [auto,required,named,none,parallel_off]
+    python -m benchmarks.real_model --modes [auto,required,named,none,parallel_off]
                                     [--apis client,chat-completions,responses,messages] [...]
-    python benchmarks/real_model.py --from-details pinned.json current.json [--write-docs]
+    python -m benchmarks.real_model --from-details pinned.json current.json [--write-docs]
 
 The model is Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF, its own Hermes tools template), provisioned
 once by `ollama_fc.testbed.realmodel` unless --gguf names a copy. Each tier's server is started

@@ -1,9 +1,9 @@
 """Multi-turn tool use on the real model: does the conversation finish, from the call to the answer?
 
-    python benchmarks/real_model_multiturn.py [--tiers current,pinned] [--arms plain,client,proxy]
+    python -m benchmarks.real_model_multiturn [--tiers current,pinned] [--arms plain,client,proxy]
                                               [--none client,api-chat,chat-completions,responses,messages]
                                               [--limit N] [--details FILE] [--write-docs]
-    python benchmarks/real_model_multiturn.py --from-details current.json pinned.json [--write-docs]
+    python -m benchmarks.real_model_multiturn --from-details current.json pinned.json [--write-docs]
 
 The model is Qwen2.5-Coder-0.5B-Instruct, created as benchmarks/real_model.py creates it. Each
 task of benchmarks/data/multi_turn_tasks.json (a question, the tools, scripted results) is run

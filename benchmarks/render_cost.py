@@ -1,8 +1,8 @@
 """Render cost: converted templates against Ollama's hand-written ones, timed inside Go.
 
-    python benchmarks/render_cost.py            # both Ollama versions, every pair and corpus template
-    python benchmarks/render_cost.py --quick    # a few pairs and corpus templates, fewer runs
-    python benchmarks/render_cost.py --json out.json   # also every measurement, per template
+    python -m benchmarks.render_cost            # both Ollama versions, every pair and corpus template
+    python -m benchmarks.render_cost --quick    # a few pairs and corpus templates, fewer runs
+    python -m benchmarks.render_cost --json out.json   # also every measurement, per template
 
 For each of the 97 `../shared/corpus/ollama-templates/hfjs-automap/` pairs, the model's Jinja is
 converted by `ollama_fc.convert` and both the conversion and Ollama's hand-written template for

@@ -1,7 +1,7 @@
 """Every speed benchmark in one run, printed as one table of ratios side by side.
 
-    python benchmarks/run_all.py               # ~5 minutes: starts the pinned Ollama
-    python benchmarks/run_all.py --fidelity    # also re-measure docs/FIDELITY.md (much longer)
+    python -m benchmarks.run_all               # ~5 minutes: starts the pinned Ollama
+    python -m benchmarks.run_all --fidelity    # also re-measure docs/FIDELITY.md (much longer)
 
 Rows: streaming recovery 200k vs 20k characters, recovery on the worst inputs at 80k vs 40k
 characters, argument checking with jsonschema against fastjsonschema, the client against plain

@@ -1,6 +1,6 @@
 """How many tool-less chat templates take a tools section (`--tools-format`), and how exactly.
 
-    python benchmarks/tools_section.py [--formats hermes,mistral]
+    python -m benchmarks.tools_section [--formats hermes,mistral]
 
 Over the reference corpus (`../shared/corpus/templates`, next to this repository): the templates
 that have no tools (`tool_capable` is false), and for each format those to which a section is
