@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from real_model_scoring import Call, ExpectedCall, matches, pair_off
-
+from benchmarks.real_model_scoring import Call, ExpectedCall, matches, pair_off
 from ollama_fc.toolchoice import call_shaped
 
 TASKS = Path(__file__).resolve().parent / "data" / "multi_turn_tasks.json"

@@ -1,9 +1,9 @@
 """Multi-turn tool use on the real model: does the conversation finish, from the call to the answer?
 
-    python benchmarks/real_model_multiturn.py [--tiers current,pinned] [--arms plain,client,proxy]
+    python -m benchmarks.real_model_multiturn [--tiers current,pinned] [--arms plain,client,proxy]
                                               [--none client,api-chat,chat-completions,responses,messages]
                                               [--limit N] [--details FILE] [--write-docs]
-    python benchmarks/real_model_multiturn.py --from-details current.json pinned.json [--write-docs]
+    python -m benchmarks.real_model_multiturn --from-details current.json pinned.json [--write-docs]
 
 The model is Qwen2.5-Coder-0.5B-Instruct, created as benchmarks/real_model.py creates it. Each
 task of benchmarks/data/multi_turn_tasks.json (a question, the tools, scripted results) is run
@@ -55,10 +55,7 @@ import httpx
 import ollama
 import openai
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from multi_turn_tasks import (  # noqa: E402
+from benchmarks.multi_turn_tasks import (
     KINDS,
     NoneReply,
     Run,
@@ -71,17 +68,16 @@ from multi_turn_tasks import (  # noqa: E402
     runs_table,
     task_functions,
 )
-from real_model import PLAIN_ARMS, create_models, tier_server, warm_up, with_threads  # noqa: E402
-from real_model_apis import MAX_TOKENS, OPTIONS, SEED, TIMEOUT  # noqa: E402
-from real_model_scoring import Call  # noqa: E402
-from table import write_section  # noqa: E402
-
-from ollama_fc import Client, DroppedOutputWarning, run_tools  # noqa: E402
-from ollama_fc.loop import MAX_ROUNDS  # noqa: E402
-from ollama_fc.serve import ProxyThread  # noqa: E402
-from ollama_fc.testbed.realmodel import real_model_gguf  # noqa: E402
-from ollama_fc.testbed.tiers import TIERS  # noqa: E402
-from ollama_fc.toolchoice import NONE_NOTE, call_shaped  # noqa: E402
+from benchmarks.real_model import PLAIN_ARMS, create_models, tier_server, warm_up, with_threads
+from benchmarks.real_model_apis import MAX_TOKENS, OPTIONS, SEED, TIMEOUT
+from benchmarks.real_model_scoring import Call
+from benchmarks.table import write_section
+from ollama_fc import Client, DroppedOutputWarning, run_tools
+from ollama_fc.loop import MAX_ROUNDS
+from ollama_fc.serve import ProxyThread
+from ollama_fc.testbed.realmodel import real_model_gguf
+from ollama_fc.testbed.tiers import TIERS
+from ollama_fc.toolchoice import NONE_NOTE, call_shaped
 
 ARMS = {
     "plain": "plain `ollama create`, ollama-python, a loop running every call",
