@@ -114,6 +114,8 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "every marker, each with a cut call": repeat(
         " ".join(marker + '{"name": "get_weather", "arguments": {"city": "Pa' for marker in EVERY_MARKER) + " "
     ),
+    '\'{"city": "Pa\' * n (openings never closed)': repeat('{"city": "Pa'),
+    "the same, then an offered tool's name": lambda length: repeat('{"city": "Pa')(length) + " get_weather",
     "prose with one call at its end": ordinary_reply,
 }
 

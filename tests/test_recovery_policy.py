@@ -135,3 +135,33 @@ def test_the_proxy_engine_fails_open(monkeypatch: pytest.MonkeyPatch) -> None:
     assert recovery.whole(response) is None
     assert [recovery.chunk(chunk) for chunk in chunks(INVALID, 2)] == [None] * 14
     assert recovery.cut_short() is None
+
+
+CUT_CALL = '{"name": "get_weather", "arguments": {"city": "Paris"'
+
+
+def stream_text(text: str, seed: int) -> tuple[str, list[tuple[str, dict[str, object]]]]:
+    got, error = streamed(text, seed)
+    assert error is None
+    content = "".join(chunk.message.content or "" for chunk in got)
+    return content, [call for chunk in got for call in calls_of(chunk.message)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_cut_call_after_openings_that_never_close_is_read_streamed_and_whole(seed: int) -> None:
+    text = '{"city": "Pa' * 10 + CUT_CALL
+    message = whole(text).message
+    assert calls_of(message) == [("get_weather", {"city": "Paris"})]
+    assert message.content == '{"city": "Pa' * 10
+    assert stream_text(text, seed) == (message.content, calls_of(message))
+
+
+@pytest.mark.parametrize("tail", ["", " get_weather", CUT_CALL])
+def test_thousands_of_openings_that_never_close_stay_text(tail: str) -> None:
+    """Each unclosed end that fails is read again from its next bracket; past a budget of reads
+    proportional to the output the rest stays text (the reads were quadratic before: this
+    output took minutes), the call at the end missed rather than any call invented."""
+    text = '{"city": "Pa' * 5000 + tail
+    message = whole(text).message
+    assert (message.content, calls_of(message)) == (text, [])
+    assert stream_text(text, 0) == (text, [])

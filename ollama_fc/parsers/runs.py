@@ -42,7 +42,9 @@ class Outcome:
     unclosed_fence_at: int | None = None  # a fence that found no closer before the end
 
 
-ReadItem = Callable[[Head, str], "list[ParsedCall] | None"]
+ReadItem = Callable[[Head, str, "int | None"], "list[ParsedCall] | None"]
+"""Reads one item: its head, its text, and where that text starts in the output when it runs to
+the output's end (an unclosed item), else None."""
 
 
 class Run:
@@ -117,7 +119,7 @@ class Run:
         if self.finder is not None:
             assert self.item is not None
             readable = not isinstance(self.finder, BracketFinder) or self.finder.readable_unclosed()
-            unclosed = read_item(self.item, text[self.item_at :]) if readable else None
+            unclosed = read_item(self.item, text[self.item_at :], self.start + self.item_at) if readable else None
             if unclosed and not all(call.arguments for call in unclosed):
                 unclosed = None  # cut off after a name, before its arguments: a cut, not a call
             if not unclosed:
@@ -130,7 +132,7 @@ class Run:
         first = len(self.items)
         while first > 0:
             head, start, end = self.items[first - 1]
-            found = read_item(head, text[start:end])
+            found = read_item(head, text[start:end], None)
             if not found:
                 break
             backwards.append(found)

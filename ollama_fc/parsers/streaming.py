@@ -48,6 +48,10 @@ THINK_BLOCKS = {THINK_OPEN: THINK_CLOSE, "<seed:think>": "</seed:think>", "<thin
 THINK = {opener: (re.compile(re.escape(closer)), (closer,)) for opener, closer in THINK_BLOCKS.items()}
 # An inline code span ends before its closing backtick (left to be scanned: it may open a fence,
 # "```typescript") or at a blank line.
+#: how many times the reads of an output's unclosed ends may cover its length (plus a floor for
+#: short outputs); see `StreamingRecoverer._within_end_budget`
+UNCLOSED_READS_PER_CHAR = 4
+UNCLOSED_READS_FLOOR = 32_768
 INLINE_CODE = (re.compile(r"(?=`)|\n\n"), ("`", "\n\n"))
 
 Piece = Union[str, list[ParsedCall]]
@@ -173,6 +177,8 @@ class StreamingRecoverer:
         self._end_token_at: int | None = None  # where an end token that is also a marker was left to the scan
         self._region: _Region | None = None
         self._run: Run | None = None
+        self._last_names: tuple[int, int] | None = None  # (from, the last start of a name): _names_to_end
+        self._end_read = 0  # characters of unclosed ends read so far: _within_end_budget
         self._out: list[Piece] = []
         self._text: list[str] = []
 
@@ -412,9 +418,13 @@ class StreamingRecoverer:
                     return self._settle_values(found[0]), found[1]
         return None
 
-    def _read_item(self, head: Head, item: str) -> list[ParsedCall] | None:
-        """The calls of one whole run item, or None."""
-        if not self._may_hold_call(item):
+    def _read_item(self, head: Head, item: str, to_end_from: int | None) -> list[ParsedCall] | None:
+        """The calls of one whole run item, or None. `to_end_from`: where the item starts in the
+        output when it runs to the output's end (see `_names_to_end`)."""
+        if to_end_from is None:
+            if not self._may_hold_call(item):
+                return None
+        elif not self._names_to_end(item, to_end_from) or not self._within_end_budget(item, to_end_from):
             return None
         with reading_for(self._names, self._parsers):
             for parser in head.parsers:
@@ -436,6 +446,28 @@ class StreamingRecoverer:
         """A cheap test before the readers run: a call names an offered tool."""
         names = self._tables.names_pattern
         return names is None or names.search(text) is not None
+
+    def _names_to_end(self, item: str, start: int) -> bool:
+        """`_may_hold_call` for a text that runs from `start` to the output's end. Each unclosed
+        item that fails is read again from its next bracket, so the texts tested are ever
+        shorter ends of one output: the last start of each offered name in it, found once,
+        answers them all, where a search of each would make the retries quadratic."""
+        if self._tables.names_pattern is None:
+            return True
+        if self._last_names is None or start < self._last_names[0]:
+            last = max((item.rfind(name) for name in self._names or ()), default=-1)
+            self._last_names = (start, start + last if last >= 0 else -1)
+        return self._last_names[1] >= start
+
+    def _within_end_budget(self, item: str, start: int) -> bool:
+        """Whether one more unclosed end may be read. The lenient reader repairs the whole of
+        such an end, and a failed one is read again from its next bracket, so nested openings
+        that never close (`{"city": "Pa` a thousand times, then a tool's name) would cost the
+        square of the output. The reads of one output's ends may cover its length
+        `UNCLOSED_READS_PER_CHAR` times; past that the rest stays text (a cut call missed, never
+        one invented), and the budget depends on the text alone, so streamed == whole."""
+        self._end_read += len(item)
+        return self._end_read <= UNCLOSED_READS_PER_CHAR * (start + len(item)) + UNCLOSED_READS_FLOOR
 
     def _offered(self, calls: list[ParsedCall]) -> bool:
         """Every call names an offered tool, writes the arguments it requires, and none of them
