@@ -17,8 +17,8 @@ from typing import NamedTuple
 
 from . import tree
 from .calls import GoCall
+from .reprs import LEAD_BYTE, rune_repr_escape
 from .textops import (
-    LEAD_BYTE,
     all_print_as_is,
     escape_html,
     go_string,
@@ -26,7 +26,6 @@ from .textops import (
     json_string,
     position_after,
     prints_as_is,
-    rune_repr_escape,
 )
 from .verbs import Verbs
 
@@ -464,7 +463,7 @@ def _repr_plain(quote: int) -> str:
 
 def _repr_rune() -> str:
     """At a multi-byte character `$s` holds at `$i`: its escape, when repr writes one, after the
-    run before it (see textops.rune_repr_escape)."""
+    run before it (see reprs.rune_repr_escape)."""
     body = _Statements()
     rune, escape = rune_repr_escape(body, "$s", "$i")
     return (
