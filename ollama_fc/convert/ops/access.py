@@ -432,7 +432,7 @@ class Access:
             loop.after = self.emit.temp()
         return GoCall("index", loop.after, loop.index)
 
-    def dict_fields(self, value: Value) -> dict[Any, Value]:
+    def dict_fields(self, value: Value) -> Mapping[Any, Value]:
         if value.kind == RECORD:
             assert value.facts.fields is not None  # (a RECORD is built with its fields)
             return value.facts.fields

@@ -251,14 +251,12 @@ class Statements(Concatenations):
         if value.facts.markup:
             self.emit.warn(node, f"set {target.name}.{target.attr} to a |safe concatenation", MARKUP_STORED)
         joined = self.joined_attribute(attrs[target.attr], value)
-        attrs[target.attr] = joined
         self.emit.assign(var, self.emit.operand(value, node))
         if value.is_const and not isinstance(value.const, (list, dict)):
-            joined.facts = replace(
-                joined.facts, known=(self.emit.flow_epoch, value.const)
-            )  # until the next branch point
+            joined = replace(joined, facts=replace(joined.facts, known=(self.emit.flow_epoch, value.const)))
         elif value.facts.nonempty:
-            joined.facts = replace(joined.facts, known_nonempty=self.emit.flow_epoch)  # (as `known`)
+            joined = replace(joined, facts=replace(joined.facts, known_nonempty=self.emit.flow_epoch))  # (as `known`)
+        ns.facts = replace(ns.facts, attrs={**attrs, target.attr: joined})
         if target.attr in (ns.facts.text_attrs or ()):
             self.emit.set_final(f"{var}_final", value.facts.final or "false")
 
@@ -266,19 +264,24 @@ class Statements(Concatenations):
         """A namespace attribute after `set ns.attr = value` on some path: what holds on every
         path (may be negative, undefined or None), setting the attribute's defined-flag."""
         joined = self.join(old, value)
-        if any(
-            v.facts.maybe_negative or (v.is_const and isinstance(v.const, int) and v.const < 0) for v in (old, value)
-        ):
-            joined.facts = replace(joined.facts, maybe_negative=True)  # Go's printf-width arithmetic needs to know
-        if old.facts.maybe_undefined:
-            joined.facts = replace(joined.facts, maybe_undefined=True)
-            flag = old.facts.defined_flag
-            if flag and (value.kind == UNDEF or not value.facts.maybe_undefined):
-                joined.facts = replace(joined.facts, defined_flag=flag)
-                self.emit.assign(flag, "false" if value.kind == UNDEF else "true")
-        if old.kind == NONE or old.facts.maybe_none or value.kind == NONE:
-            joined.facts = replace(joined.facts, maybe_none=True)  # some path may leave (or set) None
-        return joined
+        facts = joined.facts.join(
+            Facts(
+                # Go's printf-width arithmetic needs to know
+                maybe_negative=any(
+                    v.facts.maybe_negative or (v.is_const and isinstance(v.const, int) and v.const < 0)
+                    for v in (old, value)
+                ),
+                maybe_undefined=old.facts.maybe_undefined,
+                maybe_none=old.kind == NONE
+                or old.facts.maybe_none
+                or value.kind == NONE,  # some path may leave (or set) None
+            )
+        )
+        flag = old.facts.defined_flag
+        if old.facts.maybe_undefined and flag and (value.kind == UNDEF or not value.facts.maybe_undefined):
+            facts = replace(facts, defined_flag=flag)
+            self.emit.assign(flag, "false" if value.kind == UNDEF else "true")
+        return replace(joined, facts=facts)
 
     def assign_name(self, node: nodes.Assign, target: nodes.Name, frame: Frame) -> None:
         """`set x = value`: held as a plan, a namespace, a view on some paths, a static value,
@@ -315,8 +318,7 @@ class Statements(Concatenations):
         """`set ns = namespace(..)`: one Go variable per attribute, declared here, including those
         only a later `set ns.attr` adds (undefined, with a flag, until set)."""
         slot.kind = NS
-        attrs = attrs_of(value)
-        slot.facts = replace(slot.facts, attrs=attrs)
+        attrs = dict(attrs_of(value))
         # Jinja lets `set ns.x` add attributes; declare them all now, undefined until set
         for attr in self.ns_refs.get(name, []):
             if attr not in attrs:
@@ -329,9 +331,9 @@ class Statements(Concatenations):
                 # a list attribute can only be a list of strings built at run time
                 init = attrs[attr] = Value(self.access.strlist_code(init, node), STRLIST)
             self.emit.action(f"{slot.code}_{attr} := {self.emit.operand(init, node)}")
-        # a list, not a set: the flags are declared in attribute order, the same on every run
-        text_attrs = [a for a in attrs if f"{name}.{a}" in self.text_names]
-        slot.facts = replace(slot.facts, text_attrs=text_attrs)
+        # in attribute order, not a set: the flags are declared the same on every run
+        text_attrs = tuple(a for a in attrs if f"{name}.{a}" in self.text_names)
+        slot.facts = replace(slot.facts, attrs=attrs, text_attrs=text_attrs)
         for attr in text_attrs:
             self.emit.action(f"{slot.code}_{attr}_final := false")
 
@@ -343,8 +345,8 @@ class Statements(Concatenations):
             # `set xs = xs | rejectattr(..)` on some paths: the filters apply once a Go flag is on
             flag = slot.facts.filter_flag
             self.emit.assign(str(flag), "true")
-            added = [SelectionFilter(f, fr, flag) for f, fr, _ in value.facts.filters or ()]
-            slot.facts = replace(slot.facts, filters=[*(slot.facts.filters or ()), *added])
+            added = (SelectionFilter(f, fr, flag) for f, fr, _ in value.facts.filters or ())
+            slot.facts = replace(slot.facts, filters=(*(slot.facts.filters or ()), *added))
             if slot.kind != SELECT:
                 slot.facts = replace(slot.facts, base=Value(slot.code, slot.kind))
                 slot.kind = SELECT
@@ -414,15 +416,15 @@ class Statements(Concatenations):
         # (`is defined` of it is refused)
         none = value.facts.maybe_none and value.kind in MAPPINGS
         unflagged = value.facts.maybe_undefined and not value.facts.defined_flag and value.kind in MAPPINGS
-        slot.facts = replace(
+        kept = replace(
             slot.facts,
-            maybe_undefined=maybe_undefined or unflagged,
+            maybe_undefined=maybe_undefined,
             defined_flag=None if unflagged else slot.facts.defined_flag,
-            maybe_none=slot.facts.maybe_none or none,
             list_or_text=list_or_text,
             emptied=emptied,
             assigned=True,
         )
+        slot.facts = kept.join(Facts(maybe_undefined=unflagged, maybe_none=none))
         flag = slot.facts.defined_flag
         if flag:
             self.emit.assign(flag, "false" if value.kind == UNDEF else "true")
