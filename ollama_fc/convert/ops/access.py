@@ -151,7 +151,7 @@ class Access:
     def attr(self, base: Value, name: str, node: nodes.Node) -> Value:
         value = self.field(base, name, node)
         if toolschema.optional(base.kind, name) and value.kind != UNDEF:
-            value.facts = replace(value.facts, optional=True)
+            return replace(value, facts=replace(value.facts, optional=True))
         return value
 
     def field(self, base: Value, name: str, node: nodes.Node) -> Value:
