@@ -311,6 +311,13 @@ class Value:
     def is_const(self) -> bool:
         return self.const is not NOT_CONST
 
+    def take(self, new: Value) -> None:
+        """A variable's slot takes what `new` holds: the one change a Value undergoes in place.
+        A slot is known by its identity (print plans are keyed on it, and a view of a variable
+        reads its Go variable, which the assignment changes too), so `set` changes what the
+        slot holds instead of binding the name to another Value."""
+        self.code, self.kind, self.const, self.facts = new.code, new.kind, new.const, new.facts
+
 
 def const(value: Any) -> Value:
     if value is None:

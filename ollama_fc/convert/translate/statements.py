@@ -256,7 +256,7 @@ class Statements(Concatenations):
             joined = replace(joined, facts=replace(joined.facts, known=(self.emit.flow_epoch, value.const)))
         elif value.facts.nonempty:
             joined = replace(joined, facts=replace(joined.facts, known_nonempty=self.emit.flow_epoch))  # (as `known`)
-        ns.facts = replace(ns.facts, attrs={**attrs, target.attr: joined})
+        ns.take(replace(ns, facts=replace(ns.facts, attrs={**attrs, target.attr: joined})))
         if target.attr in (ns.facts.text_attrs or ()):
             self.emit.set_final(f"{var}_final", value.facts.final or "false")
 
@@ -291,7 +291,7 @@ class Statements(Concatenations):
             value = self.strings.split_list(value)
         slot = frame.lookup(target.name)
         assert slot is not None, target.name
-        slot.facts = replace(slot.facts, known=None)
+        slot.take(replace(slot, facts=replace(slot.facts, known=None)))
         if value.kind == NS:
             self.forget_namespace(slot)
         name_read = nodes.Name(target.name, "load", lineno=node.lineno)
@@ -317,7 +317,6 @@ class Statements(Concatenations):
     def declare_namespace(self, slot: Value, value: Value, name: str, node: nodes.Assign) -> None:
         """`set ns = namespace(..)`: one Go variable per attribute, declared here, including those
         only a later `set ns.attr` adds (undefined, with a flag, until set)."""
-        slot.kind = NS
         attrs = dict(attrs_of(value))
         # Jinja lets `set ns.x` add attributes; declare them all now, undefined until set
         for attr in self.ns_refs.get(name, []):
@@ -333,7 +332,7 @@ class Statements(Concatenations):
             self.emit.action(f"{slot.code}_{attr} := {self.emit.operand(init, node)}")
         # in attribute order, not a set: the flags are declared the same on every run
         text_attrs = tuple(a for a in attrs if f"{name}.{a}" in self.text_names)
-        slot.facts = replace(slot.facts, attrs=attrs, text_attrs=text_attrs)
+        slot.take(replace(slot, kind=NS, facts=replace(slot.facts, attrs=attrs, text_attrs=text_attrs)))
         for attr in text_attrs:
             self.emit.action(f"{slot.code}_{attr}_final := false")
 
@@ -346,22 +345,23 @@ class Statements(Concatenations):
             flag = slot.facts.filter_flag
             self.emit.assign(str(flag), "true")
             added = (SelectionFilter(f, fr, flag) for f, fr, _ in value.facts.filters or ())
-            slot.facts = replace(slot.facts, filters=(*(slot.facts.filters or ()), *added))
+            facts = replace(slot.facts, filters=(*(slot.facts.filters or ()), *added))
             if slot.kind != SELECT:
-                slot.facts = replace(slot.facts, base=Value(slot.code, slot.kind))
-                slot.kind = SELECT
+                facts = replace(facts, base=Value(slot.code, slot.kind))
+            slot.take(replace(slot, kind=SELECT, facts=facts))
             return True
         if value.is_const and isinstance(value.const, dict) and slot.facts.literal_flag and not slot.is_const:
             # a dict literal on some paths: a Go flag says the variable holds it (see `literal_or`)
             if (slot.facts.literal or value).const != value.const:
                 raise self.emit.fail(node, f"set {name}", "(different dict literals on different paths)")
-            slot.facts = replace(slot.facts, literal=value)
+            slot.take(replace(slot, facts=replace(slot.facts, literal=value)))
             self.emit.assign(str(slot.facts.literal_flag), "true")
             return True
         if value.is_const and value.const == [] and slot.kind in {TOOLS, MSGS, CALLS} and not slot.is_const:
             # `set tools = []` on some paths: an empty list of the kind the variable holds
             self.emit.action(f"{slot.code} = slice {slot.code} 0 0")
-            slot.facts = replace(slot.facts, emptied=True, assigned=True)  # no longer None where Ollama's list is empty
+            # no longer None where Ollama's list is empty
+            slot.take(replace(slot, facts=replace(slot.facts, emptied=True, assigned=True)))
             return True
         return False
 
@@ -377,18 +377,19 @@ class Statements(Concatenations):
         if static or slot.is_const:
             if not strong:
                 raise self.emit.fail(node, f"set {name}", "(a list stored only on some paths)")
-            slot.const = value.const if value.is_const else NOT_CONST
+            slot.take(replace(slot, const=value.const if value.is_const else NOT_CONST))
         if not static:
             return False
-        slot.kind = value.kind
-        slot.facts = replace(slot.facts, assigned=True)
+        facts = replace(slot.facts, assigned=True)
         if value.kind == RECORD:
-            slot.facts = replace(slot.facts, fields=value.facts.fields)
+            facts = replace(facts, fields=value.facts.fields)
         if value.kind in {SELECT, REVERSED}:
             base, _ = view_of(value)
+            facts = replace(replace(facts, **value.facts.present()), base=Value(slot.code, base.kind))
+            slot.take(replace(slot, kind=value.kind, facts=facts))
             self.emit.assign(slot.code, base.code)
-            slot.facts = replace(slot.facts, **value.facts.present())
-            slot.facts = replace(slot.facts, base=Value(slot.code, base.kind))
+        else:
+            slot.take(replace(slot, kind=value.kind, facts=facts))
         return True
 
     def keep_ordered(self, slot: Value, value: Value, strong: bool, name: str, node: nodes.Assign) -> None:
@@ -398,20 +399,19 @@ class Statements(Concatenations):
             return
         if not (strong or slot.kind == UNDEF or not slot.facts.assigned):
             raise self.emit.fail(node, f"set {name}", "(an ordered and a plain property map on different paths)")
-        slot.facts = replace(slot.facts, ordered=bool(value.facts.ordered))
+        slot.take(replace(slot, facts=replace(slot.facts, ordered=bool(value.facts.ordered))))
 
     def assign_go_value(self, slot: Value, value: Value, strong: bool, node: nodes.Assign) -> None:
         """The Go assignment of a value the variable holds at run time, its flags set, and what
         is known of the variable: the value's on a path every read follows (`strong`), else the
         join of old and new."""
         if strong:
-            slot.kind = value.kind
-            maybe_undefined, list_or_text, emptied = False, None, False
+            kind, maybe_undefined, list_or_text, emptied = value.kind, False, None, False
         else:
             maybe_undefined, emptied = slot.kind == UNDEF or slot.facts.maybe_undefined, slot.facts.emptied
             list_or_text = self.list_or_text(slot, value) if slot.facts.assigned else None
-            slot.kind = self.join(slot, value).kind if slot.facts.assigned else value.kind
-            list_or_text = list_or_text if slot.kind == ANY else None
+            kind = self.join(slot, value).kind if slot.facts.assigned else value.kind
+            list_or_text = list_or_text if kind == ANY else None
         # `x if c else none`: None is held as ""; a maybe-undefined mapping no flag tells about
         # (`is defined` of it is refused)
         none = value.facts.maybe_none and value.kind in MAPPINGS
@@ -424,22 +424,18 @@ class Statements(Concatenations):
             emptied=emptied,
             assigned=True,
         )
-        slot.facts = kept.join(Facts(maybe_undefined=unflagged, maybe_none=none))
-        flag = slot.facts.defined_flag
-        if flag:
-            self.emit.assign(flag, "false" if value.kind == UNDEF else "true")
-        if slot.facts.literal:
-            self.emit.assign(str(slot.facts.literal_flag), "false")
+        facts = kept.join(Facts(maybe_undefined=unflagged, maybe_none=none or value.kind == NONE))
         if value.is_const and not isinstance(value.const, (list, dict)):
-            slot.facts = replace(slot.facts, known=(self.emit.flow_epoch, value.const))  # until the next branch point
-        if slot.facts.final:
-            self.emit.set_final(slot.facts.final, value.facts.final or "false")
-        if value.kind in {UNDEF, NONE}:
-            self.emit.assign(slot.code, '""')
-            if value.kind == NONE:
-                slot.facts = replace(slot.facts, maybe_none=True)
-            return
-        self.emit.assign(slot.code, self.emit.operand(value, node))
+            facts = replace(facts, known=(self.emit.flow_epoch, value.const))  # until the next branch point
+        if facts.defined_flag:
+            self.emit.assign(facts.defined_flag, "false" if value.kind == UNDEF else "true")
+        if facts.literal:
+            self.emit.assign(str(facts.literal_flag), "false")
+        if facts.final:
+            self.emit.set_final(facts.final, value.facts.final or "false")
+        operand = '""' if value.kind in {UNDEF, NONE} else None
+        slot.take(replace(slot, kind=kind, facts=facts))
+        self.emit.assign(slot.code, operand or self.emit.operand(value, node))
 
     @staticmethod
     def independent_pairs(targets: nodes.Tuple, values: nodes.Tuple) -> bool:
