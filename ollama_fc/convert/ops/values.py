@@ -311,6 +311,21 @@ class Value:
     def is_const(self) -> bool:
         return self.const is not NOT_CONST
 
+    def join(self, new: Value) -> Value:
+        """A variable holding this value on some paths and `new` on the others, in this one's Go
+        variable: of the kind both are, text where both are text, a function where both are a
+        call or its function, else untyped; this value as it is where `new` is nothing, and no
+        facts otherwise (the caller joins the facts that hold, `Facts.join`)."""
+        if self.kind in {UNDEF, NONE} or self.kind == new.kind:
+            return Value(self.code, new.kind)
+        if new.kind in {NONE, UNDEF}:
+            return self
+        if {self.kind, new.kind} <= {STR, CONTENT}:
+            return Value(self.code, STR)
+        if {self.kind, new.kind} <= {CALL, FUNC}:
+            return Value(self.code, FUNC)
+        return Value(self.code, ANY)
+
     def take(self, new: Value) -> None:
         """A variable's slot takes what `new` holds: the one change a Value undergoes in place.
         A slot is known by its identity (print plans are keyed on it, and a view of a variable

@@ -12,10 +12,8 @@ from ..ops.tojson import PYTHON_REPR
 from ..ops.values import (
     ANY,
     ARGS,
-    CALL,
     CALLS,
     CONTENT,
-    FUNC,
     LIST,
     MAPPINGS,
     MSGS,
@@ -263,7 +261,7 @@ class Statements(Concatenations):
     def joined_attribute(self, old: Value, value: Value) -> Value:
         """A namespace attribute after `set ns.attr = value` on some path: what holds on every
         path (may be negative, undefined or None), setting the attribute's defined-flag."""
-        joined = self.join(old, value)
+        joined = old.join(value)
         facts = joined.facts.join(
             Facts(
                 # Go's printf-width arithmetic needs to know
@@ -410,7 +408,7 @@ class Statements(Concatenations):
         else:
             maybe_undefined, emptied = slot.kind == UNDEF or slot.facts.maybe_undefined, slot.facts.emptied
             list_or_text = self.list_or_text(slot, value) if slot.facts.assigned else None
-            kind = self.join(slot, value).kind if slot.facts.assigned else value.kind
+            kind = slot.join(value).kind if slot.facts.assigned else value.kind
             list_or_text = list_or_text if kind == ANY else None
         # `x if c else none`: None is held as ""; a maybe-undefined mapping no flag tells about
         # (`is defined` of it is refused)
@@ -464,17 +462,6 @@ class Statements(Concatenations):
         if len(lists) != 1 or len(texts) != 1 or len(kinds) != 2:
             return None
         return (lists.pop(), texts.pop())
-
-    def join(self, old: Value, new: Value) -> Value:
-        if old.kind in {UNDEF, NONE} or old.kind == new.kind:
-            return Value(old.code, new.kind)
-        if new.kind in {NONE, UNDEF}:
-            return old
-        if {old.kind, new.kind} <= {STR, CONTENT}:
-            return Value(old.code, STR)
-        if {old.kind, new.kind} <= {CALL, FUNC}:
-            return Value(old.code, FUNC)
-        return Value(old.code, ANY)
 
     def stmt_AssignBlock(self, node: nodes.AssignBlock, frame: Frame) -> None:
         """`{% set x %}...{% endset %}`: the body's output appended to x piece by piece."""
