@@ -298,9 +298,11 @@ class Facts:
 NO_FACTS = Facts()
 
 
-@dataclass
+@dataclass(frozen=True)
 class Value:
-    """A translated expression: Go operand code, what it holds, and its value if constant."""
+    """A translated expression: Go operand code, what it holds, and its value if constant.
+
+    Frozen but for `take`: an operation on values returns a new one (`replace(value, ...)`)."""
 
     code: str
     kind: Kind
@@ -331,7 +333,8 @@ class Value:
         A slot is known by its identity (print plans are keyed on it, and a view of a variable
         reads its Go variable, which the assignment changes too), so `set` changes what the
         slot holds instead of binding the name to another Value."""
-        self.code, self.kind, self.const, self.facts = new.code, new.kind, new.const, new.facts
+        for name in ("code", "kind", "const", "facts"):
+            object.__setattr__(self, name, getattr(new, name))
 
 
 def const(value: Any) -> Value:
