@@ -332,9 +332,10 @@ class Value:
         """A variable's slot takes what `new` holds: the one change a Value undergoes in place.
         A slot is known by its identity (print plans are keyed on it, and a view of a variable
         reads its Go variable, which the assignment changes too), so `set` changes what the
-        slot holds instead of binding the name to another Value."""
-        for name in ("code", "kind", "const", "facts"):
-            object.__setattr__(self, name, getattr(new, name))
+        slot holds instead of binding the name to another Value. Every field is taken, so one
+        added to Value is taken too."""
+        for each in fields(self):
+            object.__setattr__(self, each.name, getattr(new, each.name))
 
 
 def const(value: Any) -> Value:
