@@ -248,9 +248,10 @@ def none_request(
 
 def call_shaped(text: str | None, tools: Sequence[Any] | None) -> bool:
     """Whether a reply's text is a call of one of `tools` written as text: a call the parsers
-    recover (in any format they know), or a JSON object naming an offered tool with its
-    arguments anywhere in the text (the recovery engine leaves that one as text when prose
-    surrounds it, but as a reply that should be a sentence, it is still the call again)."""
+    recover (in any format they know), or a JSON object naming an offered tool anywhere in the
+    text, with its arguments or with them flattened beside the name (`{"name": "place_order",
+    "quantity": 20}`, as Qwen2.5-Coder-0.5B writes after a result). The recovery engine leaves
+    those as text, rightly; as a reply that should be a sentence, they are still a call."""
     if not text or not tools:
         return False
     if parse_tool_calls(text, None, list(tools)).tool_calls:
@@ -262,7 +263,7 @@ def call_shaped(text: str | None, tools: Sequence[Any] | None) -> bool:
             value, _ = decoder.raw_decode(text, start)
         except ValueError:
             continue
-        if isinstance(value, dict) and value.get("name") in names and ("arguments" in value or "parameters" in value):
+        if isinstance(value, dict) and value.get("name") in names:
             return True
     return False
 

@@ -321,10 +321,19 @@ def test_a_repeated_call_is_not_run_again_and_the_answer_is_asked_for(scripted_m
     assert transcript.rounds == 3 and transcript.repeated == [("get_weather", {"city": "Paris"})]
 
 
-def test_a_call_written_as_text_after_its_result_is_not_the_answer(scripted_model, ollama_host: str) -> None:
+@pytest.mark.parametrize(
+    "written",
+    [
+        '{"name": "get_weather", "arguments": {"city": "Paris"}}\n{"city": "Paris", "sky": "sunny"}',
+        '{"name": "get_weather", "city": "Paris"}',  # the arguments flattened beside the name
+    ],
+)
+def test_a_call_written_as_text_after_its_result_is_not_the_answer(
+    scripted_model, ollama_host: str, written: str
+) -> None:
     """Given the result, Qwen2.5-Coder-0.5B writes its call as JSON and copies the result after
-    it: text the recovery rightly leaves as text, yet no answer. The loop asks with none."""
-    written = '{"name": "get_weather", "arguments": {"city": "Paris"}}\n{"city": "Paris", "sky": "sunny"}'
+    it, or writes a call with its arguments beside the name: text the recovery rightly leaves
+    as text, yet no answer. The loop asks with none."""
     model = scripted_model(
         written,
         after="It is sunny in Paris.",

@@ -233,6 +233,9 @@ def test_other_choices_send_the_conversation_and_tools_as_they_are(choice: ToolC
         ('Calling: {"name": "get_time", "arguments": {"zone": "UTC"}} now.', True),
         ("It is sunny in Paris, 21 C.", False),
         ('The tool said {"city": "Paris", "temperature_c": 21}: sunny.', False),
+        ('{"name": "get_time", "zone": "UTC"}', True),  # the arguments flattened beside the name
+        ('The tool "get_weather" said {"city": "Paris"}.', False),
+        ('{"name": "Paris", "temperature_c": 21}', False),  # a result's object, not a tool's name
         ('{"name": "get_news", "arguments": {}}', False),  # not an offered tool
         ("", False),
     ],
