@@ -254,8 +254,9 @@ ONE_RESULT_KINDS = ("one_call", "error_result", "result_suffices")
 
 def finishes_when_asked(runs: Sequence[Run], replies: Sequence[NoneReply], task_set: TaskSet) -> str:
     """Per tier and loop arm: of the tasks the model answers when asked without tools (its
-    client `none` reply after the first result is prose that uses the result; one-result kinds),
-    how many the arm finished, and which it did not."""
+    client `none` reply after the first call's result is prose that uses the result; one-result
+    kinds), and where the run's first call was that call (the loop reached the turn the probe
+    asked), how many the arm finished, and which it did not."""
     by_id = {task.id: task for task in task_set.tasks}
     lines = []
     for tier in dict.fromkeys(reply.tier for reply in replies):
@@ -270,13 +271,15 @@ def finishes_when_asked(runs: Sequence[Run], replies: Sequence[NoneReply], task_
             and by_id[reply.task].uses_result(reply.content)
         }
         for arm in ("client", "proxy"):
-            chosen = [run for run in runs if (run.tier, run.arm) == (tier, arm) and run.task in answerable]
+            asked = [run for run in runs if (run.tier, run.arm) == (tier, arm) and run.task in answerable]
+            chosen = [run for run in asked if run.calls and matches(by_id[run.task].steps[0].call, run.calls[0])]
             if not chosen:
                 continue
             missed = [run.task for run in chosen if not judge(by_id[run.task], task_set, run).finished]
             lines.append(
-                f"{tier}, {arm}: the model answers {len(chosen)} one-result tasks with their result when asked "
-                f"without tools; the loop finished {len(chosen) - len(missed)} of them"
+                f"{tier}, {arm}: the model answers {len(asked)} one-result tasks with their result when asked "
+                f"without tools after their first call; in {len(chosen)} of them the run made that call first, "
+                f"and the loop finished {len(chosen) - len(missed)}"
                 + (f" (not: {', '.join(missed)})" if missed else "")
                 + "."
             )

@@ -12,7 +12,16 @@ from collections import Counter
 
 import pytest
 
-from benchmarks.multi_turn_tasks import KINDS, NO_DATA, Run, judge, load_tasks, task_functions
+from benchmarks.multi_turn_tasks import (
+    KINDS,
+    NO_DATA,
+    NoneReply,
+    Run,
+    finishes_when_asked,
+    judge,
+    load_tasks,
+    task_functions,
+)
 from benchmarks.real_model_multiturn import first_call
 from benchmarks.real_model_scoring import Call
 from ollama_fc import function_to_tool, validate_arguments
@@ -73,3 +82,28 @@ def test_the_tools_run_tools_runs_have_the_files_schemas() -> None:
         assert [function_to_tool(function) for function in functions] == TASK_SET.tool_dicts(task)
         name, arguments, result = first_call(task)
         assert dict(zip(task.tools, functions))[name](**arguments) == result
+
+
+def test_the_loop_is_held_to_the_tasks_the_model_answers_when_asked() -> None:
+    """A task counts when the `none` probe's reply uses the result and the run made the probe's
+    first call; a run that made another first call reached another turn, and is left out."""
+    one = next(task for task in TASK_SET.tasks if task.kind == "one_call")
+    other = next(task for task in TASK_SET.tasks if task.kind == "error_result")
+    answer = " ".join(step.result for step in one.steps)
+    right = [Call(step.call.name, step.arguments()) for step in one.steps]
+    replies = [
+        NoneReply("t", "client", "none", one.id, answer, 0, 1.0),
+        NoneReply("t", "client", "none", other.id, " ".join(step.result for step in other.steps), 0, 1.0),
+        NoneReply("t", "client", "before", one.id, answer, 0, 1.0),  # another way of asking: not read
+    ]
+    runs = [
+        Run("t", "client", one.id, one.kind, right, "I don't know."),
+        Run("t", "client", other.id, other.kind, [Call("no_such_tool", {})], "I don't know."),
+        Run("t", "proxy", one.id, one.kind, right, answer),
+    ]
+    assert finishes_when_asked(runs, replies, TASK_SET) == (
+        f"t, client: the model answers 2 one-result tasks with their result when asked without tools after "
+        f"their first call; in 1 of them the run made that call first, and the loop finished 0 (not: {one.id}).\n"
+        "t, proxy: the model answers 1 one-result tasks with their result when asked without tools after "
+        "their first call; in 1 of them the run made that call first, and the loop finished 1."
+    )
