@@ -189,8 +189,6 @@ KNOWN_MISSES: frozenset[str] = frozenset(
         "hermes-ollama-qwen3coder-unicode",
         "pythonic-ollama-olmo3-three-args",
         "hermes-issue-goose-qwen3coder-no-opener",
-        "kimi-llamacpp-in-thinking",
-        "kimi-llamacpp-in-thinking-no-section",
         "command-r-ollama-missing-comma",
         "json-c-prose-then-fenced",
         "llama3-c-prose-after",

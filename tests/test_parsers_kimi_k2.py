@@ -29,3 +29,39 @@ def test_two_sections_and_prose_between() -> None:
 def test_an_id_without_its_index_is_not_a_call() -> None:
     text = '<|tool_call_begin|>functions.get_weather<|tool_call_argument_begin|>{"city": "Oslo"}<|tool_call_end|>'
     assert parse_tool_calls(text, tools=TOOLS).tool_calls == []
+
+
+CALL = "<|tool_call_begin|>functions.{}:0<|tool_call_argument_begin|>{}<|tool_call_end|>"
+SECTION = "<|tool_calls_section_begin|>{}<|tool_calls_section_end|>"
+WEATHER = CALL.format("get_weather", '{"city": "Oslo"}')
+TIME = CALL.format("get_time", '{"zone": "CET"}')
+OSLO = {"name": "get_weather", "arguments": {"city": "Oslo"}}
+CET = {"name": "get_time", "arguments": {"zone": "CET"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "calls", "content"),
+    [
+        # Kimi K2 Thinking calls in the middle of its reasoning: the calls end the output
+        ("<think>Let me look." + SECTION.format(WEATHER) + "\n<|im_end|>", [OSLO], "<think>Let me look."),
+        ("<think>Both." + SECTION.format(WEATHER) + " \n" + SECTION.format(TIME), [OSLO, CET], "<think>Both."),
+        # the reasoning goes on after them: they were thinking text
+        ("<think>I could " + WEATHER + " but no.</think>Hi!", [], "<think>I could " + WEATHER + " but no.</think>Hi!"),
+        (
+            "<think>Maybe " + SECTION.format(WEATHER) + "\nno.</think>" + SECTION.format(TIME),
+            [CET],
+            "<think>Maybe " + SECTION.format(WEATHER) + "\nno.</think>",
+        ),
+        # a tool not offered is not a call, and the thinking goes on
+        (
+            "<think>" + CALL.format("get_news", "{}") + " hm " + WEATHER + " end</think>" + SECTION.format(TIME),
+            [CET],
+            "<think>" + CALL.format("get_news", "{}") + " hm " + WEATHER + " end</think>",
+        ),
+    ],
+)
+def test_calls_inside_thinking_stand_only_as_its_last_words(text: str, calls: list[Any], content: str) -> None:
+    tools = [{"name": name, "parameters": {"type": "object", "properties": {}}} for name in ("get_weather", "get_time")]
+    record = {"text": text, "tools": tools, "expected": {"calls": calls, "content": content}}
+    for format_name in ("kimi_k2", None):
+        check_record(record, format_name)

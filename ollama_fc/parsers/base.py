@@ -63,7 +63,10 @@ class Marker:
     the format's own tags). `ends_at_own_marker=False` is for a model's own learned format, whose
     values may quote its opener raw (`<parameter=text>write <tool_call> to start`): the region
     then runs to its closer. That gives up the guard against a repeated opener, so such a marker
-    costs time quadratic in the number of unclosed openers.
+    costs time quadratic in the number of unclosed openers. With `in_thinking` the marker is
+    read inside an open thinking block too, for a model that calls tools in the middle of its
+    reasoning with its own special tokens (Kimi K2 Thinking): its calls stand when nothing but
+    whitespace and end tokens follows them; otherwise they are thinking text again.
     """
 
     text: str
@@ -73,6 +76,7 @@ class Marker:
     per_tool: bool = False
     quoted: bool = False
     ends_at_own_marker: bool = True
+    in_thinking: bool = False
 
     def for_tool(self, name: str) -> Marker:
         """This marker with `{name}` filled in (only for `per_tool` markers)."""
@@ -83,6 +87,7 @@ class Marker:
             self.must_end,
             quoted=self.quoted,
             ends_at_own_marker=self.ends_at_own_marker,
+            in_thinking=self.in_thinking,
         )
 
 

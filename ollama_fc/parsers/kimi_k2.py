@@ -34,8 +34,8 @@ class KimiK2Parser(ToolCallParser):
     name = "kimi_k2"
     models = "Kimi K2 Instruct, Kimi K2 Thinking"
     markers = (
-        Marker(SECTION_BEGIN, "tag", closers=((SECTION_END, True),)),
-        Marker(CALL_BEGIN, "tag", closers=((CALL_END, True),)),
+        Marker(SECTION_BEGIN, "tag", closers=((SECTION_END, True),), in_thinking=True),
+        Marker(CALL_BEGIN, "tag", closers=((CALL_END, True),), in_thinking=True),
     )
     tags = (SECTION_BEGIN,)
 

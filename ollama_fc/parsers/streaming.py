@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Union
 
 from .base import (
@@ -44,14 +44,12 @@ THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 # Thinking blocks, by their opener: `<think>`, Seed-OSS's and Hunyuan HY 3's own.
 THINK_BLOCKS = {THINK_OPEN: THINK_CLOSE, "<seed:think>": "</seed:think>", "<think:opensource>": "</think:opensource>"}
-# Stretches that are never a call, each as (the pattern of its end, the texts that end it).
-THINK = {opener: (re.compile(re.escape(closer)), (closer,)) for opener, closer in THINK_BLOCKS.items()}
-# An inline code span ends before its closing backtick (left to be scanned: it may open a fence,
-# "```typescript") or at a blank line.
 #: how many times the reads of an output's unclosed ends may cover its length (plus a floor for
 #: short outputs); see `StreamingRecoverer._within_end_budget`
 UNCLOSED_READS_PER_CHAR = 4
 UNCLOSED_READS_FLOOR = 32_768
+# An inline code span ends before its closing backtick (left to be scanned: it may open a fence,
+# "```typescript") or at a blank line.
 INLINE_CODE = (re.compile(r"(?=`)|\n\n"), ("`", "\n\n"))
 
 Piece = Union[str, list[ParsedCall]]
@@ -76,6 +74,10 @@ class _Tables:
     prefixes: frozenset[str]
     longest: int
     names_pattern: re.Pattern[str] | None
+    #: a thinking block by its opener: (the pattern of its end, the texts that end it). A
+    #: marker `in_thinking` ends it too, before the marker (see `_ThoughtCalls`)
+    think: dict[str, tuple[re.Pattern[str], tuple[str, ...]]]
+    in_thinking: tuple[str, ...]
 
 
 @functools.lru_cache(maxsize=64)
@@ -105,7 +107,24 @@ def _scanner_tables(parsers: tuple[ToolCallParser, ...], names: tuple[str, ...] 
     head_prefixes = frozenset(text[:k] for text in [*heads, *CALL_END_TOKENS] for k in range(1, len(text)))
     longest = max(len(text) for text in [*texts, *THINK_BLOCKS.values()])
     names_pattern = re.compile("|".join(map(re.escape, names))) if names else None
-    return _Tables(triggers, heads, head_prefixes, frozenset(word_starts), pattern, prefixes, longest, names_pattern)
+    in_thinking = tuple(sorted(text for text, trigger in triggers.items() if trigger.marker.in_thinking))
+    before_call = "|(?=" + "|".join(map(re.escape, in_thinking)) + ")" if in_thinking else ""
+    think = {
+        opener: (re.compile(re.escape(closer) + before_call), (closer, *in_thinking))
+        for opener, closer in THINK_BLOCKS.items()
+    }
+    return _Tables(
+        triggers,
+        heads,
+        head_prefixes,
+        frozenset(word_starts),
+        pattern,
+        prefixes,
+        longest,
+        names_pattern,
+        think,
+        in_thinking,
+    )
 
 
 def _trie_pattern(texts: list[str]) -> str:
@@ -151,6 +170,15 @@ class _Region:
         return self.finder.finish()
 
 
+@dataclass
+class _ThoughtCalls:
+    """Calls read inside a thinking block (a marker `in_thinking` ended it), held with the text
+    they were read from until the output shows whether they were its last words."""
+
+    resume: tuple[re.Pattern[str], tuple[str, ...]]  # the thinking block's end, to go on with
+    held: list[tuple[Piece, str]] = field(default_factory=list)
+
+
 class StreamingRecoverer:
     """Feed model text chunk by chunk; get back content text and recovered calls in order.
 
@@ -179,6 +207,7 @@ class StreamingRecoverer:
         self._run: Run | None = None
         self._last_names: tuple[int, int] | None = None  # (from, the last start of a name): _names_to_end
         self._end_read = 0  # characters of unclosed ends read so far: _within_end_budget
+        self._thought: _ThoughtCalls | None = None  # calls read inside a thinking block, on hold
         self._out: list[Piece] = []
         self._text: list[str] = []
 
@@ -190,6 +219,10 @@ class StreamingRecoverer:
     def finish(self) -> list[Piece]:
         """End of output: resolve whatever is still held."""
         self._process("", final=True)
+        if self._thought is not None:  # calls read inside thinking, with nothing after them
+            held, self._thought = self._thought.held, None
+            for piece, _ in held:
+                self._emit(piece)
         return self._drain()
 
     def _drain(self) -> list[Piece]:
@@ -206,7 +239,13 @@ class StreamingRecoverer:
             else:
                 self._out.append(text)
 
-    def _emit(self, piece: Piece) -> None:
+    def _emit(self, piece: Piece, raw: str = "") -> None:
+        """Release `piece`; while calls read inside thinking are on hold, hold it with `raw`,
+        the text it was read from (a string is its own)."""
+        if self._thought is not None:
+            if piece:
+                self._thought.held.append((piece, piece if isinstance(piece, str) else raw))
+            return
         if isinstance(piece, str):
             if self._only_calls and piece and not _blank(piece):
                 raise _NotOnlyCalls
@@ -255,12 +294,20 @@ class StreamingRecoverer:
                     return
                 self._emit(data[index : close.end()])
                 index = close.end()
+                if not close.group() and self._quiet is not INLINE_CODE:  # an in_thinking marker
+                    self._thought = _ThoughtCalls(self._quiet)
                 self._quiet = None
                 continue
             if self._after_call:
                 index = self._skip_end_tokens(data, index, final)
                 if index < 0:
                     return
+            if self._thought is not None and self._thought.held:
+                index = self._after_thought_calls(data, index, final)
+                if index < 0:
+                    return
+                if self._thought is None:  # thinking text again
+                    continue
             match = tables.pattern.search(data, index)
             if match is None:
                 keep = 0 if final else self._partial_tail(data, index, None)
@@ -284,9 +331,9 @@ class StreamingRecoverer:
                 index = start + 1
                 continue
             self._emit(data[index:start])
-            if text in THINK:
+            if text in THINK_BLOCKS:
                 self._emit(text)
-                self._quiet = THINK[text]
+                self._quiet = tables.think[text]
                 index = match.end()
                 continue
             if start > 0:
@@ -387,9 +434,11 @@ class StreamingRecoverer:
                 found = None
             if found is not None:
                 calls, consumed = found
-                self._emit(calls)
+                self._emit(calls, span.slice(0, consumed))
                 self._after_call = True
                 return self._continue_at(region.start, span, consumed, data)
+        if self._thought is not None:  # not a call after all: the thinking goes on
+            self._thought_is_text()
         if isinstance(finder, FenceFinder) and region.unclosed:
             self._fences_open_from = region.start
         if isinstance(finder, BracketFinder):  # its brackets still open cannot start a call either
@@ -399,6 +448,37 @@ class StreamingRecoverer:
             return self._continue_at(region.start, span, len(region.trigger.marker.text), data)
         self._emit(span.slice(0, 1))
         return self._continue_at(region.start, span, 1, data)
+
+    def _after_thought_calls(self, data: str, index: int, final: bool) -> int:
+        """After calls read inside thinking: whitespace is held with them, another of the
+        format's markers is scanned, anything else makes them thinking text again. Where to
+        scan on, or -1 to wait for more text."""
+        assert self._thought is not None
+        probe = index
+        while probe < len(data) and data[probe].isspace():
+            probe += 1
+        self._emit(data[index:probe])
+        rest = data[probe:]
+        if not rest:
+            if not final:
+                self._hold(data, probe, 0)
+                return -1
+            return probe  # the end: `finish` lets the calls stand
+        if any(rest.startswith(marker) for marker in self._tables.in_thinking):
+            return probe  # more calls: scanned, and held with these
+        if not final and any(marker.startswith(rest) for marker in self._tables.in_thinking):
+            self._hold(data, probe, len(rest))
+            return -1
+        self._thought_is_text()
+        return probe
+
+    def _thought_is_text(self) -> None:
+        """Calls read inside thinking were not its last words: what was held is thinking text,
+        and the thinking block goes on."""
+        assert self._thought is not None
+        thought, self._thought = self._thought, None
+        self._emit("".join(raw for _, raw in thought.held))
+        self._quiet = thought.resume
 
     def _hold(self, data: str, index: int, keep: int) -> None:
         """Release data[index:] except its last `keep` characters, which are held for later."""
