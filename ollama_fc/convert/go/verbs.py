@@ -1,10 +1,10 @@
 """The typed verbs of every emitter of Go template code: what an action is said as a verb
-(`end()`, `declare(var, code)`), its text made by the IR (`ir.render` of the node) where the
-action is all node, on the emitter's one `action`.
+(`end()`, `declare(var, value)`, `print_(value)`), each an IR action (`go/ir.py`) the emitter
+writes (`write`; an emitter that keeps text renders it).
 
-A declaration's or an assignment's value is still given as the text of its expression (the
-escape hatch while the translator's values are text: `tests/test_convert_ir.py` counts the
-actions still written as whole text, which may only fall).
+A value given as text instead of IR is the escape hatch while the translator's values are
+text: `tests/test_convert_ir.py` counts the actions still written as whole text, which may
+only fall.
 """
 
 from __future__ import annotations
@@ -40,13 +40,22 @@ class Verbs(Generic[W]):
     def continue_(self) -> W:
         return self.write(CONTINUE)
 
-    def declare(self, var: str, code: str) -> W:
-        """`var := code`: declare the Go variable `var` holding the expression `code`."""
-        return self.action(f"{var} := {code}")
+    def declare(self, var: str, code: str | ir.Operand) -> W:
+        """`var := code`: declare the Go variable `var` holding the expression `code` (a
+        pipeline: its commands, not in parentheses)."""
+        if isinstance(code, str):
+            return self.action(f"{var} := {code}")
+        return self.write(ir.Action(ir.operand_pipe(code).declaring(var)))
 
-    def assign(self, var: str, code: str) -> W:
+    def assign(self, var: str, code: str | ir.Operand) -> W:
         """`var = code`: assign the expression `code` to the Go variable `var`."""
-        return self.action(f"{var} = {code}")
+        if isinstance(code, str):
+            return self.action(f"{var} = {code}")
+        return self.write(ir.Action(ir.operand_pipe(code).assigning(var)))
+
+    def print_(self, code: ir.Operand) -> W:
+        """`{{ code }}`: print the expression `code`."""
+        return self.write(ir.Action(ir.operand_pipe(code)))
 
 
 END, ELSE, BREAK, CONTINUE = ir.End(), ir.Else(), ir.Break(), ir.Continue()

@@ -13,13 +13,13 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ..actions import CUT_CODE, GUARD
-from ..go import irtools, tree
+from ..go import ir, irtools, tree
 from ..go.calls import GoCall, go_eq, go_len, starts_with
 from ..go.textops import go_string
 from ..go.verbs import Verbs
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
-from .conditions import simplify_condition
+from .conditions import simplified_condition
 from .values import (
     BOUND_METHOD,
     LIST,
@@ -36,6 +36,9 @@ from .values import (
     Facts,
     Value,
 )
+
+#: `if true`: an inlined macro's block, no branch at run time
+IF_TRUE = ir.Open("if", ir.operand_pipe(ir.Bool(True)))
 
 
 @dataclass(frozen=True)
@@ -147,13 +150,25 @@ class Emit(Verbs[tree.Act]):
         self.track_flow(code)
         return self.write_action(code)
 
-    def if_(self, condition: str, keyword: str = "if") -> tree.Act:
+    def write(self, node: ir.ActionNode) -> tree.Act:
+        """Write the action `node` (an `if`'s or `else if`'s condition with fewer calls)."""
+        if isinstance(node, (ir.Open, ir.Else)) and node.word == "if" and node.pipe is not None:
+            return self.if_(node.pipe, "if" if isinstance(node, ir.Open) else "else if")
+        self.close_guard()
+        self.track_word(node.keyword, node != IF_TRUE)
+        return self.write_node(node)
+
+    def if_(self, condition: str | ir.Pipe, keyword: str = "if") -> tree.Act:
         """Write `{{ if condition }}` (or `else if`, the `keyword`); only the condition's truth
-        counts, so it is written with fewer calls (`simplify_condition`), read from the calls a
+        counts, so it is written with fewer calls (`simplified_condition`), read from the calls a
         composed condition (`GoCall`) carries."""
         self.close_guard()
-        self.track_flow(f"{keyword} {condition}")
-        return self.write_action(f"{keyword} {simplify_condition(condition, self.int_vars)}")
+        constant_true = condition == "true" or condition == IF_TRUE.pipe
+        self.track_word("if" if keyword == "if" else "else", not (keyword == "if" and constant_true))
+        folded = simplified_condition(condition, self.int_vars)
+        if folded is None:
+            return self.write_action(f"{keyword} {condition}")
+        return self.write_node(ir.Open("if", folded) if keyword == "if" else ir.Else("if", folded))
 
     def write_action(self, code: str) -> tree.Act:
         """Append the action `code` (its flow already tracked)."""
@@ -162,12 +177,22 @@ class Emit(Verbs[tree.Act]):
         self.out.append(written)
         return written
 
+    def write_node(self, node: ir.ActionNode) -> tree.Act:
+        """Append the action `node` (its flow already tracked)."""
+        written = tree.Act.of(node)
+        self.charge(written.code)
+        self.out.append(written)
+        return written
+
     def track_flow(self, code: str) -> None:
-        """Count the run-time branch points (see `flow_epoch`): a value set since the last one
-        is certainly what a read sees; `if true` (an inlined macro's block) is no branch."""
-        word = code.split(" ", 1)[0]
+        """`track_word` of the action `code`."""
+        self.track_word(code.split(" ", 1)[0], code != "if true")
+
+    def track_word(self, word: str, runtime: bool = True) -> None:
+        """Count the run-time branch points (see `flow_epoch`) at an action starting with `word`:
+        a value set since the last one is certainly what a read sees; `if true` (an inlined
+        macro's block, not `runtime`) is no branch."""
         if word in {"if", "range", "with"}:
-            runtime = code != "if true"
             self.open_blocks.append(runtime)
             self.flow_epoch += runtime
             self.printed_blocks.append((word, self.printed, self.printed))
