@@ -13,10 +13,8 @@ blocks that hold them: a `Block` (an opening, its body, its `else` branches, its
 Each node says what it reads (`reads`: the variables), declares (`declares`), assigns
 (`assigns`), which defines it calls (`calls`), which functions it calls (`functions`) and which
 string literals it holds (`strings`), so no pass reads Go text back to learn them. `render` is
-the one maker of Go text: `{{ code }}`, or `{{code}}` compact (the same parse tree, fewer bytes).
-
-`irread.read_code` reads the code of one action back into nodes, for text the converter does
-not build as nodes.
+the one maker of Go text: `{{ code }}`, or `{{code}}` compact (the same parse tree, fewer bytes);
+`irread` reads text the converter did not build as nodes.
 """
 
 from __future__ import annotations
@@ -338,6 +336,29 @@ def call(function: str, *args: Operand) -> Pipe:
 def operand_pipe(operand: Operand) -> Pipe:
     """The pipeline of one operand (`$x`), a pipeline as it is."""
     return operand if isinstance(operand, Pipe) else Pipe((Command((operand,)),))
+
+
+def command(function: str, *args: Operand) -> Command:
+    """`function arg...`: a command, the whole of a pipeline (not in parentheses)."""
+    return Command((Identifier(function), *args))
+
+
+#: what an action's verb is given: an operand (a pipeline written in parentheses, as an
+#: operand is) or a command (written bare, as the whole pipeline)
+Expression = Union[Operand, Command]
+
+
+def pipe_of(expression: Expression) -> Pipe:
+    """The pipeline that is `expression`: a command as it is, an operand as a command of its own
+    (a pipeline in parentheses)."""
+    if isinstance(expression, Command):
+        return Pipe((expression,))
+    return Pipe((Command((expression,)),))
+
+
+def operand_code(operand: Operand) -> str:
+    """The text of `operand` as an argument: a pipeline in parentheses."""
+    return f"({operand.code})" if isinstance(operand, Pipe) else operand.code
 
 
 # ---------------------------------------------------------------- actions

@@ -117,6 +117,20 @@ def expression(code: str) -> ir.ActionNode:
     return node_of("{{ " + code + " }}")
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def operand(code: str) -> ir.Operand | None:
+    """The Go operand `code` (a value's code) as IR; None where it is not one operand (a
+    command, a pipeline, no code) or not read."""
+    try:
+        action = expression(code)
+    except Unread:
+        return None
+    if not isinstance(action, ir.Action) or action.pipe.decl or len(action.pipe.cmds) != 1:
+        return None
+    args = action.pipe.cmds[0].args
+    return args[0] if len(args) == 1 else None
+
+
 def reads_field(code: str, name: str) -> bool:
     """Is the Go expression `code` one operand read through fields ending in `name` (`$m.Role`
     for `Role`)?"""

@@ -40,22 +40,22 @@ class Verbs(Generic[W]):
     def continue_(self) -> W:
         return self.write(CONTINUE)
 
-    def declare(self, var: str, code: str | ir.Operand) -> W:
-        """`var := code`: declare the Go variable `var` holding the expression `code` (a
-        pipeline: its commands, not in parentheses)."""
+    def declare(self, var: str, code: str | ir.Expression) -> W:
+        """`var := code`: declare the Go variable `var` holding the expression `code` (see
+        `ir.pipe_of`)."""
         if isinstance(code, str):
             return self.action(f"{var} := {code}")
-        return self.write(ir.Action(ir.operand_pipe(code).declaring(var)))
+        return self.write(ir.Action(ir.pipe_of(code).declaring(var)))
 
-    def assign(self, var: str, code: str | ir.Operand) -> W:
+    def assign(self, var: str, code: str | ir.Expression) -> W:
         """`var = code`: assign the expression `code` to the Go variable `var`."""
         if isinstance(code, str):
             return self.action(f"{var} = {code}")
-        return self.write(ir.Action(ir.operand_pipe(code).assigning(var)))
+        return self.write(ir.Action(ir.pipe_of(code).assigning(var)))
 
-    def print_(self, code: ir.Operand) -> W:
+    def print_(self, code: ir.Expression) -> W:
         """`{{ code }}`: print the expression `code`."""
-        return self.write(ir.Action(ir.operand_pipe(code)))
+        return self.write(ir.Action(ir.pipe_of(code)))
 
 
 END, ELSE, BREAK, CONTINUE = ir.End(), ir.Else(), ir.Break(), ir.Continue()

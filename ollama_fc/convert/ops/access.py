@@ -251,7 +251,7 @@ class Access:
                 facts = replace(facts, prefetched=deeper.facts.prefetched)
             return Value(value, ANY, facts=facts)
         obj, value, found, k, v = (self.emit.temp() for _ in range(5))
-        self.emit.declare(obj, base.code)
+        self.emit.declare(obj, base.expr)
         self.emit.declare(value, '""')
         self.emit.declare(found, "false")
         self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
@@ -298,7 +298,7 @@ class Access:
         ):
             raise self.emit.fail(node, f".get() of an untyped value with a {default.kind} default")
         obj, result, k, v = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
-        self.emit.declare(obj, base.code)
+        self.emit.declare(obj, base.expr)
         initial = '""' if default is None else self.emit.operand(default, node)
         self.emit.declare(result, initial)
         self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
@@ -312,7 +312,7 @@ class Access:
     def untyped_element(self, base: Value, at: int) -> Value:
         """`x[i]` of an untyped value: the element where `x` is a list long enough, else Undefined."""
         seq, value, found = self.emit.temp(), self.emit.temp(), self.emit.temp()
-        self.emit.declare(seq, base.code)
+        self.emit.declare(seq, base.expr)
         self.emit.declare(value, '""')
         self.emit.declare(found, "false")
         self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
@@ -360,7 +360,7 @@ class Access:
             ):
                 raise self.emit.fail(node, "string slicing with a bound known only at run time")
         text, head = self.emit.temp(), self.emit.temp()
-        self.emit.declare(text, base.code)
+        self.emit.declare(text, base.expr)
         self.emit.declare(head, text)
         if stop is not None:
             self.emit.action(f'{head} = printf "%.*s" {stop.code} {text}')
@@ -428,7 +428,7 @@ class Access:
         for k, v in fields.items():
             if isinstance(k, str) == (key.kind != INT):
                 self.emit.if_(go_eq(key.code, const(k).code))
-                self.emit.assign(result, v.code)
+                self.emit.assign(result, v.expr)
                 self.emit.assign(flag, "true")
                 self.emit.end()
         kind = INT if kinds == {int} else STR

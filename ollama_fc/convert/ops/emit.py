@@ -39,6 +39,8 @@ from .values import (
 
 #: `if true`: an inlined macro's block, no branch at run time
 IF_TRUE = ir.Open("if", ir.operand_pipe(ir.Bool(True)))
+#: the format that appends a value to a captured text: `printf "%s%v" $text value`
+APPENDED = ir.String.of("%s%v")
 
 
 @dataclass(frozen=True)
@@ -248,12 +250,14 @@ class Emit(Verbs[tree.Act]):
         """Where in the output, from `start` on, the piece `piece` is (itself, not an equal one)."""
         return next((i for i in range(start, len(self.out)) if self.out[i] is piece), None)
 
-    def put(self, code: str) -> None:
+    def put(self, code: str | ir.Operand) -> None:
         """Print a Go string or number (or append it to the variable being captured)."""
-        if self.sink is not None:
+        if self.sink is None:
+            self.show(tree.Act(code) if isinstance(code, str) else tree.Act.of(ir.Action(ir.pipe_of(code))))
+        elif isinstance(code, str):
             self.action(f'{self.sink} = printf "%s%v" {self.sink} {code}')
         else:
-            self.show(tree.Act(code))
+            self.assign(self.sink, ir.command("printf", APPENDED, ir.Variable(self.sink), code))
 
     def call_helper(self, name: str, code: str, node: nodes.Node) -> None:
         """Print through a `define` helper; Go cannot capture a helper's output in a variable."""

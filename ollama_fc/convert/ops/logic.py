@@ -282,7 +282,7 @@ class Logic:
             )
         obj, hit, k, v = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
         text = needle.code
-        self.emit.declare(obj, hay.code)
+        self.emit.declare(obj, hay.expr)
         self.emit.declare(hit, "false")
         self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
         self.emit.key_scan(k, v, obj, text, f"{hit} = true")

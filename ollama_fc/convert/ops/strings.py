@@ -55,8 +55,8 @@ class Strings:
         """`s.startswith(t)` / `s.endswith(t)` for a run-time string `t`, compared as bytes: in
         valid UTF-8 a byte prefix or suffix that is itself whole text is a character one too."""
         text, part = self.emit.temp(), self.emit.temp()
-        self.emit.declare(text, base.code)
-        self.emit.declare(part, affix.code)
+        self.emit.declare(text, base.expr)
+        self.emit.declare(part, affix.expr)
         start = "0" if method == "startswith" else go_len(GoCall("slice", text, go_len(part)))
         end = go_len(part) if method == "startswith" else go_len(text)
         fits = GoCall("ge", go_len(text), go_len(part))
@@ -79,7 +79,7 @@ class Strings:
                 node, ".title()", "changes the case of ASCII letters only (any other character counts as a letter)"
             )
             text = self.emit.temp()
-            self.emit.declare(text, base.code)
+            self.emit.declare(text, base.expr)
             common = textops.COMMON_ROLES if tree.reads_field(base.code, "Role") else ()
             return Value(textops.ascii_title(self.emit, text, textops.PYTHON_TITLE_BREAKS, common), STR)
         if (
@@ -273,14 +273,14 @@ class Strings:
         """`str(x)` of a value of unknown type (an argument value): a string bare, anything else
         its Python repr (written inline, so it can be stored)."""
         v = self.emit.temp()
-        self.emit.declare(v, value.code)
+        self.emit.declare(v, value.expr)
         text = self.emit.capture(lambda: self.untyped_repr(v, node), "|string", node)
         return Value(text, STR)
 
     def untyped_map(self, value: Value, filter_name: str, node: nodes.Node) -> Value:
         """`x | map('upper')` of an untyped list: a run-time list of strings (see strlists.py)."""
         seq, out, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
-        self.emit.declare(seq, value.code)
+        self.emit.declare(seq, value.expr)
         self.emit.declare(out, '""')
         self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
         self.emit.action(f"range {item} := {seq}")
@@ -331,7 +331,7 @@ class Strings:
         if not is_role:
             self.emit.warn(node, f"|{method}", "changes the case of ASCII letters only")
         text = self.emit.temp()
-        self.emit.declare(text, value.code)
+        self.emit.declare(text, value.expr)
         if is_role and self.emit.tool_role != "tool":
             self.emit.if_(go_eq(text, '"tool"'))
             self.emit.assign(text, go_string(self.emit.tool_role))
@@ -357,7 +357,7 @@ class Strings:
             "between digits or a longer number gives 0 (or a wrong number) where Jinja reads the number",
         )
         digits, number, bad, seen, after, at, byte = (self.emit.temp() for _ in range(7))
-        self.emit.declare(digits, text.code)
+        self.emit.declare(digits, text.expr)
         self.emit.declare(number, "0")
         self.emit.declare(bad, "false")
         self.emit.declare(seen, "false")
@@ -409,7 +409,7 @@ class Strings:
             self.emit.if_(go_eq(value.code, '"tool"'))
             self.emit.text(self.emit.tool_role)
             self.emit.else_()
-            self.emit.put(value.code)
+            self.emit.put(value.expr)
             self.emit.end()
         elif value.kind in {STR, CONTENT} and value.facts.final and self.emit.sink is None:
             spliced = value.facts.concat
@@ -422,7 +422,7 @@ class Strings:
                 )
             if value.facts.final and self.emit.sink is not None:
                 self.emit.set_final(f"{self.emit.sink}_final", f"or {self.emit.sink}_final {value.facts.final}")
-            self.emit.put(value.code)
+            self.emit.put(value.expr)
         elif value.kind in PYTHON_REPR:
             self.to_json.repr_action(value, node)
         elif value.kind == ANY and self.emit.sink is not None:
