@@ -10,7 +10,7 @@ from renders import ollama_renders
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
-from ollama_fc.convert.translate import core, loops
+from ollama_fc.convert.translate import core, ranges
 from ollama_fc.convert.translate.concat import MARKUP_STORED
 from ollama_fc.errors import ConversionError
 from ollama_fc.hf.reference import render as reference_render
@@ -632,5 +632,5 @@ def test_loop_first_inside_an_expression_reads_a_flag_the_loop_keeps(
     truth, which costs no call either."""
     template = {**FIRST_FLAGGED, **FIRST_UNFLAGGED}[name]
     converted = assert_exact_on_both(template, MESSAGES[:cut], engines)
-    monkeypatch.setattr(loops, "first_read_in_expressions", lambda body: False)
+    monkeypatch.setattr(ranges, "first_read_in_expressions", lambda body: False)
     assert (converted != convert(TemplateSource(template, {}, name)).template) == (name in FIRST_FLAGGED)

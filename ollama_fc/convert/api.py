@@ -173,38 +173,13 @@ def convert(
     translated = _translate(translator)
     with bounded_renders(loaded.template, started, max_seconds):
         shape = probe(loaded.template, tokens, translator.role_names)
-        bos = translated.leading_bos
-        if bos and bos in translated.text and bos_only_leads(loaded.template, tokens, shape):
-            # printed first in a way the translator cannot see (in the loop, in a value): as ""
-            translator = Translator(loaded.template, {**tokens, "bos_token": ""}, limits)
-            translated = _translate(translator)
-            translated.warnings.append(
-                ConversionWarning(
-                    construct=f"bos_token ({bos})",
-                    line=_first_line_naming(translator.tree, "bos_token"),
-                    effect="printed as nothing: every probe render prints it first and only there, "
-                    "and Ollama's runner adds BOS itself (the model's add_bos_token), the model sees one",
-                )
-            )
+        translator, translated = _bos_left_to_runner(loaded, limits, shape, translator, translated)
         capabilities = _capabilities(translator.tree, loaded.template, shape)
         # a template naming `tools` gets Ollama's tool round trip even where no probe renders it, so
         # that Ollama >= 0.30 keeps this Go template rather than preferring a GGUF's Jinja one
         names_tools = any(n.name == "tools" for n in translator.tree.find_all(nodes.Name))
         tool_aware = capabilities.tools or names_tools or capabilities.tool_calls
-        header = family_marker(family, tool_format or "auto") if family else ""
-        # Ollama renders per turn (dropping tool messages) unless the template names `.Messages`
-        header += "{{- if and false .Messages }}{{- end }}"
-        marker = None
-        if tool_aware:
-            marker = tool_tag if tool_tag is not None else _tool_marker(loaded)
-            # Ollama reads its tool-call tag from the first `if` on a `.ToolCalls` field and wants a
-            # tool-result branch; this block never renders but makes both explicit.
-            tag_text = marker if marker else ""
-            header += f'{{{{- if and false .ToolCalls (eq .Role "tool") }}}}{tag_text}{{{{- end }}}}'
-            if not (capabilities.tools or names_tools):
-                # it writes calls but not the tool list (DeepSeek V3/R1: tools go in a system
-                # message): naming `.Tools` lets Ollama accept a request with tools at all
-                header += "{{- if and false .Tools }}{{- end }}"
+        header = _header(loaded, capabilities, names_tools, tool_aware, family, tool_format, tool_tag)
         template = compact_actions(header) + translated.text
         # in source order: a macro expanded at several call sites warns in the order it was expanded
         warnings = sorted(translated.warnings, key=lambda w: w.line or 0)
@@ -217,3 +192,54 @@ def convert(
         tool_call_tag=parse_tag(template) if tool_aware else None,
         special_tokens=tokens,
     )
+
+
+def _bos_left_to_runner(
+    loaded: TemplateSource, limits: Limits, shape: Shape, translator: Translator, translated: Translation
+) -> tuple[Translator, Translation]:
+    """A BOS every probe render prints first, and only there, in a way the translator cannot
+    see (in a loop, in a value): translated again as "", with a warning, since Ollama's runner
+    adds BOS itself; else the translation as it is."""
+    tokens = loaded.special_tokens
+    bos = translated.leading_bos
+    if not (bos and bos in translated.text and bos_only_leads(loaded.template, tokens, shape)):
+        return translator, translated
+    translator = Translator(loaded.template, {**tokens, "bos_token": ""}, limits)
+    translated = _translate(translator)
+    translated.warnings.append(
+        ConversionWarning(
+            construct=f"bos_token ({bos})",
+            line=_first_line_naming(translator.tree, "bos_token"),
+            effect="printed as nothing: every probe render prints it first and only there, "
+            "and Ollama's runner adds BOS itself (the model's add_bos_token), the model sees one",
+        )
+    )
+    return translator, translated
+
+
+def _header(
+    loaded: TemplateSource,
+    capabilities: Capabilities,
+    names_tools: bool,
+    tool_aware: bool,
+    family: str | None,
+    tool_format: str | None,
+    tool_tag: str | None,
+) -> str:
+    """What Ollama reads off a template before rendering it, written as blocks that never
+    render: the family marker, `.Messages` (so it renders the whole conversation at once), and
+    for a tool-aware template its tool-call tag, a tool-result branch and `.Tools`."""
+    header = family_marker(family, tool_format or "auto") if family else ""
+    # Ollama renders per turn (dropping tool messages) unless the template names `.Messages`
+    header += "{{- if and false .Messages }}{{- end }}"
+    if tool_aware:
+        marker = tool_tag if tool_tag is not None else _tool_marker(loaded)
+        # Ollama reads its tool-call tag from the first `if` on a `.ToolCalls` field and wants a
+        # tool-result branch; this block never renders but makes both explicit.
+        tag_text = marker if marker else ""
+        header += f'{{{{- if and false .ToolCalls (eq .Role "tool") }}}}{tag_text}{{{{- end }}}}'
+        if not (capabilities.tools or names_tools):
+            # it writes calls but not the tool list (DeepSeek V3/R1: tools go in a system
+            # message): naming `.Tools` lets Ollama accept a request with tools at all
+            header += "{{- if and false .Tools }}{{- end }}"
+    return header

@@ -17,8 +17,8 @@ from typing import NamedTuple
 
 from . import tree
 from .calls import GoCall
+from .reprs import LEAD_BYTE, rune_repr_escape
 from .textops import (
-    LEAD_BYTE,
     all_print_as_is,
     escape_html,
     go_string,
@@ -26,7 +26,6 @@ from .textops import (
     json_string,
     position_after,
     prints_as_is,
-    rune_repr_escape,
 )
 from .verbs import Verbs
 
@@ -190,6 +189,148 @@ class _Code:
         return "".join(self.parts)
 
 
+class _JsonLayout:
+    """One layout of `json.dumps` (indent, separators, HTML-escaped or not) at one nesting
+    depth: the pieces each writer of `_json_writers` is made of, so every writer of a layout
+    pads, separates and nests the same way."""
+
+    def __init__(self, indent: int | None, depth: int, separators: tuple[str, str] | None, html: bool) -> None:
+        self.indent, self.depth, self.separators, self.html = indent, depth, separators, html
+        self.item, self.key_sep = separators or ((", " if indent is None else ","), ": ")
+        if indent is None:
+            self.open_pad, self.item_sep, self.close_pad = "", self.item, ""
+        else:
+            self.open_pad = "\n" + " " * (indent * (depth + 1))
+            self.item_sep = self.item + self.open_pad
+            self.close_pad = "\n" + " " * (indent * depth)
+        self.shown: Callable[[str], str] = escape_html if html else str
+
+    def lit(self, data: str) -> str:
+        """A Go string literal of text the writer prints."""
+        return go_string(self.shown(data))
+
+    def code(self) -> _Code:
+        return _Code(self.shown)
+
+    def as_is(self, expr: str) -> str:
+        """Print text the writer has found needs no JSON escaping (a variable or a call)."""
+        return f"{{{{ {html_of(expr) if self.html else expr} }}}}"
+
+    def helper(self, go_type: str, here: bool = False) -> str:
+        """The writer of `go_type` for a value nested one level deeper (or at this depth)."""
+        if here:
+            return json_helper_name(self.indent, self.depth, self.separators, go_type, self.html)
+        if self.indent is None or self.depth >= MAX_INDENT_DEPTH:
+            return json_helper_name(None, 0, self.separators, go_type, self.html)  # compact from there on
+        return json_helper_name(self.indent, self.depth + 1, self.separators, go_type, self.html)
+
+    def quote(self, expr: str) -> str:
+        return f'{{{{ template "{_string_writer(self.html)}" {expr} }}}}'
+
+    def write(self, go_type: str, expr: str, levels: int = 2) -> str:
+        """`expr` of `go_type` written as a value whose own members are `levels` deeper than
+        this writer's brackets (2: a member of this writer's object or list)."""
+        if go_type == "string":
+            return self.quote(expr)
+        if go_type == "api.PropertyType":
+            return self.type_names(expr, levels)
+        return f'{{{{ template "{self.helper(go_type, here=levels == 1)}" {expr} }}}}'
+
+    def obj(self, pairs: list[tuple[str, str, str]]) -> str:
+        """`{`, `"key": value` for present fields with separators only between written ones, `}`."""
+        out = self.code().text("{" + self.open_pad)
+        written = False  # certainly, by a field written without a test
+        declared = False
+        for guard, key, value in pairs:
+            head = f'"{key}"{self.key_sep}'
+            if written:
+                if guard != "true":
+                    out.code(f"{{{{ if {guard} }}}}")
+                out.text(self.item_sep + head).code(value)
+            elif guard == "true":
+                if declared:
+                    out.code("{{ $s }}")
+                out.text(head).code(value)
+                written = True
+            else:
+                if not declared:
+                    out.code('{{ $s := "" }}')
+                    declared = True
+                out.code(f"{{{{ if {guard} }}}}").code("{{ $s }}").text(head).code(value)
+                out.code(f"{{{{ $s = {self.lit(self.item_sep)} }}}}")
+            if guard != "true":
+                out.code("{{ end }}")
+        return out.text(self.close_pad + "}").done()
+
+    def type_names(self, expr: str, levels: int) -> str:
+        """A schema `type` (a list in Ollama): one name is a string, several a list `levels`
+        deeper than this writer's brackets, laid out as json.dumps lays out any list. Which
+        is told by a loop without calls: the last index is 0 for one name."""
+        if self.indent is None:
+            first, between, last = "", self.item, ""
+        else:
+            first = "\n" + " " * (self.indent * (self.depth + levels))
+            between, last = self.item + first, "\n" + " " * (self.indent * (self.depth + levels - 1))
+        return (
+            self.code()
+            .code(f"{{{{ $last := 0 }}}}{{{{ range $i, $n := {expr} }}}}{{{{ $last = $i }}}}{{{{ end }}}}")
+            .code("{{ if $last }}")
+            .text("[" + first)
+            .code(f"{{{{ range $i, $n := {expr} }}}}{{{{ if $i }}}}")
+            .text(between)
+            .code(f"{{{{ end }}}}{self.quote('$n')}{{{{ end }}}}")
+            .text(last + "]")
+            .code(f"{{{{ else if {expr} }}}}{{{{ range $n := {expr} }}}}{self.quote('$n')}{{{{ end }}}}")
+            .code("{{ else }}[]{{ end }}")
+            .done()
+        )
+
+    def container(self, of: Container) -> str:
+        """A list, or a map in the order Go ranges it (sorted keys; an ordered map's own)."""
+        out = self.code().code(f"{{{{ if {of.filled} }}}}")
+        if of.members is None:
+            out.text("[" + self.open_pad).code("{{ range $i, $v := . }}{{ if $i }}").text(self.item_sep)
+            out.code(f"{{{{ end }}}}{self.write(of.element, '$v')}{{{{ end }}}}").text(self.close_pad + "]")
+        else:
+            out.text("{" + self.open_pad)
+            out.code(f'{{{{ $s := "" }}}}{{{{ range $k, $v := {of.members} }}}}{{{{ $s }}}}')
+            fast = of.element == JSON_VALUE and (self.indent is None or self.depth == 0)
+            if fast:
+                # (a key and a string value that print as they are, as most arguments do: one
+                # test of three calls for both, where each alone takes three and the value's
+                # type two more; in the compact writer and an indented one's outer map only,
+                # each copy being parsed with the template)
+                out.code(f"{{{{ if {all_print_as_is(['$k', '$v'], string_typed='$v')} }}}}").text('"')
+                out.code(self.as_is("$k")).text('"' + self.key_sep + '"').code(self.as_is("$v")).text('"')
+                out.code("{{ else }}")
+            out.code(self.quote("$k")).text(self.key_sep).code(self.write(of.element, "$v"))
+            if fast:
+                out.code("{{ end }}")
+            out.code(f"{{{{ $s = {self.lit(self.item_sep)} }}}}{{{{ end }}}}")
+            out.text(self.close_pad + "}")
+        return out.code("{{ else }}").text(of.empty).code("{{ end }}").done()
+
+    def dispatch(self, go_types: tuple[str, ...]) -> str:
+        """Tests of `printf "%T"` in this order, one per writer (types sharing one together)."""
+        branches: dict[str, list[str]] = {}
+        for go_type in go_types:
+            branch = "{{ json . }}" if go_type in JSON_SCALARS else self.write(go_type, ".", levels=1)
+            branches.setdefault(branch, []).append(go_type)
+        tests = "".join(
+            f"{{{{ {'else if' if n else 'if'} eq $t {' '.join(go_string(go_type) for go_type in go_types)} }}}}{branch}"
+            for n, (branch, go_types) in enumerate(branches.items())
+        )
+        return f'{{{{ $t := printf "%T" . }}}}{tests}{{{{ else }}}}{self.as_is("json .")}{{{{ end }}}}'
+
+    def field(self, field: SchemaField) -> str:
+        """A schema struct's field, its usual value (the one Ollama fills in) printed as constant text."""
+        value = self.write(field.go_type, f".{field.go}")
+        if field.usual is None:
+            return value
+        usual = self.shown(json.dumps(field.usual, ensure_ascii=False))
+        return f"{{{{ if eq .{field.go} {go_string(field.usual)} }}}}{_text(usual)}{{{{ else }}}}{value}{{{{ end }}}}"
+
+
 def _json_writers(
     indent: int | None, depth: int, separators: tuple[str, str] | None, html: bool = False
 ) -> dict[str, str]:
@@ -206,147 +347,17 @@ def _json_writers(
     first without a test, and optional ones print `$s`, empty until a field was written, as
     their separator.
     """
-    item, key_sep = separators or ((", " if indent is None else ","), ": ")
-    if indent is None:
-        open_pad, item_sep, close_pad = "", item, ""
-    else:
-        open_pad = "\n" + " " * (indent * (depth + 1))
-        item_sep = item + open_pad
-        close_pad = "\n" + " " * (indent * depth)
-    shown: Callable[[str], str] = escape_html if html else str
-
-    def lit(data: str) -> str:
-        """A Go string literal of text the writer prints."""
-        return go_string(shown(data))
-
-    def code() -> _Code:
-        return _Code(shown)
-
-    def as_is(expr: str) -> str:
-        """Print text the writer has found needs no JSON escaping (a variable or a call)."""
-        return f"{{{{ {html_of(expr) if html else expr} }}}}"
-
-    def helper(go_type: str, here: bool = False) -> str:
-        """The writer of `go_type` for a value nested one level deeper (or at this depth)."""
-        if here:
-            return json_helper_name(indent, depth, separators, go_type, html)
-        if indent is None or depth >= MAX_INDENT_DEPTH:
-            return json_helper_name(None, 0, separators, go_type, html)  # compact from there on
-        return json_helper_name(indent, depth + 1, separators, go_type, html)
-
-    def quote(expr: str) -> str:
-        return f'{{{{ template "{_string_writer(html)}" {expr} }}}}'
-
-    def write(go_type: str, expr: str, levels: int = 2) -> str:
-        """`expr` of `go_type` written as a value whose own members are `levels` deeper than
-        this writer's brackets (2: a member of this writer's object or list)."""
-        if go_type == "string":
-            return quote(expr)
-        if go_type == "api.PropertyType":
-            return type_names(expr, levels)
-        return f'{{{{ template "{helper(go_type, here=levels == 1)}" {expr} }}}}'
-
-    def obj(pairs: list[tuple[str, str, str]]) -> str:
-        """`{`, `"key": value` for present fields with separators only between written ones, `}`."""
-        out = code().text("{" + open_pad)
-        written = False  # certainly, by a field written without a test
-        declared = False
-        for guard, key, value in pairs:
-            head = f'"{key}"{key_sep}'
-            if written:
-                if guard != "true":
-                    out.code(f"{{{{ if {guard} }}}}")
-                out.text(item_sep + head).code(value)
-            elif guard == "true":
-                if declared:
-                    out.code("{{ $s }}")
-                out.text(head).code(value)
-                written = True
-            else:
-                if not declared:
-                    out.code('{{ $s := "" }}')
-                    declared = True
-                out.code(f"{{{{ if {guard} }}}}").code("{{ $s }}").text(head).code(value)
-                out.code(f"{{{{ $s = {lit(item_sep)} }}}}")
-            if guard != "true":
-                out.code("{{ end }}")
-        return out.text(close_pad + "}").done()
-
-    def type_names(expr: str, levels: int) -> str:
-        """A schema `type` (a list in Ollama): one name is a string, several a list `levels`
-        deeper than this writer's brackets, laid out as json.dumps lays out any list. Which
-        is told by a loop without calls: the last index is 0 for one name."""
-        if indent is None:
-            first, between, last = "", item, ""
-        else:
-            first = "\n" + " " * (indent * (depth + levels))
-            between, last = item + first, "\n" + " " * (indent * (depth + levels - 1))
-        return (
-            code()
-            .code(f"{{{{ $last := 0 }}}}{{{{ range $i, $n := {expr} }}}}{{{{ $last = $i }}}}{{{{ end }}}}")
-            .code("{{ if $last }}")
-            .text("[" + first)
-            .code(f"{{{{ range $i, $n := {expr} }}}}{{{{ if $i }}}}")
-            .text(between)
-            .code(f"{{{{ end }}}}{quote('$n')}{{{{ end }}}}")
-            .text(last + "]")
-            .code(f"{{{{ else if {expr} }}}}{{{{ range $n := {expr} }}}}{quote('$n')}{{{{ end }}}}")
-            .code("{{ else }}[]{{ end }}")
-            .done()
-        )
-
-    def container(of: Container) -> str:
-        """A list, or a map in the order Go ranges it (sorted keys; an ordered map's own)."""
-        out = code().code(f"{{{{ if {of.filled} }}}}")
-        if of.members is None:
-            out.text("[" + open_pad).code("{{ range $i, $v := . }}{{ if $i }}").text(item_sep)
-            out.code(f"{{{{ end }}}}{write(of.element, '$v')}{{{{ end }}}}").text(close_pad + "]")
-        else:
-            out.text("{" + open_pad)
-            out.code(f'{{{{ $s := "" }}}}{{{{ range $k, $v := {of.members} }}}}{{{{ $s }}}}')
-            fast = of.element == JSON_VALUE and (indent is None or depth == 0)
-            if fast:
-                # (a key and a string value that print as they are, as most arguments do: one
-                # test of three calls for both, where each alone takes three and the value's
-                # type two more; in the compact writer and an indented one's outer map only,
-                # each copy being parsed with the template)
-                out.code(f"{{{{ if {all_print_as_is(['$k', '$v'], string_typed='$v')} }}}}").text('"')
-                out.code(as_is("$k")).text('"' + key_sep + '"').code(as_is("$v")).text('"').code("{{ else }}")
-            out.code(quote("$k")).text(key_sep).code(write(of.element, "$v"))
-            if fast:
-                out.code("{{ end }}")
-            out.code(f"{{{{ $s = {lit(item_sep)} }}}}{{{{ end }}}}")
-            out.text(close_pad + "}")
-        return out.code("{{ else }}").text(of.empty).code("{{ end }}").done()
-
-    def dispatch(go_types: tuple[str, ...]) -> str:
-        """Tests of `printf "%T"` in this order, one per writer (types sharing one together)."""
-        branches: dict[str, list[str]] = {}
-        for go_type in go_types:
-            branch = "{{ json . }}" if go_type in JSON_SCALARS else write(go_type, ".", levels=1)
-            branches.setdefault(branch, []).append(go_type)
-        tests = "".join(
-            f"{{{{ {'else if' if n else 'if'} eq $t {' '.join(go_string(go_type) for go_type in go_types)} }}}}{branch}"
-            for n, (branch, go_types) in enumerate(branches.items())
-        )
-        return f'{{{{ $t := printf "%T" . }}}}{tests}{{{{ else }}}}{as_is("json .")}{{{{ end }}}}'
-
-    writers = {ANY_TYPE: dispatch(DISPATCH_ORDER), JSON_VALUE: dispatch(JSON_VALUE_TYPES)}
-
-    def write_field(field: SchemaField) -> str:
-        value = write(field.go_type, f".{field.go}")
-        if field.usual is None:
-            return value
-        usual = shown(json.dumps(field.usual, ensure_ascii=False))
-        return f"{{{{ if eq .{field.go} {go_string(field.usual)} }}}}{_text(usual)}{{{{ else }}}}{value}{{{{ end }}}}"
-
+    layout = _JsonLayout(indent, depth, separators, html)
+    writers = {ANY_TYPE: layout.dispatch(DISPATCH_ORDER), JSON_VALUE: layout.dispatch(JSON_VALUE_TYPES)}
     for struct, fields in SCHEMA_FIELDS.items():
-        pairs = [(f".{field.go}" if field.optional else "true", field.key, write_field(field)) for field in fields]
-        writers[SCHEMA_TYPES[struct]] = obj(pairs)
+        pairs = [(f".{field.go}" if field.optional else "true", field.key, layout.field(field)) for field in fields]
+        writers[SCHEMA_TYPES[struct]] = layout.obj(pairs)
     for go_type, of in CONTAINERS.items():
-        writers[go_type] = container(of)  # (types sharing a writer: the same code under one name)
+        writers[go_type] = layout.container(of)  # (types sharing a writer: the same code under one name)
     return {
-        helper(go_type, here=True): _untrimmed(f'{{{{ define "{helper(go_type, here=True)}" }}}}{body}{{{{ end }}}}')
+        layout.helper(go_type, here=True): _untrimmed(
+            f'{{{{ define "{layout.helper(go_type, here=True)}" }}}}{body}{{{{ end }}}}'
+        )
         for go_type, body in writers.items()
     }
 
@@ -452,7 +463,7 @@ def _repr_plain(quote: int) -> str:
 
 def _repr_rune() -> str:
     """At a multi-byte character `$s` holds at `$i`: its escape, when repr writes one, after the
-    run before it (see textops.rune_repr_escape)."""
+    run before it (see reprs.rune_repr_escape)."""
     body = _Statements()
     rune, escape = rune_repr_escape(body, "$s", "$i")
     return (

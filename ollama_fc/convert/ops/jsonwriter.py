@@ -21,7 +21,8 @@ from ..go.gohelpers import (
     json_helper_name,
     json_writers,
 )
-from ..go.textops import Emitter, json_string, repr_of_json, repr_string
+from ..go.reprs import repr_of_json, repr_string
+from ..go.textops import Emitter, json_string
 from .toolschema import SCHEMA_STRUCTS
 from .values import (
     ANY,

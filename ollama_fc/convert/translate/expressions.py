@@ -11,7 +11,6 @@ from ..analysis import is_loop_attr, revindex0_spelled_out
 from ..go import strlists, textops
 from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or
 from ..go.textops import go_string
-from ..ops import toolschema
 from ..ops.values import (
     ANY,
     ARGS,
@@ -31,7 +30,6 @@ from ..ops.values import (
     NONE,
     NS,
     PART,
-    PROPS,
     RECORD,
     REVERSED,
     SELECT,
@@ -48,11 +46,11 @@ from ..ops.values import (
     const,
     final_of,
 )
-from .macros import Macros
+from .methods import Methods
 from .scope import Frame
 
 
-class Expressions(Macros):
+class Expressions(Methods):
     """Expressions: `expr_<Node>` for each jinja2 expression node, reached through `Core.expr`."""
 
     def expr_Const(self, node: nodes.Const, frame: Frame) -> Value:
@@ -303,127 +301,57 @@ class Expressions(Macros):
     def expr_Call(self, node: nodes.Call, frame: Frame) -> Value:
         callee = node.node
         if isinstance(callee, nodes.Name):
-            name = callee.name
-            if name == "namespace":
-                attrs = {kw.key: self.expr(kw.value, frame) for kw in node.kwargs}
-                return Value("", NS, facts=Facts(attrs=attrs))
-            if name == "raise_exception":
-                dropped = "dropped: Ollama renders instead of refusing this conversation"
-                self.emit.warn(node, "raise_exception()", dropped)
-                return UNDEFINED
-            if name == "strftime_now":
-                return self.strftime(node, frame)
-            if (
-                name == "dict"
-                and not node.args
-                and not node.dyn_args
-                and not node.dyn_kwargs
-                and frame.lookup(name) is None
-            ):
-                # keyword arguments only: a dict literal with constant keys
-                pairs = [nodes.Pair(nodes.Const(kw.key), kw.value, lineno=node.lineno) for kw in node.kwargs]
-                return self.expr_Dict(nodes.Dict(pairs, lineno=node.lineno), frame)
-            if name == "range":
-                args = [self.expr(a, frame) for a in node.args]
-                if len(args) == 1 and args[0].kind == INT:
-                    return Value(args[0].code, INT)
-                raise self.emit.fail(node, "range() with more than one argument")
-            if name in self.macros and frame.lookup(name) is None:
-                captured = self.emit.capture(
-                    lambda: self.inline_macro(node, frame), f"macro {name}() used as a value", node
-                )
-                return self.emit.captured(captured)
-            if name == "caller" and frame.lookup(name) is None:
-                held = self.emit.capture(lambda: self.run_caller(node), "caller() used as a value", node)
-                return self.emit.captured(held)
-            raise self.emit.fail(node, f"function {name}()")
+            return self.function_call(node, callee.name, frame)
         if isinstance(callee, nodes.Getattr):
             base = self.expr(callee.node, frame)
             method = callee.attr
             args = [self.expr(a, frame) for a in node.args]
-            if (
-                method == "format"
-                and base.is_const
-                and isinstance(base.const, str)
-                and not node.dyn_args
-                and not node.dyn_kwargs
-            ):
-                return self.strings.str_format(
-                    base.const, args, {kw.key: self.expr(kw.value, frame) for kw in node.kwargs}, node
-                )
-            stringish = base.kind in {STR, CONTENT} or (base.is_const and isinstance(base.const, str))
-            if (node.kwargs or node.dyn_args or node.dyn_kwargs) and (
-                stringish or (base.kind == ANY and hasattr(str, method))
-            ):
-                raise self.emit.fail(node, f".{method}() with keyword or unpacked arguments")
-            if stringish:
-                return self.strings.string_method(method, base, args, node)
-            if base.kind == ANY and hasattr(str, method) and not hasattr(dict, method) and not hasattr(list, method):
-                # a method only strings have: Jinja fails on any other value
-                self.emit.warn(
-                    node,
-                    f".{method}() of an untyped value",
-                    "Jinja fails where it is not a string; here it applies to str() of the value",
-                )
-                return self.strings.string_method(method, self.strings.untyped_str(base, node), args, node)
-            if base.kind == UNDEF and not base.facts.maybe_undefined:
-                self.emit.warn(
-                    node,
-                    f"calling .{method}() of an undefined value",
-                    "Jinja fails there; rendered as an empty value instead",
-                )
-                return UNDEFINED
-            if base.kind == NONE and not hasattr(None, method):
-                # a variable only ever None (or unset): no path reaches here without Jinja failing
-                self.emit.warn(
-                    node, f"calling .{method}() of None", "Jinja fails there; rendered as an empty value instead"
-                )
-                return UNDEFINED
-            if method == "items" and (base.kind in {PROPS, ARGS} or base.kind in toolschema.KEY_ORDER) and not args:
-                return Value(base.code, base.kind, facts=replace(base.facts, items=True))
-            if method == "items" and base.kind == ANY and not args:
-                self.emit.warn(
-                    node, ".items() of an untyped mapping", "keys come out sorted (Ollama decodes it into a Go map)"
-                )
-                return Value(base.code, ANY, facts=replace(base.facts, items=True))
-            if method == "keys" and base.kind in toolschema.KEY_ORDER and not args:
-                return base  # a dict iterates as its keys
-            if base.kind == STRLIST and method == "append" and len(args) == 1:
-                strlists.append(self.emit, base.code, self.access.strlist_item(args[0], node))
-                return const(None)
-            if (
-                base.kind == STRLIST
-                and method == "pop"
-                and all(a.is_const for a in args)
-                and [a.const for a in args] in ([], [0], [-1])
-            ):
-                which = args[0].const if args else -1
-                return Value(strlists.element(self.emit, base.code, which, var=base.code), STR)
-            if (
-                method == "get"
-                and base.kind == ANY
-                and 1 <= len(args) <= 2
-                and args[0].is_const
-                and isinstance(args[0].const, str)
-            ):
-                default = args[1] if len(args) > 1 else None
-                if default is not None and default.is_const and default.const in ([], {}):
-                    # Go has no literal for an empty container: a missing key gives Undefined
-                    self.emit.warn(
-                        node,
-                        f".get(key, {default.const!r}) of an untyped value",
-                        "a missing key gives Undefined: it loops, counts and tests like the empty default, but prints as '' and is not defined",
-                    )
-                    return self.access.attr(base, args[0].const, node)
-                return self.access.untyped_get(base, args[0].const, default, node)
-            if method == "get" and args and args[0].is_const:
-                value = self.access.attr(base, args[0].const, node)
-                if value.kind == UNDEF and not value.facts.maybe_undefined:
-                    return args[1] if len(args) > 1 else const(None)  # dict.get of a missing key
+            value = (
+                self.string_method_call(node, base, method, args, frame)
+                or self.method_of_nothing(node, base, method)
+                or self.mapping_method_call(node, base, method, args)
+                or self.strlist_method_call(node, base, method, args)
+            )
+            if value is not None:
                 return value
-            if method == "keys" and base.kind in {ARGS, PROPS}:
-                raise self.emit.fail(node, ".keys()")
         raise self.emit.fail(node, "this function call")
+
+    def function_call(self, node: nodes.Call, name: str, frame: Frame) -> Value:
+        """A call of a name: Jinja's globals transformers provides (`namespace`, `raise_exception`,
+        `strftime_now`, `dict`, `range`), or a macro or `caller()` whose output is the value."""
+        if name == "namespace":
+            attrs = {kw.key: self.expr(kw.value, frame) for kw in node.kwargs}
+            return Value("", NS, facts=Facts(attrs=attrs))
+        if name == "raise_exception":
+            dropped = "dropped: Ollama renders instead of refusing this conversation"
+            self.emit.warn(node, "raise_exception()", dropped)
+            return UNDEFINED
+        if name == "strftime_now":
+            return self.strftime(node, frame)
+        if (
+            name == "dict"
+            and not node.args
+            and not node.dyn_args
+            and not node.dyn_kwargs
+            and frame.lookup(name) is None
+        ):
+            # keyword arguments only: a dict literal with constant keys
+            pairs = [nodes.Pair(nodes.Const(kw.key), kw.value, lineno=node.lineno) for kw in node.kwargs]
+            return self.expr_Dict(nodes.Dict(pairs, lineno=node.lineno), frame)
+        if name == "range":
+            args = [self.expr(a, frame) for a in node.args]
+            if len(args) == 1 and args[0].kind == INT:
+                return Value(args[0].code, INT)
+            raise self.emit.fail(node, "range() with more than one argument")
+        if name in self.macros and frame.lookup(name) is None:
+            captured = self.emit.capture(
+                lambda: self.inline_macro(node, frame), f"macro {name}() used as a value", node
+            )
+            return self.emit.captured(captured)
+        if name == "caller" and frame.lookup(name) is None:
+            held = self.emit.capture(lambda: self.run_caller(node), "caller() used as a value", node)
+            return self.emit.captured(held)
+        raise self.emit.fail(node, f"function {name}()")
 
     def expr_Filter(self, node: nodes.Filter, frame: Frame) -> Value:
         return self.lowering.apply_filter(node, self.value_of(frame))  # see ops/filters.py: FILTERS

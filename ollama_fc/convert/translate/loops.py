@@ -9,11 +9,9 @@ from typing import Any, cast
 
 from jinja2 import nodes
 
-from ..analysis import first_read_in_expressions
 from ..go import strlists, textops
 from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_printf
 from ..go.tree import Act
-from ..limits import SANDBOX_MAX_RANGE
 from ..ops import toolschema
 from ..ops.values import (
     ANY,
@@ -30,7 +28,6 @@ from ..ops.values import (
     NONE,
     PART,
     PARTS,
-    PROP,
     PROPS,
     RECORD,
     REVERSED,
@@ -41,7 +38,6 @@ from ..ops.values import (
     TOOLS,
     UNDEF,
     Facts,
-    Kind,
     Loop,
     SelectionFilter,
     Value,
@@ -49,12 +45,11 @@ from ..ops.values import (
     final_of,
     view_of,
 )
-from .plans import free_variables
+from .ranges import LoopHead, Ranges
 from .scope import Frame
-from .steps import LoopSteps
 
 
-class Loops(LoopSteps):
+class Loops(Ranges):
     """`{% for %}`, reached through `Core.visit`."""
 
     def stmt_For(self, node: nodes.For, frame: Frame) -> None:
@@ -70,12 +65,22 @@ class Loops(LoopSteps):
         self.emit.close_guard()
         #: where a filtered loop's `else` flag is declared (before anything the loop emits)
         flag_at = len(self.emit.out)
-        #: (the step's index, the `loop.last` variable, the list) for a list's `loop.last`
-        hoisted: tuple[str, str, str] | None = None
-        #: a list loop's `range` action, before which what its steps keep is set up
-        ranged: Act | None = None
-        #: the step's element, which the loop carries over where its body reads the one before
-        carried_item = ""
+        seq, filters, filtered_by_test = self.loop_sequence(node, frame)
+        uses_loop = any(n.name == "loop" for n in nodes.Template(node.body).find_all(nodes.Name))
+        if self.loop_of_its_own(node, seq, frame, uses_loop, filtered_by_test):
+            return
+        counted = (node.test is not None or bool(filters)) and uses_loop
+        if counted and (seq.kind not in {MSGS, CALLS, TOOLS, LIST} or seq.facts.reversed):
+            raise self.emit.fail(node, "loop.* in a filtered for loop")
+        body = Frame(names={}, parent=frame)
+        head = self.range_head(node, seq, body, filters, frame, uses_loop, counted)
+        if head is not None:
+            self.filtered_steps(node, frame, body, filters, head, flag_at)
+
+    def loop_sequence(self, node: nodes.For, frame: Frame) -> tuple[Value, list[SelectionFilter], bool]:
+        """What a loop ranges over, with the `selectattr`/`rejectattr` filters its elements pass
+        (of a filter on the loop's own iterable, or of a filtered list it holds), and whether the
+        iterable was filtered in the loop header."""
         seq_node = node.iter
         predicate = None
         if isinstance(seq_node, nodes.Filter) and seq_node.name in {"selectattr", "rejectattr"}:
@@ -98,27 +103,42 @@ class Loops(LoopSteps):
         if seq.kind == SELECT:
             base, selected = view_of(seq)
             filters, seq = [*selected, *filters], base
+        return seq, filters, predicate is not None
+
+    def loop_of_its_own(
+        self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool, filtered_by_test: bool
+    ) -> bool:
+        """A loop whose sequence is known statically or needs a translation of its own (a
+        literal list unrolled, an undefined one, a schema dict, an untyped value): written, True.
+        False where it is a Go `range` of the common shape, having written nothing."""
         if seq.is_const and isinstance(seq.const, (list, tuple)):
             self.unrolled_for(node, seq.const, frame)
-            return
-        if seq.kind in {UNDEF, NONE} and not seq.facts:
+        elif seq.kind in {UNDEF, NONE} and not seq.facts:
             # Jinja's Undefined iterates as empty (None would raise, and the reference with it)
             self.visit_body(node.else_, frame)
-            return
-        uses_loop = any(n.name == "loop" for n in nodes.Template(node.body).find_all(nodes.Name))
-        if seq.kind in toolschema.KEY_ORDER:
+        elif seq.kind in toolschema.KEY_ORDER:
             self.schema_for(node, seq, frame, uses_loop)
-            return
-        if seq.kind == ANY and seq.facts.list_or_text and predicate is None and not seq.facts.items:
+        elif seq.kind == ANY and seq.facts.list_or_text and not filtered_by_test and not seq.facts.items:
             self.list_or_text_for(node, seq, frame)
-            return
-        if seq.kind == ANY and not seq.facts.items:
+        elif seq.kind == ANY and not seq.facts.items:
             self.untyped_for(node, seq, frame, uses_loop)
-            return
-        counted = (node.test is not None or bool(filters)) and uses_loop
-        if counted and (seq.kind not in {MSGS, CALLS, TOOLS, LIST} or seq.facts.reversed):
-            raise self.emit.fail(node, "loop.* in a filtered for loop")
-        body = Frame(names={}, parent=frame)
+        else:
+            return False
+        return True
+
+    def range_head(
+        self,
+        node: nodes.For,
+        seq: Value,
+        body: Frame,
+        filters: list[SelectionFilter],
+        frame: Frame,
+        uses_loop: bool,
+        counted: bool,
+    ) -> LoopHead | None:
+        """The loop's Go `range` by the kind of its sequence, its names bound in `body`; None
+        where the kind's own translation wrote the whole loop (characters, content parts, a
+        run-time list of strings)."""
         target = node.target
         if seq.kind == CONTENT and self.elements_used_whole(node) and not node.else_ and node.test is None:
             if seq.facts.final:
@@ -128,49 +148,22 @@ class Loops(LoopSteps):
                     "an assistant prefill ending in this text is not cut there",
                 )
             self.chars_for(node, Value(seq.code, STR), frame, uses_loop)
-            return
+            return None
         if seq.kind in {CONTENT, PARTS}:
-            if not isinstance(target, nodes.Name):
-                raise self.emit.fail(node, "unpacking content parts")
-            body.names[target.name] = Value("$.Messages", PART, facts=Facts(content=seq.code, final=seq.facts.final))
-            body.loop = Loop(index="0", seq="", last="", fixed=(0, 1))
-            self.emit.action("if true")
-            self.declare_scope(body, node.body)
-            self.visit_body(node.body, body)
-            self.emit.end()
-            return
+            self.single_part_for(node, seq, body)
+            return None
         if seq.kind in {DICT, RECORD}:
             raise self.emit.fail(node, "iterating a dict literal")
         if seq.kind in {PROPS, ARGS} or seq.facts.items:
-            key, val = (self.emit.temp(), self.emit.temp())
-            if isinstance(target, nodes.Name) and not seq.facts.items:
-                body.names[target.name] = Value(key, STR)  # a mapping iterates as its keys
-            elif isinstance(target, nodes.Tuple) and len(target.items) == 2:
-                body.names[target.items[0].name] = Value(key, STR)  # type: ignore[attr-defined]
-                body.names[target.items[1].name] = Value(val, PROP if seq.kind == PROPS else ANY)  # type: ignore[attr-defined]
-            else:
-                raise self.emit.fail(node, "iterating a mapping without (key, value)")
-            if seq.kind == ARGS:
-                self.emit.warn(node, "iterating tool call arguments", "keys come out sorted (Ollama passes a map)")
-            # a nested property map is Ollama's ordered map: ranged (in the order sent) through .All
-            ordered = bool(seq.facts.ordered)
-            if uses_loop:
-                # a map has no index: count the steps (the body sees loop.*, not the outer loop's)
-                mapvar, seen, idx, last = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
-                self.emit.declare(mapvar, seq.code)
-                size = f"{mapvar}.Len" if ordered else f"(len {mapvar})"
-                self.emit.declare(seen, "0")
-                self.emit.action(f"range {key}, {val} := {mapvar}{'.All' if ordered else ''}")
-                body.loop = self.counted_step(idx, seen, last, size)
-            else:
-                self.emit.action(f"range {key}, {val} := {seq.code}{'.All' if ordered else ''}")
-        elif seq.kind == STRLIST:
+            self.mapping_range(node, seq, body, uses_loop)
+            return LoopHead()
+        if seq.kind == STRLIST:
             self.strlist_for(node, seq, body, frame, uses_loop)
-            return
-        elif seq.kind == STR and not seq.facts.final:
+            return None
+        if seq.kind == STR and not seq.facts.final:
             self.chars_for(node, seq, frame, uses_loop)
-            return
-        elif seq.kind in {MSGS, CALLS, TOOLS, LIST, ANYOF} or seq.kind == INT:
+            return None
+        if seq.kind in {MSGS, CALLS, TOOLS, LIST, ANYOF} or seq.kind == INT:
             if not isinstance(target, nodes.Name):
                 raise self.emit.fail(node, "tuple unpacking in for")
             seqvar, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
@@ -178,55 +171,40 @@ class Loops(LoopSteps):
             kind = ELEMENT.get(seq.kind, ANY) if seq.kind != INT else INT
             body.names[target.name] = Value(item, kind)
             if seq.kind == INT:
-                # Go ranges over an integer with one variable: the step count; the value follows from it
-                self.emit.action(f"range {idx} := {seqvar}")
-                start, step, last = (
-                    seq.facts.start or "0",
-                    seq.facts.step if seq.facts.step is not None else 1,
-                    self.emit.temp(),
-                )
-                if step == 1:
-                    self.emit.action(f'{item} := len (printf "%*s%*s" {start} "" {idx} "")')
-                else:
-                    self.emit.action(f'{item} := len (slice (printf "%*s" {start} "") {idx})')
-                declared = (
-                    self.emit.action(f'{last} := len (slice (printf "%*s" {seqvar} "") 1)') if uses_loop else None
-                )
-                body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=seqvar, last_declared=declared))
-            else:
-                if counted:
-                    # loop.* counts the elements that pass the filter: count them all first
-                    passing = self.count_passing(node, filters, seqvar, kind, frame)
-                position = None
-                if seq.facts.reversed:
-                    # the i-th step takes element len-1-i, which is len(seq[i+1:]): loop.revindex0
-                    position = self.emit.temp()
-                    ranged = self.emit.action(f"range {idx} := len {seqvar}")
-                    self.emit.action(f"{position} := len (slice {seqvar} ({textops.plus_one(idx)}))")
-                    self.emit.action(f"{item} := index {seqvar} {position}")
-                    self.emit.int_vars.add(position)
-                else:
-                    ranged = self.emit.action(f"range {idx}, {item} := {seqvar}")
-                last = self.emit.temp()
-                if uses_loop:
-                    hoisted = (idx, last, seqvar)
-                neighbours = kind if not seq.facts.reversed else None
-                body.loop = self.indexed(Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours))
-                if uses_loop and not counted and first_read_in_expressions(node.body):
-                    body.loop.first_flag = self.emit.temp()
-                carried_item = item
-                if neighbours and node.test is None and not filters and not free_variables(seq.code):
-                    body.loop.source = seq.code
-                if position and not counted:
-                    body.loop.revindex0, body.loop.list_code = position, seq.code
-        else:
-            raise self.emit.fail(node, f"for over {seq.kind}")
+                self.count_range(seq, body, seqvar, idx, item, uses_loop)
+                return LoopHead()
+            return self.list_range(node, seq, body, filters, frame, uses_loop, counted, (seqvar, idx, item, kind))
+        raise self.emit.fail(node, f"for over {seq.kind}")
+
+    def single_part_for(self, node: nodes.For, seq: Value, body: Frame) -> None:
+        """A loop over a message's content parts: Ollama's message has one, its text, so the body
+        is written once, for it."""
+        if not isinstance(node.target, nodes.Name):
+            raise self.emit.fail(node, "unpacking content parts")
+        body.names[node.target.name] = Value("$.Messages", PART, facts=Facts(content=seq.code, final=seq.facts.final))
+        body.loop = Loop(index="0", seq="", last="", fixed=(0, 1))
+        self.emit.action("if true")
+        self.declare_scope(body, node.body)
+        self.visit_body(node.body, body)
+        self.emit.end()
+
+    def filtered_steps(
+        self,
+        node: nodes.For,
+        frame: Frame,
+        body: Frame,
+        filters: list[SelectionFilter],
+        head: LoopHead,
+        flag_at: int,
+    ) -> None:
+        """Each step's body under the loop's test and filters, what the steps read set up around
+        the `range`, and Jinja's `else` (run when no element passed, told by a Go flag)."""
         guard = 0
         if node.test is not None:
             self.emit.if_(self.truth(node.test, body))
             guard += 1
         if filters:
-            self.emit.if_(self.logic.selection_test(filters, body.names[target.name]))  # type: ignore[union-attr]
+            self.emit.if_(self.logic.selection_test(filters, body.names[node.target.name]))  # type: ignore[attr-defined]
             guard += 1
         iterated = None
         if node.else_ and guard:
@@ -234,13 +212,13 @@ class Loops(LoopSteps):
             iterated = self.emit.temp()
             self.emit.out.insert(flag_at, Act(f"{iterated} := false"))
             self.emit.assign(iterated, "true")
-        if counted:
-            total, seen = passing
+        if head.passing is not None:
+            total, seen = head.passing
             body.loop = self.counted_step(self.emit.temp(), seen, self.emit.temp(), total)
         self.declare_scope(body, node.body)
         self.loop_ranges[-1] = id(node)  # (a `break` in its body ends this `range`)
         self.visit_body(node.body, body)
-        self.set_up_steps(flag_at, body.loop, hoisted, carried_item, ranged)
+        self.set_up_steps(flag_at, body.loop, head.hoisted, head.carried_item, head.ranged)
         for _ in range(guard):
             self.emit.end()
         if node.else_ and iterated is not None:
@@ -306,80 +284,6 @@ class Loops(LoopSteps):
                 )
                 self.stmt_For(loop, alias)
         self.emit.end()
-
-    @staticmethod
-    def is_range(node: nodes.Node, frame: Frame) -> bool:
-        return (
-            isinstance(node, nodes.Call)
-            and isinstance(node.node, nodes.Name)
-            and node.node.name == "range"
-            and frame.lookup("range") is None
-            and not node.kwargs
-        )
-
-    def range_of(self, call: nodes.Call, frame: Frame) -> Value:
-        """`range(start, stop[, step])` looped over: the step count as a Go int (0 when Python's
-        range is empty), with the first value and the step (1 or -1) the loop computes values from."""
-        args = [self.expr(a, frame) for a in call.args]
-        if (
-            all(a.is_const and isinstance(a.const, int) and not isinstance(a.const, bool) for a in args)
-            and 1 <= len(args) <= 3
-        ):
-            steps = range(*(a.const for a in args))
-            if len(steps) > SANDBOX_MAX_RANGE:
-                raise self.emit.fail(
-                    call,
-                    f"range() of {len(steps):,} steps",
-                    f"is refused by transformers' sandbox too (at most {SANDBOX_MAX_RANGE:,})",
-                )
-            return const(list(steps))
-        if len(args) == 1:
-            return self.expr(call, frame)
-        step = args[2] if len(args) == 3 else const(1)
-        if not (step.is_const and step.const in (1, -1)) or len(args) > 3:
-            raise self.emit.fail(call, "range() with a step other than 1 or -1")
-        start, stop = args[0], args[1]
-        for bound in (start, stop):
-            if bound.kind != INT:
-                raise self.emit.fail(call, f"range() of a {bound.kind}")
-        if start.is_const and start.const < 0:
-            raise self.emit.fail(call, "range() from a negative number")
-        count = self.emit.temp()
-        if step.const == -1 and stop.is_const and stop.const == -1:
-            self.emit.declare(count, textops.plus_one(start.code))  # start, start-1, ..., 0
-        elif stop.is_const and stop.const < 0:
-            raise self.emit.fail(call, "range() down to a negative number other than -1")
-        else:
-            low, high = (start, stop) if step.const == 1 else (stop, start)
-            self.emit.declare(count, "0")
-            self.emit.if_(GoCall("lt", low.code, high.code))
-            self.emit.action(f'{count} = len (slice (printf "%*s" {high.code} "") {low.code})')
-            self.emit.end()
-        return Value(count, INT, facts=Facts(start=start.code, step=step.const))
-
-    def count_passing(
-        self,
-        node: nodes.For,
-        filters: list[SelectionFilter],
-        seqvar: str,
-        kind: Kind,
-        frame: Frame,
-    ) -> tuple[str, str]:
-        """Go variables: how many elements pass a filtered loop's filters, and a step counter at 0."""
-        assert isinstance(node.target, nodes.Name)
-        total, seen, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
-        scope = Frame(names={node.target.name: Value(item, kind)}, parent=frame)
-        self.emit.declare(total, "0")
-        self.emit.action(f"range {idx}, {item} := {seqvar}")
-        tests = [self.logic.selection_test(filters, scope.names[node.target.name])] if filters else []
-        if node.test is not None:
-            tests.append(self.truth(node.test, scope))
-        self.emit.if_(tests[0] if len(tests) == 1 else go_and(*tests))
-        self.emit.assign(total, textops.plus_one(total))
-        self.emit.end()
-        self.emit.end()
-        self.emit.declare(seen, "0")
-        return total, seen
 
     def schema_for(self, node: nodes.For, seq: Value, frame: Frame, uses_loop: bool) -> None:
         """A loop over a tool schema dict: one step per key its Ollama struct has set."""

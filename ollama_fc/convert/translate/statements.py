@@ -211,49 +211,7 @@ class Statements(Concatenations):
     def stmt_Assign(self, node: nodes.Assign, frame: Frame) -> None:
         target = node.target
         if isinstance(target, nodes.NSRef):
-            ns = frame.lookup(target.name)
-            if ns is None or ns.kind != NS:
-                raise self.emit.fail(node, f"set {target.name}.{target.attr}", "on something that is not a namespace()")
-            value = self.expr(node.node, frame)
-            if value.kind == SPLIT:
-                value = self.strings.split_list(value)
-            var = f"{ns.code}_{target.attr}"
-            attrs = attrs_of(ns)
-            read = nodes.Getattr(nodes.Name(target.name, "load"), target.attr, "load", lineno=node.lineno)
-            if target.attr in attrs and self.hold(ns, target.attr, value, frame.owner(target.name), frame, read):
-                return  # a plan, printed where it is read (see printplan.py)
-            if (target.attr in attrs and attrs[target.attr].kind == STRLIST) or value.kind == STRLIST:
-                value = Value(self.access.strlist_code(value, node), STRLIST, facts=final_of(value))
-            if target.attr not in attrs:
-                raise self.emit.fail(
-                    node, f"set {target.name}.{target.attr}", "sets an attribute namespace() did not declare"
-                )
-            joined = self.join(attrs[target.attr], value)
-            if value.facts.markup:
-                self.emit.warn(node, f"set {target.name}.{target.attr} to a |safe concatenation", MARKUP_STORED)
-            if any(
-                v.facts.maybe_negative or (v.is_const and isinstance(v.const, int) and v.const < 0)
-                for v in (attrs[target.attr], value)
-            ):
-                joined.facts = replace(joined.facts, maybe_negative=True)  # Go's printf-width arithmetic needs to know
-            if attrs[target.attr].facts.maybe_undefined:
-                joined.facts = replace(joined.facts, maybe_undefined=True)
-                flag = attrs[target.attr].facts.defined_flag
-                if flag and (value.kind == UNDEF or not value.facts.maybe_undefined):
-                    joined.facts = replace(joined.facts, defined_flag=flag)
-                    self.emit.assign(flag, "false" if value.kind == UNDEF else "true")
-            if attrs[target.attr].kind == NONE or attrs[target.attr].facts.maybe_none or value.kind == NONE:
-                joined.facts = replace(joined.facts, maybe_none=True)  # some path may leave (or set) None
-            attrs[target.attr] = joined
-            self.emit.assign(var, self.emit.operand(value, node))
-            if value.is_const and not isinstance(value.const, (list, dict)):
-                joined.facts = replace(
-                    joined.facts, known=(self.emit.flow_epoch, value.const)
-                )  # until the next branch point
-            elif value.facts.nonempty:
-                joined.facts = replace(joined.facts, known_nonempty=self.emit.flow_epoch)  # (as `known`)
-            if target.attr in (ns.facts.text_attrs or ()):
-                self.emit.set_final(f"{var}_final", value.facts.final or "false")
+            self.assign_attribute(node, target, frame)
             return
         if (
             isinstance(target, nodes.Tuple)
@@ -268,6 +226,63 @@ class Statements(Concatenations):
             raise self.emit.fail(node, "tuple assignment in set")
         if target.name not in self.read_names and not self.calls_in(node.node):
             return  # never read, and computing it changes nothing
+        self.assign_name(node, target, frame)
+
+    def assign_attribute(self, node: nodes.Assign, target: nodes.NSRef, frame: Frame) -> None:
+        """`set ns.attr = x`: the namespace's Go variable for the attribute set, and what is
+        known of the attribute joined with what was known before (it may be set on some paths)."""
+        ns = frame.lookup(target.name)
+        if ns is None or ns.kind != NS:
+            raise self.emit.fail(node, f"set {target.name}.{target.attr}", "on something that is not a namespace()")
+        value = self.expr(node.node, frame)
+        if value.kind == SPLIT:
+            value = self.strings.split_list(value)
+        var = f"{ns.code}_{target.attr}"
+        attrs = attrs_of(ns)
+        read = nodes.Getattr(nodes.Name(target.name, "load"), target.attr, "load", lineno=node.lineno)
+        if target.attr in attrs and self.hold(ns, target.attr, value, frame.owner(target.name), frame, read):
+            return  # a plan, printed where it is read (see printplan.py)
+        if (target.attr in attrs and attrs[target.attr].kind == STRLIST) or value.kind == STRLIST:
+            value = Value(self.access.strlist_code(value, node), STRLIST, facts=final_of(value))
+        if target.attr not in attrs:
+            raise self.emit.fail(
+                node, f"set {target.name}.{target.attr}", "sets an attribute namespace() did not declare"
+            )
+        if value.facts.markup:
+            self.emit.warn(node, f"set {target.name}.{target.attr} to a |safe concatenation", MARKUP_STORED)
+        joined = self.joined_attribute(attrs[target.attr], value)
+        attrs[target.attr] = joined
+        self.emit.assign(var, self.emit.operand(value, node))
+        if value.is_const and not isinstance(value.const, (list, dict)):
+            joined.facts = replace(
+                joined.facts, known=(self.emit.flow_epoch, value.const)
+            )  # until the next branch point
+        elif value.facts.nonempty:
+            joined.facts = replace(joined.facts, known_nonempty=self.emit.flow_epoch)  # (as `known`)
+        if target.attr in (ns.facts.text_attrs or ()):
+            self.emit.set_final(f"{var}_final", value.facts.final or "false")
+
+    def joined_attribute(self, old: Value, value: Value) -> Value:
+        """A namespace attribute after `set ns.attr = value` on some path: what holds on every
+        path (may be negative, undefined or None), setting the attribute's defined-flag."""
+        joined = self.join(old, value)
+        if any(
+            v.facts.maybe_negative or (v.is_const and isinstance(v.const, int) and v.const < 0) for v in (old, value)
+        ):
+            joined.facts = replace(joined.facts, maybe_negative=True)  # Go's printf-width arithmetic needs to know
+        if old.facts.maybe_undefined:
+            joined.facts = replace(joined.facts, maybe_undefined=True)
+            flag = old.facts.defined_flag
+            if flag and (value.kind == UNDEF or not value.facts.maybe_undefined):
+                joined.facts = replace(joined.facts, defined_flag=flag)
+                self.emit.assign(flag, "false" if value.kind == UNDEF else "true")
+        if old.kind == NONE or old.facts.maybe_none or value.kind == NONE:
+            joined.facts = replace(joined.facts, maybe_none=True)  # some path may leave (or set) None
+        return joined
+
+    def assign_name(self, node: nodes.Assign, target: nodes.Name, frame: Frame) -> None:
+        """`set x = value`: held as a plan, a namespace, a view on some paths, a static value,
+        or a Go assignment, in that order of preference."""
         value = self.expr(node.node, frame)
         if value.kind == SPLIT:
             value = self.strings.split_list(value)
@@ -284,35 +299,47 @@ class Statements(Concatenations):
         ):
             value = Value(self.access.strlist_code(value, node), STRLIST, facts=final_of(value))
         if value.kind == NS:
-            slot.kind = NS
-            attrs = attrs_of(value)
-            slot.facts = replace(slot.facts, attrs=attrs)
-            # Jinja lets `set ns.x` add attributes; declare them all now, undefined until set
-            for attr in self.ns_refs.get(target.name, []):
-                if attr not in attrs:
-                    # a Go flag tells whether some `set ns.attr` ran (for `ns.attr is defined`)
-                    flag = f"{slot.code}_{attr}_defined"
-                    attrs[attr] = Value("", UNDEF, facts=Facts(maybe_undefined=True, defined_flag=flag))
-                    self.emit.declare(flag, "false")
-            for attr, init in attrs.items():
-                if init.is_const and isinstance(init.const, list):
-                    # a list attribute can only be a list of strings built at run time
-                    init = attrs[attr] = Value(self.access.strlist_code(init, node), STRLIST)
-                self.emit.action(f"{slot.code}_{attr} := {self.emit.operand(init, node)}")
-            # a list, not a set: the flags are declared in attribute order, the same on every run
-            text_attrs = [a for a in attrs if f"{target.name}.{a}" in self.text_names]
-            slot.facts = replace(slot.facts, text_attrs=text_attrs)
-            for attr in text_attrs:
-                self.emit.action(f"{slot.code}_{attr}_final := false")
+            self.declare_namespace(slot, value, target.name, node)
             return
         owner = frame.owner(target.name)
         strong = owner is not None and (self.cond_depth == owner.depth or not self.read_later(target.name, owner))
-        static = (value.is_const and isinstance(value.const, (list, tuple, dict))) or value.kind in {
-            SELECT,
-            REVERSED,
-            RECORD,
-        }
-        if not strong and value.kind == SELECT and self.filters_own_list(slot, value):
+        if not strong and self.assign_on_some_paths(slot, value, target.name, node):
+            return
+        if self.assign_statically(slot, value, strong, target.name, node):
+            return
+        self.keep_ordered(slot, value, strong, target.name, node)
+        self.keep_markup(slot, value, strong, node, target.name)
+        self.assign_go_value(slot, value, strong, node)
+
+    def declare_namespace(self, slot: Value, value: Value, name: str, node: nodes.Assign) -> None:
+        """`set ns = namespace(..)`: one Go variable per attribute, declared here, including those
+        only a later `set ns.attr` adds (undefined, with a flag, until set)."""
+        slot.kind = NS
+        attrs = attrs_of(value)
+        slot.facts = replace(slot.facts, attrs=attrs)
+        # Jinja lets `set ns.x` add attributes; declare them all now, undefined until set
+        for attr in self.ns_refs.get(name, []):
+            if attr not in attrs:
+                # a Go flag tells whether some `set ns.attr` ran (for `ns.attr is defined`)
+                flag = f"{slot.code}_{attr}_defined"
+                attrs[attr] = Value("", UNDEF, facts=Facts(maybe_undefined=True, defined_flag=flag))
+                self.emit.declare(flag, "false")
+        for attr, init in attrs.items():
+            if init.is_const and isinstance(init.const, list):
+                # a list attribute can only be a list of strings built at run time
+                init = attrs[attr] = Value(self.access.strlist_code(init, node), STRLIST)
+            self.emit.action(f"{slot.code}_{attr} := {self.emit.operand(init, node)}")
+        # a list, not a set: the flags are declared in attribute order, the same on every run
+        text_attrs = [a for a in attrs if f"{name}.{a}" in self.text_names]
+        slot.facts = replace(slot.facts, text_attrs=text_attrs)
+        for attr in text_attrs:
+            self.emit.action(f"{slot.code}_{attr}_final := false")
+
+    def assign_on_some_paths(self, slot: Value, value: Value, name: str, node: nodes.Assign) -> bool:
+        """A value Go cannot hold in the variable, set only on some paths, kept as a Go flag beside
+        it: the variable's own list filtered, a dict literal, or an empty list of its kind.
+        False where `value` is none of these, having written nothing."""
+        if value.kind == SELECT and self.filters_own_list(slot, value):
             # `set xs = xs | rejectattr(..)` on some paths: the filters apply once a Go flag is on
             flag = slot.facts.filter_flag
             self.emit.assign(str(flag), "true")
@@ -321,58 +348,60 @@ class Statements(Concatenations):
             if slot.kind != SELECT:
                 slot.facts = replace(slot.facts, base=Value(slot.code, slot.kind))
                 slot.kind = SELECT
-            return
-        if (
-            value.is_const
-            and isinstance(value.const, dict)
-            and not strong
-            and slot.facts.literal_flag
-            and not slot.is_const
-        ):
+            return True
+        if value.is_const and isinstance(value.const, dict) and slot.facts.literal_flag and not slot.is_const:
             # a dict literal on some paths: a Go flag says the variable holds it (see `literal_or`)
             if (slot.facts.literal or value).const != value.const:
-                raise self.emit.fail(node, f"set {target.name}", "(different dict literals on different paths)")
+                raise self.emit.fail(node, f"set {name}", "(different dict literals on different paths)")
             slot.facts = replace(slot.facts, literal=value)
             self.emit.assign(str(slot.facts.literal_flag), "true")
-            return
-        if (
-            not strong
-            and value.is_const
-            and value.const == []
-            and slot.kind in {TOOLS, MSGS, CALLS}
-            and not slot.is_const
-        ):
+            return True
+        if value.is_const and value.const == [] and slot.kind in {TOOLS, MSGS, CALLS} and not slot.is_const:
             # `set tools = []` on some paths: an empty list of the kind the variable holds
             self.emit.action(f"{slot.code} = slice {slot.code} 0 0")
             slot.facts = replace(slot.facts, emptied=True, assigned=True)  # no longer None where Ollama's list is empty
-            return
+            return True
+        return False
+
+    def assign_statically(self, slot: Value, value: Value, strong: bool, name: str, node: nodes.Assign) -> bool:
+        """A literal list or dict, a filtered, reversed list or a record has no Go value: the
+        variable holds it statically (a view keeps its list in the variable). False, having
+        written nothing, where the value is a Go value to assign."""
+        static = (value.is_const and isinstance(value.const, (list, tuple, dict))) or value.kind in {
+            SELECT,
+            REVERSED,
+            RECORD,
+        }
         if static or slot.is_const:
-            # a literal list or a filtered list has no Go value: the variable holds it statically
             if not strong:
-                raise self.emit.fail(node, f"set {target.name}", "(a list stored only on some paths)")
+                raise self.emit.fail(node, f"set {name}", "(a list stored only on some paths)")
             slot.const = value.const if value.is_const else NOT_CONST
-        if static:
-            slot.kind = value.kind
-            slot.facts = replace(slot.facts, assigned=True)
-            if value.kind == RECORD:
-                slot.facts = replace(slot.facts, fields=value.facts.fields)
-            if value.kind in {SELECT, REVERSED}:
-                base, _ = view_of(value)
-                self.emit.assign(slot.code, base.code)
-                slot.facts = replace(slot.facts, **value.facts.present())
-                slot.facts = replace(slot.facts, base=Value(slot.code, base.kind))
+        if not static:
+            return False
+        slot.kind = value.kind
+        slot.facts = replace(slot.facts, assigned=True)
+        if value.kind == RECORD:
+            slot.facts = replace(slot.facts, fields=value.facts.fields)
+        if value.kind in {SELECT, REVERSED}:
+            base, _ = view_of(value)
+            self.emit.assign(slot.code, base.code)
+            slot.facts = replace(slot.facts, **value.facts.present())
+            slot.facts = replace(slot.facts, base=Value(slot.code, base.kind))
+        return True
+
+    def keep_ordered(self, slot: Value, value: Value, strong: bool, name: str, node: nodes.Assign) -> None:
+        """A nested property map is ranged through .All, a plain map directly: a variable holds
+        one of them on every path."""
+        if bool(value.facts.ordered) == bool(slot.facts.ordered) or value.kind in {UNDEF, NONE}:
             return
-        if bool(value.facts.ordered) != bool(slot.facts.ordered) and value.kind not in {UNDEF, NONE}:
-            # a nested property map is ranged through .All, a plain map directly: one of them
-            if not (strong or slot.kind == UNDEF or not slot.facts.assigned):
-                raise self.emit.fail(
-                    node, f"set {target.name}", "(an ordered and a plain property map on different paths)"
-                )
-            if value.facts.ordered:
-                slot.facts = replace(slot.facts, ordered=True)
-            else:
-                slot.facts = replace(slot.facts, ordered=False)
-        self.keep_markup(slot, value, strong, node, target.name)
+        if not (strong or slot.kind == UNDEF or not slot.facts.assigned):
+            raise self.emit.fail(node, f"set {name}", "(an ordered and a plain property map on different paths)")
+        slot.facts = replace(slot.facts, ordered=bool(value.facts.ordered))
+
+    def assign_go_value(self, slot: Value, value: Value, strong: bool, node: nodes.Assign) -> None:
+        """The Go assignment of a value the variable holds at run time, its flags set, and what
+        is known of the variable: the value's on a path every read follows (`strong`), else the
+        join of old and new."""
         if strong:
             slot.kind = value.kind
             maybe_undefined, list_or_text, emptied = False, None, False

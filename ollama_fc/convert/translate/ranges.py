@@ -1,0 +1,206 @@
+"""A loop's Go `range` by what it ranges over: a mapping, a `range(..)` counted at run time, a
+Go list (forward or backward, its passing elements counted first where a filtered loop reads
+`loop.*`); and what the `range` leaves for its steps to set up once the body is written."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jinja2 import nodes
+
+from ..analysis import first_read_in_expressions
+from ..go import textops
+from ..go.calls import GoCall, go_and
+from ..go.tree import Act
+from ..limits import SANDBOX_MAX_RANGE
+from ..ops.values import (
+    ANY,
+    ARGS,
+    INT,
+    PROP,
+    PROPS,
+    STR,
+    Facts,
+    Kind,
+    Loop,
+    SelectionFilter,
+    Value,
+    const,
+)
+from .plans import free_variables
+from .scope import Frame
+from .steps import LoopSteps
+
+
+@dataclass(frozen=True)
+class LoopHead:
+    """What a loop's `range` leaves for its steps to set up once the body is written (see
+    `LoopSteps.set_up_steps`): a list's (step index, `loop.last` variable, list) where `loop.last`
+    may be computed once, the `range` action, the step's element, and a filtered loop's (count
+    of passing elements, step counter)."""
+
+    hoisted: tuple[str, str, str] | None = None
+    ranged: Act | None = None
+    carried_item: str = ""
+    passing: tuple[str, str] | None = None
+
+
+class Ranges(LoopSteps):
+    """The `range` actions of `Loops.range_head`, one per kind of sequence."""
+
+    def mapping_range(self, node: nodes.For, seq: Value, body: Frame, uses_loop: bool) -> None:
+        """The `range` of a mapping (a schema's properties, a call's arguments, `.items()`): keys,
+        or (key, value) pairs, counted where the body reads `loop.*` (a map has no index)."""
+        target = node.target
+        key, val = (self.emit.temp(), self.emit.temp())
+        if isinstance(target, nodes.Name) and not seq.facts.items:
+            body.names[target.name] = Value(key, STR)  # a mapping iterates as its keys
+        elif isinstance(target, nodes.Tuple) and len(target.items) == 2:
+            body.names[target.items[0].name] = Value(key, STR)  # type: ignore[attr-defined]
+            body.names[target.items[1].name] = Value(val, PROP if seq.kind == PROPS else ANY)  # type: ignore[attr-defined]
+        else:
+            raise self.emit.fail(node, "iterating a mapping without (key, value)")
+        if seq.kind == ARGS:
+            self.emit.warn(node, "iterating tool call arguments", "keys come out sorted (Ollama passes a map)")
+        # a nested property map is Ollama's ordered map: ranged (in the order sent) through .All
+        ordered = bool(seq.facts.ordered)
+        if uses_loop:
+            # a map has no index: count the steps (the body sees loop.*, not the outer loop's)
+            mapvar, seen, idx, last = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
+            self.emit.declare(mapvar, seq.code)
+            size = f"{mapvar}.Len" if ordered else f"(len {mapvar})"
+            self.emit.declare(seen, "0")
+            self.emit.action(f"range {key}, {val} := {mapvar}{'.All' if ordered else ''}")
+            body.loop = self.counted_step(idx, seen, last, size)
+        else:
+            self.emit.action(f"range {key}, {val} := {seq.code}{'.All' if ordered else ''}")
+
+    def count_range(self, seq: Value, body: Frame, seqvar: str, idx: str, item: str, uses_loop: bool) -> None:
+        """The `range` of a `range(..)` counted at run time: Go ranges over an integer with one
+        variable, the step count, and the value follows from it (start + step count)."""
+        self.emit.action(f"range {idx} := {seqvar}")
+        start, step, last = (
+            seq.facts.start or "0",
+            seq.facts.step if seq.facts.step is not None else 1,
+            self.emit.temp(),
+        )
+        if step == 1:
+            self.emit.action(f'{item} := len (printf "%*s%*s" {start} "" {idx} "")')
+        else:
+            self.emit.action(f'{item} := len (slice (printf "%*s" {start} "") {idx})')
+        declared = self.emit.action(f'{last} := len (slice (printf "%*s" {seqvar} "") 1)') if uses_loop else None
+        body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=seqvar, last_declared=declared))
+
+    def list_range(
+        self,
+        node: nodes.For,
+        seq: Value,
+        body: Frame,
+        filters: list[SelectionFilter],
+        frame: Frame,
+        uses_loop: bool,
+        counted: bool,
+        names: tuple[str, str, str, Kind],
+    ) -> LoopHead:
+        """The `range` of a Go list (forward, or backward through its positions), with what its
+        steps may keep of it: `loop.last` computed once, the neighbours, the first-step flag,
+        and, for a filtered loop reading `loop.*`, the elements that pass counted first."""
+        seqvar, idx, item, kind = names
+        passing = None
+        if counted:
+            # loop.* counts the elements that pass the filter: count them all first
+            passing = self.count_passing(node, filters, seqvar, kind, frame)
+        position = None
+        if seq.facts.reversed:
+            # the i-th step takes element len-1-i, which is len(seq[i+1:]): loop.revindex0
+            position = self.emit.temp()
+            ranged = self.emit.action(f"range {idx} := len {seqvar}")
+            self.emit.action(f"{position} := len (slice {seqvar} ({textops.plus_one(idx)}))")
+            self.emit.action(f"{item} := index {seqvar} {position}")
+            self.emit.int_vars.add(position)
+        else:
+            ranged = self.emit.action(f"range {idx}, {item} := {seqvar}")
+        last = self.emit.temp()
+        neighbours = kind if not seq.facts.reversed else None
+        loop = body.loop = self.indexed(Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours))
+        if uses_loop and not counted and first_read_in_expressions(node.body):
+            loop.first_flag = self.emit.temp()
+        if neighbours and node.test is None and not filters and not free_variables(seq.code):
+            loop.source = seq.code
+        if position and not counted:
+            loop.revindex0, loop.list_code = position, seq.code
+        return LoopHead((idx, last, seqvar) if uses_loop else None, ranged, item, passing)
+
+    @staticmethod
+    def is_range(node: nodes.Node, frame: Frame) -> bool:
+        return (
+            isinstance(node, nodes.Call)
+            and isinstance(node.node, nodes.Name)
+            and node.node.name == "range"
+            and frame.lookup("range") is None
+            and not node.kwargs
+        )
+
+    def range_of(self, call: nodes.Call, frame: Frame) -> Value:
+        """`range(start, stop[, step])` looped over: the step count as a Go int (0 when Python's
+        range is empty), with the first value and the step (1 or -1) the loop computes values from."""
+        args = [self.expr(a, frame) for a in call.args]
+        if (
+            all(a.is_const and isinstance(a.const, int) and not isinstance(a.const, bool) for a in args)
+            and 1 <= len(args) <= 3
+        ):
+            steps = range(*(a.const for a in args))
+            if len(steps) > SANDBOX_MAX_RANGE:
+                raise self.emit.fail(
+                    call,
+                    f"range() of {len(steps):,} steps",
+                    f"is refused by transformers' sandbox too (at most {SANDBOX_MAX_RANGE:,})",
+                )
+            return const(list(steps))
+        if len(args) == 1:
+            return self.expr(call, frame)
+        step = args[2] if len(args) == 3 else const(1)
+        if not (step.is_const and step.const in (1, -1)) or len(args) > 3:
+            raise self.emit.fail(call, "range() with a step other than 1 or -1")
+        start, stop = args[0], args[1]
+        for bound in (start, stop):
+            if bound.kind != INT:
+                raise self.emit.fail(call, f"range() of a {bound.kind}")
+        if start.is_const and start.const < 0:
+            raise self.emit.fail(call, "range() from a negative number")
+        count = self.emit.temp()
+        if step.const == -1 and stop.is_const and stop.const == -1:
+            self.emit.declare(count, textops.plus_one(start.code))  # start, start-1, ..., 0
+        elif stop.is_const and stop.const < 0:
+            raise self.emit.fail(call, "range() down to a negative number other than -1")
+        else:
+            low, high = (start, stop) if step.const == 1 else (stop, start)
+            self.emit.declare(count, "0")
+            self.emit.if_(GoCall("lt", low.code, high.code))
+            self.emit.action(f'{count} = len (slice (printf "%*s" {high.code} "") {low.code})')
+            self.emit.end()
+        return Value(count, INT, facts=Facts(start=start.code, step=step.const))
+
+    def count_passing(
+        self,
+        node: nodes.For,
+        filters: list[SelectionFilter],
+        seqvar: str,
+        kind: Kind,
+        frame: Frame,
+    ) -> tuple[str, str]:
+        """Go variables: how many elements pass a filtered loop's filters, and a step counter at 0."""
+        assert isinstance(node.target, nodes.Name)
+        total, seen, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
+        scope = Frame(names={node.target.name: Value(item, kind)}, parent=frame)
+        self.emit.declare(total, "0")
+        self.emit.action(f"range {idx}, {item} := {seqvar}")
+        tests = [self.logic.selection_test(filters, scope.names[node.target.name])] if filters else []
+        if node.test is not None:
+            tests.append(self.truth(node.test, scope))
+        self.emit.if_(tests[0] if len(tests) == 1 else go_and(*tests))
+        self.emit.assign(total, textops.plus_one(total))
+        self.emit.end()
+        self.emit.end()
+        self.emit.declare(seen, "0")
+        return total, seen
