@@ -88,6 +88,27 @@ def operand_node(code: GoCall | GoField) -> ir.Operand | None:
     return code.node
 
 
+def operand_of(code: str | ir.Operand) -> ir.Operand:
+    """The operand `code` as IR (see `read_operand`); `Unread` where it is not one."""
+    node = read_operand(code)
+    if node is None:
+        raise Unread(code)
+    return node
+
+
+def read_operand(code: str | ir.Operand) -> ir.Operand | None:
+    """The operand `code` as IR: IR as it is, a composed call the call it carries, a variable's
+    name (`$_3`, what `temp` gives) that variable, other text read (`tree.operand`); None where
+    it is not one operand."""
+    if not isinstance(code, str):
+        return code
+    if isinstance(code, (GoCall, GoField)):
+        return operand_node(code)
+    if code.startswith("$") and (code[1:].isidentifier() or code == "$"):
+        return ir.Variable(code)
+    return tree.operand(code)
+
+
 def go_field(operand: str, chain: str) -> str:
     """`operand` then the field `chain` (`.Role`), keeping the call a composed operand is."""
     if isinstance(operand, GoField):

@@ -37,10 +37,11 @@ def simplify_condition(code: str, ints: AbstractSet[str] = frozenset()) -> str:
     return code if folded is None else folded.code
 
 
-def simplified_condition(code: str | ir.Pipe, ints: AbstractSet[str] = frozenset()) -> ir.Pipe | None:
-    """The condition `code` (text or IR) of an `if` with fewer function calls, as the pipeline
-    the `if` holds; None where it is text the IR reader does not read (written as it is)."""
-    node, reads = _condition(code) if isinstance(code, str) else _node_condition(code)
+def simplified_condition(code: str | ir.Operand, ints: AbstractSet[str] = frozenset()) -> ir.Pipe | None:
+    """The condition `code` (text or an IR operand) of an `if` with fewer function calls, as
+    the pipeline the `if` holds; None where it is text the IR reader does not read (written as
+    it is)."""
+    node, reads = _condition(code) if isinstance(code, str) else _node_condition(ir.operand_pipe(code))
     if node is None:
         return None
     return _simplified(node, frozenset(ints) & reads if ints else frozenset())

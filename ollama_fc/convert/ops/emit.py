@@ -160,7 +160,7 @@ class Emit(Verbs[tree.Act]):
         self.track_word(node.keyword, node != IF_TRUE)
         return self.write_node(node)
 
-    def if_(self, condition: str | ir.Pipe, keyword: str = "if") -> tree.Act:
+    def if_(self, condition: str | ir.Operand, keyword: str = "if") -> tree.Act:
         """Write `{{ if condition }}` (or `else if`, the `keyword`); only the condition's truth
         counts, so it is written with fewer calls (`simplified_condition`), read from the calls a
         composed condition (`GoCall`) carries."""
