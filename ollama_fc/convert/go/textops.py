@@ -162,7 +162,7 @@ def ascii_case(em: Emitter, text: str, method: str) -> str:
     em.declare(result, '""')
     em.declare(last, "0")
     em.declare(new, "0")
-    _each_byte(em, text, i, b)
+    each_byte(em, text, i, b)
     _lookup(em, new, table, b)
     em.if_(new)
     _rebuilt(em, text, result, last, i, new)
@@ -172,7 +172,7 @@ def ascii_case(em: Emitter, text: str, method: str) -> str:
     return result
 
 
-def _each_byte(em: Emitter, text: str, i: str, b: str) -> None:
+def each_byte(em: Emitter, text: str, i: str, b: str) -> None:
     """`range i := len text` and `b := index text i`: a loop over the bytes of the Go variable
     `text` (closed by the caller)."""
     em.range_(ir.command("len", ir.Variable(text)), i)
@@ -231,7 +231,7 @@ def ascii_title(
     em.declare(last, "0")
     em.declare(start, "true")
     em.declare(new, "0")
-    _each_byte(em, text, i, b)
+    each_byte(em, text, i, b)
     em.if_(start)
     _lookup(em, new, at_start, b)
     em.else_()
@@ -325,7 +325,7 @@ def json_string(em: Emitter, text_code: str, printed: bool = False, html: bool =
         em.if_(go_or(GoCall("lt", b, "32"), go_eq(b, "34", "92")))
     em.declare(escape, ir.command("printf", ir.String.of("\\u%04x"), ir.Variable(b)))
     em.if_(go_eq(b, "34", "92", "8", "9", "10", "12", "13"))
-    em.assign(escape, _short_escape(ir.Variable(b)))
+    em.assign(escape, short_escape(ir.Variable(b)))
     em.end()
     if printed:
         show(ir.Command((ir.Identifier("slice"), ir.Variable(text), ir.Variable(last), ir.Variable(i))))
@@ -346,7 +346,7 @@ def json_string(em: Emitter, text_code: str, printed: bool = False, html: bool =
     return quoted
 
 
-def _short_escape(byte: ir.Operand) -> ir.Command:
+def short_escape(byte: ir.Operand) -> ir.Command:
     """`slice (printf "%q" (printf "%c" byte)) 1 3`: the two-character escape `%q` writes for
     the byte (`\\n`, `\\"`...)."""
     quoted = ir.call("printf", ir.String.of("%q"), ir.call("printf", ir.String.of("%c"), byte))
@@ -424,7 +424,7 @@ def ascii_json(em: Emitter, text_code: str) -> str:
     em.declare(text, text_code)
     em.declare(out, '""')
     em.declare(last, "0")
-    _each_byte(em, text, i, b)
+    each_byte(em, text, i, b)
     em.if_(go_or(go_eq(b, "127"), GoCall("ge", b, "192")))
     em.declare(char, ir.command("printf", ir.String.of("%.1s"), run_of(text, i)))
     em.declare(escape, ir.String.of("\\u007f"))
