@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import fields, replace
 from typing import TypeVar
 
-from .ir import Action, Chain, Command, Field, Node, Pipe, Variable
+from .ir import Action, Chain, Command, Dot, Field, Node, Operand, Pipe, Variable
 
 N = TypeVar("N", bound=Node)
 
@@ -44,6 +44,19 @@ def last_field(node: Node) -> str | None:
     if isinstance(operand, (Variable, Field, Chain)) and operand.fields:
         return operand.fields[-1]
     return None
+
+
+def field_of(node: Node | None, name: str) -> Operand | None:
+    """What the operand `node` reads the field `name` of, where it is one read through fields
+    ending in `name` (`$m` of `$m.Content`, `(index $m 0)` of `(index $m 0).Content`)."""
+    if not isinstance(node, (Variable, Field, Chain)) or node.fields[-1:] != (name,):
+        return None
+    fields = node.fields[:-1]
+    if isinstance(node, Variable):
+        return Variable(node.name, fields)
+    if isinstance(node, Chain):
+        return Chain(node.node, fields) if fields else node.node
+    return Field(fields) if fields else Dot()
 
 
 def transform(node: N, change: Callable[[Node], Node | None]) -> N:

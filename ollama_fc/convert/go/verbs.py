@@ -53,8 +53,10 @@ class Verbs(Generic[W]):
             return self.action(f"{var} = {code}")
         return self.write(ir.Action(ir.pipe_of(code).assigning(var)))
 
-    def range_(self, code: ir.Expression, *names: str) -> W:
+    def range_(self, code: str | ir.Expression, *names: str) -> W:
         """`range names := code` (`range code` without names): a loop over `code`."""
+        if isinstance(code, str):
+            return self.action(f"range {', '.join(names)} := {code}" if names else f"range {code}")
         return self.write(ir.Open("range", ir.pipe_of(code).declaring(*names) if names else ir.pipe_of(code)))
 
     def print_(self, code: ir.Expression) -> W:

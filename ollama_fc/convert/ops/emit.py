@@ -12,9 +12,9 @@ from typing import Any
 from jinja2 import nodes
 
 from ...errors import ConversionError
-from ..actions import CUT_CODE, GUARD
+from ..actions import GUARD
 from ..go import ir, irtools, tree
-from ..go.calls import GoCall, go_eq, go_len, starts_with
+from ..go.calls import GoCall, go_eq, go_len, read_operand, starts_with
 from ..go.textops import go_string
 from ..go.verbs import Verbs
 from ..limits import Budget, Limits
@@ -39,6 +39,12 @@ from .values import (
 
 #: `if true`: an inlined macro's block, no branch at run time
 IF_TRUE = ir.Open("if", ir.operand_pipe(ir.Bool(True)))
+#: `var = value`: a variable and the expression it is given
+Assignment = tuple[str, ir.Expression]
+#: the prefill's flags: an assistant message is continued (`$ofc_open`), its text not yet cut
+#: (`$ofc_go`); the final message (`$ofc_final`)
+OFC_OPEN, OFC_GO, FINAL_MESSAGE = ir.Variable("$ofc_open"), ir.Variable("$ofc_go"), ir.Variable("$ofc_final")
+ZERO = ir.Number.of(0)
 #: the format that appends a value to a captured text: `printf "%s%v" $text value`
 APPENDED = ir.String.of("%s%v")
 
@@ -336,7 +342,7 @@ class Emit(Verbs[tree.Act]):
         var = self.temp()
         self.declare(var, '""')
         # whether a prefilled final message's text went into it (declared only when some may)
-        self.action(f"{var}_final := false")
+        self.declare(f"{var}_final", ir.Bool(False))
         flag_at = len(self.out) - 1
         outer, outer_construct = self.sink, self.sink_construct
         self.sink, self.sink_construct = var, construct
@@ -363,18 +369,19 @@ class Emit(Verbs[tree.Act]):
             return '""'
         return value.code
 
-    def key_scan(self, k: str, v: str, mapping: str, key: str, *statements: str) -> None:
-        """Run `statements` where the Go map `mapping` (ranged as `k`, `v`) has the key `key`:
-        a scan, as Go's `index` of a missing key gives the same as a key holding null."""
+    def key_scan(self, k: str, v: str, mapping: str, key: str, *statements: Assignment) -> None:
+        """Make the assignments `statements` where the Go map `mapping` (ranged as `k`, `v`) has
+        the key `key`: a scan, as Go's `index` of a missing key gives the same as a key holding
+        null."""
         self.keys_scan(k, v, mapping, {key: statements})
 
-    def keys_scan(self, k: str, v: str, mapping: str, cases: dict[str, Sequence[str]]) -> None:
-        """`key_scan` for several keys in one scan: each key's statements where it is found."""
-        self.action(f"range {k}, {v} := {mapping}")
+    def keys_scan(self, k: str, v: str, mapping: str, cases: dict[str, Sequence[Assignment]]) -> None:
+        """`key_scan` for several keys in one scan: each key's assignments where it is found."""
+        self.range_(read_operand(mapping) or mapping, k, v)
         for i, (key, statements) in enumerate(cases.items()):
             self.if_(go_eq(k, key), "else if" if i else "if")
-            for statement in statements:
-                self.action(statement)
+            for var, value in statements:
+                self.assign(var, value)
         self.end()
         self.end()
 
@@ -392,14 +399,15 @@ class Emit(Verbs[tree.Act]):
         self.close_guard()
         # one `if` on a variable for every render that continues no assistant message (the
         # common case): the cut's machinery and its function calls run only when one is
-        self.action("if $ofc_open")
-        self.action("if $ofc_go")
+        self.if_(OFC_OPEN)
+        self.if_(OFC_GO)
         self.if_(final)
-        if code.endswith(".Content") and final == go_eq(code.removesuffix(".Content"), "$ofc_final"):
+        message = irtools.field_of(read_operand(code), "Content")
+        if message is not None and read_operand(final) == ir.call("eq", message, FINAL_MESSAGE):
             # the final message's own text: where it is cut is known (`prefill_cut`)
-            self.printed_action("$ofc_head")
-            self.printed_action("$ofc_end")
-            self.action(CUT_CODE)
+            self.printed_action(ir.Variable("$ofc_head"))
+            self.printed_action(ir.Variable("$ofc_end"))
+            self.cut()
         else:
             self.cut_search(code)
         self.else_()
@@ -414,55 +422,61 @@ class Emit(Verbs[tree.Act]):
         """Print `code`, or the pieces of the concatenation it is one by one (see `concat`)."""
         for is_text, piece in parts or [(False, code)]:
             if piece:
-                self.printed_action(go_string(piece) if is_text else piece)
+                self.printed_action(ir.String.of(piece) if is_text else read_operand(piece) or piece)
 
     def cut_search(self, code: str) -> None:
         """Print the text `code` of the final message up to the cut, if it is found in it."""
         text = self.temp()
         self.declare(text, code)
-        k, rest = self.last_cut(text, "-1")
+        k, rest = self.last_cut(ir.Variable(text), "-1")
         self.if_(GoCall("ge", k, "0"))
-        self.printed_action(f"slice {text} 0 {k}")
-        self.action(f"{rest} := slice {text} {k}")
+        self.printed_action(ir.command("slice", ir.Variable(text), ZERO, ir.Variable(k)))
+        self.declare(rest, ir.command("slice", ir.Variable(text), ir.Variable(k)))
         self.if_(starts_with(rest, "$ofc_tail", go_len("$ofc_tail")))
-        self.printed_action("$ofc_tail")
+        self.printed_action(ir.Variable("$ofc_tail"))
         self.else_()
-        self.printed_action("$ofc_cut")
+        self.printed_action(ir.Variable("$ofc_cut"))
         self.end()
-        self.action(CUT_CODE)
+        self.cut()
         self.else_()
-        self.printed_action(text)
+        self.printed_action(ir.Variable(text))
         self.end()
+
+    def cut(self) -> None:
+        """`$ofc_go = false`: the prefill is cut, nothing is printed from here on."""
+        self.assign("$ofc_go", ir.Bool(False))
 
     def prefill_cut(self) -> None:
         """Where the final message's own text is cut, computed once in the prologue where
         `$ofc_open` holds: `$ofc_head` up to the last occurrence of `$ofc_cut` in it, then
         `$ofc_end`, `$ofc_tail` where the text goes on with it, else `$ofc_cut`."""
-        self.action("if $ofc_open")
-        k, rest = self.last_cut("$ofc_final.Content", "0")
-        self.action(f"$ofc_head = slice $ofc_final.Content 0 {k}")
-        self.action(f"{rest} := slice $ofc_final.Content {k}")
-        self.action("$ofc_end = $ofc_cut")
+        self.if_(OFC_OPEN)
+        final_text = ir.Variable("$ofc_final", ("Content",))
+        k, rest = self.last_cut(final_text, "0")
+        self.assign("$ofc_head", ir.command("slice", final_text, ZERO, ir.Variable(k)))
+        self.declare(rest, ir.command("slice", final_text, ir.Variable(k)))
+        self.assign("$ofc_end", ir.Variable("$ofc_cut"))
         self.if_(starts_with(rest, "$ofc_tail", go_len("$ofc_tail")))
-        self.action("$ofc_end = $ofc_tail")
+        self.assign("$ofc_end", ir.Variable("$ofc_tail"))
         self.end()
         self.end()
 
-    def last_cut(self, text: str, none: str) -> tuple[str, str]:
+    def last_cut(self, text: ir.Variable, none: str) -> tuple[str, str]:
         """Where `$ofc_cut` last starts in the string `text` (`none` where it does not): that
         position's variable, and a name free for the text from there."""
         k, i, rest = (self.temp() for _ in range(3))
         self.declare(k, none)
-        self.action(f"range {i} := len {text}")
-        self.action(f"{rest} := slice {text} {i}")
+        self.range_(ir.command("len", text), i)
+        self.declare(rest, ir.command("slice", text, ir.Variable(i)))
         self.if_(starts_with(rest, "$ofc_cut", "$ofc_n"))
         self.assign(k, i)
         self.end()
         self.end()
         return k, rest
 
-    def printed_action(self, code: str) -> None:
+    def printed_action(self, code: str | ir.Expression) -> None:
         """Print `code` where `$ofc_go` is known to hold (no guard)."""
-        self.charge(code)
+        written = tree.Act(code) if isinstance(code, str) else tree.Act.of(ir.Action(ir.pipe_of(code)))
+        self.charge(written.code)
         self.printed = True
-        self.out.append(tree.Act(code))
+        self.out.append(written)

@@ -20,7 +20,7 @@ from typing import Any
 import jinja2
 from jinja2 import nodes
 
-from ..go import strlists, textops
+from ..go import ir, strlists, textops
 from ..go.calls import GoCall, go_eq, go_len, go_or, go_printf
 from . import toolschema
 from .access import Access
@@ -328,7 +328,7 @@ def length(ops: Lowering, call: FilterCall) -> Value:
         ops.emit.declare(size, "0")
         is_map, is_list = go_eq(go_printf("%.3T", obj), '"map"'), go_eq(go_printf("%.2T", obj), '"[]"')
         ops.emit.if_(go_or(is_map, is_list, go_eq(go_printf("%T", obj), '"string"')))
-        ops.emit.action(f"{size} = len {obj}")
+        ops.emit.assign(size, ir.command("len", ir.Variable(obj)))
         ops.emit.end()
         return Value(size, INT)
     if value.kind in {STR, CONTENT}:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from jinja2 import nodes
 
-from ..go import search, strlists, textops, tree
+from ..go import ir, search, strlists, textops, tree
 from ..go.calls import GoCall, go_and, go_eq, go_field, go_len, go_not, go_or, go_printf
 from ..go.textops import go_string
 from . import toolschema
@@ -285,9 +285,9 @@ class Logic:
         self.emit.declare(obj, hay.expr)
         self.emit.declare(hit, "false")
         self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
-        self.emit.key_scan(k, v, obj, text, f"{hit} = true")
+        self.emit.key_scan(k, v, obj, text, (hit, ir.Bool(True)))
         self.emit.if_(go_eq(go_printf("%.2T", obj), '"[]"'), "else if")
-        self.emit.action(f"range {k}, {v} := {obj}")
+        self.emit.range_(ir.Variable(obj), k, v)
         self.emit.if_(self.is_text(v, text))
         self.emit.assign(hit, "true")
         self.emit.end()
