@@ -220,7 +220,7 @@ class Logic:
             # a Go list of strings (a schema's `required`): compare element by element
             found, item = self.emit.temp(), self.emit.temp()
             self.emit.declare(found, "false")
-            self.emit.action(f"range {item} := {hay.code}")
+            self.emit.range_(hay.expr, item)
             text = needle.code if not needle.is_const else go_string(py_str(needle.const))
             self.emit.if_(self.is_text(item, text))
             self.emit.assign(found, "true")
@@ -355,7 +355,7 @@ class Logic:
             return Value(go_len(base.code), INT)
         count, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.declare(count, "0")
-        self.emit.action(f"range {idx}, {item} := {base.code}")
+        self.emit.range_(base.expr, idx, item)
         test = self.selection_test(filters, Value(item, ELEMENT[base.kind]))
         self.emit.if_(test)
         self.emit.assign(count, textops.plus_one(count))

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from jinja2 import nodes
 
-from ..go import search, strip, strlists, textops, tree
+from ..go import ir, search, strip, strlists, textops, tree
 from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
 from ..go.gohelpers import REPR_HELPER
 from ..go.textops import escape_html, go_string, html_of
@@ -283,7 +283,7 @@ class Strings:
         self.emit.declare(seq, value.expr)
         self.emit.declare(out, '""')
         self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
-        self.emit.action(f"range {item} := {seq}")
+        self.emit.range_(ir.Variable(seq), item)
         text = self.untyped_str(Value(item, ANY), node)
         if filter_name != "string":
             text = self.change_case(text, filter_name, node)
@@ -296,7 +296,7 @@ class Strings:
         seq, i, item, ignored = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.declare(seq, code)
         self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
-        self.emit.action(f"range {i}, {item} := {seq}")
+        self.emit.range_(ir.Variable(seq), i, item)
         self.emit.if_(i)
         self.emit.text(sep)
         self.emit.end()
@@ -305,7 +305,7 @@ class Strings:
         self.emit.if_(go_eq(go_printf("%.3T", seq), '"map"'), "else if")
         # a mapping joins its keys (sorted, as Go ranges a map)
         self.emit.declare(i, "true")
-        self.emit.action(f"range {item}, {ignored} := {seq}")
+        self.emit.range_(ir.Variable(seq), item, ignored)
         self.emit.if_(go_not(i))
         self.emit.text(sep)
         self.emit.end()
@@ -362,16 +362,19 @@ class Strings:
         self.emit.declare(bad, "false")
         self.emit.declare(seen, "false")
         self.emit.declare(after, "false")
-        self.emit.action(f"range {at} := len {digits}")
-        self.emit.action(f"{byte} := index {digits} {at}")
+        textops.each_byte(self.emit, digits, at, byte)
         self.emit.if_(go_and(GoCall("ge", byte, "48"), GoCall("le", byte, "57")))
         self.emit.if_(go_or(after, GoCall("ge", go_len(go_printf("%d", number)), "6")))
         self.emit.assign(bad, "true")
         self.emit.else_()
-        ten_times = " ".join([f'{number} ""'] * 10)
-        self.emit.action(
-            f'{number} = len (printf "{"%*s" * 11}" {ten_times} (len (slice (printf "%*s" {byte} "") 48)) "")'
+        # number * 10 + (byte - 48), as the length of that many spaces
+        digit = ir.call(
+            "len",
+            ir.call("slice", ir.call("printf", textops.SPACES, ir.Variable(byte), textops.EMPTY), ir.Number.of(48)),
         )
+        tens: tuple[ir.Operand, ...] = (ir.Variable(number), textops.EMPTY)
+        widths = (*tens * 10, digit, textops.EMPTY)
+        self.emit.assign(number, ir.command("len", ir.call("printf", ir.String.of("%*s" * 11), *widths)))
         self.emit.assign(seen, "true")
         self.emit.end()
         spaces = go_or(go_eq(byte, "32"), go_and(GoCall("ge", byte, "9"), GoCall("le", byte, "13")))
