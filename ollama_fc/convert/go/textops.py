@@ -388,9 +388,20 @@ PRECISION = ir.String.of("%.*s")
 SPACES, EMPTY = ir.String.of("%*s"), ir.String.of("")
 
 
+def less(value: ir.Operand, amount: ir.Operand) -> ir.Command:
+    """`len (slice (printf "%*s" value "") amount)`: `value - amount` for an int `value` >=
+    `amount` (Go templates have no arithmetic)."""
+    return ir.command("len", ir.call("slice", ir.call("printf", SPACES, value, EMPTY), amount))
+
+
+def one_more(value: ir.Operand) -> ir.Command:
+    """`plus_one` as IR."""
+    return ir.command("len", ir.call("printf", ir.String.of("%*s."), value, EMPTY))
+
+
 def _minus(value: ir.Operand, amount: int) -> ir.Pipe:
-    """`value - amount` for an int `value` >= `amount` (Go templates have no arithmetic)."""
-    return ir.call("len", ir.call("slice", ir.call("printf", SPACES, value, EMPTY), ir.Number.of(amount)))
+    """`value - amount` (see `less`) as an operand."""
+    return ir.Pipe((less(value, ir.Number.of(amount)),))
 
 
 def _times4(value: ir.Operand) -> ir.Pipe:

@@ -146,8 +146,11 @@ def rewrite(head: Action | Block | Branch, node: ir.ActionNode) -> None:
 
 
 def action_nodes(written: Iterable[str]) -> Iterator[ir.ActionNode]:
-    """The IR of each action in the translator's pieces, in order (see `action_raws`)."""
-    return (node_of(raw) for raw in action_raws(written))
+    """The IR of each action in the translator's pieces, in order (see `action_raws`): an `Act`
+    written from IR its node, other text read."""
+    for raw in action_raws(written):
+        node = raw.node if type(raw) is Act else None
+        yield node if node is not None else node_of(raw)
 
 
 class Act(str):

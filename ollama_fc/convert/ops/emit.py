@@ -44,7 +44,7 @@ Assignment = tuple[str, ir.Expression]
 #: the prefill's flags: an assistant message is continued (`$ofc_open`), its text not yet cut
 #: (`$ofc_go`); the final message (`$ofc_final`)
 OFC_OPEN, OFC_GO, FINAL_MESSAGE = ir.Variable("$ofc_open"), ir.Variable("$ofc_go"), ir.Variable("$ofc_final")
-ZERO = ir.Number.of(0)
+ZERO, EMPTY_STRING = ir.Number.of(0), ir.String.of("")
 #: the format that appends a value to a captured text: `printf "%s%v" $text value`
 APPENDED = ir.String.of("%s%v")
 
@@ -171,7 +171,7 @@ class Emit(Verbs[tree.Act]):
         counts, so it is written with fewer calls (`simplified_condition`), read from the calls a
         composed condition (`GoCall`) carries."""
         self.close_guard()
-        constant_true = condition == "true" or condition == IF_TRUE.pipe
+        constant_true = condition in ("true", ir.Bool(True), IF_TRUE.pipe)
         self.track_word("if" if keyword == "if" else "else", not (keyword == "if" and constant_true))
         folded = simplified_condition(condition, self.int_vars)
         if folded is None:
@@ -360,14 +360,15 @@ class Emit(Verbs[tree.Act]):
         """The text a `capture` collected, marked when it may hold the final message's text."""
         return Value(var, STR, facts=Facts(final=f"{var}_final") if var in self.capture_finals else NO_FACTS)
 
-    def operand(self, value: Value, node: nodes.Node) -> str:
+    def operand(self, value: Value, node: nodes.Node) -> ir.Operand | str:
+        """What a Go variable holds of `value` (as IR where it is one operand): "" for None."""
         if value.kind in {SPLIT, SELECT, MAPPED, LOOP, BOUND_METHOD, LITERAL_OR, METHOD}:
             raise self.fail(node, f"a {value.kind} value stored in a variable")
         if value.is_const and value.kind == LIST:
             raise self.fail(node, "a list literal as a value")
         if value.kind in {UNDEF, NONE}:
-            return '""'
-        return value.code
+            return EMPTY_STRING
+        return value.expr
 
     def key_scan(self, k: str, v: str, mapping: str, key: str, *statements: Assignment) -> None:
         """Make the assignments `statements` where the Go map `mapping` (ranged as `k`, `v`) has

@@ -9,7 +9,7 @@ from typing import Any
 
 from jinja2 import nodes
 
-from ..go import tree
+from ..go import ir, tree
 from ..go.tree import action_nodes, helper_pieces
 from ..ops.values import (
     ANY,
@@ -129,7 +129,7 @@ class Macros(Core):
         params = [p.name for p in macro.args]
         defaults = dict(zip(params[len(params) - len(macro.defaults) :], macro.defaults))
         kwargs = {kw.key: kw.value for kw in call.kwargs}
-        self.emit.action("if true")
+        self.emit.if_(ir.Bool(True))
         for i, param in enumerate(params):
             given: nodes.Expr | None = args[i] if i < len(args) else kwargs.get(param, defaults.get(param))
             if given is None:
@@ -369,7 +369,7 @@ class Macros(Core):
         mark, defines = self.emit.checkpoint(), set(self.macro_defines)
         with self.emit.writing_to([], fresh=True, own_blocks=True):
             dot = self.emit.temp()
-            self.emit.action(f"{dot} := .")
+            self.emit.declare(dot, ir.Dot())
             root = self.defined_fresh(macro, self.root_of(frame))
             reads = Frame(names={base[0]: Value(dot, base[1].kind, facts=base[1].facts)}, parent=root)
             scope = Frame(names={}, parent=root, loop=None)
@@ -474,7 +474,7 @@ class Macros(Core):
             )
         body, frame = self.callers.pop()  # the body sees the callers outside its own block
         try:
-            self.emit.action("if true")
+            self.emit.if_(ir.Bool(True))
             self.visit_body(body, frame)
             self.emit.end()
         finally:

@@ -9,6 +9,7 @@ taken over at the top of each step.
 from __future__ import annotations
 
 from ..go import textops
+from ..go.calls import operand_of
 from ..go.tree import Act
 from ..ops.values import Loop
 from .core import Core
@@ -100,5 +101,5 @@ class LoopSteps(Core):
         schema loop): `idx` := the steps `seen` so far (then one more), `last` := `total` - 1."""
         self.emit.declare(idx, seen)
         self.emit.assign(seen, textops.plus_one(seen))
-        declared = self.emit.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
+        declared = self.emit.declare(last, textops.less(operand_of(total), textops.ONE))
         return self.indexed(Loop(index=idx, seq="", last=last, length=total, last_declared=declared))
