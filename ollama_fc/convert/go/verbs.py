@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Generic, TypeVar
 
 from . import ir
+from .calls import expression_of
 
 #: what the emitter's `action` gives back (the piece written, or nothing)
 W = TypeVar("W", covariant=True)
@@ -42,22 +43,25 @@ class Verbs(Generic[W]):
 
     def declare(self, var: str, code: str | ir.Expression) -> W:
         """`var := code`: declare the Go variable `var` holding the expression `code` (see
-        `ir.pipe_of`)."""
-        if isinstance(code, str):
+        `ir.pipe_of`; text `calls.expression_of` does not know is written as it is)."""
+        node = expression_of(code) if isinstance(code, str) else code
+        if node is None:
             return self.action(f"{var} := {code}")
-        return self.write(ir.Action(ir.pipe_of(code).declaring(var)))
+        return self.write(ir.Action(ir.pipe_of(node).declaring(var)))
 
     def assign(self, var: str, code: str | ir.Expression) -> W:
         """`var = code`: assign the expression `code` to the Go variable `var`."""
-        if isinstance(code, str):
+        node = expression_of(code) if isinstance(code, str) else code
+        if node is None:
             return self.action(f"{var} = {code}")
-        return self.write(ir.Action(ir.pipe_of(code).assigning(var)))
+        return self.write(ir.Action(ir.pipe_of(node).assigning(var)))
 
     def range_(self, code: str | ir.Expression, *names: str) -> W:
         """`range names := code` (`range code` without names): a loop over `code`."""
-        if isinstance(code, str):
+        node = expression_of(code) if isinstance(code, str) else code
+        if node is None:
             return self.action(f"range {', '.join(names)} := {code}" if names else f"range {code}")
-        return self.write(ir.Open("range", ir.pipe_of(code).declaring(*names) if names else ir.pipe_of(code)))
+        return self.write(ir.Open("range", ir.pipe_of(node).declaring(*names) if names else ir.pipe_of(node)))
 
     def print_(self, code: ir.Expression) -> W:
         """`{{ code }}`: print the expression `code`."""
