@@ -29,10 +29,6 @@ class _Head:
     raw: str
     written: ir.ActionNode | None
 
-    def __post_init__(self) -> None:
-        if self.written is None and type(self.raw) is Act:
-            self.written = self.raw.node
-
     @property
     def node(self) -> ir.ActionNode:
         """The action as IR (what it reads, declares, calls...)."""
@@ -165,15 +161,24 @@ class Act(str):
 
     @classmethod
     def of(cls, node: ir.ActionNode) -> Act:
-        """The action `node`, spaced and untrimmed (as every `Act` is written)."""
+        """The action `node`, spaced and untrimmed (as every `Act` is written); an action
+        written before is given the node it was written from then, with what it uses found once."""
         assert node.trim == ir.NO_TRIM, "an Act has no trim markers"
         act = cls(node.code)
-        act.node = node
+        act.node = _WRITTEN.setdefault(act, node)
+        if len(_WRITTEN) > _WRITTEN_AT_MOST:
+            _WRITTEN.clear()
         return act
 
     @property
     def code(self) -> str:
         return self[3:-3]
+
+
+#: the node each action text was written from, shared by the conversions of a process (as
+#: `node_of` shares what it reads); kept to a bound
+_WRITTEN: dict[str, ir.ActionNode] = {}
+_WRITTEN_AT_MOST = 1 << 16
 
 
 class Text(str):

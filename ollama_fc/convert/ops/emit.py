@@ -123,7 +123,11 @@ class Emit(Verbs[tree.Act]):
 
     def charge(self, code: str) -> None:
         """Count output against the limits (see `limits.py`); stop once one is exceeded."""
-        why = self.budget.spend(len(code))
+        self.charge_size(len(code))
+
+    def charge_size(self, size: int) -> None:
+        """`charge` of code `size` characters long."""
+        why = self.budget.spend(size)
         if why is not None:
             raise self.over_limit(why)
 
@@ -163,7 +167,7 @@ class Emit(Verbs[tree.Act]):
         if isinstance(node, (ir.Open, ir.Else)) and node.word == "if" and node.pipe is not None:
             return self.if_(node.pipe, "if" if isinstance(node, ir.Open) else "else if")
         self.close_guard()
-        self.track_word(node.keyword, node != IF_TRUE)
+        self.track_word(node.keyword)  # (an `if true` is written by `if_`)
         return self.write_node(node)
 
     def if_(self, condition: str | ir.Operand, keyword: str = "if") -> tree.Act:
@@ -188,7 +192,7 @@ class Emit(Verbs[tree.Act]):
     def write_node(self, node: ir.ActionNode) -> tree.Act:
         """Append the action `node` (its flow already tracked)."""
         written = tree.Act.of(node)
-        self.charge(written.code)
+        self.charge_size(len(written) - 6)  # (its code, inside `{{ ` and ` }}`)
         self.out.append(written)
         return written
 
