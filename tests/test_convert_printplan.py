@@ -15,11 +15,11 @@ import re
 from typing import Any
 
 import pytest
-from renders import ollama_renders
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.hf.reference import render as reference_render
+from tests.renders import ollama_renders
 
 
 def _function(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:

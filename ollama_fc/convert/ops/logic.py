@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from jinja2 import nodes
@@ -319,7 +319,7 @@ class Logic:
     def negate(code: str) -> str:
         return {"true": "false", "false": "true"}.get(code) or go_not(code)
 
-    def selection_test(self, filters: list[SelectionFilter], item: Value) -> str:
+    def selection_test(self, filters: Sequence[SelectionFilter], item: Value) -> str:
         """Go condition: `item` passes every filter of a selection; a filter stored on some paths
         only applies when its Go flag is on."""
         tests = []

@@ -162,8 +162,7 @@ class Strings:
             joined = const(sides[0].const + sides[1].const)
         else:
             joined = self.concat(sides, node)
-        joined.facts = replace(joined.facts, markup=True)
-        return joined
+        return replace(joined, facts=replace(joined.facts, markup=True))
 
     def html_escaped(self, value: Value, node: nodes.Node) -> Value:
         if value.is_const and isinstance(value.const, str):
