@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Union
 
-from . import ir, irtools
+from . import ir
 from .irread import Unread, read_action
 
 #: the actions that open a block, closed by `{{ end }}`
@@ -125,15 +125,6 @@ def operand(code: str) -> ir.Operand | None:
         return None
     args = action.pipe.cmds[0].args
     return args[0] if len(args) == 1 else None
-
-
-def reads_field(code: str, name: str) -> bool:
-    """Is the Go expression `code` one operand read through fields ending in `name` (`$m.Role`
-    for `Role`)?"""
-    try:
-        return irtools.last_field(expression(code)) == name
-    except Unread:
-        return False
 
 
 def rewrite(head: Action | Block | Branch, node: ir.ActionNode) -> None:

@@ -240,8 +240,9 @@ class Emit(Verbs[tree.Act]):
         that costs a function call is evaluated only then. The `if` is bookkeeping, not a branch
         of the template: it is written past `track_flow` so what is known about values stays known.
         """
-        simple = condition in {"true", "false"} or irtools.is_simple_variable(tree.expression(condition))
-        self.final_tracked |= not simple or condition.startswith("$ofc_")
+        node = read_operand(condition)
+        simple = isinstance(node, (ir.Variable, ir.Bool))
+        self.final_tracked |= not simple or (isinstance(node, ir.Variable) and node.name.startswith("$ofc_"))
         if declare:
             self.declare(flag, condition if simple else "false")
         elif simple:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from jinja2 import nodes
 
-from ..go import ir, search, strlists, textops, tree
+from ..go import ir, search, strlists, textops
 from ..go.calls import GoCall, go_and, go_eq, go_field, go_len, go_not, go_or, go_printf
 from ..go.textops import go_string
 from . import toolschema
@@ -152,7 +152,7 @@ class Logic:
             if isinstance(value, str):
                 if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
                     return "false"  # never equal to a string (nor is Undefined, when it may be unset)
-                if tree.reads_field(left.code, "Role") and self.emit.tool_role != "tool":
+                if left.reads_field("Role") and self.emit.tool_role != "tool":
                     if value == self.emit.tool_role:
                         value = "tool"
                     elif value == "tool":

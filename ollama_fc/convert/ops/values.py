@@ -332,6 +332,11 @@ class Value:
             object.__setattr__(self, "written", node)  # (a cache: the same code as IR)
         return self.written
 
+    def reads_field(self, name: str) -> bool:
+        """Is the value one operand read through fields ending in `name` (`$m.Role` for `Role`)?"""
+        node = self.node
+        return isinstance(node, (ir.Variable, ir.Field, ir.Chain)) and node.fields[-1:] == (name,)
+
     @property
     def expr(self) -> ir.Operand | str:
         """The Go operand as IR for a verb (`Emit.assign`...), its text where it is not one."""
