@@ -14,8 +14,7 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..actions import GUARD
 from ..go import ir, irtools, tree
-from ..go.calls import GoCall, go_eq, go_len, read_operand, starts_with
-from ..go.textops import go_string
+from ..go.calls import GoCall, expression_of, go_eq, go_len, operand_of, read_operand, starts_with
 from ..go.verbs import Verbs
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
@@ -265,23 +264,28 @@ class Emit(Verbs[tree.Act]):
         """Print a Go string or number (or append it to the variable being captured)."""
         if self.sink is None:
             self.show(tree.Act(code) if isinstance(code, str) else tree.Act.of(ir.Action(ir.pipe_of(code))))
-        elif isinstance(code, str):
+        elif isinstance(code, str) and expression_of(code) is None:
             self.action(f'{self.sink} = printf "%s%v" {self.sink} {code}')
         else:
-            self.assign(self.sink, ir.command("printf", APPENDED, ir.Variable(self.sink), code))
+            appended = operand_of(code) if isinstance(code, str) else code
+            self.assign(self.sink, ir.command("printf", APPENDED, ir.Variable(self.sink), appended))
 
     def call_helper(self, name: str, code: str, node: nodes.Node) -> None:
         """Print through a `define` helper; Go cannot capture a helper's output in a variable."""
         if self.sink is not None:
             raise self.fail(node, self.sink_construct, "(its text needs a helper whose output Go cannot capture)")
-        self.show(tree.Act(f'template "{name}" {code}'))
+        argument = expression_of(code)
+        if argument is None:
+            self.show(tree.Act(f'template "{name}" {code}'))
+        else:
+            self.show(tree.Act.of(ir.Template(name, ir.pipe_of(argument))))
 
     def text(self, data: str) -> None:
         """Literal output: `{{` cannot appear as text, and a trailing `{` would join the next action."""
         if not data:
             return
         if self.sink is not None:
-            self.put(go_string(data))
+            self.put(ir.String.of(data))
             return
         bos = self.leading_bos
         in_loop = any(opened == "range" for opened, _, _ in self.printed_blocks)

@@ -358,7 +358,7 @@ class Logic:
         self.emit.range_(base.expr, idx, item)
         test = self.selection_test(filters, Value(item, ELEMENT[base.kind]))
         self.emit.if_(test)
-        self.emit.assign(count, textops.plus_one(count))
+        self.emit.assign(count, textops.one_more(ir.Variable(count)))
         self.emit.end()
         self.emit.end()
         return Value(count, INT)
