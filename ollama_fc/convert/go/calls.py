@@ -69,6 +69,9 @@ def operand_nodes(text: str) -> tuple[ir.Operand, ...] | None:
     if isinstance(text, (GoCall, GoField)):
         node = operand_node(text)
         return None if node is None else (node,)
+    known = expression_of(text)
+    if known is not None and not isinstance(known, ir.Command):
+        return (known,)
     try:
         action = tree.expression(text)
     except Unread:
@@ -86,6 +89,58 @@ def operand_node(code: GoCall | GoField) -> ir.Operand | None:
             return None
         return ir.Chain(call, tuple(code.chain[1:].split(".")))
     return code.node
+
+
+#: the converter's own spellings of the constants it writes most, as IR (a table: no text is read)
+CONSTANTS: dict[str, ir.Operand] = {
+    "0": ir.Number("0"),
+    "1": ir.Number("1"),
+    "-1": ir.Number("-1"),
+    "true": ir.Bool(True),
+    "false": ir.Bool(False),
+    '""': ir.String('""'),
+}
+
+
+def expression_of(code: str) -> ir.Expression | None:
+    """The IR `code` is known to be without reading its text: a composed call's (a bare one's
+    command), a constant's (`CONSTANTS`), a variable's (`$_3`, `$content`); None for any other
+    text."""
+    if isinstance(code, GoCall):
+        node = code.node
+        if node is None:
+            return None
+        return node if code.startswith("(") else node.cmds[0]
+    if isinstance(code, GoField):
+        return operand_node(code)
+    constant = CONSTANTS.get(code)
+    if constant is not None:
+        return constant
+    if code[:1] == "$" and (code[1:].isidentifier() or code == "$"):
+        return ir.Variable(code)
+    return None
+
+
+def operand_of(code: str | ir.Operand) -> ir.Operand:
+    """The operand `code` as IR (see `read_operand`); `Unread` where it is not one."""
+    node = read_operand(code)
+    if node is None:
+        raise Unread(code)
+    return node
+
+
+def read_operand(code: str | ir.Operand) -> ir.Operand | None:
+    """The operand `code` as IR: IR as it is, a composed call the call it carries, a variable's
+    name (`$_3`, what `temp` gives) that variable, other text read (`tree.operand`); None where
+    it is not one operand."""
+    if not isinstance(code, str):
+        return code
+    if isinstance(code, (GoCall, GoField)):
+        return operand_node(code)
+    known = expression_of(code)
+    if isinstance(known, ir.Command):
+        return None
+    return known if known is not None else tree.operand(code)
 
 
 def go_field(operand: str, chain: str) -> str:

@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable
 from typing import NamedTuple
 
-from . import tree
+from . import ir, tree
 from .calls import GoCall
 from .reprs import LEAD_BYTE, rune_repr_escape
 from .textops import (
@@ -381,10 +381,13 @@ class _Statements(Verbs[None]):
     def action(self, code: str) -> None:
         self.code.append("{{ " + code + " }}")
 
-    def if_(self, condition: str, keyword: str = "if") -> None:
+    def if_(self, condition: str | ir.Operand, keyword: str = "if") -> None:
         """An `if` written as composed, without the parentheses around a call (a helper's
         conditions are not folded)."""
-        self.action(f"{keyword} {condition.bare() if isinstance(condition, GoCall) else condition}")
+        if isinstance(condition, ir.Node):
+            self.action(f"{keyword} {condition.code}")  # (a call's pipeline: not in parentheses)
+        else:
+            self.action(f"{keyword} {condition.bare() if isinstance(condition, GoCall) else condition}")
 
 
 def _json_string_helper(html: bool = False) -> str:

@@ -13,10 +13,8 @@ blocks that hold them: a `Block` (an opening, its body, its `else` branches, its
 Each node says what it reads (`reads`: the variables), declares (`declares`), assigns
 (`assigns`), which defines it calls (`calls`), which functions it calls (`functions`) and which
 string literals it holds (`strings`), so no pass reads Go text back to learn them. `render` is
-the one maker of Go text: `{{ code }}`, or `{{code}}` compact (the same parse tree, fewer bytes).
-
-`irread.read_code` reads the code of one action back into nodes, for text the converter does
-not build as nodes.
+the one maker of Go text: `{{ code }}`, or `{{code}}` compact (the same parse tree, fewer bytes);
+`irread` reads text the converter did not build as nodes.
 """
 
 from __future__ import annotations
@@ -183,7 +181,7 @@ class Variable(Node):
 
     @property
     def code(self) -> str:
-        return self.name + "".join("." + name for name in self.fields)
+        return self.name + "." + ".".join(self.fields) if self.fields else self.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +192,7 @@ class Field(Node):
 
     @property
     def code(self) -> str:
-        return "".join("." + name for name in self.fields)
+        return "." + ".".join(self.fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,7 +298,7 @@ class Command(Node):
 
     @property
     def code(self) -> str:
-        return " ".join(f"({arg.code})" if isinstance(arg, Pipe) else arg.code for arg in self.args)
+        return " ".join([f"({arg.code})" if type(arg) is Pipe else arg.code for arg in self.args])
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +308,7 @@ class Pipe(Node):
     cmds: tuple[Command, ...]
     decl: tuple[str, ...] = ()
     is_assign: bool = False
+    cached_code: str | None = field(default=None, init=False, compare=False, repr=False)
 
     def children(self) -> Iterator[Node]:
         return iter(self.cmds)
@@ -318,16 +317,16 @@ class Pipe(Node):
         """This pipeline declaring `names` (`$x := ...`)."""
         return Pipe(self.cmds, names)
 
-    def assigning(self, *names: str) -> Pipe:
-        """This pipeline assigning `names` (`$x = ...`)."""
-        return Pipe(self.cmds, names, is_assign=True)
-
     @property
     def code(self) -> str:
-        body = " | ".join(command.code for command in self.cmds)
-        if not self.decl:
-            return body
-        return f"{', '.join(self.decl)} {'=' if self.is_assign else ':='} {body}"
+        text = self.cached_code
+        if text is None:
+            cmds = self.cmds
+            text = cmds[0].code if len(cmds) == 1 else " | ".join([command.code for command in cmds])
+            if self.decl:
+                text = f"{', '.join(self.decl)} {'=' if self.is_assign else ':='} {text}"
+            object.__setattr__(self, "cached_code", text)
+        return text
 
 
 def call(function: str, *args: Operand) -> Pipe:
@@ -338,6 +337,28 @@ def call(function: str, *args: Operand) -> Pipe:
 def operand_pipe(operand: Operand) -> Pipe:
     """The pipeline of one operand (`$x`), a pipeline as it is."""
     return operand if isinstance(operand, Pipe) else Pipe((Command((operand,)),))
+
+
+def command(function: str, *args: Operand) -> Command:
+    """`function arg...`: a command, the whole of a pipeline (not in parentheses)."""
+    return Command((Identifier(function), *args))
+
+
+#: what an action's verb is given: an operand (a pipeline written in parentheses, as an
+#: operand is) or a command (written bare, as the whole pipeline)
+Expression = Union[Operand, Command]
+
+
+def pipe_of(expression: Expression, decl: tuple[str, ...] = (), is_assign: bool = False) -> Pipe:
+    """The pipeline that is `expression`: a command as it is, an operand as a command of its own
+    (a pipeline in parentheses); declaring (or assigning) `decl`."""
+    command = expression if type(expression) is Command else Command((expression,))  # type: ignore[arg-type]
+    return Pipe((command,), decl, is_assign)
+
+
+def operand_code(operand: Operand) -> str:
+    """The text of `operand` as an argument: a pipeline in parentheses."""
+    return f"({operand.code})" if isinstance(operand, Pipe) else operand.code
 
 
 # ---------------------------------------------------------------- actions

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import fields, replace
 from typing import TypeVar
 
-from .ir import Action, Chain, Command, Field, Node, Pipe, Variable
+from .ir import Action, Chain, Command, Dot, Field, Node, Operand, Pipe, Variable
 
 N = TypeVar("N", bound=Node)
 
@@ -34,16 +34,17 @@ def is_simple_variable(node: Node) -> bool:
     )
 
 
-def last_field(node: Node) -> str | None:
-    """The field an expression ends in where it is one operand read through fields (`Role` of
-    `$m.Role`, `.Role` or `(index $m 0).Role`), else None."""
-    pipe = node.pipe if isinstance(node, Action) else node
-    if not isinstance(pipe, Pipe) or pipe.decl or len(pipe.cmds) != 1 or len(pipe.cmds[0].args) != 1:
+def field_of(node: Node | None, name: str) -> Operand | None:
+    """What the operand `node` reads the field `name` of, where it is one read through fields
+    ending in `name` (`$m` of `$m.Content`, `(index $m 0)` of `(index $m 0).Content`)."""
+    if not isinstance(node, (Variable, Field, Chain)) or node.fields[-1:] != (name,):
         return None
-    operand = pipe.cmds[0].args[0]
-    if isinstance(operand, (Variable, Field, Chain)) and operand.fields:
-        return operand.fields[-1]
-    return None
+    fields = node.fields[:-1]
+    if isinstance(node, Variable):
+        return Variable(node.name, fields)
+    if isinstance(node, Chain):
+        return Chain(node.node, fields) if fields else node.node
+    return Field(fields) if fields else Dot()
 
 
 def transform(node: N, change: Callable[[Node], Node | None]) -> N:

@@ -5,8 +5,20 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from . import ir
 from .calls import GoCall, go_and, go_eq, go_not, go_or
-from .textops import Emitter, go_string, lacks_html_special, position_after, prints_as_is
+from .textops import (
+    ONE,
+    Emitter,
+    after,
+    appended,
+    each_byte,
+    go_string,
+    lacks_html_special,
+    prints_as_is,
+    run_of,
+    short_escape,
+)
 
 #: the first byte of a multi-byte UTF-8 character (0xC2 to 0xF4 in valid text)
 LEAD_BYTE = 194
@@ -22,16 +34,22 @@ def rune_repr_escape(em: Emitter, text: str, i: str) -> tuple[str, str]:
     `\\xXX`; `\\uXXXX` and `\\UXXXXXXXX` are alike (lower-case hex in both).
     """
     rune, quoted, escape = em.temp(), em.temp(), em.temp()
-    em.action(f'{rune} := printf "%.1s" (slice {text} {i})')
-    em.action(f'{quoted} := printf "%q" {rune}')
+    em.declare(rune, ir.command("printf", ir.String.of("%.1s"), run_of(text, i)))
+    em.declare(quoted, ir.command("printf", ir.String.of("%q"), ir.Variable(rune)))
     em.declare(escape, '""')
     em.if_(GoCall("ne", *prints_as_is(rune, quoted).args))
-    em.action(f"{escape} = slice {quoted} 1 (len (slice {quoted} 1))")
+    quoted_node = ir.Variable(quoted)
+    em.assign(escape, ir.command("slice", quoted_node, ONE, ir.call("len", ir.call("slice", quoted_node, ONE))))
     em.if_(go_eq(GoCall("slice", escape, "0", "4"), '"\\\\u00"'))
-    em.action(f'{escape} = printf "\\\\x%s" (slice {escape} 4)')
+    em.assign(escape, _hex_escape(escape))
     em.end()
     em.end()
     return rune, escape
+
+
+def _hex_escape(escape: str) -> ir.Command:
+    """`printf "\\x%s" (slice escape 4)`: Python's `\\xXX` of Go's `\\u00XX` in `escape`."""
+    return ir.command("printf", ir.String.of("\\x%s"), ir.call("slice", ir.Variable(escape), ir.Number.of(4)))
 
 
 def repr_string(em: Emitter, text_code: str) -> str:
@@ -46,8 +64,7 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.declare(single, "false")
     em.declare(double, "false")
     em.if_(go_not(lacks_html_special(text)))  # (else no quote of either kind)
-    em.action(f"range {i} := len {text}")
-    em.action(f"{b} := index {text} {i}")
+    each_byte(em, text, i, b)
     em.if_(go_eq(b, "39"))
     em.assign(single, "true")
     em.if_(go_eq(b, "34"), "else if")
@@ -55,36 +72,36 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.end()
     em.end()
     em.end()
-    em.action(f'{quote} := "\'"')
+    em.declare(quote, ir.String.of("'"))
     em.if_(go_and(single, go_not(double)))
-    em.action(f'{quote} = "\\""')
+    em.assign(quote, ir.String.of('"'))
     em.end()
     em.declare(out, '""')
     em.declare(last, "0")
     # the usual string, which %q writes as it is: so does Python, between the quote chosen (a '
     # in the text makes it ")
     em.if_(go_not(prints_as_is(text)))
-    em.action(f"range {i} := len {text}")
-    em.action(f"{b} := index {text} {i}")
+    each_byte(em, text, i, b)
     em.if_(go_or(GoCall("lt", b, "32"), go_eq(b, "92", "127"), go_eq(b, GoCall("index", quote, "0"))))
-    em.action(f'{escape} := printf "\\\\x%02x" {b}')
+    em.declare(escape, ir.command("printf", ir.String.of("\\x%02x"), ir.Variable(b)))
     em.if_(go_eq(b, "92", GoCall("index", quote, "0")))
-    em.action(f'{escape} = printf "\\\\%c" {b}')
+    em.assign(escape, ir.command("printf", ir.String.of("\\%c"), ir.Variable(b)))
     em.if_(go_eq(b, "10", "13", "9"), "else if")
-    em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
+    em.assign(escape, short_escape(ir.Variable(b)))
     em.end()
-    em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {escape}')
-    em.assign(last, position_after(text, i))
+    em.assign(out, appended(out, run_of(text, last, i), ir.Variable(escape)))
+    em.assign(last, after(ir.Variable(text), ir.Variable(i)))
     em.if_(GoCall("ge", b, str(LEAD_BYTE)), "else if")
     rune, rune_escape = rune_repr_escape(em, text, i)
     em.if_(rune_escape)
-    em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {rune_escape}')
-    em.action(f"{last} = {position_after(text, i, f'(len {rune})')}")
+    em.assign(out, appended(out, run_of(text, last, i), ir.Variable(rune_escape)))
+    em.assign(last, after(ir.Variable(text), ir.Variable(i), ir.call("len", ir.Variable(rune))))
     em.end()
     em.end()
     em.end()
     em.end()
-    em.action(f'{out} = printf "%s%s%s%s" {quote} {out} (slice {text} {last}) {quote}')
+    quoted_text = (ir.Variable(quote), ir.Variable(out), run_of(text, last), ir.Variable(quote))
+    em.assign(out, ir.command("printf", ir.String.of("%s%s%s%s"), *quoted_text))
     return out
 
 
@@ -124,11 +141,11 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     em.declare(v.out, '""')
     em.declare(v.last, "0")
     em.declare(v.quote, '""')
-    em.action(f"range {v.i} := len {v.text}")
+    em.range_(ir.command("len", ir.Variable(v.text)), v.i)
     em.if_(GoCall("lt", v.i, v.last))  # inside an escape or a word already rewritten
     em.continue_()
     em.end()
-    em.action(f"{v.b} := index {v.text} {v.i}")
+    em.declare(v.b, ir.command("index", ir.Variable(v.text), ir.Variable(v.i)))
     em.declare(v.piece, '""')
     em.declare(v.step, "1")
     em.if_(v.quote)
@@ -137,16 +154,16 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     _repr_string_opens(em, v)
     for byte, word in ((44, ", "), (58, ": "), (116, "True"), (102, "False"), (110, "None")):
         em.if_(go_eq(v.b, str(byte)), "else if")
-        em.assign(v.piece, go_string(word))
+        em.assign(v.piece, ir.String.of(word))
         if byte > 58:
             em.assign(v.step, str(len(word)))  # the JSON word true/false/null is as long
     em.else_()
     em.continue_()  # digits, signs and brackets are the same in both
     em.end()
-    em.action(f'{v.out} = printf "%s%s%s" {v.out} (slice {v.text} {v.last} {v.i}) {v.piece}')
-    em.assign(v.last, position_after(v.text, v.i, v.step))
+    em.assign(v.out, appended(v.out, run_of(v.text, v.last, v.i), ir.Variable(v.piece)))
+    em.assign(v.last, after(ir.Variable(v.text), ir.Variable(v.i), ir.Variable(v.step)))
     em.end()
-    em.action(f'{v.out} = printf "%s%s" {v.out} (slice {v.text} {v.last})')
+    em.assign(v.out, appended(v.out, run_of(v.text, v.last)))
     return v.out
 
 
@@ -161,17 +178,17 @@ def _repr_inside_string(em: Emitter, v: _ReprScan) -> None:
     em.assign(v.piece, v.quote)
     em.assign(v.quote, '""')
     em.if_(go_eq(v.b, "39"), "else if")
-    em.assign(v.piece, q(chr(39)))
+    em.assign(v.piece, ir.String.of(chr(39)))
     em.if_(go_eq(v.quote, q(chr(39))))
-    em.assign(v.piece, q(chr(92) + chr(39)))
+    em.assign(v.piece, ir.String.of(chr(92) + chr(39)))
     em.end()
     em.if_(go_eq(v.b, "127"), "else if")
-    em.assign(v.piece, q(chr(92) + "x7f"))
+    em.assign(v.piece, ir.String.of(chr(92) + "x7f"))
     em.if_(GoCall("ge", v.b, str(LEAD_BYTE)), "else if")
     rune, rune_escape = rune_repr_escape(em, v.text, v.i)
     em.if_(rune_escape)
     em.assign(v.piece, rune_escape)
-    em.action(f"{v.step} = len {rune}")
+    em.assign(v.step, ir.command("len", ir.Variable(rune)))
     em.else_()
     em.continue_()
     em.end()
@@ -184,36 +201,35 @@ def _repr_json_escape(em: Emitter, v: _ReprScan) -> None:
     """A JSON escape (`\\x`, `\\uXXXX`) as Python's repr writes the character: most the same,
     `<`, `>`, `&` back as themselves, other `\\u00XX` as `\\xXX`, `\\"` bare, `\\b` and `\\f` in hex."""
     q = go_string
-    em.action(f'{v.escape} := printf "%.2s" (slice {v.text} {v.i})')
-    em.action(f"{v.step} = 2")
+    em.declare(v.escape, ir.command("printf", ir.String.of("%.2s"), run_of(v.text, v.i)))
+    em.assign(v.step, ir.Number.of(2))
     em.assign(v.piece, v.escape)  # \\ \n \r \t: Python writes them the same
     em.if_(go_eq(v.escape, q(chr(92) + "u")))
-    em.action(f'{v.escape} = printf "%.6s" (slice {v.text} {v.i})')
-    em.action(f"{v.step} = 6")
+    em.assign(v.escape, ir.command("printf", ir.String.of("%.6s"), run_of(v.text, v.i)))
+    em.assign(v.step, ir.Number.of(6))
     em.assign(v.piece, v.escape)
     for code, char in (("003c", "<"), ("003e", ">"), ("0026", "&")):
         em.if_(go_eq(v.escape, q(chr(92) + "u" + code)), "if" if code == "003c" else "else if")
-        em.assign(v.piece, q(char))
+        em.assign(v.piece, ir.String.of(char))
     em.if_(go_eq(GoCall("slice", v.escape, "0", "4"), q(chr(92) + "u00")), "else if")
-    em.action(f"{v.piece} = printf {q(chr(92) + 'x%s')} (slice {v.escape} 4)")
+    em.assign(v.piece, _hex_escape(v.escape))
     em.end()
     for short, python in (('"', '"'), ("b", "\\x08"), ("f", "\\x0c")):
         em.if_(go_eq(v.escape, q(chr(92) + short)), "else if")
-        em.assign(v.piece, q(python))
+        em.assign(v.piece, ir.String.of(python))
     em.end()
 
 
 def _repr_string_opens(em: Emitter, v: _ReprScan) -> None:
     """A JSON string opens: the quote Python's repr chooses for it, single unless it holds a
     ' and no " (escaped as \\" in JSON), found by reading ahead to its closing quote."""
-    em.action(f"{v.rest} := slice (slice {v.text} {v.i}) 1")
+    em.declare(v.rest, ir.command("slice", run_of(v.text, v.i), ONE))
     em.declare(v.single, "false")
     em.declare(v.double, "false")
     em.declare(v.escaped, "false")
-    em.action(f"range {v.j} := len {v.rest}")
-    em.action(f"{v.c} := index {v.rest} {v.j}")
+    each_byte(em, v.rest, v.j, v.c)
     em.if_(v.escaped)
-    em.action(f"{v.double} = or {v.double} (eq {v.c} 34)")
+    em.assign(v.double, ir.command("or", ir.Variable(v.double), ir.call("eq", ir.Variable(v.c), ir.Number.of(34))))
     em.assign(v.escaped, "false")
     em.if_(go_eq(v.c, "92"), "else if")
     em.assign(v.escaped, "true")
@@ -223,8 +239,8 @@ def _repr_string_opens(em: Emitter, v: _ReprScan) -> None:
     em.break_()
     em.end()
     em.end()
-    em.assign(v.quote, go_string(chr(39)))
+    em.assign(v.quote, ir.String.of(chr(39)))
     em.if_(go_and(v.single, go_not(v.double)))
-    em.assign(v.quote, go_string(chr(34)))
+    em.assign(v.quote, ir.String.of(chr(34)))
     em.end()
     em.assign(v.piece, v.quote)

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf, starts_with
-from .textops import HTML_ESCAPED, Emitter, go_string, lacks_any_of, plus_one, position_after
+from . import ir
+from .calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf, operand_of, starts_with
+from .textops import HTML_ESCAPED, Emitter, go_string, lacks_any_of, one_more, position_after
+
+ZERO = ir.Number.of(0)
 
 #: sizes of the pieces of a long text that a search tests with `html` before looking inside
 #: them: a piece `html` leaves as long is skipped, another is taken in the next smaller pieces,
@@ -66,10 +69,10 @@ def _scan_pieces(
     if tail != region:
         rest_of_tail = em.temp()
         em.declare(rest_of_tail, tail)
-    em.action(f"range {step} := len {region}")
+    em.range_(ir.command("len", ir.Variable(region)), step)
     em.declare(piece, rest)
     em.if_(GoCall("gt", go_len(rest), str(sizes[0])))
-    em.action(f"{piece} = slice {rest} 0 {sizes[0]}")
+    em.assign(piece, ir.command("slice", ir.Variable(rest), ir.Number.of(0), ir.Number.of(sizes[0])))
     em.end()
     em.if_(lacks_any_of(piece, needle[0]))  # (a match starting here may end past it)
     em.else_()
@@ -78,9 +81,9 @@ def _scan_pieces(
     else:
         _scan_bytes(em, text, piece, rest_of_tail, needle, on_match, last, done)
     em.end()
-    em.action(f"{rest} = slice {rest} (len {piece})")
+    em.assign(rest, ir.command("slice", ir.Variable(rest), ir.call("len", ir.Variable(piece))))
     if rest_of_tail != rest:
-        em.action(f"{rest_of_tail} = slice {rest_of_tail} (len {piece})")
+        em.assign(rest_of_tail, ir.command("slice", ir.Variable(rest_of_tail), ir.call("len", ir.Variable(piece))))
     em.if_(go_not(rest) if last else go_or(done, go_not(rest)))
     em.break_()
     em.end()
@@ -102,14 +105,15 @@ def _scan_bytes(
     counted from the end (`len (slice text rest)` is n - rest) unless the region is the text;
     `done` is set where the scan stops at the first match (the loops around it stop too)."""
     j = em.temp()
-    em.action(f"range {j} := len {region}")
+    em.range_(ir.command("len", ir.Variable(region)), j)
     em.if_(go_eq(GoCall("index", region, j), str(needle.encode()[0])))
     if len(needle.encode()) > 1:
         em.if_(go_eq(go_printf("%.*s", str(len(needle)), GoCall("slice", tail, j)), go_string(needle)))
     at = j
     if tail != text:
         at = em.temp()
-        em.action(f"{at} := len (slice {text} (len (slice {tail} {j})))")
+        rest = ir.call("len", ir.call("slice", ir.Variable(tail), ir.Variable(j)))
+        em.declare(at, ir.command("len", ir.call("slice", ir.Variable(text), rest)))
     on_match(at)
     if not last:
         if done is not None:
@@ -138,12 +142,12 @@ def contains_text(em: Emitter, hay: str, needle: str) -> str:
     found, text, pattern, first, i, rest = (em.temp() for _ in range(6))
     em.declare(text, hay)
     em.declare(pattern, needle)
-    em.action(f"{found} := eq (len {pattern}) 0")
+    em.declare(found, ir.command("eq", ir.call("len", ir.Variable(pattern)), ir.Number.of(0)))
     em.if_(pattern)
-    em.action(f"{first} := index {pattern} 0")
-    em.action(f"range {i} := len {text}")
+    em.declare(first, ir.command("index", ir.Variable(pattern), ir.Number.of(0)))
+    em.range_(ir.command("len", ir.Variable(text)), i)
     em.if_(go_eq(GoCall("index", text, i), first))
-    em.action(f"{rest} := slice {text} {i}")
+    em.declare(rest, ir.command("slice", ir.Variable(text), ir.Variable(i)))
     em.if_(starts_with(rest, pattern, go_len(pattern)))
     em.assign(found, "true")
     em.break_()
@@ -159,13 +163,18 @@ def split_part(em: Emitter, text_code: str, sep: str, which: int) -> str:
     last place it starts, found in one forward pass: cheaper per byte than a scan from the end
     when, as usual, the separator is absent)."""
     text, result = em.temp(), em.temp()
+    text_node = ir.Variable(text)
     em.declare(text, text_code)
-    em.declare(result, text)
+    em.declare(result, text_node)
     if which == 0:
-        _search(em, text, sep, lambda i: em.action(f"{result} = slice {text} 0 {i}"))
+        _search(em, text, sep, lambda i: em.assign(result, ir.command("slice", text_node, ZERO, ir.Variable(i))))
     else:
-        size = len(sep.encode())
-        _search(em, text, sep, lambda i: em.action(f"{result} = slice (slice {text} {i}) {size}"), last=True)
+        size = ir.Number.of(len(sep.encode()))
+
+        def after(i: str) -> None:
+            em.assign(result, ir.command("slice", ir.call("slice", text_node, ir.Variable(i)), size))
+
+        _search(em, text, sep, after, last=True)
     return result
 
 
@@ -187,15 +196,17 @@ def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | N
         )
         if checks:
             em.if_(checks[0] if len(checks) == 1 else go_and(*checks))
-        em.action(f'{result} = printf "%s%s%v" {result} (slice {text} {last} {i}) {new_code}')
+        run = ir.call("slice", ir.Variable(text), ir.Variable(last), ir.Variable(i))
+        em.assign(result, ir.command("printf", ir.String.of("%s%s%v"), ir.Variable(result), run, operand_of(new_code)))
         em.assign(last, position_after(text, i, size))
         if limit is not None:
-            em.assign(done, plus_one(done))
+            em.assign(done, one_more(ir.Variable(done)))
         if checks:
             em.end()
 
     _search(em, text, old, replaced, last=True)
-    em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
+    rest = ir.call("slice", ir.Variable(text), ir.Variable(last))
+    em.assign(result, ir.command("printf", ir.String.of("%s%s"), ir.Variable(result), rest))
     return result
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from . import irtools, tree
-from .calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
+from . import ir
+from .calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf, operand_of, read_operand
 from .textops import PY_WHITESPACE, Emitter, go_string
 
 #: trim scan table codes (see `scan_table`); 0, the byte that ends a scan, is falsy in an `if`
@@ -49,10 +49,10 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
     wide = tuple(go_string(char) for char in members if ord(char) >= 0x80)
     table = em.temp()
     text = text_code
-    if not irtools.is_simple_variable(tree.expression(text_code)):  # a variable or field is read as it is: no copy
+    if not isinstance(read_operand(text_code), ir.Variable):  # a variable or field is read as it is: no copy
         text = em.temp()
         em.declare(text, text_code)
-    em.declare(table, scan_table(members))  # once for both scans (shared: sharing.share_constants)
+    em.declare(table, ir.String(scan_table(members)))  # once for both scans (shared: sharing.share_constants)
     if method in {"strip", "lstrip"}:
         text = _strip_front(em, text, table, wide)
     if method in {"strip", "rstrip"}:
@@ -77,9 +77,9 @@ def _strip_front(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> s
     em.declare(out, text)
     # the usual text starts with a kept character: one lookup, no loop
     em.if_(go_and(text, GoCall("index", table, GoCall("index", text, "0"))))
-    em.action(f"{start} := len {text}")  # where the scan stops, the end when everything goes
-    em.action(f"range {i} := len {text}")
-    em.action(f"{code} := index {table} (index {text} {i})")
+    em.declare(start, ir.command("len", operand_of(text)))  # where the scan stops, the end when everything goes
+    em.range_(ir.command("len", operand_of(text)), i)
+    em.declare(code, ir.command("index", ir.Variable(table), ir.call("index", operand_of(text), ir.Variable(i))))
     em.if_(code)  # a stripped byte, or (SCAN_MAYBE) the lead byte of one to compare
     if wide:  # (continuation bytes: the character's lead byte was a member)
         em.if_(_stripped(em, text, i, code, wide))
@@ -91,7 +91,7 @@ def _strip_front(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> s
     em.assign(start, i)
     em.break_()
     em.end()
-    em.action(f"{out} = slice {text} {start}")
+    em.assign(out, ir.command("slice", operand_of(text), ir.Variable(start)))
     em.end()
     return out
 
@@ -105,18 +105,19 @@ def _strip_back(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> st
     out, rest, end, i, at, code, last = (em.temp() for _ in range(7))
     em.declare(out, text)
     em.if_(text)
-    em.action(f"{rest} := slice {text} 1")
-    em.action(f"{last} := index {table} (index {text} (len {rest}))")
+    text_node, rest_node = operand_of(text), ir.Variable(rest)
+    em.declare(rest, ir.command("slice", text_node, ir.Number.of(1)))
+    em.declare(last, ir.command("index", ir.Variable(table), ir.call("index", text_node, ir.call("len", rest_node))))
     em.if_(last)  # else it ends with a kept one
     # the usual stripped end, one ASCII space or newline after a kept ASCII character: no loop
     next_kept = go_not(GoCall("index", table, GoCall("index", text, go_len(GoCall("slice", rest, "1")))))
     em.if_(go_and(rest, go_eq(last, str(SCAN_SPACE)), next_kept))
-    em.action(f"{out} = slice {text} 0 (len {rest})")
+    em.assign(out, ir.command("slice", text_node, ir.Number.of(0), ir.call("len", rest_node)))
     em.else_()
-    em.action(f"{end} := len {text}")
-    em.action(f"range {i} := len {text}")
-    em.action(f"{at} := len (slice {rest} {i})")
-    em.action(f"{code} := index {table} (index {text} {at})")
+    em.declare(end, ir.command("len", text_node))
+    em.range_(ir.command("len", text_node), i)
+    em.declare(at, ir.command("len", ir.call("slice", rest_node, ir.Variable(i))))
+    em.declare(code, ir.command("index", ir.Variable(table), ir.call("index", text_node, ir.Variable(at))))
     em.if_(code)
     if wide:  # an ASCII member (the usual stripped byte) is decided by the first `eq`
         wide_member = go_and(go_eq(code, str(SCAN_MAYBE)), _wide_member(text, at, wide))
@@ -132,7 +133,7 @@ def _strip_back(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> st
     em.end()
     em.break_()
     em.end()
-    em.action(f"{out} = slice {text} 0 {end}")
+    em.assign(out, ir.command("slice", text_node, ir.Number.of(0), ir.Variable(end)))
     em.end()
     em.end()
     em.end()

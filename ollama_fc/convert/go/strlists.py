@@ -9,12 +9,17 @@ Each function emits the statements computing one Python operation and returns th
 
 from __future__ import annotations
 
-from .calls import GoCall, go_and, go_eq, go_len, starts_with
-from .textops import Emitter, go_string, plus_one, position_after
+from . import ir
+from .calls import GoCall, go_and, go_eq, go_len, operand_of, starts_with
+from .textops import Emitter, go_string, one_more, position_after
 
 #: the element marker, as a Go string literal (a byte, not the rune U+00FF)
 MARK = '"\\xff"'
 MARK_BYTE = 255
+#: `printf` formats with the marker, written with its escape (a byte, not a rune)
+APPEND_ITEM, MARKED_AFTER, MARKED_AROUND = (
+    ir.String(f'"{verbs}"') for verbs in ("%s\\xff%s", "%s\\xff", "\\xff%s\\xff")
+)
 
 
 def literal(items: list[str]) -> str:
@@ -36,7 +41,7 @@ def concat(left: str, right: str) -> str:
 
 def append(em: Emitter, var: str, item: str) -> None:
     """`var.append(item)`: the variable holding the list is updated in place."""
-    em.action(f'{var} = printf "%s\\xff%s" {var} {item}')
+    em.assign(var, ir.command("printf", APPEND_ITEM, ir.Variable(var), operand_of(item)))
 
 
 def count(em: Emitter, code: str) -> str:
@@ -44,9 +49,9 @@ def count(em: Emitter, code: str) -> str:
     text, n, i = em.temp(), em.temp(), em.temp()
     em.declare(text, code)
     em.declare(n, "0")
-    em.action(f"range {i} := len {text}")
+    em.range_(ir.command("len", ir.Variable(text)), i)
     em.if_(go_eq(GoCall("index", text, i), str(MARK_BYTE)))
-    em.assign(n, plus_one(n))
+    em.assign(n, one_more(ir.Variable(n)))
     em.end()
     em.end()
     return n
@@ -59,13 +64,15 @@ def join(em: Emitter, code: str, sep_code: str) -> str:
     em.declare(out, '""')
     em.if_(text)
     em.declare(last, "1")
-    em.action(f"range {i} := len {text}")
+    em.range_(ir.command("len", ir.Variable(text)), i)
     em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))))
-    em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {sep_code}')
+    run = ir.call("slice", ir.Variable(text), ir.Variable(last), ir.Variable(i))
+    em.assign(out, ir.command("printf", ir.String.of("%s%s%s"), ir.Variable(out), run, operand_of(sep_code)))
     em.assign(last, position_after(text, i))
     em.end()
     em.end()
-    em.action(f'{out} = printf "%s%s" {out} (slice {text} {last})')
+    rest = ir.call("slice", ir.Variable(text), ir.Variable(last))
+    em.assign(out, ir.command("printf", ir.String.of("%s%s"), ir.Variable(out), rest))
     em.end()
     return out
 
@@ -73,12 +80,12 @@ def join(em: Emitter, code: str, sep_code: str) -> str:
 def contains(em: Emitter, code: str, needle: str) -> str:
     """`needle in list`: some element is exactly `needle`."""
     hay, pat, found, i, rest = em.temp(), em.temp(), em.temp(), em.temp(), em.temp()
-    em.action(f'{hay} := printf "%s\\xff" {code}')
-    em.action(f'{pat} := printf "\\xff%s\\xff" {needle}')
+    em.declare(hay, ir.command("printf", MARKED_AFTER, operand_of(code)))
+    em.declare(pat, ir.command("printf", MARKED_AROUND, operand_of(needle)))
     em.declare(found, "false")
-    em.action(f"range {i} := len {hay}")
+    em.range_(ir.command("len", ir.Variable(hay)), i)
     em.if_(go_eq(GoCall("index", hay, i), str(MARK_BYTE)))
-    em.action(f"{rest} := slice {hay} {i}")
+    em.declare(rest, ir.command("slice", ir.Variable(hay), ir.Variable(i)))
     em.if_(starts_with(rest, pat, go_len(pat)))
     em.assign(found, "true")
     em.break_()
@@ -95,8 +102,9 @@ def element(em: Emitter, code: str, which: int, var: str | None = None) -> str:
     em.declare(text, code)
     em.declare(result, '""')
     em.if_(text)
-    em.action(f"{cut} := len {text}" if which == 0 else f"{cut} := 0")
-    em.action(f"range {i} := len {text}")
+    text_node = ir.Variable(text)
+    em.declare(cut, ir.command("len", text_node) if which == 0 else ir.Number.of(0))
+    em.range_(ir.command("len", text_node), i)
     em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))))
     em.assign(cut, i)
     if which == 0:
@@ -104,13 +112,13 @@ def element(em: Emitter, code: str, which: int, var: str | None = None) -> str:
     em.end()
     em.end()
     if which == 0:
-        em.action(f"{result} = slice {text} 1 {cut}")
+        em.assign(result, ir.command("slice", text_node, ir.Number.of(1), ir.Variable(cut)))
         if var is not None:
-            em.action(f"{var} = slice {text} {cut}")
+            em.assign(var, ir.command("slice", text_node, ir.Variable(cut)))
     else:
-        em.action(f"{result} = slice {text} {position_after(text, cut)}")
+        em.assign(result, ir.command("slice", text_node, operand_of(position_after(text, cut))))
         if var is not None:
-            em.action(f"{var} = slice {text} 0 {cut}")
+            em.assign(var, ir.command("slice", text_node, ir.Number.of(0), ir.Variable(cut)))
     em.end()
     return result
 
@@ -120,15 +128,15 @@ def each(em: Emitter, code: str) -> tuple[str, str, str]:
     emits the body and then two `end`s (the marker test and the byte loop)."""
     text, start, i, item, idx, seen = (em.temp() for _ in range(6))
     total = count(em, code)
-    em.action(f'{text} := printf "%s\\xff" {code}')
+    em.declare(text, ir.command("printf", MARKED_AFTER, operand_of(code)))
     em.declare(start, "1")
     em.declare(seen, "0")
-    em.action(f"range {i} := len {text}")
+    em.range_(ir.command("len", ir.Variable(text)), i)
     em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))))
-    em.action(f"{item} := slice {text} {start} {i}")
+    em.declare(item, ir.command("slice", ir.Variable(text), ir.Variable(start), ir.Variable(i)))
     em.assign(start, position_after(text, i))
     em.declare(idx, seen)
-    em.assign(seen, plus_one(seen))
+    em.assign(seen, one_more(ir.Variable(seen)))
     return item, idx, total
 
 
@@ -136,20 +144,20 @@ def nth(em: Emitter, code: str, position: str) -> tuple[str, str]:
     """`list[i]` for a run-time `i >= 0`: Go variables (element, whether it exists); Jinja's
     subscript past the end is Undefined, here the empty text with the flag false."""
     text, start, seen, i, result, found = (em.temp() for _ in range(6))
-    em.action(f'{text} := printf "%s\\xff" {code}')
+    em.declare(text, ir.command("printf", MARKED_AFTER, operand_of(code)))
     em.declare(result, '""')
     em.declare(found, "false")
     em.declare(start, "1")
     em.declare(seen, "0")
-    em.action(f"range {i} := len {text}")
+    em.range_(ir.command("len", ir.Variable(text)), i)
     em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))))
     em.if_(go_eq(seen, position))
-    em.action(f"{result} = slice {text} {start} {i}")
+    em.assign(result, ir.command("slice", ir.Variable(text), ir.Variable(start), ir.Variable(i)))
     em.assign(found, "true")
     em.break_()
     em.end()
     em.assign(start, position_after(text, i))
-    em.assign(seen, plus_one(seen))
+    em.assign(seen, one_more(ir.Variable(seen)))
     em.end()
     em.end()
     return result, found
@@ -161,13 +169,13 @@ def tail(em: Emitter, code: str, start: str) -> str:
     em.declare(text, code)
     em.declare(result, '""')
     em.declare(seen, "0")
-    em.action(f"range {i} := len {text}")
+    em.range_(ir.command("len", ir.Variable(text)), i)
     em.if_(go_eq(GoCall("index", text, i), str(MARK_BYTE)))
     em.if_(go_eq(seen, start))
-    em.action(f"{result} = slice {text} {i}")
+    em.assign(result, ir.command("slice", ir.Variable(text), ir.Variable(i)))
     em.break_()
     em.end()
-    em.assign(seen, plus_one(seen))
+    em.assign(seen, one_more(ir.Variable(seen)))
     em.end()
     em.end()
     return result

@@ -12,8 +12,12 @@ from typing import Protocol
 
 import markupsafe
 
+from . import ir
 from .calls import GoCall, go_eq, go_len, go_not, go_or, go_printf
 from .ir import go_string as go_string  # (one quoting, the IR's)
+
+ONE = ir.Number.of(1)
+_ONE_TO_7 = (ONE, ir.Number.of(7))
 
 #: Python's str.isspace() characters, the set `str.strip()` removes.
 PY_WHITESPACE = (
@@ -95,14 +99,17 @@ class Emitter(Protocol):
 
     def temp(self) -> str: ...
     def action(self, code: str) -> object: ...  # (what it wrote: unread here)
-    def if_(self, condition: str, keyword: str = "if") -> object: ...  # (written without its outer parentheses)
+    def if_(self, condition: str | ir.Operand, keyword: str = "if") -> object: ...  # (without its outer parentheses)
     # the typed verbs (go/verbs.py)
+    def write(self, node: ir.ActionNode) -> object: ...
     def end(self) -> object: ...
     def else_(self) -> object: ...
     def break_(self) -> object: ...
     def continue_(self) -> object: ...
-    def declare(self, var: str, code: str) -> object: ...
-    def assign(self, var: str, code: str) -> object: ...
+    def declare(self, var: str, code: str | ir.Expression) -> object: ...
+    def assign(self, var: str, code: str | ir.Expression) -> object: ...
+    def range_(self, code: ir.Expression, *names: str) -> object: ...
+    def print_(self, code: ir.Expression) -> object: ...
 
 
 def _changed_bytes(mapping: dict[int, int]) -> tuple[str, int]:
@@ -113,10 +120,28 @@ def _changed_bytes(mapping: dict[int, int]) -> tuple[str, int]:
     return go_string("".join(chr(mapping.get(byte, 0)) for byte in range(size))), size
 
 
+def after(text: ir.Operand, position: ir.Operand, count: ir.Operand = ONE) -> ir.Pipe:
+    """`position_after` as IR."""
+    rest = ir.call("len", ir.call("slice", ir.call("slice", text, position), count))
+    return ir.call("len", ir.call("slice", text, rest))
+
+
+def appended(out: str, *pieces: ir.Operand, verbs: str = "") -> ir.Command:
+    """`printf "%s..." out piece...`: the text in `out` with the pieces after it (each written
+    with `%s`, unless `verbs` says how)."""
+    return ir.command("printf", ir.String.of("%s" + (verbs or "%s" * len(pieces))), ir.Variable(out), *pieces)
+
+
+def run_of(text: str, start: str, stop: str | None = None) -> ir.Pipe:
+    """`(slice text start stop)`: the bytes of the Go variable `text` from `start` (to `stop`)."""
+    bounds = (ir.Variable(start),) if stop is None else (ir.Variable(start), ir.Variable(stop))
+    return ir.call("slice", ir.Variable(text), *bounds)
+
+
 def _lookup(em: Emitter, var: str, table: tuple[str, int], byte: str) -> None:
     """`var` = the table's entry for `byte`, 0 past its end."""
     em.if_(GoCall("lt", byte, str(table[1])))
-    em.action(f"{var} = index {table[0]} {byte}")
+    em.assign(var, ir.command("index", ir.String(table[0]), ir.Variable(byte)))
     em.else_()
     em.assign(var, "0")
     em.end()
@@ -124,8 +149,8 @@ def _lookup(em: Emitter, var: str, table: tuple[str, int], byte: str) -> None:
 
 def _rebuilt(em: Emitter, text: str, out: str, last: str, i: str, new_byte: str) -> None:
     """Append the unchanged run before byte `i` and the byte it becomes; `last` moves past it."""
-    em.action(f'{out} = printf "%s%s%c" {out} (slice {text} {last} {i}) {new_byte}')
-    em.assign(last, position_after(text, i))
+    em.assign(out, appended(out, run_of(text, last, i), ir.Variable(new_byte), verbs="%s%c"))
+    em.assign(last, after(ir.Variable(text), ir.Variable(i)))
 
 
 def ascii_case(em: Emitter, text: str, method: str) -> str:
@@ -137,15 +162,21 @@ def ascii_case(em: Emitter, text: str, method: str) -> str:
     em.declare(result, '""')
     em.declare(last, "0")
     em.declare(new, "0")
-    em.action(f"range {i} := len {text}")
-    em.action(f"{b} := index {text} {i}")
+    each_byte(em, text, i, b)
     _lookup(em, new, table, b)
     em.if_(new)
     _rebuilt(em, text, result, last, i, new)
     em.end()
     em.end()
-    em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
+    em.assign(result, appended(result, run_of(text, last)))
     return result
+
+
+def each_byte(em: Emitter, text: str, i: str, b: str) -> None:
+    """`range i := len text` and `b := index text i`: a loop over the bytes of the Go variable
+    `text` (closed by the caller)."""
+    em.range_(ir.command("len", ir.Variable(text)), i)
+    em.declare(b, ir.command("index", ir.Variable(text), ir.Variable(i)))
 
 
 #: the bytes before which Jinja's `|title` starts a word: `-`, ASCII whitespace, `(`, `{`, `[`, `<`
@@ -200,8 +231,7 @@ def ascii_title(
     em.declare(last, "0")
     em.declare(start, "true")
     em.declare(new, "0")
-    em.action(f"range {i} := len {text}")
-    em.action(f"{b} := index {text} {i}")
+    each_byte(em, text, i, b)
     em.if_(start)
     _lookup(em, new, at_start, b)
     em.else_()
@@ -220,7 +250,7 @@ def ascii_title(
     em.assign(start, "false")
     em.end()
     em.end()
-    em.action(f'{result} = printf "%s%s" {result} (slice {text} {last})')
+    em.assign(result, appended(result, run_of(text, last)))
     if common:
         em.end()
     return result
@@ -258,12 +288,13 @@ def json_string(em: Emitter, text_code: str, printed: bool = False, html: bool =
     """
     assert printed or not html, "only printed pieces are escaped one by one"
 
-    def show(piece: str) -> None:
-        em.action(html_of(piece) if html else piece)
+    def show(piece: ir.Expression) -> None:
+        operand = ir.Pipe((piece,)) if isinstance(piece, ir.Command) else piece
+        em.print_(ir.command("html", operand) if html else piece)
 
     text, quoted, last, i, b, escape = (em.temp() for _ in range(6))
     em.declare(text, text_code)
-    em.action(f'{quoted} := printf "%q" {text}')
+    em.declare(quoted, ir.command("printf", ir.String.of("%q"), ir.Variable(text)))
     # both also agree on U+2028 and U+2029, escaped, where Python writes them raw: the second
     # path is for ASCII only. `%-*s` pads the text to as many characters as it has bytes, which
     # adds a space per byte a character has beyond its first: the padded text then `%q` equals
@@ -273,44 +304,53 @@ def json_string(em: Emitter, text_code: str, printed: bool = False, html: bool =
     # (first the usual string that `%q` only puts quotes around, as Python does: two calls)
     plain = prints_as_is(text, quoted)
     fast = go_or(plain, agree)
-    quote = '"&#34;"' if html else '"\\""'
+    quote = ir.String.of("&#34;" if html else '"')
     if printed:
         em.if_(fast)
-        show(quoted)
+        show(ir.Variable(quoted))
         em.else_()
-        em.action(quote)
+        em.print_(quote)
     else:
         em.if_(go_not(fast))
         em.assign(quoted, '""')
     em.declare(last, "0")
-    em.action(f"range {i} := len {text}")
+    byte = ir.command("index", ir.Variable(text), ir.Variable(i))
+    em.range_(ir.command("len", ir.Variable(text)), i)
     if printed:  # one copy per template: a table lookup per byte
         em.if_(GoCall("index", JSON_PLAIN, GoCall("index", text, i)))
         em.else_()
-        em.action(f"{b} := index {text} {i}")
+        em.declare(b, byte)
     else:  # a copy per use: shorter code
-        em.action(f"{b} := index {text} {i}")
+        em.declare(b, byte)
         em.if_(go_or(GoCall("lt", b, "32"), go_eq(b, "34", "92")))
-    em.action(f'{escape} := printf "\\\\u%04x" {b}')
+    em.declare(escape, ir.command("printf", ir.String.of("\\u%04x"), ir.Variable(b)))
     em.if_(go_eq(b, "34", "92", "8", "9", "10", "12", "13"))
-    em.action(f'{escape} = slice (printf "%q" (printf "%c" {b})) 1 3')
+    em.assign(escape, short_escape(ir.Variable(b)))
     em.end()
     if printed:
-        show(f"slice {text} {last} {i}")
-        show(escape)
+        show(ir.Command((ir.Identifier("slice"), ir.Variable(text), ir.Variable(last), ir.Variable(i))))
+        show(ir.Variable(escape))
     else:
-        em.action(f'{quoted} = printf "%s%s%s" {quoted} (slice {text} {last} {i}) {escape}')
-    em.assign(last, position_after(text, i))
+        em.assign(quoted, appended(quoted, run_of(text, last, i), ir.Variable(escape)))
+    em.assign(last, after(ir.Variable(text), ir.Variable(i)))
     em.end()
     em.end()
     if printed:
-        show(f"slice {text} {last}")
-        em.action(quote)
+        show(ir.command("slice", ir.Variable(text), ir.Variable(last)))
+        em.print_(quote)
         em.end()
         return '""'
-    em.action(f'{quoted} = printf "\\"%s%s\\"" {quoted} (slice {text} {last})')
+    rest = run_of(text, last)
+    em.assign(quoted, ir.command("printf", ir.String.of('"%s%s"'), ir.Variable(quoted), rest))
     em.end()
     return quoted
+
+
+def short_escape(byte: ir.Operand) -> ir.Command:
+    """`slice (printf "%q" (printf "%c" byte)) 1 3`: the two-character escape `%q` writes for
+    the byte (`\\n`, `\\"`...)."""
+    quoted = ir.call("printf", ir.String.of("%q"), ir.call("printf", ir.String.of("%c"), byte))
+    return ir.command("slice", quoted, ir.Number.of(1), ir.Number.of(3))
 
 
 def slice_text(em: Emitter, text_code: str, start: int | None, stop: int | None) -> str:
@@ -325,35 +365,59 @@ def slice_text(em: Emitter, text_code: str, start: int | None, stop: int | None)
         if bound is None:
             em.declare(var, default)
         elif bound >= 0:
-            em.action(f'{var} := len (printf "%.*s" {bound} {text})')
+            em.declare(var, ir.command("len", ir.call("printf", PRECISION, ir.Number.of(bound), ir.Variable(text))))
         else:
             em.declare(var, "0")
             em.if_(GoCall("gt", count, str(-bound)))
-            em.action(f'{var} = len (printf "%.*s" (len (slice (printf "%*s" {count} "") {-bound})) {text})')
+            kept = _minus(ir.Variable(count), -bound)
+            em.assign(var, ir.command("len", ir.call("printf", PRECISION, kept, ir.Variable(text))))
             em.end()
 
     offset(lo, start, "0")
     offset(hi, stop, f"len {text}")
     em.declare(out, '""')
     em.if_(GoCall("lt", lo, hi))
-    em.action(f"{out} = slice {text} {lo} {hi}")
+    em.assign(out, ir.command("slice", ir.Variable(text), ir.Variable(lo), ir.Variable(hi)))
     em.end()
     return out
 
 
-def _minus(value: str, amount: int) -> str:
-    """`value - amount` for an int `value` >= `amount` (Go templates have no arithmetic)."""
-    return f'(len (slice (printf "%*s" {value} "") {amount}))'
+#: `printf "%.*s" n text`: the first n characters of the text
+PRECISION = ir.String.of("%.*s")
+#: `printf "%*s" n ""`: n spaces; several such give the sum of their widths
+SPACES, EMPTY = ir.String.of("%*s"), ir.String.of("")
 
 
-def _times4(value: str) -> str:
-    return f'(len (printf "%[1]*s%[1]*s%[1]*s%[1]*s" {value} ""))'
+def less(value: ir.Operand, amount: ir.Operand) -> ir.Command:
+    """`len (slice (printf "%*s" value "") amount)`: `value - amount` for an int `value` >=
+    `amount` (Go templates have no arithmetic)."""
+    return ir.command("len", ir.call("slice", ir.call("printf", SPACES, value, EMPTY), amount))
 
 
-def _times(value: str, power_of_4: int) -> str:
+def one_more(value: ir.Operand) -> ir.Command:
+    """`plus_one` as IR."""
+    return ir.command("len", ir.call("printf", ir.String.of("%*s."), value, EMPTY))
+
+
+def _minus(value: ir.Operand, amount: int) -> ir.Pipe:
+    """`value - amount` (see `less`) as an operand."""
+    return ir.Pipe((less(value, ir.Number.of(amount)),))
+
+
+def _times4(value: ir.Operand) -> ir.Pipe:
+    return ir.call("len", ir.call("printf", ir.String.of("%[1]*s" * 4), value, EMPTY))
+
+
+def _times(value: ir.Operand, power_of_4: int) -> ir.Operand:
     for _ in range(power_of_4):
         value = _times4(value)
     return value
+
+
+def _sum(*terms: ir.Operand | int) -> ir.Pipe:
+    """The sum of ints as the length of their widths of spaces."""
+    widths = [item for term in terms for item in (ir.Number.of(term) if isinstance(term, int) else term, EMPTY)]
+    return ir.call("len", ir.call("printf", ir.String.of("%*s" * len(terms)), *widths))
 
 
 def ascii_json(em: Emitter, text_code: str) -> str:
@@ -371,26 +435,30 @@ def ascii_json(em: Emitter, text_code: str) -> str:
     em.declare(text, text_code)
     em.declare(out, '""')
     em.declare(last, "0")
-    em.action(f"range {i} := len {text}")
-    em.action(f"{b} := index {text} {i}")
+    each_byte(em, text, i, b)
     em.if_(go_or(go_eq(b, "127"), GoCall("ge", b, "192")))
-    em.action(f'{char} := printf "%.1s" (slice {text} {i})')
-    em.action(f'{escape} := "\\\\u007f"')
+    em.declare(char, ir.command("printf", ir.String.of("%.1s"), run_of(text, i)))
+    em.declare(escape, ir.String.of("\\u007f"))
     em.if_(GoCall("lt", b, "240"))
     em.if_(GoCall("ge", b, "192"))
-    em.action(f'{escape} = slice (printf "%+q" {char}) 1 7')
+    em.assign(escape, ir.command("slice", ir.call("printf", ir.String.of("%+q"), ir.Variable(char)), *_ONE_TO_7))
     em.end()
     em.else_()
-    em.action(f"{low} := {_minus(f'(index {char} 2)', 128)}")
-    high = f'(len (printf "%*s%*s%*s%*s" 55232 "" {_times(_minus(b, 240), 4)} "" {_times4(_minus(f"(index {char} 1)", 128))} "" (index {over_16} {low}) ""))'
-    bottom = f'(len (printf "%*s%*s%*s" 56320 "" {_times(f"(index {mod_16} {low})", 3)} "" {_minus(f"(index {char} 3)", 128)} ""))'
-    em.action(f'{escape} = printf "\\\\u%04x\\\\u%04x" {high} {bottom}')
+
+    def byte_of_char(n: int) -> ir.Pipe:
+        return ir.call("index", ir.Variable(char), ir.Number.of(n))
+
+    em.declare(low, _minus(byte_of_char(2), 128))
+    high_terms = (_times(_minus(ir.Variable(b), 240), 4), _times4(_minus(byte_of_char(1), 128)))
+    high = _sum(55232, *high_terms, ir.call("index", ir.String(over_16), ir.Variable(low)))
+    bottom = _sum(56320, _times(ir.call("index", ir.String(mod_16), ir.Variable(low)), 3), _minus(byte_of_char(3), 128))
+    em.assign(escape, ir.command("printf", ir.String.of("\\u%04x\\u%04x"), high, bottom))
     em.end()
-    em.action(f'{out} = printf "%s%s%s" {out} (slice {text} {last} {i}) {escape}')
-    em.action(f"{last} = {position_after(text, i, f'(len {char})')}")
+    em.assign(out, appended(out, run_of(text, last, i), ir.Variable(escape)))
+    em.assign(last, after(ir.Variable(text), ir.Variable(i), ir.call("len", ir.Variable(char))))
     em.end()
     em.end()
-    em.action(f'{out} = printf "%s%s" {out} (slice {text} {last})')
+    em.assign(out, appended(out, run_of(text, last)))
     return out
 
 

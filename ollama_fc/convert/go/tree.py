@@ -15,49 +15,57 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Union
 
-from . import ir, irtools
+from . import ir
 from .irread import Unread, read_action
 
 #: the actions that open a block, closed by `{{ end }}`
 OPENS = {"if", "range", "with", "define", "block"}
 
 
+class _Head:
+    """An action of the tree as written (`raw`) and as IR (`node`): the node it was written
+    from where the translator wrote one (an `Act` of a node), else its text read back."""
+
+    raw: str
+    written: ir.ActionNode | None
+
+    @property
+    def node(self) -> ir.ActionNode:
+        """The action as IR (what it reads, declares, calls...)."""
+        written = self.written
+        return written if written is not None else node_of(self.raw)
+
+
 @dataclass
-class Action:
+class Action(_Head):
     """An action that opens or closes no block: an assignment, a print, `break`..."""
 
     raw: str
+    written: ir.ActionNode | None = field(default=None, compare=False, repr=False)
 
     @property
     def code(self) -> str:
         return code_of(self.raw)
 
-    @property
-    def node(self) -> ir.ActionNode:
-        """The action as IR (what it reads, declares, calls...)."""
-        return node_of(self.raw)
-
 
 @dataclass
-class Branch:
+class Branch(_Head):
     """A block's `else` (`{{ else }}`, `{{ else if c }}`...) and what it holds."""
 
     raw: str
     body: list[Node] = field(default_factory=list)
-
-    @property
-    def node(self) -> ir.ActionNode:
-        return node_of(self.raw)
+    written: ir.ActionNode | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
-class Block:
+class Block(_Head):
     """`{{ if c }}`, `{{ range ... }}`, `{{ with ... }}` or `{{ define ... }}` to its `{{ end }}`."""
 
     raw: str
     body: list[Node] = field(default_factory=list)
     branches: list[Branch] = field(default_factory=list)
     end: str = "{{ end }}"
+    written: ir.ActionNode | None = field(default=None, compare=False, repr=False)
 
     @property
     def code(self) -> str:
@@ -66,11 +74,6 @@ class Block:
     @property
     def keyword(self) -> str:
         return self.node.keyword
-
-    @property
-    def node(self) -> ir.ActionNode:
-        """The block's opening as IR."""
-        return node_of(self.raw)
 
 
 #: template text (never an action), an action, or a block
@@ -110,37 +113,70 @@ def expression(code: str) -> ir.ActionNode:
     return node_of("{{ " + code + " }}")
 
 
-def reads_field(code: str, name: str) -> bool:
-    """Is the Go expression `code` one operand read through fields ending in `name` (`$m.Role`
-    for `Role`)?"""
+@functools.lru_cache(maxsize=1 << 14)
+def operand(code: str) -> ir.Operand | None:
+    """The Go operand `code` (a value's code) as IR; None where it is not one operand (a
+    command, a pipeline, no code) or not read."""
     try:
-        return irtools.last_field(expression(code)) == name
+        action = expression(code)
     except Unread:
-        return False
+        return None
+    if not isinstance(action, ir.Action) or action.pipe.decl or len(action.pipe.cmds) != 1:
+        return None
+    args = action.pipe.cmds[0].args
+    return args[0] if len(args) == 1 else None
 
 
 def rewrite(head: Action | Block | Branch, node: ir.ActionNode) -> None:
     """The action `head` says `node` now, written as its text was (spaced or compact)."""
-    head.raw = ir.render(node, compact=head.raw != ir.render(head.node))
+    head.raw, head.written = ir.render(node, compact=head.raw != ir.render(head.node)), node
 
 
 def action_nodes(written: Iterable[str]) -> Iterator[ir.ActionNode]:
-    """The IR of each action in the translator's pieces, in order (see `action_raws`)."""
-    return (node_of(raw) for raw in action_raws(written))
+    """The IR of each action in the translator's pieces, in order (see `action_raws`): an `Act`
+    written from IR its node, other text read."""
+    for raw in action_raws(written):
+        node = raw.node if type(raw) is Act else None
+        yield node if node is not None else node_of(raw)
 
 
 class Act(str):
     """An action as the translator writes it, `{{ code }}`: still text for whatever joins the
-    output, but read into the tree as one action, never lexed."""
+    output, but read into the tree as one action, never lexed; `node` is the IR it was written
+    from (`Act.of`), None where it was written as text (read back when a pass asks)."""
 
     __slots__ = ()
 
     def __new__(cls, code: str) -> Act:
         return super().__new__(cls, "{{ " + code + " }}")
 
+    @classmethod
+    def of(cls, node: ir.ActionNode) -> Act:
+        """The action `node`, spaced and untrimmed (as every `Act` is written); an action
+        written before is given the node it was written from then, with what it uses found once."""
+        assert node.trim == ir.NO_TRIM, "an Act has no trim markers"
+        act = cls(node.code)
+        if len(_WRITTEN) >= _WRITTEN_AT_MOST:
+            _WRITTEN.clear()
+        _WRITTEN.setdefault(act, node)
+        return act
+
+    @property
+    def node(self) -> ir.ActionNode | None:
+        """The IR this action's text was written from (by `Act.of`, in this process), None for
+        text only ever written as text (read back when a pass asks)."""
+        return _WRITTEN.get(self)
+
     @property
     def code(self) -> str:
         return self[3:-3]
+
+
+#: the node each action text was written from, shared by the conversions of a process (as
+#: `node_of` shares what it reads), kept to a bound; held here rather than on each `Act` (a
+#: `str` with no attributes of its own: no dict per action for the collector to walk)
+_WRITTEN: dict[str, ir.ActionNode] = {}
+_WRITTEN_AT_MOST = 1 << 16
 
 
 class Text(str):
@@ -188,10 +224,10 @@ def copy(tree: list[Node]) -> list[Node]:
         if isinstance(node, str):
             out.append(node)
         elif isinstance(node, Action):
-            out.append(Action(node.raw))
+            out.append(Action(node.raw, node.written))
         else:
-            branches = [Branch(branch.raw, copy(branch.body)) for branch in node.branches]
-            out.append(Block(node.raw, copy(node.body), branches, node.end))
+            branches = [Branch(branch.raw, copy(branch.body), branch.written) for branch in node.branches]
+            out.append(Block(node.raw, copy(node.body), branches, node.end, node.written))
     return out
 
 
@@ -202,7 +238,8 @@ def build(written: list[str]) -> list[Node]:
     for piece in written:
         kind = type(piece)
         if kind is Act:
-            builder.action(piece, piece[3:-3].partition(" ")[0])
+            node = piece.node  # type: ignore[attr-defined]
+            builder.action(piece, node.keyword if node is not None else piece[3:-3].partition(" ")[0], node)
         elif kind is Text:
             builder.text(piece)
         else:
@@ -247,21 +284,21 @@ class _Builder:
         else:
             into.append(str(text))
 
-    def action(self, raw: str, word: str) -> None:
+    def action(self, raw: str, word: str, node: ir.ActionNode | None = None) -> None:
         if word in OPENS:
-            block = Block(str(raw))
+            block = Block(str(raw), written=node)
             self.into.append(block)
             self.stack.append((block, self.into))
             self.into = block.body
         elif word == "else" and self.stack:
-            branch = Branch(str(raw))
+            branch = Branch(str(raw), written=node)
             self.stack[-1][0].branches.append(branch)
             self.into = branch.body
         elif word == "end" and self.stack:
             block, self.into = self.stack.pop()
             block.end = str(raw)
         else:
-            self.into.append(Action(str(raw)))
+            self.into.append(Action(str(raw), node))
 
     def done(self) -> list[Node]:
         for block, _ in self.stack:  # an unclosed block (not written by the converter): kept as read

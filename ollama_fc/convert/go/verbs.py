@@ -1,10 +1,10 @@
 """The typed verbs of every emitter of Go template code: what an action is said as a verb
-(`end()`, `declare(var, code)`), its text made by the IR (`ir.render` of the node) where the
-action is all node, on the emitter's one `action`.
+(`end()`, `declare(var, value)`, `print_(value)`), each an IR action (`go/ir.py`) the emitter
+writes (`write`; an emitter that keeps text renders it).
 
-A declaration's or an assignment's value is still given as the text of its expression (the
-escape hatch while the translator's values are text: `tests/test_convert_ir.py` counts the
-actions still written as whole text, which may only fall).
+A value given as text instead of IR is the escape hatch while the translator's values are
+text: `tests/test_convert_ir.py` counts the actions still written as whole text, which may
+only fall.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Generic, TypeVar
 
 from . import ir
+from .calls import expression_of
 
 #: what the emitter's `action` gives back (the piece written, or nothing)
 W = TypeVar("W", covariant=True)
@@ -40,13 +41,31 @@ class Verbs(Generic[W]):
     def continue_(self) -> W:
         return self.write(CONTINUE)
 
-    def declare(self, var: str, code: str) -> W:
-        """`var := code`: declare the Go variable `var` holding the expression `code`."""
-        return self.action(f"{var} := {code}")
+    def declare(self, var: str, code: str | ir.Expression) -> W:
+        """`var := code`: declare the Go variable `var` holding the expression `code` (see
+        `ir.pipe_of`; text `calls.expression_of` does not know is written as it is)."""
+        node = expression_of(code) if isinstance(code, str) else code
+        if node is None:
+            return self.action(f"{var} := {code}")
+        return self.write(ir.Action(ir.pipe_of(node, (var,))))
 
-    def assign(self, var: str, code: str) -> W:
+    def assign(self, var: str, code: str | ir.Expression) -> W:
         """`var = code`: assign the expression `code` to the Go variable `var`."""
-        return self.action(f"{var} = {code}")
+        node = expression_of(code) if isinstance(code, str) else code
+        if node is None:
+            return self.action(f"{var} = {code}")
+        return self.write(ir.Action(ir.pipe_of(node, (var,), is_assign=True)))
+
+    def range_(self, code: str | ir.Expression, *names: str) -> W:
+        """`range names := code` (`range code` without names): a loop over `code`."""
+        node = expression_of(code) if isinstance(code, str) else code
+        if node is None:
+            return self.action(f"range {', '.join(names)} := {code}" if names else f"range {code}")
+        return self.write(ir.Open("range", ir.pipe_of(node, names)))
+
+    def print_(self, code: ir.Expression) -> W:
+        """`{{ code }}`: print the expression `code`."""
+        return self.write(ir.Action(ir.pipe_of(code)))
 
 
 END, ELSE, BREAK, CONTINUE = ir.End(), ir.Else(), ir.Break(), ir.Continue()

@@ -10,9 +10,9 @@ from typing import Any
 
 from jinja2 import nodes
 
-from ..go import strlists
-from ..go.calls import GoCall, go_and, go_eq, go_field, go_len, go_or, go_printf
-from ..go.textops import go_string
+from ..go import ir, strlists
+from ..go.calls import GoCall, go_and, go_eq, go_field, go_len, go_or, go_printf, operand_of
+from ..go.textops import PRECISION, go_string
 from . import toolschema
 from .emit import Emit
 from .values import (
@@ -57,6 +57,8 @@ from .values import (
     const,
     final_of,
 )
+
+TRUE = ir.Bool(True)
 
 
 @dataclass(eq=False)
@@ -285,11 +287,11 @@ class Access:
                 facts = replace(facts, prefetched=deeper.facts.prefetched)
             return Value(value, ANY, facts=facts)
         obj, value, found, k, v = (self.emit.temp() for _ in range(5))
-        self.emit.declare(obj, base.code)
+        self.emit.declare(obj, base.expr)
         self.emit.declare(value, '""')
         self.emit.declare(found, "false")
         self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
-        self.emit.key_scan(k, v, obj, go_string(name), f"{value} = {v}", f"{found} = true")
+        self.emit.key_scan(k, v, obj, go_string(name), (value, ir.Variable(v)), (found, TRUE))
         self.emit.end()
         return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
 
@@ -312,7 +314,7 @@ class Access:
             k,
             v,
             base.code,
-            {go_string(key): (f"{value} = {v}", f"{found} = true") for key, (value, found, _) in fields.items()},
+            {go_string(key): ((value, ir.Variable(v)), (found, TRUE)) for key, (value, found, _) in fields.items()},
         )
         self.emit.end()
         for key in keys:
@@ -332,28 +334,28 @@ class Access:
         ):
             raise self.emit.fail(node, f".get() of an untyped value with a {default.kind} default")
         obj, result, k, v = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
-        self.emit.declare(obj, base.code)
+        self.emit.declare(obj, base.expr)
         initial = '""' if default is None else self.emit.operand(default, node)
         self.emit.declare(result, initial)
         self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
         if default is None:
-            self.emit.action(f"{result} = index {obj} {go_string(key)}")
+            self.emit.assign(result, ir.command("index", ir.Variable(obj), ir.String.of(key)))
         else:
-            self.emit.key_scan(k, v, obj, go_string(key), f"{result} = {v}")
+            self.emit.key_scan(k, v, obj, go_string(key), (result, ir.Variable(v)))
         self.emit.end()
         return Value(result, ANY)
 
     def untyped_element(self, base: Value, at: int) -> Value:
         """`x[i]` of an untyped value: the element where `x` is a list long enough, else Undefined."""
         seq, value, found = self.emit.temp(), self.emit.temp(), self.emit.temp()
-        self.emit.declare(seq, base.code)
+        self.emit.declare(seq, base.expr)
         self.emit.declare(value, '""')
         self.emit.declare(found, "false")
         self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
         need = at + 1 if at >= 0 else -at
         self.emit.if_(GoCall("ge", go_len(seq), str(need)))
-        position = str(at) if at >= 0 else f"(len (slice {seq} {-at}))"
-        self.emit.action(f"{value} = index {seq} {position}")
+        from_end = ir.call("len", ir.call("slice", ir.Variable(seq), ir.Number.of(-at)))
+        self.emit.assign(value, ir.command("index", ir.Variable(seq), ir.Number.of(at) if at >= 0 else from_end))
         self.emit.assign(found, "true")
         self.emit.end()
         self.emit.end()
@@ -370,7 +372,7 @@ class Access:
         value, found, k, v = (self.emit.temp() for _ in range(4))
         self.emit.declare(value, '""')
         self.emit.declare(found, "false")
-        self.emit.key_scan(k, v, args.code, key.code, f"{value} = {v}", f"{found} = true")
+        self.emit.key_scan(k, v, args.code, key.code, (value, ir.Variable(v)), (found, TRUE))
         return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
 
     @staticmethod
@@ -394,14 +396,15 @@ class Access:
             ):
                 raise self.emit.fail(node, "string slicing with a bound known only at run time")
         text, head = self.emit.temp(), self.emit.temp()
-        self.emit.declare(text, base.code)
+        self.emit.declare(text, base.expr)
         self.emit.declare(head, text)
         if stop is not None:
-            self.emit.action(f'{head} = printf "%.*s" {stop.code} {text}')
+            self.emit.assign(head, ir.command("printf", PRECISION, operand_of(stop.code), ir.Variable(text)))
         if start is None:
             return Value(head, STR)
         result = self.emit.temp()
-        self.emit.action(f'{result} := slice {head} (len (printf "%.*s" {start.code} {head}))')
+        skipped = ir.call("len", ir.call("printf", PRECISION, operand_of(start.code), ir.Variable(head)))
+        self.emit.declare(result, ir.command("slice", ir.Variable(head), skipped))
         return Value(result, STR)
 
     def neighbour_item(self, loop: Loop, previous: bool) -> Value:
@@ -457,12 +460,12 @@ class Access:
         if len(kinds) > 1:
             raise self.emit.fail(node, "a dict literal of mixed value types looked up with a run-time key")
         result, flag = self.emit.temp(), self.emit.temp()
-        self.emit.action(f'{result} := ""' if kinds != {int} else f"{result} := 0")
+        self.emit.declare(result, ir.String.of("") if kinds != {int} else ir.Number.of(0))
         self.emit.declare(flag, "false")
         for k, v in fields.items():
             if isinstance(k, str) == (key.kind != INT):
                 self.emit.if_(go_eq(key.code, const(k).code))
-                self.emit.assign(result, v.code)
+                self.emit.assign(result, v.expr)
                 self.emit.assign(flag, "true")
                 self.emit.end()
         kind = INT if kinds == {int} else STR

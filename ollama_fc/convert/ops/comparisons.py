@@ -111,7 +111,7 @@ class Comparisons:
                 operand = self.lowering.filter_value(step, operand, value_of)
             return self.logic.compare(node.ops[0].op, operand, const(right.value), node)
         text = self.emit.temp()
-        self.emit.declare(text, operand.code)
+        self.emit.declare(text, operand.expr)
         case = next((step.name for step in chain if step.name != "string"), None)  # (the outermost)
         if case is not None:
             self.emit.warn(chain[0], f"|{case}", "changes the case of ASCII letters only")

@@ -33,9 +33,17 @@ from ..go.irread import Unread
 def simplify_condition(code: str, ints: AbstractSet[str] = frozenset()) -> str:
     """The condition `code` of an `if` with fewer function calls (or unchanged); `ints` are
     variables certain to hold a Go `int` (loop indexes)."""
-    node, reads = _condition(code)
+    folded = simplified_condition(code, ints)
+    return code if folded is None else folded.code
+
+
+def simplified_condition(code: str | ir.Operand, ints: AbstractSet[str] = frozenset()) -> ir.Pipe | None:
+    """The condition `code` (text or an IR operand) of an `if` with fewer function calls, as
+    the pipeline the `if` holds; None where it is text the IR reader does not read (written as
+    it is)."""
+    node, reads = _condition(code) if isinstance(code, str) else _node_condition(ir.operand_pipe(code))
     if node is None:
-        return code
+        return None
     return _simplified(node, frozenset(ints) & reads if ints else frozenset())
 
 
@@ -66,10 +74,24 @@ def condition_node(code: str) -> ir.Operand | None:
     return node
 
 
+def _node_condition(pipe: ir.Pipe) -> tuple[ir.Operand | None, frozenset[str]]:
+    """`_condition` of a condition given as IR."""
+    if pipe.decl or len(pipe.cmds) != 1:
+        return None, frozenset()
+    args = pipe.cmds[0].args
+    if len(args) == 1 and type(args[0]) is ir.Variable:  # (the usual `if $x`: nothing inside it)
+        return args[0], frozenset((args[0].name,))
+    node = args[0] if len(args) == 1 else pipe
+    if any(isinstance(n, ir.Pipe) and (n.decl or len(n.cmds) != 1) for n in node.walk()):
+        return None, frozenset()
+    return node, node.reads()
+
+
 @functools.lru_cache(maxsize=4096)
-def _simplified(node: ir.Operand, ints: frozenset[str]) -> str:
+def _simplified(node: ir.Operand, ints: frozenset[str]) -> ir.Pipe:
+    """The folded condition as the pipeline an `if` holds (no parentheses around it)."""
     folded = fold(node, truth=True, ints=ints)
-    return folded.cmds[0].code if isinstance(folded, ir.Pipe) else folded.code
+    return ir.Pipe((folded.cmds[0],)) if isinstance(folded, ir.Pipe) else ir.operand_pipe(folded)
 
 
 def invert_negated_ifs(top: list[tree.Node]) -> None:

@@ -12,14 +12,13 @@ from typing import Any
 from jinja2 import nodes
 
 from ...errors import ConversionError
-from ..actions import CUT_CODE, GUARD
-from ..go import irtools, tree
-from ..go.calls import GoCall, go_eq, go_len, starts_with
-from ..go.textops import go_string
+from ..actions import GUARD
+from ..go import ir, irtools, tree
+from ..go.calls import GoCall, expression_of, go_eq, go_len, operand_of, read_operand, starts_with
 from ..go.verbs import Verbs
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
-from .conditions import simplify_condition
+from .conditions import simplified_condition
 from .values import (
     BOUND_METHOD,
     LIST,
@@ -36,6 +35,17 @@ from .values import (
     Facts,
     Value,
 )
+
+#: `if true`: an inlined macro's block, no branch at run time
+IF_TRUE = ir.Open("if", ir.operand_pipe(ir.Bool(True)))
+#: `var = value`: a variable and the expression it is given
+Assignment = tuple[str, ir.Expression]
+#: the prefill's flags: an assistant message is continued (`$ofc_open`), its text not yet cut
+#: (`$ofc_go`); the final message (`$ofc_final`)
+OFC_OPEN, OFC_GO, FINAL_MESSAGE = ir.Variable("$ofc_open"), ir.Variable("$ofc_go"), ir.Variable("$ofc_final")
+ZERO, EMPTY_STRING = ir.Number.of(0), ir.String.of("")
+#: the format that appends a value to a captured text: `printf "%s%v" $text value`
+APPENDED = ir.String.of("%s%v")
 
 
 @dataclass(frozen=True)
@@ -112,7 +122,11 @@ class Emit(Verbs[tree.Act]):
 
     def charge(self, code: str) -> None:
         """Count output against the limits (see `limits.py`); stop once one is exceeded."""
-        why = self.budget.spend(len(code))
+        self.charge_size(len(code))
+
+    def charge_size(self, size: int) -> None:
+        """`charge` of code `size` characters long."""
+        why = self.budget.spend(size)
         if why is not None:
             raise self.over_limit(why)
 
@@ -147,13 +161,25 @@ class Emit(Verbs[tree.Act]):
         self.track_flow(code)
         return self.write_action(code)
 
-    def if_(self, condition: str, keyword: str = "if") -> tree.Act:
+    def write(self, node: ir.ActionNode) -> tree.Act:
+        """Write the action `node` (an `if`'s or `else if`'s condition with fewer calls)."""
+        if isinstance(node, (ir.Open, ir.Else)) and node.word == "if" and node.pipe is not None:
+            return self.if_(node.pipe, "if" if isinstance(node, ir.Open) else "else if")
+        self.close_guard()
+        self.track_word(node.keyword)  # (an `if true` is written by `if_`)
+        return self.write_node(node)
+
+    def if_(self, condition: str | ir.Operand, keyword: str = "if") -> tree.Act:
         """Write `{{ if condition }}` (or `else if`, the `keyword`); only the condition's truth
-        counts, so it is written with fewer calls (`simplify_condition`), read from the calls a
+        counts, so it is written with fewer calls (`simplified_condition`), read from the calls a
         composed condition (`GoCall`) carries."""
         self.close_guard()
-        self.track_flow(f"{keyword} {condition}")
-        return self.write_action(f"{keyword} {simplify_condition(condition, self.int_vars)}")
+        constant_true = condition in ("true", ir.Bool(True), IF_TRUE.pipe)
+        self.track_word("if" if keyword == "if" else "else", not (keyword == "if" and constant_true))
+        folded = simplified_condition(condition, self.int_vars)
+        if folded is None:
+            return self.write_action(f"{keyword} {condition}")
+        return self.write_node(ir.Open("if", folded) if keyword == "if" else ir.Else("if", folded))
 
     def write_action(self, code: str) -> tree.Act:
         """Append the action `code` (its flow already tracked)."""
@@ -162,12 +188,22 @@ class Emit(Verbs[tree.Act]):
         self.out.append(written)
         return written
 
+    def write_node(self, node: ir.ActionNode) -> tree.Act:
+        """Append the action `node` (its flow already tracked)."""
+        written = tree.Act.of(node)
+        self.charge_size(len(written) - 6)  # (its code, inside `{{ ` and ` }}`)
+        self.out.append(written)
+        return written
+
     def track_flow(self, code: str) -> None:
-        """Count the run-time branch points (see `flow_epoch`): a value set since the last one
-        is certainly what a read sees; `if true` (an inlined macro's block) is no branch."""
-        word = code.split(" ", 1)[0]
+        """`track_word` of the action `code`."""
+        self.track_word(code.split(" ", 1)[0], code != "if true")
+
+    def track_word(self, word: str, runtime: bool = True) -> None:
+        """Count the run-time branch points (see `flow_epoch`) at an action starting with `word`:
+        a value set since the last one is certainly what a read sees; `if true` (an inlined
+        macro's block, not `runtime`) is no branch."""
         if word in {"if", "range", "with"}:
-            runtime = code != "if true"
             self.open_blocks.append(runtime)
             self.flow_epoch += runtime
             self.printed_blocks.append((word, self.printed, self.printed))
@@ -203,8 +239,9 @@ class Emit(Verbs[tree.Act]):
         that costs a function call is evaluated only then. The `if` is bookkeeping, not a branch
         of the template: it is written past `track_flow` so what is known about values stays known.
         """
-        simple = condition in {"true", "false"} or irtools.is_simple_variable(tree.expression(condition))
-        self.final_tracked |= not simple or condition.startswith("$ofc_")
+        node = read_operand(condition)
+        simple = isinstance(node, (ir.Variable, ir.Bool))
+        self.final_tracked |= not simple or (isinstance(node, ir.Variable) and node.name.startswith("$ofc_"))
         if declare:
             self.declare(flag, condition if simple else "false")
         elif simple:
@@ -223,25 +260,32 @@ class Emit(Verbs[tree.Act]):
         """Where in the output, from `start` on, the piece `piece` is (itself, not an equal one)."""
         return next((i for i in range(start, len(self.out)) if self.out[i] is piece), None)
 
-    def put(self, code: str) -> None:
+    def put(self, code: str | ir.Operand) -> None:
         """Print a Go string or number (or append it to the variable being captured)."""
-        if self.sink is not None:
+        if self.sink is None:
+            self.show(tree.Act(code) if isinstance(code, str) else tree.Act.of(ir.Action(ir.pipe_of(code))))
+        elif isinstance(code, str) and expression_of(code) is None:
             self.action(f'{self.sink} = printf "%s%v" {self.sink} {code}')
         else:
-            self.show(tree.Act(code))
+            appended = operand_of(code) if isinstance(code, str) else code
+            self.assign(self.sink, ir.command("printf", APPENDED, ir.Variable(self.sink), appended))
 
     def call_helper(self, name: str, code: str, node: nodes.Node) -> None:
         """Print through a `define` helper; Go cannot capture a helper's output in a variable."""
         if self.sink is not None:
             raise self.fail(node, self.sink_construct, "(its text needs a helper whose output Go cannot capture)")
-        self.show(tree.Act(f'template "{name}" {code}'))
+        argument = expression_of(code)
+        if argument is None:
+            self.show(tree.Act(f'template "{name}" {code}'))
+        else:
+            self.show(tree.Act.of(ir.Template(name, ir.pipe_of(argument))))
 
     def text(self, data: str) -> None:
         """Literal output: `{{` cannot appear as text, and a trailing `{` would join the next action."""
         if not data:
             return
         if self.sink is not None:
-            self.put(go_string(data))
+            self.put(ir.String.of(data))
             return
         bos = self.leading_bos
         in_loop = any(opened == "range" for opened, _, _ in self.printed_blocks)
@@ -307,7 +351,7 @@ class Emit(Verbs[tree.Act]):
         var = self.temp()
         self.declare(var, '""')
         # whether a prefilled final message's text went into it (declared only when some may)
-        self.action(f"{var}_final := false")
+        self.declare(f"{var}_final", ir.Bool(False))
         flag_at = len(self.out) - 1
         outer, outer_construct = self.sink, self.sink_construct
         self.sink, self.sink_construct = var, construct
@@ -325,27 +369,29 @@ class Emit(Verbs[tree.Act]):
         """The text a `capture` collected, marked when it may hold the final message's text."""
         return Value(var, STR, facts=Facts(final=f"{var}_final") if var in self.capture_finals else NO_FACTS)
 
-    def operand(self, value: Value, node: nodes.Node) -> str:
+    def operand(self, value: Value, node: nodes.Node) -> ir.Operand | str:
+        """What a Go variable holds of `value` (as IR where it is one operand): "" for None."""
         if value.kind in {SPLIT, SELECT, MAPPED, LOOP, BOUND_METHOD, LITERAL_OR, METHOD}:
             raise self.fail(node, f"a {value.kind} value stored in a variable")
         if value.is_const and value.kind == LIST:
             raise self.fail(node, "a list literal as a value")
         if value.kind in {UNDEF, NONE}:
-            return '""'
-        return value.code
+            return EMPTY_STRING
+        return value.expr
 
-    def key_scan(self, k: str, v: str, mapping: str, key: str, *statements: str) -> None:
-        """Run `statements` where the Go map `mapping` (ranged as `k`, `v`) has the key `key`:
-        a scan, as Go's `index` of a missing key gives the same as a key holding null."""
+    def key_scan(self, k: str, v: str, mapping: str, key: str, *statements: Assignment) -> None:
+        """Make the assignments `statements` where the Go map `mapping` (ranged as `k`, `v`) has
+        the key `key`: a scan, as Go's `index` of a missing key gives the same as a key holding
+        null."""
         self.keys_scan(k, v, mapping, {key: statements})
 
-    def keys_scan(self, k: str, v: str, mapping: str, cases: dict[str, Sequence[str]]) -> None:
-        """`key_scan` for several keys in one scan: each key's statements where it is found."""
-        self.action(f"range {k}, {v} := {mapping}")
+    def keys_scan(self, k: str, v: str, mapping: str, cases: dict[str, Sequence[Assignment]]) -> None:
+        """`key_scan` for several keys in one scan: each key's assignments where it is found."""
+        self.range_(read_operand(mapping) or mapping, k, v)
         for i, (key, statements) in enumerate(cases.items()):
             self.if_(go_eq(k, key), "else if" if i else "if")
-            for statement in statements:
-                self.action(statement)
+            for var, value in statements:
+                self.assign(var, value)
         self.end()
         self.end()
 
@@ -363,14 +409,15 @@ class Emit(Verbs[tree.Act]):
         self.close_guard()
         # one `if` on a variable for every render that continues no assistant message (the
         # common case): the cut's machinery and its function calls run only when one is
-        self.action("if $ofc_open")
-        self.action("if $ofc_go")
+        self.if_(OFC_OPEN)
+        self.if_(OFC_GO)
         self.if_(final)
-        if code.endswith(".Content") and final == go_eq(code.removesuffix(".Content"), "$ofc_final"):
+        message = irtools.field_of(read_operand(code), "Content")
+        if message is not None and read_operand(final) == ir.call("eq", message, FINAL_MESSAGE):
             # the final message's own text: where it is cut is known (`prefill_cut`)
-            self.printed_action("$ofc_head")
-            self.printed_action("$ofc_end")
-            self.action(CUT_CODE)
+            self.printed_action(ir.Variable("$ofc_head"))
+            self.printed_action(ir.Variable("$ofc_end"))
+            self.cut()
         else:
             self.cut_search(code)
         self.else_()
@@ -385,55 +432,61 @@ class Emit(Verbs[tree.Act]):
         """Print `code`, or the pieces of the concatenation it is one by one (see `concat`)."""
         for is_text, piece in parts or [(False, code)]:
             if piece:
-                self.printed_action(go_string(piece) if is_text else piece)
+                self.printed_action(ir.String.of(piece) if is_text else read_operand(piece) or piece)
 
     def cut_search(self, code: str) -> None:
         """Print the text `code` of the final message up to the cut, if it is found in it."""
         text = self.temp()
         self.declare(text, code)
-        k, rest = self.last_cut(text, "-1")
+        k, rest = self.last_cut(ir.Variable(text), "-1")
         self.if_(GoCall("ge", k, "0"))
-        self.printed_action(f"slice {text} 0 {k}")
-        self.action(f"{rest} := slice {text} {k}")
+        self.printed_action(ir.command("slice", ir.Variable(text), ZERO, ir.Variable(k)))
+        self.declare(rest, ir.command("slice", ir.Variable(text), ir.Variable(k)))
         self.if_(starts_with(rest, "$ofc_tail", go_len("$ofc_tail")))
-        self.printed_action("$ofc_tail")
+        self.printed_action(ir.Variable("$ofc_tail"))
         self.else_()
-        self.printed_action("$ofc_cut")
+        self.printed_action(ir.Variable("$ofc_cut"))
         self.end()
-        self.action(CUT_CODE)
+        self.cut()
         self.else_()
-        self.printed_action(text)
+        self.printed_action(ir.Variable(text))
         self.end()
+
+    def cut(self) -> None:
+        """`$ofc_go = false`: the prefill is cut, nothing is printed from here on."""
+        self.assign("$ofc_go", ir.Bool(False))
 
     def prefill_cut(self) -> None:
         """Where the final message's own text is cut, computed once in the prologue where
         `$ofc_open` holds: `$ofc_head` up to the last occurrence of `$ofc_cut` in it, then
         `$ofc_end`, `$ofc_tail` where the text goes on with it, else `$ofc_cut`."""
-        self.action("if $ofc_open")
-        k, rest = self.last_cut("$ofc_final.Content", "0")
-        self.action(f"$ofc_head = slice $ofc_final.Content 0 {k}")
-        self.action(f"{rest} := slice $ofc_final.Content {k}")
-        self.action("$ofc_end = $ofc_cut")
+        self.if_(OFC_OPEN)
+        final_text = ir.Variable("$ofc_final", ("Content",))
+        k, rest = self.last_cut(final_text, "0")
+        self.assign("$ofc_head", ir.command("slice", final_text, ZERO, ir.Variable(k)))
+        self.declare(rest, ir.command("slice", final_text, ir.Variable(k)))
+        self.assign("$ofc_end", ir.Variable("$ofc_cut"))
         self.if_(starts_with(rest, "$ofc_tail", go_len("$ofc_tail")))
-        self.action("$ofc_end = $ofc_tail")
+        self.assign("$ofc_end", ir.Variable("$ofc_tail"))
         self.end()
         self.end()
 
-    def last_cut(self, text: str, none: str) -> tuple[str, str]:
+    def last_cut(self, text: ir.Variable, none: str) -> tuple[str, str]:
         """Where `$ofc_cut` last starts in the string `text` (`none` where it does not): that
         position's variable, and a name free for the text from there."""
         k, i, rest = (self.temp() for _ in range(3))
         self.declare(k, none)
-        self.action(f"range {i} := len {text}")
-        self.action(f"{rest} := slice {text} {i}")
+        self.range_(ir.command("len", text), i)
+        self.declare(rest, ir.command("slice", text, ir.Variable(i)))
         self.if_(starts_with(rest, "$ofc_cut", "$ofc_n"))
         self.assign(k, i)
         self.end()
         self.end()
         return k, rest
 
-    def printed_action(self, code: str) -> None:
+    def printed_action(self, code: str | ir.Expression) -> None:
         """Print `code` where `$ofc_go` is known to hold (no guard)."""
-        self.charge(code)
+        written = tree.Act(code) if isinstance(code, str) else tree.Act.of(ir.Action(ir.pipe_of(code)))
+        self.charge(written.code)
         self.printed = True
-        self.out.append(tree.Act(code))
+        self.out.append(written)

@@ -20,7 +20,7 @@ from typing import Any
 import jinja2
 from jinja2 import nodes
 
-from ..go import strlists, textops
+from ..go import ir, strlists, textops
 from ..go.calls import GoCall, go_eq, go_len, go_or, go_printf
 from . import toolschema
 from .access import Access
@@ -286,7 +286,7 @@ def title(ops: Lowering, call: FilterCall) -> Value:
             call.node, "|title", "changes the case of ASCII letters only, and starts words after ASCII whitespace only"
         )
         text = ops.emit.temp()
-        ops.emit.declare(text, value.code)
+        ops.emit.declare(text, value.expr)
         return Value(textops.ascii_title(ops.emit, text), STR)
     raise ops.unsupported(call)
 
@@ -324,16 +324,16 @@ def length(ops: Lowering, call: FilterCall) -> Value:
             call.node, "|length of an untyped value", "counts bytes, not characters, where it is non-ASCII text"
         )
         obj, size = ops.emit.temp(), ops.emit.temp()
-        ops.emit.declare(obj, value.code)
+        ops.emit.declare(obj, value.expr)
         ops.emit.declare(size, "0")
         is_map, is_list = go_eq(go_printf("%.3T", obj), '"map"'), go_eq(go_printf("%.2T", obj), '"[]"')
         ops.emit.if_(go_or(is_map, is_list, go_eq(go_printf("%T", obj), '"string"')))
-        ops.emit.action(f"{size} = len {obj}")
+        ops.emit.assign(size, ir.command("len", ir.Variable(obj)))
         ops.emit.end()
         return Value(size, INT)
     if value.kind in {STR, CONTENT}:
         text = ops.emit.temp()
-        ops.emit.declare(text, value.code)
+        ops.emit.declare(text, value.expr)
         return Value(textops.char_count(text), INT)
     if value.kind in SEQUENCES or value.kind in {ARGS, PROPS}:
         return Value(f"(len {ops.access.plain_map(value)})", INT)
@@ -396,7 +396,7 @@ def default(ops: Lowering, call: FilterCall) -> Value:
         result = ops.emit.temp()
         ops.emit.declare(result, ops.emit.operand(fallback, call.node))
         ops.emit.if_(ops.logic.truth_of(value))
-        ops.emit.assign(result, value.code)
+        ops.emit.assign(result, value.expr)
         ops.emit.end()
         # an empty fallback leaves a message's text (and where a prefill ends) as it was
         keep = final_of(value) if fallback.is_const and fallback.const == "" else NO_FACTS
@@ -529,9 +529,9 @@ def extreme_of_numbers(ops: Lowering, call: FilterCall, items_node: nodes.List |
             items_node, f"|{name} of a list holding {', '.join(sorted({i.kind for i in items}))} values"
         )
     best = ops.emit.temp()
-    ops.emit.declare(best, items[0].code)
+    ops.emit.declare(best, items[0].expr)
     for item in items[1:]:
         ops.emit.if_(GoCall("lt" if name == "min" else "gt", item.code, best))
-        ops.emit.assign(best, item.code)
+        ops.emit.assign(best, item.expr)
         ops.emit.end()
     return Value(best, INT, facts=Facts(maybe_negative=any(i.facts.maybe_negative for i in items)))

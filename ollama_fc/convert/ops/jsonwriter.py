@@ -10,7 +10,7 @@ from typing import Protocol
 from jinja2 import nodes
 
 from ...errors import ConversionError
-from ..go import tree
+from ..go import ir, tree
 from ..go.calls import go_eq, go_len, go_printf
 from ..go.gohelpers import (
     ANY_TYPE,
@@ -82,13 +82,19 @@ KIND_TYPES: dict[str, str] = {
 }
 
 
+def _field(obj: str, chain: str) -> ir.Variable:
+    """The field `chain` (`.Description`) of the Go variable `obj`."""
+    assert chain.startswith("."), f"a field chain, not {chain!r}"
+    return ir.Variable(obj, tuple(chain[1:].split(".")))
+
+
 class JsonEmitter(Emitter, Protocol):
     """What the JSON writer writes through: an `Emitter` that also prints, warns and fails."""
 
     sink: str | None
     helpers: dict[str, tree.Helper]
 
-    def put(self, code: str) -> None: ...
+    def put(self, code: str | ir.Operand) -> None: ...
 
     def text(self, data: str) -> None: ...
 
@@ -255,7 +261,7 @@ class JsonWriter:
         tr.declare(seq, code)
         tr.if_(seq)
         tr.text("[" + self.pad(depth + 1))
-        tr.action(f"range {i}, {v} := {seq}")
+        tr.range_(ir.Variable(seq), i, v)
         tr.if_(i)
         tr.text(self.sep(depth + 1))
         tr.end()
@@ -274,19 +280,19 @@ class JsonWriter:
         tr = self.tr
         m, first = tr.temp(), tr.temp()
         tr.declare(m, code)
-        members, filled = m, m
+        members, filled = ir.Variable(m), ir.Variable(m)
         if ordered:
-            members, filled = f"{m}.All", f"{m}.Len"
+            members, filled = ir.Variable(m, ("All",)), ir.Variable(m, ("Len",))
         elif ordered is None:
             # properties of unknown origin: a parameters' plain map or a property's ordered one,
             # chosen before one loop, so the members (and what nests in them) are written once,
             # not once per Go type at every level
-            members, filled = tr.temp(), tr.temp()
-            tr.declare(members, m)
-            tr.declare(filled, m)
+            members, filled = ir.Variable(tr.temp()), ir.Variable(tr.temp())
+            tr.declare(members.name, ir.Variable(m))
+            tr.declare(filled.name, ir.Variable(m))
             tr.if_(go_eq(go_printf("%T", m), '"*api.ToolPropertiesMap"'))
-            tr.action(f"{members} = {m}.All")
-            tr.action(f"{filled} = {m}.Len")
+            tr.assign(members.name, ir.Variable(m, ("All",)))
+            tr.assign(filled.name, ir.Variable(m, ("Len",)))
             tr.end()
         tr.if_(filled)
         tr.declare(first, "true")
@@ -303,7 +309,7 @@ class JsonWriter:
         so each untyped level adds one copy of the code below it, not two."""
         tr = self.tr
         is_map, first, k, e = tr.temp(), tr.temp(), tr.temp(), tr.temp()
-        tr.action(f'{is_map} := eq {t} "map[string]interface {{}}"')
+        tr.declare(is_map, ir.command("eq", ir.Variable(t), ir.String.of("map[string]interface {}")))
         tr.if_(v)
         tr.if_(is_map)
         tr.text("{")
@@ -312,7 +318,7 @@ class JsonWriter:
         tr.end()
         tr.text(self.pad(depth + 1))
         tr.declare(first, "true")
-        tr.action(f"range {k}, {e} := {v}")
+        tr.range_(ir.Variable(v), k, e)
         tr.if_(first)
         tr.assign(first, "false")
         tr.else_()
@@ -337,10 +343,10 @@ class JsonWriter:
         tr.text("[]")
         tr.end()
 
-    def members(self, range_code: str, first: str, depth: int, kind: str) -> None:
+    def members(self, members: ir.Variable, first: str, depth: int, kind: str) -> None:
         tr = self.tr
         k, v = tr.temp(), tr.temp()
-        tr.action(f"range {k}, {v} := {range_code}")
+        tr.range_(members, k, v)
         tr.if_(first)
         tr.assign(first, "false")
         tr.else_()
@@ -391,14 +397,14 @@ class JsonWriter:
         tr.declare(obj, code)
         tr.text("{" + self.pad(depth + 1))
         tr.declare(first, "true")
-        tr.action(f"range {at} := {len(pairs)}")
+        tr.range_(ir.Number.of(len(pairs)), at)
         opened = False
         for n, (guard, key, field, kind) in enumerate(pairs):
             if n in nested:
                 continue
             tr.if_(go_eq(at, str(n)), "else if" if opened else "if")
             opened = True
-            tr.action(f"if {obj}{guard}")
+            tr.if_(_field(obj, guard))
             self.separator(first, depth)
             tr.text(self.literal(key) + self.key_sep)
             if not self.too_deep(f"{obj}{field}", depth + 1):
@@ -407,10 +413,10 @@ class JsonWriter:
         tr.else_()
         listed, mapped = (pairs[n] for n in nested)  # anyOf (a list), then properties (a map)
         items, is_map = tr.temp(), tr.temp()
-        tr.action(f"{is_map} := eq {at} {nested[1]}")
-        tr.action(f"{items} := {obj}{listed[2]}")
+        tr.declare(is_map, ir.command("eq", ir.Variable(at), ir.Number.of(nested[1])))
+        tr.declare(items, _field(obj, listed[2]))
         tr.if_(is_map)
-        tr.action(f"{items} = {obj}{mapped[2]}")
+        tr.assign(items, _field(obj, mapped[2]))
         tr.end()
         tr.if_(items)
         self.separator(first, depth)
@@ -425,7 +431,7 @@ class JsonWriter:
             inner, walk, k, v, filled = tr.temp(), tr.temp(), tr.temp(), tr.temp(), tr.temp()
             tr.declare(filled, items)  # (an anyOf list here has members)
             tr.if_(is_map)
-            tr.action(f"{filled} = {items}.Len")  # a non-nil pointer to no properties: {}
+            tr.assign(filled, ir.Variable(items, ("Len",)))  # a non-nil pointer to no properties: {}
             tr.end()
             tr.if_(filled)
             tr.if_(is_map)
@@ -436,9 +442,9 @@ class JsonWriter:
             tr.declare(inner, "true")
             tr.declare(walk, items)
             tr.if_(is_map)
-            tr.action(f"{walk} = {items}.All")  # a property's properties: always the ordered map
+            tr.assign(walk, ir.Variable(items, ("All",)))  # a property's properties: always the ordered map
             tr.end()
-            tr.action(f"range {k}, {v} := {walk}")
+            tr.range_(ir.Variable(walk), k, v)
             self.separator(inner, depth + 1)
             tr.if_(is_map)
             self.string(k)
@@ -513,7 +519,7 @@ class JsonWriter:
             return
         v, t = tr.temp(), tr.temp()
         tr.declare(v, code)
-        tr.action(f'{t} := printf "%T" {v}')
+        tr.declare(t, ir.command("printf", ir.String.of("%T"), ir.Variable(v)))
         tr.if_(go_eq(t, '"string"'))
         self.string(v)
         tr.if_(go_eq(t, '"<nil>"'), "else if")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from jinja2 import nodes
 
-from ..go import search, strlists, textops, tree
+from ..go import ir, search, strlists, textops
 from ..go.calls import GoCall, go_and, go_eq, go_field, go_len, go_not, go_or, go_printf
 from ..go.textops import go_string
 from . import toolschema
@@ -152,7 +152,7 @@ class Logic:
             if isinstance(value, str):
                 if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
                     return "false"  # never equal to a string (nor is Undefined, when it may be unset)
-                if tree.reads_field(left.code, "Role") and self.emit.tool_role != "tool":
+                if left.reads_field("Role") and self.emit.tool_role != "tool":
                     if value == self.emit.tool_role:
                         value = "tool"
                     elif value == "tool":
@@ -220,7 +220,7 @@ class Logic:
             # a Go list of strings (a schema's `required`): compare element by element
             found, item = self.emit.temp(), self.emit.temp()
             self.emit.declare(found, "false")
-            self.emit.action(f"range {item} := {hay.code}")
+            self.emit.range_(hay.expr, item)
             text = needle.code if not needle.is_const else go_string(py_str(needle.const))
             self.emit.if_(self.is_text(item, text))
             self.emit.assign(found, "true")
@@ -282,12 +282,12 @@ class Logic:
             )
         obj, hit, k, v = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
         text = needle.code
-        self.emit.declare(obj, hay.code)
+        self.emit.declare(obj, hay.expr)
         self.emit.declare(hit, "false")
         self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
-        self.emit.key_scan(k, v, obj, text, f"{hit} = true")
+        self.emit.key_scan(k, v, obj, text, (hit, ir.Bool(True)))
         self.emit.if_(go_eq(go_printf("%.2T", obj), '"[]"'), "else if")
-        self.emit.action(f"range {k}, {v} := {obj}")
+        self.emit.range_(ir.Variable(obj), k, v)
         self.emit.if_(self.is_text(v, text))
         self.emit.assign(hit, "true")
         self.emit.end()
@@ -355,10 +355,10 @@ class Logic:
             return Value(go_len(base.code), INT)
         count, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.declare(count, "0")
-        self.emit.action(f"range {idx}, {item} := {base.code}")
+        self.emit.range_(base.expr, idx, item)
         test = self.selection_test(filters, Value(item, ELEMENT[base.kind]))
         self.emit.if_(test)
-        self.emit.assign(count, textops.plus_one(count))
+        self.emit.assign(count, textops.one_more(ir.Variable(count)))
         self.emit.end()
         self.emit.end()
         return Value(count, INT)

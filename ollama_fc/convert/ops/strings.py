@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from jinja2 import nodes
 
-from ..go import search, strip, strlists, textops, tree
+from ..go import ir, search, strip, strlists, textops
 from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
 from ..go.gohelpers import REPR_HELPER
 from ..go.textops import escape_html, go_string, html_of
@@ -55,8 +55,8 @@ class Strings:
         """`s.startswith(t)` / `s.endswith(t)` for a run-time string `t`, compared as bytes: in
         valid UTF-8 a byte prefix or suffix that is itself whole text is a character one too."""
         text, part = self.emit.temp(), self.emit.temp()
-        self.emit.declare(text, base.code)
-        self.emit.declare(part, affix.code)
+        self.emit.declare(text, base.expr)
+        self.emit.declare(part, affix.expr)
         start = "0" if method == "startswith" else go_len(GoCall("slice", text, go_len(part)))
         end = go_len(part) if method == "startswith" else go_len(text)
         fits = GoCall("ge", go_len(text), go_len(part))
@@ -79,8 +79,8 @@ class Strings:
                 node, ".title()", "changes the case of ASCII letters only (any other character counts as a letter)"
             )
             text = self.emit.temp()
-            self.emit.declare(text, base.code)
-            common = textops.COMMON_ROLES if tree.reads_field(base.code, "Role") else ()
+            self.emit.declare(text, base.expr)
+            common = textops.COMMON_ROLES if base.reads_field("Role") else ()
             return Value(textops.ascii_title(self.emit, text, textops.PYTHON_TITLE_BREAKS, common), STR)
         if (
             method in {"startswith", "endswith"}
@@ -272,17 +272,17 @@ class Strings:
         """`str(x)` of a value of unknown type (an argument value): a string bare, anything else
         its Python repr (written inline, so it can be stored)."""
         v = self.emit.temp()
-        self.emit.declare(v, value.code)
+        self.emit.declare(v, value.expr)
         text = self.emit.capture(lambda: self.untyped_repr(v, node), "|string", node)
         return Value(text, STR)
 
     def untyped_map(self, value: Value, filter_name: str, node: nodes.Node) -> Value:
         """`x | map('upper')` of an untyped list: a run-time list of strings (see strlists.py)."""
         seq, out, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
-        self.emit.declare(seq, value.code)
+        self.emit.declare(seq, value.expr)
         self.emit.declare(out, '""')
         self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
-        self.emit.action(f"range {item} := {seq}")
+        self.emit.range_(ir.Variable(seq), item)
         text = self.untyped_str(Value(item, ANY), node)
         if filter_name != "string":
             text = self.change_case(text, filter_name, node)
@@ -295,7 +295,7 @@ class Strings:
         seq, i, item, ignored = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.declare(seq, code)
         self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
-        self.emit.action(f"range {i}, {item} := {seq}")
+        self.emit.range_(ir.Variable(seq), i, item)
         self.emit.if_(i)
         self.emit.text(sep)
         self.emit.end()
@@ -304,7 +304,7 @@ class Strings:
         self.emit.if_(go_eq(go_printf("%.3T", seq), '"map"'), "else if")
         # a mapping joins its keys (sorted, as Go ranges a map)
         self.emit.declare(i, "true")
-        self.emit.action(f"range {item}, {ignored} := {seq}")
+        self.emit.range_(ir.Variable(seq), item, ignored)
         self.emit.if_(go_not(i))
         self.emit.text(sep)
         self.emit.end()
@@ -324,13 +324,13 @@ class Strings:
 
     def change_case(self, value: Value, method: str, node: nodes.Node) -> Value:
         """`|lower` / `|upper` of ASCII letters (Ollama lower-cases roles itself)."""
-        is_role = tree.reads_field(value.code, "Role")
+        is_role = value.reads_field("Role")
         if is_role and method == "lower" and self.emit.tool_role == "tool":
             return value
         if not is_role:
             self.emit.warn(node, f"|{method}", "changes the case of ASCII letters only")
         text = self.emit.temp()
-        self.emit.declare(text, value.code)
+        self.emit.declare(text, value.expr)
         if is_role and self.emit.tool_role != "tool":
             self.emit.if_(go_eq(text, '"tool"'))
             self.emit.assign(text, go_string(self.emit.tool_role))
@@ -356,21 +356,24 @@ class Strings:
             "between digits or a longer number gives 0 (or a wrong number) where Jinja reads the number",
         )
         digits, number, bad, seen, after, at, byte = (self.emit.temp() for _ in range(7))
-        self.emit.declare(digits, text.code)
+        self.emit.declare(digits, text.expr)
         self.emit.declare(number, "0")
         self.emit.declare(bad, "false")
         self.emit.declare(seen, "false")
         self.emit.declare(after, "false")
-        self.emit.action(f"range {at} := len {digits}")
-        self.emit.action(f"{byte} := index {digits} {at}")
+        textops.each_byte(self.emit, digits, at, byte)
         self.emit.if_(go_and(GoCall("ge", byte, "48"), GoCall("le", byte, "57")))
         self.emit.if_(go_or(after, GoCall("ge", go_len(go_printf("%d", number)), "6")))
         self.emit.assign(bad, "true")
         self.emit.else_()
-        ten_times = " ".join([f'{number} ""'] * 10)
-        self.emit.action(
-            f'{number} = len (printf "{"%*s" * 11}" {ten_times} (len (slice (printf "%*s" {byte} "") 48)) "")'
+        # number * 10 + (byte - 48), as the length of that many spaces
+        digit = ir.call(
+            "len",
+            ir.call("slice", ir.call("printf", textops.SPACES, ir.Variable(byte), textops.EMPTY), ir.Number.of(48)),
         )
+        tens: tuple[ir.Operand, ...] = (ir.Variable(number), textops.EMPTY)
+        widths = (*tens * 10, digit, textops.EMPTY)
+        self.emit.assign(number, ir.command("len", ir.call("printf", ir.String.of("%*s" * 11), *widths)))
         self.emit.assign(seen, "true")
         self.emit.end()
         spaces = go_or(go_eq(byte, "32"), go_and(GoCall("ge", byte, "9"), GoCall("le", byte, "13")))
@@ -404,11 +407,11 @@ class Strings:
             self.emit.else_()
             self.emit.text("False")
             self.emit.end()
-        elif value.kind == STR and tree.reads_field(value.code, "Role") and self.emit.tool_role != "tool":
+        elif value.kind == STR and value.reads_field("Role") and self.emit.tool_role != "tool":
             self.emit.if_(go_eq(value.code, '"tool"'))
             self.emit.text(self.emit.tool_role)
             self.emit.else_()
-            self.emit.put(value.code)
+            self.emit.put(value.expr)
             self.emit.end()
         elif value.kind in {STR, CONTENT} and value.facts.final and self.emit.sink is None:
             spliced = value.facts.concat
@@ -421,7 +424,7 @@ class Strings:
                 )
             if value.facts.final and self.emit.sink is not None:
                 self.emit.set_final(f"{self.emit.sink}_final", f"or {self.emit.sink}_final {value.facts.final}")
-            self.emit.put(value.code)
+            self.emit.put(value.expr)
         elif value.kind in PYTHON_REPR:
             self.to_json.repr_action(value, node)
         elif value.kind == ANY and self.emit.sink is not None:

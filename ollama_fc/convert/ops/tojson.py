@@ -205,7 +205,7 @@ class ToJson:
         writer = JsonWriter(self.emit, indent, expr)
         first, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.declare(first, "true")
-        self.emit.action(f"range {idx}, {item} := {base.code}")
+        self.emit.range_(base.expr, idx, item)
         element = Value(item, ELEMENT[base.kind])
         guard = self.logic.selection_test(filters, element) if filters else "true"
         for name in value.facts.path or ():

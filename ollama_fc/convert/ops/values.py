@@ -16,7 +16,8 @@ from typing import Any, Literal, NamedTuple, cast
 from jinja2 import nodes
 
 from ...errors import ConversionError
-from ..go.textops import go_string
+from ..go import ir, tree
+from ..go.calls import GoCall, GoField, operand_node
 
 NOT_CONST = object()
 
@@ -302,16 +303,45 @@ NO_FACTS = Facts()
 class Value:
     """A translated expression: Go operand code, what it holds, and its value if constant.
 
-    Frozen but for `take`: an operation on values returns a new one (`replace(value, ...)`)."""
+    Frozen but for `take`: an operation on values returns a new one (`replace(value, ...)`).
+    The code is IR (`node`) where the value was made as IR (`Value.of`); `code` is its text,
+    for what still composes Go as text. A value made from text reads it into IR when asked."""
 
     code: str
     kind: Kind
     const: Any = NOT_CONST
     facts: Facts = NO_FACTS
+    #: the Go operand as IR, where the value was made as IR (see `node`)
+    written: ir.Operand | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, node: ir.Operand, kind: Kind, const: Any = NOT_CONST, facts: Facts = NO_FACTS) -> Value:
+        """The value whose Go code is the operand `node`."""
+        return cls(ir.operand_code(node), kind, const, facts, node)
 
     @property
     def is_const(self) -> bool:
         return self.const is not NOT_CONST
+
+    @property
+    def node(self) -> ir.Operand | None:
+        """The Go operand as IR; None where the code is no one operand (a constant list, nothing)."""
+        if self.written is None and self.code:
+            code = self.code
+            node = operand_node(code) if isinstance(code, (GoCall, GoField)) else tree.operand(code)
+            object.__setattr__(self, "written", node)  # (a cache: the same code as IR)
+        return self.written
+
+    def reads_field(self, name: str) -> bool:
+        """Is the value one operand read through fields ending in `name` (`$m.Role` for `Role`)?"""
+        node = self.node
+        return isinstance(node, (ir.Variable, ir.Field, ir.Chain)) and node.fields[-1:] == (name,)
+
+    @property
+    def expr(self) -> ir.Operand | str:
+        """The Go operand as IR for a verb (`Emit.assign`...), its text where it is not one."""
+        node = self.node
+        return self.code if node is None else node
 
     def join(self, new: Value) -> Value:
         """A variable holding this value on some paths and `new` on the others, in this one's Go
@@ -342,11 +372,11 @@ def const(value: Any) -> Value:
     if value is None:
         return Value("", NONE, None)
     if isinstance(value, bool):
-        return Value("true" if value else "false", BOOL, value)
+        return Value.of(ir.Bool(value), BOOL, value)
     if isinstance(value, int):
-        return Value(str(value), INT, value)
+        return Value.of(ir.Number.of(value), INT, value)
     if isinstance(value, str):
-        return Value(go_string(value), STR, value)
+        return Value.of(ir.String.of(value), STR, value)
     if isinstance(value, (list, tuple)):
         return Value("", LIST, list(value))
     if isinstance(value, dict):

@@ -49,7 +49,7 @@ class Views:
         base, filters = view_of(value)
         found, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.declare(found, "0")
-        self.emit.action(f"range {idx}, {item} := {base.code}")
+        self.emit.range_(base.expr, idx, item)
         test = self.logic.selection_test(filters, Value(item, ELEMENT[base.kind]))
         self.emit.if_(test)
         self.emit.assign(found, item)

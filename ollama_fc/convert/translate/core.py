@@ -27,6 +27,7 @@ from ..analysis import (
     stopping_bodies,
 )
 from ..exclusive import join_exclusive_ifs
+from ..go import ir
 from ..go import tree as go_tree
 from ..go.calls import GoCall, go_and, go_eq
 from ..go.sharing import merge_identical_defines, share_constants, share_constants_in_defines
@@ -226,24 +227,31 @@ class Core:
         """
         prologue: list[str] = []
         with self.emit.writing_to(prologue):
-            self.emit.action("$ofc_final := 0")
-            self.emit.action("$ofc_open := false")
-            self.emit.action("$ofc_go := true")
-            self.emit.action('$ofc_cut := ""')
-            self.emit.action("$ofc_n := 0")
-            self.emit.action('$ofc_tail := ""')
-            self.emit.action('$ofc_head := ""')
-            self.emit.action('$ofc_end := ""')
-            self.emit.action("if $.Messages")
-            self.emit.action("$ofc_final = index $.Messages (len (slice $.Messages 1))")
+            empty, zero = ir.String.of(""), ir.Number.of(0)
+            for var, initial in (
+                ("$ofc_final", zero),
+                ("$ofc_open", ir.Bool(False)),
+                ("$ofc_go", ir.Bool(True)),
+                ("$ofc_cut", empty),
+                ("$ofc_n", zero),
+                ("$ofc_tail", empty),
+                ("$ofc_head", empty),
+                ("$ofc_end", empty),
+            ):
+                self.emit.declare(var, initial)
+            messages = ir.Variable("$", ("Messages",))
+            self.emit.if_(messages)
+            last = ir.call("len", ir.call("slice", messages, ir.Number.of(1)))
+            self.emit.assign("$ofc_final", ir.command("index", messages, last))
             self.emit.if_(go_eq("$ofc_final.Role", '"assistant"'))
             stripped = self.strings.trim("$ofc_final.Content", "strip", None)
-            self.emit.action(f"$ofc_cut = {stripped.code}")
-            self.emit.action("$ofc_n = len $ofc_cut")
-            self.emit.action("$ofc_open = $ofc_n")
-            self.emit.action("$ofc_tail = $ofc_cut")
+            cut = ir.Variable("$ofc_cut")
+            self.emit.assign("$ofc_cut", stripped.expr)
+            self.emit.assign("$ofc_n", ir.command("len", cut))
+            self.emit.assign("$ofc_open", ir.Variable("$ofc_n"))
+            self.emit.assign("$ofc_tail", cut)
             self.emit.if_(go_and("$ofc_open", go_eq(GoCall("slice", "$ofc_final.Content", "0", "$ofc_n"), "$ofc_cut")))
-            self.emit.action("$ofc_tail = $ofc_final.Content")
+            self.emit.assign("$ofc_tail", ir.Variable("$ofc_final", ("Content",)))
             self.emit.end()
             self.emit.prefill_cut()
             self.emit.end()
@@ -282,12 +290,9 @@ class Core:
                 defined_flag=var + "_defined" if tested else held.defined_flag,
                 final=var + "_final" if text else None,
             )
-            if filtered:
-                self.emit.action(f"{var}_filtered := false")
-            if literal:
-                self.emit.action(f"{var}_literal := false")
-            if tested:
-                self.emit.action(f"{var}_defined := false")
+            for flag, wanted in (("_filtered", filtered), ("_literal", literal), ("_defined", tested)):
+                if wanted:
+                    self.emit.declare(var + flag, ir.Bool(False))
             if text:
                 self.emit.set_final(f"{var}_final", held.final or "false", True)
             frame.names[name] = Value(var, kind, facts=facts)

@@ -8,8 +8,8 @@ from typing import Any, cast
 from jinja2 import nodes
 
 from ..analysis import is_loop_attr, revindex0_spelled_out
-from ..go import strlists, textops
-from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or
+from ..go import ir, strlists, textops
+from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, operand_of
 from ..go.textops import go_string
 from ..ops.values import (
     ANY,
@@ -280,8 +280,8 @@ class Expressions(Methods):
             # a string repeated n times (none when n <= 0, as Go's range over an int)
             repeated = self.emit.temp()
             self.emit.declare(repeated, '""')
-            self.emit.action(f"range {right.code}")
-            self.emit.action(f'{repeated} = printf "%s%s" {repeated} {left.code}')
+            self.emit.range_(right.expr)
+            self.emit.assign(repeated, textops.appended(repeated, operand_of(left.code)))
             self.emit.end()
             return Value(repeated, STR)
         raise self.emit.fail(node, f"'*' of {left.kind} and {right.kind}")
@@ -501,7 +501,7 @@ class Expressions(Methods):
         pieces: list[str] = []
         i = 0
         date = self.emit.temp()
-        self.emit.action(f"{date} := currentDate")
+        self.emit.declare(date, ir.command("currentDate"))
         while i < len(fmt):
             spec = fmt[i : i + 2]
             if spec in STRFTIME:
@@ -514,7 +514,7 @@ class Expressions(Methods):
                 for number, name in enumerate(MONTHS, 1):
                     text = name if spec == "%B" else name[:3]
                     self.emit.if_(go_eq(GoCall("slice", date, "5", "7"), f'"{number:02d}"'))
-                    self.emit.action(f'{month} = "{text}"')
+                    self.emit.assign(month, ir.String.of(text))
                     self.emit.end()
                 pieces.append(month)
                 i += 2

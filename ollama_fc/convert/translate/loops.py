@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from jinja2 import nodes
 
-from ..go import strlists, textops
+from ..go import ir, strlists, textops
 from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_printf
 from ..go.tree import Act
 from ..ops import toolschema
@@ -183,7 +183,7 @@ class Loops(Ranges):
             raise self.emit.fail(node, "unpacking content parts")
         body.names[node.target.name] = Value("$.Messages", PART, facts=Facts(content=seq.code, final=seq.facts.final))
         body.loop = Loop(index="0", seq="", last="", fixed=(0, 1))
-        self.emit.action("if true")
+        self.emit.if_(ir.Bool(True))
         self.declare_scope(body, node.body)
         self.visit_body(node.body, body)
         self.emit.end()
@@ -321,7 +321,7 @@ class Loops(Ranges):
             self.emit.declare(seen, "0")
             for _, guard in steps:
                 self.emit.if_(guard)
-                self.emit.assign(total, textops.plus_one(total))
+                self.emit.assign(total, textops.one_more(ir.Variable(total)))
                 self.emit.end()
         for step, guard in steps:
             self.emit.if_(guard)
@@ -346,13 +346,13 @@ class Loops(Ranges):
             self.emit.if_(is_kind, "if" if is_list else "else if")
             idx, item, last = self.emit.temp(), self.emit.temp(), self.emit.temp()
             if is_list:
-                self.emit.action(f"range {idx}, {item} := {obj}")
-                self.emit.action(f"{last} := len (slice {obj} 1)")
+                self.emit.range_(ir.Variable(obj), idx, item)
+                self.emit.declare(last, ir.command("len", ir.call("slice", ir.Variable(obj), textops.ONE)))
                 loop = self.indexed(Loop(index=idx, seq=obj, last=last))
             else:
                 seen, ignored = self.emit.temp(), self.emit.temp()
                 self.emit.declare(seen, "0")
-                self.emit.action(f"range {item}, {ignored} := {obj}")
+                self.emit.range_(ir.Variable(obj), item, ignored)
                 loop = self.counted_step(idx, seen, last, f"(len {obj})")
             body = Frame(names={node.target.name: Value(item, STR if not is_list else ANY)}, parent=frame, loop=loop)
             self.declare_scope(body, node.body)
@@ -374,18 +374,18 @@ class Loops(Ranges):
         if uses_loop:
             total = self.emit.temp()
             self.emit.declare(total, "0")
-            self.emit.action(f"range {at} := len {text}")
+            self.emit.range_(ir.command("len", ir.Variable(text)), at)
             self.emit.if_(go_not(continuation_byte(text, at)))
-            self.emit.assign(total, textops.plus_one(total))
+            self.emit.assign(total, textops.one_more(ir.Variable(total)))
             self.emit.end()
             self.emit.end()
         self.emit.declare(count, "0")
-        self.emit.action(f"range {at} := len {text}")
+        self.emit.range_(ir.command("len", ir.Variable(text)), at)
         # a character starts at every byte that is not a UTF-8 continuation byte
         self.emit.if_(go_not(continuation_byte(text, at)))
-        self.emit.action(f'{char} := printf "%.1s" (slice {text} {at})')
+        self.emit.declare(char, ir.command("printf", ir.String.of("%.1s"), textops.run_of(text, at)))
         self.emit.declare(idx, count)
-        self.emit.assign(count, textops.plus_one(count))
+        self.emit.assign(count, textops.one_more(ir.Variable(count)))
         self.emit.declare(last, "-1")
         self.emit.if_(go_eq(go_len(GoCall("slice", text, at)), go_len(char)))
         self.emit.assign(last, idx)
@@ -403,8 +403,8 @@ class Loops(Ranges):
             self.emit.else_()
             listed, i, item, final = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
             self.emit.declare(listed, types)
-            self.emit.action(f"range {i}, {item} := {listed}")
-            self.emit.action(f"{final} := len (slice {listed} 1)")
+            self.emit.range_(ir.Variable(listed), i, item)
+            self.emit.declare(final, ir.command("len", ir.call("slice", ir.Variable(listed), textops.ONE)))
             body = Frame(
                 names={node.target.name: Value(item, STR)},
                 parent=frame,
@@ -425,7 +425,7 @@ class Loops(Ranges):
         body.names[node.target.name] = Value(item, STR, facts=final_of(seq))
         last = self.emit.temp()
         if uses_loop:
-            self.emit.action(f'{last} := len (slice (printf "%*s" {total} "") 1)')
+            self.emit.declare(last, textops.less(ir.Variable(total), textops.ONE))
         body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=total))
         if node.test is not None:
             self.emit.if_(self.truth(node.test, body))
@@ -461,7 +461,7 @@ class Loops(Ranges):
             else:
                 bound = {target.name: const(element)}  # type: ignore[attr-defined]
             body = Frame(names=bound, parent=frame, loop=Loop("", "", "", fixed=(i, len(items))))
-            self.emit.action("if true")
+            self.emit.if_(ir.Bool(True))
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
             self.emit.end()

@@ -9,7 +9,7 @@ from typing import Any
 
 from jinja2 import nodes
 
-from ..go import tree
+from ..go import ir, tree
 from ..go.tree import action_nodes, helper_pieces
 from ..ops.values import (
     ANY,
@@ -107,7 +107,7 @@ class Macros(Core):
                 "the deeper call renders nothing",
             )
             return
-        self.emit.action("if true")
+        self.emit.if_(ir.Bool(True))
         scope = self.macro_scope(call, macro, frame, bound)
         untyped = any(v.kind == ANY for v in scope.names.values())
         if untyped and self.expanding.count((macro.name, True)) >= MAX_UNTYPED_RECURSION:
@@ -393,7 +393,7 @@ class Macros(Core):
         mark, defines = self.emit.checkpoint(), set(self.macro_defines)
         with self.emit.writing_to([], fresh=True, own_blocks=True):
             dot = self.emit.temp()
-            self.emit.action(f"{dot} := .")
+            self.emit.declare(dot, ir.Dot())
             root = self.defined_fresh(macro, self.root_of(frame))
             reads = Frame(names={base[0]: Value(dot, base[1].kind, facts=base[1].facts)}, parent=root)
             scope = Frame(names={}, parent=root, loop=None)
@@ -498,7 +498,7 @@ class Macros(Core):
             )
         body, frame = self.callers.pop()  # the body sees the callers outside its own block
         try:
-            self.emit.action("if true")
+            self.emit.if_(ir.Bool(True))
             self.visit_body(body, frame)
             self.emit.end()
         finally:

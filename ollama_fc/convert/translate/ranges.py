@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from jinja2 import nodes
 
 from ..analysis import first_read_in_expressions
-from ..go import textops
-from ..go.calls import GoCall, go_and
+from ..go import ir, textops
+from ..go.calls import GoCall, go_and, go_field, operand_of
 from ..go.tree import Act
 from ..limits import SANDBOX_MAX_RANGE
 from ..ops.values import (
@@ -70,25 +70,28 @@ class Ranges(LoopSteps):
             self.emit.declare(mapvar, seq.code)
             size = f"{mapvar}.Len" if ordered else f"(len {mapvar})"
             self.emit.declare(seen, "0")
-            self.emit.action(f"range {key}, {val} := {mapvar}{'.All' if ordered else ''}")
+            self.emit.range_(ir.Variable(mapvar, ("All",) if ordered else ()), key, val)
             body.loop = self.counted_step(idx, seen, last, size)
+        elif ordered:
+            self.emit.range_(go_field(seq.code, ".All"), key, val)
         else:
-            self.emit.action(f"range {key}, {val} := {seq.code}{'.All' if ordered else ''}")
+            self.emit.range_(seq.expr, key, val)
 
     def count_range(self, seq: Value, body: Frame, seqvar: str, idx: str, item: str, uses_loop: bool) -> None:
         """The `range` of a `range(..)` counted at run time: Go ranges over an integer with one
         variable, the step count, and the value follows from it (start + step count)."""
-        self.emit.action(f"range {idx} := {seqvar}")
+        self.emit.range_(ir.Variable(seqvar), idx)
         start, step, last = (
-            seq.facts.start or "0",
+            operand_of(seq.facts.start or "0"),
             seq.facts.step if seq.facts.step is not None else 1,
             self.emit.temp(),
         )
         if step == 1:
-            self.emit.action(f'{item} := len (printf "%*s%*s" {start} "" {idx} "")')
+            widths = (start, textops.EMPTY, ir.Variable(idx), textops.EMPTY)
+            self.emit.declare(item, ir.command("len", ir.call("printf", ir.String.of("%*s%*s"), *widths)))
         else:
-            self.emit.action(f'{item} := len (slice (printf "%*s" {start} "") {idx})')
-        declared = self.emit.action(f'{last} := len (slice (printf "%*s" {seqvar} "") 1)') if uses_loop else None
+            self.emit.declare(item, textops.less(start, ir.Variable(idx)))
+        declared = self.emit.declare(last, textops.less(ir.Variable(seqvar), textops.ONE)) if uses_loop else None
         body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=seqvar, last_declared=declared))
 
     def list_range(
@@ -114,12 +117,14 @@ class Ranges(LoopSteps):
         if seq.facts.reversed:
             # the i-th step takes element len-1-i, which is len(seq[i+1:]): loop.revindex0
             position = self.emit.temp()
-            ranged = self.emit.action(f"range {idx} := len {seqvar}")
-            self.emit.action(f"{position} := len (slice {seqvar} ({textops.plus_one(idx)}))")
-            self.emit.action(f"{item} := index {seqvar} {position}")
+            listed = ir.Variable(seqvar)
+            ranged = self.emit.range_(ir.command("len", listed), idx)
+            after = ir.Pipe((textops.one_more(ir.Variable(idx)),))
+            self.emit.declare(position, ir.command("len", ir.call("slice", listed, after)))
+            self.emit.declare(item, ir.command("index", listed, ir.Variable(position)))
             self.emit.int_vars.add(position)
         else:
-            ranged = self.emit.action(f"range {idx}, {item} := {seqvar}")
+            ranged = self.emit.range_(ir.Variable(seqvar), idx, item)
         last = self.emit.temp()
         neighbours = kind if not seq.facts.reversed else None
         loop = body.loop = self.indexed(Loop(index=idx, seq=seqvar, last=last, item_kind=neighbours))
@@ -177,7 +182,7 @@ class Ranges(LoopSteps):
             low, high = (start, stop) if step.const == 1 else (stop, start)
             self.emit.declare(count, "0")
             self.emit.if_(GoCall("lt", low.code, high.code))
-            self.emit.action(f'{count} = len (slice (printf "%*s" {high.code} "") {low.code})')
+            self.emit.assign(count, textops.less(operand_of(high.code), operand_of(low.code)))
             self.emit.end()
         return Value(count, INT, facts=Facts(start=start.code, step=step.const))
 
@@ -194,12 +199,12 @@ class Ranges(LoopSteps):
         total, seen, idx, item = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
         scope = Frame(names={node.target.name: Value(item, kind)}, parent=frame)
         self.emit.declare(total, "0")
-        self.emit.action(f"range {idx}, {item} := {seqvar}")
+        self.emit.range_(ir.Variable(seqvar), idx, item)
         tests = [self.logic.selection_test(filters, scope.names[node.target.name])] if filters else []
         if node.test is not None:
             tests.append(self.truth(node.test, scope))
         self.emit.if_(tests[0] if len(tests) == 1 else go_and(*tests))
-        self.emit.assign(total, textops.plus_one(total))
+        self.emit.assign(total, textops.one_more(ir.Variable(total)))
         self.emit.end()
         self.emit.end()
         self.emit.declare(seen, "0")

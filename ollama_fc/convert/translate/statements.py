@@ -8,6 +8,8 @@ from functools import partial
 
 from jinja2 import nodes
 
+from ..go import ir
+from ..go.calls import operand_of
 from ..ops.tojson import PYTHON_REPR
 from ..ops.values import (
     ANY,
@@ -327,12 +329,12 @@ class Statements(Concatenations):
             if init.is_const and isinstance(init.const, list):
                 # a list attribute can only be a list of strings built at run time
                 init = attrs[attr] = Value(self.access.strlist_code(init, node), STRLIST)
-            self.emit.action(f"{slot.code}_{attr} := {self.emit.operand(init, node)}")
+            self.emit.declare(f"{slot.code}_{attr}", self.emit.operand(init, node))
         # in attribute order, not a set: the flags are declared the same on every run
         text_attrs = tuple(a for a in attrs if f"{name}.{a}" in self.text_names)
         slot.take(replace(slot, kind=NS, facts=replace(slot.facts, attrs=attrs, text_attrs=text_attrs)))
         for attr in text_attrs:
-            self.emit.action(f"{slot.code}_{attr}_final := false")
+            self.emit.declare(f"{slot.code}_{attr}_final", ir.Bool(False))
 
     def assign_on_some_paths(self, slot: Value, value: Value, name: str, node: nodes.Assign) -> bool:
         """A value Go cannot hold in the variable, set only on some paths, kept as a Go flag beside
@@ -357,7 +359,8 @@ class Statements(Concatenations):
             return True
         if value.is_const and value.const == [] and slot.kind in {TOOLS, MSGS, CALLS} and not slot.is_const:
             # `set tools = []` on some paths: an empty list of the kind the variable holds
-            self.emit.action(f"{slot.code} = slice {slot.code} 0 0")
+            listed = operand_of(slot.code)
+            self.emit.assign(slot.code, ir.command("slice", listed, ir.Number.of(0), ir.Number.of(0)))
             # no longer None where Ollama's list is empty
             slot.take(replace(slot, facts=replace(slot.facts, emptied=True, assigned=True)))
             return True
