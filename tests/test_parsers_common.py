@@ -301,7 +301,7 @@ def test_the_marker_pattern_finds_what_an_alternation_of_the_markers_finds() -> 
     import re
 
     from ollama_fc.parsers import PARSERS
-    from ollama_fc.parsers.streaming import _trie_pattern
+    from ollama_fc.parsers.scan_tables import _trie_pattern
 
     texts = {
         marker.text.replace("{name}", name)

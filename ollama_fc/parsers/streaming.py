@@ -4,8 +4,10 @@ Content passes through until a marker of an active format begins. From there the
 until the region is complete (it becomes a chunk of tool calls) or turns out not to be a call
 (it is released as content and scanned again one character further on). A marker split across
 chunks is held back as a possible prefix. Text inside `<think>...</think>` (or Seed-OSS's and
-Hunyuan's thinking blocks) is never a call, nor is an inline code span that starts with a
-marker (`` `<tool_call>...` ``: the syntax shown).
+Hunyuan's thinking blocks) is never a call, but for a marker `in_thinking` whose calls end the
+output (Kimi K2 Thinking's), nor is an inline code span that starts with a marker
+(`` `<tool_call>...` ``: the syntax shown). What the scanner knows of its parsers is in
+`scan_tables`.
 
 Work per chunk depends on the chunk (and the open region's end detector), never on what was
 already streamed: the scan position is kept, the open region is fed only the new text, and
@@ -15,15 +17,13 @@ its pieces are joined once, when it is resolved. A whole text is simply one chun
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Union
 
 from .base import (
     CALL_END_TOKENS,
-    Marker,
     ParsedCall,
     ParseResult,
     ToolCallParser,
@@ -39,11 +39,8 @@ from .raw_values import Types, holds_raw_text, parameter_types, settle
 from .regions import FAIL, BracketFinder, FenceFinder, Finder, Span, finder_for
 from .runs import Head, Outcome, Run
 from .scan_memo import ScanMemo
+from .scan_tables import THINK_BLOCKS, Trigger, scanner_tables
 
-THINK_OPEN = "<think>"
-THINK_CLOSE = "</think>"
-# Thinking blocks, by their opener: `<think>`, Seed-OSS's and Hunyuan HY 3's own.
-THINK_BLOCKS = {THINK_OPEN: THINK_CLOSE, "<seed:think>": "</seed:think>", "<think:opensource>": "</think:opensource>"}
 #: how many times the reads of an output's unclosed ends may cover its length (plus a floor for
 #: short outputs); see `StreamingRecoverer._within_end_budget`
 UNCLOSED_READS_PER_CHAR = 4
@@ -56,104 +53,10 @@ Piece = Union[str, list[ParsedCall]]
 """What the scanner emits: content text, or the calls of one region."""
 
 
-@dataclass(frozen=True)
-class _Trigger:
-    marker: Marker
-    parsers: tuple[ToolCallParser, ...]
-
-
-@dataclass(frozen=True)
-class _Tables:
-    """Everything the scanner needs to know about a set of parsers and offered tool names."""
-
-    triggers: dict[str, _Trigger]
-    heads: dict[str, Head]
-    head_prefixes: frozenset[str]
-    word_starts: frozenset[str]
-    pattern: re.Pattern[str]
-    prefixes: frozenset[str]
-    longest: int
-    names_pattern: re.Pattern[str] | None
-    #: a thinking block by its opener: (the pattern of its end, the texts that end it). A
-    #: marker `in_thinking` ends it too, before the marker (see `_ThoughtCalls`)
-    think: dict[str, tuple[re.Pattern[str], tuple[str, ...]]]
-    in_thinking: tuple[str, ...]
-
-
-@functools.lru_cache(maxsize=64)
-def _scanner_tables(parsers: tuple[ToolCallParser, ...], names: tuple[str, ...] | None) -> _Tables:
-    """The markers of `parsers` (per-tool ones filled in for each offered name): their triggers,
-    the heads of markerless runs, one pattern finding any marker (or `<think>`), every proper
-    prefix of one, and the longest one's length. Built once per set of parsers and names."""
-    triggers: dict[str, _Trigger] = {}
-    word_starts: set[str] = set()
-    for parser in parsers:
-        for declared in parser.markers:
-            markers = [declared.for_tool(name) for name in names or ()] if declared.per_tool else [declared]
-            for marker in markers:
-                known = triggers.get(marker.text)
-                owners = (known.parsers if known else ()) + (parser,)
-                triggers[marker.text] = _Trigger(known.marker if known else marker, owners)
-                if declared.per_tool or marker.text[:1].isalpha():
-                    word_starts.add(marker.text)
-    heads = {
-        text: Head(text, trigger.parsers, trigger.marker.kind == "fence")
-        for text, trigger in triggers.items()
-        if trigger.marker.must_end and trigger.marker.kind in ("bracket", "fence")
-    }
-    texts = sorted([*triggers, *THINK_BLOCKS], key=len, reverse=True)
-    pattern = re.compile(_trie_pattern(texts))
-    prefixes = frozenset(text[:k] for text in [*texts, *THINK_BLOCKS.values()] for k in range(1, len(text)))
-    head_prefixes = frozenset(text[:k] for text in [*heads, *CALL_END_TOKENS] for k in range(1, len(text)))
-    longest = max(len(text) for text in [*texts, *THINK_BLOCKS.values()])
-    names_pattern = re.compile("|".join(map(re.escape, names))) if names else None
-    in_thinking = tuple(sorted(text for text, trigger in triggers.items() if trigger.marker.in_thinking))
-    before_call = "|(?=" + "|".join(map(re.escape, in_thinking)) + ")" if in_thinking else ""
-    think = {
-        opener: (re.compile(re.escape(closer) + before_call), (closer, *in_thinking))
-        for opener, closer in THINK_BLOCKS.items()
-    }
-    return _Tables(
-        triggers,
-        heads,
-        head_prefixes,
-        frozenset(word_starts),
-        pattern,
-        prefixes,
-        longest,
-        names_pattern,
-        think,
-        in_thinking,
-    )
-
-
-def _trie_pattern(texts: list[str]) -> str:
-    """One regular expression matching any of `texts`, the longest where several start at the
-    same place, written as a trie (`<(?:tool_call>|think>)`): at each place the engine tries
-    only the markers that begin with the character there, not every marker in turn, so the
-    skip over prose costs the same however many formats are active."""
-    trie: dict[str, Any] = {}
-    for text in texts:
-        node = trie
-        for char in text:
-            node = node.setdefault(char, {})
-        node[""] = {}
-
-    def branch(node: dict[str, Any]) -> str:
-        options = [re.escape(char) + branch(child) for char, child in node.items() if char]
-        if "" in node:
-            options.append("")  # the marker that ends here, tried after every longer one
-        if len(options) == 1:
-            return options[0]
-        return "(?:" + "|".join(options) + ")"
-
-    return branch(trie)
-
-
 class _Region:
     """A held stretch of text that may be a call, from its marker on."""
 
-    def __init__(self, trigger: _Trigger, start: int, scans: ScanMemo) -> None:
+    def __init__(self, trigger: Trigger, start: int, scans: ScanMemo) -> None:
         self.trigger = trigger
         self.start = start
         self.span = Span()
@@ -193,7 +96,7 @@ class StreamingRecoverer:
         self._tools = tools
         self._types: Types | None = None  # the schemas' parameter types, read when first needed
         self._parsers = tuple(parsers)
-        self._tables = _scanner_tables(self._parsers, None if self._names is None else tuple(sorted(self._names)))
+        self._tables = scanner_tables(self._parsers, None if self._names is None else tuple(sorted(self._names)))
         self._held = ""
         self._base = 0  # stream offset of data[0] for the data being scanned
         self._before = ""  # the character just before the text being scanned
