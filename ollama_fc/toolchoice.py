@@ -263,7 +263,7 @@ def call_shaped(text: str | None, tools: Sequence[Any] | None) -> bool:
             value, _ = decoder.raw_decode(text, start)
         except ValueError:
             continue
-        if isinstance(value, dict) and value.get("name") in names:
+        if isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"] in names:
             return True
     return False
 

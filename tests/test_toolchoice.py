@@ -236,6 +236,7 @@ def test_other_choices_send_the_conversation_and_tools_as_they_are(choice: ToolC
         ('{"name": "get_time", "zone": "UTC"}', True),  # the arguments flattened beside the name
         ('The tool "get_weather" said {"city": "Paris"}.', False),
         ('{"name": "Paris", "temperature_c": 21}', False),  # a result's object, not a tool's name
+        ('{"name": {"first": "Ada"}, "arguments": {}}', False),  # a name that is not a string
         ('{"name": "get_news", "arguments": {}}', False),  # not an offered tool
         ("", False),
     ],
