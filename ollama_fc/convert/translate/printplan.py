@@ -10,8 +10,9 @@ through the printed `ofc_json` define) and `if`s where a run-time branch chose b
 Printing the plan replays it where the Jinja prints the string.
 
 Sound only while what a plan reads keeps its value until the plan is printed. Every part that
-reads Go variables leaves a marker where it was made, every print or truth test of a plan a
-marker where it was used; once the whole template is written, `settled` checks that each such
+reads Go variables leaves a mark where it was made (`tree.Mark`, a node of the written tree
+that prints nothing, holding the variables the part reads), every print or truth test of a
+plan a mark where it was used; once the whole template is written, `settled` checks that each such
 variable is declared at the top level of the body, that nothing declares or assigns it after
 the part was made, and that no part is printed before it was made or inside a `define`. Any
 other use of a plan (a filter, a macro argument, a stored copy) writes the plan's placeholder
@@ -59,10 +60,8 @@ from .core import Translation
 from .macros import Macros
 from .plans import (
     BODY,
-    MADE,
     PLACEHOLDER,
     PRINTABLE,
-    USED,
     Branch,
     Held,
     Key,
@@ -76,16 +75,15 @@ from .plans import (
     either,
     free_variables,
     parts,
-    plan_commented,
+    plan_marked,
     plan_marks,
     prints_only,
     refuse_markup_plans,
-    set_after,
     snippet_free_variables,
     sources_of,
     stored_json,
     surely_prints,
-    without_marks,
+    unsound_use,
 )
 from .scope import Frame, Translate
 
@@ -114,9 +112,7 @@ class PrintPlans(Macros):
         self.plans: dict[Key, Held] = {}
         self.plan_sources: dict[int, int] = {}
         self.plan_nodes: list[nodes.Node] = []
-        #: made marker -> the Go variables it reads
-        self.plan_reads: dict[int, set[str]] = {}
-        #: the plan sources printed with each made marker (what to refuse when it fails)
+        #: the plan sources printed with each made part (what to refuse when it fails)
         self.plan_users: dict[int, frozenset[int]] = {}
         self.plan_made = 0
         self.plan_main: list[str] | None = None
@@ -140,12 +136,11 @@ class PrintPlans(Macros):
                 raise
             return self.without(None, compact)
         declared = [tree.Action(f"{{{{ {var} := false }}}}") for var in self.plan_tests]
-        at = next(i for i, node in enumerate(top) if isinstance(node, tree.Action) and node.raw == BODY)
+        at = next(i for i, node in enumerate(top) if isinstance(node, tree.Mark) and node == BODY)
         top[at : at + 1] = declared
         settled, failing = self.settled(top)
         if not settled:
             return self.without(failing, compact)
-        without_marks(top)
         return self.translation(tree.render(top, compact))
 
     def without(self, sources: frozenset[int] | None, compact: bool = False) -> Translation:
@@ -160,19 +155,14 @@ class PrintPlans(Macros):
 
     def settled(self, top: list[tree.Node]) -> tuple[bool, frozenset[int] | None]:
         """Does every plan printed read what it was made from? If not, the sources to refuse."""
-        if any(map(plan_commented, self.emit.helpers.values())):
+        if any(map(plan_marked, self.emit.helpers.values())):
             return False, None
         marks = plan_marks(top)
         if any(PLACEHOLDER in node.node.reads() for node in marks.heads):
             return False, None
-        for at, mark, visible in marks.uses:
-            users = self.plan_users.get(mark)
-            start = marks.made.get(mark)
-            if start is None or start > at:
-                return False, users
-            for var in self.plan_reads.get(mark, set()):
-                if var not in visible or set_after(marks.heads, var, start):
-                    return False, users
+        part = unsound_use(marks)
+        if part is not None:
+            return False, self.plan_users.get(part)
         return True, frozenset()
 
     # -- what a plan is made of ---------------------------------------------------------------
@@ -191,10 +181,9 @@ class PrintPlans(Macros):
         return self.plan_nodes[source]
 
     def mark(self, reads: set[str]) -> int:
-        """A made marker here, for a part reading the Go variables `reads`."""
+        """A made mark here, for a part reading the Go variables `reads`; the part's number."""
         self.plan_made += 1
-        self.plan_reads[self.plan_made] = reads
-        self.emit.out.append(tree.Act(MADE % self.plan_made))
+        self.emit.out.append(tree.Mark("made", self.plan_made, frozenset(reads)))
         return self.plan_made
 
     def piece(self, value: Value) -> Piece:
@@ -538,12 +527,12 @@ class PrintPlans(Macros):
         return None if truth is None else ("true" if truth else "false")
 
     def used(self, plan: Plan) -> None:
-        """Use markers for every made part of `plan` (see `unsettled`)."""
+        """Use marks for every made part of `plan` (see `settled`)."""
         sources = sources_of(plan)
         for part in parts(plan):
             if part.made:
                 self.plan_users[part.made] = self.plan_users.get(part.made, frozenset()) | sources
-                self.emit.out.append(tree.Act(USED % part.made))
+                self.emit.out.append(tree.Mark("used", part.made))
 
     def print_plan(self, plan: Plan, node: nodes.Node) -> None:
         if self.emit.sink is not None:
@@ -588,13 +577,14 @@ class PrintPlans(Macros):
             if not made:
                 self.plan_made += 1
                 made = self.plan_made
-                self.emit.out.insert(at, tree.Act(MADE % made))
+                written: list[str] = []
                 if free_variables(test):
                     seen = self.emit.temp()
                     self.plan_tests.append(seen)
-                    self.emit.out.insert(at, tree.Act(f"{seen} = {test}"))  # before the marker
+                    written.append(tree.Act(f"{seen} = {test}"))  # (before the mark)
                     test = seen
-                self.plan_reads[made] = free_variables(test)
+                written.append(tree.Mark("made", made, frozenset(free_variables(test))))
+                self.emit.out[at:at] = written
             sides = [h.plan if h is not None else self.plan_of(known.current()) for h in (a, b)]
             merged[key] = Held((Branch(made, test, sides[0], sides[1]),), known.current, known.slot)
         self.plans = merged
