@@ -22,6 +22,7 @@ from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.convert.go.tree import Act, Mark, Text, build, render
 from ollama_fc.convert.translate import Translator
 from ollama_fc.convert.translate.plans import plan_marks, unsound_use
+from ollama_fc.convert.translate.printplan import PrintPlans
 from ollama_fc.hf.reference import render as reference_render
 
 
@@ -196,6 +197,11 @@ CAPTURED = {
     "stored tojson filtered": (
         "{%- if tools %}{% set d = '[' + (tools | tojson) + ']' %}{{ d | length }}:{{ d }}{% endif %}" + MESSAGES
     ),
+    # a tool's JSON stored in a loop that prints too, into a namespace that outlives it
+    "stored in a loop": (
+        "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) ~ ';' %}"
+        "<{{ t.type }}>{% endfor %}[{{ ns.s }}]" + MESSAGES
+    ),
     # stripped where it starts (or ends) with whitespace
     "padded": (
         "{%- if tools %}{% set defs %} T{% for t in tools %}{{ t | tojson }}{% endfor %}{% endset %}"
@@ -320,6 +326,22 @@ def test_plan_failing_its_check_translates_exactly_as_captured() -> None:
     planless = Translator(PLANNED["accumulator"], {})
     planless.plans_off = None
     assert Translator(PLANNED["accumulator"], {}).translate().text != planless.translate().text
+
+
+def test_json_stored_in_a_loop_is_captured_without_translating_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `tojson` a `set` in a loop stores into a variable that outlives the loop (which a plan
+    cannot stand for: one copy of the body stands for every pass) is left captured before
+    anything is written for it, not found out later and the template translated again."""
+    template = CAPTURED["stored in a loop"]
+    captured = Translator(template, {})
+    captured.plans_off = None
+    expected = captured.translate().text
+
+    def again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("translated again")
+
+    monkeypatch.setattr(PrintPlans, "without", again)
+    assert Translator(template, {}).translate().text == expected
 
 
 def _marked(*uses: Act | Mark | Text) -> list[Act | Mark | Text]:

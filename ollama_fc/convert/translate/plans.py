@@ -14,6 +14,7 @@ from jinja2 import nodes
 from ..go import ir, irtools, tree
 from ..go.calls import go_and, go_not, go_or
 from ..ops.values import BOOL, CONTENT, INT, STR, UNDEF, Value
+from .scope import Frame
 
 PLACEHOLDER = "$ofc_plan"
 #: where the template's body starts (the tests of `if`s that chose between plans are declared there)
@@ -406,17 +407,17 @@ def without_trailing(snippet: Sequence[str], count: int) -> tuple[str, ...]:
     return tuple(pieces)
 
 
-def stored_json(tree: nodes.Template) -> set[int]:
+def stored_json(tree: nodes.Template) -> dict[int, nodes.Assign]:
     """The `tojson` filters whose text a `set` stores, alone, marked `|safe`, or joined by `+`,
     `~` or an inline `if` (`{% set d = '[TOOLS]' + (tools | tojson) + '[/TOOLS]' %}`): by
-    `id()`, the ones a plan may stand for."""
-    found: set[int] = set()
+    `id()`, the ones a plan may stand for, each with the `set` storing it."""
+    found: dict[int, nodes.Assign] = {}
     for assign in tree.find_all(nodes.Assign):
         todo: list[nodes.Node | None] = [assign.node]
         while todo:
             node = todo.pop()
             if isinstance(node, nodes.Filter) and node.name == "tojson":
-                found.add(id(node))
+                found[id(node)] = assign
             elif isinstance(node, nodes.Filter) and node.name == "safe":
                 todo.append(node.node)
             elif isinstance(node, nodes.Add):
@@ -426,3 +427,22 @@ def stored_json(tree: nodes.Template) -> set[int]:
             elif isinstance(node, nodes.CondExpr):
                 todo += [node.expr1, node.expr2]
     return found
+
+
+def loop_between(frame: Frame, owner: Frame | None) -> bool:
+    """Is a loop body between `frame` and the scope `owner` (a `set` there repeats)?"""
+    f: Frame | None = frame
+    while f is not None and f is not owner:
+        if f.loop is not None:
+            return True
+        f = f.parent
+    return False
+
+
+def stored_in_loop(assign: nodes.Assign, frame: Frame) -> bool:
+    """Does `assign`, run in `frame`, set a variable (or a namespace's attribute) that outlives
+    a loop it runs in (where a plan cannot be held: one copy of the body stands for every pass)?"""
+    target = assign.target
+    if not isinstance(target, (nodes.Name, nodes.NSRef)):
+        return False
+    return loop_between(frame, frame.owner(target.name))

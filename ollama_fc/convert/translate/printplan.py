@@ -18,7 +18,8 @@ the part was made, and that no part is printed before it was made or inside a `d
 other use of a plan (a filter, a macro argument, a stored copy) writes the plan's placeholder
 variable into the template. When a check fails, the placeholder shows up, or the translation
 fails with a plan about, the template is translated again without the plans concerned: the
-result is then exactly the captured translation.
+result is then exactly the captured translation. What is known before a plan is made is decided
+there instead (a `tojson` a `set` in a loop stores beyond it, `stored_in_loop`).
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ from .plans import (
     calls_other_defines,
     either,
     free_variables,
+    loop_between,
     parts,
     plan_marked,
     plan_marks,
@@ -81,6 +83,7 @@ from .plans import (
     refuse_markup_plans,
     snippet_free_variables,
     sources_of,
+    stored_in_loop,
     stored_json,
     surely_prints,
     unsound_use,
@@ -118,7 +121,7 @@ class PrintPlans(Macros):
         self.plan_main: list[str] | None = None
         #: variables keeping the tests of `if`s that chose between plans (see `merge_plans`)
         self.plan_tests: list[str] = []
-        self._stored_json: set[int] | None = None
+        self._stored_json: dict[int, nodes.Assign] | None = None
 
     # -- translation with fallback ------------------------------------------------------------
 
@@ -253,27 +256,22 @@ class PrintPlans(Macros):
 
     def json_plan_source(self, node: nodes.Node, frame: Frame) -> int:
         """The plan source `node` is, if it is a `tojson` a plan may stand for, else -1: one a
-        `set` stores (see `stored_json`), of a tool schema, not left captured."""
+        `set` stores (see `stored_json`) where it is not repeated, of a tool schema, not left
+        captured."""
         if self._stored_json is None:
             self._stored_json = stored_json(self.tree)
-        if not (isinstance(node, nodes.Filter) and id(node) in self._stored_json and node.node is not None):
+        assign = self._stored_json.get(id(node))
+        if assign is None or not isinstance(node, nodes.Filter) or node.node is None:
             return -1
         source = self.plan_source(node)
         if not self.planning() or self.plans_off is None or source < 0 or source in self.plans_off:
             return -1
+        if stored_in_loop(assign, frame):
+            return -1  # `hold` would refuse it: left captured before anything is written for it
         start = len(self.emit.out) + self.emit.guard_open  # (the first action may close the prefill guard)
         operand = self.expr(node.node, frame)
         del self.emit.out[start:]  # (a lookup: evaluated again where it is used)
         return source if operand.kind in PLANNED_JSON and not operand.is_const else -1
-
-    def loop_between(self, frame: Frame, owner: Frame | None) -> bool:
-        """Is a loop body between `frame` and the scope `owner` (a `set` there repeats)?"""
-        f: Frame | None = frame
-        while f is not None and f is not owner:
-            if f.loop is not None:
-                return True
-            f = f.parent
-        return False
 
     def hold(
         self, slot: Value, attr: str | None, value: Value, owner: Frame | None, frame: Frame, read: nodes.Expr
@@ -285,7 +283,7 @@ class PrintPlans(Macros):
         if plan is None:
             self.plans.pop(key, None)
             return False
-        if self.loop_between(frame, owner):
+        if loop_between(frame, owner):
             raise PlanRefused(sources_of(plan))  # one copy of the body stands for every pass
         markup = value.facts.markup or False
         self.plans[key] = Held(plan, lambda: self.plain_read(key, read, frame), slot, markup)
@@ -328,7 +326,7 @@ class PrintPlans(Macros):
         ns = frame.lookup(ns_name)
         if ns is None or ns.kind != NS or attr not in attrs_of(ns):
             return False
-        if self.loop_between(frame, frame.owner(ns_name)):
+        if loop_between(frame, frame.owner(ns_name)):
             return False
         loop = building_body(node, ns_name, attr)
         if loop is None:
@@ -361,7 +359,7 @@ class PrintPlans(Macros):
             return False  # text and a few values: capturing them costs little
         name = node.target.name
         slot, owner = frame.lookup(name), frame.owner(name)
-        if slot is None or name not in self.read_names or self.loop_between(frame, owner):
+        if slot is None or name not in self.read_names or loop_between(frame, owner):
             return False
         snippet = self.snippet(lambda: self.visit_body(node.body, frame))
         if snippet is None:
