@@ -14,7 +14,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Literal, Union, cast
 
 from . import ir, irtools
 from .irread import Unread, read_action
@@ -275,7 +275,7 @@ def build(written: list[str]) -> list[Node]:
         elif kind is Text:
             builder.text(piece)
         elif kind is Mark:
-            builder.mark(piece)  # type: ignore[arg-type]
+            builder.mark(cast(Mark, piece))
         else:
             last = 0
             for start, end in action_spans(piece):
