@@ -5,25 +5,21 @@ Each library checks the same valid and invalid argument dicts against the same t
 function with a nested model). Validators are built once per schema, as `ollama_fc.arguments`
 caches them; the build cost is reported separately. The faster one on the per-call path is the
 one `ollama_fc.arguments` uses.
-Run: python benchmarks/argument_validation.py
+Run: python -m benchmarks.argument_validation
 """
 
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Literal
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fastjsonschema
 import jsonschema
 import pydantic
-from table import Row, print_table
 
+from benchmarks.table import Row, print_table
 from ollama_fc.functions import function_to_tool
 
 

@@ -1,8 +1,8 @@
 """What one call of each template builtin costs in Ollama's template package, and what an exact
 `|trim` of a message costs: the unit every lowering in docs/RENDER_COST.md is counted in.
 
-    python benchmarks/call_cost.py              # both Ollama versions
-    python benchmarks/call_cost.py --rounds 3   # fewer alternating rounds
+    python -m benchmarks.call_cost              # both Ollama versions
+    python -m benchmarks.call_cost --rounds 3   # fewer alternating rounds
 
 Each builtin is timed in a loop over the messages of render_cost.py's long conversation (102
 messages), ten calls per message, against the same loop with ten reads of a field instead of the
@@ -20,19 +20,12 @@ newline, or is empty: what an exact `trim` costs where Ollama's hand-written tem
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from render_cost import VERSIONS, _padding, content_bytes, conversation  # noqa: E402
-
-from ollama_fc.convert import convert  # noqa: E402
-from ollama_fc.oracle import Timer  # noqa: E402
+from benchmarks.render_cost import VERSIONS, _padding, content_bytes, conversation
+from ollama_fc.convert import convert
+from ollama_fc.oracle import Timer
 
 CALLS_PER_MESSAGE = 10
 #: the builtin calls timed, each as Go template code of one call on a message `$m` at index `$i`

@@ -10,7 +10,7 @@ Reported per case: the median of the paired latency ratios (target: at most 1.05
 in this process: the most the ratio could truly show above 1.
 Cases: a call Ollama parses itself (passed through) and a pythonic call Ollama leaves as text
 (recovered), each whole and streamed.
-Run: python benchmarks/client_overhead.py [--seconds S] [--host URL]
+Run: python -m benchmarks.client_overhead [--seconds S] [--host URL]
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -27,19 +26,14 @@ from typing import Any
 
 import ollama
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "tests"))
-
-from table import Row, median_ratio_spread, print_table  # noqa: E402
-from test_client_e2e import ASK, HERMES, PLAIN_TOOLS, SPECIALS  # noqa: E402
-from test_client_e2e import TOOLS as FUNCTIONS  # noqa: E402
-
-from ollama_fc import Client  # noqa: E402
-from ollama_fc.functions import function_to_tool  # noqa: E402
-from ollama_fc.recovery import StreamRewriter, offer, recover_response  # noqa: E402
-from ollama_fc.testbed.scripted import write_scripted_gguf  # noqa: E402
-from ollama_fc.testbed.server import PinnedServer  # noqa: E402
+from benchmarks.table import Row, median_ratio_spread, print_table
+from ollama_fc import Client
+from ollama_fc.functions import function_to_tool
+from ollama_fc.recovery import StreamRewriter, offer, recover_response
+from ollama_fc.testbed.scripted import write_scripted_gguf
+from ollama_fc.testbed.server import PinnedServer
+from tests.test_client_e2e import ASK, HERMES, PLAIN_TOOLS, SPECIALS
+from tests.test_client_e2e import TOOLS as FUNCTIONS
 
 TOOLS = [function_to_tool(function) for function in FUNCTIONS]
 

@@ -6,26 +6,20 @@ is timed in CPU seconds, the time on one core; the anchor is one node process ov
 timed on the wall clock (its startup, ~0.05 s, included).
 The anchor mostly matches templates against a table and so does far less work: the ratio says
 what our checked translation costs, not that either is slow.
-Run: python benchmarks/corpus_convert.py [--repeats N]
+Run: python -m benchmarks.corpus_convert [--repeats N]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from fidelity import CORPUS, convert_all, hfjs_convert_all  # noqa: E402
-from table import Row, print_table  # noqa: E402
-
-from ollama_fc.convert.sources import TemplateSource, load_source  # noqa: E402
-from ollama_fc.errors import ConversionError  # noqa: E402
-from ollama_fc.verify.runner import with_stand_in_tokens  # noqa: E402
+from benchmarks.fidelity import CORPUS, convert_all, hfjs_convert_all
+from benchmarks.table import Row, print_table
+from ollama_fc.convert.sources import TemplateSource, load_source
+from ollama_fc.errors import ConversionError
+from ollama_fc.verify.runner import with_stand_in_tokens
 
 
 def best_seconds(work: Callable[[], object], repeats: int) -> float:

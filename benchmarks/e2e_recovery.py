@@ -1,6 +1,6 @@
 """End-to-end recovery: every model output of our corpus, replayed through the real Ollama server.
 
-    python benchmarks/e2e_recovery.py [--formats hermes,json] [--limit N] [--passthrough]
+    python -m benchmarks.e2e_recovery [--formats hermes,json] [--limit N] [--passthrough]
                                       [--host URL] [--details FILE] [--write-docs]
 
 Each record of tests/data/model_outputs/ becomes a scripted model (a tiny GGUF that prints the
@@ -37,19 +37,15 @@ from typing import Any
 import ollama
 from ollama import ProgressResponse
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchmarks.client_overhead import server_host
+from benchmarks.table import write_section
+from ollama_fc import Client, DroppedOutputWarning
+from ollama_fc.convert import convert
+from ollama_fc.families import family_template, load_family
+from ollama_fc.testbed.scripted import ScriptError, write_scripted_gguf
+from tests.test_output_corpus import Sample, canonical_call, load_samples, same_words
 
-from client_overhead import server_host  # noqa: E402
-from table import write_section  # noqa: E402
-from test_output_corpus import Sample, canonical_call, load_samples, same_words  # noqa: E402
-
-from ollama_fc import Client, DroppedOutputWarning  # noqa: E402
-from ollama_fc.convert import convert  # noqa: E402
-from ollama_fc.families import family_template, load_family  # noqa: E402
-from ollama_fc.testbed.scripted import ScriptError, write_scripted_gguf  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SHARED = ROOT.parent / "shared"
 OLLAMA_TEMPLATES = SHARED / "corpus" / "ollama-templates" / "hfjs-automap"

@@ -4,7 +4,7 @@ Each conversion runs in a fresh process (so its peak memory is its own), with th
 limits: the wall time until it fails with its one-line error, and the process's peak resident
 memory. The anchor is the conversion of the largest corpus template (Gemma 4, about 0.95 MB of
 Go template), which succeeds.
-Run: python benchmarks/hostile_convert.py
+Run: python -m benchmarks.hostile_convert
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from benchmarks.table import Row, print_table
 
-from table import Row, print_table  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 ANCHOR = HERE.parent.parent / "shared" / "corpus" / "templates" / "gemma-4-31b-it.jinja"
 

@@ -15,21 +15,17 @@ within 10 times. Each shape is also set against 40,000 characters of prose with 
 end, which costs the scanner's skip over prose only (reported, no target). The densest shapes are
 every marker of every format one after another, bare and each followed by a call cut inside a
 string.
-Run: python benchmarks/linear_time.py
+Run: python -m benchmarks.linear_time
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from table import Row, print_table
-
+from benchmarks.table import Row, print_table
 from ollama_fc.parsers import PARSERS, StreamingRecoverer, parse_tool_calls, parsers_for
 from ollama_fc.parsers.base import ToolsArg
 

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from real_model_scoring import Call, ExpectedCall, matches, pair_off
-
+from benchmarks.real_model_scoring import Call, ExpectedCall, matches, pair_off
 from ollama_fc.toolchoice import call_shaped
 
 TASKS = Path(__file__).resolve().parent / "data" / "multi_turn_tasks.json"
@@ -182,8 +181,8 @@ def runs_table(runs: Sequence[Run], task_set: TaskSet, arm_labels: Mapping[str, 
     lines = [
         "| Ollama | arm | tasks run | finished with an answer that uses the result | calls right "
         "| tasks where a call was written again after its result (of them, parsed repeats) "
-        "| model turns (mean) | median s per task |",
-        "|---|---|---|---|---|---|---|---|",
+        "| model turns (mean) | median s per task | refused by Ollama (HTTP error) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     kinds: list[str] = ["| Ollama | arm | " + " | ".join(KINDS) + " |", "|---|---|" + "---|" * len(KINDS)]
     for tier, arm in dict.fromkeys((run.tier, run.arm) for run in runs):
@@ -196,7 +195,8 @@ def runs_table(runs: Sequence[Run], task_set: TaskSet, arm_labels: Mapping[str, 
             f"| {tier} | {arm_labels.get(arm, arm)} | {n} of {totals.get(tier, n)} "
             f"| {sum(v.finished for v in verdicts)}/{n} | {sum(v.calls_right for v in verdicts)}/{n} "
             f"| {again} ({parsed}) "
-            f"| {statistics.mean(run.rounds for run in chosen):.1f} | {_median(run.seconds for run in chosen)} |"
+            f"| {statistics.mean(run.rounds for run in chosen):.1f} | {_median(run.seconds for run in chosen)} "
+            f"| {sum(1 for run in chosen if run.error)} |"
         )
         cells = []
         for kind in KINDS:
@@ -244,4 +244,40 @@ def none_table(replies: Sequence[NoneReply], task_set: TaskSet, way_labels: Mapp
             f"| {tier} | {surface} | {way_labels.get(way, way)} | {n} | {shaped}/{n} "
             f"| {sum(1 for r in chosen if r.calls)}/{n} | {prose}/{n} |"
         )
+    return "\n".join(lines)
+
+
+#: the kinds whose answer needs one result only, so the turn after the first result (the `none`
+#: probe) is the turn the answer is due in
+ONE_RESULT_KINDS = ("one_call", "error_result", "result_suffices")
+
+
+def finishes_when_asked(runs: Sequence[Run], replies: Sequence[NoneReply], task_set: TaskSet) -> str:
+    """Per tier and loop arm: of the tasks the model answers when asked without tools (its
+    client `none` reply after the first result is prose that uses the result; one-result kinds),
+    how many the arm finished, and which it did not."""
+    by_id = {task.id: task for task in task_set.tasks}
+    lines = []
+    for tier in dict.fromkeys(reply.tier for reply in replies):
+        answerable = {
+            reply.task
+            for reply in replies
+            if (reply.tier, reply.surface, reply.way) == (tier, "client", "none")
+            and by_id[reply.task].kind in ONE_RESULT_KINDS
+            and not reply.error
+            and not reply.calls
+            and not call_shaped(reply.content, task_set.tool_dicts(by_id[reply.task]))
+            and by_id[reply.task].uses_result(reply.content)
+        }
+        for arm in ("client", "proxy"):
+            chosen = [run for run in runs if (run.tier, run.arm) == (tier, arm) and run.task in answerable]
+            if not chosen:
+                continue
+            missed = [run.task for run in chosen if not judge(by_id[run.task], task_set, run).finished]
+            lines.append(
+                f"{tier}, {arm}: the model answers {len(chosen)} one-result tasks with their result when asked "
+                f"without tools; the loop finished {len(chosen) - len(missed)} of them"
+                + (f" (not: {', '.join(missed)})" if missed else "")
+                + "."
+            )
     return "\n".join(lines)

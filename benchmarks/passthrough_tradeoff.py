@@ -7,7 +7,7 @@ the pinned Ollama, and each output is read by plain `ollama.Client` and by `olla
 calls, but the whole text as content: nothing lost) or `lost` (text dropped, cut or repeated, or
 a call that should not be there). Prints a table per shape and the totals; docs/USAGE.md quotes it.
 
-Run: python benchmarks/passthrough_tradeoff.py [--host URL]
+Run: python -m benchmarks.passthrough_tradeoff [--host URL]
 """
 
 from __future__ import annotations
@@ -23,13 +23,9 @@ from pathlib import Path
 
 import ollama
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
-
-from test_families_passthrough import CASE_IDS, SHAPES, build_tricky, chat, outcome, tricky  # noqa: E402
-
-from ollama_fc import Client  # noqa: E402
-from ollama_fc.testbed.server import PinnedServer  # noqa: E402
+from ollama_fc import Client
+from ollama_fc.testbed.server import PinnedServer
+from tests.test_families_passthrough import CASE_IDS, SHAPES, build_tricky, chat, outcome, tricky
 
 COLUMNS = (
     ("ollama.Client", "ollama parses", False),

@@ -3,7 +3,7 @@ repairers score: unsafe fabrications (a call on text that does not commit to one
 precision and recall over calls, then streamed against whole; in the corpus, and leaving each
 public source out.
 
-    python benchmarks/precision.py [--details] [--sources] [--write-docs]
+    python -m benchmarks.precision [--details] [--sources] [--write-docs]
 
 In the corpus: every record of tests/data/model_outputs/ is parsed with its format and its
 offered tools (`parse_tool_calls`, the engine the client and the proxy share) and, in random
@@ -28,19 +28,13 @@ writes both tables into docs/BENCHMARKS.md. Targets pooled over held-out sources
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from table import Row, print_table, write_section  # noqa: E402
-from test_output_corpus import FIELD_FORMATS, SAMPLES, Parsers, Sample, Score, own_format_first, score, tally  # noqa: E402
-
-from ollama_fc.parsers import PARSERS, ParsedCall, ToolCallParser, parsers_for  # noqa: E402
-from ollama_fc.parsers.streaming import recover_text  # noqa: E402
+from benchmarks.table import Row, print_table, write_section
+from ollama_fc.parsers import PARSERS, ParsedCall, ToolCallParser, parsers_for
+from ollama_fc.parsers.streaming import recover_text
+from tests.test_output_corpus import FIELD_FORMATS, SAMPLES, Parsers, Sample, Score, own_format_first, score, tally
 
 
 def format_unknown(sample: Sample) -> Sequence[ToolCallParser]:
@@ -213,11 +207,11 @@ def source_table(samples: Sequence[Sample]) -> str:
 
 def real_model_prose(paths: Sequence[Path]) -> str:
     """Markdown: both readings of prose after a call on the replies a real-model run saved
-    (`benchmarks/real_model.py --details FILE`), per tier and arm. A reply of an ollama-fc arm
+    (`python -m benchmarks.real_model --details FILE`), per tier and arm. A reply of an ollama-fc arm
     with no call kept the whole text as content; the second reading reads that content again."""
-    from real_model import PROMPTS, from_details
-    from real_model_scoring import Call, Reply, load_prompt_set
-    from real_model_scoring import score as score_reply
+    from benchmarks.real_model import PROMPTS, from_details
+    from benchmarks.real_model_scoring import Call, Reply, load_prompt_set
+    from benchmarks.real_model_scoring import score as score_reply
 
     prompt_set = load_prompt_set(PROMPTS)
     header = [

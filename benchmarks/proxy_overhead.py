@@ -24,7 +24,7 @@ Rows:
   sampled ten times (every 1,000 of the default 10,000). Flat: the mean of the last three
   samples is within 2 MB of the mean of the three after the first (warm-up).
 
-Run: python benchmarks/proxy_overhead.py [--seconds S] [--requests N] [--host URL] [--no-real] [--soak-only]
+Run: python -m benchmarks.proxy_overhead [--seconds S] [--requests N] [--host URL] [--no-real] [--soak-only]
 """
 
 from __future__ import annotations
@@ -44,20 +44,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import ollama
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "tests"))
-
-import ollama  # noqa: E402
-from client_overhead import CASES, server_host  # noqa: E402
-from table import Row, median_ratio_spread, print_table  # noqa: E402
-from test_client_e2e import ASK, SPECIALS  # noqa: E402
-from test_client_e2e import TOOLS as FUNCTIONS  # noqa: E402
-
-from ollama_fc.functions import function_to_tool  # noqa: E402
-from ollama_fc.testbed.scripted import write_scripted_gguf  # noqa: E402
-from ollama_fc.testbed.server import free_port  # noqa: E402
+from benchmarks.client_overhead import CASES, server_host
+from benchmarks.table import Row, median_ratio_spread, print_table
+from ollama_fc.functions import function_to_tool
+from ollama_fc.testbed.scripted import write_scripted_gguf
+from ollama_fc.testbed.server import free_port
+from tests.test_client_e2e import ASK, SPECIALS
+from tests.test_client_e2e import TOOLS as FUNCTIONS
 
 TOOLS = [function_to_tool(function) for function in FUNCTIONS]
 MAX_PAIRS = 400

@@ -1,11 +1,11 @@
 """A real tool-calling model with and without ollama-fc: the project's prompt set on both Ollama tiers.
 
-    python benchmarks/real_model.py [--tiers pinned,current] [--arms plain,convert,build,serve,any]
+    python -m benchmarks.real_model [--tiers pinned,current] [--arms plain,convert,build,serve,any]
                                     [--limit N] [--gguf PATH] [--host URL] [--details FILE]
                                     [--write-docs]
-    python benchmarks/real_model.py --modes [auto,required,named,none,parallel_off]
+    python -m benchmarks.real_model --modes [auto,required,named,none,parallel_off]
                                     [--apis client,chat-completions,responses,messages] [...]
-    python benchmarks/real_model.py --from-details pinned.json current.json [--write-docs]
+    python -m benchmarks.real_model --from-details pinned.json current.json [--write-docs]
 
 The model is Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF, its own Hermes tools template), provisioned
 once by `ollama_fc.testbed.realmodel` unless --gguf names a copy. Each tier's server is started
@@ -63,11 +63,8 @@ import anthropic
 import ollama
 import openai
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from real_model_apis import OPTIONS, TIMEOUT, ask_messages, ask_native, ask_openai, ask_responses  # noqa: E402
-from real_model_scoring import (  # noqa: E402
+from benchmarks.real_model_apis import OPTIONS, TIMEOUT, ask_messages, ask_native, ask_openai, ask_responses
+from benchmarks.real_model_scoring import (
     MODES,
     PROMISES,
     Call,
@@ -85,17 +82,18 @@ from real_model_scoring import (  # noqa: E402
     score_mode,
     spread,
 )
-from table import write_section  # noqa: E402
+from benchmarks.table import write_section
+from ollama_fc import Client, DroppedOutputWarning
+from ollama_fc.build import create_model
+from ollama_fc.markers import PASSTHROUGH_PARSER
+from ollama_fc.recovery import parser_from_show
+from ollama_fc.serve import ProxyThread
+from ollama_fc.testbed.provision import provision
+from ollama_fc.testbed.realmodel import real_model_gguf
+from ollama_fc.testbed.server import OllamaServer, server_version
+from ollama_fc.testbed.tiers import TIERS
 
-from ollama_fc import Client, DroppedOutputWarning  # noqa: E402
-from ollama_fc.build import create_model  # noqa: E402
-from ollama_fc.markers import PASSTHROUGH_PARSER  # noqa: E402
-from ollama_fc.recovery import parser_from_show  # noqa: E402
-from ollama_fc.serve import ProxyThread  # noqa: E402
-from ollama_fc.testbed.provision import provision  # noqa: E402
-from ollama_fc.testbed.realmodel import real_model_gguf  # noqa: E402
-from ollama_fc.testbed.server import OllamaServer, server_version  # noqa: E402
-from ollama_fc.testbed.tiers import TIERS  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 PROMPTS = HERE / "data" / "real_model_prompts.json"
 ARMS = {
@@ -104,11 +102,16 @@ ARMS = {
     "build": "`ollama-fc build qwen2.5`, ollama_fc.Client",
     "serve": "`ollama-fc serve` (build's model), openai SDK",
     "any": "`ollama-fc build --from` (no family), ollama_fc.Client",
+    "library": "library-style `ollama create` (Ollama's own qwen2.5-coder TEMPLATE), ollama.Client",
 }
 DEFAULT_ARMS = ("plain", "convert", "build", "serve")
-NATIVE_ARMS = ("plain", "convert", "build", "any")
+NATIVE_ARMS = ("plain", "library", "convert", "build", "any")
+#: the arms asked as plain Ollama: ollama-python, Ollama's own parser
+PLAIN_ARMS = ("plain", "library")
 FAMILY = "qwen2.5"
 MODEL_PREFIX = "ollama-fc-real-model-"
+#: Ollama's hand-written TEMPLATE of its qwen2.5-coder library model, as `ollama pull` leaves it
+LIBRARY_TEMPLATE = ("corpus", "ollama-templates", "hfjs-automap", "qwen2.5-coder_1.5b.ollama.gotmpl")
 APIS = {
     "client": "ollama_fc.Client (Ollama's native API)",
     "chat-completions": "`ollama-fc serve`, openai SDK chat.completions",
@@ -149,6 +152,16 @@ def create_models(
         modelfile.write_text(f"FROM {gguf}\n", encoding="utf-8")
         run([str(ollama_cli), "create", MODEL_PREFIX + "plain", "-f", str(modelfile)], host, say)
         models["plain"] = MODEL_PREFIX + "plain"
+    if "library" in arms:
+        template = Path(__file__).resolve().parents[1].parent.joinpath("shared", *LIBRARY_TEMPLATE)
+        if not template.is_file():
+            raise SystemExit(
+                f"{Path('shared', *LIBRARY_TEMPLATE)} not found next to the repository (the library arm's TEMPLATE)"
+            )
+        modelfile = folder / "Modelfile.library"
+        modelfile.write_text(f'FROM {gguf}\nTEMPLATE """{template.read_text(encoding="utf-8")}"""\n', encoding="utf-8")
+        run([str(ollama_cli), "create", MODEL_PREFIX + "library", "-f", str(modelfile)], host, say)
+        models["library"] = MODEL_PREFIX + "library"
     if "convert" in arms:
         modelfile = folder / "Modelfile.convert"
         run([*ofc, "convert", str(gguf), "--from", str(gguf), "-o", str(modelfile)], host, say)
@@ -208,7 +221,7 @@ def run_tier(
                 if arm == "serve":
                     reply = ask_openai(client, models[arm], prompt, prompt_set)
                 else:
-                    reply = ask_native(plain if arm == "plain" else ours, models[arm], prompt, prompt_set)
+                    reply = ask_native(plain if arm in PLAIN_ARMS else ours, models[arm], prompt, prompt_set)
                 result = Result(label, arm, prompt, reply, score(prompt, reply))
                 results.append(result)
                 verdict = "exact" if result.score.exact else result.score.problem or "text, no call"

@@ -17,8 +17,8 @@ from typing import Any
 import anthropic
 import ollama
 import openai
-from real_model_scoring import Call, Prompt, PromptSet, Reply, named_tool, schema_problems
 
+from benchmarks.real_model_scoring import Call, Prompt, PromptSet, Reply, named_tool, schema_problems
 from ollama_fc import Client
 
 SEED = 42

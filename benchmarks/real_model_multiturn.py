@@ -1,9 +1,9 @@
 """Multi-turn tool use on the real model: does the conversation finish, from the call to the answer?
 
-    python benchmarks/real_model_multiturn.py [--tiers current,pinned] [--arms plain,client,proxy]
+    python -m benchmarks.real_model_multiturn [--tiers current,pinned] [--arms plain,client,proxy]
                                               [--none client,api-chat,chat-completions,responses,messages]
                                               [--limit N] [--details FILE] [--write-docs]
-    python benchmarks/real_model_multiturn.py --from-details current.json pinned.json [--write-docs]
+    python -m benchmarks.real_model_multiturn --from-details current.json pinned.json [--write-docs]
 
 The model is Qwen2.5-Coder-0.5B-Instruct, created as benchmarks/real_model.py creates it. Each
 task of benchmarks/data/multi_turn_tasks.json (a question, the tools, scripted results) is run
@@ -12,6 +12,8 @@ to its end by each arm, at most 8 model turns:
 * plain: `ollama create` from the GGUF alone (Ollama renders the model's own template and parses
   its calls), asked with ollama-python, in the loop ollama-python's examples write: run every
   call, hand back its result, ask again, until a reply without calls;
+* library: the GGUF under Ollama's own hand-written qwen2.5-coder TEMPLATE, as `ollama pull
+  qwen2.5-coder` leaves it, in the same loop;
 * client: `ollama-fc build qwen2.5`, `ollama_fc.run_tools` with `ollama_fc.Client`: a call
   repeated after its result is not run again; the model is asked once more with
   tool_choice none;
@@ -53,35 +55,33 @@ import httpx
 import ollama
 import openai
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from multi_turn_tasks import (  # noqa: E402
+from benchmarks.multi_turn_tasks import (
     KINDS,
     NoneReply,
     Run,
     Task,
     TaskSet,
     call_key,
+    finishes_when_asked,
     load_tasks,
     none_table,
     runs_table,
     task_functions,
 )
-from real_model import create_models, tier_server, warm_up, with_threads  # noqa: E402
-from real_model_apis import MAX_TOKENS, OPTIONS, SEED, TIMEOUT  # noqa: E402
-from real_model_scoring import Call  # noqa: E402
-from table import write_section  # noqa: E402
-
-from ollama_fc import Client, DroppedOutputWarning, run_tools  # noqa: E402
-from ollama_fc.loop import MAX_ROUNDS  # noqa: E402
-from ollama_fc.serve import ProxyThread  # noqa: E402
-from ollama_fc.testbed.realmodel import real_model_gguf  # noqa: E402
-from ollama_fc.testbed.tiers import TIERS  # noqa: E402
-from ollama_fc.toolchoice import NONE_NOTE, call_shaped  # noqa: E402
+from benchmarks.real_model import PLAIN_ARMS, create_models, tier_server, warm_up, with_threads
+from benchmarks.real_model_apis import MAX_TOKENS, OPTIONS, SEED, TIMEOUT
+from benchmarks.real_model_scoring import Call
+from benchmarks.table import write_section
+from ollama_fc import Client, DroppedOutputWarning, run_tools
+from ollama_fc.loop import MAX_ROUNDS
+from ollama_fc.serve import ProxyThread
+from ollama_fc.testbed.realmodel import real_model_gguf
+from ollama_fc.testbed.tiers import TIERS
+from ollama_fc.toolchoice import NONE_NOTE, call_shaped
 
 ARMS = {
     "plain": "plain `ollama create`, ollama-python, a loop running every call",
+    "library": "library-style `ollama create` (Ollama's qwen2.5-coder TEMPLATE), the same loop",
     "client": "`ollama-fc build`, `ollama_fc.Client` + `run_tools`",
     "proxy": "`ollama-fc serve`, openai SDK, the loop of `run_tools`",
 }
@@ -292,7 +292,7 @@ def run_tier(
     runs: list[Run] = []
     replies: list[NoneReply] = []
     with tempfile.TemporaryDirectory(prefix="ofc-multiturn-") as folder:
-        wanted = ["build"] + (["plain"] if "plain" in arms else [])
+        wanted = ["build"] + [arm for arm in PLAIN_ARMS if arm in arms]
         models = create_models(wanted, gguf, cli, host, Path(folder), say)
     built = with_threads(host, models["build"], int(OPTIONS["num_thread"]), say)
     warm_up(ollama.Client(host=host, timeout=TIMEOUT), built)
@@ -306,7 +306,9 @@ def run_tier(
             "anthropic": anthropic.Anthropic(base_url=proxy.url, api_key="ollama", max_retries=0, timeout=TIMEOUT),
         }
         started = time.monotonic()
+        runner = Runner(plain, built)
         for number, task in enumerate(tasks, 1):  # task by task: a run cut short has every arm's first tasks
+            runner.use(built)
             for surface in surfaces:
                 ways = ("note", "before", "none") if surface == "client" else ("before", "none")
                 for way in ways:
@@ -316,6 +318,7 @@ def run_tier(
                     verdict = reply.error or ("call" if reply.calls else "call as text" if shaped else "prose")
                     say(f"{label} none {surface} {way} {number}/{len(tasks)} {task.id}: {verdict}")
             for arm in arms:
+                runner.use(models.get(arm, built))
                 run = run_arm(arm, label, task, task_set, {"plain": plain, "client": ours, **clients}, models, built)
                 runs.append(run)
                 say(
@@ -339,14 +342,45 @@ def ask_none(
         return NoneReply(label, surface, way, task.id, "", 0, time.perf_counter() - begun, failed)
 
 
+class Runner:
+    """Which of the models of the one GGUF blob is loaded. Ollama 0.3x keeps one runner per blob,
+    started with or without Jinja for the model that loaded it first, and a plain import asked
+    with tools on a runner started without Jinja fails with HTTP 500 ("tools param requires
+    --jinja flag"; docs/USAGE.md). So before another model of the blob is asked, the loaded one
+    is unloaded (keep_alive 0) and the next starts a runner of its own, as it would for a user
+    running that model alone. Loading is not counted in any task's seconds."""
+
+    def __init__(self, client: ollama.Client, loaded: str) -> None:
+        self.client, self.loaded = client, loaded
+
+    def use(self, model: str) -> None:
+        if model == self.loaded:
+            return
+        self.client.generate(model=self.loaded, keep_alive=0)
+        deadline = time.monotonic() + 60
+        while any(same_model(entry.model, self.loaded) for entry in self.client.ps().models):
+            if time.monotonic() > deadline:
+                raise SystemExit(
+                    f"{self.loaded} is still loaded a minute after keep_alive 0; stop it with `ollama stop`"
+                )
+            time.sleep(0.2)
+        warm_up(self.client, model)
+        self.loaded = model
+
+
+def same_model(shown: str | None, name: str) -> bool:
+    """`ollama ps` names a model with its tag (`name:latest`)."""
+    return shown is not None and shown.removesuffix(":latest") == name.removesuffix(":latest")
+
+
 def run_arm(
     arm: str, label: str, task: Task, task_set: TaskSet, clients: dict[str, Any], models: dict[str, str], built: str
 ) -> Run:
     run = Run(label, arm, task.id, task.kind)
     begun = time.perf_counter()
     try:
-        if arm == "plain":
-            run_plain(clients["plain"], models["plain"], task, task_set, run)
+        if arm in PLAIN_ARMS:
+            run_plain(clients["plain"], models[arm], task, task_set, run)
         elif arm == "client":
             run_client(clients["client"], built, task, task_set, run)
         else:
@@ -368,6 +402,8 @@ def report(runs: Sequence[Run], replies: Sequence[NoneReply], task_set: TaskSet,
     if replies:
         parts.append("The turn after the first result, asked with `tool_choice` none and the other ways:")
         parts.append(none_table(replies, task_set, WAYS))
+        if runs and (asked := finishes_when_asked(runs, replies, task_set)):
+            parts.append(asked)
     parts.extend(notes)
     return "\n\n".join(parts)
 

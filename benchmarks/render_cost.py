@@ -1,8 +1,8 @@
 """Render cost: converted templates against Ollama's hand-written ones, timed inside Go.
 
-    python benchmarks/render_cost.py            # both Ollama versions, every pair and corpus template
-    python benchmarks/render_cost.py --quick    # a few pairs and corpus templates, fewer runs
-    python benchmarks/render_cost.py --json out.json   # also every measurement, per template
+    python -m benchmarks.render_cost            # both Ollama versions, every pair and corpus template
+    python -m benchmarks.render_cost --quick    # a few pairs and corpus templates, fewer runs
+    python -m benchmarks.render_cost --json out.json   # also every measurement, per template
 
 For each of the 97 `../shared/corpus/ollama-templates/hfjs-automap/` pairs, the model's Jinja is
 converted by `ollama_fc.convert` and both the conversion and Ollama's hand-written template for
@@ -46,16 +46,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks.render_floor import floor_template
+from ollama_fc import oracle
+from ollama_fc.convert import convert, load_source
+from ollama_fc.oracle import TemplateRejected, Timer, Timing
+from ollama_fc.verify.runner import with_stand_in_tokens
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from render_floor import floor_template  # noqa: E402
-
-from ollama_fc import oracle  # noqa: E402
-from ollama_fc.convert import convert, load_source  # noqa: E402
-from ollama_fc.oracle import TemplateRejected, Timer, Timing  # noqa: E402
-from ollama_fc.verify.runner import with_stand_in_tokens  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus" / "templates"

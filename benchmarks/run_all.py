@@ -1,7 +1,7 @@
 """Every speed benchmark in one run, printed as one table of ratios side by side.
 
-    python benchmarks/run_all.py               # ~5 minutes: starts the pinned Ollama
-    python benchmarks/run_all.py --fidelity    # also re-measure docs/FIDELITY.md (much longer)
+    python -m benchmarks.run_all               # ~5 minutes: starts the pinned Ollama
+    python -m benchmarks.run_all --fidelity    # also re-measure docs/FIDELITY.md (much longer)
 
 Rows: streaming recovery 200k vs 20k characters, recovery on the worst inputs at 80k vs 40k
 characters, argument checking with jsonschema against fastjsonschema, the client against plain
@@ -14,20 +14,18 @@ hand, with the machine's load noted.
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import argument_validation
-import client_overhead
-import corpus_convert
-import fidelity
-import hostile_convert
-import linear_time
-import proxy_overhead
-import streaming_parse
-from table import print_table
+from benchmarks import (
+    argument_validation,
+    client_overhead,
+    corpus_convert,
+    fidelity,
+    hostile_convert,
+    linear_time,
+    proxy_overhead,
+    streaming_parse,
+)
+from benchmarks.table import print_table
 
 
 def main() -> None:

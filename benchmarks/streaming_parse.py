@@ -3,19 +3,14 @@
 The response mixes prose, bracketed asides, a code sample, thinking and Hermes calls. Work per
 chunk that does not grow with the response gives a time ratio near 10; work that grew with it
 would give ~100. Times are CPU time (time.process_time), which waiting for a core does not inflate.
-Run: python benchmarks/streaming_parse.py
+Run: python -m benchmarks.streaming_parse
 """
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from table import Row, print_table
-
+from benchmarks.table import Row, print_table
 from ollama_fc.parsers import StreamingRecoverer, parsers_for
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather"}}]

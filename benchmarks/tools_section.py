@@ -1,6 +1,6 @@
 """How many tool-less chat templates take a tools section (`--tools-format`), and how exactly.
 
-    python benchmarks/tools_section.py [--formats hermes,mistral]
+    python -m benchmarks.tools_section [--formats hermes,mistral]
 
 Over the reference corpus (`../shared/corpus/templates`, next to this repository): the templates
 that have no tools (`tool_capable` is false), and for each format those to which a section is
@@ -19,14 +19,13 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from ollama_fc import oracle
+from ollama_fc.convert.sources import TemplateSource, load_source
+from ollama_fc.errors import OllamaFcError
+from ollama_fc.tools_section import TOOLS_FORMATS, convert_with_tools_section, extend, tool_capable
+from ollama_fc.verify.runner import compare, open_oracles, with_stand_in_tokens
 
-from ollama_fc import oracle  # noqa: E402
-from ollama_fc.convert.sources import TemplateSource, load_source  # noqa: E402
-from ollama_fc.errors import OllamaFcError  # noqa: E402
-from ollama_fc.tools_section import TOOLS_FORMATS, convert_with_tools_section, extend, tool_capable  # noqa: E402
-from ollama_fc.verify.runner import compare, open_oracles, with_stand_in_tokens  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 CORPUS = REPO.parent / "shared" / "corpus" / "templates"
 

@@ -22,10 +22,10 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from shared_data import IN_CI
 
 from ollama_fc.errors import OllamaFcError
 from ollama_fc.testbed.tiers import TIERS, Tier
+from tests.shared_data import IN_CI
 
 ScriptedModel = Callable[..., str]
 
@@ -272,11 +272,10 @@ def proxy(ollama_host: str) -> Iterator[str]:
 def family_models(ollama_host: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """Each seed family built with `ollama-fc build` over a scripted GGUF that prints its native
     call, then (once the tool result is in its prompt) the answer."""
-    from family_cases import ANSWER, CASES
-
     from ollama_fc.build import build
     from ollama_fc.families import load_family
     from ollama_fc.testbed.scripted import write_scripted_gguf
+    from tests.family_cases import ANSWER, CASES
 
     folder = tmp_path_factory.mktemp("families")
     models = {}

@@ -4,11 +4,11 @@ template leaves the literal one out and the model sees exactly one."""
 from __future__ import annotations
 
 import pytest
-from renders import ollama_renders
 
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.hf.reference import render as reference_render
 from ollama_fc.testbed.scripted import BOS, EOS
+from tests.renders import ollama_renders
 
 CHATML = (
     "{{ bos_token }}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from renders import ollama_renders
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
@@ -14,6 +13,7 @@ from ollama_fc.convert.translate import core, ranges
 from ollama_fc.convert.translate.concat import MARKUP_STORED
 from ollama_fc.errors import ConversionError
 from ollama_fc.hf.reference import render as reference_render
+from tests.renders import ollama_renders
 
 CALL = {"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
 #: two tool results in a row, then one alone: neighbours differ in role at every boundary

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 from jinja2 import nodes
-from renders import ollama_renders
 
 from ollama_fc import jinja
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.convert.exclusive import join_exclusive_ifs
 from ollama_fc.hf.reference import render as reference_render
+from tests.renders import ollama_renders
 
 TOKENS = {"bos_token": "<s>", "eos_token": "</s>"}
 

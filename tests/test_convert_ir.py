@@ -158,3 +158,34 @@ def test_the_typed_verbs_write_the_actions_they_name() -> None:
     assert [em.end(), em.else_(), em.break_(), em.continue_()] == ["end", "else", "break", "continue"]
     assert (em.declare("$x", "len $y"), em.assign("$x", '""')) == ("$x := len $y", '$x = ""')
     assert em.write(ir.Template("f", ir.operand_pipe(ir.Dot()))) == 'template "f" .'
+    length = ir.command("len", ir.Variable("$y"))
+    assert em.declare("$x", length) == "$x := len $y"  # a command: the whole pipeline
+    assert em.assign("$x", ir.Pipe((length,))) == "$x = (len $y)"  # an operand: in parentheses
+    assert em.range_(ir.Variable("$m", ("All",)), "$k", "$v") == "range $k, $v := $m.All"
+
+
+def test_an_action_written_as_ir_reaches_the_tree_as_that_ir() -> None:
+    """The tree's passes ask the node an action was written from; only text is read back."""
+    from ollama_fc.convert.go import tree
+
+    written = tree.Act.of(DECLARE)
+    block = tree.Act.of(CONDITION)
+    built = tree.build([block, written, tree.Act("end"), tree.Act("$y := len $s")])
+    opened, plain = built
+    assert isinstance(opened, tree.Block) and opened.written == CONDITION and opened.node.reads() == {"$m", "$seen"}
+    assert isinstance(opened.body[0], tree.Action) and opened.body[0].written == DECLARE
+    assert isinstance(plain, tree.Action) and plain.written is None and plain.node.declares() == ("$y",)
+    assert (
+        tree.render(built)
+        == '{{ if and (eq $m.Role "user") (not $seen) }}{{ $n := len $s }}{{ end }}{{ $y := len $s }}'
+    )
+
+
+def test_a_value_holds_its_operand_as_ir() -> None:
+    from ollama_fc.convert.ops.values import STR, Value, const
+
+    role = Value.of(ROLE, STR)
+    assert (role.code, role.node, role.reads_field("Role")) == ("$m.Role", ROLE, True)
+    assert const("a\n").node == ir.String.of("a\n") and const(3).node == ir.Number("3")
+    assert Value("(index $m 0).Content", STR).reads_field("Content")  # (text read once, when asked)
+    assert not Value("$m", STR).reads_field("Role")

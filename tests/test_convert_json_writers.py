@@ -14,12 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from renders import ollama_renders
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.convert.named import split_defines
 from ollama_fc.hf.reference import render as reference_render
+from tests.renders import ollama_renders
 
 
 def _nested(levels: int) -> dict[str, Any]:

@@ -15,7 +15,6 @@ import re
 from typing import Any
 
 import pytest
-from renders import ollama_renders
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
@@ -24,6 +23,7 @@ from ollama_fc.convert.translate import Translator
 from ollama_fc.convert.translate.plans import plan_marks, unsound_use
 from ollama_fc.convert.translate.printplan import PrintPlans
 from ollama_fc.hf.reference import render as reference_render
+from tests.renders import ollama_renders
 
 
 def _function(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:

@@ -7,12 +7,12 @@ reference renderer; every edge text is one message of a single conversation."""
 from __future__ import annotations
 
 import pytest
-from renders import ollama_renders
 
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.convert.go.textops import PY_WHITESPACE
 from ollama_fc.hf.reference import ReferenceRenderError
 from ollama_fc.hf.reference import render as reference_render
+from tests.renders import ollama_renders
 
 #: every character str.strip() removes that is more than one byte in UTF-8
 WIDE_SPACES = [char for char in PY_WHITESPACE if ord(char) >= 0x80]

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from shared_data import SHARED, missing
 
 from ollama_fc import oracle
 from ollama_fc.convert import convert
 from ollama_fc.errors import ConversionError
+from tests.shared_data import SHARED, missing
 
 SEEDS = sorted((SHARED / "seeds" / "templates").glob("*.jinja"))
 CORPUS = sorted((SHARED / "corpus" / "templates").glob("*.jinja"))

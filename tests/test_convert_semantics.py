@@ -9,12 +9,12 @@ import subprocess
 import sys
 
 import pytest
-from renders import ollama_renders
-from shared_data import shared_path
 
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.hf.reference import render as reference_render
 from ollama_fc.verify.battery import case_named
+from tests.renders import ollama_renders
+from tests.shared_data import shared_path
 
 
 @pytest.mark.parametrize(

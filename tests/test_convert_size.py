@@ -8,7 +8,6 @@ import re
 from typing import Any
 
 import pytest
-from renders import ollama_renders
 
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.convert.actions import compact_actions
@@ -16,6 +15,7 @@ from ollama_fc.convert.go.irread import read_action
 from ollama_fc.convert.go.sharing import SHARED_CONSTANT_CHARS
 from ollama_fc.convert.go.tree import ACTION_SPAN
 from ollama_fc.hf.reference import render as reference_render
+from tests.renders import ollama_renders
 
 #: every optional field of a property on some path, and none on others: type lists, nested
 #: objects and arrays, enums, a property with only a type, descriptions with characters JSON

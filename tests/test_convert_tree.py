@@ -7,13 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from shared_data import SHARED, missing
 
 from ollama_fc.convert import convert
 from ollama_fc.convert.actions import CUT, GUARD, coalesce_guards
 from ollama_fc.convert.go import ir
 from ollama_fc.convert.go.tree import Act, Action, Block, Text, blocks, build, heads, parse, parse_helper, render
 from ollama_fc.errors import ConversionError
+from tests.shared_data import SHARED, missing
 
 CORPUS = sorted((SHARED / "corpus" / "templates").glob("*.jinja"))
 

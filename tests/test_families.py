@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from family_cases import CASES, turn
-from shared_data import seed_template
 
 from ollama_fc.cli import main
 from ollama_fc.errors import OllamaFcError, SourceError
@@ -30,6 +28,8 @@ from ollama_fc.hf.shapes import probe, to_hf
 from ollama_fc.markers import read_marker
 from ollama_fc.parsers import parse_tool_calls
 from ollama_fc.testbed.server import free_port
+from tests.family_cases import CASES, turn
+from tests.shared_data import seed_template
 
 FAMILIES = ["gemma3-tools", "minimax", "phi4-mini", "qwen2.5", "typhoon2"]
 SEEDS = {

@@ -18,8 +18,6 @@ from typing import Any
 import httpx
 import ollama
 import pytest
-from family_cases import CASES, turn
-from shared_data import missing, shared_path
 
 from ollama_fc import Client, run_tools
 from ollama_fc.build import build
@@ -31,6 +29,8 @@ from ollama_fc.hf.shapes import probe, to_hf
 from ollama_fc.recovery import parser_from_show
 from ollama_fc.testbed.scripted import write_scripted_gguf
 from ollama_fc.testbed.server import rendered_prompt
+from tests.family_cases import CASES, turn
+from tests.shared_data import missing, shared_path
 
 pytestmark = pytest.mark.ollama
 

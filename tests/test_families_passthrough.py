@@ -16,13 +16,13 @@ from typing import Any
 
 import ollama
 import pytest
-from family_cases import CASES
 
 from ollama_fc import Client
 from ollama_fc.build import build
 from ollama_fc.families import family_template, load_family
 from ollama_fc.functions import function_to_tool
 from ollama_fc.testbed.scripted import write_scripted_gguf
+from tests.family_cases import CASES
 
 ASK = [{"role": "user", "content": "What is the weather in Paris?"}]
 

@@ -14,12 +14,12 @@ import httpx
 import ollama
 import pytest
 from click.testing import CliRunner, Result
-from shared_data import shared_path
 
 from ollama_fc import Client, cli
 from ollama_fc.installed import read_parameters
 from ollama_fc.markers import read_marker
 from ollama_fc.testbed.server import free_port
+from tests.shared_data import shared_path
 
 PROMPT_ONLY = "{{ .Prompt }}"  # what Ollama v0.24.0 gives a GGUF imported without a TEMPLATE
 HERMES_CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'

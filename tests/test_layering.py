@@ -1,6 +1,6 @@
 """The package's shape: no import cycles between modules nor between packages, each layer imports
-only the ones below it, and no module grows past the size a reader takes in at once. Read from
-the source with ast."""
+only the ones below it, and no module (nor converter function) grows past the size a reader takes
+in at once. Read from the source with ast."""
 
 from __future__ import annotations
 
@@ -125,6 +125,25 @@ def test_layers_import_only_downwards(lower: tuple[str, ...], higher: tuple[str,
 def test_no_module_is_past_the_size_a_reader_takes_in() -> None:
     sizes = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in MODULES.items()}
     assert {name: size for name, size in sizes.items() if size > MAX_LINES} == {}
+
+
+#: the longest function of the converter, in lines from its `def` (or first decorator) to its end
+MAX_CONVERTER_FUNCTION_LINES = 80
+
+
+def test_no_converter_function_is_past_the_length_a_reader_takes_in() -> None:
+    """A converter function longer than a screenful decides several things at once; split
+    along the concepts inside it (stmt_Assign, for_loop and expr_Call were 124 to 201 lines)."""
+    converter = PACKAGE / "convert"
+    long: dict[str, int] = {}
+    for path in sorted(converter.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                start = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
+                length = (node.end_lineno or node.lineno) - start + 1
+                if length > MAX_CONVERTER_FUNCTION_LINES:
+                    long[f"{path.relative_to(converter)}:{node.lineno} {node.name}"] = length
+    assert long == {}, f"functions over {MAX_CONVERTER_FUNCTION_LINES} lines: {long}"
 
 
 def loaded_by(statement: str) -> list[str]:

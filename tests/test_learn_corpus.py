@@ -8,7 +8,6 @@ calls with the template, read them back with the learned format) is exact. On th
 from __future__ import annotations
 
 import pytest
-from shared_data import shared_path
 
 from ollama_fc.convert import load_source
 from ollama_fc.learn import learn_format
@@ -18,6 +17,7 @@ from ollama_fc.parsers.learned import LearnedParser
 from ollama_fc.parsers.registry import parsers_for
 from ollama_fc.parsers.streaming import result_from_pieces
 from ollama_fc.verify.runner import with_stand_in_tokens
+from tests.shared_data import shared_path
 
 TOOLS = [
     {"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {}}}}

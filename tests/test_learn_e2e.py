@@ -16,7 +16,6 @@ from typing import Any
 import ollama
 import openai
 import pytest
-from shared_data import shared_path
 
 from ollama_fc import Client
 from ollama_fc.convert import load_source
@@ -26,6 +25,7 @@ from ollama_fc.learn import convert_with_format
 from ollama_fc.learn.probes import Call, Probe, call_text, calling_shape
 from ollama_fc.serve import ProxyThread
 from ollama_fc.verify.runner import with_stand_in_tokens
+from tests.shared_data import shared_path
 
 pytestmark = pytest.mark.ollama
 

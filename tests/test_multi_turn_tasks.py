@@ -8,18 +8,13 @@ number meaningless. No server.
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
-from multi_turn_tasks import KINDS, NO_DATA, Run, judge, load_tasks, task_functions
-from real_model_multiturn import first_call
-from real_model_scoring import Call
-
+from benchmarks.multi_turn_tasks import KINDS, NO_DATA, Run, judge, load_tasks, task_functions
+from benchmarks.real_model_multiturn import first_call
+from benchmarks.real_model_scoring import Call
 from ollama_fc import function_to_tool, validate_arguments
 from ollama_fc.toolchoice import NONE_NOTE
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from format_records import check_record, format_records, record_id
 
 from ollama_fc import ParsedCall, parse_tool_calls
+from tests.format_records import check_record, format_records, record_id
 
 TOOLS = [
     {

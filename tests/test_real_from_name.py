@@ -19,13 +19,13 @@ from typing import Any
 
 import ollama
 import pytest
-from shared_data import shared_path
-from test_real_model import NO_TOOL, OPTIONS, TOOLS, WEATHER, calls_of, create, is_paris_weather, streamed
-from test_real_model import real_gguf as real_gguf  # the fixture: the real model's GGUF
 
 from ollama_fc import Client
 from ollama_fc.diagnose import OPTIONS as CHECK_OPTIONS
 from ollama_fc.diagnose import TOOLS as CHECK_TOOLS
+from tests.shared_data import shared_path
+from tests.test_real_model import NO_TOOL, OPTIONS, TOOLS, WEATHER, calls_of, create, is_paris_weather, streamed
+from tests.test_real_model import real_gguf as real_gguf  # the fixture: the real model's GGUF
 
 pytestmark = pytest.mark.ollama
 

@@ -22,13 +22,13 @@ from typing import Any
 import ollama
 import openai
 import pytest
-from shared_data import IN_CI
 
 from ollama_fc import Client
 from ollama_fc.build import build
 from ollama_fc.functions import function_to_tool
 from ollama_fc.serve.server import ProxyThread
 from ollama_fc.testbed.realmodel import REAL_MODEL, ModelUnavailableError, real_model_gguf
+from tests.shared_data import IN_CI
 
 pytestmark = pytest.mark.ollama
 

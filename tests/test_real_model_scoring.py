@@ -8,16 +8,13 @@ ollama-fc; one that missed a right call in another order would understate it. No
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
-from real_model_scoring import (
+from benchmarks.real_model_scoring import (
     CATEGORIES,
     MODES,
     Call,
@@ -39,7 +36,6 @@ from real_model_scoring import (
     spread,
     tallies,
 )
-
 from ollama_fc.arguments import validate_arguments
 
 PROMPTS = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "real_model_prompts.json"
@@ -235,7 +231,7 @@ def test_each_expected_call_is_one_the_offered_tool_accepts() -> None:
 
 def test_a_details_file_reports_the_same_scores_again(tmp_path: Path) -> None:
     """`--from-details` re-scores saved replies: what it reads back is what the run scored."""
-    import real_model
+    from benchmarks import real_model
 
     prompt_set = load_prompt_set(PROMPTS)
     first = prompt_set.prompts[0]

@@ -5,14 +5,9 @@ may skip the call would overstate that."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
-from render_floor import BARE_RANGE, ONE_CALL_PER_MESSAGE, floor_template, per_message_call
+from benchmarks.render_floor import BARE_RANGE, ONE_CALL_PER_MESSAGE, floor_template, per_message_call
 
 CALLS = {
     "a role test": "{% for m in messages %}{% if m['role'] == 'user' %}U{% endif %}{{ m.content }}{% endfor %}",

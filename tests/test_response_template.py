@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from shared_data import shared_path
 
 from ollama_fc.cli import main
 from ollama_fc.convert.sources import load_source
 from ollama_fc.learn import FormatNotLearned, learn_format
 from ollama_fc.learn.response_template import from_response_template, start_anchor, to_response_template
 from ollama_fc.parsers import parse_tool_calls
+from tests.shared_data import shared_path
 
 chat_parsing = pytest.importorskip("transformers.utils.chat_parsing")
 

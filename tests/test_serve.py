@@ -21,8 +21,14 @@ import httpx
 import ollama
 import openai
 import pytest
-from family_cases import ANSWER, CASES
-from test_client_e2e import (
+
+from ollama_fc import Client, run_tools
+from ollama_fc.functions import function_to_tool
+from ollama_fc.serve import ProxyThread
+from ollama_fc.serve.upstream import AiohttpTransport
+from ollama_fc.testbed.scripted import write_scripted_gguf
+from tests.family_cases import ANSWER, CASES
+from tests.test_client_e2e import (
     ASK,
     HERMES,
     PLAIN_TOOLS,
@@ -35,12 +41,6 @@ from test_client_e2e import (
     calls_of,
     joined,
 )
-
-from ollama_fc import Client, run_tools
-from ollama_fc.functions import function_to_tool
-from ollama_fc.serve import ProxyThread
-from ollama_fc.serve.upstream import AiohttpTransport
-from ollama_fc.testbed.scripted import write_scripted_gguf
 
 pytestmark = pytest.mark.ollama
 

@@ -12,9 +12,10 @@ import anthropic
 import httpx
 import openai
 import pytest
-from family_cases import ANSWER, CASES
-from test_client_e2e import PLAIN_TOOLS, RECOVERED, SPECIALS, THINKING, THINKING_SCRIPTS, THOUGHT
-from test_serve import NAMED_RESULTS, QUESTION, TOOL_DICTS, WEATHER_CALL
+
+from tests.family_cases import ANSWER, CASES
+from tests.test_client_e2e import PLAIN_TOOLS, RECOVERED, SPECIALS, THINKING, THINKING_SCRIPTS, THOUGHT
+from tests.test_serve import NAMED_RESULTS, QUESTION, TOOL_DICTS, WEATHER_CALL
 
 pytestmark = pytest.mark.ollama
 

@@ -16,7 +16,6 @@ from typing import Any
 import openai
 import pytest
 from click.testing import CliRunner
-from family_cases import CASES
 
 from ollama_fc.build import build
 from ollama_fc.cli import main
@@ -24,6 +23,7 @@ from ollama_fc.families import load_family
 from ollama_fc.serve import default_upstream
 from ollama_fc.testbed.scripted import write_scripted_gguf
 from ollama_fc.testbed.server import free_port
+from tests.family_cases import CASES
 
 QUESTION = "What is the weather in Paris?"
 WEATHER_TOOL = {

@@ -15,13 +15,13 @@ from typing import Any
 
 import ollama
 import pytest
-from family_cases import CASES
-from shared_data import shared_path
 
 from ollama_fc.build import build
 from ollama_fc.families import load_family
 from ollama_fc.testbed.scripted import count_tokens, write_scripted_gguf
 from ollama_fc.testbed.server import rendered_prompt
+from tests.family_cases import CASES
+from tests.shared_data import shared_path
 
 pytestmark = pytest.mark.ollama
 

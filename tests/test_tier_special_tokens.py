@@ -21,12 +21,12 @@ from typing import Any
 
 import ollama
 import pytest
-from family_cases import CASES
-from tier_cases import PARIS, QUESTION, TOOLS, create_passthrough, get_weather
 
 from ollama_fc import Client
 from ollama_fc.build import build
 from ollama_fc.families import family_template, load_family
+from tests.family_cases import CASES
+from tests.tier_cases import PARIS, QUESTION, TOOLS, create_passthrough, get_weather
 
 pytestmark = pytest.mark.ollama
 

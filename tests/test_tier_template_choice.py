@@ -20,14 +20,14 @@ from typing import Any
 
 import ollama
 import pytest
-from family_cases import CASES
-from tier_cases import QUESTION, TOOLS, create_passthrough
 
 from ollama_fc import oracle
 from ollama_fc.build import build
 from ollama_fc.families import load_family
 from ollama_fc.testbed.scripted import count_tokens, write_scripted_gguf
 from ollama_fc.testbed.server import rendered_prompt
+from tests.family_cases import CASES
+from tests.tier_cases import QUESTION, TOOLS, create_passthrough
 
 pytestmark = pytest.mark.ollama
 

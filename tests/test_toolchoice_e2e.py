@@ -18,11 +18,11 @@ import anthropic
 import httpx
 import openai
 import pytest
-from test_client_e2e import ASKED_FOR_THE_ANSWER, PLAIN_TOOLS, RECOVERED, SPECIALS, THINKING
-from test_serve import TOOL_DICTS
 
 from ollama_fc import AsyncClient, Client
 from ollama_fc.toolchoice import ToolChoiceError
+from tests.test_client_e2e import ASKED_FOR_THE_ANSWER, PLAIN_TOOLS, RECOVERED, SPECIALS, THINKING
+from tests.test_serve import TOOL_DICTS
 
 pytestmark = pytest.mark.ollama
 

@@ -19,7 +19,6 @@ from typing import Any
 import ollama
 import pytest
 from click.testing import CliRunner
-from shared_data import IN_CI
 
 from ollama_fc import Client, cli
 from ollama_fc.convert.sources import load_source
@@ -30,6 +29,7 @@ from ollama_fc.testbed.realmodel import SMOLLM2_135M, ModelUnavailableError, rea
 from ollama_fc.testbed.scripted import write_scripted_gguf
 from ollama_fc.tools_section import extend
 from ollama_fc.verify.runner import compare
+from tests.shared_data import IN_CI
 
 pytestmark = pytest.mark.ollama
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from shared_data import shared_path
 
 from ollama_fc.convert.sources import TemplateSource
 from ollama_fc.errors import SourceError
@@ -16,6 +15,7 @@ from ollama_fc.markers import read_marker
 from ollama_fc.parsers import parse_tool_calls
 from ollama_fc.tools_section import TOOLS_FORMATS, convert_with_tools_section, extend, tool_capable
 from ollama_fc.verify.runner import compare
+from tests.shared_data import shared_path
 
 #: SmolLM2-135M-Instruct's GGUF special tokens (bos is <|im_start|>, its tokenizer adds none)
 SMOLLM2_TOKENS = {"bos_token": "<|im_start|>", "eos_token": "<|im_end|>"}

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from shared_data import shared_path
 
 from ollama_fc import oracle
 from ollama_fc.verify.battery import CASES
+from tests.shared_data import shared_path
 
 SEEDS = (
     "gemma3-tools.jinja",

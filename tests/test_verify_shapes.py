@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from shared_data import seed_template, shared_path
 
 from ollama_fc.hf.shapes import Shape, probe, role_names, to_hf
 from ollama_fc.verify.battery import CASES, case_named, render_case
+from tests.shared_data import seed_template, shared_path
 
 
 def test_minimax_wants_parts_content_and_function_role_and_drops_calls() -> None:

@@ -4,6 +4,7 @@ go/tree.py)."""
 
 from __future__ import annotations
 
+from .go import ir
 from .go.tree import Act, Action, Block, Node, action_spans, compact_raw
 
 
@@ -22,7 +23,7 @@ def compact_actions(template: str) -> str:
 
 #: the prefill guard around output (`Emit.show`), written before `compact_actions`: true until
 #: the prefilled final text is cut, which only `CUT` does
-GUARD = Act("if $ofc_go")
+GUARD = Act.of(ir.Open("if", ir.operand_pipe(ir.Variable("$ofc_go"))))
 CUT_CODE = "$ofc_go = false"
 CUT = "{{ " + CUT_CODE + " }}"
 
@@ -66,7 +67,7 @@ def _coalesce(tree: list[Node], inside: dict[int, tuple[int, bool]]) -> None:
         if node.keyword in {"if", "range", "with"} and not cut and guards > 1:
             for body in (node.body, *(branch.body for branch in node.branches)):
                 _unguard(body)
-            tree[i] = Block(GUARD, [node])
+            tree[i] = Block(GUARD, [node], written=GUARD.node)
         else:
             for body in (node.body, *(branch.body for branch in node.branches)):
                 _coalesce(body, inside)

@@ -181,7 +181,7 @@ class Variable(Node):
 
     @property
     def code(self) -> str:
-        return self.name + "".join("." + name for name in self.fields)
+        return self.name + "." + ".".join(self.fields) if self.fields else self.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +192,7 @@ class Field(Node):
 
     @property
     def code(self) -> str:
-        return "".join("." + name for name in self.fields)
+        return "." + ".".join(self.fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,7 +298,7 @@ class Command(Node):
 
     @property
     def code(self) -> str:
-        return " ".join(f"({arg.code})" if isinstance(arg, Pipe) else arg.code for arg in self.args)
+        return " ".join([f"({arg.code})" if type(arg) is Pipe else arg.code for arg in self.args])
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,6 +308,7 @@ class Pipe(Node):
     cmds: tuple[Command, ...]
     decl: tuple[str, ...] = ()
     is_assign: bool = False
+    cached_code: str | None = field(default=None, init=False, compare=False, repr=False)
 
     def children(self) -> Iterator[Node]:
         return iter(self.cmds)
@@ -316,16 +317,16 @@ class Pipe(Node):
         """This pipeline declaring `names` (`$x := ...`)."""
         return Pipe(self.cmds, names)
 
-    def assigning(self, *names: str) -> Pipe:
-        """This pipeline assigning `names` (`$x = ...`)."""
-        return Pipe(self.cmds, names, is_assign=True)
-
     @property
     def code(self) -> str:
-        body = " | ".join(command.code for command in self.cmds)
-        if not self.decl:
-            return body
-        return f"{', '.join(self.decl)} {'=' if self.is_assign else ':='} {body}"
+        text = self.cached_code
+        if text is None:
+            cmds = self.cmds
+            text = cmds[0].code if len(cmds) == 1 else " | ".join([command.code for command in cmds])
+            if self.decl:
+                text = f"{', '.join(self.decl)} {'=' if self.is_assign else ':='} {text}"
+            object.__setattr__(self, "cached_code", text)
+        return text
 
 
 def call(function: str, *args: Operand) -> Pipe:
@@ -348,12 +349,11 @@ def command(function: str, *args: Operand) -> Command:
 Expression = Union[Operand, Command]
 
 
-def pipe_of(expression: Expression) -> Pipe:
+def pipe_of(expression: Expression, decl: tuple[str, ...] = (), is_assign: bool = False) -> Pipe:
     """The pipeline that is `expression`: a command as it is, an operand as a command of its own
-    (a pipeline in parentheses)."""
-    if isinstance(expression, Command):
-        return Pipe((expression,))
-    return Pipe((Command((expression,)),))
+    (a pipeline in parentheses); declaring (or assigning) `decl`."""
+    command = expression if type(expression) is Command else Command((expression,))  # type: ignore[arg-type]
+    return Pipe((command,), decl, is_assign)
 
 
 def operand_code(operand: Operand) -> str:

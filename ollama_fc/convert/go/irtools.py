@@ -34,18 +34,6 @@ def is_simple_variable(node: Node) -> bool:
     )
 
 
-def last_field(node: Node) -> str | None:
-    """The field an expression ends in where it is one operand read through fields (`Role` of
-    `$m.Role`, `.Role` or `(index $m 0).Role`), else None."""
-    pipe = node.pipe if isinstance(node, Action) else node
-    if not isinstance(pipe, Pipe) or pipe.decl or len(pipe.cmds) != 1 or len(pipe.cmds[0].args) != 1:
-        return None
-    operand = pipe.cmds[0].args[0]
-    if isinstance(operand, (Variable, Field, Chain)) and operand.fields:
-        return operand.fields[-1]
-    return None
-
-
 def field_of(node: Node | None, name: str) -> Operand | None:
     """What the operand `node` reads the field `name` of, where it is one read through fields
     ending in `name` (`$m` of `$m.Content`, `(index $m 0)` of `(index $m 0).Content`)."""

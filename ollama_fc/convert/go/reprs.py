@@ -154,7 +154,7 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     _repr_string_opens(em, v)
     for byte, word in ((44, ", "), (58, ": "), (116, "True"), (102, "False"), (110, "None")):
         em.if_(go_eq(v.b, str(byte)), "else if")
-        em.assign(v.piece, go_string(word))
+        em.assign(v.piece, ir.String.of(word))
         if byte > 58:
             em.assign(v.step, str(len(word)))  # the JSON word true/false/null is as long
     em.else_()
@@ -178,12 +178,12 @@ def _repr_inside_string(em: Emitter, v: _ReprScan) -> None:
     em.assign(v.piece, v.quote)
     em.assign(v.quote, '""')
     em.if_(go_eq(v.b, "39"), "else if")
-    em.assign(v.piece, q(chr(39)))
+    em.assign(v.piece, ir.String.of(chr(39)))
     em.if_(go_eq(v.quote, q(chr(39))))
-    em.assign(v.piece, q(chr(92) + chr(39)))
+    em.assign(v.piece, ir.String.of(chr(92) + chr(39)))
     em.end()
     em.if_(go_eq(v.b, "127"), "else if")
-    em.assign(v.piece, q(chr(92) + "x7f"))
+    em.assign(v.piece, ir.String.of(chr(92) + "x7f"))
     em.if_(GoCall("ge", v.b, str(LEAD_BYTE)), "else if")
     rune, rune_escape = rune_repr_escape(em, v.text, v.i)
     em.if_(rune_escape)
@@ -210,13 +210,13 @@ def _repr_json_escape(em: Emitter, v: _ReprScan) -> None:
     em.assign(v.piece, v.escape)
     for code, char in (("003c", "<"), ("003e", ">"), ("0026", "&")):
         em.if_(go_eq(v.escape, q(chr(92) + "u" + code)), "if" if code == "003c" else "else if")
-        em.assign(v.piece, q(char))
+        em.assign(v.piece, ir.String.of(char))
     em.if_(go_eq(GoCall("slice", v.escape, "0", "4"), q(chr(92) + "u00")), "else if")
     em.assign(v.piece, _hex_escape(v.escape))
     em.end()
     for short, python in (('"', '"'), ("b", "\\x08"), ("f", "\\x0c")):
         em.if_(go_eq(v.escape, q(chr(92) + short)), "else if")
-        em.assign(v.piece, q(python))
+        em.assign(v.piece, ir.String.of(python))
     em.end()
 
 
@@ -239,8 +239,8 @@ def _repr_string_opens(em: Emitter, v: _ReprScan) -> None:
     em.break_()
     em.end()
     em.end()
-    em.assign(v.quote, go_string(chr(39)))
+    em.assign(v.quote, ir.String.of(chr(39)))
     em.if_(go_and(v.single, go_not(v.double)))
-    em.assign(v.quote, go_string(chr(34)))
+    em.assign(v.quote, ir.String.of(chr(34)))
     em.end()
     em.assign(v.piece, v.quote)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from . import ir
 from .calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf, operand_of, starts_with
-from .textops import HTML_ESCAPED, Emitter, go_string, lacks_any_of, plus_one, position_after
+from .textops import HTML_ESCAPED, Emitter, go_string, lacks_any_of, one_more, position_after
 
 ZERO = ir.Number.of(0)
 
@@ -200,7 +200,7 @@ def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | N
         em.assign(result, ir.command("printf", ir.String.of("%s%s%v"), ir.Variable(result), run, operand_of(new_code)))
         em.assign(last, position_after(text, i, size))
         if limit is not None:
-            em.assign(done, plus_one(done))
+            em.assign(done, one_more(ir.Variable(done)))
         if checks:
             em.end()
 

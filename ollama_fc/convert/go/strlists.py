@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from . import ir
 from .calls import GoCall, go_and, go_eq, go_len, operand_of, starts_with
-from .textops import Emitter, go_string, plus_one, position_after
+from .textops import Emitter, go_string, one_more, position_after
 
 #: the element marker, as a Go string literal (a byte, not the rune U+00FF)
 MARK = '"\\xff"'
@@ -51,7 +51,7 @@ def count(em: Emitter, code: str) -> str:
     em.declare(n, "0")
     em.range_(ir.command("len", ir.Variable(text)), i)
     em.if_(go_eq(GoCall("index", text, i), str(MARK_BYTE)))
-    em.assign(n, plus_one(n))
+    em.assign(n, one_more(ir.Variable(n)))
     em.end()
     em.end()
     return n
@@ -136,7 +136,7 @@ def each(em: Emitter, code: str) -> tuple[str, str, str]:
     em.declare(item, ir.command("slice", ir.Variable(text), ir.Variable(start), ir.Variable(i)))
     em.assign(start, position_after(text, i))
     em.declare(idx, seen)
-    em.assign(seen, plus_one(seen))
+    em.assign(seen, one_more(ir.Variable(seen)))
     return item, idx, total
 
 
@@ -157,7 +157,7 @@ def nth(em: Emitter, code: str, position: str) -> tuple[str, str]:
     em.break_()
     em.end()
     em.assign(start, position_after(text, i))
-    em.assign(seen, plus_one(seen))
+    em.assign(seen, one_more(ir.Variable(seen)))
     em.end()
     em.end()
     return result, found
@@ -175,7 +175,7 @@ def tail(em: Emitter, code: str, start: str) -> str:
     em.assign(result, ir.command("slice", ir.Variable(text), ir.Variable(i)))
     em.break_()
     em.end()
-    em.assign(seen, plus_one(seen))
+    em.assign(seen, one_more(ir.Variable(seen)))
     em.end()
     em.end()
     return result

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal, Union, cast
 
-from . import ir, irtools
+from . import ir
 from .irread import Unread, read_action
 
 #: the actions that open a block, closed by `{{ end }}`
@@ -29,10 +29,6 @@ class _Head:
 
     raw: str
     written: ir.ActionNode | None
-
-    def __post_init__(self) -> None:
-        if self.written is None and type(self.raw) is Act:
-            self.written = self.raw.node
 
     @property
     def node(self) -> ir.ActionNode:
@@ -132,15 +128,6 @@ def operand(code: str) -> ir.Operand | None:
     return args[0] if len(args) == 1 else None
 
 
-def reads_field(code: str, name: str) -> bool:
-    """Is the Go expression `code` one operand read through fields ending in `name` (`$m.Role`
-    for `Role`)?"""
-    try:
-        return irtools.last_field(expression(code)) == name
-    except Unread:
-        return False
-
-
 def rewrite(head: Action | Block | Branch, node: ir.ActionNode) -> None:
     """The action `head` says `node` now, written as its text was (spaced or compact)."""
     head.raw, head.written = ir.render(node, compact=head.raw != ir.render(head.node)), node
@@ -166,15 +153,24 @@ class Act(str):
 
     @classmethod
     def of(cls, node: ir.ActionNode) -> Act:
-        """The action `node`, spaced and untrimmed (as every `Act` is written)."""
+        """The action `node`, spaced and untrimmed (as every `Act` is written); an action
+        written before is given the node it was written from then, with what it uses found once."""
         assert node.trim == ir.NO_TRIM, "an Act has no trim markers"
         act = cls(node.code)
-        act.node = node
+        act.node = _WRITTEN.setdefault(act, node)
+        if len(_WRITTEN) > _WRITTEN_AT_MOST:
+            _WRITTEN.clear()
         return act
 
     @property
     def code(self) -> str:
         return self[3:-3]
+
+
+#: the node each action text was written from, shared by the conversions of a process (as
+#: `node_of` shares what it reads); kept to a bound
+_WRITTEN: dict[str, ir.ActionNode] = {}
+_WRITTEN_AT_MOST = 1 << 16
 
 
 #: what a `Mark` marks: where a plan's part was made, where it was used, where the body starts

@@ -47,21 +47,21 @@ class Verbs(Generic[W]):
         node = expression_of(code) if isinstance(code, str) else code
         if node is None:
             return self.action(f"{var} := {code}")
-        return self.write(ir.Action(ir.pipe_of(node).declaring(var)))
+        return self.write(ir.Action(ir.pipe_of(node, (var,))))
 
     def assign(self, var: str, code: str | ir.Expression) -> W:
         """`var = code`: assign the expression `code` to the Go variable `var`."""
         node = expression_of(code) if isinstance(code, str) else code
         if node is None:
             return self.action(f"{var} = {code}")
-        return self.write(ir.Action(ir.pipe_of(node).assigning(var)))
+        return self.write(ir.Action(ir.pipe_of(node, (var,), is_assign=True)))
 
     def range_(self, code: str | ir.Expression, *names: str) -> W:
         """`range names := code` (`range code` without names): a loop over `code`."""
         node = expression_of(code) if isinstance(code, str) else code
         if node is None:
             return self.action(f"range {', '.join(names)} := {code}" if names else f"range {code}")
-        return self.write(ir.Open("range", ir.pipe_of(node).declaring(*names) if names else ir.pipe_of(node)))
+        return self.write(ir.Open("range", ir.pipe_of(node, names)))
 
     def print_(self, code: ir.Expression) -> W:
         """`{{ code }}`: print the expression `code`."""

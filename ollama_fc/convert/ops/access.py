@@ -50,6 +50,7 @@ from .values import (
     UNDEF,
     UNDEFINED,
     Facts,
+    Kind,
     Loop,
     Value,
     attrs_of,
@@ -152,33 +153,53 @@ class Access:
     def attr(self, base: Value, name: str, node: nodes.Node) -> Value:
         value = self.field(base, name, node)
         if toolschema.optional(base.kind, name) and value.kind != UNDEF:
-            value.facts = replace(value.facts, optional=True)
+            return replace(value, facts=replace(value.facts, optional=True))
         return value
 
     def field(self, base: Value, name: str, node: nodes.Node) -> Value:
+        """`base.name` by what `base` is: a literal's or a namespace's own, a content part's or a
+        tool's (schema, call) field, one of Ollama's structs' fields, or a text's, list's or
+        untyped value's attribute."""
         if base.kind == BOUND_METHOD or base.facts.items:
             return UNDEFINED  # neither a method nor a list of (key, value) pairs has fields
         if base.kind in {DICT, RECORD}:
             return self.dict_fields(base).get(name, UNDEFINED)
         if base.kind == NS:
-            attrs = attrs_of(base)
-            if name not in attrs:
-                return UNDEFINED
-            found = attrs[name]
-            known = found.facts.known
-            if known is not None and known[0] == self.emit.flow_epoch:
-                return const(known[1])  # set to a constant with no branch point since
-            facts = Facts(
-                maybe_undefined=found.facts.maybe_undefined,
-                defined_flag=found.facts.defined_flag or None,
-                maybe_none=found.kind == NONE or found.facts.maybe_none,  # None is held as "" until some path sets it
-                # set to text holding constant text, no branch point since
-                nonempty=found.facts.known_nonempty == self.emit.flow_epoch,
-                final=f"{base.code}_{name}_final" if name in (base.facts.text_attrs or ()) else None,
-            )
-            if found.facts.maybe_negative or (found.is_const and isinstance(found.const, int) and found.const < 0):
-                facts = replace(facts, maybe_negative=True)
-            return Value(f"{base.code}_{name}", found.kind if found.kind not in {NONE, UNDEF} else ANY, facts=facts)
+            return self.namespace_attr(base, name)
+        found = self.part_field(base, name) or self.tool_field(base, name, node)
+        if found is not None:
+            return found
+        fields = FIELDS.get(base.kind)
+        if fields is not None:
+            return self.struct_field(base, name, fields)
+        return self.value_attr(base, name, node)
+
+    def namespace_attr(self, base: Value, name: str) -> Value:
+        """`ns.name`: its Go variable, or the constant it was set to with no branch point since;
+        what may hold of it on some path (undefined, None, negative) carried over."""
+        attrs = attrs_of(base)
+        if name not in attrs:
+            return UNDEFINED
+        found = attrs[name]
+        known = found.facts.known
+        if known is not None and known[0] == self.emit.flow_epoch:
+            return const(known[1])  # set to a constant with no branch point since
+        facts = Facts(
+            maybe_undefined=found.facts.maybe_undefined,
+            defined_flag=found.facts.defined_flag or None,
+            maybe_none=found.kind == NONE or found.facts.maybe_none,  # None is held as "" until some path sets it
+            # set to text holding constant text, no branch point since
+            nonempty=found.facts.known_nonempty == self.emit.flow_epoch,
+            final=f"{base.code}_{name}_final" if name in (base.facts.text_attrs or ()) else None,
+        )
+        if found.facts.maybe_negative or (found.is_const and isinstance(found.const, int) and found.const < 0):
+            facts = replace(facts, maybe_negative=True)
+        return Value(f"{base.code}_{name}", found.kind if found.kind not in {NONE, UNDEF} else ANY, facts=facts)
+
+    @staticmethod
+    def part_field(base: Value, name: str) -> Value | None:
+        """A content part's field: Ollama's message has one part, its text. None where `base` is
+        no content part."""
         if base.kind == PART:
             if name == "type":
                 return const("text")
@@ -188,6 +209,11 @@ class Access:
             return UNDEFINED
         if base.kind in {CONTENT} and name in {"text"}:
             return UNDEFINED
+        return None
+
+    def tool_field(self, base: Value, name: str, node: nodes.Node) -> Value | None:
+        """A field of a tool's schema (a property map, a property) or of a call (its arguments,
+        a flat call read through `.function`). None where `base` has no such field here."""
         if base.kind == ARGS:
             return Value(GoCall("index", base.code, go_string(name)), ANY)
         if base.kind == PROPS:
@@ -208,24 +234,32 @@ class Access:
             return self.attr(Value(go_field(base.code, ".Function"), FUNC), name, node)
         if base.kind == CALL and name == "type":
             return const("function")
-        fields = FIELDS.get(base.kind)
-        if fields is not None:
-            if name in fields:
-                go, kind = fields[name]
-                if base.kind != MSG:
-                    return Value(go_field(base.code, f".{go}"), kind)
-                content = name == "content"
-                facts = Facts(
-                    optional=name in OPTIONAL_MESSAGE_KEYS,
-                    final=go_eq(base.code, "$ofc_final") if content else None,
-                    # Ollama sends "" where transformers users pass None: an assistant's calls
-                    # with no text (templates print the calls only when the content is none)
-                    none_when=go_and(go_eq(go_field(base.code, ".Content"), '""'), go_field(base.code, ".ToolCalls"))
-                    if content
-                    else None,
-                )
-                return Value(go_field(base.code, f".{go}"), kind, facts=facts)
+        return None
+
+    @staticmethod
+    def struct_field(base: Value, name: str, fields: dict[str, tuple[str, Kind]]) -> Value:
+        """A field of one of Ollama's Go structs (`FIELDS`); a message's content knows where it is
+        the final message's and where Jinja's would be None (an assistant's calls with no text)."""
+        if name not in fields:
             return UNDEFINED
+        go, kind = fields[name]
+        if base.kind != MSG:
+            return Value(go_field(base.code, f".{go}"), kind)
+        content = name == "content"
+        facts = Facts(
+            optional=name in OPTIONAL_MESSAGE_KEYS,
+            final=go_eq(base.code, "$ofc_final") if content else None,
+            # Ollama sends "" where transformers users pass None: an assistant's calls
+            # with no text (templates print the calls only when the content is none)
+            none_when=go_and(go_eq(go_field(base.code, ".Content"), '""'), go_field(base.code, ".ToolCalls"))
+            if content
+            else None,
+        )
+        return Value(go_field(base.code, f".{go}"), kind, facts=facts)
+
+    def value_attr(self, base: Value, name: str, node: nodes.Node) -> Value:
+        """An attribute of nothing (Undefined), of text (a bound method), of a list (a method
+        Jinja cannot call on Ollama's lists fails), or of an untyped value (looked up at run time)."""
         if base.kind in {UNDEF, NONE}:
             return UNDEFINED
         if base.kind in {STR, CONTENT}:
@@ -401,7 +435,7 @@ class Access:
             loop.after = self.emit.temp()
         return GoCall("index", loop.after, loop.index)
 
-    def dict_fields(self, value: Value) -> dict[Any, Value]:
+    def dict_fields(self, value: Value) -> Mapping[Any, Value]:
         if value.kind == RECORD:
             assert value.facts.fields is not None  # (a RECORD is built with its fields)
             return value.facts.fields

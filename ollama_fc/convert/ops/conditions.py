@@ -79,6 +79,8 @@ def _node_condition(pipe: ir.Pipe) -> tuple[ir.Operand | None, frozenset[str]]:
     if pipe.decl or len(pipe.cmds) != 1:
         return None, frozenset()
     args = pipe.cmds[0].args
+    if len(args) == 1 and type(args[0]) is ir.Variable:  # (the usual `if $x`: nothing inside it)
+        return args[0], frozenset((args[0].name,))
     node = args[0] if len(args) == 1 else pipe
     if any(isinstance(n, ir.Pipe) and (n.decl or len(n.cmds) != 1) for n in node.walk()):
         return None, frozenset()

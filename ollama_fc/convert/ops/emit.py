@@ -14,8 +14,7 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..actions import GUARD
 from ..go import ir, irtools, tree
-from ..go.calls import GoCall, go_eq, go_len, read_operand, starts_with
-from ..go.textops import go_string
+from ..go.calls import GoCall, expression_of, go_eq, go_len, operand_of, read_operand, starts_with
 from ..go.verbs import Verbs
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
@@ -123,7 +122,11 @@ class Emit(Verbs[tree.Act]):
 
     def charge(self, code: str) -> None:
         """Count output against the limits (see `limits.py`); stop once one is exceeded."""
-        why = self.budget.spend(len(code))
+        self.charge_size(len(code))
+
+    def charge_size(self, size: int) -> None:
+        """`charge` of code `size` characters long."""
+        why = self.budget.spend(size)
         if why is not None:
             raise self.over_limit(why)
 
@@ -163,7 +166,7 @@ class Emit(Verbs[tree.Act]):
         if isinstance(node, (ir.Open, ir.Else)) and node.word == "if" and node.pipe is not None:
             return self.if_(node.pipe, "if" if isinstance(node, ir.Open) else "else if")
         self.close_guard()
-        self.track_word(node.keyword, node != IF_TRUE)
+        self.track_word(node.keyword)  # (an `if true` is written by `if_`)
         return self.write_node(node)
 
     def if_(self, condition: str | ir.Operand, keyword: str = "if") -> tree.Act:
@@ -188,7 +191,7 @@ class Emit(Verbs[tree.Act]):
     def write_node(self, node: ir.ActionNode) -> tree.Act:
         """Append the action `node` (its flow already tracked)."""
         written = tree.Act.of(node)
-        self.charge(written.code)
+        self.charge_size(len(written) - 6)  # (its code, inside `{{ ` and ` }}`)
         self.out.append(written)
         return written
 
@@ -236,8 +239,9 @@ class Emit(Verbs[tree.Act]):
         that costs a function call is evaluated only then. The `if` is bookkeeping, not a branch
         of the template: it is written past `track_flow` so what is known about values stays known.
         """
-        simple = condition in {"true", "false"} or irtools.is_simple_variable(tree.expression(condition))
-        self.final_tracked |= not simple or condition.startswith("$ofc_")
+        node = read_operand(condition)
+        simple = isinstance(node, (ir.Variable, ir.Bool))
+        self.final_tracked |= not simple or (isinstance(node, ir.Variable) and node.name.startswith("$ofc_"))
         if declare:
             self.declare(flag, condition if simple else "false")
         elif simple:
@@ -260,23 +264,28 @@ class Emit(Verbs[tree.Act]):
         """Print a Go string or number (or append it to the variable being captured)."""
         if self.sink is None:
             self.show(tree.Act(code) if isinstance(code, str) else tree.Act.of(ir.Action(ir.pipe_of(code))))
-        elif isinstance(code, str):
+        elif isinstance(code, str) and expression_of(code) is None:
             self.action(f'{self.sink} = printf "%s%v" {self.sink} {code}')
         else:
-            self.assign(self.sink, ir.command("printf", APPENDED, ir.Variable(self.sink), code))
+            appended = operand_of(code) if isinstance(code, str) else code
+            self.assign(self.sink, ir.command("printf", APPENDED, ir.Variable(self.sink), appended))
 
     def call_helper(self, name: str, code: str, node: nodes.Node) -> None:
         """Print through a `define` helper; Go cannot capture a helper's output in a variable."""
         if self.sink is not None:
             raise self.fail(node, self.sink_construct, "(its text needs a helper whose output Go cannot capture)")
-        self.show(tree.Act(f'template "{name}" {code}'))
+        argument = expression_of(code)
+        if argument is None:
+            self.show(tree.Act(f'template "{name}" {code}'))
+        else:
+            self.show(tree.Act.of(ir.Template(name, ir.pipe_of(argument))))
 
     def text(self, data: str) -> None:
         """Literal output: `{{` cannot appear as text, and a trailing `{` would join the next action."""
         if not data:
             return
         if self.sink is not None:
-            self.put(go_string(data))
+            self.put(ir.String.of(data))
             return
         bos = self.leading_bos
         in_loop = any(opened == "range" for opened, _, _ in self.printed_blocks)

@@ -353,10 +353,10 @@ def selectattr(ops: Lowering, call: FilterCall) -> Value:
         return Value(value.code, PARTS)
     if value.kind in {MSGS, CALLS, TOOLS}:
         return Value(
-            value.code, SELECT, facts=Facts(base=value, filters=[SelectionFilter(call.node, call.value_of, None)])
+            value.code, SELECT, facts=Facts(base=value, filters=(SelectionFilter(call.node, call.value_of, None),))
         )
     if value.kind == SELECT:
-        filters = [*(value.facts.filters or ()), SelectionFilter(call.node, call.value_of, None)]
+        filters = (*(value.facts.filters or ()), SelectionFilter(call.node, call.value_of, None))
         return Value(value.code, SELECT, facts=Facts(base=value.facts.base, filters=filters))
     raise ops.emit.fail(call.node, f"|{call.name} on {value.kind}")
 
@@ -478,7 +478,7 @@ def select(ops: Lowering, call: FilterCall) -> Value:
     value, args = call.value, call.args
     if value.kind in toolschema.KEY_ORDER and not value.facts.items and args and all(a.is_const for a in args):
         # keys are constants once the loop is unrolled: the test runs here, as Jinja's own
-        tests = [*(value.facts.key_tests or ()), (call.name, args[0].const, [a.const for a in args[1:]])]
+        tests = (*(value.facts.key_tests or ()), (call.name, args[0].const, tuple(a.const for a in args[1:])))
         return Value(value.code, value.kind, facts=dataclasses.replace(value.facts, key_tests=tests))
     raise ops.unsupported(call)
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from jinja2 import nodes
 
-from ..go import ir, search, strlists, textops, tree
+from ..go import ir, search, strlists, textops
 from ..go.calls import GoCall, go_and, go_eq, go_field, go_len, go_not, go_or, go_printf
 from ..go.textops import go_string
 from . import toolschema
@@ -152,7 +152,7 @@ class Logic:
             if isinstance(value, str):
                 if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
                     return "false"  # never equal to a string (nor is Undefined, when it may be unset)
-                if tree.reads_field(left.code, "Role") and self.emit.tool_role != "tool":
+                if left.reads_field("Role") and self.emit.tool_role != "tool":
                     if value == self.emit.tool_role:
                         value = "tool"
                     elif value == "tool":
@@ -319,7 +319,7 @@ class Logic:
     def negate(code: str) -> str:
         return {"true": "false", "false": "true"}.get(code) or go_not(code)
 
-    def selection_test(self, filters: list[SelectionFilter], item: Value) -> str:
+    def selection_test(self, filters: Sequence[SelectionFilter], item: Value) -> str:
         """Go condition: `item` passes every filter of a selection; a filter stored on some paths
         only applies when its Go flag is on."""
         tests = []
@@ -358,7 +358,7 @@ class Logic:
         self.emit.range_(base.expr, idx, item)
         test = self.selection_test(filters, Value(item, ELEMENT[base.kind]))
         self.emit.if_(test)
-        self.emit.assign(count, textops.plus_one(count))
+        self.emit.assign(count, textops.one_more(ir.Variable(count)))
         self.emit.end()
         self.emit.end()
         return Value(count, INT)

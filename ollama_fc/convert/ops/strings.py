@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from jinja2 import nodes
 
-from ..go import ir, search, strip, strlists, textops, tree
+from ..go import ir, search, strip, strlists, textops
 from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
 from ..go.gohelpers import REPR_HELPER
 from ..go.textops import escape_html, go_string, html_of
@@ -80,7 +80,7 @@ class Strings:
             )
             text = self.emit.temp()
             self.emit.declare(text, base.expr)
-            common = textops.COMMON_ROLES if tree.reads_field(base.code, "Role") else ()
+            common = textops.COMMON_ROLES if base.reads_field("Role") else ()
             return Value(textops.ascii_title(self.emit, text, textops.PYTHON_TITLE_BREAKS, common), STR)
         if (
             method in {"startswith", "endswith"}
@@ -162,8 +162,7 @@ class Strings:
             joined = const(sides[0].const + sides[1].const)
         else:
             joined = self.concat(sides, node)
-        joined.facts = replace(joined.facts, markup=True)
-        return joined
+        return replace(joined, facts=replace(joined.facts, markup=True))
 
     def html_escaped(self, value: Value, node: nodes.Node) -> Value:
         if value.is_const and isinstance(value.const, str):
@@ -325,7 +324,7 @@ class Strings:
 
     def change_case(self, value: Value, method: str, node: nodes.Node) -> Value:
         """`|lower` / `|upper` of ASCII letters (Ollama lower-cases roles itself)."""
-        is_role = tree.reads_field(value.code, "Role")
+        is_role = value.reads_field("Role")
         if is_role and method == "lower" and self.emit.tool_role == "tool":
             return value
         if not is_role:
@@ -408,7 +407,7 @@ class Strings:
             self.emit.else_()
             self.emit.text("False")
             self.emit.end()
-        elif value.kind == STR and tree.reads_field(value.code, "Role") and self.emit.tool_role != "tool":
+        elif value.kind == STR and value.reads_field("Role") and self.emit.tool_role != "tool":
             self.emit.if_(go_eq(value.code, '"tool"'))
             self.emit.text(self.emit.tool_role)
             self.emit.else_()

@@ -8,7 +8,7 @@ whether Ollama's field is set (an unset field is a key the dict does not have).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
 from jinja2.tests import TESTS as JINJA_TESTS
@@ -47,7 +47,7 @@ def present(code: str, kind: str, key: str) -> str:
     return "true" if go is None else f"{code}.{go}"
 
 
-def passes(key: str, tests: Iterable[tuple[str, str, list[Any]]]) -> bool:
+def passes(key: str, tests: Iterable[tuple[str, str, Sequence[Any]]]) -> bool:
     """Does `key` survive the `|select(test, ...)` / `|reject(test, ...)` filters applied to the keys?"""
     for filter_name, test, args in tests:
         passed = cast("Callable[..., Any]", JINJA_TESTS[test])(key, *args)

@@ -7,9 +7,10 @@ onto Ollama's fields.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
+from types import MappingProxyType
 from typing import Any, Literal, NamedTuple, cast
 
 from jinja2 import nodes
@@ -159,7 +160,8 @@ class Facts:
 
     A field is None (False for a flag) where nothing is known. Facts are never changed in place:
     a value learns one by getting new facts (`replace(value.facts, ...)`), so no two values share
-    what one of them learns.
+    what one of them learns; the containers they hold are tuples and read-only mappings (a
+    mapping given is copied), so nothing holding them can change them either.
     """
 
     # -- whether it may be undefined or None, and the Go code that tells where
@@ -212,24 +214,24 @@ class Facts:
     #: a property map Ollama keeps in order (*api.ToolPropertiesMap), ranged through `.All`
     ordered: bool = False
     #: `|select`/`|reject` of a schema's keys: (filter, test, arguments), applied where ranged
-    key_tests: list[tuple[str, str, list[Any]]] | None = None
+    key_tests: tuple[tuple[str, str, tuple[Any, ...]], ...] | None = None
     #: a property's `type` read as its first type: the Go code of the whole list of types
     types: str | None = None
     #: a RECORD's fields: each constant key's Value
-    fields: dict[Any, Value] | None = None
+    fields: Mapping[Any, Value] | None = None
     #: an untyped mapping's keys looked up in one scan (see `Access.prefetch_fields`): the
     #: variable scanned and, by key, the Go variables of its value, of whether it was found, and
     #: of its own keys looked up the same way
-    prefetched: tuple[str, dict[str, tuple[str, str, Value | None]]] | None = None
+    prefetched: tuple[str, Mapping[str, tuple[str, str, Value | None]]] | None = None
 
     # -- views: a list seen through filters, a map or a reversal, or a text's split, held
     # statically until used (kinds SELECT, MAPPED, REVERSED, SPLIT)
     #: the list seen (a SELECT's, MAPPED's or REVERSED's); also a filtered variable's own list
     base: Value | None = None
     #: the `selectattr`/`rejectattr` filters applied to `base`'s elements
-    filters: list[SelectionFilter] | None = None
+    filters: tuple[SelectionFilter, ...] | None = None
     #: `map(attribute=...)`: the attribute path read of each element
-    path: list[str] | None = None
+    path: tuple[str, ...] | None = None
     #: a MAPPED view not yet made a list (`|list` makes it one: False)
     lazy: bool | None = None
     #: a loop's sequence that is a REVERSED view
@@ -245,10 +247,10 @@ class Facts:
     var: bool = False
     #: the variable was given a value on some path (False: declared, holding its outer value)
     assigned: bool | None = None
-    #: a namespace's attributes, each a variable's Value (updated as `set ns.x` runs)
-    attrs: dict[str, Value] | None = None
+    #: a namespace's attributes, each a variable's Value (the namespace gets new ones as `set ns.x` runs)
+    attrs: Mapping[str, Value] | None = None
     #: the attributes of a namespace that may hold a message's text (each with a `final` flag)
-    text_attrs: list[str] | None = None
+    text_attrs: tuple[str, ...] | None = None
     #: the constant a variable was last set to and the flow epoch then: it is that constant
     #: until the next branch point
     known: tuple[int, Any] | None = None
@@ -264,12 +266,30 @@ class Facts:
     receiver: Value | None = None
     method: str | None = None
 
+    def __post_init__(self) -> None:
+        for name in ("fields", "attrs"):
+            if isinstance(mapping := getattr(self, name), dict):
+                object.__setattr__(self, name, MappingProxyType(dict(mapping)))
+        if self.prefetched is not None and isinstance(self.prefetched[1], dict):
+            object.__setattr__(self, "prefetched", (self.prefetched[0], MappingProxyType(dict(self.prefetched[1]))))
+
     def present(self) -> dict[str, Any]:
         """The facts that are known, by name: what a macro's `define` is keyed on."""
         return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not f.default}
 
     def __bool__(self) -> bool:
         return any(getattr(self, f.name) is not f.default for f in fields(self))
+
+    def join(self, other: Facts) -> Facts:
+        """The facts of a value that holds `self` on some paths and `other` on the others (a
+        variable set in one branch): what may be so on either path (undefined, None, negative)
+        may be so of the join; what is known of this side stays."""
+        return replace(
+            self,
+            maybe_undefined=self.maybe_undefined or other.maybe_undefined,
+            maybe_none=self.maybe_none or other.maybe_none,
+            maybe_negative=self.maybe_negative or other.maybe_negative,
+        )
 
     def only(self, names: set[str]) -> Facts:
         """These facts, and no other."""
@@ -279,10 +299,11 @@ class Facts:
 NO_FACTS = Facts()
 
 
-@dataclass
+@dataclass(frozen=True)
 class Value:
     """A translated expression: Go operand code, what it holds, and its value if constant.
 
+    Frozen but for `take`: an operation on values returns a new one (`replace(value, ...)`).
     The code is IR (`node`) where the value was made as IR (`Value.of`); `code` is its text,
     for what still composes Go as text. A value made from text reads it into IR when asked."""
 
@@ -307,14 +328,44 @@ class Value:
         """The Go operand as IR; None where the code is no one operand (a constant list, nothing)."""
         if self.written is None and self.code:
             code = self.code
-            self.written = operand_node(code) if isinstance(code, (GoCall, GoField)) else tree.operand(code)
+            node = operand_node(code) if isinstance(code, (GoCall, GoField)) else tree.operand(code)
+            object.__setattr__(self, "written", node)  # (a cache: the same code as IR)
         return self.written
+
+    def reads_field(self, name: str) -> bool:
+        """Is the value one operand read through fields ending in `name` (`$m.Role` for `Role`)?"""
+        node = self.node
+        return isinstance(node, (ir.Variable, ir.Field, ir.Chain)) and node.fields[-1:] == (name,)
 
     @property
     def expr(self) -> ir.Operand | str:
         """The Go operand as IR for a verb (`Emit.assign`...), its text where it is not one."""
         node = self.node
         return self.code if node is None else node
+
+    def join(self, new: Value) -> Value:
+        """A variable holding this value on some paths and `new` on the others, in this one's Go
+        variable: of the kind both are, text where both are text, a function where both are a
+        call or its function, else untyped; this value as it is where `new` is nothing, and no
+        facts otherwise (the caller joins the facts that hold, `Facts.join`)."""
+        if self.kind in {UNDEF, NONE} or self.kind == new.kind:
+            return Value(self.code, new.kind)
+        if new.kind in {NONE, UNDEF}:
+            return self
+        if {self.kind, new.kind} <= {STR, CONTENT}:
+            return Value(self.code, STR)
+        if {self.kind, new.kind} <= {CALL, FUNC}:
+            return Value(self.code, FUNC)
+        return Value(self.code, ANY)
+
+    def take(self, new: Value) -> None:
+        """A variable's slot takes what `new` holds: the one change a Value undergoes in place.
+        A slot is known by its identity (print plans are keyed on it, and a view of a variable
+        reads its Go variable, which the assignment changes too), so `set` changes what the
+        slot holds instead of binding the name to another Value. Every field is taken, so one
+        added to Value is taken too."""
+        for each in fields(self):
+            object.__setattr__(self, each.name, getattr(new, each.name))
 
 
 def const(value: Any) -> Value:
@@ -408,8 +459,8 @@ class SelectionFilter(NamedTuple):
     when: str | None
 
 
-def attrs_of(namespace: Value) -> dict[str, Value]:
-    """A namespace's attributes (updated in place as `set ns.x` runs)."""
+def attrs_of(namespace: Value) -> Mapping[str, Value]:
+    """A namespace's attributes (the namespace gets new ones as `set ns.x` runs)."""
     assert namespace.facts.attrs is not None, "a namespace without its attributes"
     return namespace.facts.attrs
 
@@ -422,11 +473,11 @@ def literal_choice(value: Value) -> tuple[str, Value, Value]:
     return flag, literal, other
 
 
-def view_of(value: Value) -> tuple[Value, list[SelectionFilter]]:
+def view_of(value: Value) -> tuple[Value, tuple[SelectionFilter, ...]]:
     """A view's list (of a SELECT, MAPPED or REVERSED value) and the filters its elements pass."""
     base = value.facts.base
     assert base is not None, f"{value.kind} without its list"
-    return base, value.facts.filters or []
+    return base, value.facts.filters or ()
 
 
 def separator_of(value: Value) -> str:

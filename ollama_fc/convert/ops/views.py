@@ -34,8 +34,8 @@ class Views:
         out by `json_view`; the elements are Ollama's structs, so the attribute resolves statically."""
         if not isinstance(attribute, str):
             raise self.emit.fail(node, "|map(attribute=...) with a non-string attribute")
-        base, filters = view_of(value) if value.kind in {SELECT, MAPPED} else (value, [])
-        path = [*(value.facts.path or ()), *attribute.split(".")]
+        base, filters = view_of(value) if value.kind in {SELECT, MAPPED} else (value, ())
+        path = (*(value.facts.path or ()), *attribute.split("."))
         sample = Value("$", ELEMENT[base.kind])
         for name in path:
             sample = self.access.attr(sample, name, node)

@@ -69,4 +69,4 @@ class Concatenations(PlannedText):
         else:
             return
         if slot.facts.markup is not markup:
-            slot.facts = replace(slot.facts, markup=markup)
+            slot.take(replace(slot, facts=replace(slot.facts, markup=markup)))

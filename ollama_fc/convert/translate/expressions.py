@@ -109,7 +109,7 @@ class Expressions(Methods):
                 if value.kind == UNDEF:
                     return Value("", BOUND_METHOD)
                 if value.facts.optional:
-                    value.facts = replace(value.facts, optional=False, or_method=True)
+                    return replace(value, facts=replace(value.facts, optional=False, or_method=True))
             return value
         if base.kind == SPLIT:
             if key.is_const and (key.const == 0 or (key.const == -1 and base.facts.limit is None)):

@@ -321,7 +321,7 @@ class Loops(Ranges):
             self.emit.declare(seen, "0")
             for _, guard in steps:
                 self.emit.if_(guard)
-                self.emit.assign(total, textops.plus_one(total))
+                self.emit.assign(total, textops.one_more(ir.Variable(total)))
                 self.emit.end()
         for step, guard in steps:
             self.emit.if_(guard)
@@ -376,7 +376,7 @@ class Loops(Ranges):
             self.emit.declare(total, "0")
             self.emit.range_(ir.command("len", ir.Variable(text)), at)
             self.emit.if_(go_not(continuation_byte(text, at)))
-            self.emit.assign(total, textops.plus_one(total))
+            self.emit.assign(total, textops.one_more(ir.Variable(total)))
             self.emit.end()
             self.emit.end()
         self.emit.declare(count, "0")
@@ -385,7 +385,7 @@ class Loops(Ranges):
         self.emit.if_(go_not(continuation_byte(text, at)))
         self.emit.declare(char, ir.command("printf", ir.String.of("%.1s"), textops.run_of(text, at)))
         self.emit.declare(idx, count)
-        self.emit.assign(count, textops.plus_one(count))
+        self.emit.assign(count, textops.one_more(ir.Variable(count)))
         self.emit.declare(last, "-1")
         self.emit.if_(go_eq(go_len(GoCall("slice", text, at)), go_len(char)))
         self.emit.assign(last, idx)

@@ -92,29 +92,12 @@ class Macros(Core):
         assert isinstance(call.node, nodes.Name)
         macro = self.macros[call.node.name]
         if bound is None and self.emit.sink is None and macro.name in self.recursive_macros():
-            start = len(self.emit.out) + self.emit.guard_open  # (the first action may close the prefill guard)
-            arguments = self.macro_arguments(call, frame)
-            if arguments is not None:
-                called = self.macro_define(macro, call, frame, arguments)
-                if called is not None:
-                    # the arguments are evaluated inside the define, from its dot: their code
-                    # here (pure: macro_define refuses calls) is not needed
-                    del self.emit.out[start:]
-                    self.emit.call_helper(*called, call)
-                    return
-                bound = arguments  # evaluated once: the expansion takes them as they are
-        bound = bound or {}
-        for param, source in zip([p.name for p in macro.args], call.args):
-            slot = frame.lookup(source.name) if isinstance(source, nodes.Name) and param not in bound else None
-            if slot is not None and slot.facts.literal:
-                # the argument is a dict literal on some paths: expand the macro for each case
-                flag, literal, other = literal_choice(self.access.literal_or(slot))
-                self.emit.if_(flag)
-                self.inline_macro(call, frame, {**bound, param: literal})
-                self.emit.else_()
-                self.inline_macro(call, frame, {**bound, param: other})
-                self.emit.end()
+            called, bound = self.call_as_define(call, macro, frame)
+            if called:
                 return
+        bound = bound or {}
+        if self.expanded_per_literal(call, macro, frame, bound):
+            return
         if [name for name, _ in self.expanding].count(macro.name) >= MAX_RECURSION:
             # each call is expanded in place; recursion stops where the data model makes the
             # arguments static, and is cut here where only run-time values could go deeper
@@ -124,12 +107,68 @@ class Macros(Core):
                 "the deeper call renders nothing",
             )
             return
+        self.emit.if_(ir.Bool(True))
+        scope = self.macro_scope(call, macro, frame, bound)
+        untyped = any(v.kind == ANY for v in scope.names.values())
+        if untyped and self.expanding.count((macro.name, True)) >= MAX_UNTYPED_RECURSION:
+            # untyped values (schema `items`, argument values) can nest without end, and each
+            # level copies the macro's code: cut sooner than typed schema levels
+            self.emit.warn(
+                call,
+                f"recursive macro {macro.name}() on untyped values nested deeper than {MAX_UNTYPED_RECURSION} calls",
+                "the deeper call renders nothing",
+            )
+            self.emit.end()
+            return
+        self.expanding.append((macro.name, untyped))
+        self.declare_scope(scope, macro.body)
+        self.visit_body(macro.body, scope)
+        self.expanding.pop()
+        self.emit.end()
+
+    def call_as_define(
+        self, call: nodes.Call, macro: nodes.Macro, frame: Frame
+    ) -> tuple[bool, dict[str, Value] | None]:
+        """A recursive macro printed where called: (True, None) once called as a `define`
+        (`macro_define`); else (False, its arguments evaluated once, for the expansion to take
+        as they are, or None where they are not evaluated here)."""
+        start = len(self.emit.out) + self.emit.guard_open  # (the first action may close the prefill guard)
+        arguments = self.macro_arguments(call, frame)
+        if arguments is None:
+            return False, None
+        called = self.macro_define(macro, call, frame, arguments)
+        if called is None:
+            return False, arguments
+        # the arguments are evaluated inside the define, from its dot: their code
+        # here (pure: macro_define refuses calls) is not needed
+        del self.emit.out[start:]
+        self.emit.call_helper(*called, call)
+        return True, None
+
+    def expanded_per_literal(self, call: nodes.Call, macro: nodes.Macro, frame: Frame, bound: dict[str, Value]) -> bool:
+        """An argument that is a dict literal on some paths (see `literal_or`): the macro
+        expanded once for each case, under the Go flag telling which; False where there is none."""
+        for param, source in zip([p.name for p in macro.args], call.args):
+            slot = frame.lookup(source.name) if isinstance(source, nodes.Name) and param not in bound else None
+            if slot is not None and slot.facts.literal:
+                flag, literal, other = literal_choice(self.access.literal_or(slot))
+                self.emit.if_(flag)
+                self.inline_macro(call, frame, {**bound, param: literal})
+                self.emit.else_()
+                self.inline_macro(call, frame, {**bound, param: other})
+                self.emit.end()
+                return True
+        return False
+
+    def macro_scope(self, call: nodes.Call, macro: nodes.Macro, frame: Frame, bound: dict[str, Value]) -> Frame:
+        """The macro body's names: each parameter the argument given (positional, keyword or
+        default), a run-time one copied into a Go variable that keeps what is known of it, the
+        rest of the names the template's globals (not the caller's loop variables)."""
         scope = Frame(names={}, parent=self.root_of(frame), loop=None)
         args = list(call.args)
         params = [p.name for p in macro.args]
         defaults = dict(zip(params[len(params) - len(macro.defaults) :], macro.defaults))
         kwargs = {kw.key: kw.value for kw in call.kwargs}
-        self.emit.if_(ir.Bool(True))
         for i, param in enumerate(params):
             given: nodes.Expr | None = args[i] if i < len(args) else kwargs.get(param, defaults.get(param))
             if given is None:
@@ -150,22 +189,7 @@ class Macros(Core):
                 scope.names[param] = Value(var, value.kind, facts=replace(facts, var=True, assigned=True))
         # free names in the macro body see the caller's loop variables only through globals
         scope.parent = self.root_of(frame)
-        untyped = any(v.kind == ANY for v in scope.names.values())
-        if untyped and self.expanding.count((macro.name, True)) >= MAX_UNTYPED_RECURSION:
-            # untyped values (schema `items`, argument values) can nest without end, and each
-            # level copies the macro's code: cut sooner than typed schema levels
-            self.emit.warn(
-                call,
-                f"recursive macro {macro.name}() on untyped values nested deeper than {MAX_UNTYPED_RECURSION} calls",
-                "the deeper call renders nothing",
-            )
-            self.emit.end()
-            return
-        self.expanding.append((macro.name, untyped))
-        self.declare_scope(scope, macro.body)
-        self.visit_body(macro.body, scope)
-        self.expanding.pop()
-        self.emit.end()
+        return scope
 
     def prints_unpadded(self, expr: nodes.Expr, frame: Frame) -> bool:
         """Is `expr` a macro call whose output always starts and ends with constant text that is

@@ -386,7 +386,7 @@ class PrintPlans(Macros):
             return None
         value = self.plan_value(held.plan)
         if held.markup:
-            value.facts = replace(value.facts, markup=held.markup)
+            return replace(value, facts=replace(value.facts, markup=held.markup))
         return value
 
     def plan_expr_Name(self, node: nodes.Name, frame: Frame, plain: Translate[nodes.Name, Value]) -> Value:
@@ -449,7 +449,7 @@ class PrintPlans(Macros):
         value = self.plan_value((Branch(made, truth, self.plan_of(yes), self.plan_of(no)),))
         markups = {bool(yes.facts.markup), bool(no.facts.markup)}
         if True in markups:
-            value.facts = replace(value.facts, markup=True if markups == {True} else "mixed")
+            return replace(value, facts=replace(value.facts, markup=True if markups == {True} else "mixed"))
         return value
 
     def plan_expr_And(self, node: nodes.And, frame: Frame, plain: Translate[nodes.And, Value]) -> Value:

@@ -204,7 +204,7 @@ class Ranges(LoopSteps):
         if node.test is not None:
             tests.append(self.truth(node.test, scope))
         self.emit.if_(tests[0] if len(tests) == 1 else go_and(*tests))
-        self.emit.assign(total, textops.plus_one(total))
+        self.emit.assign(total, textops.one_more(ir.Variable(total)))
         self.emit.end()
         self.emit.end()
         self.emit.declare(seen, "0")

@@ -14,10 +14,8 @@ from ..ops.tojson import PYTHON_REPR
 from ..ops.values import (
     ANY,
     ARGS,
-    CALL,
     CALLS,
     CONTENT,
-    FUNC,
     LIST,
     MAPPINGS,
     MSGS,
@@ -253,34 +251,37 @@ class Statements(Concatenations):
         if value.facts.markup:
             self.emit.warn(node, f"set {target.name}.{target.attr} to a |safe concatenation", MARKUP_STORED)
         joined = self.joined_attribute(attrs[target.attr], value)
-        attrs[target.attr] = joined
         self.emit.assign(var, self.emit.operand(value, node))
         if value.is_const and not isinstance(value.const, (list, dict)):
-            joined.facts = replace(
-                joined.facts, known=(self.emit.flow_epoch, value.const)
-            )  # until the next branch point
+            joined = replace(joined, facts=replace(joined.facts, known=(self.emit.flow_epoch, value.const)))
         elif value.facts.nonempty:
-            joined.facts = replace(joined.facts, known_nonempty=self.emit.flow_epoch)  # (as `known`)
+            joined = replace(joined, facts=replace(joined.facts, known_nonempty=self.emit.flow_epoch))  # (as `known`)
+        ns.take(replace(ns, facts=replace(ns.facts, attrs={**attrs, target.attr: joined})))
         if target.attr in (ns.facts.text_attrs or ()):
             self.emit.set_final(f"{var}_final", value.facts.final or "false")
 
     def joined_attribute(self, old: Value, value: Value) -> Value:
         """A namespace attribute after `set ns.attr = value` on some path: what holds on every
         path (may be negative, undefined or None), setting the attribute's defined-flag."""
-        joined = self.join(old, value)
-        if any(
-            v.facts.maybe_negative or (v.is_const and isinstance(v.const, int) and v.const < 0) for v in (old, value)
-        ):
-            joined.facts = replace(joined.facts, maybe_negative=True)  # Go's printf-width arithmetic needs to know
-        if old.facts.maybe_undefined:
-            joined.facts = replace(joined.facts, maybe_undefined=True)
-            flag = old.facts.defined_flag
-            if flag and (value.kind == UNDEF or not value.facts.maybe_undefined):
-                joined.facts = replace(joined.facts, defined_flag=flag)
-                self.emit.assign(flag, "false" if value.kind == UNDEF else "true")
-        if old.kind == NONE or old.facts.maybe_none or value.kind == NONE:
-            joined.facts = replace(joined.facts, maybe_none=True)  # some path may leave (or set) None
-        return joined
+        joined = old.join(value)
+        facts = joined.facts.join(
+            Facts(
+                # Go's printf-width arithmetic needs to know
+                maybe_negative=any(
+                    v.facts.maybe_negative or (v.is_const and isinstance(v.const, int) and v.const < 0)
+                    for v in (old, value)
+                ),
+                maybe_undefined=old.facts.maybe_undefined,
+                maybe_none=old.kind == NONE
+                or old.facts.maybe_none
+                or value.kind == NONE,  # some path may leave (or set) None
+            )
+        )
+        flag = old.facts.defined_flag
+        if old.facts.maybe_undefined and flag and (value.kind == UNDEF or not value.facts.maybe_undefined):
+            facts = replace(facts, defined_flag=flag)
+            self.emit.assign(flag, "false" if value.kind == UNDEF else "true")
+        return replace(joined, facts=facts)
 
     def assign_name(self, node: nodes.Assign, target: nodes.Name, frame: Frame) -> None:
         """`set x = value`: held as a plan, a namespace, a view on some paths, a static value,
@@ -290,7 +291,7 @@ class Statements(Concatenations):
             value = self.strings.split_list(value)
         slot = frame.lookup(target.name)
         assert slot is not None, target.name
-        slot.facts = replace(slot.facts, known=None)
+        slot.take(replace(slot, facts=replace(slot.facts, known=None)))
         if value.kind == NS:
             self.forget_namespace(slot)
         name_read = nodes.Name(target.name, "load", lineno=node.lineno)
@@ -316,9 +317,7 @@ class Statements(Concatenations):
     def declare_namespace(self, slot: Value, value: Value, name: str, node: nodes.Assign) -> None:
         """`set ns = namespace(..)`: one Go variable per attribute, declared here, including those
         only a later `set ns.attr` adds (undefined, with a flag, until set)."""
-        slot.kind = NS
-        attrs = attrs_of(value)
-        slot.facts = replace(slot.facts, attrs=attrs)
+        attrs = dict(attrs_of(value))
         # Jinja lets `set ns.x` add attributes; declare them all now, undefined until set
         for attr in self.ns_refs.get(name, []):
             if attr not in attrs:
@@ -331,9 +330,9 @@ class Statements(Concatenations):
                 # a list attribute can only be a list of strings built at run time
                 init = attrs[attr] = Value(self.access.strlist_code(init, node), STRLIST)
             self.emit.declare(f"{slot.code}_{attr}", self.emit.operand(init, node))
-        # a list, not a set: the flags are declared in attribute order, the same on every run
-        text_attrs = [a for a in attrs if f"{name}.{a}" in self.text_names]
-        slot.facts = replace(slot.facts, text_attrs=text_attrs)
+        # in attribute order, not a set: the flags are declared the same on every run
+        text_attrs = tuple(a for a in attrs if f"{name}.{a}" in self.text_names)
+        slot.take(replace(slot, kind=NS, facts=replace(slot.facts, attrs=attrs, text_attrs=text_attrs)))
         for attr in text_attrs:
             self.emit.declare(f"{slot.code}_{attr}_final", ir.Bool(False))
 
@@ -345,24 +344,25 @@ class Statements(Concatenations):
             # `set xs = xs | rejectattr(..)` on some paths: the filters apply once a Go flag is on
             flag = slot.facts.filter_flag
             self.emit.assign(str(flag), "true")
-            added = [SelectionFilter(f, fr, flag) for f, fr, _ in value.facts.filters or ()]
-            slot.facts = replace(slot.facts, filters=[*(slot.facts.filters or ()), *added])
+            added = (SelectionFilter(f, fr, flag) for f, fr, _ in value.facts.filters or ())
+            facts = replace(slot.facts, filters=(*(slot.facts.filters or ()), *added))
             if slot.kind != SELECT:
-                slot.facts = replace(slot.facts, base=Value(slot.code, slot.kind))
-                slot.kind = SELECT
+                facts = replace(facts, base=Value(slot.code, slot.kind))
+            slot.take(replace(slot, kind=SELECT, facts=facts))
             return True
         if value.is_const and isinstance(value.const, dict) and slot.facts.literal_flag and not slot.is_const:
             # a dict literal on some paths: a Go flag says the variable holds it (see `literal_or`)
             if (slot.facts.literal or value).const != value.const:
                 raise self.emit.fail(node, f"set {name}", "(different dict literals on different paths)")
-            slot.facts = replace(slot.facts, literal=value)
+            slot.take(replace(slot, facts=replace(slot.facts, literal=value)))
             self.emit.assign(str(slot.facts.literal_flag), "true")
             return True
         if value.is_const and value.const == [] and slot.kind in {TOOLS, MSGS, CALLS} and not slot.is_const:
             # `set tools = []` on some paths: an empty list of the kind the variable holds
             listed = operand_of(slot.code)
             self.emit.assign(slot.code, ir.command("slice", listed, ir.Number.of(0), ir.Number.of(0)))
-            slot.facts = replace(slot.facts, emptied=True, assigned=True)  # no longer None where Ollama's list is empty
+            # no longer None where Ollama's list is empty
+            slot.take(replace(slot, facts=replace(slot.facts, emptied=True, assigned=True)))
             return True
         return False
 
@@ -378,18 +378,19 @@ class Statements(Concatenations):
         if static or slot.is_const:
             if not strong:
                 raise self.emit.fail(node, f"set {name}", "(a list stored only on some paths)")
-            slot.const = value.const if value.is_const else NOT_CONST
+            slot.take(replace(slot, const=value.const if value.is_const else NOT_CONST))
         if not static:
             return False
-        slot.kind = value.kind
-        slot.facts = replace(slot.facts, assigned=True)
+        facts = replace(slot.facts, assigned=True)
         if value.kind == RECORD:
-            slot.facts = replace(slot.facts, fields=value.facts.fields)
+            facts = replace(facts, fields=value.facts.fields)
         if value.kind in {SELECT, REVERSED}:
             base, _ = view_of(value)
+            facts = replace(replace(facts, **value.facts.present()), base=Value(slot.code, base.kind))
+            slot.take(replace(slot, kind=value.kind, facts=facts))
             self.emit.assign(slot.code, base.code)
-            slot.facts = replace(slot.facts, **value.facts.present())
-            slot.facts = replace(slot.facts, base=Value(slot.code, base.kind))
+        else:
+            slot.take(replace(slot, kind=value.kind, facts=facts))
         return True
 
     def keep_ordered(self, slot: Value, value: Value, strong: bool, name: str, node: nodes.Assign) -> None:
@@ -399,48 +400,43 @@ class Statements(Concatenations):
             return
         if not (strong or slot.kind == UNDEF or not slot.facts.assigned):
             raise self.emit.fail(node, f"set {name}", "(an ordered and a plain property map on different paths)")
-        slot.facts = replace(slot.facts, ordered=bool(value.facts.ordered))
+        slot.take(replace(slot, facts=replace(slot.facts, ordered=bool(value.facts.ordered))))
 
     def assign_go_value(self, slot: Value, value: Value, strong: bool, node: nodes.Assign) -> None:
         """The Go assignment of a value the variable holds at run time, its flags set, and what
         is known of the variable: the value's on a path every read follows (`strong`), else the
         join of old and new."""
         if strong:
-            slot.kind = value.kind
-            maybe_undefined, list_or_text, emptied = False, None, False
+            kind, maybe_undefined, list_or_text, emptied = value.kind, False, None, False
         else:
             maybe_undefined, emptied = slot.kind == UNDEF or slot.facts.maybe_undefined, slot.facts.emptied
             list_or_text = self.list_or_text(slot, value) if slot.facts.assigned else None
-            slot.kind = self.join(slot, value).kind if slot.facts.assigned else value.kind
-            list_or_text = list_or_text if slot.kind == ANY else None
+            kind = slot.join(value).kind if slot.facts.assigned else value.kind
+            list_or_text = list_or_text if kind == ANY else None
         # `x if c else none`: None is held as ""; a maybe-undefined mapping no flag tells about
         # (`is defined` of it is refused)
         none = value.facts.maybe_none and value.kind in MAPPINGS
         unflagged = value.facts.maybe_undefined and not value.facts.defined_flag and value.kind in MAPPINGS
-        slot.facts = replace(
+        kept = replace(
             slot.facts,
-            maybe_undefined=maybe_undefined or unflagged,
+            maybe_undefined=maybe_undefined,
             defined_flag=None if unflagged else slot.facts.defined_flag,
-            maybe_none=slot.facts.maybe_none or none,
             list_or_text=list_or_text,
             emptied=emptied,
             assigned=True,
         )
-        flag = slot.facts.defined_flag
-        if flag:
-            self.emit.assign(flag, "false" if value.kind == UNDEF else "true")
-        if slot.facts.literal:
-            self.emit.assign(str(slot.facts.literal_flag), "false")
+        facts = kept.join(Facts(maybe_undefined=unflagged, maybe_none=none or value.kind == NONE))
         if value.is_const and not isinstance(value.const, (list, dict)):
-            slot.facts = replace(slot.facts, known=(self.emit.flow_epoch, value.const))  # until the next branch point
-        if slot.facts.final:
-            self.emit.set_final(slot.facts.final, value.facts.final or "false")
-        if value.kind in {UNDEF, NONE}:
-            self.emit.assign(slot.code, '""')
-            if value.kind == NONE:
-                slot.facts = replace(slot.facts, maybe_none=True)
-            return
-        self.emit.assign(slot.code, self.emit.operand(value, node))
+            facts = replace(facts, known=(self.emit.flow_epoch, value.const))  # until the next branch point
+        if facts.defined_flag:
+            self.emit.assign(facts.defined_flag, "false" if value.kind == UNDEF else "true")
+        if facts.literal:
+            self.emit.assign(str(facts.literal_flag), "false")
+        if facts.final:
+            self.emit.set_final(facts.final, value.facts.final or "false")
+        operand = '""' if value.kind in {UNDEF, NONE} else None
+        slot.take(replace(slot, kind=kind, facts=facts))
+        self.emit.assign(slot.code, operand or self.emit.operand(value, node))
 
     @staticmethod
     def independent_pairs(targets: nodes.Tuple, values: nodes.Tuple) -> bool:
@@ -469,17 +465,6 @@ class Statements(Concatenations):
         if len(lists) != 1 or len(texts) != 1 or len(kinds) != 2:
             return None
         return (lists.pop(), texts.pop())
-
-    def join(self, old: Value, new: Value) -> Value:
-        if old.kind in {UNDEF, NONE} or old.kind == new.kind:
-            return Value(old.code, new.kind)
-        if new.kind in {NONE, UNDEF}:
-            return old
-        if {old.kind, new.kind} <= {STR, CONTENT}:
-            return Value(old.code, STR)
-        if {old.kind, new.kind} <= {CALL, FUNC}:
-            return Value(old.code, FUNC)
-        return Value(old.code, ANY)
 
     def stmt_AssignBlock(self, node: nodes.AssignBlock, frame: Frame) -> None:
         """`{% set x %}...{% endset %}`: the body's output appended to x piece by piece."""

@@ -8,7 +8,7 @@ taken over at the top of each step.
 
 from __future__ import annotations
 
-from ..go import textops
+from ..go import ir, textops
 from ..go.calls import operand_of
 from ..go.tree import Act
 from ..ops.values import Loop
@@ -100,6 +100,6 @@ class LoopSteps(Core):
         """Number a step of a loop whose Go `range` gives no usable index (a map, a filtered or a
         schema loop): `idx` := the steps `seen` so far (then one more), `last` := `total` - 1."""
         self.emit.declare(idx, seen)
-        self.emit.assign(seen, textops.plus_one(seen))
+        self.emit.assign(seen, textops.one_more(ir.Variable(seen)))
         declared = self.emit.declare(last, textops.less(operand_of(total), textops.ONE))
         return self.indexed(Loop(index=idx, seq="", last=last, length=total, last_declared=declared))
