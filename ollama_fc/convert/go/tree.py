@@ -146,7 +146,7 @@ class Act(str):
     output, but read into the tree as one action, never lexed; `node` is the IR it was written
     from (`Act.of`), None where it was written as text (read back when a pass asks)."""
 
-    node: ir.ActionNode | None = None
+    __slots__ = ()
 
     def __new__(cls, code: str) -> Act:
         return super().__new__(cls, "{{ " + code + " }}")
@@ -157,10 +157,16 @@ class Act(str):
         written before is given the node it was written from then, with what it uses found once."""
         assert node.trim == ir.NO_TRIM, "an Act has no trim markers"
         act = cls(node.code)
-        act.node = _WRITTEN.setdefault(act, node)
-        if len(_WRITTEN) > _WRITTEN_AT_MOST:
+        if len(_WRITTEN) >= _WRITTEN_AT_MOST:
             _WRITTEN.clear()
+        _WRITTEN.setdefault(act, node)
         return act
+
+    @property
+    def node(self) -> ir.ActionNode | None:
+        """The IR this action's text was written from (by `Act.of`, in this process), None for
+        text only ever written as text (read back when a pass asks)."""
+        return _WRITTEN.get(self)
 
     @property
     def code(self) -> str:
@@ -168,7 +174,8 @@ class Act(str):
 
 
 #: the node each action text was written from, shared by the conversions of a process (as
-#: `node_of` shares what it reads); kept to a bound
+#: `node_of` shares what it reads), kept to a bound; held here rather than on each `Act` (a
+#: `str` with no attributes of its own: no dict per action for the collector to walk)
 _WRITTEN: dict[str, ir.ActionNode] = {}
 _WRITTEN_AT_MOST = 1 << 16
 
