@@ -84,7 +84,7 @@ def test_code_not_in_the_written_forms_is_not_read(code: str) -> None:
 
 
 def test_trim_markers_and_comments_read_back() -> None:
-    for raw in ("{{- if $x }}", "{{- $q }}", "{{ $a -}}", "{{ /*ofc-plan used 1*/ }}"):
+    for raw in ("{{- if $x }}", "{{- $q }}", "{{ $a -}}", "{{ /* a note */ }}"):
         assert ir.render(irread.read_action(raw)) == raw
     for raw in ("{{-3}}", "{{/**/}}", "{{- $q}}"):
         assert ir.render(irread.read_action(raw), compact=True) == raw

@@ -18,6 +18,10 @@ import pytest
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
+from ollama_fc.convert.go.tree import Act, Mark, Text, build, render
+from ollama_fc.convert.translate import Translator
+from ollama_fc.convert.translate.plans import plan_marks, unsound_use
+from ollama_fc.convert.translate.printplan import PrintPlans
 from ollama_fc.hf.reference import render as reference_render
 from tests.renders import ollama_renders
 
@@ -193,6 +197,11 @@ CAPTURED = {
     "stored tojson filtered": (
         "{%- if tools %}{% set d = '[' + (tools | tojson) + ']' %}{{ d | length }}:{{ d }}{% endif %}" + MESSAGES
     ),
+    # a tool's JSON stored in a loop that prints too, into a namespace that outlives it
+    "stored in a loop": (
+        "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) ~ ';' %}"
+        "<{{ t.type }}>{% endfor %}[{{ ns.s }}]" + MESSAGES
+    ),
     # stripped where it starts (or ends) with whitespace
     "padded": (
         "{%- if tools %}{% set defs %} T{% for t in tools %}{{ t | tojson }}{% endfor %}{% endset %}"
@@ -304,3 +313,65 @@ def test_argument_value_json_chosen_inline_is_printed_in_place(engines: dict[str
     assert not CAPTURED_STRING.search(go_template)  # no JSON string written into a variable
     expected = reference_render(template, hf_messages, None, add_generation_prompt=True)
     assert ollama_renders(go_template, messages, None, engines) == {expected}
+
+
+def test_plan_failing_its_check_translates_exactly_as_captured() -> None:
+    """A plan whose check on the written tree fails (what it reads is set again before it is
+    printed) is left out: the translation is byte for byte the one that plans nothing."""
+    template = CAPTURED["input changed"]
+    planned = Translator(template, {})
+    captured = Translator(template, {})
+    captured.plans_off = None  # no plans at all
+    assert planned.translate().text == captured.translate().text
+    planless = Translator(PLANNED["accumulator"], {})
+    planless.plans_off = None
+    assert Translator(PLANNED["accumulator"], {}).translate().text != planless.translate().text
+
+
+def test_json_stored_in_a_loop_is_captured_without_translating_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `tojson` a `set` in a loop stores into a variable that outlives the loop (which a plan
+    cannot stand for: one copy of the body stands for every pass) is left captured before
+    anything is written for it, not found out later and the template translated again."""
+    template = CAPTURED["stored in a loop"]
+    captured = Translator(template, {})
+    captured.plans_off = None
+    expected = captured.translate().text
+
+    def again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("translated again")
+
+    monkeypatch.setattr(PrintPlans, "without", again)
+    assert Translator(template, {}).translate().text == expected
+
+
+def _marked(*uses: Act | Mark | Text) -> list[Act | Mark | Text]:
+    """`$x` declared, a part reading it made, then `uses`."""
+    return [Act("$x := 1"), Mark("made", 1, frozenset({"x"})), *uses]
+
+
+@pytest.mark.parametrize(
+    ("pieces", "unsound"),
+    [
+        (_marked(Text("a"), Mark("used", 1)), None),
+        (_marked(Act("if $y"), Mark("used", 1), Act("end")), None),
+        (_marked(Act("$y := 2"), Mark("used", 1)), None),  # another variable set: sound
+        (_marked(Act("$x = 2"), Mark("used", 1)), 1),  # what the part read set again
+        (_marked(Act("if $y"), Act("$x := 2"), Act("end"), Mark("used", 1)), 1),  # declared again
+        ([Mark("used", 1), Act("$x := 1"), Mark("made", 1, frozenset({"x"}))], 1),  # used before made
+        ([Mark("used", 2)], 2),  # made nowhere
+        (  # made where the variable it reads is in scope, used after that scope ends
+            [Act("if $y"), Act("$x := 1"), Mark("made", 1, frozenset({"x"})), Act("end"), Mark("used", 1)],
+            1,
+        ),
+        (  # in an `else`, what the `if` branch declared is not in scope
+            [Act("if $y"), Act("$x := 1"), Mark("made", 1, frozenset({"x"})), Act("else"), Mark("used", 1), Act("end")],
+            1,
+        ),
+    ],
+)
+def test_plan_soundness_is_checked_on_the_marks_in_the_tree(pieces: list[str], unsound: int | None) -> None:
+    """The marks are nodes of the written tree, never printed; the check reads where each part
+    was made and used, and the Go scopes around them, from the tree alone."""
+    top = build(pieces)
+    assert "ofc" not in render(top) and render(top) == "".join(p for p in pieces if not isinstance(p, Mark))
+    assert unsound_use(plan_marks(top)) == unsound

@@ -63,11 +63,6 @@ def read_action(raw: str) -> ActionNode:
     return node
 
 
-def is_comment(raw: str) -> bool:
-    """Is the action `raw` a comment (`{{/* ... */}}`, `{{ /* ... */ }}`, trimmed or not)?"""
-    return raw.startswith(("{{/*", "{{ /*", "{{- /*"))
-
-
 def read_code(code: str, trim: Trim = NO_TRIM) -> ActionNode:
     """What one action says (`if eq $x 1`, `$y := len $x`...) as a node; `Unread` if it is not
     in the forms the converter writes (one space between tokens)."""

@@ -3,8 +3,9 @@
 A pass that needs to know which `{{ end }}` closes which `{{ if }}`, or what a block holds,
 works on this tree instead of walking the text itself; `render` prints it, byte for byte what
 was written where no pass changed anything (or with every action compact). The translator
-writes typed pieces (`Act`, one action; `Text`, literal text) that `build` reads as they are;
-text written whole (a helper, a plan's snippet) is lexed, with `action_spans` as the one lexer.
+writes typed pieces (`Act`, one action; `Text`, literal text; `Mark`, a print plan's marker)
+that `build` reads as they are; text written whole (a helper) is lexed, with `action_spans` as
+the one lexer.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Literal, Union, cast
 
 from . import ir
 from .irread import Unread, read_action
@@ -76,7 +77,7 @@ class Block(_Head):
         return self.node.keyword
 
 
-#: template text (never an action), an action, or a block
+#: template text (never an action; a `Mark` is text that prints nothing), an action, or a block
 Node = Union[str, Action, Block]
 
 
@@ -179,6 +180,39 @@ _WRITTEN: dict[str, ir.ActionNode] = {}
 _WRITTEN_AT_MOST = 1 << 16
 
 
+#: what a `Mark` marks: where a plan's part was made, where it was used, where the body starts
+MarkKind = Literal["made", "used", "body"]
+
+
+class Mark(str):
+    """A print plan's marker (translate/printplan.py), written among the translator's pieces and
+    kept as a node of its own in the tree: where the plan's part `part` was made (reading the Go
+    variables `reads`) or used, or where the template's body starts. Its text is empty, so the
+    printer never prints it and no lexer sees an action in it; two marks are equal only when
+    they mark the same thing (never equal to text)."""
+
+    kind: MarkKind
+    part: int
+    reads: frozenset[str]
+
+    def __new__(cls, kind: MarkKind, part: int = 0, reads: frozenset[str] = frozenset()) -> Mark:
+        mark = super().__new__(cls, "")
+        mark.kind, mark.part, mark.reads = kind, part, reads
+        return mark
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mark) and (self.kind, self.part) == (other.kind, other.part)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((Mark, self.kind, self.part))
+
+    def __repr__(self) -> str:
+        return f"Mark({self.kind!r}, {self.part})"
+
+
 class Text(str):
     """Literal output as the translator writes it (never an action): read into the tree as
     text, never lexed."""
@@ -232,8 +266,9 @@ def copy(tree: list[Node]) -> list[Node]:
 
 
 def build(written: list[str]) -> list[Node]:
-    """The tree of the output the translator wrote, piece by piece: an `Act` is one action and
-    a `Text` is text as they are; any other piece (written whole, as a define's text) is lexed."""
+    """The tree of the output the translator wrote, piece by piece: an `Act` is one action, a
+    `Text` is text and a `Mark` a node of its own as they are; any other piece (written whole,
+    as a define's text) is lexed."""
     builder = _Builder()
     for piece in written:
         kind = type(piece)
@@ -242,6 +277,8 @@ def build(written: list[str]) -> list[Node]:
             builder.action(piece, node.keyword if node is not None else piece[3:-3].partition(" ")[0], node)
         elif kind is Text:
             builder.text(piece)
+        elif kind is Mark:
+            builder.mark(cast(Mark, piece))
         else:
             last = 0
             for start, end in action_spans(piece):
@@ -256,13 +293,13 @@ def build(written: list[str]) -> list[Node]:
 
 
 def action_raws(written: Iterable[str]) -> Iterator[str]:
-    """Each action in the translator's pieces, in order: an `Act` as it is, a `Text` holds
-    none, any other piece is lexed."""
+    """Each action in the translator's pieces, in order: an `Act` as it is, a `Text` or a
+    `Mark` holds none, any other piece is lexed."""
     for piece in written:
         kind = type(piece)
         if kind is Act:
             yield piece
-        elif kind is not Text:
+        elif kind is not Text and kind is not Mark:
             for start, end in action_spans(piece):
                 yield piece[start:end]
 
@@ -279,10 +316,13 @@ class _Builder:
         if not text:
             return
         into = self.into
-        if into and isinstance(into[-1], str):
-            into[-1] = into[-1] + text  # one text node between two actions
+        if into and type(into[-1]) is str:
+            into[-1] = into[-1] + text  # one text node between two actions (or marks)
         else:
             into.append(str(text))
+
+    def mark(self, mark: Mark) -> None:
+        self.into.append(mark)
 
     def action(self, raw: str, word: str, node: ir.ActionNode | None = None) -> None:
         if word in OPENS:
@@ -336,6 +376,8 @@ def _as_written(raw: str) -> str:
 
 def _write(tree: list[Node], out: list[str], printed: Callable[[str], str]) -> None:
     for node in tree:
+        if isinstance(node, Mark):
+            continue  # (it prints nothing)
         if isinstance(node, str):
             out.append(node)
         elif isinstance(node, Action):

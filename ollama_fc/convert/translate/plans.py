@@ -13,15 +13,12 @@ from jinja2 import nodes
 
 from ..go import ir, irtools, tree
 from ..go.calls import go_and, go_not, go_or
-from ..go.irread import is_comment
-from ..go.tree import Act
 from ..ops.values import BOOL, CONTENT, INT, STR, UNDEF, Value
+from .scope import Frame
 
 PLACEHOLDER = "$ofc_plan"
-#: the comments marking where a plan's part was made and used, and where the body starts
-MADE = "/*ofc-plan made %d*/"
-USED = "/*ofc-plan used %d*/"
-BODY = Act("/*ofc-plan body*/")
+#: where the template's body starts (the tests of `if`s that chose between plans are declared there)
+BODY = tree.Mark("body")
 #: kinds a plan can print as Jinja's `~` prints them (`print_value` writes them the same way)
 PRINTABLE = {STR, CONTENT, INT, BOOL, UNDEF}
 
@@ -278,34 +275,37 @@ def surely_prints(body: list[nodes.Node]) -> bool:
 class PlanMarks:
     """Where the plans' parts were made and used in the written tree (see `plan_marks`)."""
 
-    #: every action that says something, in order (a position is an index here)
+    #: every action that says something, in order (a mark sits before the head it indexes)
     heads: list[tree.Action | tree.Block | tree.Branch] = field(default_factory=list)
-    #: made marker -> its position (the last, where one is written twice)
-    made: dict[int, int] = field(default_factory=dict)
-    #: (position, made marker, Go variables in scope there) of each use marker
+    #: made part -> its mark, the mark's place among the marks and the index in `heads` of the
+    #: first head after it (the last, where one is written twice)
+    made: dict[int, tuple[tree.Mark, int, int]] = field(default_factory=dict)
+    #: (place among the marks, part, Go variables in scope there) of each use
     uses: list[tuple[int, int, set[str]]] = field(default_factory=list)
 
 
 def plan_marks(top: list[tree.Node]) -> PlanMarks:
-    """The plans' markers in the tree, each use with the Go variables in scope where it is.
+    """The plans' marks in the tree, each use with the Go variables in scope where it is.
 
     Go's scopes: a variable lives from its declaration to the `end` of the block around it;
     an `else` starts a new block (what the `if` branch declared was never set on that path).
     """
     marks = PlanMarks()
     scopes: list[set[str]] = [set()]
+    seen = 0
 
     def walk(body: list[tree.Node]) -> None:
+        nonlocal seen
         for node in body:
-            if isinstance(node, tree.Action):
+            if isinstance(node, tree.Mark):
+                seen += 1
+                if node.kind == "used":
+                    marks.uses.append((seen, node.part, set().union(*scopes)))
+                elif node.kind == "made":
+                    marks.made[node.part] = (node, seen, len(marks.heads))
+            elif isinstance(node, tree.Action):
                 marks.heads.append(node)
-                marker = plan_marker(node)
-                if marker is None:
-                    scopes[-1] |= declared(node.node)
-                elif marker[0] == "used":
-                    marks.uses.append((len(marks.heads) - 1, marker[1], set().union(*scopes)))
-                else:
-                    marks.made[marker[1]] = len(marks.heads) - 1
+                scopes[-1] |= declared(node.node)
             elif isinstance(node, tree.Block):
                 marks.heads.append(node)
                 scopes.append(declared(node.node))
@@ -320,42 +320,29 @@ def plan_marks(top: list[tree.Node]) -> PlanMarks:
     return marks
 
 
-def plan_marker(action: tree.Action) -> tuple[str, int] | None:
-    """A plan's marker (`MADE`, `USED`): whether it marks where a part was made or used, and
-    the part; None for any other action."""
-    if not is_comment(action.raw):
-        return None  # (not read: most actions are not comments)
-    node = action.node
-    if not isinstance(node, ir.Comment) or not node.spaced:
-        return None
-    words = node.text.split(" ")
-    if len(words) == 3 and words[0] == "ofc-plan" and words[1] in ("made", "used") and words[2].isdigit():
-        return words[1], int(words[2])
+def unsound_use(marks: PlanMarks) -> int | None:
+    """The part of the first use that may not print what the part was made from (made after
+    it or nowhere in the tree, reading a variable not in scope there or set again since it was
+    made); None when every use is sound."""
+    for at, part, visible in marks.uses:
+        made = marks.made.get(part)
+        if made is None or made[1] > at:
+            return part
+        mark, _, start = made
+        if any(var not in visible or set_after(marks.heads, var, start) for var in mark.reads):
+            return part
     return None
 
 
-def plan_commented(helper: tree.Helper) -> bool:
-    """Does the helper hold one of the plans' comments (a marker, `BODY`)? (A plan printed in
-    a define cannot be checked against the body's scopes.)"""
-    return any(
-        isinstance(node, ir.Comment) and node.text.startswith("ofc-plan ")
-        for node in tree.action_nodes(tree.helper_pieces(helper))
-    )
+def plan_marked(helper: tree.Helper) -> bool:
+    """Does the helper hold one of the plans' marks? (A plan printed in a define cannot be
+    checked against the body's scopes.)"""
+    return any(isinstance(piece, tree.Mark) for piece in tree.helper_pieces(helper))
 
 
 def declared(node: ir.Node) -> set[str]:
     """The Go variables `node` declares, without their `$`."""
     return {name[1:] for name in node.declares()}
-
-
-def without_marks(body: list[tree.Node]) -> None:
-    """The plans' markers taken out of the tree, in place."""
-    body[:] = [node for node in body if not (isinstance(node, tree.Action) and plan_marker(node))]
-    for node in body:
-        if isinstance(node, tree.Block):
-            without_marks(node.body)
-            for branch in node.branches:
-                without_marks(branch.body)
 
 
 #: the printed helpers that write what their inline (captured) forms write: JSON and repr
@@ -399,8 +386,8 @@ def trailing_text(snippet: Sequence[str]) -> str:
     """The text a snippet prints after its last action (a piece written whole is lexed)."""
     tail: list[str] = []
     for piece in reversed(snippet):
-        if isinstance(piece, tree.Act):
-            break
+        if isinstance(piece, (tree.Act, tree.Mark)):
+            break  # (a plan's mark ends it as an action does)
         spans = [] if isinstance(piece, tree.Text) else tree.action_spans(piece)
         tail.append(piece[spans[-1][1] :] if spans else piece)
         if spans:
@@ -420,17 +407,17 @@ def without_trailing(snippet: Sequence[str], count: int) -> tuple[str, ...]:
     return tuple(pieces)
 
 
-def stored_json(tree: nodes.Template) -> set[int]:
+def stored_json(tree: nodes.Template) -> dict[int, nodes.Assign]:
     """The `tojson` filters whose text a `set` stores, alone, marked `|safe`, or joined by `+`,
     `~` or an inline `if` (`{% set d = '[TOOLS]' + (tools | tojson) + '[/TOOLS]' %}`): by
-    `id()`, the ones a plan may stand for."""
-    found: set[int] = set()
+    `id()`, the ones a plan may stand for, each with the `set` storing it."""
+    found: dict[int, nodes.Assign] = {}
     for assign in tree.find_all(nodes.Assign):
         todo: list[nodes.Node | None] = [assign.node]
         while todo:
             node = todo.pop()
             if isinstance(node, nodes.Filter) and node.name == "tojson":
-                found.add(id(node))
+                found[id(node)] = assign
             elif isinstance(node, nodes.Filter) and node.name == "safe":
                 todo.append(node.node)
             elif isinstance(node, nodes.Add):
@@ -440,3 +427,22 @@ def stored_json(tree: nodes.Template) -> set[int]:
             elif isinstance(node, nodes.CondExpr):
                 todo += [node.expr1, node.expr2]
     return found
+
+
+def loop_between(frame: Frame, owner: Frame | None) -> bool:
+    """Is a loop body between `frame` and the scope `owner` (a `set` there repeats)?"""
+    f: Frame | None = frame
+    while f is not None and f is not owner:
+        if f.loop is not None:
+            return True
+        f = f.parent
+    return False
+
+
+def stored_in_loop(assign: nodes.Assign, frame: Frame) -> bool:
+    """Does `assign`, run in `frame`, set a variable (or a namespace's attribute) that outlives
+    a loop it runs in (where a plan cannot be held: one copy of the body stands for every pass)?"""
+    target = assign.target
+    if not isinstance(target, (nodes.Name, nodes.NSRef)):
+        return False
+    return loop_between(frame, frame.owner(target.name))

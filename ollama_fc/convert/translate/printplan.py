@@ -10,14 +10,16 @@ through the printed `ofc_json` define) and `if`s where a run-time branch chose b
 Printing the plan replays it where the Jinja prints the string.
 
 Sound only while what a plan reads keeps its value until the plan is printed. Every part that
-reads Go variables leaves a marker where it was made, every print or truth test of a plan a
-marker where it was used; once the whole template is written, `settled` checks that each such
+reads Go variables leaves a mark where it was made (`tree.Mark`, a node of the written tree
+that prints nothing, holding the variables the part reads), every print or truth test of a
+plan a mark where it was used; once the whole template is written, `settled` checks that each such
 variable is declared at the top level of the body, that nothing declares or assigns it after
 the part was made, and that no part is printed before it was made or inside a `define`. Any
 other use of a plan (a filter, a macro argument, a stored copy) writes the plan's placeholder
 variable into the template. When a check fails, the placeholder shows up, or the translation
 fails with a plan about, the template is translated again without the plans concerned: the
-result is then exactly the captured translation.
+result is then exactly the captured translation. What is known before a plan is made is decided
+there instead (a `tojson` a `set` in a loop stores beyond it, `stored_in_loop`).
 """
 
 from __future__ import annotations
@@ -59,10 +61,8 @@ from .core import Translation
 from .macros import Macros
 from .plans import (
     BODY,
-    MADE,
     PLACEHOLDER,
     PRINTABLE,
-    USED,
     Branch,
     Held,
     Key,
@@ -75,17 +75,18 @@ from .plans import (
     calls_other_defines,
     either,
     free_variables,
+    loop_between,
     parts,
-    plan_commented,
+    plan_marked,
     plan_marks,
     prints_only,
     refuse_markup_plans,
-    set_after,
     snippet_free_variables,
     sources_of,
+    stored_in_loop,
     stored_json,
     surely_prints,
-    without_marks,
+    unsound_use,
 )
 from .scope import Frame, Translate
 
@@ -114,15 +115,13 @@ class PrintPlans(Macros):
         self.plans: dict[Key, Held] = {}
         self.plan_sources: dict[int, int] = {}
         self.plan_nodes: list[nodes.Node] = []
-        #: made marker -> the Go variables it reads
-        self.plan_reads: dict[int, set[str]] = {}
-        #: the plan sources printed with each made marker (what to refuse when it fails)
+        #: the plan sources printed with each made part (what to refuse when it fails)
         self.plan_users: dict[int, frozenset[int]] = {}
         self.plan_made = 0
         self.plan_main: list[str] | None = None
         #: variables keeping the tests of `if`s that chose between plans (see `merge_plans`)
         self.plan_tests: list[str] = []
-        self._stored_json: set[int] | None = None
+        self._stored_json: dict[int, nodes.Assign] | None = None
 
     # -- translation with fallback ------------------------------------------------------------
 
@@ -140,12 +139,11 @@ class PrintPlans(Macros):
                 raise
             return self.without(None, compact)
         declared = [tree.Action(f"{{{{ {var} := false }}}}") for var in self.plan_tests]
-        at = next(i for i, node in enumerate(top) if isinstance(node, tree.Action) and node.raw == BODY)
+        at = next(i for i, node in enumerate(top) if isinstance(node, tree.Mark) and node == BODY)
         top[at : at + 1] = declared
         settled, failing = self.settled(top)
         if not settled:
             return self.without(failing, compact)
-        without_marks(top)
         return self.translation(tree.render(top, compact))
 
     def without(self, sources: frozenset[int] | None, compact: bool = False) -> Translation:
@@ -160,19 +158,14 @@ class PrintPlans(Macros):
 
     def settled(self, top: list[tree.Node]) -> tuple[bool, frozenset[int] | None]:
         """Does every plan printed read what it was made from? If not, the sources to refuse."""
-        if any(map(plan_commented, self.emit.helpers.values())):
+        if any(map(plan_marked, self.emit.helpers.values())):
             return False, None
         marks = plan_marks(top)
         if any(PLACEHOLDER in node.node.reads() for node in marks.heads):
             return False, None
-        for at, mark, visible in marks.uses:
-            users = self.plan_users.get(mark)
-            start = marks.made.get(mark)
-            if start is None or start > at:
-                return False, users
-            for var in self.plan_reads.get(mark, set()):
-                if var not in visible or set_after(marks.heads, var, start):
-                    return False, users
+        part = unsound_use(marks)
+        if part is not None:
+            return False, self.plan_users.get(part)
         return True, frozenset()
 
     # -- what a plan is made of ---------------------------------------------------------------
@@ -191,10 +184,9 @@ class PrintPlans(Macros):
         return self.plan_nodes[source]
 
     def mark(self, reads: set[str]) -> int:
-        """A made marker here, for a part reading the Go variables `reads`."""
+        """A made mark here, for a part reading the Go variables `reads`; the part's number."""
         self.plan_made += 1
-        self.plan_reads[self.plan_made] = reads
-        self.emit.out.append(tree.Act(MADE % self.plan_made))
+        self.emit.out.append(tree.Mark("made", self.plan_made, frozenset(reads)))
         return self.plan_made
 
     def piece(self, value: Value) -> Piece:
@@ -264,27 +256,22 @@ class PrintPlans(Macros):
 
     def json_plan_source(self, node: nodes.Node, frame: Frame) -> int:
         """The plan source `node` is, if it is a `tojson` a plan may stand for, else -1: one a
-        `set` stores (see `stored_json`), of a tool schema, not left captured."""
+        `set` stores (see `stored_json`) where it is not repeated, of a tool schema, not left
+        captured."""
         if self._stored_json is None:
             self._stored_json = stored_json(self.tree)
-        if not (isinstance(node, nodes.Filter) and id(node) in self._stored_json and node.node is not None):
+        assign = self._stored_json.get(id(node))
+        if assign is None or not isinstance(node, nodes.Filter) or node.node is None:
             return -1
         source = self.plan_source(node)
         if not self.planning() or self.plans_off is None or source < 0 or source in self.plans_off:
             return -1
+        if stored_in_loop(assign, frame):
+            return -1  # `hold` would refuse it: left captured before anything is written for it
         start = len(self.emit.out) + self.emit.guard_open  # (the first action may close the prefill guard)
         operand = self.expr(node.node, frame)
         del self.emit.out[start:]  # (a lookup: evaluated again where it is used)
         return source if operand.kind in PLANNED_JSON and not operand.is_const else -1
-
-    def loop_between(self, frame: Frame, owner: Frame | None) -> bool:
-        """Is a loop body between `frame` and the scope `owner` (a `set` there repeats)?"""
-        f: Frame | None = frame
-        while f is not None and f is not owner:
-            if f.loop is not None:
-                return True
-            f = f.parent
-        return False
 
     def hold(
         self, slot: Value, attr: str | None, value: Value, owner: Frame | None, frame: Frame, read: nodes.Expr
@@ -296,7 +283,7 @@ class PrintPlans(Macros):
         if plan is None:
             self.plans.pop(key, None)
             return False
-        if self.loop_between(frame, owner):
+        if loop_between(frame, owner):
             raise PlanRefused(sources_of(plan))  # one copy of the body stands for every pass
         markup = value.facts.markup or False
         self.plans[key] = Held(plan, lambda: self.plain_read(key, read, frame), slot, markup)
@@ -339,7 +326,7 @@ class PrintPlans(Macros):
         ns = frame.lookup(ns_name)
         if ns is None or ns.kind != NS or attr not in attrs_of(ns):
             return False
-        if self.loop_between(frame, frame.owner(ns_name)):
+        if loop_between(frame, frame.owner(ns_name)):
             return False
         loop = building_body(node, ns_name, attr)
         if loop is None:
@@ -372,7 +359,7 @@ class PrintPlans(Macros):
             return False  # text and a few values: capturing them costs little
         name = node.target.name
         slot, owner = frame.lookup(name), frame.owner(name)
-        if slot is None or name not in self.read_names or self.loop_between(frame, owner):
+        if slot is None or name not in self.read_names or loop_between(frame, owner):
             return False
         snippet = self.snippet(lambda: self.visit_body(node.body, frame))
         if snippet is None:
@@ -538,12 +525,12 @@ class PrintPlans(Macros):
         return None if truth is None else ("true" if truth else "false")
 
     def used(self, plan: Plan) -> None:
-        """Use markers for every made part of `plan` (see `unsettled`)."""
+        """Use marks for every made part of `plan` (see `settled`)."""
         sources = sources_of(plan)
         for part in parts(plan):
             if part.made:
                 self.plan_users[part.made] = self.plan_users.get(part.made, frozenset()) | sources
-                self.emit.out.append(tree.Act(USED % part.made))
+                self.emit.out.append(tree.Mark("used", part.made))
 
     def print_plan(self, plan: Plan, node: nodes.Node) -> None:
         if self.emit.sink is not None:
@@ -588,13 +575,14 @@ class PrintPlans(Macros):
             if not made:
                 self.plan_made += 1
                 made = self.plan_made
-                self.emit.out.insert(at, tree.Act(MADE % made))
+                written: list[str] = []
                 if free_variables(test):
                     seen = self.emit.temp()
                     self.plan_tests.append(seen)
-                    self.emit.out.insert(at, tree.Act(f"{seen} = {test}"))  # before the marker
+                    written.append(tree.Act(f"{seen} = {test}"))  # (before the mark)
                     test = seen
-                self.plan_reads[made] = free_variables(test)
+                written.append(tree.Mark("made", made, frozenset(free_variables(test))))
+                self.emit.out[at:at] = written
             sides = [h.plan if h is not None else self.plan_of(known.current()) for h in (a, b)]
             merged[key] = Held((Branch(made, test, sides[0], sides[1]),), known.current, known.slot)
         self.plans = merged
