@@ -188,20 +188,16 @@ def source_table(samples: Sequence[Sample]) -> str:
         header += [f"{reading}: recall", "precision", "unsafe / wrong"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     groups = real_by_source(samples)
-    for source, group in groups.items():
+
+    def row(label: str, group: list[Sample]) -> str:
         positives = sum(not sample.negative for sample in group)
-        line = [f"[{short(source)}]({source})", f"{positives} / {len(group) - positives}"]
-        line += cells(score(group, stream=False))
+        line = [label, f"{positives} / {len(group) - positives}", *cells(score(group, stream=False))]
         for parsers in READINGS.values():
             line += cells(score(group, parsers, stream=False))
-        lines.append("| " + " | ".join(line) + " |")
-    real = [sample for group in groups.values() for sample in group]
-    positives = sum(not sample.negative for sample in real)
-    pooled = [f"**pooled, {len(groups)} sources**", f"{positives} / {len(real) - positives}"]
-    pooled += cells(score(real, stream=False))
-    for parsers in READINGS.values():
-        pooled += cells(score(real, parsers, stream=False))
-    lines.append("| " + " | ".join(pooled) + " |")
+        return "| " + " | ".join(line) + " |"
+
+    lines += [row(f"[{short(source)}]({source})", group) for source, group in groups.items()]
+    lines.append(row(f"**pooled, {len(groups)} sources**", [sample for group in groups.values() for sample in group]))
     return "\n".join(lines)
 
 

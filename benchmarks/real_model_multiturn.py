@@ -68,7 +68,7 @@ from benchmarks.multi_turn_tasks import (
     runs_table,
     task_functions,
 )
-from benchmarks.real_model import PLAIN_ARMS, create_models, tier_server, warm_up, with_threads
+from benchmarks.real_model import PLAIN_ARMS, Say, create_models, tier_server, warm_up, with_threads
 from benchmarks.real_model_apis import MAX_TOKENS, OPTIONS, SEED, TIMEOUT
 from benchmarks.real_model_scoring import Call
 from benchmarks.table import write_section
@@ -92,8 +92,6 @@ WAYS = {
     "before": "`none` before: tools withheld",
     "none": "`none` now: tools withheld + NONE_NOTE",
 }
-
-Say = Callable[[str], None]
 
 
 def spread(tasks: Sequence[Task], limit: int | None) -> list[Task]:

@@ -11,7 +11,6 @@ question no tool fits gets text back.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,6 @@ from click.testing import CliRunner
 
 from ollama_fc import Client, cli
 from ollama_fc.convert.sources import load_source
-from ollama_fc.functions import function_to_tool
 from ollama_fc.markers import read_marker
 from ollama_fc.parsers import parse_tool_calls
 from ollama_fc.testbed.realmodel import SMOLLM2_135M, ModelUnavailableError, real_model_gguf
@@ -30,6 +28,7 @@ from ollama_fc.testbed.scripted import write_scripted_gguf
 from ollama_fc.tools_section import extend
 from ollama_fc.verify.runner import compare
 from tests.shared_data import IN_CI
+from tests.test_real_model import TOOLS  # the same weather tool the real-model tests offer
 
 pytestmark = pytest.mark.ollama
 
@@ -37,18 +36,6 @@ OPTIONS: dict[str, Any] = {"temperature": 0, "seed": 7, "num_predict": 96, "num_
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
 WEATHER = [SYSTEM, {"role": "user", "content": "What's the weather like in Paris right now?"}]
 NO_TOOL = [SYSTEM, {"role": "user", "content": "Write a haiku about the sea."}]
-
-
-def get_weather(city: str) -> str:
-    """Get the current weather in a city.
-
-    Args:
-        city: The city's name, e.g. Paris
-    """
-    return json.dumps({"city": city, "temperature": 21, "sky": "sunny"})
-
-
-TOOLS = [function_to_tool(get_weather)]
 
 
 @pytest.fixture(scope="session")
