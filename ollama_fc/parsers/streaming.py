@@ -337,7 +337,7 @@ class StreamingRecoverer:
                 found = None
             if found is not None:
                 calls, consumed = found
-                self._emit(calls, span.slice(0, consumed))
+                self._emit(calls, span.slice(0, consumed) if self._thought is not None else "")
                 self._after_call = True
                 return self._continue_at(region.start, span, consumed, data)
         if self._thought is not None:  # not a call after all: the thinking goes on
