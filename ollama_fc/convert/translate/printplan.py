@@ -19,7 +19,10 @@ other use of a plan (a filter, a macro argument, a stored copy) writes the plan'
 variable into the template. When a check fails, the placeholder shows up, or the translation
 fails with a plan about, the template is translated again without the plans concerned: the
 result is then exactly the captured translation. What is known before a plan is made is decided
-there instead (a `tojson` a `set` in a loop stores beyond it, `stored_in_loop`).
+there instead (a `tojson` a `set` in a loop stores beyond it, `stored_in_loop`), and what the
+Jinja tree alone says will fail before translating (planforecast.py: a plan a `set` in a loop
+stores through a variable of the pass; a failure in a statement no plan reaches is raised as it
+is). `translations` counts the translations one template took.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ from ..ops.values import (
 )
 from .core import Translation
 from .macros import Macros
+from .planforecast import independent_of_plans, loop_refusals
 from .plans import (
     BODY,
     PLACEHOLDER,
@@ -122,12 +126,17 @@ class PrintPlans(Macros):
         #: variables keeping the tests of `if`s that chose between plans (see `merge_plans`)
         self.plan_tests: list[str] = []
         self._stored_json: dict[int, nodes.Assign] | None = None
+        #: how many times the template was translated (1, unless a plan failed after it was made)
+        self.translations = 1
+        #: the innermost statement a ConversionError was raised in (see `fails_without_plans`)
+        self.failed_statement: nodes.Node | None = None
 
     # -- translation with fallback ------------------------------------------------------------
 
     def translate(self, compact: bool = False) -> Translation:
         if self.plans_off is None:
             return super().translate(compact)
+        self.plans_off |= self.foreseen_refusals()
         self.plan_main = self.emit.out
         self.emit.out.append(BODY)
         try:
@@ -135,7 +144,7 @@ class PrintPlans(Macros):
         except PlanRefused as refused:
             return self.without(refused.sources, compact)
         except ConversionError:
-            if not self.plan_made:
+            if not self.plan_made or self.fails_without_plans():
                 raise
             return self.without(None, compact)
         declared = [tree.Action(f"{{{{ {var} := false }}}}") for var in self.plan_tests]
@@ -154,7 +163,33 @@ class PrintPlans(Macros):
         args, kwargs = self.plan_args
         fresh = type(self)(*args, **kwargs)
         fresh.plans_off = off
-        return fresh.translate(compact)
+        try:
+            return fresh.translate(compact)
+        finally:
+            self.translations += fresh.translations
+
+    def foreseen_refusals(self) -> frozenset[int]:
+        """The plan sources the translation would refuse, known from the Jinja tree alone
+        (see planforecast.py): left captured from the start."""
+        refused = loop_refusals(self.tree)
+        return frozenset(self.plan_source_of(source) for source in refused)
+
+    def visit(self, node: nodes.Node, frame: Frame) -> None:
+        try:
+            super().visit(node, frame)
+        except ConversionError:
+            if self.failed_statement is None:
+                self.failed_statement = node
+            raise
+
+    def fails_without_plans(self) -> bool:
+        """Would the translation without plans fail the same way? Where the statement that
+        failed does not depend on the plans (see `independent_of_plans`) and no limit was
+        reached (the output a plan saves counts toward it)."""
+        budget = self.emit.budget
+        if budget.spent > budget.limits.max_output or budget.overdue() is not None:
+            return False
+        return self.failed_statement is not None and independent_of_plans(self.failed_statement, self.tree)
 
     def settled(self, top: list[tree.Node]) -> tuple[bool, frozenset[int] | None]:
         """Does every plan printed read what it was made from? If not, the sources to refuse."""
@@ -174,10 +209,14 @@ class PrintPlans(Macros):
         return self.plans_off is not None and self.emit.sink is None
 
     def plan_source(self, node: nodes.Node) -> int:
+        return self.plan_source_of(id(node))
+
+    def plan_source_of(self, node_id: int) -> int:
+        """The index of the building statement (or filter) whose `id()` is `node_id`, else -1."""
         if not self.plan_sources:
             self.plan_nodes = list(self.tree.find_all((nodes.For, nodes.AssignBlock, nodes.Filter)))
             self.plan_sources = {id(n): i for i, n in enumerate(self.plan_nodes)}
-        return self.plan_sources.get(id(node), -1)
+        return self.plan_sources.get(node_id, -1)
 
     def plan_node(self, source: int) -> nodes.Node:
         """The building statement a `plan_source` index stands for."""

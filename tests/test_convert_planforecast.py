@@ -1,0 +1,126 @@
+"""What the print plans would refuse is decided from the Jinja tree before translating
+(`translate/planforecast.py`): the template is translated once, to the very text that
+translating again without the failed plans gives."""
+
+from __future__ import annotations
+
+import pytest
+from jinja2 import nodes
+
+from ollama_fc.convert.sources import load_source
+from ollama_fc.convert.translate import Translator
+from ollama_fc.convert.translate.planforecast import independent_of_plans, loop_refusals
+from ollama_fc.convert.translate.printplan import PrintPlans
+from ollama_fc.errors import ConversionError
+from tests.shared_data import shared_path
+
+MESSAGES = "{% for m in messages %}{% if m.role != 'system' %}<{{ m.role }}>{{ m.content }}{% endif %}{% endfor %}"
+
+#: a tool's JSON stored in a variable of the loop's pass, which a `set` then appends to a
+#: namespace the loop does not own (minicpm3, reka-edge): one copy of the body stands for
+#: every pass, so the plan is refused where the namespace is set
+THROUGH_A_PASS_VARIABLE = (
+    "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set j = t | tojson %}<{{ t.type }}>"
+    "{% set ns.s = ns.s ~ '[' ~ j ~ ']' %}{% endfor %}{{ ns.s }}" + MESSAGES
+)
+
+
+def unforeseen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Translate as before the forecast: every failed plan found by translating."""
+    monkeypatch.setattr(PrintPlans, "foreseen_refusals", lambda self: frozenset())
+    monkeypatch.setattr(PrintPlans, "fails_without_plans", lambda self: False)
+
+
+def translated(template: str, tokens: dict[str, str] | None = None) -> tuple[str, int]:
+    translator = Translator(template, tokens or {})
+    return translator.translate(compact=True).text, translator.translations
+
+
+def test_plan_stored_through_a_pass_variable_in_a_loop_is_foreseen(monkeypatch: pytest.MonkeyPatch) -> None:
+    tree = Translator(THROUGH_A_PASS_VARIABLE, {}).tree
+    (stored,) = [f for f in tree.find_all(nodes.Filter) if f.name == "tojson"]
+    assert loop_refusals(tree) == {id(stored)}
+    text, translations = translated(THROUGH_A_PASS_VARIABLE)
+    assert translations == 1
+    unforeseen(monkeypatch)
+    assert translated(THROUGH_A_PASS_VARIABLE) == (text, 2)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        # appended in the loop that builds it, to a namespace it owns: a plan
+        "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) %}{% endfor %}"
+        "{{ ns.s }}",
+        # stored in a pass variable and printed in the pass: a plan of the pass
+        "{% for t in tools or [] %}{% set j = t | tojson %}<{{ t.type }}>[{{ j }}]{% endfor %}",
+        # the namespace is the loop's own
+        "{% for t in tools or [] %}{% set ns = namespace(s='') %}{% set j = t | tojson %}<{{ t.type }}>"
+        "{% set ns.s = ns.s ~ j %}{{ ns.s }}{% endfor %}",
+        # set again before the loop stores it: it no longer holds the plan
+        "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set j = t | tojson %}<{{ t.type }}>"
+        "{% set j = t.type %}{% set ns.s = ns.s ~ j %}{% endfor %}{{ ns.s }}",
+    ],
+)
+def test_plans_no_loop_refuses_are_not_foreseen(template: str) -> None:
+    assert loop_refusals(Translator(template, {}).tree) == set()
+
+
+#: a plan is made (the tools' JSON), then a statement reading none of it fails
+UNRELATED_FAILURE = (
+    "{%- set d = tools | tojson %}[{{ d }}]{% for m in messages %}{{ m.content + eos_token }}{% endfor %}"
+)
+
+
+def test_failure_no_plan_reads_is_raised_without_translating_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    translator = Translator(UNRELATED_FAILURE, {})
+    with pytest.raises(ConversionError) as once:
+        translator.translate()
+    assert translator.translations == 1
+    unforeseen(monkeypatch)
+    again = Translator(UNRELATED_FAILURE, {})
+    with pytest.raises(ConversionError) as twice:
+        again.translate()
+    assert (str(once.value), again.translations) == (str(twice.value), 2)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        UNRELATED_FAILURE.replace("eos_token }}", "eos_token }}{{ d }}"),  # it reads the plan's variable
+        "{% set d = tools | tojson %}{% set e = d %}{{ e + x }}",  # it reads a name set from it
+        "{% set d %}{% for t in tools %}{{ t | tojson }}{{ x + 1 }}{% endfor %}{% endset %}{{ d }}",  # in its source
+        "{% macro f() %}{{ x + 1 }}{% endmacro %}{{ f() }}",  # in a macro (translated where it is called)
+    ],
+)
+def test_failure_a_plan_may_cause_is_not_independent(template: str) -> None:
+    """The statement that failed (the one with `+`) may translate otherwise without plans."""
+    tree = Translator(template, {}).tree
+    (statement,) = [s for s in tree.find_all(nodes.Output) if any(s.find_all(nodes.Add))]
+    assert not independent_of_plans(statement, tree)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["reka-edge.jinja", "mistral-nemo-instruct-2407-hfjs.jinja", "mistral-small-3.1-24b-instruct-2503.jinja"],
+)
+def test_corpus_templates_whose_failed_plans_are_foreseen_translate_once(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """reka-edge: two plans a `set` in a loop refuses; the Mistral templates: a failure no plan
+    causes (`+` of the content and an undefined eos_token)."""
+    source = load_source(shared_path("corpus", "templates", name))
+
+    def outcome() -> tuple[str, int]:
+        translator = Translator(source.template, source.special_tokens)
+        try:
+            text = translator.translate(compact=True).text
+        except ConversionError as exc:
+            text = f"refused: {exc}"
+        return text, translator.translations
+
+    text, translations = outcome()
+    assert translations == 1
+    unforeseen(monkeypatch)
+    before, translations_before = outcome()
+    assert (before, translations_before > 1) == (text, True)
