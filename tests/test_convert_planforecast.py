@@ -9,7 +9,7 @@ from jinja2 import nodes
 
 from ollama_fc.convert.sources import load_source
 from ollama_fc.convert.translate import Translator
-from ollama_fc.convert.translate.planforecast import independent_of_plans, loop_refusals
+from ollama_fc.convert.translate.planforecast import forecast, independent_of_plans
 from ollama_fc.convert.translate.printplan import PrintPlans
 from ollama_fc.errors import ConversionError
 from tests.shared_data import shared_path
@@ -27,7 +27,7 @@ THROUGH_A_PASS_VARIABLE = (
 
 def unforeseen(monkeypatch: pytest.MonkeyPatch) -> None:
     """Translate as before the forecast: every failed plan found by translating."""
-    monkeypatch.setattr(PrintPlans, "foreseen_refusals", lambda self: frozenset())
+    monkeypatch.setattr(PrintPlans, "foresee", lambda self: None)
     monkeypatch.setattr(PrintPlans, "fails_without_plans", lambda self: False)
 
 
@@ -39,7 +39,7 @@ def translated(template: str, tokens: dict[str, str] | None = None) -> tuple[str
 def test_plan_stored_through_a_pass_variable_in_a_loop_is_foreseen(monkeypatch: pytest.MonkeyPatch) -> None:
     tree = Translator(THROUGH_A_PASS_VARIABLE, {}).tree
     (stored,) = [f for f in tree.find_all(nodes.Filter) if f.name == "tojson"]
-    assert loop_refusals(tree) == {id(stored)}
+    assert forecast(tree).captured == {id(stored)}
     text, translations = translated(THROUGH_A_PASS_VARIABLE)
     assert translations == 1
     unforeseen(monkeypatch)
@@ -63,7 +63,72 @@ def test_plan_stored_through_a_pass_variable_in_a_loop_is_foreseen(monkeypatch: 
     ],
 )
 def test_plans_no_loop_refuses_are_not_foreseen(template: str) -> None:
-    assert loop_refusals(Translator(template, {}).tree) == set()
+    assert forecast(Translator(template, {}).tree).captured == set()
+
+
+ACCUMULATED = (
+    "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) %}{% endfor %}"
+)
+
+#: a plan surely made, then used other than printed: its placeholder would be written, and the
+#: template translated again without any plan (MiniMax M1, phi-4-mini, Gemma 4)
+USED_OTHER_THAN_PRINTED = {
+    "compared with text": ACCUMULATED + "{% if ns.s != '' %}[{{ ns.s }}]{% endif %}" + MESSAGES,
+    "filtered": ACCUMULATED + "[{{ ns.s | trim }}]" + MESSAGES,
+    "stored tools searched": (
+        "{%- set d = '[' + (tools | tojson) + ']' %}{% if '\"x\"' not in d %}{% set d = d + '!' %}{% endif %}"
+        "{{ d }}" + MESSAGES
+    ),
+    "in a macro printed where called": (
+        "{%- macro m(x) %}{% set ns = namespace(s='') %}{% for p in x.split(',') %}"
+        "{% set ns.s = ns.s + p %}{% endfor %}{{ ns.s | trim }}{% endmacro %}"
+        "{% for message in messages %}{{ m(message.content) }}{% endfor %}"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(USED_OTHER_THAN_PRINTED))
+def test_plan_used_other_than_printed_is_foreseen(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    template = USED_OTHER_THAN_PRINTED[name]
+    assert forecast(Translator(template, {}).tree).captured is None  # no plans at all
+    text, translations = translated(template)
+    assert translations == 1
+    unforeseen(monkeypatch)
+    assert translated(template) == (text, 2)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        # tested for truth first: that may refuse the plan alone (its emptiness is unknown)
+        ACCUMULATED + "{% if ns.s %}{% if ns.s != '' %}[{{ ns.s }}]{% endif %}{% endif %}",
+        # compared inside a larger test, which may be decided without evaluating it
+        ACCUMULATED + "{% if messages and ns.s != '' %}[{{ ns.s }}]{% endif %}",
+        # a loop whose text may call a macro's define: perhaps no plan
+        "{% macro f(t) %}{{ t.type }}{% endmacro %}{%- set ns = namespace(s='') %}"
+        "{% for t in tools or [] %}{% set ns.s = ns.s ~ f(t) %}{% endfor %}{% if ns.s != '' %}{{ ns.s }}{% endif %}",
+        # printed into a captured block: refused there, before its placeholder counts
+        ACCUMULATED + "{% set w %}({{ ns.s }}){% endset %}{{ w | trim }}{% if ns.s != '' %}!{% endif %}",
+        # a `{% set %}` block trimmed: plantext.py may print it so
+        "{% set d %}T{% for t in tools %}{{ t | tojson }}{% endfor %}T{% endset %}[{{ d | trim }}]",
+    ],
+)
+def test_plan_that_may_not_leak_is_not_foreseen(template: str) -> None:
+    assert forecast(Translator(template, {}).tree).captured is not None
+
+
+def test_forecast_relying_on_a_statement_never_translated_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loop that would build the plan is in a branch decided statically false: no plan is
+    made, so none leaks. The forecast, relying on that loop being translated, is dropped and
+    the template translated again as before it."""
+    template = (
+        "{%- set on = false %}{% if on %}" + ACCUMULATED + "{% if ns.s != '' %}[{{ ns.s }}]{% endif %}{% endif %}"
+    ) + MESSAGES
+    assert forecast(Translator(template, {}).tree).captured is None
+    text, translations = translated(template)
+    assert translations == 2
+    unforeseen(monkeypatch)
+    assert translated(template) == (text, 1)
 
 
 #: a plan is made (the tools' JSON), then a statement reading none of it fails
@@ -102,13 +167,20 @@ def test_failure_a_plan_may_cause_is_not_independent(template: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["reka-edge.jinja", "mistral-nemo-instruct-2407-hfjs.jinja", "mistral-small-3.1-24b-instruct-2503.jinja"],
+    [
+        "reka-edge.jinja",
+        "mistral-nemo-instruct-2407-hfjs.jinja",
+        "mistral-small-3.1-24b-instruct-2503.jinja",
+        "minimax-m1.jinja",
+        "llamacpp-fixed-phi-4-mini-instruct.jinja",
+    ],
 )
 def test_corpus_templates_whose_failed_plans_are_foreseen_translate_once(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """reka-edge: two plans a `set` in a loop refuses; the Mistral templates: a failure no plan
-    causes (`+` of the content and an undefined eos_token)."""
+    causes (`+` of the content and an undefined eos_token); MiniMax M1, phi-4-mini: a plan
+    compared with a string."""
     source = load_source(shared_path("corpus", "templates", name))
 
     def outcome() -> tuple[str, int]:

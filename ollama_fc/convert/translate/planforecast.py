@@ -1,19 +1,25 @@
 """What the print plans (printplan.py) will refuse, read off the Jinja tree before translating.
 
 A plan that fails once it is made costs a second translation of the whole template (see
-`PrintPlans.without`). What the Jinja tree alone says surely fails is decided here instead, as
-jinja2's own compiler decides what it can by reading names on the tree before it generates:
+`PrintPlans.without`). What the Jinja tree says surely fails is decided here instead, as
+jinja2's own compiler decides what it can by reading names on the tree before it generates
+(`forecast`, one walk that follows which variables may hold a plan of which source):
 
-- `loop_refusals`: a plan stored, through variables that only carry it (`~`, `+`, an inline
-  `if`, `and`/`or`), by a `set ns.attr` in a loop the namespace outlives: `hold` refuses it
-  there (one copy of the loop's body stands for every pass). Those sources start captured.
-- `plan_tainted`: the names a plan's text may flow into. A translation that fails on a
-  statement that reads none of them and is no part of a plan's source fails the same way
-  without plans: the error is raised, not translated again (`independent_of_plans`).
+- a plan stored, through variables that only carry it (`~`, `+`, an inline `if`, `and`/`or`),
+  by a `set ns.attr` in a loop the namespace outlives: `hold` refuses it there (one copy of the
+  loop's body stands for every pass). Those sources start captured.
+- a plan surely made (its conditions are all in the tree) and then used other than printed
+  (compared with a string, filtered): its placeholder shows up, and the template is translated
+  without any plan. The translation starts so, where nothing else read of the plan could
+  refuse it first (a truth test, a print into a captured string...).
 
-A forecast only ever names sources the translation would refuse: a source named that the
-translation would not have made into a plan is left captured as it would have been; what is
-not foreseen is still found by the translation and translated again.
+A forecast names the statements it relies on being translated (`Forecast.witnesses`: the
+plan's source, outside any captured text, and where it is refused or used); where one is not
+(a dead branch, a macro never called), the template is translated again without the forecast.
+
+`independent_of_plans`: a translation that fails on a statement reading no name a plan's text
+may flow into (`plan_tainted`), outside every plan source, fails the same way without plans:
+the error is raised, not translated again.
 """
 
 from __future__ import annotations
@@ -29,6 +35,37 @@ from .plans import appends_to, building_body, prints_only, stored_json
 #: where a plan may be held: a name, or a namespace's attribute
 HeldKey = tuple[str, ...]
 
+#: filters that take a string and give another value: on a plan, its placeholder is written
+CONSUMING_FILTERS = {"trim", "length", "count", "lower", "upper", "replace", "tojson", "title", "capitalize"}
+#: tests a plan answers without its text (it is a defined string)
+PLAIN_TESTS = {"defined", "undefined", "string"}
+
+
+@dataclass(frozen=True)
+class Witness:
+    """What a forecast relies on being translated (statements by `id()`): where `premise` is
+    translated (or is None), one of `alternatives` is too."""
+
+    premise: int | None
+    alternatives: frozenset[int]
+
+    def holds(self, translated: set[int]) -> bool:
+        return (self.premise is not None and self.premise not in translated) or bool(self.alternatives & translated)
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """The plan sources (`id()`s of their nodes) to leave captured, None for no plans at all,
+    and what that relies on being translated."""
+
+    captured: frozenset[int] | None
+    witnesses: tuple[Witness, ...]
+
+    def statements(self) -> frozenset[int]:
+        """Every statement a witness names."""
+        named = {w.premise for w in self.witnesses if w.premise is not None}
+        return frozenset(named.union(*(w.alternatives for w in self.witnesses)))
+
 
 @dataclass
 class Scope:
@@ -39,26 +76,47 @@ class Scope:
 
 
 @dataclass
-class LoopForecast:
-    """The walk of `loop_refusals`: which sources each variable may hold a plan of."""
+class Forecaster:
+    """The walk of `forecast`: which sources each variable may hold a plan of, in order."""
 
     json: dict[int, nodes.Assign]
+    #: macros each call of which prints its output (never captured)
+    printed_macros: set[str]
+    #: names no statement of the template sets
+    unset: set[str]
     held: dict[HeldKey, frozenset[int]] = field(default_factory=dict)
+    #: namespace attributes holding constant text (namespace(s='')): a loop may build on them
+    text: set[HeldKey] = field(default_factory=set)
     scopes: list[Scope] = field(default_factory=list)
-    refused: set[int] = field(default_factory=set)
+    #: source -> the looped `set`s that refuse it
+    refused: dict[int, set[int]] = field(default_factory=dict)
+    #: source -> statements using it other than printed
+    leaks: dict[int, set[int]] = field(default_factory=dict)
+    #: sources read where the translation might refuse them (which a leak cannot outrun)
+    unsafe: set[int] = field(default_factory=set)
+    #: sources made whenever their statement is translated outside captured text
+    sure: set[int] = field(default_factory=set)
+    #: the `{% set %}` blocks among the sources
+    blocks: set[int] = field(default_factory=set)
+    #: source -> its statement (a stored `tojson`'s `set`)
+    statement_of: dict[int, int] = field(default_factory=dict)
+    capturing: int = 0
+    current: nodes.Node | None = None
 
     def body(self, body: Iterable[nodes.Node]) -> None:
         for node in body:
+            self.current = node
             self.statement(node)
 
     def scoped(self, kind: str, names: set[str], body: list[nodes.Node]) -> None:
         """A nested scope: a plan it holds in a name it sets itself ends with it (as a loop's pass
         ends the plans it made, `PrintPlans.loop_pass`)."""
-        before = dict(self.held)
+        held, text = dict(self.held), set(self.text)
         self.scopes.append(Scope(kind, names | set(assigned_names(body))))
         self.body(body)
         self.scopes.pop()
-        self.held = {key: self.held[key] for key in before if key in self.held}
+        self.held = {key: self.held[key] for key in held if key in self.held}
+        self.text = {key for key in text if key in self.text}
 
     def statement(self, node: nodes.Node) -> None:
         if isinstance(node, nodes.For):
@@ -69,20 +127,39 @@ class LoopForecast:
             self.assign(node)
         elif isinstance(node, nodes.AssignBlock):
             self.assign_block(node)
+        elif isinstance(node, nodes.Output):
+            for expr in node.nodes:
+                self.reads(expr, "other" if self.capturing else "printed", root=True)
         elif isinstance(node, nodes.Macro):
-            params = {arg.name for arg in node.args}
-            saved, self.held = self.held, {}
-            self.scoped("macro", params, node.body)
-            self.held = saved
-        elif isinstance(node, (nodes.CallBlock, nodes.Scope, nodes.FilterBlock, nodes.With)):
-            self.body(node.body)
+            saved, self.held, self.text = (self.held, self.text), {}, set()
+            captured = node.name not in self.printed_macros
+            self.capturing += captured
+            self.scoped("macro", {arg.name for arg in node.args}, node.body)
+            self.capturing -= captured
+            self.held, self.text = saved
+        else:
+            for child in node.iter_child_nodes():
+                if isinstance(child, nodes.Expr):
+                    self.reads(child, "other")
+            if isinstance(node, (nodes.CallBlock, nodes.Scope, nodes.FilterBlock, nodes.With)):
+                captured = isinstance(node, (nodes.FilterBlock, nodes.CallBlock))
+                self.capturing += captured
+                self.body(node.body)
+                self.capturing -= captured
 
     def loop(self, node: nodes.For) -> None:
         target = appends_to(node)
         if target is not None and building_body(node, *target) is not None and self.bound_outside_loop(target[0]):
             key = ("attr", *target)
+            if (key in self.held or key in self.text) and not calls_macros(node) and not self.capturing:
+                self.sure.add(id(node))
+            self.statement_of[id(node)] = id(node)
+            for read in node.find_all((nodes.Name, nodes.Getattr)):
+                self.reads(read, "other")  # (what the loop's body reads of a plan)
             self.held[key] = self.held.get(key, frozenset()) | {id(node)}  # the loop's own text, after what it held
+            self.text.discard(key)
             return
+        self.reads(node.iter, "other")
         names = {n.name for n in node.target.find_all(nodes.Name)}
         if isinstance(node.target, nodes.Name):
             names.add(node.target.name)
@@ -90,56 +167,140 @@ class LoopForecast:
         self.body(node.else_)
 
     def branches(self, node: nodes.If) -> None:
-        """Each path from what held before; after the `if`, what any path holds (a Branch)."""
-        before = dict(self.held)
+        """Each path from what held before; after the `if`, what any path holds (a Branch), and
+        the constant text every path keeps."""
+        held, text = dict(self.held), set(self.text)
         merged: dict[HeldKey, frozenset[int]] = {}
-        for body in [node.body, *(e.body for e in node.elif_), node.else_]:
-            self.held = dict(before)
+        kept = set(text)
+        for test, body in [(node.test, node.body), *((e.test, e.body) for e in node.elif_), (None, node.else_)]:
+            self.held, self.text = dict(held), set(text)
+            if test is not None:
+                self.current = node
+                self.reads(test, "other", root=True)
             self.body(body)
             for key, sources in self.held.items():
                 merged[key] = merged.get(key, frozenset()) | sources
-        self.held = merged
+            kept &= self.text
+        self.held, self.text = merged, kept
 
     def assign(self, node: nodes.Assign) -> None:
         key = held_key(node.target)
         if key is None:
+            self.reads(node.node, "other")
             return
+        if key[0] == "name" and isinstance(node.node, nodes.Call) and is_namespace(node.node):
+            self.declare_namespace(key[1], node.node)
         looped = key[0] == "attr" and self.looped(key[1])
-        sources = self.carried(node.node, stored=not looped)
+        sources = self.reads(node.node, "carried", stored=not looped, root=True)
         if looped and sources:
-            self.refused |= sources  # `hold` refuses the whole plan the `set` stores
+            for source in sources:  # `hold` refuses the whole plan the `set` stores
+                self.refused.setdefault(source, set()).add(id(node))
             sources = frozenset()
         if sources:
             self.held[key] = sources
         else:
             self.held.pop(key, None)
+        if isinstance(node.node, nodes.Const) and isinstance(node.node.value, str) and key[0] == "attr":
+            self.text.add(key)
+        else:
+            self.text.discard(key)
+
+    def declare_namespace(self, name: str, call: nodes.Call) -> None:
+        for key in [k for k in self.held if k[:2] == ("attr", name)]:
+            del self.held[key]
+        self.text = {k for k in self.text if k[:2] != ("attr", name)}
+        for keyword in call.kwargs:
+            if isinstance(keyword.value, nodes.Const) and isinstance(keyword.value.value, str):
+                self.text.add(("attr", name, keyword.key))
 
     def assign_block(self, node: nodes.AssignBlock) -> None:
         key = held_key(node.target)
         if key is None:
             return
-        planned = node.filter is None and prints_only(node.body) and any(node.find_all(nodes.For))
-        if planned:
+        if node.filter is None and prints_only(node.body) and any(node.find_all(nodes.For)):
+            if not self.capturing:
+                self.sure.add(id(node))
+            self.blocks.add(id(node))
+            self.statement_of[id(node)] = id(node)
+            for read in node.find_all((nodes.Name, nodes.Getattr)):
+                self.reads(read, "other")
             self.held[key] = frozenset({id(node)})
-        else:
-            self.held.pop(key, None)
+            return
+        self.held.pop(key, None)
+        self.capturing += 1
+        self.body(node.body)
+        self.capturing -= 1
 
-    def carried(self, expr: nodes.Node | None, stored: bool) -> frozenset[int]:
-        """The sources whose plans `expr`'s value carries where the print plans' hooks join them."""
-        if isinstance(expr, (nodes.Name, nodes.Getattr)):
-            key = held_key(expr)
-            return self.held.get(key, frozenset()) if key is not None else frozenset()
+    def reads(self, expr: nodes.Node | None, context: str, stored: bool = True, root: bool = False) -> frozenset[int]:
+        """Record how `expr` reads the plans held (printed, carried into a `set`, used other
+        than printed, or where a refusal may come first); the sources its value carries.
+        `root`: `expr` is the whole expression a statement evaluates (sure to be evaluated)."""
+        if expr is None:
+            return frozenset()
+        key = held_key(expr) if isinstance(expr, (nodes.Name, nodes.Getattr)) else None
+        if key is not None and key in self.held:
+            sources = self.held[key]
+            if context in {"other", "leak"}:
+                for source in sources:
+                    if context == "leak" and self.current is not None:
+                        self.leaks.setdefault(source, set()).add(id(self.current))
+                    else:
+                        self.unsafe.add(source)
+            return sources if context in {"carried", "printed"} else frozenset()
         if isinstance(expr, nodes.Concat):
-            return frozenset().union(*(self.carried(n, stored) for n in expr.nodes))
-        if isinstance(expr, (nodes.Add, nodes.And, nodes.Or)):
-            return self.carried(expr.left, stored) | self.carried(expr.right, stored)
+            return frozenset().union(*(self.reads(n, context, stored) for n in expr.nodes))
+        if isinstance(expr, nodes.Add):
+            return self.reads(expr.left, context, stored) | self.reads(expr.right, context, stored)
+        if isinstance(expr, (nodes.And, nodes.Or)):
+            self.reads(expr.left, "other")  # (its truth chooses)
+            return self.carried_too(expr.left, context, stored) | self.reads(expr.right, context, stored)
         if isinstance(expr, nodes.CondExpr) and expr.expr2 is not None:
-            return self.carried(expr.expr1, stored) | self.carried(expr.expr2, stored)
-        if isinstance(expr, nodes.Filter) and expr.name == "safe":
-            return self.carried(expr.node, stored)
-        if isinstance(expr, nodes.Filter) and stored and id(expr) in self.json:
-            return frozenset({id(expr)})  # (stored in a loop: never made, `stored_in_loop`)
+            self.reads(expr.test, "other")
+            return self.reads(expr.expr1, context, stored) | self.reads(expr.expr2, context, stored)
+        if isinstance(expr, nodes.Filter) and expr.name == "tojson" and id(expr) in self.json:
+            self.reads(expr.node, "other")
+            if context == "carried" and stored:
+                self.statement_of[id(expr)] = id(self.current)
+                if is_input(expr.node, "tools", self.unset) and not self.capturing:
+                    self.sure.add(id(expr))  # the tool list: a tool schema, never constant
+                return frozenset({id(expr)})
+            return frozenset()  # (stored in a loop: never made, `stored_in_loop`)
+        self.used(expr, root)
         return frozenset()
+
+    def carried_too(self, left: nodes.Expr, context: str, stored: bool) -> frozenset[int]:
+        """What the left operand of `and`/`or` carries (its reads already recorded)."""
+        if isinstance(left, (nodes.Name, nodes.Getattr)):
+            key = held_key(left)
+            return self.held.get(key, frozenset()) if key is not None else frozenset()
+        return frozenset()
+
+    def used(self, expr: nodes.Node, root: bool) -> None:
+        """Any other expression: a plan it writes the placeholder of (`leaked_read`, where the
+        expression is the whole of a statement's, so surely evaluated) is used other than
+        printed; every other read of a plan in it may be refused first."""
+        if isinstance(expr, nodes.Test) and expr.name in PLAIN_TESTS and isinstance(expr.node, nodes.Name):
+            return  # (a plan is a defined string)
+        leaked = self.leaked_read(expr) if root else None
+        if isinstance(expr, nodes.Compare):
+            children: list[nodes.Node] = [expr.expr, *(operand.expr for operand in expr.ops)]
+        else:
+            children = list(expr.iter_child_nodes())
+        for child in children:
+            self.reads(child, "leak" if child is leaked else "other")
+
+    def leaked_read(self, expr: nodes.Node) -> nodes.Node | None:
+        """The operand `expr` writes the placeholder of if it holds a plan: one compared with a
+        string, or given to a filter taking the text (not a `{% set %}` block's to `trim`,
+        which plantext.py may print)."""
+        if isinstance(expr, nodes.Compare) and len(expr.ops) == 1 and expr.ops[0].op in {"eq", "ne", "in", "notin"}:
+            left, right = expr.expr, expr.ops[0].expr
+            return right if is_text(left) else left if is_text(right) else None
+        if isinstance(expr, nodes.Filter) and expr.name in CONSUMING_FILTERS:
+            key = held_key(expr.node)
+            if key is not None and not self.blocks & self.held.get(key, frozenset()):
+                return expr.node
+        return None
 
     def binding(self, name: str) -> int | None:
         """The index in `scopes` of the scope `name` is bound in (not past a macro's own)."""
@@ -160,8 +321,19 @@ class LoopForecast:
         at = self.binding(name)
         return at is not None and not any(scope.kind == "for" for scope in self.scopes[at + 1 :])
 
+    def result(self) -> Forecast:
+        """No plans at all where a plan surely made leaks (its source and a use translated);
+        else the sources a looped `set` refuses (where a source is made, a `set` refusing it
+        translated: one not made is captured all the same)."""
+        for source, consumers in self.leaks.items():
+            if source in self.sure and source not in self.unsafe and source not in self.refused:
+                made = Witness(None, frozenset({self.statement_of[source]}))
+                return Forecast(None, (made, Witness(None, frozenset(consumers))))
+        witnesses = tuple(Witness(self.statement_of[s], frozenset(sets)) for s, sets in self.refused.items())
+        return Forecast(frozenset(self.refused), witnesses)
 
-def held_key(node: nodes.Node) -> HeldKey | None:
+
+def held_key(node: nodes.Node | None) -> HeldKey | None:
     if isinstance(node, nodes.Name):
         return ("name", node.name)
     if isinstance(node, nodes.NSRef):
@@ -171,11 +343,58 @@ def held_key(node: nodes.Node) -> HeldKey | None:
     return None
 
 
-def loop_refusals(tree: nodes.Template) -> set[int]:
-    """The `id()`s of the plan sources a `set` in a loop would refuse (see the module's docstring)."""
-    forecast = LoopForecast(stored_json(tree))
-    forecast.scoped("template", set(), tree.body)
-    return forecast.refused
+def is_input(node: nodes.Node | None, name: str, unset: set[str]) -> bool:
+    """Is `node` the template's input `name`, which it never sets?"""
+    return isinstance(node, nodes.Name) and node.name == name and name in unset
+
+
+def is_text(node: nodes.Node) -> bool:
+    return isinstance(node, nodes.Const) and isinstance(node.value, str)
+
+
+def is_namespace(call: nodes.Call) -> bool:
+    return isinstance(call.node, nodes.Name) and call.node.name == "namespace"
+
+
+def calls_macros(node: nodes.Node) -> bool:
+    """Does `node` call anything (a macro's define would print it, `calls_other_defines`)?"""
+    return any(
+        isinstance(call.node, nodes.Name) and call.node.name != "namespace" for call in node.find_all(nodes.Call)
+    ) or any(node.find_all(nodes.CallBlock))
+
+
+def printed_macros(tree: nodes.Template) -> set[str]:
+    """Macros called, every call printed by `{{ }}` outside captured text and macros."""
+    macros = {m.name for m in tree.find_all(nodes.Macro)}
+    printed = {
+        id(call)
+        for output in tree.find_all(nodes.Output)
+        for call in output.nodes
+        if isinstance(call, nodes.Call) and isinstance(call.node, nodes.Name)
+    }
+    inside = {
+        id(call)
+        for block in tree.find_all((nodes.AssignBlock, nodes.FilterBlock, nodes.CallBlock, nodes.Macro))
+        for call in block.find_all(nodes.Call)
+    }
+    calls = [
+        (c, c.node.name) for c in tree.find_all(nodes.Call) if isinstance(c.node, nodes.Name) and c.node.name in macros
+    ]
+    unprinted = {name for call, name in calls if id(call) not in printed or id(call) in inside}
+    return {name for _, name in calls} - unprinted
+
+
+def forecast(tree: nodes.Template) -> Forecast:
+    """What the print plans will refuse in `tree` (see the module's docstring)."""
+    walk = Forecaster(stored_json(tree), printed_macros(tree), unset_names(tree))
+    walk.scoped("template", set(), tree.body)
+    return walk.result()
+
+
+def unset_names(tree: nodes.Template) -> set[str]:
+    """Names no `set`, loop, `with` or macro parameter binds (the template's inputs)."""
+    bound = {n.name for n in tree.find_all(nodes.Name) if n.ctx in {"store", "param"}}
+    return {n.name for n in tree.find_all(nodes.Name) if n.ctx == "load"} - bound
 
 
 def plan_sources(tree: nodes.Template) -> list[tuple[nodes.Stmt, set[str]]]:
@@ -240,7 +459,8 @@ def plan_tainted(tree: nodes.Template) -> set[str]:
 
 def independent_of_plans(statement: nodes.Node, tree: nodes.Template) -> bool:
     """Does translating `statement` not depend on the plans? It reads no name a plan may flow
-    into (nor does a macro it calls), is outside every macro and plan source, and holds none."""
+    into (nor does a macro it calls), is outside every macro, call block and plan source, and
+    holds none."""
     sources = [source for source, _ in plan_sources(tree)]
     enclosing = [*sources, *tree.find_all((nodes.Macro, nodes.CallBlock))]
     if any(statement is node or any(n is statement for n in node.find_all(type(statement))) for node in enclosing):

@@ -62,7 +62,7 @@ from ..ops.values import (
 )
 from .core import Translation
 from .macros import Macros
-from .planforecast import independent_of_plans, loop_refusals
+from .planforecast import Witness, forecast, independent_of_plans
 from .plans import (
     BODY,
     PLACEHOLDER,
@@ -130,13 +130,27 @@ class PrintPlans(Macros):
         self.translations = 1
         #: the innermost statement a ConversionError was raised in (see `fails_without_plans`)
         self.failed_statement: nodes.Node | None = None
+        #: start from what the Jinja tree says the plans will refuse (see `foresee`)
+        self.foreseeing = True
+        #: what the forecast relies on being translated, the statements it names, and those
+        #: of them translated outside captured text (`id()`s)
+        self.witnesses: tuple[Witness, ...] = ()
+        self.watched: frozenset[int] = frozenset()
+        self.translated: set[int] = set()
 
     # -- translation with fallback ------------------------------------------------------------
 
     def translate(self, compact: bool = False) -> Translation:
+        if self.plans_off is not None and self.foreseeing:
+            self.foresee()
         if self.plans_off is None:
-            return super().translate(compact)
-        self.plans_off |= self.foreseen_refusals()
+            try:
+                translation = super().translate(compact)
+            except ConversionError:
+                if self.foreseen():
+                    raise
+                return self.again(frozenset(), compact, foreseeing=False)
+            return translation if self.foreseen() else self.again(frozenset(), compact, foreseeing=False)
         self.plan_main = self.emit.out
         self.emit.out.append(BODY)
         try:
@@ -153,6 +167,8 @@ class PrintPlans(Macros):
         settled, failing = self.settled(top)
         if not settled:
             return self.without(failing, compact)
+        if not self.foreseen():
+            return self.again(frozenset(), compact, foreseeing=False)
         return self.translation(tree.render(top, compact))
 
     def without(self, sources: frozenset[int] | None, compact: bool = False) -> Translation:
@@ -160,21 +176,36 @@ class PrintPlans(Macros):
         off = None if sources is None or self.plans_off is None else self.plans_off | sources
         if off is not None and off == self.plans_off:
             off = None  # nothing new to leave out: no plans at all
+        return self.again(off, compact, self.foreseeing)
+
+    def again(self, plans_off: frozenset[int] | None, compact: bool, foreseeing: bool) -> Translation:
+        """The template translated again by a new translator, leaving `plans_off` captured."""
         args, kwargs = self.plan_args
         fresh = type(self)(*args, **kwargs)
-        fresh.plans_off = off
+        fresh.plans_off, fresh.foreseeing = plans_off, foreseeing
         try:
             return fresh.translate(compact)
         finally:
             self.translations += fresh.translations
 
-    def foreseen_refusals(self) -> frozenset[int]:
-        """The plan sources the translation would refuse, known from the Jinja tree alone
-        (see planforecast.py): left captured from the start."""
-        refused = loop_refusals(self.tree)
-        return frozenset(self.plan_source_of(source) for source in refused)
+    def foresee(self) -> None:
+        """Leave captured from the start what the Jinja tree says the plans will refuse, and
+        note the statements that forecast relies on being translated (planforecast.py)."""
+        foreseen = forecast(self.tree)
+        self.witnesses, self.watched = foreseen.witnesses, foreseen.statements()
+        if foreseen.captured is None:
+            self.plans_off = None
+        elif self.plans_off is not None:
+            self.plans_off |= {self.plan_source_of(source) for source in foreseen.captured}
+
+    def foreseen(self) -> bool:
+        """Was every statement the forecast relies on translated (outside captured text)? If
+        not, the template is translated again without the forecast, as before it."""
+        return all(witness.holds(self.translated) for witness in self.witnesses)
 
     def visit(self, node: nodes.Node, frame: Frame) -> None:
+        if id(node) in self.watched and self.emit.sink is None:
+            self.translated.add(id(node))
         try:
             super().visit(node, frame)
         except ConversionError:
