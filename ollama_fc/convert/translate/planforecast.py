@@ -72,7 +72,72 @@ class Scope:
     """A Jinja scope the walk is in: a loop's body, a macro's, or the template's."""
 
     kind: str
-    names: set[str]
+    #: the names it binds itself (a loop's target, a macro's parameters)
+    own: set[str]
+    body: list[nodes.Node]
+    _names: set[str] | None = None
+
+    @property
+    def names(self) -> set[str]:
+        """Every name the scope binds (found when first asked: most scopes never are)."""
+        if self._names is None:
+            self._names = self.own | set(assigned_names(self.body))
+        return self._names
+
+
+@dataclass
+class TreeFacts:
+    """What the forecast asks of the whole tree, from one walk (jinja2's `find_all` walks it
+    again for each question): the loops holding a `set ns.attr` (the others build no plan),
+    the macros every call of which is printed by `{{ }}` outside captured text and macros,
+    the names no statement sets (the template's inputs), whether it has `{% set %}` blocks."""
+
+    appending: set[int] = field(default_factory=set)
+    printed_macros: set[str] = field(default_factory=set)
+    unset: set[str] = field(default_factory=set)
+    blocks: bool = False
+
+    @classmethod
+    def of(cls, tree: nodes.Template) -> TreeFacts:
+        facts = cls()
+        macros: set[str] = set()
+        loaded: set[str] = set()
+        bound: set[str] = set()
+        unprinted: set[str] = set()
+        called: set[str] = set()
+        loops: list[nodes.For] = []
+        captured = 0
+
+        def walk(node: nodes.Node, printed: bool) -> None:
+            nonlocal captured
+            if isinstance(node, nodes.Name):
+                (loaded if node.ctx == "load" else bound).add(node.name)
+            elif isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name):
+                called.add(node.node.name)
+                if not printed or captured:
+                    unprinted.add(node.node.name)
+            elif isinstance(node, nodes.Assign) and isinstance(node.target, nodes.NSRef):
+                facts.appending.update(id(loop) for loop in loops)
+            elif isinstance(node, nodes.Macro):
+                macros.add(node.name)
+            facts.blocks = facts.blocks or isinstance(node, nodes.AssignBlock)
+            capturing = isinstance(node, (nodes.AssignBlock, nodes.FilterBlock, nodes.CallBlock, nodes.Macro))
+            captured += capturing
+            if isinstance(node, nodes.For):
+                loops.append(node)
+            for name in node.fields:
+                value = getattr(node, name)
+                for child in value if isinstance(value, list) else [value]:
+                    if isinstance(child, nodes.Node):
+                        walk(child, isinstance(node, nodes.Output))
+            if isinstance(node, nodes.For):
+                loops.pop()
+            captured -= capturing
+
+        walk(tree, False)
+        facts.printed_macros = (called & macros) - unprinted
+        facts.unset = loaded - bound
+        return facts
 
 
 @dataclass
@@ -80,11 +145,10 @@ class Forecaster:
     """The walk of `forecast`: which sources each variable may hold a plan of, in order."""
 
     json: dict[int, nodes.Assign]
-    #: macros each call of which prints its output (never captured)
-    printed_macros: set[str]
-    #: names no statement of the template sets
-    unset: set[str]
+    tree: TreeFacts
     held: dict[HeldKey, frozenset[int]] = field(default_factory=dict)
+    #: the `set`s storing a `tojson` (`json`'s values)
+    json_sets: set[int] = field(default_factory=set)
     #: namespace attributes holding constant text (namespace(s='')): a loop may build on them
     text: set[HeldKey] = field(default_factory=set)
     scopes: list[Scope] = field(default_factory=list)
@@ -112,7 +176,7 @@ class Forecaster:
         """A nested scope: a plan it holds in a name it sets itself ends with it (as a loop's pass
         ends the plans it made, `PrintPlans.loop_pass`)."""
         held, text = dict(self.held), set(self.text)
-        self.scopes.append(Scope(kind, names | set(assigned_names(body))))
+        self.scopes.append(Scope(kind, names, body))
         self.body(body)
         self.scopes.pop()
         self.held = {key: self.held[key] for key in held if key in self.held}
@@ -132,7 +196,7 @@ class Forecaster:
                 self.reads(expr, "other" if self.capturing else "printed", root=True)
         elif isinstance(node, nodes.Macro):
             saved, self.held, self.text = (self.held, self.text), {}, set()
-            captured = node.name not in self.printed_macros
+            captured = node.name not in self.tree.printed_macros
             self.capturing += captured
             self.scoped("macro", {arg.name for arg in node.args}, node.body)
             self.capturing -= captured
@@ -148,14 +212,13 @@ class Forecaster:
                 self.capturing -= captured
 
     def loop(self, node: nodes.For) -> None:
-        target = appends_to(node)
+        target = appends_to(node) if id(node) in self.tree.appending else None
         if target is not None and building_body(node, *target) is not None and self.bound_outside_loop(target[0]):
             key = ("attr", *target)
             if (key in self.held or key in self.text) and not calls_macros(node) and not self.capturing:
                 self.sure.add(id(node))
             self.statement_of[id(node)] = id(node)
-            for read in node.find_all((nodes.Name, nodes.Getattr)):
-                self.reads(read, "other")  # (what the loop's body reads of a plan)
+            self.read_inside(node)  # (what the loop's body reads of a plan)
             self.held[key] = self.held.get(key, frozenset()) | {id(node)}  # the loop's own text, after what it held
             self.text.discard(key)
             return
@@ -190,8 +253,11 @@ class Forecaster:
             return
         if key[0] == "name" and isinstance(node.node, nodes.Call) and is_namespace(node.node):
             self.declare_namespace(key[1], node.node)
-        looped = key[0] == "attr" and self.looped(key[1])
-        sources = self.reads(node.node, "carried", stored=not looped, root=True)
+        sources: frozenset[int] = frozenset()
+        looped = False
+        if self.held or id(node) in self.json_sets:  # (else it stores no plan)
+            looped = key[0] == "attr" and self.looped(key[1])
+            sources = self.reads(node.node, "carried", stored=not looped, root=True)
         if looped and sources:
             for source in sources:  # `hold` refuses the whole plan the `set` stores
                 self.refused.setdefault(source, set()).add(id(node))
@@ -222,8 +288,7 @@ class Forecaster:
                 self.sure.add(id(node))
             self.blocks.add(id(node))
             self.statement_of[id(node)] = id(node)
-            for read in node.find_all((nodes.Name, nodes.Getattr)):
-                self.reads(read, "other")
+            self.read_inside(node)
             self.held[key] = frozenset({id(node)})
             return
         self.held.pop(key, None)
@@ -231,12 +296,18 @@ class Forecaster:
         self.body(node.body)
         self.capturing -= 1
 
+    def read_inside(self, node: nodes.Node) -> None:
+        """Every plan `node` reads, read where a refusal may come first (a plan's own source)."""
+        if self.held:
+            for read in node.find_all((nodes.Name, nodes.Getattr)):
+                self.reads(read, "other")
+
     def reads(self, expr: nodes.Node | None, context: str, stored: bool = True, root: bool = False) -> frozenset[int]:
         """Record how `expr` reads the plans held (printed, carried into a `set`, used other
         than printed, or where a refusal may come first); the sources its value carries.
         `root`: `expr` is the whole expression a statement evaluates (sure to be evaluated)."""
-        if expr is None:
-            return frozenset()
+        if expr is None or not (self.held or context == "carried"):
+            return frozenset()  # (nothing held to read; a `set` may store a new plan)
         key = held_key(expr) if isinstance(expr, (nodes.Name, nodes.Getattr)) else None
         if key is not None and key in self.held:
             sources = self.held[key]
@@ -261,7 +332,7 @@ class Forecaster:
             self.reads(expr.node, "other")
             if context == "carried" and stored:
                 self.statement_of[id(expr)] = id(self.current)
-                if is_input(expr.node, "tools", self.unset) and not self.capturing:
+                if is_input(expr.node, "tools", self.tree.unset) and not self.capturing:
                     self.sure.add(id(expr))  # the tool list: a tool schema, never constant
                 return frozenset({id(expr)})
             return frozenset()  # (stored in a loop: never made, `stored_in_loop`)
@@ -363,38 +434,17 @@ def calls_macros(node: nodes.Node) -> bool:
     ) or any(node.find_all(nodes.CallBlock))
 
 
-def printed_macros(tree: nodes.Template) -> set[str]:
-    """Macros called, every call printed by `{{ }}` outside captured text and macros."""
-    macros = {m.name for m in tree.find_all(nodes.Macro)}
-    printed = {
-        id(call)
-        for output in tree.find_all(nodes.Output)
-        for call in output.nodes
-        if isinstance(call, nodes.Call) and isinstance(call.node, nodes.Name)
-    }
-    inside = {
-        id(call)
-        for block in tree.find_all((nodes.AssignBlock, nodes.FilterBlock, nodes.CallBlock, nodes.Macro))
-        for call in block.find_all(nodes.Call)
-    }
-    calls = [
-        (c, c.node.name) for c in tree.find_all(nodes.Call) if isinstance(c.node, nodes.Name) and c.node.name in macros
-    ]
-    unprinted = {name for call, name in calls if id(call) not in printed or id(call) in inside}
-    return {name for _, name in calls} - unprinted
-
-
-def forecast(tree: nodes.Template) -> Forecast:
-    """What the print plans will refuse in `tree` (see the module's docstring)."""
-    walk = Forecaster(stored_json(tree), printed_macros(tree), unset_names(tree))
+def forecast(tree: nodes.Template, json: dict[int, nodes.Assign] | None = None) -> Forecast:
+    """What the print plans will refuse in `tree` (see the module's docstring); `json`: its
+    `stored_json`, where known."""
+    facts = TreeFacts.of(tree)
+    stored = stored_json(tree) if json is None else json
+    if not (facts.appending or stored or facts.blocks):
+        return Forecast(frozenset(), ())  # nothing a plan is made of
+    walk = Forecaster(stored, facts)
+    walk.json_sets = {id(assign) for assign in stored.values()}
     walk.scoped("template", set(), tree.body)
     return walk.result()
-
-
-def unset_names(tree: nodes.Template) -> set[str]:
-    """Names no `set`, loop, `with` or macro parameter binds (the template's inputs)."""
-    bound = {n.name for n in tree.find_all(nodes.Name) if n.ctx in {"store", "param"}}
-    return {n.name for n in tree.find_all(nodes.Name) if n.ctx == "load"} - bound
 
 
 def plan_sources(tree: nodes.Template) -> list[tuple[nodes.Stmt, set[str]]]:

@@ -191,7 +191,9 @@ class PrintPlans(Macros):
     def foresee(self) -> None:
         """Leave captured from the start what the Jinja tree says the plans will refuse, and
         note the statements that forecast relies on being translated (planforecast.py)."""
-        foreseen = forecast(self.tree)
+        if self._stored_json is None:
+            self._stored_json = stored_json(self.tree)
+        foreseen = forecast(self.tree, self._stored_json)
         self.witnesses, self.watched = foreseen.witnesses, foreseen.statements()
         if foreseen.captured is None:
             self.plans_off = None
