@@ -9,8 +9,8 @@ from jinja2 import nodes
 
 from ollama_fc.convert.sources import load_source
 from ollama_fc.convert.translate import Translator
+from ollama_fc.convert.translate.planfallback import PlanFallback
 from ollama_fc.convert.translate.planforecast import forecast, independent_of_plans
-from ollama_fc.convert.translate.printplan import PrintPlans
 from ollama_fc.errors import ConversionError
 from tests.shared_data import shared_path
 
@@ -27,8 +27,8 @@ THROUGH_A_PASS_VARIABLE = (
 
 def unforeseen(monkeypatch: pytest.MonkeyPatch) -> None:
     """Translate as before the forecast: every failed plan found by translating."""
-    monkeypatch.setattr(PrintPlans, "foresee", lambda self: None)
-    monkeypatch.setattr(PrintPlans, "fails_without_plans", lambda self: False)
+    monkeypatch.setattr(PlanFallback, "foresee", lambda self: None)
+    monkeypatch.setattr(PlanFallback, "fails_without_plans", lambda self: False)
 
 
 def translated(template: str, tokens: dict[str, str] | None = None) -> tuple[str, int]:

@@ -14,15 +14,15 @@ from jinja2 import nodes
 
 from ..go import search
 from ..ops.values import CONTENT, STR
+from .planfallback import PlanFallback
 from .plans import Piece, Plan, trailing_text, without_trailing
-from .printplan import PrintPlans
 from .scope import Frame
 
 #: the ends of the text each strip method takes whitespace from
 STRIPS = {"strip": (0, -1), "lstrip": (0,), "rstrip": (-1,), "trim": (0, -1)}
 
 
-class PlannedText(PrintPlans):
+class PlannedText(PlanFallback):
     """Plans printed through `strip` and as `replace`'s replacement (see the module's docstring)."""
 
     def print_planned(self, expr: nodes.Expr, frame: Frame) -> bool:

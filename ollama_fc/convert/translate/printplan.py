@@ -12,17 +12,15 @@ Printing the plan replays it where the Jinja prints the string.
 Sound only while what a plan reads keeps its value until the plan is printed. Every part that
 reads Go variables leaves a mark where it was made (`tree.Mark`, a node of the written tree
 that prints nothing, holding the variables the part reads), every print or truth test of a
-plan a mark where it was used; once the whole template is written, `settled` checks that each such
-variable is declared at the top level of the body, that nothing declares or assigns it after
-the part was made, and that no part is printed before it was made or inside a `define`. Any
-other use of a plan (a filter, a macro argument, a stored copy) writes the plan's placeholder
-variable into the template. When a check fails, the placeholder shows up, or the translation
-fails with a plan about, the template is translated again without the plans concerned: the
-result is then exactly the captured translation. What is known before a plan is made is decided
-there instead (a `tojson` a `set` in a loop stores beyond it, `stored_in_loop`), and what the
-Jinja tree alone says will fail before translating (planforecast.py: a plan a `set` in a loop
-stores through a variable of the pass; a failure in a statement no plan reaches is raised as it
-is). `translations` counts the translations one template took.
+plan a mark where it was used; once the whole template is written, `settled` (planfallback.py)
+checks that each such variable is declared at the top level of the body, that nothing declares
+or assigns it after the part was made, and that no part is printed before it was made or inside
+a `define`. Any other use of a plan (a filter, a macro argument, a stored copy) writes the plan's
+placeholder variable into the template. When a check fails, the placeholder shows up, or the
+translation fails with a plan about, the template is translated again without the plans
+concerned (planfallback.py): the result is then exactly the captured translation. What is known
+before a plan is made is decided there instead (a `tojson` a `set` in a loop stores beyond it,
+`stored_in_loop`), and what the Jinja tree says will fail, before translating (planforecast.py).
 """
 
 from __future__ import annotations
@@ -33,7 +31,6 @@ from typing import Any, TypeVar
 
 from jinja2 import nodes
 
-from ...errors import ConversionError
 from ..go import tree
 from ..go.calls import go_or
 from ..go.irtools import is_temporary
@@ -60,11 +57,8 @@ from ..ops.values import (
     const,
     py_str,
 )
-from .core import Translation
 from .macros import Macros
-from .planforecast import Witness, forecast, independent_of_plans
 from .plans import (
-    BODY,
     PLACEHOLDER,
     PRINTABLE,
     Branch,
@@ -81,8 +75,6 @@ from .plans import (
     free_variables,
     loop_between,
     parts,
-    plan_marked,
-    plan_marks,
     prints_only,
     refuse_markup_plans,
     snippet_free_variables,
@@ -90,7 +82,6 @@ from .plans import (
     stored_in_loop,
     stored_json,
     surely_prints,
-    unsound_use,
 )
 from .scope import Frame, Translate
 
@@ -113,7 +104,6 @@ class PrintPlans(Macros):
         super().__init__(*args, **kwargs)
         self.logic.planned_truth = self.planned_truth
         self.strings.print_planned = lambda value, node: self.print_plan(self.plan_of(value), node)
-        self.plan_args = (args, kwargs)
         #: building statements left captured (indexes, see `plan_source`); None: no plans at all
         self.plans_off: frozenset[int] | None = frozenset()
         self.plans: dict[Key, Held] = {}
@@ -126,115 +116,6 @@ class PrintPlans(Macros):
         #: variables keeping the tests of `if`s that chose between plans (see `merge_plans`)
         self.plan_tests: list[str] = []
         self._stored_json: dict[int, nodes.Assign] | None = None
-        #: how many times the template was translated (1, unless a plan failed after it was made)
-        self.translations = 1
-        #: the innermost statement a ConversionError was raised in (see `fails_without_plans`)
-        self.failed_statement: nodes.Node | None = None
-        #: start from what the Jinja tree says the plans will refuse (see `foresee`)
-        self.foreseeing = True
-        #: what the forecast relies on being translated, the statements it names, and those
-        #: of them translated outside captured text (`id()`s)
-        self.witnesses: tuple[Witness, ...] = ()
-        self.watched: frozenset[int] = frozenset()
-        self.translated: set[int] = set()
-
-    # -- translation with fallback ------------------------------------------------------------
-
-    def translate(self, compact: bool = False) -> Translation:
-        if self.plans_off is not None and self.foreseeing:
-            self.foresee()
-        if self.plans_off is None:
-            try:
-                translation = super().translate(compact)
-            except ConversionError:
-                if self.foreseen():
-                    raise
-                return self.again(frozenset(), compact, foreseeing=False)
-            return translation if self.foreseen() else self.again(frozenset(), compact, foreseeing=False)
-        self.plan_main = self.emit.out
-        self.emit.out.append(BODY)
-        try:
-            top = self.translate_tree()
-        except PlanRefused as refused:
-            return self.without(refused.sources, compact)
-        except ConversionError:
-            if not self.plan_made or self.fails_without_plans():
-                raise
-            return self.without(None, compact)
-        declared = [tree.Action(f"{{{{ {var} := false }}}}") for var in self.plan_tests]
-        at = next(i for i, node in enumerate(top) if isinstance(node, tree.Mark) and node == BODY)
-        top[at : at + 1] = declared
-        settled, failing = self.settled(top)
-        if not settled:
-            return self.without(failing, compact)
-        if not self.foreseen():
-            return self.again(frozenset(), compact, foreseeing=False)
-        return self.translation(tree.render(top, compact))
-
-    def without(self, sources: frozenset[int] | None, compact: bool = False) -> Translation:
-        """Translate again from the start, leaving `sources` (None: every one) captured."""
-        off = None if sources is None or self.plans_off is None else self.plans_off | sources
-        if off is not None and off == self.plans_off:
-            off = None  # nothing new to leave out: no plans at all
-        return self.again(off, compact, self.foreseeing)
-
-    def again(self, plans_off: frozenset[int] | None, compact: bool, foreseeing: bool) -> Translation:
-        """The template translated again by a new translator, leaving `plans_off` captured."""
-        args, kwargs = self.plan_args
-        fresh = type(self)(*args, **kwargs)
-        fresh.plans_off, fresh.foreseeing = plans_off, foreseeing
-        try:
-            return fresh.translate(compact)
-        finally:
-            self.translations += fresh.translations
-
-    def foresee(self) -> None:
-        """Leave captured from the start what the Jinja tree says the plans will refuse, and
-        note the statements that forecast relies on being translated (planforecast.py)."""
-        if self._stored_json is None:
-            self._stored_json = stored_json(self.tree)
-        foreseen = forecast(self.tree, self._stored_json)
-        self.witnesses, self.watched = foreseen.witnesses, foreseen.statements()
-        if foreseen.captured is None:
-            self.plans_off = None
-        elif self.plans_off is not None:
-            self.plans_off |= {self.plan_source_of(source) for source in foreseen.captured}
-
-    def foreseen(self) -> bool:
-        """Was every statement the forecast relies on translated (outside captured text)? If
-        not, the template is translated again without the forecast, as before it."""
-        return all(witness.holds(self.translated) for witness in self.witnesses)
-
-    def visit(self, node: nodes.Node, frame: Frame) -> None:
-        if id(node) in self.watched and self.emit.sink is None:
-            self.translated.add(id(node))
-        try:
-            super().visit(node, frame)
-        except ConversionError:
-            if self.failed_statement is None:
-                self.failed_statement = node
-            raise
-
-    def fails_without_plans(self) -> bool:
-        """Would the translation without plans fail the same way? Where the statement that
-        failed does not depend on the plans (see `independent_of_plans`) and no limit was
-        reached (the output a plan saves counts toward it)."""
-        budget = self.emit.budget
-        if budget.spent > budget.limits.max_output or budget.overdue() is not None:
-            return False
-        return self.failed_statement is not None and independent_of_plans(self.failed_statement, self.tree)
-
-    def settled(self, top: list[tree.Node]) -> tuple[bool, frozenset[int] | None]:
-        """Does every plan printed read what it was made from? If not, the sources to refuse."""
-        if any(map(plan_marked, self.emit.helpers.values())):
-            return False, None
-        marks = plan_marks(top)
-        if any(PLACEHOLDER in node.node.reads() for node in marks.heads):
-            return False, None
-        part = unsound_use(marks)
-        if part is not None:
-            return False, self.plan_users.get(part)
-        return True, frozenset()
 
     # -- what a plan is made of ---------------------------------------------------------------
 

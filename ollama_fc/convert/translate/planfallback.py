@@ -1,0 +1,140 @@
+"""Translation with print plans (printplan.py), and again without those that fail.
+
+A plan fails where it is refused while translating (`PlanRefused`), where a translation that
+made one fails (a ConversionError), or where the finished tree says it does not print what it
+was made from (`settled`): the template is then translated again from the start by a new
+translator leaving the failing sources captured (`without`), which gives exactly the captured
+translation. What the Jinja tree says will fail is decided before translating instead
+(planforecast.py, `foresee`), and a failure in a statement no plan reaches is raised as it is
+(`fails_without_plans`); a forecast that relied on a statement not translated is dropped, the
+template translated again as before it. `translations` counts the translations one template took.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jinja2 import nodes
+
+from ...errors import ConversionError
+from ..go import tree
+from .core import Translation
+from .planforecast import Witness, forecast, independent_of_plans
+from .plans import BODY, PLACEHOLDER, PlanRefused, plan_marked, plan_marks, stored_json, unsound_use
+from .printplan import PrintPlans
+from .scope import Frame
+
+
+class PlanFallback(PrintPlans):
+    """Translates with the plans; what fails, foreseen or found, is left captured."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.plan_args = (args, kwargs)
+        #: how many times the template was translated (1, unless a plan failed after it was made)
+        self.translations = 1
+        #: the innermost statement a ConversionError was raised in (see `fails_without_plans`)
+        self.failed_statement: nodes.Node | None = None
+        #: start from what the Jinja tree says the plans will refuse (see `foresee`)
+        self.foreseeing = True
+        #: what the forecast relies on being translated, the statements it names, and those
+        #: of them translated outside captured text (`id()`s)
+        self.witnesses: tuple[Witness, ...] = ()
+        self.watched: frozenset[int] = frozenset()
+        self.translated: set[int] = set()
+
+    def translate(self, compact: bool = False) -> Translation:
+        if self.plans_off is not None and self.foreseeing:
+            self.foresee()
+        if self.plans_off is None:
+            try:
+                translation = super().translate(compact)
+            except ConversionError:
+                if self.foreseen():
+                    raise
+                return self.again(frozenset(), compact, foreseeing=False)
+            return translation if self.foreseen() else self.again(frozenset(), compact, foreseeing=False)
+        self.plan_main = self.emit.out
+        self.emit.out.append(BODY)
+        try:
+            top = self.translate_tree()
+        except PlanRefused as refused:
+            return self.without(refused.sources, compact)
+        except ConversionError:
+            if not self.plan_made or self.fails_without_plans():
+                raise
+            return self.without(None, compact)
+        declared = [tree.Action(f"{{{{ {var} := false }}}}") for var in self.plan_tests]
+        at = next(i for i, node in enumerate(top) if isinstance(node, tree.Mark) and node == BODY)
+        top[at : at + 1] = declared
+        settled, failing = self.settled(top)
+        if not settled:
+            return self.without(failing, compact)
+        if not self.foreseen():
+            return self.again(frozenset(), compact, foreseeing=False)
+        return self.translation(tree.render(top, compact))
+
+    def without(self, sources: frozenset[int] | None, compact: bool = False) -> Translation:
+        """Translate again from the start, leaving `sources` (None: every one) captured."""
+        off = None if sources is None or self.plans_off is None else self.plans_off | sources
+        if off is not None and off == self.plans_off:
+            off = None  # nothing new to leave out: no plans at all
+        return self.again(off, compact, self.foreseeing)
+
+    def again(self, plans_off: frozenset[int] | None, compact: bool, foreseeing: bool) -> Translation:
+        """The template translated again by a new translator, leaving `plans_off` captured."""
+        args, kwargs = self.plan_args
+        fresh = type(self)(*args, **kwargs)
+        fresh.plans_off, fresh.foreseeing = plans_off, foreseeing
+        try:
+            return fresh.translate(compact)
+        finally:
+            self.translations += fresh.translations
+
+    def foresee(self) -> None:
+        """Leave captured from the start what the Jinja tree says the plans will refuse, and
+        note the statements that forecast relies on being translated (planforecast.py)."""
+        if self._stored_json is None:
+            self._stored_json = stored_json(self.tree)
+        foreseen = forecast(self.tree, self._stored_json)
+        self.witnesses, self.watched = foreseen.witnesses, foreseen.statements()
+        if foreseen.captured is None:
+            self.plans_off = None
+        elif self.plans_off is not None:
+            self.plans_off |= {self.plan_source_of(source) for source in foreseen.captured}
+
+    def foreseen(self) -> bool:
+        """Was every statement the forecast relies on translated (outside captured text)? If
+        not, the template is translated again without the forecast, as before it."""
+        return all(witness.holds(self.translated) for witness in self.witnesses)
+
+    def visit(self, node: nodes.Node, frame: Frame) -> None:
+        if id(node) in self.watched and self.emit.sink is None:
+            self.translated.add(id(node))
+        try:
+            super().visit(node, frame)
+        except ConversionError:
+            if self.failed_statement is None:
+                self.failed_statement = node
+            raise
+
+    def fails_without_plans(self) -> bool:
+        """Would the translation without plans fail the same way? Where the statement that
+        failed does not depend on the plans (see `independent_of_plans`) and no limit was
+        reached (the output a plan saves counts toward it)."""
+        budget = self.emit.budget
+        if budget.spent > budget.limits.max_output or budget.overdue() is not None:
+            return False
+        return self.failed_statement is not None and independent_of_plans(self.failed_statement, self.tree)
+
+    def settled(self, top: list[tree.Node]) -> tuple[bool, frozenset[int] | None]:
+        """Does every plan printed read what it was made from? If not, the sources to refuse."""
+        if any(map(plan_marked, self.emit.helpers.values())):
+            return False, None
+        marks = plan_marks(top)
+        if any(PLACEHOLDER in node.node.reads() for node in marks.heads):
+            return False, None
+        part = unsound_use(marks)
+        if part is not None:
+            return False, self.plan_users.get(part)
+        return True, frozenset()
