@@ -131,6 +131,34 @@ def test_forecast_relying_on_a_statement_never_translated_is_dropped(monkeypatch
     assert translated(template) == (text, 1)
 
 
+#: a tool call's argument value made JSON where it is not a string (Hunyuan): a plan on that
+#: path; on the other the value itself, which no plan can print, so every plan is refused
+ARGUMENT_MADE_JSON = (
+    "{% for m in messages %}{{ m.content }}{% for c in m.tool_calls or [] %}"
+    "{% for k, v in c.function.arguments.items() %}<{{ k }}>{% if v is not string %}{% set v = v | tojson %}"
+    "{% endif %}{{ v }}{% endfor %}{% endfor %}{% endfor %}"
+)
+
+
+def test_schema_made_json_on_one_path_only_is_foreseen(monkeypatch: pytest.MonkeyPatch) -> None:
+    translator = Translator(ARGUMENT_MADE_JSON, {})
+    text = translator.translate(compact=True).text
+    assert (translator.plans_off, translator.translations) == (None, 1)
+    unforeseen(monkeypatch)
+    assert translated(ARGUMENT_MADE_JSON) == (text, 2)
+
+
+def test_schema_made_json_where_the_test_is_decided_statically_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`v is defined` always holds: the plan is made on the only path and printed, nothing is
+    refused. The forecast (from the tree alone, which cannot tell) is found not to hold where
+    the `set` is translated, and the template translated again as before it."""
+    template = ARGUMENT_MADE_JSON.replace("v is not string", "v is defined")
+    text, translations = translated(template)
+    assert translations == 2
+    unforeseen(monkeypatch)
+    assert translated(template) == (text, 1)
+
+
 #: a plan is made (the tools' JSON), then a statement reading none of it fails
 UNRELATED_FAILURE = (
     "{%- set d = tools | tojson %}[{{ d }}]{% for m in messages %}{{ m.content + eos_token }}{% endfor %}"
@@ -173,6 +201,7 @@ def test_failure_a_plan_may_cause_is_not_independent(template: str) -> None:
         "mistral-small-3.1-24b-instruct-2503.jinja",
         "minimax-m1.jinja",
         "llamacpp-fixed-phi-4-mini-instruct.jinja",
+        "hunyuan-hy3.jinja",
     ],
 )
 def test_corpus_templates_whose_failed_plans_are_foreseen_translate_once(
@@ -180,7 +209,7 @@ def test_corpus_templates_whose_failed_plans_are_foreseen_translate_once(
 ) -> None:
     """reka-edge: two plans a `set` in a loop refuses; the Mistral templates: a failure no plan
     causes (`+` of the content and an undefined eos_token); MiniMax M1, phi-4-mini: a plan
-    compared with a string."""
+    compared with a string; Hunyuan: an argument value made JSON where it is not a string."""
     source = load_source(shared_path("corpus", "templates", name))
 
     def outcome() -> tuple[str, int]:

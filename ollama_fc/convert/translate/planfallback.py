@@ -19,9 +19,9 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..go import tree
 from .core import Translation
-from .planforecast import Witness, forecast, independent_of_plans
+from .planforecast import SchemaWitness, Witness, forecast, independent_of_plans
 from .plans import BODY, PLACEHOLDER, PlanRefused, plan_marked, plan_marks, stored_json, unsound_use
-from .printplan import PrintPlans
+from .printplan import PLANNED_JSON, PrintPlans
 from .scope import Frame
 
 
@@ -42,6 +42,11 @@ class PlanFallback(PrintPlans):
         self.witnesses: tuple[Witness, ...] = ()
         self.watched: frozenset[int] = frozenset()
         self.translated: set[int] = set()
+        #: the `tojson` set in an `if` the forecast relies on (see `SchemaWitness`): the
+        #: conditional depth inside its `if`, and whether each translation of it was as foreseen
+        self.schema: SchemaWitness | None = None
+        self.schema_depth = -1
+        self.schema_seen: set[bool] = set()
 
     def translate(self, compact: bool = False) -> Translation:
         if self.plans_off is not None and self.foreseeing:
@@ -97,7 +102,7 @@ class PlanFallback(PrintPlans):
         if self._stored_json is None:
             self._stored_json = stored_json(self.tree)
         foreseen = forecast(self.tree, self._stored_json)
-        self.witnesses, self.watched = foreseen.witnesses, foreseen.statements()
+        self.witnesses, self.watched, self.schema = foreseen.witnesses, foreseen.statements(), foreseen.schema
         if foreseen.captured is None:
             self.plans_off = None
         elif self.plans_off is not None:
@@ -106,17 +111,37 @@ class PlanFallback(PrintPlans):
     def foreseen(self) -> bool:
         """Was every statement the forecast relies on translated (outside captured text)? If
         not, the template is translated again without the forecast, as before it."""
-        return all(witness.holds(self.translated) for witness in self.witnesses)
+        schema_held = self.schema is None or self.schema_seen == {True}
+        return schema_held and all(witness.holds(self.translated) for witness in self.witnesses)
 
     def visit(self, node: nodes.Node, frame: Frame) -> None:
         if id(node) in self.watched and self.emit.sink is None:
             self.translated.add(id(node))
+        if self.schema is not None and self.emit.sink is None:
+            self.watch_schema(node, frame, self.schema)
         try:
             super().visit(node, frame)
         except ConversionError:
             if self.failed_statement is None:
                 self.failed_statement = node
             raise
+
+    def watch_schema(self, node: nodes.Node, frame: Frame, schema: SchemaWitness) -> None:
+        """At the forecast's `set x = x | tojson`: is it in its `if`'s run-time branch, x a tool
+        schema's value (a kind `PLANNED_JSON`, not constant), so that a plan is made of it?"""
+        if id(node) == schema.branch:
+            self.schema_depth = self.cond_depth
+        elif id(node) == schema.statement:
+            value = frame.lookup(schema.name)
+            known = value.facts.known if value is not None else None
+            self.schema_seen.add(
+                value is not None
+                and value.kind in PLANNED_JSON
+                and not value.is_const
+                and not value.facts.literal
+                and (known is None or known[0] != self.emit.flow_epoch)
+                and self.cond_depth == self.schema_depth + 1
+            )
 
     def fails_without_plans(self) -> bool:
         """Would the translation without plans fail the same way? Where the statement that

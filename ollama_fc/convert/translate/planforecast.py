@@ -12,6 +12,10 @@ jinja2's own compiler decides what it can by reading names on the tree before it
   (compared with a string, filtered): its placeholder shows up, and the template is translated
   without any plan. The translation starts so, where nothing else read of the plan could
   refuse it first (a truth test, a print into a captured string...).
+- `{% if v is not string %}{% set v = v | tojson %}{% endif %}` on a mapping's value: a plan
+  on one path, on the other the value itself, which no plan prints: every plan is refused
+  after the `if`. Whether the value is a schema (and the test decided at run time) only the
+  translation knows: `SchemaWitness` checks it where the `set` is translated.
 
 A forecast names the statements it relies on being translated (`Forecast.witnesses`: the
 plan's source, outside any captured text, and where it is refused or used); where one is not
@@ -54,12 +58,26 @@ class Witness:
 
 
 @dataclass(frozen=True)
+class SchemaWitness:
+    """`{% if c %}{% set name = name | tojson %}{% endif %}` (the `set` is `statement`, the `if`
+    `branch`): where `name` holds a tool schema's value there (a kind whose `tojson` is planned),
+    the plan is made, and after the run-time `if` the other path's value is one no plan prints
+    (`PrintPlans.merge_plans` refuses every plan). Holds where every translation of the `set`
+    outside captured text is so, in the `if`'s run-time branch, and one is."""
+
+    statement: int
+    branch: int
+    name: str
+
+
+@dataclass(frozen=True)
 class Forecast:
     """The plan sources (`id()`s of their nodes) to leave captured, None for no plans at all,
     and what that relies on being translated."""
 
     captured: frozenset[int] | None
     witnesses: tuple[Witness, ...]
+    schema: SchemaWitness | None = None
 
     def statements(self) -> frozenset[int]:
         """Every statement a witness names."""
@@ -162,6 +180,10 @@ class Forecaster:
     sure: set[int] = field(default_factory=set)
     #: the `{% set %}` blocks among the sources
     blocks: set[int] = field(default_factory=set)
+    #: `set x = x | tojson` alone in an `if`, where x held no plan (see `SchemaWitness`)
+    schema_sets: list[SchemaWitness] = field(default_factory=list)
+    #: for each loop around, the name of the value of `for k, v in m.items()`, else ""
+    items_loops: list[str] = field(default_factory=list)
     #: source -> its statement (a stored `tojson`'s `set`)
     statement_of: dict[int, int] = field(default_factory=dict)
     capturing: int = 0
@@ -226,12 +248,15 @@ class Forecaster:
         names = {n.name for n in node.target.find_all(nodes.Name)}
         if isinstance(node.target, nodes.Name):
             names.add(node.target.name)
+        self.items_loops.append(item_value(node))
         self.scoped("for", names, node.body)
+        self.items_loops.pop()
         self.body(node.else_)
 
     def branches(self, node: nodes.If) -> None:
         """Each path from what held before; after the `if`, what any path holds (a Branch), and
         the constant text every path keeps."""
+        self.schema_set(node)
         held, text = dict(self.held), set(self.text)
         merged: dict[HeldKey, frozenset[int]] = {}
         kept = set(text)
@@ -245,6 +270,28 @@ class Forecaster:
                 merged[key] = merged.get(key, frozenset()) | sources
             kept &= self.text
         self.held, self.text = merged, kept
+
+    def schema_set(self, node: nodes.If) -> None:
+        """Note `{% if c %}{% set x = x | tojson %}{% endif %}` where x holds no plan, a value of
+        the mapping the loop around goes through (`for k, x in m.items()`: any value, tested at
+        run time; elsewhere x is seldom a schema whose test is not decided statically)."""
+        if node.elif_ or node.else_ or len(node.body) != 1 or self.capturing or not self.items_loops:
+            return
+        (assign,) = node.body
+        if not isinstance(assign, nodes.Assign) or not isinstance(assign.target, nodes.Name):
+            return
+        name, stored = assign.target.name, assign.node
+        if (
+            isinstance(stored, nodes.Filter)
+            and stored.name == "tojson"
+            and id(stored) in self.json
+            and isinstance(stored.node, nodes.Name)
+            and stored.node.name == name
+            and ("name", name) not in self.held
+            and self.scopes[-1].kind == "for"
+            and name == self.items_loops[-1]
+        ):
+            self.schema_sets.append(SchemaWitness(id(assign), id(node), name))
 
     def assign(self, node: nodes.Assign) -> None:
         key = held_key(node.target)
@@ -393,15 +440,27 @@ class Forecaster:
         return at is not None and not any(scope.kind == "for" for scope in self.scopes[at + 1 :])
 
     def result(self) -> Forecast:
-        """No plans at all where a plan surely made leaks (its source and a use translated);
-        else the sources a looped `set` refuses (where a source is made, a `set` refusing it
+        """No plans at all where a plan surely made leaks (its source and a use translated), or
+        where a schema's `tojson` set in an `if` leaves the other path unprintable; else the sources a looped `set` refuses (where a source is made, a `set` refusing it
         translated: one not made is captured all the same)."""
         for source, consumers in self.leaks.items():
             if source in self.sure and source not in self.unsafe and source not in self.refused:
                 made = Witness(None, frozenset({self.statement_of[source]}))
                 return Forecast(None, (made, Witness(None, frozenset(consumers))))
+        if self.schema_sets:
+            return Forecast(None, (), self.schema_sets[0])
         witnesses = tuple(Witness(self.statement_of[s], frozenset(sets)) for s, sets in self.refused.items())
         return Forecast(frozenset(self.refused), witnesses)
+
+
+def item_value(loop: nodes.For) -> str:
+    """The value's name in `for k, v in m.items()`, else ""."""
+    target, items = loop.target, loop.iter
+    if not (isinstance(target, nodes.Tuple) and len(target.items) == 2 and isinstance(target.items[1], nodes.Name)):
+        return ""
+    if isinstance(items, nodes.Call) and isinstance(items.node, nodes.Getattr) and items.node.attr == "items":
+        return target.items[1].name
+    return ""
 
 
 def held_key(node: nodes.Node | None) -> HeldKey | None:
