@@ -9,8 +9,8 @@ from jinja2 import nodes
 
 from ollama_fc.convert.sources import load_source
 from ollama_fc.convert.translate import Translator
-from ollama_fc.convert.translate.planfallback import PlanFallback
-from ollama_fc.convert.translate.planforecast import forecast, independent_of_plans
+from ollama_fc.convert.translate.planfallback import PlanFallback, independent_of_plans
+from ollama_fc.convert.translate.planforecast import forecast
 from ollama_fc.errors import ConversionError
 from tests.shared_data import shared_path
 
@@ -60,9 +60,13 @@ def test_plan_stored_through_a_pass_variable_in_a_loop_is_foreseen(monkeypatch: 
         # set again before the loop stores it: it no longer holds the plan
         "{%- set ns = namespace(s='') %}{% for t in tools or [] %}{% set j = t | tojson %}<{{ t.type }}>"
         "{% set j = t.type %}{% set ns.s = ns.s ~ j %}{% endfor %}{{ ns.s }}",
+        # the namespace holding the plan handed on whole (a macro may set what it holds) first
+        "{% macro show(n) %}[{{ n.s }}]{% endmacro %}{%- set ns = namespace(s='', k='') %}"
+        "{% for t in tools or [] %}{% set ns.s = ns.s ~ (t | tojson) %}{% endfor %}{{ show(ns) }}"
+        "{% for m in messages %}<{{ m.role }}>{% set ns.k = ns.k ~ ns.s %}{% endfor %}{{ ns.k }}",
     ],
 )
-def test_plans_no_loop_refuses_are_not_foreseen(template: str) -> None:
+def test_plans_a_loop_may_not_refuse_are_not_foreseen(template: str) -> None:
     assert forecast(Translator(template, {}).tree).captured == set()
 
 
@@ -111,6 +115,9 @@ def test_plan_used_other_than_printed_is_foreseen(name: str, monkeypatch: pytest
         ACCUMULATED + "{% set w %}({{ ns.s }}){% endset %}{{ w | trim }}{% if ns.s != '' %}!{% endif %}",
         # a `{% set %}` block trimmed: plantext.py may print it so
         "{% set d %}T{% for t in tools %}{{ t | tojson }}{% endfor %}T{% endset %}[{{ d | trim }}]",
+        # the namespace handed on whole first (a macro may set what it holds)
+        "{% macro show(n) %}[{{ n.s }}]{% endmacro %}" + ACCUMULATED + "{{ show(ns) }}"
+        "{% if ns.s != '' %}{{ ns.s }}{% endif %}",
     ],
 )
 def test_plan_that_may_not_leak_is_not_foreseen(template: str) -> None:

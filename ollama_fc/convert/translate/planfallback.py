@@ -6,7 +6,8 @@ was made from (`settled`): the template is then translated again from the start 
 translator leaving the failing sources captured (`without`), which gives exactly the captured
 translation. What the Jinja tree says will fail is decided before translating instead
 (planforecast.py, `foresee`), and a failure in a statement no plan reaches is raised as it is
-(`fails_without_plans`); a forecast that relied on a statement not translated is dropped, the
+(`fails_without_plans`: the statement reads no name a plan's text may flow into, `plan_tainted`,
+and lies outside every plan source); a forecast that relied on a statement not translated is dropped, the
 template translated again as before it. `translations` counts the translations one template took.
 """
 
@@ -19,8 +20,8 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..go import tree
 from .core import Translation
-from .planforecast import SchemaWitness, Witness, forecast, independent_of_plans
-from .plans import BODY, PLACEHOLDER, PlanRefused, plan_marked, plan_marks, stored_json, unsound_use
+from .planforecast import SchemaWitness, Witness, forecast
+from .plans import BODY, PLACEHOLDER, PlanRefused, appends_to, plan_marked, plan_marks, stored_json, unsound_use
 from .printplan import PLANNED_JSON, PrintPlans
 from .scope import Frame
 
@@ -163,3 +164,86 @@ class PlanFallback(PrintPlans):
         if part is not None:
             return False, self.plan_users.get(part)
         return True, frozenset()
+
+
+def plan_sources(tree: nodes.Template) -> list[tuple[nodes.Stmt, set[str]]]:
+    """The statements a plan may be made of (a superset of those made), each with the names it
+    sets: loops appending to a namespace attribute, `{% set %}` blocks, `set`s storing a `tojson`."""
+    found: list[tuple[nodes.Stmt, set[str]]] = []
+    for node in tree.find_all((nodes.For, nodes.AssignBlock)):
+        if isinstance(node, nodes.AssignBlock):
+            found.append((node, targets(node)))
+        elif isinstance(node, nodes.For) and (appended := appends_to(node)) is not None:
+            found.append((node, {appended[0]}))
+    stored = {id(assign): assign for assign in stored_json(tree).values()}
+    return found + [(assign, targets(assign)) for assign in stored.values()]
+
+
+def targets(node: nodes.Node) -> set[str]:
+    """The names a statement binds (a namespace's name for `set ns.attr`)."""
+    target = getattr(node, "target", None)
+    if isinstance(target, nodes.NSRef):
+        return {target.name}
+    if target is None:
+        return set()
+    return {n.name for n in [target, *target.find_all(nodes.Name)] if isinstance(n, nodes.Name)}
+
+
+def names_read(node: nodes.Node) -> set[str]:
+    return {n.name for n in [node, *node.find_all(nodes.Name)] if isinstance(n, nodes.Name)}
+
+
+def plan_tainted(tree: nodes.Template) -> set[str]:
+    """The names a plan's text (or anything computed from it) may be held in: the names plan
+    sources set, and every name set from one of them, to a fixed point (a macro's parameters,
+    where a call hands one on)."""
+    tainted: set[str] = set().union(*(names for _, names in plan_sources(tree)))
+    macros = {m.name: m for m in tree.find_all(nodes.Macro)}
+    binders = list(tree.find_all((nodes.Assign, nodes.AssignBlock, nodes.For, nodes.With)))
+    calls = [
+        (call, macros[call.node.name])
+        for call in tree.find_all(nodes.Call)
+        if isinstance(call.node, nodes.Name) and call.node.name in macros
+    ]
+    while True:
+        before = len(tainted)
+        for binder in binders:
+            if isinstance(binder, nodes.For):
+                read = names_read(binder.iter)
+            elif isinstance(binder, nodes.With):
+                read = set().union(*map(names_read, binder.values))
+                tainted |= set().union(*map(targets, binder.targets)) if read & tainted else set()
+                continue
+            else:
+                read = names_read(binder)
+            if read & tainted:
+                tainted |= targets(binder)
+        for call, macro in calls:
+            arguments = [*call.args, *(k.value for k in call.kwargs)]
+            if any(names_read(a) & tainted for a in arguments):
+                tainted |= {arg.name for arg in macro.args}
+        if len(tainted) == before:
+            return tainted
+
+
+def independent_of_plans(statement: nodes.Node, tree: nodes.Template) -> bool:
+    """Does translating `statement` not depend on the plans? It reads no name a plan may flow
+    into (nor does a macro it calls), is outside every macro, call block and plan source, and
+    holds none."""
+    sources = [source for source, _ in plan_sources(tree)]
+    enclosing = [*sources, *tree.find_all((nodes.Macro, nodes.CallBlock))]
+    if any(statement is node or any(n is statement for n in node.find_all(type(statement))) for node in enclosing):
+        return False
+    if any(statement is s or any(n is s for n in statement.find_all(type(s))) for s in sources):
+        return False
+    macros = {m.name: m for m in tree.find_all(nodes.Macro)}
+    read: set[str] = set()
+    todo: list[nodes.Node] = [statement]
+    seen: set[str] = set()
+    while todo:
+        node = todo.pop()
+        read |= names_read(node)
+        for name in names_read(node) & set(macros) - seen:
+            seen.add(name)
+            todo.append(macros[name])
+    return not read & plan_tainted(tree)

@@ -21,9 +21,6 @@ A forecast names the statements it relies on being translated (`Forecast.witness
 plan's source, outside any captured text, and where it is refused or used); where one is not
 (a dead branch, a macro never called), the template is translated again without the forecast.
 
-`independent_of_plans`: a translation that fails on a statement reading no name a plan's text
-may flow into (`plan_tainted`), outside every plan source, fails the same way without plans:
-the error is raised, not translated again.
 """
 
 from __future__ import annotations
@@ -176,6 +173,8 @@ class Forecaster:
     leaks: dict[int, set[int]] = field(default_factory=dict)
     #: sources read where the translation might refuse them (which a leak cannot outrun)
     unsafe: set[int] = field(default_factory=set)
+    #: sources held in a namespace read whole (see `escape`): no forecast follows them
+    escaped: set[int] = field(default_factory=set)
     #: sources made whenever their statement is translated outside captured text
     sure: set[int] = field(default_factory=set)
     #: the `{% set %}` blocks among the sources
@@ -346,8 +345,18 @@ class Forecaster:
     def read_inside(self, node: nodes.Node) -> None:
         """Every plan `node` reads, read where a refusal may come first (a plan's own source)."""
         if self.held:
-            for read in node.find_all((nodes.Name, nodes.Getattr)):
-                self.reads(read, "other")
+            reads = list(node.find_all((nodes.Name, nodes.Getattr)))
+            bases = {id(read.node) for read in reads if isinstance(read, nodes.Getattr)}
+            for read in reads:
+                if id(read) not in bases:
+                    self.reads(read, "other")
+
+    def escape(self, name: str) -> None:
+        """A namespace read whole (handed to a macro, stored under another name): what its
+        attributes hold may change where the walk does not follow."""
+        for key, sources in self.held.items():
+            if key[:2] == ("attr", name):
+                self.escaped |= sources
 
     def reads(self, expr: nodes.Node | None, context: str, stored: bool = True, root: bool = False) -> frozenset[int]:
         """Record how `expr` reads the plans held (printed, carried into a `set`, used other
@@ -355,6 +364,8 @@ class Forecaster:
         `root`: `expr` is the whole expression a statement evaluates (sure to be evaluated)."""
         if expr is None or not (self.held or context == "carried"):
             return frozenset()  # (nothing held to read; a `set` may store a new plan)
+        if isinstance(expr, nodes.Name):
+            self.escape(expr.name)
         key = held_key(expr) if isinstance(expr, (nodes.Name, nodes.Getattr)) else None
         if key is not None and key in self.held:
             sources = self.held[key]
@@ -399,6 +410,8 @@ class Forecaster:
         printed; every other read of a plan in it may be refused first."""
         if isinstance(expr, nodes.Test) and expr.name in PLAIN_TESTS and isinstance(expr.node, nodes.Name):
             return  # (a plan is a defined string)
+        if isinstance(expr, nodes.Getattr) and isinstance(expr.node, nodes.Name):
+            return  # (an attribute holding no plan)
         leaked = self.leaked_read(expr) if root else None
         if isinstance(expr, nodes.Compare):
             children: list[nodes.Node] = [expr.expr, *(operand.expr for operand in expr.ops)]
@@ -441,16 +454,18 @@ class Forecaster:
 
     def result(self) -> Forecast:
         """No plans at all where a plan surely made leaks (its source and a use translated), or
-        where a schema's `tojson` set in an `if` leaves the other path unprintable; else the sources a looped `set` refuses (where a source is made, a `set` refusing it
-        translated: one not made is captured all the same)."""
+        where a schema's `tojson` set in an `if` leaves the other path unprintable; else the
+        sources a looped `set` refuses (where a source is made, a `set` refusing it translated:
+        one not made is captured all the same)."""
         for source, consumers in self.leaks.items():
-            if source in self.sure and source not in self.unsafe and source not in self.refused:
+            if source in self.sure and not {source} & (self.unsafe | self.escaped | set(self.refused)):
                 made = Witness(None, frozenset({self.statement_of[source]}))
                 return Forecast(None, (made, Witness(None, frozenset(consumers))))
         if self.schema_sets:
             return Forecast(None, (), self.schema_sets[0])
-        witnesses = tuple(Witness(self.statement_of[s], frozenset(sets)) for s, sets in self.refused.items())
-        return Forecast(frozenset(self.refused), witnesses)
+        refused = {source: sets for source, sets in self.refused.items() if source not in self.escaped}
+        witnesses = tuple(Witness(self.statement_of[s], frozenset(sets)) for s, sets in refused.items())
+        return Forecast(frozenset(refused), witnesses)
 
 
 def item_value(loop: nodes.For) -> str:
@@ -504,86 +519,3 @@ def forecast(tree: nodes.Template, json: dict[int, nodes.Assign] | None = None) 
     walk.json_sets = {id(assign) for assign in stored.values()}
     walk.scoped("template", set(), tree.body)
     return walk.result()
-
-
-def plan_sources(tree: nodes.Template) -> list[tuple[nodes.Stmt, set[str]]]:
-    """The statements a plan may be made of (a superset of those made), each with the names it
-    sets: loops appending to a namespace attribute, `{% set %}` blocks, `set`s storing a `tojson`."""
-    found: list[tuple[nodes.Stmt, set[str]]] = []
-    for node in tree.find_all((nodes.For, nodes.AssignBlock)):
-        if isinstance(node, nodes.AssignBlock):
-            found.append((node, targets(node)))
-        elif isinstance(node, nodes.For) and (appended := appends_to(node)) is not None:
-            found.append((node, {appended[0]}))
-    stored = {id(assign): assign for assign in stored_json(tree).values()}
-    return found + [(assign, targets(assign)) for assign in stored.values()]
-
-
-def targets(node: nodes.Node) -> set[str]:
-    """The names a statement binds (a namespace's name for `set ns.attr`)."""
-    target = getattr(node, "target", None)
-    if isinstance(target, nodes.NSRef):
-        return {target.name}
-    if target is None:
-        return set()
-    return {n.name for n in [target, *target.find_all(nodes.Name)] if isinstance(n, nodes.Name)}
-
-
-def names_read(node: nodes.Node) -> set[str]:
-    return {n.name for n in [node, *node.find_all(nodes.Name)] if isinstance(n, nodes.Name)}
-
-
-def plan_tainted(tree: nodes.Template) -> set[str]:
-    """The names a plan's text (or anything computed from it) may be held in: the names plan
-    sources set, and every name set from one of them, to a fixed point (a macro's parameters,
-    where a call hands one on)."""
-    tainted: set[str] = set().union(*(names for _, names in plan_sources(tree)))
-    macros = {m.name: m for m in tree.find_all(nodes.Macro)}
-    binders = list(tree.find_all((nodes.Assign, nodes.AssignBlock, nodes.For, nodes.With)))
-    calls = [
-        (call, macros[call.node.name])
-        for call in tree.find_all(nodes.Call)
-        if isinstance(call.node, nodes.Name) and call.node.name in macros
-    ]
-    while True:
-        before = len(tainted)
-        for binder in binders:
-            if isinstance(binder, nodes.For):
-                read = names_read(binder.iter)
-            elif isinstance(binder, nodes.With):
-                read = set().union(*map(names_read, binder.values))
-                tainted |= set().union(*map(targets, binder.targets)) if read & tainted else set()
-                continue
-            else:
-                read = names_read(binder)
-            if read & tainted:
-                tainted |= targets(binder)
-        for call, macro in calls:
-            arguments = [*call.args, *(k.value for k in call.kwargs)]
-            if any(names_read(a) & tainted for a in arguments):
-                tainted |= {arg.name for arg in macro.args}
-        if len(tainted) == before:
-            return tainted
-
-
-def independent_of_plans(statement: nodes.Node, tree: nodes.Template) -> bool:
-    """Does translating `statement` not depend on the plans? It reads no name a plan may flow
-    into (nor does a macro it calls), is outside every macro, call block and plan source, and
-    holds none."""
-    sources = [source for source, _ in plan_sources(tree)]
-    enclosing = [*sources, *tree.find_all((nodes.Macro, nodes.CallBlock))]
-    if any(statement is node or any(n is statement for n in node.find_all(type(statement))) for node in enclosing):
-        return False
-    if any(statement is s or any(n is s for n in statement.find_all(type(s))) for s in sources):
-        return False
-    macros = {m.name: m for m in tree.find_all(nodes.Macro)}
-    read: set[str] = set()
-    todo: list[nodes.Node] = [statement]
-    seen: set[str] = set()
-    while todo:
-        node = todo.pop()
-        read |= names_read(node)
-        for name in names_read(node) & set(macros) - seen:
-            seen.add(name)
-            todo.append(macros[name])
-    return not read & plan_tainted(tree)
