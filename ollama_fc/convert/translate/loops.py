@@ -45,7 +45,7 @@ from ..ops.values import (
     final_of,
     view_of,
 )
-from .ranges import LoopHead, Ranges
+from .ranges import LoopHead, LoopRequest, Ranges
 from .scope import Frame
 
 
@@ -73,7 +73,7 @@ class Loops(Ranges):
         if counted and (seq.kind not in {MSGS, CALLS, TOOLS, LIST} or seq.facts.reversed):
             raise self.emit.fail(node, "loop.* in a filtered for loop")
         body = Frame(names={}, parent=frame)
-        head = self.range_head(node, seq, body, filters, frame, uses_loop, counted)
+        head = self.range_head(LoopRequest(node, seq, body, filters, frame, uses_loop, counted))
         if head is not None:
             self.filtered_steps(node, frame, body, filters, head, flag_at)
 
@@ -126,19 +126,11 @@ class Loops(Ranges):
             return False
         return True
 
-    def range_head(
-        self,
-        node: nodes.For,
-        seq: Value,
-        body: Frame,
-        filters: list[SelectionFilter],
-        frame: Frame,
-        uses_loop: bool,
-        counted: bool,
-    ) -> LoopHead | None:
+    def range_head(self, request: LoopRequest) -> LoopHead | None:
         """The loop's Go `range` by the kind of its sequence, its names bound in `body`; None
         where the kind's own translation wrote the whole loop (characters, content parts, a
         run-time list of strings)."""
+        node, seq, body, frame, uses_loop = request.node, request.seq, request.body, request.frame, request.uses_loop
         target = node.target
         if seq.kind == CONTENT and self.elements_used_whole(node) and not node.else_ and node.test is None:
             if seq.facts.final:
@@ -173,7 +165,7 @@ class Loops(Ranges):
             if seq.kind == INT:
                 self.count_range(seq, body, seqvar, idx, item, uses_loop)
                 return LoopHead()
-            return self.list_range(node, seq, body, filters, frame, uses_loop, counted, (seqvar, idx, item, kind))
+            return self.list_range(request, (seqvar, idx, item, kind))
         raise self.emit.fail(node, f"for over {seq.kind}")
 
     def single_part_for(self, node: nodes.For, seq: Value, body: Frame) -> None:
