@@ -13,7 +13,6 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ...hf.shapes import TOOL_RESULT_ROLES, role_constants
-from ..actions import coalesce_guards
 from ..analysis import (
     assigned_names,
     constant_field_reads,
@@ -30,11 +29,9 @@ from ..exclusive import join_exclusive_ifs
 from ..go import ir
 from ..go import tree as go_tree
 from ..go.calls import GoCall, go_and, go_eq
-from ..go.sharing import merge_identical_defines, share_constants, share_constants_in_defines
 from ..limits import Limits
 from ..ops.access import Access
 from ..ops.comparisons import Comparisons
-from ..ops.conditions import invert_negated_ifs
 from ..ops.emit import Emit
 from ..ops.filters import Lowering
 from ..ops.logic import Logic
@@ -56,6 +53,7 @@ from ..ops.values import (
     ValueOf,
 )
 from ..ops.views import Views
+from ..passes import Written, run_passes
 from ..result import ConversionWarning
 from ..tails import hoist_last_steps
 from .plans import is_variable
@@ -199,20 +197,14 @@ class Core:
         self.declare_scope(root, self.tree.body)
         self.visit_body(self.tree.body, root)
         self.emit.close_guard()
-        top = go_tree.build(self.emit.out)
-        if self.emit.prefill_armed:
-            coalesce_guards(top)
-        if self.emit.prefill_armed or self.emit.final_tracked:  # printed, or only tracked, final text
-            top[:0] = go_tree.build(self.prefill_prologue())
-        share_constants(top)  # the main template only: defines cannot see its variables
-        helpers = merge_identical_defines(
-            {name: go_tree.helper_tree(helper) for name, helper in self.emit.helpers.items()}, top
+        prefill = self.emit.prefill_armed or self.emit.final_tracked  # printed, or only tracked, final text
+        written = Written(
+            body=go_tree.build(self.emit.out),
+            helpers={name: go_tree.helper_tree(helper) for name, helper in self.emit.helpers.items()},
+            prologue=go_tree.build(self.prefill_prologue()) if prefill else [],
+            prefill_guarded=self.emit.prefill_armed,
         )
-        for helper in helpers.values():
-            share_constants_in_defines(helper)
-        top[:0] = [node for helper in helpers.values() for node in helper]
-        invert_negated_ifs(top)
-        return top
+        return run_passes(written)
 
     def prefill_prologue(self) -> list[str]:
         """Go variables describing an assistant prefill, computed once before the body runs.
