@@ -56,6 +56,7 @@ from ..ops.views import Views
 from ..passes import Written, run_passes
 from ..result import ConversionWarning
 from ..tails import hoist_last_steps
+from ..treeindex import TreeIndex
 from .plans import is_variable
 from .scope import Frame
 
@@ -83,6 +84,8 @@ class Core:
     ) -> None:
         self.source = template
         self.tree = join_exclusive_ifs(hoist_last_steps(parse_jinja(template)))
+        #: the tree walked once, for the questions asked of it from here on (see treeindex.py)
+        self.index = TreeIndex(self.tree)
         self.macros: dict[str, nodes.Macro] = {}
         #: for each body being translated, the statements after the current one (see read_later)
         self.following: list[tuple[Frame, int, list[nodes.Node]]] = []
@@ -93,36 +96,36 @@ class Core:
         self.ns_attrs: dict[str, list[str]] = {}
         self.cond_depth = 0
         #: variables that may hold a message's text get a Go flag: is it the final message's?
-        self.text_names = names_holding_text(self.tree)
+        self.text_names = names_holding_text(self.index)
         #: names some `is defined` test asks about: their assignments also set a Go flag
         self.tested_defined = {
             n.node.name
-            for n in self.tree.find_all(nodes.Test)
+            for n in self.index.all(nodes.Test)
             if n.name in {"defined", "undefined"} and isinstance(n.node, nodes.Name)
         }
         #: variables that grow as lists at run time (held as strlists, never statically)
-        self.growing = growing_lists(self.tree)
+        self.growing = growing_lists(self.index)
         #: variables that may hold a filtered view of a list (see `selection_test`)
-        self.filtered = filtered_names(self.tree)
+        self.filtered = filtered_names(self.index)
         #: variables that may be given a dict literal on some paths (see `literal_or`)
-        self.literal_dicts = literal_dict_names(self.tree)
-        self.literal_uses = self.branching_uses(self.tree)
+        self.literal_dicts = literal_dict_names(self.index)
+        self.literal_uses = self.branching_uses(self.index)
         #: bodies after which their loop stops (see `stopping_bodies`), where it is a Go `range`
-        self.stopping = stopping_bodies(self.tree)
+        self.stopping = stopping_bodies(self.index)
         #: for each loop being translated, innermost last: its id() where it is a Go `range`
         self.loop_ranges: list[int | None] = []
         #: checks that only raise_exception (dropped: they render nothing)
-        self.dead_checks = {id(n) for n in self.tree.find_all((nodes.For, nodes.If)) if only_raises(n)}
+        self.dead_checks = {id(n) for n in self.index.all((nodes.For, nodes.If)) if only_raises(n, self.index)}
         unread = {
             id(name)
-            for n in self.tree.find_all((nodes.For, nodes.If))
+            for n in self.index.all((nodes.For, nodes.If))
             if id(n) in self.dead_checks
-            for name in n.find_all(nodes.Name)
+            for name in self.index.find_all(n, nodes.Name)
         }
         self.read_names = self.names_read(unread)
         #: attributes each name is given by `set name.attr` (Jinja lets a namespace grow)
         self.ns_refs: dict[str, list[str]] = {}
-        for ref in self.tree.find_all(nodes.NSRef):
+        for ref in self.index.all(nodes.NSRef):
             self.ns_refs.setdefault(ref.name, []).append(ref.attr)
         #: the strings the template compares a role with (see role_constants)
         self.role_names = role_constants(self.tree)
@@ -146,13 +149,15 @@ class Core:
         keeps appending to, and nothing else reads, is never needed.
         """
         assigns = [
-            a
-            for a in self.tree.find_all(nodes.Assign)
-            if isinstance(a.target, nodes.Name) and not self.calls_in(a.node)
+            a for a in self.index.all(nodes.Assign) if isinstance(a.target, nodes.Name) and not self.calls_in(a.node)
         ]
-        in_assign = {id(name): cast(nodes.Name, a.target).name for a in assigns for name in a.node.find_all(nodes.Name)}
-        loads = [n for n in self.tree.find_all(nodes.Name) if n.ctx == "load" and id(n) not in unread]
-        read = {ref.name for ref in self.tree.find_all(nodes.NSRef)}
+        in_assign = {
+            id(name): cast(nodes.Name, a.target).name
+            for a in assigns
+            for name in self.index.find_all(a.node, nodes.Name)
+        }
+        loads = [n for n in self.index.all(nodes.Name) if n.ctx == "load" and id(n) not in unread]
+        read = {ref.name for ref in self.index.all(nodes.NSRef)}
         read |= {n.name for n in loads if id(n) not in in_assign}
         while True:
             more = {n.name for n in loads if in_assign.get(id(n)) in read} - read
@@ -160,18 +165,17 @@ class Core:
                 return read
             read |= more
 
-    @staticmethod
-    def calls_in(expr: nodes.Node) -> bool:
+    def calls_in(self, expr: nodes.Node) -> bool:
         """Does this expression call something (which may change state: `xs.append(x)`)?"""
-        return isinstance(expr, nodes.Call) or any(True for _ in expr.find_all(nodes.Call))
+        return isinstance(expr, nodes.Call) or bool(self.index.find_all(expr, nodes.Call))
 
     @staticmethod
-    def branching_uses(tree: nodes.Template) -> set[int]:
+    def branching_uses(index: TreeIndex) -> set[int]:
         """Name nodes where a `LITERAL_OR` value can branch on its flag: tested (truth, `is none`,
         `is defined`) or handed to a macro."""
         uses: set[int] = set()
-        macros = {m.name for m in tree.find_all(nodes.Macro)}
-        for node in tree.find_all((nodes.If, nodes.Not, nodes.CondExpr, nodes.Test, nodes.Call)):
+        macros = {m.name for m in index.all(nodes.Macro)}
+        for node in index.all((nodes.If, nodes.Not, nodes.CondExpr, nodes.Test, nodes.Call)):
             if isinstance(node, (nodes.If, nodes.CondExpr)):
                 uses.add(id(node.test))
             elif isinstance(node, nodes.Not) or (
@@ -191,7 +195,7 @@ class Core:
 
     def translate_tree(self) -> list[go_tree.Node]:
         """The template written and passed over as one tree: its helpers' defines, then the body."""
-        for node in self.tree.find_all(nodes.Macro):
+        for node in self.index.all(nodes.Macro):
             self.macros[node.name] = node
         root = Frame(names={})
         self.declare_scope(root, self.tree.body)
@@ -257,7 +261,7 @@ class Core:
         body = list(body)
         for name, value in list(frame.names.items()):
             if value.kind == ANY and not value.is_const and is_variable(value.code):
-                reads = constant_field_reads(body, name)
+                reads = constant_field_reads(body, name, self.index)
                 if reads and sum(n for path, n in reads.items() if len(path) == 1) > 1:
                     frame.names[name] = self.access.prefetch_fields(value, reads)
         for name in assigned_names(body):
@@ -320,7 +324,7 @@ class Core:
             for frame, depth, statements in self.following
             if depth < self.cond_depth and frame.owner(name) is owner
             for statement in statements
-            for n in [statement, *statement.find_all(nodes.Name)]
+            for n in [statement, *self.index.find_all(statement, nodes.Name)]
         )
 
     def visit(self, node: nodes.Node, frame: Frame) -> None:
