@@ -15,6 +15,7 @@ from jinja2 import nodes
 
 from .. import jinja
 from ..errors import ConversionError
+from .treeindex import TreeIndex
 
 
 def parse_jinja(template: str) -> nodes.Template:
@@ -25,10 +26,10 @@ def parse_jinja(template: str) -> nodes.Template:
         raise ConversionError(jinja.syntax_error(exc)) from exc
 
 
-def names_holding_text(tree: nodes.Template) -> set[str]:
+def names_holding_text(index: TreeIndex) -> set[str]:
     """Names (and `ns.attr`s) set from an expression reading some `content` or `text` (or such a
     name), transitively."""
-    sets = [cast("nodes.Assign | nodes.AssignBlock", a) for a in tree.find_all((nodes.Assign, nodes.AssignBlock))]
+    sets = [cast("nodes.Assign | nodes.AssignBlock", a) for a in index.all((nodes.Assign, nodes.AssignBlock))]
     assigns: list[tuple[str, nodes.Node]] = [
         (
             a.target.name if isinstance(a.target, nodes.Name) else f"{a.target.name}.{a.target.attr}",
@@ -38,10 +39,10 @@ def names_holding_text(tree: nodes.Template) -> set[str]:
         if isinstance(a.target, (nodes.Name, nodes.NSRef))
     ]
     # a loop over a text (its split parts, its characters) binds pieces of that text
-    assigns += [(f.target.name, f.iter) for f in tree.find_all(nodes.For) if isinstance(f.target, nodes.Name)]
+    assigns += [(f.target.name, f.iter) for f in index.all(nodes.For) if isinstance(f.target, nodes.Name)]
     # a macro's parameter holds what its calls pass it
-    macros = {m.name: m for m in tree.find_all(nodes.Macro)}
-    for call in tree.find_all(nodes.Call):
+    macros = {m.name: m for m in index.all(nodes.Macro)}
+    for call in index.all(nodes.Call):
         macro = macros.get(call.node.name) if isinstance(call.node, nodes.Name) else None
         if macro is not None:
             params = [p.name for p in macro.args]
@@ -50,7 +51,7 @@ def names_holding_text(tree: nodes.Template) -> set[str]:
     found: set[str] = set()
 
     def reads_text(expr: nodes.Node) -> bool:
-        for sub in (expr, *expr.find_all((nodes.Getattr, nodes.Getitem, nodes.Name, nodes.Call))):
+        for sub in (expr, *index.find_all(expr, (nodes.Getattr, nodes.Getitem, nodes.Name, nodes.Call))):
             if isinstance(sub, nodes.Call) and isinstance(sub.node, nodes.Getattr) and sub.node.attr == "get":
                 if sub.args and isinstance(sub.args[0], nodes.Const) and sub.args[0].value in {"content", "text"}:
                     return True
@@ -82,15 +83,15 @@ def names_holding_text(tree: nodes.Template) -> set[str]:
     return found
 
 
-def growing_lists(tree: nodes.Template) -> set[str]:
+def growing_lists(index: TreeIndex) -> set[str]:
     """Names `set` from a `+` with a list literal, or `.append`ed to: lists built at run time,
     so their literal starting value must be a Go value too, not a static one."""
     found: set[str] = set()
-    for assign in tree.find_all(nodes.Assign):
+    for assign in index.all(nodes.Assign):
         if isinstance(assign.target, nodes.Name) and isinstance(assign.node, nodes.Add):
             if any(isinstance(side, nodes.List) for side in (assign.node.left, assign.node.right)):
                 found.add(assign.target.name)
-    for call in tree.find_all(nodes.Call):
+    for call in index.all(nodes.Call):
         callee = call.node
         if (
             isinstance(callee, nodes.Getattr)
@@ -101,12 +102,12 @@ def growing_lists(tree: nodes.Template) -> set[str]:
     return found
 
 
-def filtered_names(tree: nodes.Template) -> set[str]:
+def filtered_names(index: TreeIndex) -> set[str]:
     """Names `set` from a `selectattr`/`rejectattr` chain: filtered views of a list, which a
     `set` on some paths only turns on with a Go flag."""
     found: set[str] = set()
-    for assign in tree.find_all(nodes.Assign):
-        chain = [assign.node, *assign.node.find_all(nodes.Filter)]
+    for assign in index.all(nodes.Assign):
+        chain = [assign.node, *index.find_all(assign.node, nodes.Filter)]
         if isinstance(assign.target, nodes.Name) and any(
             isinstance(f, nodes.Filter) and f.name in {"selectattr", "rejectattr"} for f in chain
         ):
@@ -114,11 +115,11 @@ def filtered_names(tree: nodes.Template) -> set[str]:
     return found
 
 
-def literal_dict_names(tree: nodes.Template) -> set[str]:
+def literal_dict_names(index: TreeIndex) -> set[str]:
     """Names `set` to a dict literal: a `set` on some paths turns the literal on with a Go flag."""
     return {
         assign.target.name
-        for assign in tree.find_all(nodes.Assign)
+        for assign in index.all(nodes.Assign)
         if isinstance(assign.target, nodes.Name) and isinstance(assign.node, nodes.Dict)
     }
 
@@ -150,7 +151,7 @@ def assigned_names(body: Iterable[nodes.Node]) -> list[str]:
 MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem"}
 
 
-def only_raises(statement: nodes.Node) -> bool:
+def only_raises(statement: nodes.Node, index: TreeIndex) -> bool:
     """Is this `for`/`if` a check that does nothing but maybe call `raise_exception`?
 
     It prints no text, sets no name and calls nothing that changes state, so once the
@@ -160,7 +161,7 @@ def only_raises(statement: nodes.Node) -> bool:
     raises = False
 
     def pure(expr: nodes.Node) -> bool:
-        for call in [expr, *expr.find_all(nodes.Call)]:
+        for call in [expr, *index.find_all(expr, nodes.Call)]:
             if not isinstance(call, nodes.Call):
                 continue
             if isinstance(call.node, nodes.Getattr) and call.node.attr not in MUTATING_METHODS:
@@ -202,14 +203,14 @@ def only_raises(statement: nodes.Node) -> bool:
 READING_METHODS = {"get", "items", "keys", "values"}
 
 
-def constant_field_reads(body: Iterable[nodes.Node], name: str) -> Counter[tuple[str, ...]] | None:
+def constant_field_reads(body: Iterable[nodes.Node], name: str, index: TreeIndex) -> Counter[tuple[str, ...]] | None:
     """How often `body` reads each path of constant keys of `name` (`name.a`, `name['a'].b`:
     every prefix of a path counts), for a name the body never binds again nor calls a
     changing method of, at any depth; None where it does."""
     reads: Counter[tuple[str, ...]] = Counter()
     for statement in body:
-        called = {id(call.node) for call in statement.find_all(nodes.Call)}
-        for node in [statement, *statement.find_all((nodes.Name, nodes.Getattr, nodes.Getitem))]:
+        called = {id(call.node) for call in index.find_all(statement, nodes.Call)}
+        for node in [statement, *index.find_all(statement, (nodes.Name, nodes.Getattr, nodes.Getitem))]:
             if isinstance(node, nodes.Name) and node.name == name and node.ctx != "load":
                 return None  # bound again (set, for, a macro's parameter)
             path = _key_path(node, name)
@@ -276,7 +277,7 @@ def neighbour_offset(index: nodes.Expr) -> int | None:
     return offset if offset in (-1, 1) else None
 
 
-def stopping_bodies(tree: nodes.Template) -> dict[int, int]:
+def stopping_bodies(index: TreeIndex) -> dict[int, int]:
     """The bodies after which their loop may stop, by `id()`, with the loop's.
 
     The loop's statements but the last only set names of the step and call nothing, and the
@@ -287,7 +288,7 @@ def stopping_bodies(tree: nodes.Template) -> dict[int, int]:
     - or only sets namespace attributes to constants: a later step could only set them again.
     A loop with an empty body stops at its first step (its `else` still sees that one ran)."""
     found: dict[int, int] = {}
-    for loop in cast(Iterable[nodes.For], tree.find_all(nodes.For)):
+    for loop in index.all(nodes.For):
         if loop.recursive:
             continue
         if not loop.body:
@@ -300,7 +301,7 @@ def stopping_bodies(tree: nodes.Template) -> dict[int, int]:
             continue
         if not all(isinstance(s, nodes.Assign) and isinstance(s.target, nodes.Name) for s in before):
             continue
-        if any(True for s in before for _ in s.find_all(nodes.Call)):
+        if any(index.find_all(s, nodes.Call) for s in before):
             continue
         if all(
             isinstance(s, nodes.Assign) and isinstance(s.target, nodes.NSRef) and isinstance(s.node, nodes.Const)
@@ -312,12 +313,16 @@ def stopping_bodies(tree: nodes.Template) -> dict[int, int]:
         if flag is None:
             continue
         (ns, attr), passing = flag
-        targets = [loop.target, *loop.target.find_all(nodes.Name), *(cast(nodes.Assign, s).target for s in before)]
+        targets = [
+            loop.target,
+            *index.find_all(loop.target, nodes.Name),
+            *(cast(nodes.Assign, s).target for s in before),
+        ]
         if ns in {target.name for target in targets if isinstance(target, nodes.Name)}:
             continue  # (a namespace of the step's own)
         sets = [
             s
-            for s in cast(Iterable[nodes.Assign], last.find_all(nodes.Assign))
+            for s in index.find_all(last, nodes.Assign)
             if isinstance(s.target, nodes.NSRef) and (s.target.name, s.target.attr) == (ns, attr)
         ]
         if len(sets) != 1 or not isinstance(sets[0].node, nodes.Const) or bool(sets[0].node.value) == passing:

@@ -23,6 +23,7 @@ from .result import Capabilities, Conversion, ConversionWarning
 from .sources import TemplateSource, load_source
 from .translate import Translator
 from .translate.core import Translation
+from .treeindex import TreeIndex
 
 PROBE_NAME = "ofc_probe_function"
 
@@ -58,11 +59,11 @@ def _first_line_naming(tree: nodes.Template, name: str) -> int | None:
     return min(lines) if lines else None
 
 
-def _capabilities(tree: nodes.Template, template: str, shape: Shape) -> Capabilities:
+def _capabilities(index: TreeIndex, template: str, shape: Shape) -> Capabilities:
     """What the template renders, read off probe renders (thinking, which no probe covers, off its text)."""
-    names = {n.name for n in tree.find_all(nodes.Name)}
-    attrs = {n.attr for n in tree.find_all(nodes.Getattr)} | {
-        n.arg.value for n in tree.find_all(nodes.Getitem) if isinstance(n.arg, nodes.Const)
+    names = {n.name for n in index.all(nodes.Name)}
+    attrs = {n.attr for n in index.all(nodes.Getattr)} | {
+        n.arg.value for n in index.all(nodes.Getitem) if isinstance(n.arg, nodes.Const)
     }
     return Capabilities(
         system_role=shape.system_role,
@@ -174,10 +175,10 @@ def convert(
     with bounded_renders(loaded.template, started, max_seconds):
         shape = probe(loaded.template, tokens, translator.role_names)
         translator, translated = _bos_left_to_runner(loaded, limits, shape, translator, translated)
-        capabilities = _capabilities(translator.tree, loaded.template, shape)
+        capabilities = _capabilities(translator.index, loaded.template, shape)
         # a template naming `tools` gets Ollama's tool round trip even where no probe renders it, so
         # that Ollama >= 0.30 keeps this Go template rather than preferring a GGUF's Jinja one
-        names_tools = any(n.name == "tools" for n in translator.tree.find_all(nodes.Name))
+        names_tools = any(n.name == "tools" for n in translator.index.all(nodes.Name))
         tool_aware = capabilities.tools or names_tools or capabilities.tool_calls
         header = _header(loaded, capabilities, names_tools, tool_aware, family, tool_format, tool_tag)
         template = compact_actions(header) + translated.text

@@ -13,7 +13,6 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ...hf.shapes import TOOL_RESULT_ROLES, role_constants
-from ..actions import coalesce_guards
 from ..analysis import (
     assigned_names,
     constant_field_reads,
@@ -30,11 +29,9 @@ from ..exclusive import join_exclusive_ifs
 from ..go import ir
 from ..go import tree as go_tree
 from ..go.calls import GoCall, go_and, go_eq
-from ..go.sharing import merge_identical_defines, share_constants, share_constants_in_defines
 from ..limits import Limits
 from ..ops.access import Access
 from ..ops.comparisons import Comparisons
-from ..ops.conditions import invert_negated_ifs
 from ..ops.emit import Emit
 from ..ops.filters import Lowering
 from ..ops.logic import Logic
@@ -56,8 +53,10 @@ from ..ops.values import (
     ValueOf,
 )
 from ..ops.views import Views
+from ..passes import Written, run_passes
 from ..result import ConversionWarning
 from ..tails import hoist_last_steps
+from ..treeindex import TreeIndex
 from .plans import is_variable
 from .scope import Frame
 
@@ -85,6 +84,8 @@ class Core:
     ) -> None:
         self.source = template
         self.tree = join_exclusive_ifs(hoist_last_steps(parse_jinja(template)))
+        #: the tree walked once, for the questions asked of it from here on (see treeindex.py)
+        self.index = TreeIndex(self.tree)
         self.macros: dict[str, nodes.Macro] = {}
         #: for each body being translated, the statements after the current one (see read_later)
         self.following: list[tuple[Frame, int, list[nodes.Node]]] = []
@@ -95,36 +96,36 @@ class Core:
         self.ns_attrs: dict[str, list[str]] = {}
         self.cond_depth = 0
         #: variables that may hold a message's text get a Go flag: is it the final message's?
-        self.text_names = names_holding_text(self.tree)
+        self.text_names = names_holding_text(self.index)
         #: names some `is defined` test asks about: their assignments also set a Go flag
         self.tested_defined = {
             n.node.name
-            for n in self.tree.find_all(nodes.Test)
+            for n in self.index.all(nodes.Test)
             if n.name in {"defined", "undefined"} and isinstance(n.node, nodes.Name)
         }
         #: variables that grow as lists at run time (held as strlists, never statically)
-        self.growing = growing_lists(self.tree)
+        self.growing = growing_lists(self.index)
         #: variables that may hold a filtered view of a list (see `selection_test`)
-        self.filtered = filtered_names(self.tree)
+        self.filtered = filtered_names(self.index)
         #: variables that may be given a dict literal on some paths (see `literal_or`)
-        self.literal_dicts = literal_dict_names(self.tree)
-        self.literal_uses = self.branching_uses(self.tree)
+        self.literal_dicts = literal_dict_names(self.index)
+        self.literal_uses = self.branching_uses(self.index)
         #: bodies after which their loop stops (see `stopping_bodies`), where it is a Go `range`
-        self.stopping = stopping_bodies(self.tree)
+        self.stopping = stopping_bodies(self.index)
         #: for each loop being translated, innermost last: its id() where it is a Go `range`
         self.loop_ranges: list[int | None] = []
         #: checks that only raise_exception (dropped: they render nothing)
-        self.dead_checks = {id(n) for n in self.tree.find_all((nodes.For, nodes.If)) if only_raises(n)}
+        self.dead_checks = {id(n) for n in self.index.all((nodes.For, nodes.If)) if only_raises(n, self.index)}
         unread = {
             id(name)
-            for n in self.tree.find_all((nodes.For, nodes.If))
+            for n in self.index.all((nodes.For, nodes.If))
             if id(n) in self.dead_checks
-            for name in n.find_all(nodes.Name)
+            for name in self.index.find_all(n, nodes.Name)
         }
         self.read_names = self.names_read(unread)
         #: attributes each name is given by `set name.attr` (Jinja lets a namespace grow)
         self.ns_refs: dict[str, list[str]] = {}
-        for ref in self.tree.find_all(nodes.NSRef):
+        for ref in self.index.all(nodes.NSRef):
             self.ns_refs.setdefault(ref.name, []).append(ref.attr)
         #: the strings the template compares a role with (see role_constants)
         self.role_names = role_constants(self.tree)
@@ -148,13 +149,15 @@ class Core:
         keeps appending to, and nothing else reads, is never needed.
         """
         assigns = [
-            a
-            for a in self.tree.find_all(nodes.Assign)
-            if isinstance(a.target, nodes.Name) and not self.calls_in(a.node)
+            a for a in self.index.all(nodes.Assign) if isinstance(a.target, nodes.Name) and not self.calls_in(a.node)
         ]
-        in_assign = {id(name): cast(nodes.Name, a.target).name for a in assigns for name in a.node.find_all(nodes.Name)}
-        loads = [n for n in self.tree.find_all(nodes.Name) if n.ctx == "load" and id(n) not in unread]
-        read = {ref.name for ref in self.tree.find_all(nodes.NSRef)}
+        in_assign = {
+            id(name): cast(nodes.Name, a.target).name
+            for a in assigns
+            for name in self.index.find_all(a.node, nodes.Name)
+        }
+        loads = [n for n in self.index.all(nodes.Name) if n.ctx == "load" and id(n) not in unread]
+        read = {ref.name for ref in self.index.all(nodes.NSRef)}
         read |= {n.name for n in loads if id(n) not in in_assign}
         while True:
             more = {n.name for n in loads if in_assign.get(id(n)) in read} - read
@@ -162,18 +165,17 @@ class Core:
                 return read
             read |= more
 
-    @staticmethod
-    def calls_in(expr: nodes.Node) -> bool:
+    def calls_in(self, expr: nodes.Node) -> bool:
         """Does this expression call something (which may change state: `xs.append(x)`)?"""
-        return isinstance(expr, nodes.Call) or any(True for _ in expr.find_all(nodes.Call))
+        return isinstance(expr, nodes.Call) or bool(self.index.find_all(expr, nodes.Call))
 
     @staticmethod
-    def branching_uses(tree: nodes.Template) -> set[int]:
+    def branching_uses(index: TreeIndex) -> set[int]:
         """Name nodes where a `LITERAL_OR` value can branch on its flag: tested (truth, `is none`,
         `is defined`) or handed to a macro."""
         uses: set[int] = set()
-        macros = {m.name for m in tree.find_all(nodes.Macro)}
-        for node in tree.find_all((nodes.If, nodes.Not, nodes.CondExpr, nodes.Test, nodes.Call)):
+        macros = {m.name for m in index.all(nodes.Macro)}
+        for node in index.all((nodes.If, nodes.Not, nodes.CondExpr, nodes.Test, nodes.Call)):
             if isinstance(node, (nodes.If, nodes.CondExpr)):
                 uses.add(id(node.test))
             elif isinstance(node, nodes.Not) or (
@@ -193,26 +195,20 @@ class Core:
 
     def translate_tree(self) -> list[go_tree.Node]:
         """The template written and passed over as one tree: its helpers' defines, then the body."""
-        for node in self.tree.find_all(nodes.Macro):
+        for node in self.index.all(nodes.Macro):
             self.macros[node.name] = node
         root = Frame(names={})
         self.declare_scope(root, self.tree.body)
         self.visit_body(self.tree.body, root)
         self.emit.close_guard()
-        top = go_tree.build(self.emit.out)
-        if self.emit.prefill_armed:
-            coalesce_guards(top)
-        if self.emit.prefill_armed or self.emit.final_tracked:  # printed, or only tracked, final text
-            top[:0] = go_tree.build(self.prefill_prologue())
-        share_constants(top)  # the main template only: defines cannot see its variables
-        helpers = merge_identical_defines(
-            {name: go_tree.helper_tree(helper) for name, helper in self.emit.helpers.items()}, top
+        prefill = self.emit.prefill_armed or self.emit.final_tracked  # printed, or only tracked, final text
+        written = Written(
+            body=go_tree.build(self.emit.out),
+            helpers={name: go_tree.helper_tree(helper) for name, helper in self.emit.helpers.items()},
+            prologue=go_tree.build(self.prefill_prologue()) if prefill else [],
+            prefill_guarded=self.emit.prefill_armed,
         )
-        for helper in helpers.values():
-            share_constants_in_defines(helper)
-        top[:0] = [node for helper in helpers.values() for node in helper]
-        invert_negated_ifs(top)
-        return top
+        return run_passes(written)
 
     def prefill_prologue(self) -> list[str]:
         """Go variables describing an assistant prefill, computed once before the body runs.
@@ -265,7 +261,7 @@ class Core:
         body = list(body)
         for name, value in list(frame.names.items()):
             if value.kind == ANY and not value.is_const and is_variable(value.code):
-                reads = constant_field_reads(body, name)
+                reads = constant_field_reads(body, name, self.index)
                 if reads and sum(n for path, n in reads.items() if len(path) == 1) > 1:
                     frame.names[name] = self.access.prefetch_fields(value, reads)
         for name in assigned_names(body):
@@ -328,7 +324,7 @@ class Core:
             for frame, depth, statements in self.following
             if depth < self.cond_depth and frame.owner(name) is owner
             for statement in statements
-            for n in [statement, *statement.find_all(nodes.Name)]
+            for n in [statement, *self.index.find_all(statement, nodes.Name)]
         )
 
     def visit(self, node: nodes.Node, frame: Frame) -> None:

@@ -45,7 +45,7 @@ from ..ops.values import (
     final_of,
     view_of,
 )
-from .ranges import LoopHead, Ranges
+from .ranges import LoopHead, LoopRequest, Ranges
 from .scope import Frame
 
 
@@ -66,14 +66,14 @@ class Loops(Ranges):
         #: where a filtered loop's `else` flag is declared (before anything the loop emits)
         flag_at = len(self.emit.out)
         seq, filters, filtered_by_test = self.loop_sequence(node, frame)
-        uses_loop = any(n.name == "loop" for n in nodes.Template(node.body).find_all(nodes.Name))
+        uses_loop = any(n.name == "loop" for n in self.index.in_body(node.body, nodes.Name))
         if self.loop_of_its_own(node, seq, frame, uses_loop, filtered_by_test):
             return
         counted = (node.test is not None or bool(filters)) and uses_loop
         if counted and (seq.kind not in {MSGS, CALLS, TOOLS, LIST} or seq.facts.reversed):
             raise self.emit.fail(node, "loop.* in a filtered for loop")
         body = Frame(names={}, parent=frame)
-        head = self.range_head(node, seq, body, filters, frame, uses_loop, counted)
+        head = self.range_head(LoopRequest(node, seq, body, filters, frame, uses_loop, counted))
         if head is not None:
             self.filtered_steps(node, frame, body, filters, head, flag_at)
 
@@ -126,19 +126,11 @@ class Loops(Ranges):
             return False
         return True
 
-    def range_head(
-        self,
-        node: nodes.For,
-        seq: Value,
-        body: Frame,
-        filters: list[SelectionFilter],
-        frame: Frame,
-        uses_loop: bool,
-        counted: bool,
-    ) -> LoopHead | None:
+    def range_head(self, request: LoopRequest) -> LoopHead | None:
         """The loop's Go `range` by the kind of its sequence, its names bound in `body`; None
         where the kind's own translation wrote the whole loop (characters, content parts, a
         run-time list of strings)."""
+        node, seq, body, frame, uses_loop = request.node, request.seq, request.body, request.frame, request.uses_loop
         target = node.target
         if seq.kind == CONTENT and self.elements_used_whole(node) and not node.else_ and node.test is None:
             if seq.facts.final:
@@ -173,7 +165,7 @@ class Loops(Ranges):
             if seq.kind == INT:
                 self.count_range(seq, body, seqvar, idx, item, uses_loop)
                 return LoopHead()
-            return self.list_range(node, seq, body, filters, frame, uses_loop, counted, (seqvar, idx, item, kind))
+            return self.list_range(request, (seqvar, idx, item, kind))
         raise self.emit.fail(node, f"for over {seq.kind}")
 
     def single_part_for(self, node: nodes.For, seq: Value, body: Frame) -> None:
@@ -232,27 +224,26 @@ class Loops(Ranges):
                 self.visit_body(node.else_, frame)
         self.emit.end()
 
-    @staticmethod
-    def elements_used_whole(node: nodes.For) -> bool:
+    def elements_used_whole(self, node: nodes.For) -> bool:
         """Does a loop over a message's text use its elements only whole (printed, filtered),
         never as content parts (no attribute, item or test of them, not passed to a call)? Then
         they are what Python's loop over Ollama's string gives: its characters."""
         if not isinstance(node.target, nodes.Name):
             return False
         name = node.target.name
-        body = nodes.Template(node.body)
+        index = self.index
 
         def is_target(expr: nodes.Node | None) -> bool:
             return isinstance(expr, nodes.Name) and expr.name == name
 
-        for sub in body.find_all((nodes.Getattr, nodes.Getitem, nodes.Test)):
+        for sub in index.in_body(node.body, (nodes.Getattr, nodes.Getitem, nodes.Test)):
             if is_target(cast("nodes.Getattr | nodes.Getitem | nodes.Test", sub).node):
                 return False
-        for call in body.find_all(nodes.Call):
+        for call in index.in_body(node.body, nodes.Call):
             if any(is_target(arg) for arg in (*call.args, *(kw.value for kw in call.kwargs))):
                 return False
-        for assign in body.find_all(nodes.Assign):
-            if any(is_target(n) for n in (assign.node, *assign.node.find_all(nodes.Name))):
+        for assign in index.in_body(node.body, nodes.Assign):
+            if any(is_target(n) for n in (assign.node, *index.find_all(assign.node, nodes.Name))):
                 return False  # kept under another name, which may be used as a part
         return True
 
@@ -292,7 +283,7 @@ class Loops(Ranges):
         names = [n.name for n in target.items] if isinstance(target, nodes.Tuple) else [target.name]  # type: ignore[attr-defined]
         if len(names) != (2 if pairs else 1) or node.else_:
             raise self.emit.fail(node, f"this loop over a {seq.kind} schema dict")
-        if any(True for _ in nodes.Template(node.body).find_all((nodes.Break, nodes.Continue))):
+        if self.index.in_body(node.body, (nodes.Break, nodes.Continue)):
             raise self.emit.fail(node, "break/continue in a loop over a schema dict")
         keys = toolschema.KEY_ORDER[seq.kind]
         if seq.facts.sorted:
@@ -446,7 +437,7 @@ class Loops(Ranges):
         if not items:
             self.visit_body(node.else_, frame)
             return
-        if any(True for _ in nodes.Template(node.body).find_all((nodes.Break, nodes.Continue))):
+        if self.index.in_body(node.body, (nodes.Break, nodes.Continue)):
             raise self.emit.fail(node, "break/continue in a loop over a literal list")
         target = node.target
         unpacks = isinstance(target, nodes.Tuple) and all(isinstance(n, nodes.Name) for n in target.items)

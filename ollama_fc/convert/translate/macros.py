@@ -221,7 +221,7 @@ class Macros(Core):
             calls = {
                 name: {
                     c.node.name
-                    for c in macro.find_all(nodes.Call)
+                    for c in self.index.find_all(macro, nodes.Call)
                     if isinstance(c.node, nodes.Name) and c.node.name in self.macros
                 }
                 for name, macro in self.macros.items()
@@ -251,7 +251,7 @@ class Macros(Core):
             params = [p.name for p in macro.args]
             passed: set[int] = set()  # ids of the Name nodes that are pass-through arguments
             clean = set(params)
-            for call in macro.find_all(nodes.Call):
+            for call in self.index.find_all(macro, nodes.Call):
                 if not (isinstance(call.node, nodes.Name) and call.node.name == macro.name):
                     continue
                 given = {**dict(zip(params, call.args)), **{kw.key: kw.value for kw in call.kwargs}}
@@ -260,10 +260,10 @@ class Macros(Core):
                 for param, expr in given.items():
                     if isinstance(expr, nodes.Name) and expr.name == param:
                         passed.add(id(expr))
-                    elif any(True for _ in expr.find_all(nodes.Call)):
+                    elif self.index.find_all(expr, nodes.Call):
                         clean.discard(param)
             for stmt in macro.body:
-                for name in stmt.find_all(nodes.Name):
+                for name in self.index.find_all(stmt, nodes.Name):
                     if name.name in clean and (name.ctx != "load" or id(name) not in passed):
                         clean.discard(name.name)
             self._dead[macro.name] = frozenset(clean)
@@ -311,12 +311,12 @@ class Macros(Core):
             return None  # (a leading BOS the macro prints first is left out only inline)
         givens = self.macro_givens(macro, call)
         sources = {givens[param] for param in varying}
-        names = {n.name for source in sources for n in source.find_all(nodes.Name) if n.ctx == "load"}
+        names = {n.name for source in sources for n in self.index.find_all(source, nodes.Name) if n.ctx == "load"}
         names |= {source.name for source in sources if isinstance(source, nodes.Name)}
         if len(names) != 1 or any(
             not (isinstance(c.node, nodes.Getattr) and c.node.attr in {"get", "items", "keys", "values"})
             for source in sources
-            for c in source.find_all(nodes.Call)
+            for c in self.index.find_all(source, nodes.Call)
         ):
             return None  # several variables, or a call that may change state if run twice
         base_name = names.pop()
@@ -462,7 +462,7 @@ class Macros(Core):
         named = {
             n.name
             for statement in macro.body
-            for n in [statement, *statement.find_all(nodes.Name)]
+            for n in [statement, *self.index.find_all(statement, nodes.Name)]
             if isinstance(n, nodes.Name)
         }
         if "caller" in named:

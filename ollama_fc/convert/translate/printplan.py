@@ -128,7 +128,7 @@ class PrintPlans(Macros):
     def plan_source_of(self, node_id: int) -> int:
         """The index of the building statement (or filter) whose `id()` is `node_id`, else -1."""
         if not self.plan_sources:
-            self.plan_nodes = list(self.tree.find_all((nodes.For, nodes.AssignBlock, nodes.Filter)))
+            self.plan_nodes = self.index.all((nodes.For, nodes.AssignBlock, nodes.Filter))
             self.plan_sources = {id(n): i for i, n in enumerate(self.plan_nodes)}
         return self.plan_sources.get(node_id, -1)
 
@@ -201,11 +201,13 @@ class PrintPlans(Macros):
         return None
 
     def mentions_plan(self, node: nodes.Node, frame: Frame) -> bool:
-        if any(self.json_plan_source(f, frame) >= 0 for f in [node, *node.find_all(nodes.Filter)]):
+        if any(self.json_plan_source(f, frame) >= 0 for f in [node, *self.index.find_all(node, nodes.Filter)]):
             return True
         if not self.plans:
             return False
-        return any(self.key_of(n, frame) in self.plans for n in [node, *node.find_all((nodes.Name, nodes.Getattr))])
+        return any(
+            self.key_of(n, frame) in self.plans for n in [node, *self.index.find_all(node, (nodes.Name, nodes.Getattr))]
+        )
 
     def json_plan_source(self, node: nodes.Node, frame: Frame) -> int:
         """The plan source `node` is, if it is a `tojson` a plan may stand for, else -1: one a
@@ -308,7 +310,7 @@ class PrintPlans(Macros):
             return False
         if not isinstance(node.target, nodes.Name) or node.filter is not None or not prints_only(node.body):
             return False
-        if not any(node.find_all(nodes.For)):
+        if not self.index.find_all(node, nodes.For):
             return False  # text and a few values: capturing them costs little
         name = node.target.name
         slot, owner = frame.lookup(name), frame.owner(name)

@@ -33,6 +33,21 @@ from .steps import LoopSteps
 
 
 @dataclass(frozen=True)
+class LoopRequest:
+    """A `for` as its `range` is asked for: the loop, what it ranges over, the frame its names
+    are bound in, the selection filters its elements pass, the frame around it, whether the body
+    reads `loop.*`, and whether `loop.*` counts only the passing elements."""
+
+    node: nodes.For
+    seq: Value
+    body: Frame
+    filters: list[SelectionFilter]
+    frame: Frame
+    uses_loop: bool
+    counted: bool
+
+
+@dataclass(frozen=True)
 class LoopHead:
     """What a loop's `range` leaves for its steps to set up once the body is written (see
     `LoopSteps.set_up_steps`): a list's (step index, `loop.last` variable, list) where `loop.last`
@@ -94,20 +109,12 @@ class Ranges(LoopSteps):
         declared = self.emit.declare(last, textops.less(ir.Variable(seqvar), textops.ONE)) if uses_loop else None
         body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=seqvar, last_declared=declared))
 
-    def list_range(
-        self,
-        node: nodes.For,
-        seq: Value,
-        body: Frame,
-        filters: list[SelectionFilter],
-        frame: Frame,
-        uses_loop: bool,
-        counted: bool,
-        names: tuple[str, str, str, Kind],
-    ) -> LoopHead:
+    def list_range(self, request: LoopRequest, names: tuple[str, str, str, Kind]) -> LoopHead:
         """The `range` of a Go list (forward, or backward through its positions), with what its
         steps may keep of it: `loop.last` computed once, the neighbours, the first-step flag,
         and, for a filtered loop reading `loop.*`, the elements that pass counted first."""
+        node, seq, body, filters, frame = request.node, request.seq, request.body, request.filters, request.frame
+        uses_loop, counted = request.uses_loop, request.counted
         seqvar, idx, item, kind = names
         passing = None
         if counted:
