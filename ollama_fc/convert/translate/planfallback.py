@@ -102,7 +102,7 @@ class PlanFallback(PrintPlans):
         note the statements that forecast relies on being translated (planforecast.py)."""
         if self._stored_json is None:
             self._stored_json = stored_json(self.tree)
-        foreseen = forecast(self.tree, self._stored_json)
+        foreseen = forecast(self.tree, self.index, self._stored_json)
         self.witnesses, self.watched, self.schema = foreseen.witnesses, foreseen.statements(), foreseen.schema
         if foreseen.captured is None:
             self.plans_off = None

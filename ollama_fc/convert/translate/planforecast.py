@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from jinja2 import nodes
 
 from ..analysis import assigned_names
+from ..treeindex import TreeIndex
 from .plans import appends_to, building_body, prints_only, stored_json
 
 #: where a plan may be held: a name, or a namespace's attribute
@@ -102,57 +103,33 @@ class Scope:
 
 @dataclass
 class TreeFacts:
-    """What the forecast asks of the whole tree, from one walk (jinja2's `find_all` walks it
-    again for each question): the loops holding a `set ns.attr` (the others build no plan),
-    the macros every call of which is printed by `{{ }}` outside captured text and macros,
-    the names no statement sets (the template's inputs), whether it has `{% set %}` blocks."""
+    """What the forecast asks of the whole tree (read off the translator's `TreeIndex`): the
+    loops holding a `set ns.attr` (the others build no plan), the macros called and every call
+    printed by `{{ }}` outside captured text and macros, the names no statement sets (the
+    template's inputs), whether it has `{% set %}` blocks."""
 
-    appending: set[int] = field(default_factory=set)
-    printed_macros: set[str] = field(default_factory=set)
-    unset: set[str] = field(default_factory=set)
-    blocks: bool = False
+    appending: set[int]
+    printed_macros: set[str]
+    unset: set[str]
+    blocks: bool
 
     @classmethod
-    def of(cls, tree: nodes.Template) -> TreeFacts:
-        facts = cls()
-        macros: set[str] = set()
-        loaded: set[str] = set()
-        bound: set[str] = set()
-        unprinted: set[str] = set()
-        called: set[str] = set()
-        loops: list[nodes.For] = []
-        captured = 0
-
-        def walk(node: nodes.Node, printed: bool) -> None:
-            nonlocal captured
-            if isinstance(node, nodes.Name):
-                (loaded if node.ctx == "load" else bound).add(node.name)
-            elif isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name):
-                called.add(node.node.name)
-                if not printed or captured:
-                    unprinted.add(node.node.name)
-            elif isinstance(node, nodes.Assign) and isinstance(node.target, nodes.NSRef):
-                facts.appending.update(id(loop) for loop in loops)
-            elif isinstance(node, nodes.Macro):
-                macros.add(node.name)
-            facts.blocks = facts.blocks or isinstance(node, nodes.AssignBlock)
-            capturing = isinstance(node, (nodes.AssignBlock, nodes.FilterBlock, nodes.CallBlock, nodes.Macro))
-            captured += capturing
-            if isinstance(node, nodes.For):
-                loops.append(node)
-            for name in node.fields:
-                value = getattr(node, name)
-                for child in value if isinstance(value, list) else [value]:
-                    if isinstance(child, nodes.Node):
-                        walk(child, isinstance(node, nodes.Output))
-            if isinstance(node, nodes.For):
-                loops.pop()
-            captured -= capturing
-
-        walk(tree, False)
-        facts.printed_macros = (called & macros) - unprinted
-        facts.unset = loaded - bound
-        return facts
+    def of(cls, index: TreeIndex) -> TreeFacts:
+        appending = {
+            id(loop)
+            for loop in index.all(nodes.For)
+            if any(isinstance(a.target, nodes.NSRef) for a in index.find_all(loop, nodes.Assign))
+        }
+        macros = {m.name for m in index.all(nodes.Macro)}
+        calls = [c for c in index.all(nodes.Call) if isinstance(c.node, nodes.Name) and c.node.name in macros]
+        printed = {id(c) for output in index.all(nodes.Output) for c in output.nodes if isinstance(c, nodes.Call)}
+        captured = (nodes.AssignBlock, nodes.FilterBlock, nodes.CallBlock, nodes.Macro)
+        inside = {id(c) for block in index.all(captured) for c in index.find_all(block, nodes.Call)}
+        called = {c.node.name for c in calls}  # type: ignore[attr-defined]
+        unprinted = {c.node.name for c in calls if id(c) not in printed or id(c) in inside}  # type: ignore[attr-defined]
+        names = index.all(nodes.Name)
+        unset = {n.name for n in names if n.ctx == "load"} - {n.name for n in names if n.ctx != "load"}
+        return cls(appending, called - unprinted, unset, bool(index.all(nodes.AssignBlock)))
 
 
 @dataclass
@@ -161,6 +138,7 @@ class Forecaster:
 
     json: dict[int, nodes.Assign]
     tree: TreeFacts
+    index: TreeIndex
     held: dict[HeldKey, frozenset[int]] = field(default_factory=dict)
     #: the `set`s storing a `tojson` (`json`'s values)
     json_sets: set[int] = field(default_factory=set)
@@ -236,7 +214,7 @@ class Forecaster:
         target = appends_to(node) if id(node) in self.tree.appending else None
         if target is not None and building_body(node, *target) is not None and self.bound_outside_loop(target[0]):
             key = ("attr", *target)
-            if (key in self.held or key in self.text) and not calls_macros(node) and not self.capturing:
+            if (key in self.held or key in self.text) and not self.calls(node) and not self.capturing:
                 self.sure.add(id(node))
             self.statement_of[id(node)] = id(node)
             self.read_inside(node)  # (what the loop's body reads of a plan)
@@ -329,7 +307,7 @@ class Forecaster:
         key = held_key(node.target)
         if key is None:
             return
-        if node.filter is None and prints_only(node.body) and any(node.find_all(nodes.For)):
+        if node.filter is None and prints_only(node.body) and self.index.find_all(node, nodes.For):
             if not self.capturing:
                 self.sure.add(id(node))
             self.blocks.add(id(node))
@@ -345,11 +323,18 @@ class Forecaster:
     def read_inside(self, node: nodes.Node) -> None:
         """Every plan `node` reads, read where a refusal may come first (a plan's own source)."""
         if self.held:
-            reads = list(node.find_all((nodes.Name, nodes.Getattr)))
+            reads = self.index.find_all(node, (nodes.Name, nodes.Getattr))
             bases = {id(read.node) for read in reads if isinstance(read, nodes.Getattr)}
             for read in reads:
                 if id(read) not in bases:
                     self.reads(read, "other")
+
+    def calls(self, node: nodes.Node) -> bool:
+        """Does `node` call anything (a macro's define would print it, `calls_other_defines`)?"""
+        called = self.index.find_all(node, nodes.Call)
+        return any(isinstance(c.node, nodes.Name) and c.node.name != "namespace" for c in called) or bool(
+            self.index.find_all(node, nodes.CallBlock)
+        )
 
     def escape(self, name: str) -> None:
         """A namespace read whole (handed to a macro, stored under another name): what its
@@ -501,21 +486,17 @@ def is_namespace(call: nodes.Call) -> bool:
     return isinstance(call.node, nodes.Name) and call.node.name == "namespace"
 
 
-def calls_macros(node: nodes.Node) -> bool:
-    """Does `node` call anything (a macro's define would print it, `calls_other_defines`)?"""
-    return any(
-        isinstance(call.node, nodes.Name) and call.node.name != "namespace" for call in node.find_all(nodes.Call)
-    ) or any(node.find_all(nodes.CallBlock))
-
-
-def forecast(tree: nodes.Template, json: dict[int, nodes.Assign] | None = None) -> Forecast:
-    """What the print plans will refuse in `tree` (see the module's docstring); `json`: its
-    `stored_json`, where known."""
-    facts = TreeFacts.of(tree)
+def forecast(
+    tree: nodes.Template, index: TreeIndex | None = None, json: dict[int, nodes.Assign] | None = None
+) -> Forecast:
+    """What the print plans will refuse in `tree` (see the module's docstring); `index`, `json`:
+    its `TreeIndex` and `stored_json`, where known."""
+    index = index or TreeIndex(tree)
+    facts = TreeFacts.of(index)
     stored = stored_json(tree) if json is None else json
     if not (facts.appending or stored or facts.blocks):
         return Forecast(frozenset(), ())  # nothing a plan is made of
-    walk = Forecaster(stored, facts)
+    walk = Forecaster(stored, facts, index)
     walk.json_sets = {id(assign) for assign in stored.values()}
     walk.scoped("template", set(), tree.body)
     return walk.result()
