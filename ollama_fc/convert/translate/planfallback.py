@@ -102,7 +102,7 @@ class PlanFallback(PrintPlans):
         note the statements that forecast relies on being translated (planforecast.py)."""
         if self._stored_json is None:
             self._stored_json = stored_json(self.tree)
-        foreseen = forecast(self.tree, self.index, self._stored_json)
+        foreseen = forecast(self.tree, self.index, self._stored_json, self.dead_checks)
         self.witnesses, self.watched, self.schema = foreseen.witnesses, foreseen.statements(), foreseen.schema
         if foreseen.captured is None:
             self.plans_off = None
@@ -116,7 +116,7 @@ class PlanFallback(PrintPlans):
         return schema_held and all(witness.holds(self.translated) for witness in self.witnesses)
 
     def visit(self, node: nodes.Node, frame: Frame) -> None:
-        if id(node) in self.watched and self.emit.sink is None:
+        if id(node) in self.watched and self.emit.sink is None and id(node) not in self.dead_checks:
             self.translated.add(id(node))
         if self.schema is not None and self.emit.sink is None:
             self.watch_schema(node, frame, self.schema)

@@ -1,7 +1,7 @@
 """What the print plans (printplan.py) will refuse, read off the Jinja tree before translating.
 
 A plan that fails once it is made costs a second translation of the whole template (see
-`PrintPlans.without`). What the Jinja tree says surely fails is decided here instead, as
+`PlanFallback.without`). What the Jinja tree says surely fails is decided here instead, as
 jinja2's own compiler decides what it can by reading names on the tree before it generates
 (`forecast`, one walk that follows which variables may hold a plan of which source):
 
@@ -20,7 +20,8 @@ jinja2's own compiler decides what it can by reading names on the tree before it
 A forecast names the statements it relies on being translated (`Forecast.witnesses`: the
 plan's source, outside any captured text, and where it is refused or used); where one is not
 (a dead branch, a macro never called), the template is translated again without the forecast.
-
+A source left captured that the translation would not have made a plan of anyway (its value
+not a schema's) is translated as it would have been.
 """
 
 from __future__ import annotations
@@ -139,6 +140,8 @@ class Forecaster:
     json: dict[int, nodes.Assign]
     tree: TreeFacts
     index: TreeIndex
+    #: the checks that only raise (`Core.dead_checks`)
+    dead: set[int] = field(default_factory=set)
     held: dict[HeldKey, frozenset[int]] = field(default_factory=dict)
     #: the `set`s storing a `tojson` (`json`'s values)
     json_sets: set[int] = field(default_factory=set)
@@ -182,6 +185,8 @@ class Forecaster:
         self.text = {key for key in text if key in self.text}
 
     def statement(self, node: nodes.Node) -> None:
+        if id(node) in self.dead:
+            return  # a check that only raises: dropped, never translated (`Core.dead_checks`)
         if isinstance(node, nodes.For):
             self.loop(node)
         elif isinstance(node, nodes.If):
@@ -240,8 +245,8 @@ class Forecaster:
         for test, body in [(node.test, node.body), *((e.test, e.body) for e in node.elif_), (None, node.else_)]:
             self.held, self.text = dict(held), set(text)
             if test is not None:
-                self.current = node
-                self.reads(test, "other", root=True)
+                self.current = node  # (only the first test is surely evaluated where the `if` is translated)
+                self.reads(test, "other", root=test is node.test)
             self.body(body)
             for key, sources in self.held.items():
                 merged[key] = merged.get(key, frozenset()) | sources
@@ -487,16 +492,19 @@ def is_namespace(call: nodes.Call) -> bool:
 
 
 def forecast(
-    tree: nodes.Template, index: TreeIndex | None = None, json: dict[int, nodes.Assign] | None = None
+    tree: nodes.Template,
+    index: TreeIndex | None = None,
+    json: dict[int, nodes.Assign] | None = None,
+    dead: set[int] | None = None,
 ) -> Forecast:
-    """What the print plans will refuse in `tree` (see the module's docstring); `index`, `json`:
-    its `TreeIndex` and `stored_json`, where known."""
+    """What the print plans will refuse in `tree` (see the module's docstring); `index`, `json`,
+    `dead`: its `TreeIndex`, `stored_json` and the checks the translation drops, where known."""
     index = index or TreeIndex(tree)
     facts = TreeFacts.of(index)
     stored = stored_json(tree) if json is None else json
     if not (facts.appending or stored or facts.blocks):
         return Forecast(frozenset(), ())  # nothing a plan is made of
-    walk = Forecaster(stored, facts, index)
+    walk = Forecaster(stored, facts, index, dead or set())
     walk.json_sets = {id(assign) for assign in stored.values()}
     walk.scoped("template", set(), tree.body)
     return walk.result()
