@@ -5,10 +5,11 @@ made one fails (a ConversionError), or where the finished tree says it does not 
 was made from (`settled`): the template is then translated again from the start by a new
 translator leaving the failing sources captured (`without`), which gives exactly the captured
 translation. What the Jinja tree says will fail is decided before translating instead
-(planforecast.py, `foresee`), and a failure in a statement no plan reaches is raised as it is
-(`fails_without_plans`: the statement reads no name a plan's text may flow into, `plan_tainted`,
-and lies outside every plan source); a forecast that relied on a statement not translated is dropped, the
-template translated again as before it. `translations` counts the translations one template took.
+(planforecast.py, `foresee`); a forecast that relied on a statement not translated is dropped,
+the template translated again as before it. A failure in a statement no plan reaches is raised
+as it is (`fails_without_plans`: the statement reads no name a plan's text may flow into,
+`plan_tainted`, and lies outside every plan source). `translations` counts the translations one
+template took.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ class PlanFallback(PrintPlans):
         self.schema_seen: set[bool] = set()
 
     def translate(self, compact: bool = False) -> Translation:
+        """The template with its plans, from what is foreseen, and translated again where a plan
+        fails (or the forecast did not hold): the captured translation of what failed."""
         if self.plans_off is not None and self.foreseeing:
             self.foresee()
         if self.plans_off is None:
