@@ -4,10 +4,14 @@ A condition is built piece by piece (`(not X)`, `(and A B)`, `(eq X "a")`) and t
 the `if` that tests it (see `ops/conditions.py`). A `GoCall` is the text every consumer reads,
 unchanged, and also carries its function and arguments, and the IR of the call (`node`, a
 `go/ir.py` pipeline), so the fold works on the call it was given; an argument given as text is
-read into IR (`operand_nodes`).
+read into IR (`operand_nodes`). An operand the translator makes as IR (a fresh variable, a
+value made as IR, a field of one) is a `GoOperand`: its text, carrying the node it renders, so
+whatever composes it as text still hands on the node and nothing reads it back.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from . import ir, tree
 from .irread import Unread
@@ -50,6 +54,23 @@ class GoCall(str):
         return node
 
 
+class GoOperand(str):
+    """An operand's Go text written from its IR: the text, and the node (`node`) it renders, so
+    a call or an action composed of it takes the node instead of reading the text back."""
+
+    node: ir.Operand
+
+    def __new__(cls, node: ir.Operand) -> GoOperand:
+        operand = super().__new__(cls, ir.operand_code(node))
+        operand.node = node
+        return operand
+
+
+def go_variable(name: str) -> GoOperand:
+    """The Go variable `name` (`$_3`) as an operand's text carrying its node."""
+    return GoOperand(ir.Variable(name))
+
+
 class GoField(str):
     """`(head arg...).Field`: a field of a call's result, the text and the call it reads."""
 
@@ -66,6 +87,8 @@ def operand_nodes(text: str) -> tuple[ir.Operand, ...] | None:
     """What the operand `text` adds to a call's arguments, as IR: a `GoCall` its call, a
     `GoField` a field of it, other text read (a command's text, `len $x`, adds its operands
     each); None for a pipeline, or text the IR reader does not read."""
+    if isinstance(text, GoOperand):
+        return (text.node,)
     if isinstance(text, (GoCall, GoField)):
         node = operand_node(text)
         return None if node is None else (node,)
@@ -111,6 +134,8 @@ def expression_of(code: str) -> ir.Expression | None:
         if node is None:
             return None
         return node if code.startswith("(") else node.cmds[0]
+    if isinstance(code, GoOperand):
+        return code.node
     if isinstance(code, GoField):
         return operand_node(code)
     constant = CONSTANTS.get(code)
@@ -135,6 +160,8 @@ def read_operand(code: str | ir.Operand) -> ir.Operand | None:
     it is not one operand."""
     if not isinstance(code, str):
         return code
+    if isinstance(code, GoOperand):
+        return code.node
     if isinstance(code, (GoCall, GoField)):
         return operand_node(code)
     known = expression_of(code)
@@ -145,6 +172,9 @@ def read_operand(code: str | ir.Operand) -> ir.Operand | None:
 
 def go_field(operand: str, chain: str) -> str:
     """`operand` then the field `chain` (`.Role`), keeping the call a composed operand is."""
+    if isinstance(operand, GoOperand) and isinstance(operand.node, (ir.Variable, ir.Field, ir.Chain)):
+        node = operand.node
+        return GoOperand(replace(node, fields=node.fields + tuple(chain[1:].split("."))))
     if isinstance(operand, GoField):
         return GoField(operand.call, operand.chain + chain)
     if isinstance(operand, GoCall) and operand.startswith("("):

@@ -14,7 +14,7 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..actions import GUARD
 from ..go import ir, irtools, tree
-from ..go.calls import GoCall, expression_of, go_eq, go_len, operand_of, read_operand, starts_with
+from ..go.calls import GoCall, expression_of, go_eq, go_len, go_variable, operand_of, read_operand, starts_with
 from ..go.verbs import Verbs
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
@@ -149,8 +149,9 @@ class Emit(Verbs[tree.Act]):
         return value.const
 
     def temp(self) -> str:
+        """A fresh Go variable's name (`$_3`), carrying its node (see `GoOperand`)."""
         self.counter += 1
-        return f"$_{self.counter}"
+        return go_variable(f"$_{self.counter}")
 
     def action(self, code: str) -> tree.Act:
         """Write the action `code`; the piece written (see `tree.Act`)."""

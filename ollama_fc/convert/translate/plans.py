@@ -12,7 +12,7 @@ from typing import Any, Literal, Union, cast
 from jinja2 import nodes
 
 from ..go import ir, irtools, tree
-from ..go.calls import go_and, go_not, go_or
+from ..go.calls import expression_of, go_and, go_not, go_or
 from ..ops.values import BOOL, CONTENT, INT, STR, UNDEF, Value
 from .scope import Frame
 
@@ -363,7 +363,13 @@ def set_after(heads: list[tree.Action | tree.Block | tree.Branch], var: str, sta
 
 def free_variables(*code: str) -> set[str]:
     """Go variables the Go expressions `code` read (without their `$`)."""
-    return {name[1:] for expression in code if expression for name in tree.expression(expression).reads()} - {""}
+    return {name[1:] for expression in code if expression for name in _expression_node(expression).reads()} - {""}
+
+
+def _expression_node(code: str) -> ir.Node:
+    """The Go expression `code` as IR: the node composed code carries, other text read."""
+    known = expression_of(code)
+    return known if known is not None else tree.expression(code)
 
 
 def snippet_free_variables(snippet: Sequence[str]) -> set[str]:
@@ -375,6 +381,9 @@ def snippet_free_variables(snippet: Sequence[str]) -> set[str]:
 
 def is_variable(code: str) -> bool:
     """Is the Go expression `code` one variable (`$x`, not `$` nor a field of it)?"""
+    known = expression_of(code)
+    if known is not None:
+        return isinstance(known, ir.Variable) and known.name != "$" and not known.fields
     node = tree.expression(code)
     if not isinstance(node, ir.Action) or not irtools.is_simple_variable(node):
         return False
