@@ -12,6 +12,7 @@ whatever composes it as text still hands on the node and nothing reads it back.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Union
 
 from . import ir, tree
 from .irread import Unread
@@ -19,15 +20,17 @@ from .irread import Unread
 
 class GoCall(str):
     """`(head arg...)`: a Go function call written as an operand, or, made `bare`, the whole
-    condition of an `if` (`head arg...`). An argument is a `GoCall` or the operand's text."""
+    condition of an `if` (`head arg...`). An argument is a `GoCall`, an operand as IR (kept as
+    a `GoOperand`) or the operand's text."""
 
     head: str
     args: tuple[str, ...]
 
-    def __new__(cls, head: str, *args: str, parenthesised: bool = True) -> GoCall:
-        text = " ".join((head, *args))
+    def __new__(cls, head: str, *args: str | ir.Operand, parenthesised: bool = True) -> GoCall:
+        texts = tuple(arg if isinstance(arg, str) else GoOperand(arg) for arg in args)
+        text = " ".join((head, *texts))
         call = super().__new__(cls, f"({text})" if parenthesised else text)
-        call.head, call.args = head, args
+        call.head, call.args = head, texts
         return call
 
     def bare(self) -> GoCall:
@@ -42,8 +45,8 @@ class GoCall(str):
             return self.__dict__["_node"]  # type: ignore[no-any-return]
         except KeyError:
             pass
-        items: list[ir.Operand] = []
-        for arg in (self.head, *self.args):
+        items: list[ir.Operand] = [ir.Identifier(self.head)] if self.head.isidentifier() else []
+        for arg in self.args if items else (self.head, *self.args):
             operands = operand_nodes(arg)
             if operands is None:
                 items = []
@@ -182,29 +185,33 @@ def go_field(operand: str, chain: str) -> str:
     return operand + chain
 
 
-def go_not(operand: str) -> GoCall:
+#: an argument of a composed call: its text, or the operand as IR
+Arg = Union[str, ir.Operand]
+
+
+def go_not(operand: Arg) -> GoCall:
     return GoCall("not", operand)
 
 
-def go_and(*operands: str) -> GoCall:
+def go_and(*operands: Arg) -> GoCall:
     return GoCall("and", *operands)
 
 
-def go_or(*operands: str) -> GoCall:
+def go_or(*operands: Arg) -> GoCall:
     return GoCall("or", *operands)
 
 
-def go_eq(operand: str, *others: str) -> GoCall:
+def go_eq(operand: Arg, *others: Arg) -> GoCall:
     """True when `operand` equals any of `others` (Go's `eq` takes several)."""
     return GoCall("eq", operand, *others)
 
 
-def go_printf(verbs: str, *operands: str) -> GoCall:
+def go_printf(verbs: str, *operands: Arg) -> GoCall:
     """`(printf "verbs" operand...)`; `verbs` holds no quote or backslash."""
     return GoCall("printf", f'"{verbs}"', *operands)
 
 
-def go_len(operand: str) -> GoCall:
+def go_len(operand: Arg) -> GoCall:
     return GoCall("len", operand)
 
 

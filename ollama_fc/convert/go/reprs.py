@@ -150,13 +150,13 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     em.declare(v.step, "1")
     em.if_(v.quote)
     _repr_inside_string(em, v)
-    em.if_(go_eq(v.b, "34"), "else if")
+    em.if_(go_eq(v.b, ir.Number.of(34)), "else if")
     _repr_string_opens(em, v)
     for byte, word in ((44, ", "), (58, ": "), (116, "True"), (102, "False"), (110, "None")):
-        em.if_(go_eq(v.b, str(byte)), "else if")
+        em.if_(go_eq(v.b, ir.Number.of(byte)), "else if")
         em.assign(v.piece, ir.String.of(word))
         if byte > 58:
-            em.assign(v.step, str(len(word)))  # the JSON word true/false/null is as long
+            em.assign(v.step, ir.Number.of(len(word)))  # the JSON word true/false/null is as long
     em.else_()
     em.continue_()  # digits, signs and brackets are the same in both
     em.end()
@@ -174,7 +174,7 @@ def _repr_inside_string(em: Emitter, v: _ReprScan) -> None:
     q = go_string
     em.if_(go_eq(v.b, "92"))
     _repr_json_escape(em, v)
-    em.if_(go_eq(v.b, "34"), "else if")
+    em.if_(go_eq(v.b, ir.Number.of(34)), "else if")
     em.assign(v.piece, v.quote)
     em.assign(v.quote, '""')
     em.if_(go_eq(v.b, "39"), "else if")

@@ -264,7 +264,8 @@ class Emit(Verbs[tree.Act]):
     def put(self, code: str | ir.Operand) -> None:
         """Print a Go string or number (or append it to the variable being captured)."""
         if self.sink is None:
-            self.show(tree.Act(code) if isinstance(code, str) else tree.Act.of(ir.Action(ir.pipe_of(code))))
+            known = expression_of(code) if isinstance(code, str) else code
+            self.show(tree.Act.of(ir.Action(ir.pipe_of(known))) if known is not None else tree.Act(str(code)))
         elif isinstance(code, str) and expression_of(code) is None:
             self.action(f'{self.sink} = printf "%s%v" {self.sink} {code}')
         else:
@@ -487,7 +488,8 @@ class Emit(Verbs[tree.Act]):
 
     def printed_action(self, code: str | ir.Expression) -> None:
         """Print `code` where `$ofc_go` is known to hold (no guard)."""
-        written = tree.Act(code) if isinstance(code, str) else tree.Act.of(ir.Action(ir.pipe_of(code)))
+        known = expression_of(code) if isinstance(code, str) else code
+        written = tree.Act.of(ir.Action(ir.pipe_of(known))) if known is not None else tree.Act(str(code))
         self.charge(written.code)
         self.printed = True
         self.out.append(written)
