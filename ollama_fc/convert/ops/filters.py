@@ -336,13 +336,13 @@ def length(ops: Lowering, call: FilterCall) -> Value:
         ops.emit.declare(text, value.expr)
         return Value(textops.char_count(text), INT)
     if value.kind in SEQUENCES or value.kind in {ARGS, PROPS}:
-        return Value(f"(len {ops.access.plain_map(value)})", INT)
+        return Value(go_len(ops.access.plain_map(value)), INT)
     if value.kind in {SELECT, MAPPED}:
         return ops.logic.count_selected(value)
     if value.kind == STRLIST:
         return Value(strlists.count(ops.emit, value.code), INT)
     if value.kind == REVERSED:
-        return Value(f"(len {value.code})", INT)
+        return Value(go_len(value.code), INT)
     raise ops.emit.fail(call.node, f"|length of {value.kind}")
 
 

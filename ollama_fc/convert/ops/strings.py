@@ -143,8 +143,7 @@ class Strings:
             else:
                 raise self.emit.fail(node, f"string concatenation with {v.kind}")
         fmt = "".join(text.replace("%", "%%") if is_text else "%v" for is_text, text in parts)
-        operands = "".join(f" {code}" for is_text, code in parts if not is_text)
-        code = f"(printf {go_string(fmt)}{operands})"
+        code = GoCall("printf", ir.String.of(fmt), *(code for is_text, code in parts if not is_text))
         # text holding a message's text may hold the prefilled final one (cut inside it, see print_final_text)
         distinct = list({v.facts.final: v for v in values if v.facts.final}.values())
         # (nonempty: holds constant text, true whatever the values are)

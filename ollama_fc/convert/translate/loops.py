@@ -344,7 +344,7 @@ class Loops(Ranges):
                 seen, ignored = self.emit.temp(), self.emit.temp()
                 self.emit.declare(seen, "0")
                 self.emit.range_(ir.Variable(obj), item, ignored)
-                loop = self.counted_step(idx, seen, last, f"(len {obj})")
+                loop = self.counted_step(idx, seen, last, go_len(obj))
             body = Frame(names={node.target.name: Value(item, STR if not is_list else ANY)}, parent=frame, loop=loop)
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
