@@ -59,6 +59,8 @@ from .values import (
 )
 
 TRUE = ir.Bool(True)
+#: the request's messages, `$.Messages`
+MESSAGES = ir.Variable("$", ("Messages",))
 
 
 @dataclass(eq=False)
@@ -69,11 +71,11 @@ class Access:
 
     def global_name(self, name: str, node: nodes.Node | None) -> Value:
         if name == "messages":
-            return Value("$.Messages", MSGS)
+            return Value.of(MESSAGES, MSGS)
         if name == "tools":
-            return Value("$.Tools", TOOLS, facts=Facts(nullable=True))
+            return Value.of(ir.Variable("$", ("Tools",)), TOOLS, facts=Facts(nullable=True))
         if name == "add_generation_prompt":
-            last = GoCall("index", "$.Messages", go_len(GoCall("slice", "$.Messages", "1")))
+            last = GoCall("index", MESSAGES, go_len(GoCall("slice", MESSAGES, ir.Number.of(1))))
             return Value(GoCall("ne", go_field(last, ".Role"), '"assistant"'), BOOL)
         if name in self.emit.tokens:
             return const(self.emit.tokens[name])

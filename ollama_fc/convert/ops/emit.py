@@ -253,7 +253,13 @@ class Emit(Verbs[tree.Act]):
             return
         self.finals_set.add(flag)
         self.close_guard()
-        written = [tree.Act("if $ofc_open"), tree.Act(f"{flag} = {condition}"), tree.Act("end")]
+        known = expression_of(condition)
+        assigned = (
+            tree.Act(f"{flag} = {condition}")
+            if known is None
+            else tree.Act.of(ir.Action(ir.pipe_of(known, (flag,), is_assign=True)))
+        )
+        written = [tree.Act.of(ir.Open("if", ir.operand_pipe(OFC_OPEN))), assigned, tree.Act.of(ir.End())]
         self.charge("".join(written))
         self.out += written
 

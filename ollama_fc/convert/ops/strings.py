@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from jinja2 import nodes
 
 from ..go import ir, search, strip, strlists, textops
-from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
+from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf, go_variable
 from ..go.gohelpers import REPR_HELPER
 from ..go.textops import escape_html, go_string, html_of
 from .access import Access
@@ -422,7 +422,8 @@ class Strings:
                     node, "printing a variable that may hold None", "None prints as an empty string, not None"
                 )
             if value.facts.final and self.emit.sink is not None:
-                self.emit.set_final(f"{self.emit.sink}_final", f"or {self.emit.sink}_final {value.facts.final}")
+                flag = go_variable(f"{self.emit.sink}_final")
+                self.emit.set_final(flag, GoCall("or", flag, value.facts.final, parenthesised=False))
             self.emit.put(value.expr)
         elif value.kind in PYTHON_REPR:
             self.to_json.repr_action(value, node)

@@ -28,7 +28,7 @@ from ..analysis import (
 from ..exclusive import join_exclusive_ifs
 from ..go import ir
 from ..go import tree as go_tree
-from ..go.calls import GoCall, go_and, go_eq
+from ..go.calls import GoCall, GoOperand, go_and, go_eq
 from ..limits import Limits
 from ..ops.access import Access
 from ..ops.comparisons import Comparisons
@@ -240,14 +240,15 @@ class Core:
             last = ir.call("len", ir.call("slice", messages, ir.Number.of(1)))
             self.emit.assign("$ofc_final", ir.command("index", messages, last))
             self.emit.if_(go_eq("$ofc_final.Role", '"assistant"'))
-            stripped = self.strings.trim("$ofc_final.Content", "strip", None)
+            final_text = GoOperand(ir.Variable("$ofc_final", ("Content",)))
+            stripped = self.strings.trim(final_text, "strip", None)
             cut = ir.Variable("$ofc_cut")
             self.emit.assign("$ofc_cut", stripped.expr)
             self.emit.assign("$ofc_n", ir.command("len", cut))
             self.emit.assign("$ofc_open", ir.Variable("$ofc_n"))
             self.emit.assign("$ofc_tail", cut)
-            self.emit.if_(go_and("$ofc_open", go_eq(GoCall("slice", "$ofc_final.Content", "0", "$ofc_n"), "$ofc_cut")))
-            self.emit.assign("$ofc_tail", ir.Variable("$ofc_final", ("Content",)))
+            self.emit.if_(go_and("$ofc_open", go_eq(GoCall("slice", final_text, "0", "$ofc_n"), "$ofc_cut")))
+            self.emit.assign("$ofc_tail", final_text.node)
             self.emit.end()
             self.emit.prefill_cut()
             self.emit.end()

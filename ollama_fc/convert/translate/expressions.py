@@ -11,6 +11,7 @@ from ..analysis import is_loop_attr, revindex0_spelled_out
 from ..go import ir, strlists, textops
 from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, operand_of
 from ..go.textops import go_string
+from ..ops.access import MESSAGES
 from ..ops.values import (
     ANY,
     ARGS,
@@ -127,7 +128,7 @@ class Expressions(Methods):
             return Value(element, STR, facts=facts)
         if base.kind in {CONTENT}:
             if key.is_const and key.const in (0, -1):
-                return Value("$.Messages", PART, facts=Facts(content=base.code, final=base.facts.final))
+                return Value.of(MESSAGES, PART, facts=Facts(content=base.code, final=base.facts.final))
             raise self.emit.fail(node, "indexing message content")
         if base.kind in SEQUENCES and key.kind == INT:
             element = ELEMENT.get(base.kind, ANY)

@@ -13,6 +13,7 @@ from ..go import ir, strlists, textops
 from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_printf
 from ..go.tree import Act
 from ..ops import toolschema
+from ..ops.access import MESSAGES
 from ..ops.values import (
     ANY,
     ANYOF,
@@ -173,7 +174,7 @@ class Loops(Ranges):
         is written once, for it."""
         if not isinstance(node.target, nodes.Name):
             raise self.emit.fail(node, "unpacking content parts")
-        body.names[node.target.name] = Value("$.Messages", PART, facts=Facts(content=seq.code, final=seq.facts.final))
+        body.names[node.target.name] = Value.of(MESSAGES, PART, facts=Facts(content=seq.code, final=seq.facts.final))
         body.loop = Loop(index="0", seq="", last="", fixed=(0, 1))
         self.emit.if_(ir.Bool(True))
         self.declare_scope(body, node.body)
