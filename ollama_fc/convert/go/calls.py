@@ -208,7 +208,7 @@ def go_eq(operand: Arg, *others: Arg) -> GoCall:
 
 def go_printf(verbs: str, *operands: Arg) -> GoCall:
     """`(printf "verbs" operand...)`; `verbs` holds no quote or backslash."""
-    return GoCall("printf", f'"{verbs}"', *operands)
+    return GoCall("printf", ir.String.of(verbs), *operands)
 
 
 def go_len(operand: Arg) -> GoCall:

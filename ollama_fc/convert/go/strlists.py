@@ -10,7 +10,7 @@ Each function emits the statements computing one Python operation and returns th
 from __future__ import annotations
 
 from . import ir
-from .calls import GoCall, go_and, go_eq, go_len, operand_of, starts_with
+from .calls import GoCall, go_and, go_eq, go_len, go_printf, operand_of, starts_with
 from .textops import Emitter, go_string, one_more, position_after
 
 #: the element marker, as a Go string literal (a byte, not the rune U+00FF)
@@ -36,7 +36,7 @@ def of_items(codes: list[str]) -> str:
 
 def concat(left: str, right: str) -> str:
     """`left + right` of two encoded lists."""
-    return f'(printf "%s%s" {left} {right})'
+    return go_printf("%s%s", left, right)
 
 
 def append(em: Emitter, var: str, item: str) -> None:

@@ -27,18 +27,19 @@ PY_WHITESPACE = (
 )
 
 
-def plus_one(number: str) -> str:
+def plus_one(number: str) -> GoCall:
     """Go code for the int `number + 1`: text/template has no arithmetic, but the length of
     `number` spaces and one more character is it (`number` must not be negative). It builds a
     string that long: for a position inside a string use `position_after`, constant time."""
-    return f'len (printf "%*s." {number} "")'
+    return GoCall("len", GoCall("printf", ir.String.of("%*s."), number, EMPTY), parenthesised=False)
 
 
-def position_after(text: str, position: str, count: int | str = 1) -> str:
+def position_after(text: str, position: str, count: int | str = 1) -> GoCall:
     """Go code for the int `position + count` where that is at most the length n of the string in
     `text`, in constant time: `slice (slice text position) count` is n - position - count long,
     and cutting that many bytes off the front of `text` leaves position + count."""
-    return f"(len (slice {text} (len (slice (slice {text} {position}) {count}))))"
+    cut = GoCall("slice", GoCall("slice", text, position), ir.Number.of(count) if isinstance(count, int) else count)
+    return GoCall("len", GoCall("slice", text, GoCall("len", cut)))
 
 
 #: `html` escapes exactly these characters (and NUL), each into a longer text: when the escaped
@@ -462,8 +463,9 @@ def ascii_json(em: Emitter, text_code: str) -> str:
     return out
 
 
-def char_count(text: str) -> str:
+def char_count(text: str) -> GoCall:
     """Python's `len()` of the string in Go variable `text`, in characters without a loop: `%-*s`
     pads to a width counted in characters, so padding the text to its byte length adds
     (bytes - characters) spaces, and characters = 2 * bytes - that padded length."""
-    return f'(len (slice (printf "%s%s" {text} {text}) (len (printf "%-*s" (len {text}) {text}))))'
+    padded = go_len(go_printf("%-*s", go_len(text), text))
+    return go_len(GoCall("slice", go_printf("%s%s", text, text), padded))

@@ -9,8 +9,8 @@ from jinja2 import nodes
 
 from ..analysis import is_loop_attr, revindex0_spelled_out
 from ..go import ir, strlists, textops
-from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, operand_of
-from ..go.textops import go_string
+from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf, operand_of
+from ..go.textops import EMPTY, ONE, go_string
 from ..ops.access import MESSAGES
 from ..ops.values import (
     ANY,
@@ -49,6 +49,13 @@ from ..ops.values import (
 )
 from .methods import Methods
 from .scope import Frame
+
+ZERO = ir.Number.of(0)
+
+
+def _spaces(count: str) -> GoCall:
+    """`(printf "%*s" count "")`: `count` spaces, a string as long as the int `count`."""
+    return go_printf("%*s", count, EMPTY)
 
 
 class Expressions(Methods):
@@ -224,12 +231,13 @@ class Expressions(Methods):
                 left, right = right, left
             if left.facts.maybe_negative and right.is_const and right.const >= 0:
                 # a negative left (a `namespace(x=-1)` marker) plus n: n - |x| (a printf width of -k pads to k)
-                below = f'(printf ".%s" (slice (printf "%*s" {right.code} "") (len (printf "%*s" {left.code} ""))))'
-                above = f'(printf ".%*s%*s" {left.code} "" {right.code} "")'
-                return Value(f"(len (slice (or (and (lt {left.code} 0) {below}) {above}) 1))", INT)
+                below = go_printf(".%s", GoCall("slice", _spaces(right.code), go_len(_spaces(left.code))))
+                above = go_printf(".%*s%*s", left.code, EMPTY, right.code, EMPTY)
+                negative = go_and(GoCall("lt", left.code, ZERO), below)
+                return Value(go_len(GoCall("slice", go_or(negative, above), ONE)), INT)
             if left.facts.maybe_negative or right.facts.maybe_negative:
                 raise self.emit.fail(node, "'+' of a possibly negative number and a non-constant")
-            return Value(f'(len (printf "%*s%*s" {left.code} "" {right.code} ""))', INT)
+            return Value(go_len(go_printf("%*s%*s", left.code, EMPTY, right.code, EMPTY)), INT)
         if {left.kind, right.kind} <= {STR, CONTENT} or (
             (left.kind in {STR, CONTENT} or right.kind in {STR, CONTENT}) and (left.is_const or right.is_const)
         ):
@@ -264,7 +272,7 @@ class Expressions(Methods):
         if left.is_const and right.is_const:
             return const(left.const - right.const)
         if left.kind == INT and right.kind == INT:
-            return Value(f'(len (slice (printf "%*s" {left.code} "") {right.code}))', INT)
+            return Value(go_len(GoCall("slice", _spaces(left.code), right.code)), INT)
         raise self.emit.fail(node, f"'-' of {left.kind} and {right.kind}")
 
     def expr_Mul(self, node: nodes.Mul, frame: Frame) -> Value:
