@@ -16,6 +16,8 @@ from .textops import Emitter, go_string, one_more, position_after
 #: the element marker, as a Go string literal (a byte, not the rune U+00FF)
 MARK = '"\\xff"'
 MARK_BYTE = 255
+#: the format of one item of a list: the marker, then the item (`printf "\xff%s" item`)
+MARKED = ir.String('"\\xff%s"')
 #: `printf` formats with the marker, written with its escape (a byte, not a rune)
 APPEND_ITEM, MARKED_AFTER, MARKED_AROUND = (
     ir.String(f'"{verbs}"') for verbs in ("%s\\xff%s", "%s\\xff", "\\xff%s\\xff")

@@ -197,7 +197,7 @@ class Strings:
         if value.kind == NONE and not value.facts.maybe_undefined:
             return const("None")
         if value.kind == INT:
-            return Value(f'(printf "%d" {value.code})', STR)
+            return Value(go_printf("%d", value.code), STR)
         if value.kind == ANY:
             return self.untyped_str(value, node)
         if value.kind in PYTHON_REPR or value.kind == LIST:
@@ -339,7 +339,7 @@ class Strings:
     def split_list(self, value: Value) -> Value:
         """`s.split(sep[, n])` as a run-time list of strings: each separator becomes a marker."""
         parts = search.replace(self.emit, value.code, separator_of(value), strlists.MARK, value.facts.limit)
-        return Value(f'(printf "\\xff%s" {parts})', STRLIST, facts=final_of(value))
+        return Value(GoCall("printf", strlists.MARKED, parts), STRLIST, facts=final_of(value))
 
     def split_part(self, value: Value, which: int, node: nodes.Node) -> Value:
         return Value(search.split_part(self.emit, value.code, separator_of(value), which), STR, facts=final_of(value))

@@ -28,7 +28,7 @@ from ..analysis import (
 from ..exclusive import join_exclusive_ifs
 from ..go import ir
 from ..go import tree as go_tree
-from ..go.calls import GoCall, GoOperand, go_and, go_eq
+from ..go.calls import GoCall, GoOperand, go_and, go_eq, go_variable
 from ..limits import Limits
 from ..ops.access import Access
 from ..ops.comparisons import Comparisons
@@ -270,7 +270,7 @@ class Core:
             if outer is None and not name.endswith("_token"):
                 known = self.access.global_name(name, None)
                 outer = known if known.kind != UNDEF else None
-            var = "$" + name if not name.startswith("_") else "$v" + name
+            var = go_variable("$" + name if not name.startswith("_") else "$v" + name)
             init = self.emit.operand(outer, cast(nodes.Node, body)) if outer is not None and outer.code else '""'
             kind = outer.kind if outer is not None else UNDEF
             self.emit.declare(var, init)

@@ -399,7 +399,7 @@ class Expressions(Methods):
             return UNDEFINED
         if base.kind in {STR, CONTENT}:
             if start is None and stop is not None and stop.is_const and stop.const >= 0:
-                return Value(f'(printf "%.*s" {stop.code} {base.code})', STR)
+                return Value(go_printf("%.*s", stop.code, base.code), STR)
             if self.access.runtime_count(start) or self.access.runtime_count(stop):
                 return self.access.slice_by_count(base, start, stop, node)
             bounds = [
@@ -425,17 +425,17 @@ class Expressions(Methods):
         if base.kind not in {MSGS, CALLS, TOOLS}:
             raise self.emit.fail(node, f"slicing {base.kind}")
 
-        def bound(value: Value) -> str:
+        def bound(value: Value) -> str | ir.Operand:
             if value.is_const and isinstance(value.const, int) and value.const < 0:
-                return f"(len (slice {base.code} {-value.const}))"
+                return go_len(GoCall("slice", base.code, ir.Number.of(-value.const)))
             if value.kind != INT:
                 raise self.emit.fail(node, "a non-integer slice bound")
             return value.code
 
-        lo = bound(start) if start is not None else "0"
+        lo = bound(start) if start is not None else ZERO
         if stop is None:
-            return Value(f"(slice {base.code} {lo})", base.kind)
-        return Value(f"(slice {base.code} {lo} {bound(stop)})", base.kind)
+            return Value(GoCall("slice", base.code, lo), base.kind)
+        return Value(GoCall("slice", base.code, lo, bound(stop)), base.kind)
 
     def loop_attr(self, node: nodes.Getattr, frame: Frame) -> Value:
         loop = self.loop_of(frame)
@@ -456,13 +456,13 @@ class Expressions(Methods):
         if node.attr == "index0":
             return Value(loop.index, INT)
         if node.attr == "index":
-            return Value(f"({textops.plus_one(loop.index)})", INT)
+            return Value(GoCall("len", go_printf("%*s.", loop.index, EMPTY)), INT)
         if node.attr == "first":
             return Value(loop.ask(loop.first_flag) if loop.first_flag else go_eq(loop.index, "0"), BOOL)
         if node.attr == "last":
             return Value(go_eq(loop.index, loop.ask(loop.last)), BOOL)
         if node.attr == "length":
-            return Value(loop.length or f"(len {loop.seq})", INT)
+            return Value(loop.length or go_len(loop.seq), INT)
         if node.attr == "revindex0" and loop.revindex0:
             return Value(loop.revindex0, INT)
         if node.attr in {"previtem", "nextitem"} and loop.item_kind is not None:
@@ -515,7 +515,7 @@ class Expressions(Methods):
             spec = fmt[i : i + 2]
             if spec in STRFTIME:
                 lo, hi = STRFTIME[spec]
-                pieces.append(f"(slice {date} {lo} {hi})")
+                pieces.append(GoCall("slice", date, ir.Number.of(lo), ir.Number.of(hi)))
                 i += 2
             elif spec in {"%b", "%B"}:
                 month = self.emit.temp()
@@ -532,4 +532,6 @@ class Expressions(Methods):
             else:
                 pieces.append(go_string(fmt[i]))
                 i += 1
-        return Value(f'(printf "{"%s" * len(pieces)}" {" ".join(pieces)})', STR)
+        if not pieces:
+            return Value('(printf "" )', STR)  # (an empty format, written as it always was)
+        return Value(go_printf("%s" * len(pieces), *pieces), STR)

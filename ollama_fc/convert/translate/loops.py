@@ -203,7 +203,7 @@ class Loops(Ranges):
         if node.else_ and guard:
             # Jinja's `else` runs when no element passed the filter: a Go flag set by each that does
             iterated = self.emit.temp()
-            self.emit.out.insert(flag_at, Act(f"{iterated} := false"))
+            self.emit.out.insert(flag_at, Act.of(ir.Action(ir.pipe_of(ir.Bool(False), (iterated,)))))
             self.emit.assign(iterated, "true")
         if head.passing is not None:
             total, seen = head.passing

@@ -359,7 +359,7 @@ class Macros(Core):
         if body is None:
             self.macro_defines[key] = None
             return None
-        self.emit.helpers[name] = (tree.Act(f'define "{name}"'), *body, tree.Act("end"))
+        self.emit.helpers[name] = (tree.Act.of(ir.Define(name)), *body, tree.Act.of(ir.End()))
         return name, base.code
 
     @staticmethod

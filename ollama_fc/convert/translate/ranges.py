@@ -10,7 +10,7 @@ from jinja2 import nodes
 
 from ..analysis import first_read_in_expressions
 from ..go import ir, textops
-from ..go.calls import GoCall, go_and, go_field, operand_of
+from ..go.calls import GoCall, go_and, go_field, go_len, operand_of
 from ..go.tree import Act
 from ..limits import SANDBOX_MAX_RANGE
 from ..ops.values import (
@@ -83,7 +83,7 @@ class Ranges(LoopSteps):
             # a map has no index: count the steps (the body sees loop.*, not the outer loop's)
             mapvar, seen, idx, last = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
             self.emit.declare(mapvar, seq.code)
-            size = f"{mapvar}.Len" if ordered else f"(len {mapvar})"
+            size = go_field(mapvar, ".Len") if ordered else go_len(mapvar)
             self.emit.declare(seen, "0")
             self.emit.range_(ir.Variable(mapvar, ("All",) if ordered else ()), key, val)
             body.loop = self.counted_step(idx, seen, last, size)
