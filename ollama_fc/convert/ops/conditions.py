@@ -112,7 +112,7 @@ def invert_negated_ifs(top: list[tree.Node]) -> None:
             continue
         otherwise = block.branches[0].body if block.branches else []
         tree.rewrite(block, ir.Open("if", ir.operand_pipe(negated)))
-        block.body, block.branches = otherwise, [tree.Branch(ir.render(bare_else), block.body)]
+        block.body, block.branches = otherwise, [tree.Branch(ir.render(bare_else), block.body, bare_else)]
 
 
 def _negated_variable(pipe: ir.Pipe) -> ir.Variable | None:

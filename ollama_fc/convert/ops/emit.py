@@ -231,7 +231,7 @@ class Emit(Verbs[tree.Act]):
     def close_guard(self) -> None:
         if self.guard_open:
             self.guard_open = False
-            self.out.append(tree.Act("end"))
+            self.out.append(tree.Act.of(ir.End()))
 
     def set_final(self, flag: str, condition: str, declare: bool = False) -> None:
         """Set the Go flag `flag`: does a value hold the prefilled final message's text?
@@ -309,10 +309,10 @@ class Emit(Verbs[tree.Act]):
         parts = data.split("{{")
         for i, part in enumerate(parts):
             if i:
-                self.show(tree.Act('"{{"'))
+                self.show(tree.Act.of(ir.Action(ir.pipe_of(ir.String.of("{{")))))
             if part.endswith("{"):
                 self.show(tree.Text(part[:-1]))
-                self.show(tree.Act('"{"'))
+                self.show(tree.Act.of(ir.Action(ir.pipe_of(ir.String.of("{")))))
             elif part:
                 self.show(tree.Text(part))
 

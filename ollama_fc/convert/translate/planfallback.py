@@ -19,7 +19,7 @@ from typing import Any
 from jinja2 import nodes
 
 from ...errors import ConversionError
-from ..go import tree
+from ..go import ir, tree
 from .core import Translation
 from .planforecast import SchemaWitness, Witness, forecast
 from .plans import BODY, PLACEHOLDER, PlanRefused, appends_to, plan_marked, plan_marks, stored_json, unsound_use
@@ -73,7 +73,7 @@ class PlanFallback(PrintPlans):
             if not self.plan_made or self.fails_without_plans():
                 raise
             return self.without(None, compact)
-        declared = [tree.Action(f"{{{{ {var} := false }}}}") for var in self.plan_tests]
+        declared = [tree.Action.of(ir.Action(ir.pipe_of(ir.Bool(False), (var,)))) for var in self.plan_tests]
         at = next(i for i, node in enumerate(top) if isinstance(node, tree.Mark) and node == BODY)
         top[at : at + 1] = declared
         settled, failing = self.settled(top)

@@ -31,8 +31,8 @@ from typing import Any, TypeVar
 
 from jinja2 import nodes
 
-from ..go import tree
-from ..go.calls import go_or
+from ..go import ir, tree
+from ..go.calls import expression_of, go_or
 from ..go.irtools import is_temporary
 from ..ops.values import (
     ANY,
@@ -534,7 +534,11 @@ class PrintPlans(Macros):
                 if free_variables(test):
                     seen = self.emit.temp()
                     self.plan_tests.append(seen)
-                    written.append(tree.Act(f"{seen} = {test}"))  # (before the mark)
+                    tested = expression_of(test)
+                    assigned = ir.Action(ir.pipe_of(tested, (seen,), is_assign=True)) if tested is not None else None
+                    written.append(
+                        tree.Act.of(assigned) if assigned else tree.Act(f"{seen} = {test}")
+                    )  # (before the mark)
                     test = seen
                 written.append(tree.Mark("made", made, frozenset(free_variables(test))))
                 self.emit.out[at:at] = written
