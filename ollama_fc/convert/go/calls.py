@@ -11,6 +11,7 @@ whatever composes it as text still hands on the node and nothing reads it back.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Union
 
@@ -67,6 +68,12 @@ class GoOperand(str):
         operand = super().__new__(cls, ir.operand_code(node))
         operand.node = node
         return operand
+
+
+@functools.lru_cache(maxsize=8192)
+def go_literal(text: str) -> GoOperand:
+    """A Go interpreted string literal for `text` (`ir.go_string`), carrying its node."""
+    return GoOperand(ir.String.of(text))
 
 
 def go_variable(name: str) -> GoOperand:

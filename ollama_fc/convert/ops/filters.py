@@ -326,8 +326,11 @@ def length(ops: Lowering, call: FilterCall) -> Value:
         obj, size = ops.emit.temp(), ops.emit.temp()
         ops.emit.declare(obj, value.expr)
         ops.emit.declare(size, "0")
-        is_map, is_list = go_eq(go_printf("%.3T", obj), '"map"'), go_eq(go_printf("%.2T", obj), '"[]"')
-        ops.emit.if_(go_or(is_map, is_list, go_eq(go_printf("%T", obj), '"string"')))
+        is_map, is_list = (
+            go_eq(go_printf("%.3T", obj), ir.String.of("map")),
+            go_eq(go_printf("%.2T", obj), ir.String.of("[]")),
+        )
+        ops.emit.if_(go_or(is_map, is_list, go_eq(go_printf("%T", obj), ir.String.of("string"))))
         ops.emit.assign(size, ir.command("len", ir.Variable(obj)))
         ops.emit.end()
         return Value(size, INT)

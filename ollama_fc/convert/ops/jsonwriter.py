@@ -290,7 +290,7 @@ class JsonWriter:
             members, filled = ir.Variable(tr.temp()), ir.Variable(tr.temp())
             tr.declare(members.name, ir.Variable(m))
             tr.declare(filled.name, ir.Variable(m))
-            tr.if_(go_eq(go_printf("%T", m), '"*api.ToolPropertiesMap"'))
+            tr.if_(go_eq(go_printf("%T", m), ir.String.of("*api.ToolPropertiesMap")))
             tr.assign(members.name, ir.Variable(m, ("All",)))
             tr.assign(filled.name, ir.Variable(m, ("Len",)))
             tr.end()
@@ -402,7 +402,7 @@ class JsonWriter:
         for n, (guard, key, field, kind) in enumerate(pairs):
             if n in nested:
                 continue
-            tr.if_(go_eq(at, str(n)), "else if" if opened else "if")
+            tr.if_(go_eq(at, ir.Number.of(n)), "else if" if opened else "if")
             opened = True
             tr.if_(_field(obj, guard))
             self.separator(first, depth)
@@ -520,19 +520,29 @@ class JsonWriter:
         v, t = tr.temp(), tr.temp()
         tr.declare(v, code)
         tr.declare(t, ir.command("printf", ir.String.of("%T"), ir.Variable(v)))
-        tr.if_(go_eq(t, '"string"'))
+        tr.if_(go_eq(t, ir.String.of("string")))
         self.string(v)
-        tr.if_(go_eq(t, '"<nil>"'), "else if")
+        tr.if_(go_eq(t, ir.String.of("<nil>")), "else if")
         tr.text(self.literal(None))
         if self.untyped_level < self.MAX_UNTYPED and depth <= self.MAX_DEPTH:
             self.untyped_level += 1
-            tr.if_(go_eq(t, '"map[string]interface {}"', '"[]interface {}"'), "else if")
+            tr.if_(go_eq(t, ir.String.of("map[string]interface {}"), ir.String.of("[]interface {}")), "else if")
             self.container(v, t, depth)
             self.untyped_level -= 1
             tr.else_()
             tr.put(GoCall("json", v))
         else:
-            tr.if_(go_eq(t, '"bool"', '"float64"', '"int"', '"int64"', '"json.Number"'), "else if")
+            tr.if_(
+                go_eq(
+                    t,
+                    ir.String.of("bool"),
+                    ir.String.of("float64"),
+                    ir.String.of("int"),
+                    ir.String.of("int64"),
+                    ir.String.of("json.Number"),
+                ),
+                "else if",
+            )
             tr.put(GoCall("json", v))
             tr.else_()
             self.beyond_limit(v, depth)

@@ -96,9 +96,9 @@ class Strings:
             tests = []
             for prefix in options:
                 if method == "startswith":
-                    tests.append(go_eq(go_printf("%.*s", str(len(prefix)), base.code), go_string(prefix)))
+                    tests.append(go_eq(go_printf("%.*s", ir.Number.of(len(prefix)), base.code), go_string(prefix)))
                 else:
-                    n = str(len(prefix.encode()))
+                    n = ir.Number.of(len(prefix.encode()))
                     tail = GoCall("slice", base.code, go_len(GoCall("slice", base.code, n)))
                     tests.append(go_and(GoCall("ge", go_len(base.code), n), go_eq(tail, go_string(prefix))))
             return Value(tests[0] if len(tests) == 1 else go_or(*tests), BOOL)
@@ -280,7 +280,7 @@ class Strings:
         seq, out, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.declare(seq, value.expr)
         self.emit.declare(out, '""')
-        self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
+        self.emit.if_(go_eq(go_printf("%.2T", seq), ir.String.of("[]")))
         self.emit.range_(ir.Variable(seq), item)
         text = self.untyped_str(Value(item, ANY), node)
         if filter_name != "string":
@@ -293,14 +293,14 @@ class Strings:
     def untyped_join(self, code: str, sep: str, node: nodes.Node) -> None:
         seq, i, item, ignored = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.declare(seq, code)
-        self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
+        self.emit.if_(go_eq(go_printf("%.2T", seq), ir.String.of("[]")))
         self.emit.range_(ir.Variable(seq), i, item)
         self.emit.if_(i)
         self.emit.text(sep)
         self.emit.end()
         self.untyped_repr(item, node)
         self.emit.end()
-        self.emit.if_(go_eq(go_printf("%.3T", seq), '"map"'), "else if")
+        self.emit.if_(go_eq(go_printf("%.3T", seq), ir.String.of("map")), "else if")
         # a mapping joins its keys (sorted, as Go ranges a map)
         self.emit.declare(i, "true")
         self.emit.range_(ir.Variable(seq), item, ignored)
@@ -315,7 +315,7 @@ class Strings:
         self.emit.end()
 
     def untyped_repr(self, code: str, node: nodes.Node) -> None:
-        self.emit.if_(go_eq(go_printf("%T", code), '"string"'))
+        self.emit.if_(go_eq(go_printf("%T", code), ir.String.of("string")))
         self.emit.put(code)
         self.emit.else_()
         JsonWriter(self.emit, None, node, python=True).untyped(code, 0)
@@ -331,7 +331,7 @@ class Strings:
         text = self.emit.temp()
         self.emit.declare(text, value.expr)
         if is_role and self.emit.tool_role != "tool":
-            self.emit.if_(go_eq(text, '"tool"'))
+            self.emit.if_(go_eq(text, ir.String.of("tool")))
             self.emit.assign(text, go_string(self.emit.tool_role))
             self.emit.end()
         return Value(textops.ascii_case(self.emit, text, method), STR)
@@ -361,8 +361,8 @@ class Strings:
         self.emit.declare(seen, "false")
         self.emit.declare(after, "false")
         textops.each_byte(self.emit, digits, at, byte)
-        self.emit.if_(go_and(GoCall("ge", byte, "48"), GoCall("le", byte, "57")))
-        self.emit.if_(go_or(after, GoCall("ge", go_len(go_printf("%d", number)), "6")))
+        self.emit.if_(go_and(GoCall("ge", byte, ir.Number.of(48)), GoCall("le", byte, ir.Number.of(57))))
+        self.emit.if_(go_or(after, GoCall("ge", go_len(go_printf("%d", number)), ir.Number.of(6))))
         self.emit.assign(bad, "true")
         self.emit.else_()
         # number * 10 + (byte - 48), as the length of that many spaces
@@ -375,7 +375,10 @@ class Strings:
         self.emit.assign(number, ir.command("len", ir.call("printf", ir.String.of("%*s" * 11), *widths)))
         self.emit.assign(seen, "true")
         self.emit.end()
-        spaces = go_or(go_eq(byte, "32"), go_and(GoCall("ge", byte, "9"), GoCall("le", byte, "13")))
+        spaces = go_or(
+            go_eq(byte, ir.Number.of(32)),
+            go_and(GoCall("ge", byte, ir.Number.of(9)), GoCall("le", byte, ir.Number.of(13))),
+        )
         self.emit.if_(spaces, "else if")
         self.emit.assign(after, seen)
         self.emit.else_()
@@ -407,7 +410,7 @@ class Strings:
             self.emit.text("False")
             self.emit.end()
         elif value.kind == STR and value.reads_field("Role") and self.emit.tool_role != "tool":
-            self.emit.if_(go_eq(value.code, '"tool"'))
+            self.emit.if_(go_eq(value.code, ir.String.of("tool")))
             self.emit.text(self.emit.tool_role)
             self.emit.else_()
             self.emit.put(value.expr)

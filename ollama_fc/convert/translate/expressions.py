@@ -140,7 +140,9 @@ class Expressions(Methods):
         if base.kind in SEQUENCES and key.kind == INT:
             element = ELEMENT.get(base.kind, ANY)
             if key.is_const and key.const < 0:
-                return Value(GoCall("index", base.code, go_len(GoCall("slice", base.code, str(-key.const)))), element)
+                return Value(
+                    GoCall("index", base.code, go_len(GoCall("slice", base.code, ir.Number.of(-key.const)))), element
+                )
             return Value(GoCall("index", base.code, key.code), element)
         if base.kind == ANY and key.is_const and isinstance(key.const, int) and not isinstance(key.const, bool):
             return self.access.untyped_element(base, key.const)
@@ -522,7 +524,9 @@ class Expressions(Methods):
                 self.emit.declare(month, '""')
                 for number, name in enumerate(MONTHS, 1):
                     text = name if spec == "%B" else name[:3]
-                    self.emit.if_(go_eq(GoCall("slice", date, "5", "7"), f'"{number:02d}"'))
+                    self.emit.if_(
+                        go_eq(GoCall("slice", date, ir.Number.of(5), ir.Number.of(7)), ir.String.of(f"{number:02d}"))
+                    )
                     self.emit.assign(month, ir.String.of(text))
                     self.emit.end()
                 pieces.append(month)

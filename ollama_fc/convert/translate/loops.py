@@ -253,7 +253,7 @@ class Loops(Ranges):
         `list_or_text`): the same loop twice, each under a test of the Go value's type."""
         assert seq.facts.list_or_text is not None  # (only such a variable comes here)
         list_kind, text_kind = seq.facts.list_or_text
-        self.emit.if_(go_eq(go_printf("%T", seq.code), '"string"'))
+        self.emit.if_(go_eq(go_printf("%T", seq.code), ir.String.of("string")))
         with self.conditional():
             for kind in (text_kind, list_kind):
                 if kind == list_kind:
@@ -334,7 +334,11 @@ class Loops(Ranges):
         obj = self.emit.temp()
         self.emit.declare(obj, seq.code)
         for is_list in (True, False):
-            is_kind = go_eq(go_printf("%.2T", obj), '"[]"') if is_list else go_eq(go_printf("%.3T", obj), '"map"')
+            is_kind = (
+                go_eq(go_printf("%.2T", obj), ir.String.of("[]"))
+                if is_list
+                else go_eq(go_printf("%.3T", obj), ir.String.of("map"))
+            )
             self.emit.if_(is_kind, "if" if is_list else "else if")
             idx, item, last = self.emit.temp(), self.emit.temp(), self.emit.temp()
             if is_list:
@@ -462,4 +466,4 @@ class Loops(Ranges):
 def continuation_byte(text: str, at: str) -> GoCall:
     """Is the byte at `at` of the string `text` a UTF-8 continuation byte (inside a character)?"""
     byte = GoCall("index", text, at)
-    return go_and(GoCall("ge", byte, "128"), GoCall("lt", byte, "192"))
+    return go_and(GoCall("ge", byte, ir.Number.of(128)), GoCall("lt", byte, ir.Number.of(192)))
