@@ -12,7 +12,7 @@ from typing import Any
 from jinja2 import nodes
 
 from ...errors import ConversionError
-from ..actions import GUARD
+from ..actions import GUARD_NODE
 from ..go import ir, irtools, tree
 from ..go.calls import GoCall, expression_of, go_eq, go_len, go_variable, operand_of, read_operand, starts_with
 from ..go.verbs import Verbs
@@ -222,7 +222,7 @@ class Emit(Verbs[tree.Act]):
     def show(self, code: str) -> None:
         """Template output (text or a printing action); silent once an assistant prefill has ended."""
         if self.prefill_armed and not self.guard_open:
-            self.out.append(GUARD)  # (true until the prefill is cut)
+            self.out.append(tree.Act.of(GUARD_NODE))  # (true until the prefill is cut)
             self.guard_open = True
         self.charge(code)
         self.printed = True
