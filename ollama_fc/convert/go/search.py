@@ -214,7 +214,7 @@ def print_replaced(
     em: Emitter, text_code: str, old: str, print_piece: Callable[[str], None], print_new: Callable[[], None]
 ) -> None:
     """Print `str.replace(old, new)` of the text without building it: the runs between the
-    matches through `print_piece` (given Go code of each), and `print_new` at each match, found
+    matches through `print_piece` (given each as a Go operand, a call), and `print_new` at each match, found
     as `replace` finds them (where `new` prints, but is no Go value)."""
     text, last = em.temp(), em.temp()
     size = len(old.encode())
@@ -224,11 +224,11 @@ def print_replaced(
     def replaced(i: str) -> None:
         if size > 1:  # (a match inside the previous one is skipped)
             em.if_(GoCall("ge", i, last))
-        print_piece(f"slice {text} {last} {i}")
+        print_piece(GoCall("slice", text, last, i))
         print_new()
         em.assign(last, position_after(text, i, size))
         if size > 1:
             em.end()
 
     _search(em, text, old, replaced, last=True)
-    print_piece(f"slice {text} {last}")
+    print_piece(GoCall("slice", text, last))

@@ -10,7 +10,7 @@ Each function emits the statements computing one Python operation and returns th
 from __future__ import annotations
 
 from . import ir
-from .calls import GoCall, go_and, go_eq, go_len, go_printf, operand_of, starts_with
+from .calls import GoCall, GoOperand, go_and, go_eq, go_len, go_printf, operand_of, starts_with
 from .textops import Emitter, go_string, one_more, position_after
 
 #: the element marker, as a Go string literal (a byte, not the rune U+00FF)
@@ -24,16 +24,16 @@ APPEND_ITEM, MARKED_AFTER, MARKED_AROUND = (
 )
 
 
-def literal(items: list[str]) -> str:
+def literal(items: list[str]) -> GoOperand:
     """The Go string literal encoding a constant list of strings."""
-    return '"' + "".join("\\xff" + go_string(item)[1:-1] for item in items) + '"'
+    return GoOperand(ir.String('"' + "".join("\\xff" + go_string(item)[1:-1] for item in items) + '"'))
 
 
 def of_items(codes: list[str]) -> str:
     """A list built from Go string operands, `[a, b]`."""
     if not codes:
         return '""'
-    return '(printf "' + "\\xff%s" * len(codes) + '" ' + " ".join(codes) + ")"
+    return GoCall("printf", ir.String('"' + "\\xff%s" * len(codes) + '"'), *codes)
 
 
 def concat(left: str, right: str) -> str:

@@ -381,7 +381,7 @@ def slice_text(em: Emitter, text_code: str, start: int | None, stop: int | None)
             em.end()
 
     offset(lo, start, "0")
-    offset(hi, stop, f"len {text}")
+    offset(hi, stop, GoCall("len", text, parenthesised=False))
     em.declare(out, '""')
     em.if_(GoCall("lt", lo, hi))
     em.assign(out, ir.command("slice", ir.Variable(text), ir.Variable(lo), ir.Variable(hi)))

@@ -192,7 +192,7 @@ class Logic:
             return go_eq(left.code, ir.Number.of(int(value)))
         if left.kind == ANY:
             typed = go_printf("%T:%v", left.code, left.code)
-            return go_eq(typed, f'"bool:{str(value).lower()}"', f'"float64:{int(value)}"')
+            return go_eq(typed, ir.String.of(f"bool:{str(value).lower()}"), ir.String.of(f"float64:{int(value)}"))
         return "false"
 
     def contains(self, needle: Value, hay: Value, node: nodes.Node) -> Value:

@@ -239,7 +239,7 @@ class Core:
             self.emit.if_(messages)
             last = ir.call("len", ir.call("slice", messages, ir.Number.of(1)))
             self.emit.assign("$ofc_final", ir.command("index", messages, last))
-            self.emit.if_(go_eq("$ofc_final.Role", ir.String.of("assistant")))
+            self.emit.if_(go_eq(ir.Variable("$ofc_final", ("Role",)), ir.String.of("assistant")))
             final_text = GoOperand(ir.Variable("$ofc_final", ("Content",)))
             stripped = self.strings.trim(final_text, "strip", None)
             cut = ir.Variable("$ofc_cut")

@@ -303,10 +303,10 @@ class Expressions(Methods):
             return const(left.const % right.const)
         if left.kind == INT and right.is_const and right.const == 2:
             # parity: the last digit of a non-negative number
-            return Value(
-                f'(or (and (eq (printf "%.1s" (slice (printf "%d" {left.code}) (len (slice (printf "%d" {left.code}) 1)))) "1" "3" "5" "7" "9") 1) 0)',
-                INT,
-            )
+            digits = go_printf("%d", left.code)
+            last_digit = go_printf("%.1s", GoCall("slice", digits, go_len(GoCall("slice", digits, ONE))))
+            odd = go_eq(last_digit, *(ir.String.of(digit) for digit in "13579"))
+            return Value(go_or(go_and(odd, ONE), ZERO), INT)
         raise self.emit.fail(node, "'%' operator")
 
     def expr_Call(self, node: nodes.Call, frame: Frame) -> Value:

@@ -72,9 +72,9 @@ class PlannedText(PlanFallback):
                 # a prefilled final text is cut in the run that holds its end (the runs hold no
                 # needle, so none but the last can hold the whole text the cut looks for)
                 if final:
-                    self.emit.print_final_text(f"({code})", final)
+                    self.emit.print_final_text(code, final)
                 else:
-                    self.emit.put(f"({code})")
+                    self.emit.put(code)
 
             search.print_replaced(self.emit, text.code, old.value, print_run, lambda: self.print_plan(plan, expr))
             return True
