@@ -14,7 +14,7 @@ from .calls import GoCall, GoOperand, go_and, go_eq, go_len, go_printf, operand_
 from .textops import Emitter, go_string, one_more, position_after
 
 #: the element marker, as a Go string literal (a byte, not the rune U+00FF)
-MARK = '"\\xff"'
+MARK = GoOperand(ir.String('"\\xff"'))
 MARK_BYTE = 255
 #: the format of one item of a list: the marker, then the item (`printf "\xff%s" item`)
 MARKED = ir.String('"\\xff%s"')

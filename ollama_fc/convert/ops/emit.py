@@ -154,10 +154,8 @@ class Emit(Verbs[tree.Act]):
         return go_variable(f"$_{self.counter}")
 
     def action(self, code: str) -> tree.Act:
-        """Write the action `code`; the piece written (see `tree.Act`)."""
-        for keyword in ("if", "else if"):
-            if code.startswith(keyword + " "):  # a condition written as text: read back
-                return self.if_(code[len(keyword) + 1 :], keyword)
+        """Write the action `code` (an assignment or a `range` the typed verbs could not write as
+        IR; a condition goes through `if_`); the piece written (see `tree.Act`)."""
         self.close_guard()
         self.track_flow(code)
         return self.write_action(code)
