@@ -40,7 +40,7 @@ def rune_repr_escape(em: Emitter, text: str, i: str) -> tuple[str, str]:
     em.if_(GoCall("ne", *prints_as_is(rune, quoted).args))
     quoted_node = ir.Variable(quoted)
     em.assign(escape, ir.command("slice", quoted_node, ONE, ir.call("len", ir.call("slice", quoted_node, ONE))))
-    em.if_(go_eq(GoCall("slice", escape, "0", ir.Number.of(4)), '"\\\\u00"'))
+    em.if_(go_eq(GoCall("slice", escape, "0", ir.Number.of(4)), go_string(chr(92) + "u00")))
     em.assign(escape, _hex_escape(escape))
     em.end()
     em.end()

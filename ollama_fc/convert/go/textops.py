@@ -55,7 +55,7 @@ def prints_as_is(text: str, quoted: str = "") -> GoCall:
     then the text between quotes as well."""
     if not quoted:
         return all_print_as_is([text])
-    return go_eq(quoted, GoCall("printf", '"\\"%s\\""', text))
+    return go_eq(quoted, GoCall("printf", go_string('"%s"'), text))
 
 
 def all_print_as_is(texts: list[str], string_typed: str | None = None) -> GoCall:

@@ -173,7 +173,14 @@ class Strings:
                     "a message's text HTML-escaped by a |safe concatenation",
                     "(an assistant prefill could not be cut inside it)",
                 )
-            return Value(f"({html_of(value.code)})", STR)
+            escaped = value.node
+            if escaped is None:
+                return Value(f"({html_of(value.code)})", STR)
+            # `html $x`, or `html (code)` of any other operand (html_of writes the same)
+            return Value.of(
+                ir.call("html", escaped if isinstance(escaped, ir.Variable) else ir.Pipe((ir.Command((escaped,)),))),
+                STR,
+            )
         raise self.emit.fail(
             node,
             f"'+' of a |safe string and {value.kind if not value.is_const else type(value.const).__name__}",
