@@ -69,6 +69,9 @@ class GoOperand(str):
         operand.node = node
         return operand
 
+    def __reduce__(self) -> tuple[type[GoOperand], tuple[ir.Operand]]:
+        return GoOperand, (self.node,)  # (copied as made: from its node)
+
 
 @functools.lru_cache(maxsize=8192)
 def go_literal(text: str) -> GoOperand:
