@@ -482,5 +482,5 @@ class Access:
         """`[]` beside a Go list (`x if c else []`): an empty Go slice, whose element type
         no length or loop can see (a run-time Go list has no literal)."""
         if value.is_const and value.const == [] and other.kind in {MSGS, CALLS} and not other.is_const:
-            return Value("(slice $.Messages 0 0)", other.kind)
+            return Value(GoCall("slice", MESSAGES, ir.Number.of(0), ir.Number.of(0)), other.kind)
         return value

@@ -161,7 +161,7 @@ class PrintPlans(Macros):
             self.emit.assign(kept, value.code)
             value = Value(kept, value.kind, value.const, replace(value.facts, concat=None))
         copy = Value(value.code, value.kind, value.const, value.facts)
-        reads = free_variables(value.code, str(value.facts.final or ""))
+        reads = free_variables(value.code, value.facts.final or "")
         return Piece(made=self.mark(reads) if reads else 0, value=copy)
 
     def plan_of(self, value: Value) -> Plan:
