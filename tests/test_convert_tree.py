@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ollama_fc.convert import convert
-from ollama_fc.convert.actions import CUT, GUARD, coalesce_guards
+from ollama_fc.convert.actions import CUT_NODE, GUARD, coalesce_guards
 from ollama_fc.convert.go import ir
 from ollama_fc.convert.go.tree import Act, Action, Block, Text, blocks, build, heads, parse, parse_helper, render
 from ollama_fc.errors import ConversionError
@@ -69,7 +69,8 @@ def test_guards_coalesce_around_the_outermost_block_without_a_cut() -> None:
         coalesced(nested)
         == f"{GUARD}{{{{ range $m := .Messages }}}}{{{{ if $a }}}}xy{{{{ end }}}}{{{{ end }}}}{{{{ end }}}}"
     )
-    with_cut = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{CUT}{GUARD}y{{{{ end }}}}{{{{ end }}}}"
+    cut = ir.render(CUT_NODE)  # (a cut read from text is a cut as much as one written from its node)
+    with_cut = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{cut}{GUARD}y{{{{ end }}}}{{{{ end }}}}"
     assert coalesced(with_cut) == with_cut  # a block that may cut the prefill keeps its guards
     one = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{{{{ end }}}}"
     assert coalesced(one) == one

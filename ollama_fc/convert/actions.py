@@ -22,11 +22,11 @@ def compact_actions(template: str) -> str:
 
 
 #: the prefill guard around output (`Emit.show`), written before `compact_actions`: true until
-#: the prefilled final text is cut, which only `CUT` does
+#: the prefilled final text is cut, which only the cut (`CUT_NODE`) does
 GUARD_NODE = ir.Open("if", ir.operand_pipe(ir.Variable("$ofc_go")))
 GUARD = Act.of(GUARD_NODE)
-CUT_CODE = "$ofc_go = false"
-CUT = "{{ " + CUT_CODE + " }}"
+#: the cut (`Emit.cut`), `$ofc_go = false`: the passes ask an action's node whether it is one
+CUT_NODE = ir.Action(ir.pipe_of(ir.Bool(False), ("$ofc_go",), is_assign=True))
 
 
 def coalesce_guards(tree: list[Node]) -> None:
@@ -49,20 +49,20 @@ def _count(body: list[Node], inside: dict[int, tuple[int, bool]]) -> tuple[int, 
     guards, cut = 0, False
     for node in body:
         if isinstance(node, Action):
-            cut |= node.raw == CUT
+            cut |= node.node == CUT_NODE
         elif isinstance(node, Block):
             held, held_cut = 0, False
             for inner in (node.body, *(branch.body for branch in node.branches)):
                 more, more_cut = _count(inner, inside)
                 held, held_cut = held + more, held_cut or more_cut
             inside[id(node)] = (held, held_cut)
-            guards, cut = guards + held + (node.raw == GUARD), cut or held_cut
+            guards, cut = guards + held + (node.node == GUARD_NODE), cut or held_cut
     return guards, cut
 
 
 def _coalesce(tree: list[Node], inside: dict[int, tuple[int, bool]]) -> None:
     for i, node in enumerate(tree):
-        if not isinstance(node, Block) or node.raw == GUARD:
+        if not isinstance(node, Block) or node.node == GUARD_NODE:
             continue
         guards, cut = inside[id(node)]
         if node.keyword in {"if", "range", "with"} and not cut and guards > 1:
@@ -79,7 +79,7 @@ def _unguard(body: list[Node]) -> None:
     i = 0
     while i < len(body):
         node = body[i]
-        if isinstance(node, Block) and node.raw == GUARD:
+        if isinstance(node, Block) and node.node == GUARD_NODE:
             body[i : i + 1] = node.body
             continue
         if isinstance(node, Block):

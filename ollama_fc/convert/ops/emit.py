@@ -12,7 +12,7 @@ from typing import Any
 from jinja2 import nodes
 
 from ...errors import ConversionError
-from ..actions import GUARD_NODE
+from ..actions import CUT_NODE, GUARD_NODE
 from ..go import ir, irtools, tree
 from ..go.calls import GoCall, expression_of, go_eq, go_len, go_variable, operand_of, read_operand, starts_with
 from ..go.verbs import Verbs
@@ -460,7 +460,7 @@ class Emit(Verbs[tree.Act]):
 
     def cut(self) -> None:
         """`$ofc_go = false`: the prefill is cut, nothing is printed from here on."""
-        self.assign("$ofc_go", ir.Bool(False))
+        self.write(CUT_NODE)
 
     def prefill_cut(self) -> None:
         """Where the final message's own text is cut, computed once in the prologue where
