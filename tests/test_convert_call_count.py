@@ -381,6 +381,10 @@ def test_invert_negated_ifs() -> None:
     assert inverted_ifs("{{ if (not $x) }}a{{ else }}b{{ end }}") == "{{ if $x }}b{{ else }}a{{ end }}"
     chain = "{{ if not $x }}a{{ else if $y }}b{{ else }}c{{ end }}"
     assert inverted_ifs(chain) == chain
+    # a trim marker trims the text beside it, which the swap would change: such a block is left
+    for trimmed in ("{{ if not $x -}} a{{ else }}b{{ end }}", "{{ if not $x }}a {{- else }}b{{ end }}"):
+        assert inverted_ifs(trimmed) == trimmed
+    assert inverted_ifs("{{ if not $x }}a{{ else }}b {{- end }}") == "{{ if not $x }}a{{ else }}b {{- end }}"
 
 
 def test_inverted_ifs_render_the_same_in_ollama(engines: oracle.Oracle) -> None:

@@ -82,6 +82,11 @@ class Block(_Head):
     def keyword(self) -> str:
         return self.node.keyword
 
+    @property
+    def closing(self) -> ir.ActionNode | None:
+        """The block's `end` as IR, None where it is unclosed (text not written by the converter)."""
+        return node_of(self.end) if self.end else None
+
 
 #: template text (never an action; a `Mark` is text that prints nothing), an action, or a block
 Node = Union[str, Action, Block]

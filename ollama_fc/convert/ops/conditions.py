@@ -101,14 +101,17 @@ def invert_negated_ifs(top: list[tree.Node]) -> None:
     """Every `{{ if not X }}A{{ end }}` (X a variable or field chain) in the tree as
     `{{ if X }}{{ else }}A`, and `{{ if not X }}A{{ else }}B` as `{{ if X }}B{{ else }}A`: the
     same branch runs (`not` and `if` judge truth alike) with no call. A chain with `else if` is
-    left as it is."""
+    left as it is, and so is a block with trim markers (as the translator never writes them):
+    a trim belongs to the text beside it, which the swap would change."""
     bare_else = ir.Else()
     for block in tree.blocks(top):
         opening = block.node
-        if not isinstance(opening, ir.Open) or opening.word != "if" or block.raw != ir.render(opening):
-            continue  # (only the spaced `if` the translator writes)
+        if not isinstance(opening, ir.Open) or opening.word != "if" or opening.trim != ir.NO_TRIM:
+            continue
         negated = _negated_variable(opening.pipe)
-        if negated is None or len(block.branches) > 1 or any(b.raw != ir.render(bare_else) for b in block.branches):
+        if negated is None or len(block.branches) > 1 or any(b.node != bare_else for b in block.branches):
+            continue  # (`bare_else`: no `else if`, no trim markers)
+        if block.closing != ir.End():
             continue
         otherwise = block.branches[0].body if block.branches else []
         tree.rewrite(block, ir.Open("if", ir.operand_pipe(negated)))
