@@ -26,12 +26,14 @@ class GoCall(str):
 
     head: str
     args: tuple[str, ...]
+    #: written in parentheses, as an operand (else bare: the whole pipeline of an `if`)
+    parenthesised: bool
 
     def __new__(cls, head: str, *args: str | ir.Operand, parenthesised: bool = True) -> GoCall:
         texts = tuple(arg if isinstance(arg, str) else GoOperand(arg) for arg in args)
         text = " ".join((head, *texts))
         call = super().__new__(cls, f"({text})" if parenthesised else text)
-        call.head, call.args = head, texts
+        call.head, call.args, call.parenthesised = head, texts, parenthesised
         return call
 
     def bare(self) -> GoCall:
@@ -121,7 +123,7 @@ def operand_node(code: GoCall | GoField) -> ir.Operand | None:
     """A composed operand's IR: the call a `GoCall` is, the field of its call a `GoField` reads."""
     if isinstance(code, GoField):
         call = code.call.node
-        if call is None or not code.call.startswith("("):
+        if call is None or not code.call.parenthesised:
             return None
         return ir.Chain(call, tuple(code.chain[1:].split(".")))
     return code.node
@@ -146,7 +148,7 @@ def expression_of(code: str) -> ir.Expression | None:
         node = code.node
         if node is None:
             return None
-        return node if code.startswith("(") else node.cmds[0]
+        return node if code.parenthesised else node.cmds[0]
     if isinstance(code, GoOperand):
         return code.node
     if isinstance(code, GoField):
@@ -190,7 +192,7 @@ def go_field(operand: str, chain: str) -> str:
         return GoOperand(replace(node, fields=node.fields + tuple(chain[1:].split("."))))
     if isinstance(operand, GoField):
         return GoField(operand.call, operand.chain + chain)
-    if isinstance(operand, GoCall) and operand.startswith("("):
+    if isinstance(operand, GoCall) and operand.parenthesised:
         return GoField(operand, chain)
     return operand + chain
 

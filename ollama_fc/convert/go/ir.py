@@ -226,8 +226,13 @@ class String(Node):
         return cls(go_string(value))
 
     @property
+    def backquoted(self) -> bool:
+        """A raw string literal (`` `a` ``): no escapes, and cannot hold a backquote."""
+        return self.quoted[:1] == "`"
+
+    @property
     def value(self) -> str:
-        if self.quoted.startswith("`"):
+        if self.backquoted:
             return self.quoted[1:-1]
         text: str = ast.literal_eval(self.quoted)  # Go's escapes the converter writes are Python's
         return text

@@ -26,12 +26,11 @@ def share_constants(body: list[tree.Node]) -> None:
     the constant, so every function given it sees the same value. `define` bodies cannot see
     the template's variables: the main template and each define's body are passed separately.
     """
-    long = [node for node in tree.heads(body) if len(node.raw) > SHARED_CONSTANT_CHARS]
+    long = [(node, literals) for node in tree.heads(body) if (literals := _long_literals(node.node))]
     counts: dict[str, int] = {}
-    for node in long:
-        for literal in node.node.strings():
-            if len(literal.quoted) >= SHARED_CONSTANT_CHARS and literal.quoted.startswith('"'):
-                counts[literal.quoted] = counts.get(literal.quoted, 0) + 1
+    for _, literals in long:
+        for quoted in literals:
+            counts[quoted] = counts.get(quoted, 0) + 1
     names = {literal: f"$ofc_k{n}" for n, literal in enumerate(sorted(c for c in counts if counts[c] > 1), 1)}
     if not names:
         return
@@ -41,11 +40,16 @@ def share_constants(body: list[tree.Node]) -> None:
             return ir.Variable(names[node.quoted])
         return None
 
-    for node in long:
-        if any(literal.quoted in names for literal in node.node.strings()):
+    for node, literals in long:
+        if any(quoted in names for quoted in literals):
             tree.rewrite(node, irtools.transform(node.node, shared))
     declared = (ir.Action(ir.operand_pipe(ir.String(literal)).declaring(name)) for literal, name in names.items())
     body[:0] = [tree.Action.of(node) for node in declared]
+
+
+def _long_literals(action: ir.ActionNode) -> list[str]:
+    """The long interpreted string literals `action` holds, as written (a raw one is left)."""
+    return [s.quoted for s in action.strings() if len(s.quoted) >= SHARED_CONSTANT_CHARS and not s.backquoted]
 
 
 def share_constants_in_defines(helper: list[tree.Node]) -> None:
