@@ -238,3 +238,17 @@ def test_a_conversion_reads_none_of_the_go_it_composed_back(monkeypatch: pytest.
     fixed = {tree.code_of(text[start:end]) for text in helpers for start, end in tree.action_spans(text)}
     assert [code for code in read if code not in fixed] == []  # (all composed as IR)
     assert len(read) <= READ_BACKS_AT_MOST, f"{len(read)} pieces of Go text read back"
+
+
+def test_an_html_escape_takes_a_variable_bare_and_any_other_value_in_parentheses() -> None:
+    """What `html` is given is asked of its IR (a variable, a call, a command), not its text."""
+    from ollama_fc.convert.go.calls import GoCall, go_variable
+    from ollama_fc.convert.go.textops import html_of
+
+    assert html_of("$k") == "html $k" and html_of(go_variable("$m")) == "html $m"
+    assert html_of("$m.Content") == "html $m.Content"
+    assert html_of("json .") == "html (json .)"
+    call = GoCall("printf", "$k", "$v")
+    assert html_of(call) == "html ((printf $k $v))" and html_of(call.bare()) == "html (printf $k $v)"
+    escaped = html_of("$k", parenthesised=True)
+    assert escaped == "(html $k)" and escaped.node == ir.call("html", ir.Variable("$k"))

@@ -12,8 +12,8 @@ from typing import Protocol
 
 import markupsafe
 
-from . import ir
-from .calls import GoCall, go_eq, go_len, go_literal, go_not, go_or, go_printf
+from . import ir, tree
+from .calls import GoCall, expression_of, go_eq, go_len, go_literal, go_not, go_or, go_printf
 
 #: a Go string literal for a text: the IR's quoting, the text carrying its node
 go_string = go_literal
@@ -270,9 +270,22 @@ def escape_html(data: str) -> str:
     return str(markupsafe.escape(data))
 
 
-def html_of(value: str) -> str:
-    """Go code HTML-escaping the Go value `value` (a variable, or a call to parenthesize)."""
-    return f"html {value}" if value.startswith("$") else f"html ({value})"
+def html_of(value: str, parenthesised: bool = False) -> GoCall:
+    """The call HTML-escaping the Go value `value`, bare (a print's whole pipeline) unless
+    `parenthesised`: a variable given as it is, any other value (a call, `json .`) in
+    parentheses; its IR known where it was composed, else read."""
+    known = expression_of(value)
+    pipe = ir.pipe_of(known) if known is not None else _pipe_read(value)
+    args = pipe.cmds[0].args
+    if len(pipe.cmds) == 1 and len(args) == 1 and isinstance(args[0], ir.Variable):
+        return GoCall("html", args[0], parenthesised=parenthesised)
+    return GoCall("html", pipe, parenthesised=parenthesised)
+
+
+def _pipe_read(code: str) -> ir.Pipe:
+    action = tree.expression(code)
+    assert isinstance(action, ir.Action) and action.prints, f"a value, not {code!r}"
+    return action.pipe
 
 
 def json_string(em: Emitter, text_code: str, printed: bool = False, html: bool = False) -> str:

@@ -175,7 +175,7 @@ class Strings:
                 )
             escaped = value.node
             if escaped is None:
-                return Value(f"({html_of(value.code)})", STR)
+                return Value(html_of(value.code, parenthesised=True), STR)
             # `html $x`, or `html (code)` of any other operand (html_of writes the same)
             return Value.of(
                 ir.call("html", escaped if isinstance(escaped, ir.Variable) else ir.Pipe((ir.Command((escaped,)),))),
