@@ -25,6 +25,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Union
 
+#: the characters a Go string literal escapes short, and how
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
 
 @functools.lru_cache(maxsize=8192)
 def go_string(text: str) -> str:
@@ -32,16 +35,8 @@ def go_string(text: str) -> str:
     out = ['"']
     for char in text:
         code = ord(char)
-        if char == '"':
-            out.append('\\"')
-        elif char == "\\":
-            out.append("\\\\")
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\t":
-            out.append("\\t")
-        elif char == "\r":
-            out.append("\\r")
+        if char in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[char])
         elif code < 0x20 or code == 0x7F:
             out.append(f"\\x{code:02x}")
         else:
@@ -232,10 +227,8 @@ class String(Node):
 
     @property
     def value(self) -> str:
-        if self.backquoted:
-            return self.quoted[1:-1]
-        text: str = ast.literal_eval(self.quoted)  # Go's escapes the converter writes are Python's
-        return text
+        """The string (the escapes of Go the converter writes are Python's)."""
+        return self.quoted[1:-1] if self.backquoted else str(ast.literal_eval(self.quoted))
 
     @property
     def code(self) -> str:
