@@ -11,7 +11,7 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ..go import ir, tree
-from ..go.calls import GoCall, go_eq, go_field, go_len, go_printf
+from ..go.calls import GoCall, GoOperand, go_eq, go_field, go_len, go_printf, operand_of
 from ..go.gohelpers import (
     ANY_TYPE,
     JSON_VALUE,
@@ -83,9 +83,10 @@ KIND_TYPES: dict[str, str] = {
 
 
 def _field(obj: str, chain: str) -> ir.Variable:
-    """The field `chain` (`.Description`) of the Go variable `obj`."""
-    assert chain.startswith("."), f"a field chain, not {chain!r}"
-    return ir.Variable(obj, tuple(chain[1:].split(".")))
+    """The field `chain` (`.Description`) of the Go variable `obj`, as IR (`go_field` of its node)."""
+    field = go_field(GoOperand(operand_of(obj)), chain)
+    assert isinstance(field, GoOperand) and isinstance(field.node, ir.Variable), f"a field of {obj!r}: {field!r}"
+    return field.node
 
 
 class JsonEmitter(Emitter, Protocol):
@@ -404,7 +405,7 @@ class JsonWriter:
                 continue
             tr.if_(go_eq(at, ir.Number.of(n)), "else if" if opened else "if")
             opened = True
-            tr.if_(_field(obj, guard))
+            tr.if_(_field(obj, guard) if guard != "true" else ir.Bool(True))  # (as `fields` tells them)
             self.separator(first, depth)
             tr.text(self.literal(key) + self.key_sep)
             if not self.too_deep(go_field(obj, field), depth + 1):

@@ -413,9 +413,9 @@ class Loop:
     #: the kind of `seq`'s elements when `loop.previtem`/`nextitem` can index it (a forward loop)
     item_kind: Kind | None = None
     #: Go operand for `loop.revindex0` where the loop has it at hand: a loop over a reversed
-    #: list, whose step takes the element at that position of the list (`list_code`)
+    #: list, whose step takes the element at that position of the list (`list_node`, as IR)
     revindex0: str | None = None
-    list_code: str | None = None
+    list_node: ir.Operand | None = None
     #: the neighbours a forward list loop keeps when its body reads them (`loop.previtem`,
     #: `nextitem`, and `xs[loop.index0 - 1]` / `+ 1` of its list): `before`, carried over from
     #: the previous step through `carried`; `after`, the list from its second element; set up

@@ -264,10 +264,13 @@ class Expressions(Methods):
         if listed is not None and frame.lookup("loop") is None:
             # in a loop over the list reversed: the position the step took its element from
             loop = self.loop_of(frame)  # (the list is Ollama's data: nothing in the loop sets it again)
+            data = loop.list_node
             if (
                 loop.revindex0
-                and (loop.list_code or "").startswith("$.")
-                and self.expr(listed, frame).code == loop.list_code
+                and isinstance(data, ir.Variable)
+                and data.name == "$"
+                and data.fields
+                and self.expr(listed, frame).node == data
             ):
                 return Value(loop.revindex0, INT)
         left, right = self.expr(node.left, frame), self.expr(node.right, frame)

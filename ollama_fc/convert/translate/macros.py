@@ -471,7 +471,9 @@ class Macros(Core):
         }
         if "caller" in named:
             return True  # a `{% call %}` body is written in its caller's scope
-        return any((slot := root.names.get(name)) is not None and slot.code.startswith("$") for name in named - params)
+        return any(
+            (slot := root.names.get(name)) is not None and isinstance(slot.node, ir.Variable) for name in named - params
+        )
 
     @staticmethod
     def defined_fresh(macro: nodes.Macro, root: Frame) -> Frame:

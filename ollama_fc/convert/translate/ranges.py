@@ -140,7 +140,7 @@ class Ranges(LoopSteps):
         if neighbours and node.test is None and not filters and not free_variables(seq.code):
             loop.source = seq.code
         if position and not counted:
-            loop.revindex0, loop.list_code = position, seq.code
+            loop.revindex0, loop.list_node = position, seq.node
         return LoopHead((idx, last, seqvar) if uses_loop else None, ranged, item, passing)
 
     @staticmethod
