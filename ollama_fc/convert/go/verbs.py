@@ -60,8 +60,13 @@ class Verbs(Generic[W]):
         """`range names := code` (`range code` without names): a loop over `code`."""
         node = expression_of(code) if isinstance(code, str) else code
         if node is None:
-            return self.action(f"range {', '.join(names)} := {code}" if names else f"range {code}")
+            return self.opening("range", f"range {', '.join(names)} := {code}" if names else f"range {code}")
         return self.write(ir.Open("range", ir.pipe_of(node, names)))
+
+    def opening(self, word: str, code: str) -> W:
+        """The action `code`, written as text, opening a `word` block (`range`): the emitter is
+        told the word rather than reading it back from the text."""
+        return self.action(code)
 
     def print_(self, code: ir.Expression) -> W:
         """`{{ code }}`: print the expression `code`."""

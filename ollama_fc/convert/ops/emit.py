@@ -154,10 +154,16 @@ class Emit(Verbs[tree.Act]):
         return go_variable(f"$_{self.counter}")
 
     def action(self, code: str) -> tree.Act:
-        """Write the action `code` (an assignment or a `range` the typed verbs could not write as
-        IR; a condition goes through `if_`); the piece written (see `tree.Act`)."""
+        """Write the action `code` (an assignment the typed verbs could not write as IR; a
+        block's opening goes through `opening`, a condition through `if_`); the piece written
+        (see `tree.Act`)."""
         self.close_guard()
-        self.track_flow(code)
+        return self.write_action(code)
+
+    def opening(self, word: str, code: str) -> tree.Act:
+        """Write the action `code` opening a `word` block (a `range` not written as IR)."""
+        self.close_guard()
+        self.track_word(word)
         return self.write_action(code)
 
     def write(self, node: ir.ActionNode) -> tree.Act:
@@ -193,10 +199,6 @@ class Emit(Verbs[tree.Act]):
         self.charge_size(len(written) - 6)  # (its code, inside `{{ ` and ` }}`)
         self.out.append(written)
         return written
-
-    def track_flow(self, code: str) -> None:
-        """`track_word` of the action `code`."""
-        self.track_word(code.split(" ", 1)[0], code != "if true")
 
     def track_word(self, word: str, runtime: bool = True) -> None:
         """Count the run-time branch points (see `flow_epoch`) at an action starting with `word`:
@@ -236,7 +238,7 @@ class Emit(Verbs[tree.Act]):
 
         The flags are read only where `$ofc_open` holds (see `print_final_text`), so a condition
         that costs a function call is evaluated only then. The `if` is bookkeeping, not a branch
-        of the template: it is written past `track_flow` so what is known about values stays known.
+        of the template: it is written past `track_word` so what is known about values stays known.
         """
         node = read_operand(condition)
         simple = isinstance(node, (ir.Variable, ir.Bool))
