@@ -449,7 +449,9 @@ class Statements(Concatenations):
         base, filters = view_of(value)
         own = slot.facts.base or slot
         unflagged = all(when is None for _, _, when in filters)
-        return bool(slot.facts.filter_flag) and base.code == own.code and base.kind == own.kind and unflagged
+        if not slot.facts.filter_flag or base.node is None or base.node != own.node:
+            return False  # (not the same Go operand as the variable's list)
+        return base.kind == own.kind and unflagged
 
     @staticmethod
     def list_or_text(old: Value, new: Value) -> tuple[Kind, Kind] | None:
