@@ -197,11 +197,11 @@ def title_of(text: str, breaks: tuple[int, ...]) -> str:
     """What `ascii_title` computes, for constant text."""
     out, start = [], True
     for char in text:
-        code = ord(char)
-        if code >= 128:
+        point = ord(char)
+        if point >= 128:
             out.append(char)
             start = False
-        elif code in breaks:
+        elif point in breaks:
             out.append(char)
             start = True
         else:

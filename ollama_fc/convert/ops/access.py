@@ -286,7 +286,7 @@ class Access:
         null still counts as defined. A key prefetched with the variable (see `prefetch_fields`)
         is read from there."""
         prefetched = base.facts.prefetched
-        if prefetched is not None and prefetched[0] == base.code and name in prefetched[1]:
+        if prefetched is not None and base.is_operand(prefetched[0]) and name in prefetched[1]:
             value, found, deeper = prefetched[1][name]
             facts = Facts(maybe_undefined=True, defined_flag=found)
             if deeper is not None:
@@ -328,7 +328,7 @@ class Access:
             if sum(deeper.values()) > 1:
                 value, found, _ = fields[key]
                 fields[key] = (value, found, self.prefetch_fields(Value(value, ANY), deeper))
-        return Value(base.code, base.kind, base.const, replace(base.facts, prefetched=(base.code, fields)))
+        return Value(base.code, base.kind, base.const, replace(base.facts, prefetched=(base.node, fields)))
 
     def untyped_get(self, base: Value, key: str, default: Value | None, node: nodes.Node) -> Value:
         """`x.get(key[, default])` of an untyped value: the key's value where `x` is a mapping that

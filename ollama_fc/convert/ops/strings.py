@@ -136,7 +136,7 @@ class Strings:
             spliced = v.facts.concat
             if v.is_const:
                 parts.append((True, py_str(v.const)))
-            elif spliced is not None and spliced[0] == v.code:
+            elif spliced is not None and v.is_operand(spliced[0]):
                 parts.extend(spliced[1])
             elif v.kind in {STR, CONTENT, INT}:
                 parts.append((False, v.code))
@@ -148,7 +148,7 @@ class Strings:
         distinct = list({v.facts.final: v for v in values if v.facts.final}.values())
         # (nonempty: holds constant text, true whatever the values are)
         nonempty = any(is_text and text for is_text, text in parts)
-        facts = replace(self.access.any_final(distinct), concat=(code, tuple(parts)), nonempty=nonempty)
+        facts = replace(self.access.any_final(distinct), concat=(code.node, tuple(parts)), nonempty=nonempty)
         return Value(code, STR, facts=facts)
 
     def markup_add(self, left: Value, right: Value, node: nodes.Node) -> Value:
@@ -424,7 +424,7 @@ class Strings:
             self.emit.end()
         elif value.kind in {STR, CONTENT} and value.facts.final and self.emit.sink is None:
             spliced = value.facts.concat
-            parts = spliced[1] if spliced is not None and spliced[0] == value.code else ()
+            parts = spliced[1] if spliced is not None and value.is_operand(spliced[0]) else ()
             self.emit.print_final_text(value.code, value.facts.final, parts)
         elif value.kind in {STR, INT, CONTENT}:
             if value.facts.maybe_none and not concatenated:  # (None is held as "")

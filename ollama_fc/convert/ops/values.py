@@ -194,9 +194,9 @@ class Facts:
     nonempty: bool = False
     #: the flow epoch at which a namespace attribute was last set to surely non-empty text
     known_nonempty: int | None = None
-    #: a `+` concatenation: its Go code and its parts (constant text or an operand), spliced where
-    #: it prints the final message's text
-    concat: tuple[str, tuple[tuple[bool, str], ...]] | None = None
+    #: a `+` concatenation: its Go operand and its parts (constant text or an operand), spliced
+    #: where it prints the final message's text
+    concat: tuple[ir.Operand | None, tuple[tuple[bool, str], ...]] | None = None
     #: the Go text of a message's single content part (a `PART`)
     content: str | None = None
     #: a print plan (translate/plans.py): text built only to be printed, printed where read
@@ -222,7 +222,7 @@ class Facts:
     #: an untyped mapping's keys looked up in one scan (see `Access.prefetch_fields`): the
     #: variable scanned and, by key, the Go variables of its value, of whether it was found, and
     #: of its own keys looked up the same way
-    prefetched: tuple[str, Mapping[str, tuple[str, str, Value | None]]] | None = None
+    prefetched: tuple[ir.Operand | None, Mapping[str, tuple[str, str, Value | None]]] | None = None
 
     # -- views: a list seen through filters, a map or a reversal, or a text's split, held
     # statically until used (kinds SELECT, MAPPED, REVERSED, SPLIT)
@@ -366,6 +366,11 @@ class Value:
         for each in fields(self):
             object.__setattr__(self, each.name, getattr(new, each.name))
 
+    def is_operand(self, stamp: ir.Operand | None) -> bool:
+        """Is this value the Go operand `stamp` (what a fact was found for: a concatenation, a
+        prefetched scan, a loop's list)? A value that is no one operand never is."""
+        return stamp is not None and stamp == self.node
+
 
 def const(value: Any) -> Value:
     if value is None:
@@ -423,9 +428,9 @@ class Loop:
     before: str | None = None
     carried: str | None = None
     after: str | None = None
-    #: Go code of that list where it stays the same value and the loop is unfiltered: what
-    #: `xs` must be for `xs[loop.index0 - 1]` to be the neighbour
-    source: str | None = None
+    #: the Go operand of that list where it stays the same value and the loop is unfiltered:
+    #: what `xs` must be for `xs[loop.index0 - 1]` to be the neighbour
+    source: ir.Operand | None = None
     #: a Go flag true on the first step only, where an unfiltered list loop reads `loop.first`
     #: inside an expression (`loop.first and ...`): set without a call at the top of each step
     first_flag: str | None = None

@@ -458,7 +458,7 @@ class Core:
         if offset is None or frame.lookup("loop") is not None:
             return None
         loop = self.innermost_loop(frame)
-        if loop is None or loop.source is None or loop.source != base.code:
+        if loop is None or not base.is_operand(loop.source):
             return None
         return Value(self.access.kept_neighbour(loop, offset < 0), ELEMENT.get(base.kind, ANY))
 

@@ -138,7 +138,7 @@ class Ranges(LoopSteps):
         if uses_loop and not counted and first_read_in_expressions(node.body):
             loop.first_flag = self.emit.temp()
         if neighbours and node.test is None and not filters and not free_variables(seq.code):
-            loop.source = seq.code
+            loop.source = seq.node
         if position and not counted:
             loop.revindex0, loop.list_node = position, seq.node
         return LoopHead((idx, last, seqvar) if uses_loop else None, ranged, item, passing)
