@@ -252,3 +252,91 @@ def test_an_html_escape_takes_a_variable_bare_and_any_other_value_in_parentheses
     assert html_of(call) == "html ((printf $k $v))" and html_of(call.bare()) == "html (printf $k $v)"
     escaped = html_of("$k", parenthesised=True)
     assert escaped == "(html $k)" and escaped.node == ir.call("html", ir.Variable("$k"))
+
+
+#: where Go text is read or printed as text: the reader (irread), the tree's lexer and printer
+#: (tree), and the generated helpers still written whole as text (gohelpers, reprs)
+GO_TEXT_MODULES = {"go/irread.py", "go/tree.py", "go/gohelpers.py", "go/reprs.py"}
+#: (module, function) allowed to test Go text elsewhere: a variable's name given as text is
+#: known to be that variable (the helpers' emitter names its temporaries as text)
+GO_TEXT_READERS = {("go/calls.py", "expression_of")}
+#: modules using regular expressions on text that is not Go: Python values (comparisons),
+#: the rendered Jinja output (api), the Modelfile's quoting (result)
+REGEX_MODULES = {"go/irread.py", "go/tree.py", "ops/comparisons.py", "api.py", "result.py"}
+STRING_TESTS = {
+    "startswith", "endswith", "split", "rsplit", "partition", "rpartition", "find", "rfind",
+    "index", "count", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix",
+}  # fmt: skip
+
+
+def _go_text(node: object) -> bool:
+    """Is `node` an expression holding Go code as text, by its name (`code`, `raw`, `x.code`,
+    `list_code`...)?"""
+    import ast
+
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+    if isinstance(node, ast.BoolOp):
+        return any(_go_text(value) for value in node.values)
+    return name is not None and (name in {"code", "raw"} or name.endswith("_code"))
+
+
+def _text_tests(tree: object) -> list[tuple[str, int, str]]:
+    """(function, line, source) of each test over Go text in a module's syntax tree: an
+    action's `.raw` read, a string method on Go code, a slice of it, a comparison of it with a
+    string or with other Go code, a substring test in it."""
+    import ast
+
+    found: list[tuple[str, int, str]] = []
+
+    def visit(node: ast.AST, function: str) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            function = node.name
+        hit = (
+            (isinstance(node, ast.Attribute) and node.attr == "raw")
+            or (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in STRING_TESTS
+                and _go_text(node.func.value)
+            )
+            or (isinstance(node, ast.Subscript) and _go_text(node.value))
+            or (
+                isinstance(node, ast.Compare)
+                and any(_go_text(side) for side in (node.left, *node.comparators))
+                and any(
+                    (isinstance(side, ast.Constant) and isinstance(side.value, str))
+                    or (_go_text(side) and isinstance(op, (ast.Eq, ast.NotEq)))
+                    or isinstance(op, (ast.In, ast.NotIn))
+                    for op, side in zip(
+                        node.ops, (node.left, *node.comparators)[1:] if _go_text(node.left) else node.comparators
+                    )
+                )
+            )
+        )
+        if hit:
+            found.append((function, getattr(node, "lineno", 0), ast.unparse(node)))
+        for child in ast.iter_child_nodes(node):
+            visit(child, function)
+
+    visit(tree, "")  # type: ignore[arg-type]
+    return found
+
+
+def test_no_pass_tests_the_go_it_wrote_as_text() -> None:
+    """The converter asks the IR node an action or operand was written from: outside the
+    modules that read and print Go text, no `.raw`, no `startswith`/slice/comparison of Go code
+    as text, no regular expression over it."""
+    import ast
+
+    package = Path(__file__).resolve().parent.parent / "ollama_fc" / "convert"
+    tests, regexes = [], []
+    for path in sorted(package.rglob("*.py")):
+        name = path.relative_to(package).as_posix()
+        module = ast.parse(path.read_text(encoding="utf-8"))
+        imports = {alias.name for node in ast.walk(module) if isinstance(node, ast.Import) for alias in node.names}
+        if "re" in imports and name not in REGEX_MODULES:
+            regexes.append(name)
+        if name in GO_TEXT_MODULES:
+            continue
+        tests += [(name, *hit) for hit in _text_tests(module) if (name, hit[0]) not in GO_TEXT_READERS]
+    assert tests == [] and regexes == []
