@@ -13,21 +13,20 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import NamedTuple, Union
 
 from . import ir, tree
-from .calls import GoCall
+from .calls import GoCall, GoOperand, expression_of
 from .reprs import LEAD_BYTE, rune_repr_escape
 from .textops import (
     all_print_as_is,
     escape_html,
     go_string,
-    html_of,
     json_string,
     position_after,
     prints_as_is,
 )
-from .verbs import Verbs
+from .verbs import ELSE, END, Verbs
 
 #: Deepest JSON nesting the indented writer handles (tool schemas are far shallower).
 MAX_INDENT_DEPTH = 10
@@ -102,22 +101,24 @@ class Container(NamedTuple):
     #: the Go type of its elements (of its values, for a map)
     element: str
     #: for a map, what `range $k, $v :=` goes over (an ordered map: its `.All` iterator)
-    members: str | None = None
+    members: ir.Dot | ir.Field | None = None
     #: what json.dumps writes for it when empty (transformers passes no tools as None)
     empty: str = "[]"
     #: what is true when it has members (a non-nil pointer to no properties is still empty)
-    filled: str = "."
+    filled: ir.Dot | ir.Field = ir.Dot()
 
 
 CONTAINERS: dict[str, Container] = {
     "template.templateTools": Container("tools", "template.templateTool", empty="null"),
-    "template.templateProperties": Container("properties", "api.ToolProperty", ".", "{}"),
-    "*api.ToolPropertiesMap": Container("ordered_properties", "api.ToolProperty", ".All", "{}", ".Len"),
+    "template.templateProperties": Container("properties", "api.ToolProperty", ir.Dot(), "{}"),
+    "*api.ToolPropertiesMap": Container(
+        "ordered_properties", "api.ToolProperty", ir.Field(("All",)), "{}", ir.Field(("Len",))
+    ),
     "[]api.ToolProperty": Container("any_of", "api.ToolProperty"),
     "[]string": Container("strings", "string"),
     "[]interface {}": Container("list", JSON_VALUE),
-    "map[string]interface {}": Container("map", JSON_VALUE, ".", "{}"),
-    "template.templateArgs": Container("map", JSON_VALUE, ".", "{}"),
+    "map[string]interface {}": Container("map", JSON_VALUE, ir.Dot(), "{}"),
+    "template.templateArgs": Container("map", JSON_VALUE, ir.Dot(), "{}"),
 }
 #: the Go types `json` writes as json.dumps does (a Go nil as null)
 JSON_SCALARS = ("float64", "bool", "int", "int64", "json.Number", "<nil>")
@@ -153,40 +154,93 @@ _WRITERS = {
 }
 
 
-def _text(data: str) -> str:
-    """Literal output inside a helper: raw text where the lexer reads it back as text (no action
-    to parse), an action where it could not be (`{{`, or a `{` the next action would join)."""
+#: a piece of a generated helper: literal text (never an action), or an action
+Item = Union[str, ir.ActionNode]
+Items = tuple[Item, ...]
+
+DOT, EMPTY, ZERO, ONE = ir.Dot(), ir.String('""'), ir.Number("0"), ir.Number("1")
+TRUE, FALSE = ir.Bool(True), ir.Bool(False)
+SEP, TYPE, INDEX, KEY, VALUE, NAME, LAST = (ir.Variable(name) for name in ("$s", "$t", "$i", "$k", "$v", "$n", "$last"))
+
+
+def print_(value: ir.Expression) -> ir.Action:
+    return ir.Action(ir.pipe_of(value))
+
+
+def declare(var: str, value: ir.Expression) -> ir.Action:
+    return ir.Action(ir.pipe_of(value, (var,)))
+
+
+def assign(var: str, value: ir.Expression) -> ir.Action:
+    return ir.Action(ir.pipe_of(value, (var,), is_assign=True))
+
+
+def if_(condition: ir.Expression) -> ir.Open:
+    return ir.Open("if", _condition(condition))
+
+
+def else_if(condition: ir.Expression) -> ir.Else:
+    return ir.Else("if", _condition(condition))
+
+
+def _condition(condition: ir.Expression) -> ir.Pipe:
+    """An `if`'s pipeline: a command bare, an operand as it is (a call in parentheses)."""
+    return ir.pipe_of(condition)
+
+
+def range_(over: ir.Expression, *names: str) -> ir.Open:
+    return ir.Open("range", ir.pipe_of(over, names))
+
+
+def template(name: str, argument: ir.Operand) -> ir.Template:
+    return ir.Template(name, ir.pipe_of(argument))
+
+
+def composed(call: GoCall) -> ir.Expression:
+    """The IR a call composed by textops carries (its arguments given as IR or variables)."""
+    node = expression_of(call)
+    assert node is not None, f"a helper's call without its IR: {call}"
+    return node
+
+
+def literal(data: str) -> list[Item]:
+    """Literal output inside a helper: text where Go reads it as text, an action where it could
+    not be (`{{`, or a `{` the next action would join)."""
     if not data:
-        return ""
+        return []
     if "{{" in data:
-        return f"{{{{ {go_string(data)} }}}}"
+        return [print_(ir.String.of(data))]
     if data.endswith("{"):
-        return data[:-1] + '{{ "{" }}'
-    return data
+        return [data[:-1], print_(ir.String.of("{"))]
+    return [data]
 
 
-class _Code:
-    """Helper code built from literal text and actions, adjacent texts written as one; with
-    `shown`, the text as it is printed (HTML-escaped, for the `html` layout)."""
+class Body:
+    """Helper code built from literal text and actions (or pieces built before), adjacent texts
+    written as one; with `shown`, the text as it is printed (HTML-escaped, for the `html` layout)."""
 
     def __init__(self, shown: Callable[[str], str] = str) -> None:
-        self.parts: list[str] = []
+        self.items: list[Item] = []
         self.pending = ""
         self.shown = shown
 
-    def text(self, data: str) -> _Code:
+    def text(self, data: str) -> Body:
         self.pending += self.shown(data)
         return self
 
-    def code(self, action: str) -> _Code:
-        self.parts.append(_text(self.pending))
+    def act(self, *parts: ir.ActionNode | Items) -> Body:
+        self.items += literal(self.pending)
         self.pending = ""
-        self.parts.append(action)
+        for part in parts:
+            if isinstance(part, tuple):
+                self.items += part
+            else:
+                self.items.append(part)
         return self
 
-    def done(self) -> str:
-        self.code("")
-        return "".join(self.parts)
+    def done(self) -> Items:
+        self.act()
+        return tuple(self.items)
 
 
 class _JsonLayout:
@@ -205,16 +259,18 @@ class _JsonLayout:
             self.close_pad = "\n" + " " * (indent * depth)
         self.shown: Callable[[str], str] = escape_html if html else str
 
-    def lit(self, data: str) -> str:
+    def lit(self, data: str) -> ir.String:
         """A Go string literal of text the writer prints."""
-        return go_string(self.shown(data))
+        return ir.String.of(self.shown(data))
 
-    def code(self) -> _Code:
-        return _Code(self.shown)
+    def body(self) -> Body:
+        return Body(self.shown)
 
-    def as_is(self, expr: str) -> str:
+    def as_is(self, value: ir.Expression) -> ir.Action:
         """Print text the writer has found needs no JSON escaping (a variable or a call)."""
-        return f"{{{{ {html_of(expr) if self.html else expr} }}}}"
+        if not self.html:
+            return print_(value)
+        return print_(ir.command("html", ir.Pipe((value,)) if isinstance(value, ir.Command) else value))
 
     def helper(self, go_type: str, here: bool = False) -> str:
         """The writer of `go_type` for a value nested one level deeper (or at this depth)."""
@@ -224,45 +280,46 @@ class _JsonLayout:
             return json_helper_name(None, 0, self.separators, go_type, self.html)  # compact from there on
         return json_helper_name(self.indent, self.depth + 1, self.separators, go_type, self.html)
 
-    def quote(self, expr: str) -> str:
-        return f'{{{{ template "{_string_writer(self.html)}" {expr} }}}}'
+    def quote(self, value: ir.Operand) -> ir.Template:
+        return template(_string_writer(self.html), value)
 
-    def write(self, go_type: str, expr: str, levels: int = 2) -> str:
-        """`expr` of `go_type` written as a value whose own members are `levels` deeper than
+    def write(self, go_type: str, value: ir.Operand, levels: int = 2) -> Items:
+        """`value` of `go_type` written as a value whose own members are `levels` deeper than
         this writer's brackets (2: a member of this writer's object or list)."""
         if go_type == "string":
-            return self.quote(expr)
+            return (self.quote(value),)
         if go_type == "api.PropertyType":
-            return self.type_names(expr, levels)
-        return f'{{{{ template "{self.helper(go_type, here=levels == 1)}" {expr} }}}}'
+            return self.type_names(value, levels)
+        return (template(self.helper(go_type, here=levels == 1), value),)
 
-    def obj(self, pairs: list[tuple[str, str, str]]) -> str:
-        """`{`, `"key": value` for present fields with separators only between written ones, `}`."""
-        out = self.code().text("{" + self.open_pad)
+    def obj(self, pairs: list[tuple[ir.Field | None, str, Items]]) -> Items:
+        """`{`, `"key": value` for present fields (a guard, None where always present) with
+        separators only between written ones, `}`."""
+        out = self.body().text("{" + self.open_pad)
         written = False  # certainly, by a field written without a test
         declared = False
         for guard, key, value in pairs:
             head = f'"{key}"{self.key_sep}'
             if written:
-                if guard != "true":
-                    out.code(f"{{{{ if {guard} }}}}")
-                out.text(self.item_sep + head).code(value)
-            elif guard == "true":
+                if guard is not None:
+                    out.act(if_(guard))
+                out.text(self.item_sep + head).act(value)
+            elif guard is None:
                 if declared:
-                    out.code("{{ $s }}")
-                out.text(head).code(value)
+                    out.act(print_(SEP))
+                out.text(head).act(value)
                 written = True
             else:
                 if not declared:
-                    out.code('{{ $s := "" }}')
+                    out.act(declare("$s", EMPTY))
                     declared = True
-                out.code(f"{{{{ if {guard} }}}}").code("{{ $s }}").text(head).code(value)
-                out.code(f"{{{{ $s = {self.lit(self.item_sep)} }}}}")
-            if guard != "true":
-                out.code("{{ end }}")
+                out.act(if_(guard), print_(SEP)).text(head).act(value)
+                out.act(assign("$s", self.lit(self.item_sep)))
+            if guard is not None:
+                out.act(END)
         return out.text(self.close_pad + "}").done()
 
-    def type_names(self, expr: str, levels: int) -> str:
+    def type_names(self, value: ir.Operand, levels: int) -> Items:
         """A schema `type` (a list in Ollama): one name is a string, several a list `levels`
         deeper than this writer's brackets, laid out as json.dumps lays out any list. Which
         is told by a loop without calls: the last index is 0 for one name."""
@@ -272,68 +329,75 @@ class _JsonLayout:
             first = "\n" + " " * (self.indent * (self.depth + levels))
             between, last = self.item + first, "\n" + " " * (self.indent * (self.depth + levels - 1))
         return (
-            self.code()
-            .code(f"{{{{ $last := 0 }}}}{{{{ range $i, $n := {expr} }}}}{{{{ $last = $i }}}}{{{{ end }}}}")
-            .code("{{ if $last }}")
+            self.body()
+            .act(declare("$last", ZERO), range_(value, "$i", "$n"), assign("$last", INDEX), END)
+            .act(if_(LAST))
             .text("[" + first)
-            .code(f"{{{{ range $i, $n := {expr} }}}}{{{{ if $i }}}}")
+            .act(range_(value, "$i", "$n"), if_(INDEX))
             .text(between)
-            .code(f"{{{{ end }}}}{self.quote('$n')}{{{{ end }}}}")
+            .act(END, self.quote(NAME), END)
             .text(last + "]")
-            .code(f"{{{{ else if {expr} }}}}{{{{ range $n := {expr} }}}}{self.quote('$n')}{{{{ end }}}}")
-            .code("{{ else }}[]{{ end }}")
+            .act(else_if(value), range_(value, "$n"), self.quote(NAME), END)
+            .act(ELSE)
+            .text("[]")
+            .act(END)
             .done()
         )
 
-    def container(self, of: Container) -> str:
+    def container(self, of: Container) -> Items:
         """A list, or a map in the order Go ranges it (sorted keys; an ordered map's own)."""
-        out = self.code().code(f"{{{{ if {of.filled} }}}}")
+        out = self.body().act(if_(of.filled))
         if of.members is None:
-            out.text("[" + self.open_pad).code("{{ range $i, $v := . }}{{ if $i }}").text(self.item_sep)
-            out.code(f"{{{{ end }}}}{self.write(of.element, '$v')}{{{{ end }}}}").text(self.close_pad + "]")
+            out.text("[" + self.open_pad).act(range_(DOT, "$i", "$v"), if_(INDEX)).text(self.item_sep)
+            out.act(END, self.write(of.element, VALUE), END).text(self.close_pad + "]")
         else:
             out.text("{" + self.open_pad)
-            out.code(f'{{{{ $s := "" }}}}{{{{ range $k, $v := {of.members} }}}}{{{{ $s }}}}')
+            out.act(declare("$s", EMPTY), range_(of.members, "$k", "$v"), print_(SEP))
             fast = of.element == JSON_VALUE and (self.indent is None or self.depth == 0)
             if fast:
                 # (a key and a string value that print as they are, as most arguments do: one
                 # test of three calls for both, where each alone takes three and the value's
                 # type two more; in the compact writer and an indented one's outer map only,
                 # each copy being parsed with the template)
-                out.code(f"{{{{ if {all_print_as_is(['$k', '$v'], string_typed='$v')} }}}}").text('"')
-                out.code(self.as_is("$k")).text('"' + self.key_sep + '"').code(self.as_is("$v")).text('"')
-                out.code("{{ else }}")
-            out.code(self.quote("$k")).text(self.key_sep).code(self.write(of.element, "$v"))
+                out.act(if_(composed(all_print_as_is(["$k", "$v"], string_typed="$v")))).text('"')
+                out.act(self.as_is(KEY)).text('"' + self.key_sep + '"').act(self.as_is(VALUE)).text('"')
+                out.act(ELSE)
+            out.act(self.quote(KEY)).text(self.key_sep).act(self.write(of.element, VALUE))
             if fast:
-                out.code("{{ end }}")
-            out.code(f"{{{{ $s = {self.lit(self.item_sep)} }}}}{{{{ end }}}}")
+                out.act(END)
+            out.act(assign("$s", self.lit(self.item_sep)), END)
             out.text(self.close_pad + "}")
-        return out.code("{{ else }}").text(of.empty).code("{{ end }}").done()
+        return out.act(ELSE).text(of.empty).act(END).done()
 
-    def dispatch(self, go_types: tuple[str, ...]) -> str:
+    def dispatch(self, go_types: tuple[str, ...]) -> Items:
         """Tests of `printf "%T"` in this order, one per writer (types sharing one together)."""
-        branches: dict[str, list[str]] = {}
+        branches: dict[Items, list[str]] = {}
         for go_type in go_types:
-            branch = "{{ json . }}" if go_type in JSON_SCALARS else self.write(go_type, ".", levels=1)
+            branch = (print_(JSON_DOT),) if go_type in JSON_SCALARS else self.write(go_type, DOT, levels=1)
             branches.setdefault(branch, []).append(go_type)
-        tests = "".join(
-            f"{{{{ {'else if' if n else 'if'} eq $t {' '.join(go_string(go_type) for go_type in go_types)} }}}}{branch}"
-            for n, (branch, go_types) in enumerate(branches.items())
-        )
-        return f'{{{{ $t := printf "%T" . }}}}{tests}{{{{ else }}}}{self.as_is("json .")}{{{{ end }}}}'
+        out = self.body().act(declare("$t", ir.command("printf", ir.String.of("%T"), DOT)))
+        for n, (branch, types) in enumerate(branches.items()):
+            test = ir.command("eq", TYPE, *(ir.String.of(go_type) for go_type in types))
+            out.act(else_if(test) if n else if_(test), branch)
+        return out.act(ELSE, self.as_is(JSON_DOT), END).done()
 
-    def field(self, field: SchemaField) -> str:
+    def field(self, field: SchemaField) -> Items:
         """A schema struct's field, its usual value (the one Ollama fills in) printed as constant text."""
-        value = self.write(field.go_type, f".{field.go}")
+        value = self.write(field.go_type, ir.Field((field.go,)))
         if field.usual is None:
             return value
         usual = self.shown(json.dumps(field.usual, ensure_ascii=False))
-        return f"{{{{ if eq .{field.go} {go_string(field.usual)} }}}}{_text(usual)}{{{{ else }}}}{value}{{{{ end }}}}"
+        test = ir.command("eq", ir.Field((field.go,)), ir.String.of(field.usual))
+        return (if_(test), *literal(usual), ELSE, *value, END)
+
+
+#: `json .`: Ollama's JSON of the value in scope
+JSON_DOT = ir.command("json", DOT)
 
 
 def _json_writers(
     indent: int | None, depth: int, separators: tuple[str, str] | None, html: bool = False
-) -> dict[str, str]:
+) -> dict[str, tree.Generated]:
     """The JSON writers of one layout at one nesting depth: Python `json.dumps` layout of every
     type Ollama hands a template, a `define` per Go type and one telling an unknown type apart.
     With `html`, what they print is HTML-escaped, as a Markup concatenation escapes the JSON
@@ -350,28 +414,23 @@ def _json_writers(
     layout = _JsonLayout(indent, depth, separators, html)
     writers = {ANY_TYPE: layout.dispatch(DISPATCH_ORDER), JSON_VALUE: layout.dispatch(JSON_VALUE_TYPES)}
     for struct, fields in SCHEMA_FIELDS.items():
-        pairs = [(f".{field.go}" if field.optional else "true", field.key, layout.field(field)) for field in fields]
+        pairs = [
+            (ir.Field((field.go,)) if field.optional else None, field.key, layout.field(field)) for field in fields
+        ]
         writers[SCHEMA_TYPES[struct]] = layout.obj(pairs)
     for go_type, of in CONTAINERS.items():
         writers[go_type] = layout.container(of)  # (types sharing a writer: the same code under one name)
     return {
-        layout.helper(go_type, here=True): _untrimmed(
-            f'{{{{ define "{layout.helper(go_type, here=True)}" }}}}{body}{{{{ end }}}}'
-        )
+        layout.helper(go_type, here=True): tree.Generated((ir.Define(layout.helper(go_type, here=True)), *body, END))
         for go_type, body in writers.items()
     }
 
 
-def _untrimmed(code: str) -> str:
-    """Helpers are written without whitespace between actions, so no action may trim text."""
-    return code.replace("{{- ", "{{ ")
-
-
-class _Statements(Verbs[None]):
-    """Collects the statements of a textops function as the body of a `define`."""
+class Statements(Verbs[None]):
+    """Collects the statements of a textops function as actions of a helper, as IR."""
 
     def __init__(self) -> None:
-        self.code: list[str] = []
+        self.nodes: list[ir.ActionNode] = []
         self.count = 0
 
     def temp(self) -> str:
@@ -379,23 +438,30 @@ class _Statements(Verbs[None]):
         return f"$_{self.count}"
 
     def action(self, code: str) -> None:
-        self.code.append("{{ " + code + " }}")
+        raise AssertionError(f"a helper's action written as text: {code}")
+
+    def write(self, node: ir.ActionNode) -> None:
+        self.nodes.append(node)
 
     def if_(self, condition: str | ir.Operand, keyword: str = "if") -> None:
         """An `if` written as composed, without the parentheses around a call (a helper's
         conditions are not folded)."""
-        if isinstance(condition, ir.Node):
-            self.action(f"{keyword} {condition.code}")  # (a call's pipeline: not in parentheses)
+        if isinstance(condition, GoCall):
+            node: ir.Expression = composed(condition.bare())
+        elif isinstance(condition, str):
+            node = composed(GoCall(condition, parenthesised=False))
         else:
-            self.action(f"{keyword} {condition.bare() if isinstance(condition, GoCall) else condition}")
+            node = condition
+        pipe = node if isinstance(node, ir.Pipe) else ir.pipe_of(node)
+        self.write(ir.Open("if", pipe) if keyword == "if" else ir.Else("if", pipe))
 
 
-def _json_string_helper(html: bool = False) -> str:
+def _json_string_helper(html: bool = False) -> tree.Generated:
     """`ofc_json_str`: a string as Python's json.dumps writes it (see textops.json_string);
     with `html`, HTML-escaped."""
-    body = _Statements()
-    json_string(body, ".", printed=True, html=html)
-    return f'{{{{ define "{_string_writer(html)}" }}}}' + "".join(body.code) + "{{ end }}"
+    body = Statements()
+    json_string(body, GoOperand(DOT), printed=True, html=html)
+    return tree.Generated((ir.Define(_string_writer(html)), *body.nodes, END))
 
 
 def _string_writer(html: bool) -> str:
@@ -422,13 +488,13 @@ def json_helper_name(
 
 
 @functools.cache
-def _layout_writers(indent: int | None, separators: tuple[str, str] | None, html: bool) -> dict[str, str]:
+def _layout_writers(indent: int | None, separators: tuple[str, str] | None, html: bool) -> dict[str, tree.Generated]:
     """Every writer of a layout by name, with the compact ones that end its indented ones and
     the string writer."""
     if indent is None:
         strings = _string_writer(html)
         return {**_json_writers(None, 0, separators, html), strings: _json_string_helper(html)}
-    writers: dict[str, str] = {}
+    writers: dict[str, tree.Generated] = {}
     for depth in range(MAX_INDENT_DEPTH + 1):
         writers.update(_json_writers(indent, depth, separators, html))
     return {**writers, **_layout_writers(None, separators, html)}
@@ -437,17 +503,17 @@ def _layout_writers(indent: int | None, separators: tuple[str, str] | None, html
 @functools.cache
 def json_writers(
     entry: str, indent: int | None, separators: tuple[str, str] | None = None, html: bool = False
-) -> dict[str, str]:
+) -> dict[str, tree.Generated]:
     """The Go code of the writer `entry` (a `json_helper_name` of this layout) and of every
     writer it may call, by name: a template holds only the writers its `tojson`s can reach."""
     layout = _layout_writers(indent, separators, html)
-    reached: dict[str, str] = {}
+    reached: dict[str, tree.Generated] = {}
     waiting = [entry]
     while waiting:
         name = waiting.pop()
         if name not in reached:
             reached[name] = layout[name]
-            waiting += [called for node in tree.action_nodes([reached[name]]) for called in node.calls()]
+            waiting += reached[name].calls()
     return reached
 
 
@@ -467,10 +533,10 @@ def _repr_plain(quote: int) -> str:
 def _repr_rune() -> str:
     """At a multi-byte character `$s` holds at `$i`: its escape, when repr writes one, after the
     run before it (see reprs.rune_repr_escape)."""
-    body = _Statements()
+    body = Statements()
     rune, escape = rune_repr_escape(body, "$s", "$i")
     return (
-        "".join(body.code)
+        "".join(ir.render(node) for node in body.nodes)
         + f"{{{{- if {escape} }}}}{{{{- slice $s $last $i }}}}{{{{- {escape} }}}}"
         + f"{{{{- $last = {position_after('$s', '$i', f'(len {rune})')} }}}}{{{{- end }}}}"
     )
@@ -496,6 +562,11 @@ _REPR_STRING = (
     "{{- $last = len (slice $s (len (slice (slice $s $i) 1))) }}{{- end }}{{- end }}{{- end }}{{- end }}"
     "{{- slice $s $last }}{{- $q }}{{- end }}"
 )
+
+
+def _untrimmed(code: str) -> str:
+    """Helpers are written without whitespace between actions, so no action may trim text."""
+    return code.replace("{{- ", "{{ ")
 
 
 #: Python repr of strings, numbers, booleans, None, lists and dicts (`{{ dict }}` in Jinja).
