@@ -1,11 +1,11 @@
-"""Go template `define` helpers the translator emits when a template needs them.
+"""The JSON writers: Go template `define` helpers the translator emits when a template needs them.
 
-Go's text/template has no JSON-with-Python-separators, no Python repr and no string trimming.
-Each helper below rebuilds one of them from what Go does have: `printf "%T"` to tell types
-apart, `textops.json_string` to quote strings, ranging over ints and Go 1.24 iterator functions, and
-`slice`/`index` on strings. Helpers take one value (Go templates pass one argument), so the
-indented JSON writers are emitted once per nesting depth, one per Go type Ollama hands a template
-(and one telling an unknown type apart); a template holds only those its `tojson`s can reach.
+Go's text/template has no JSON with Python's separators. The writers rebuild it from what Go
+does have: `printf "%T"` to tell types apart, `textops.json_string` to quote strings, and
+ranging over ints and Go 1.24 iterator functions. Helpers take one value (Go templates pass one
+argument), so the indented writers are emitted once per nesting depth, one per Go type Ollama
+hands a template (and one telling an unknown type apart); a template holds only those its
+`tojson`s can reach. Each is built as IR (`helperbody`); the repr helper is in `reprhelper`.
 """
 
 from __future__ import annotations
@@ -13,20 +13,41 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 from . import ir, tree
-from .calls import GoCall, GoOperand, expression_of
-from .reprs import LEAD_BYTE, rune_repr_escape
+from .calls import GoOperand
+from .helperbody import (
+    DOT,
+    EMPTY,
+    INDEX,
+    JSON_DOT,
+    KEY,
+    LAST,
+    NAME,
+    SEP,
+    TYPE,
+    VALUE,
+    ZERO,
+    Body,
+    Items,
+    Statements,
+    assign,
+    composed,
+    declare,
+    else_if,
+    if_,
+    literal,
+    print_,
+    range_,
+    template,
+)
 from .textops import (
     all_print_as_is,
     escape_html,
-    go_string,
     json_string,
-    position_after,
-    prints_as_is,
 )
-from .verbs import ELSE, END, Verbs
+from .verbs import ELSE, END
 
 #: Deepest JSON nesting the indented writer handles (tool schemas are far shallower).
 MAX_INDENT_DEPTH = 10
@@ -152,95 +173,6 @@ _WRITERS = {
     **{go_type: struct for struct, go_type in SCHEMA_TYPES.items()},
     **{go_type: of.writer for go_type, of in CONTAINERS.items()},
 }
-
-
-#: a piece of a generated helper: literal text (never an action), or an action
-Item = Union[str, ir.ActionNode]
-Items = tuple[Item, ...]
-
-DOT, EMPTY, ZERO, ONE = ir.Dot(), ir.String('""'), ir.Number("0"), ir.Number("1")
-TRUE, FALSE = ir.Bool(True), ir.Bool(False)
-SEP, TYPE, INDEX, KEY, VALUE, NAME, LAST = (ir.Variable(name) for name in ("$s", "$t", "$i", "$k", "$v", "$n", "$last"))
-
-
-def print_(value: ir.Expression) -> ir.Action:
-    return ir.Action(ir.pipe_of(value))
-
-
-def declare(var: str, value: ir.Expression) -> ir.Action:
-    return ir.Action(ir.pipe_of(value, (var,)))
-
-
-def assign(var: str, value: ir.Expression) -> ir.Action:
-    return ir.Action(ir.pipe_of(value, (var,), is_assign=True))
-
-
-def if_(condition: ir.Expression) -> ir.Open:
-    return ir.Open("if", _condition(condition))
-
-
-def else_if(condition: ir.Expression) -> ir.Else:
-    return ir.Else("if", _condition(condition))
-
-
-def _condition(condition: ir.Expression) -> ir.Pipe:
-    """An `if`'s pipeline: a command bare, an operand as it is (a call in parentheses)."""
-    return ir.pipe_of(condition)
-
-
-def range_(over: ir.Expression, *names: str) -> ir.Open:
-    return ir.Open("range", ir.pipe_of(over, names))
-
-
-def template(name: str, argument: ir.Operand) -> ir.Template:
-    return ir.Template(name, ir.pipe_of(argument))
-
-
-def composed(call: GoCall) -> ir.Expression:
-    """The IR a call composed by textops carries (its arguments given as IR or variables)."""
-    node = expression_of(call)
-    assert node is not None, f"a helper's call without its IR: {call}"
-    return node
-
-
-def literal(data: str) -> list[Item]:
-    """Literal output inside a helper: text where Go reads it as text, an action where it could
-    not be (`{{`, or a `{` the next action would join)."""
-    if not data:
-        return []
-    if "{{" in data:
-        return [print_(ir.String.of(data))]
-    if data.endswith("{"):
-        return [data[:-1], print_(ir.String.of("{"))]
-    return [data]
-
-
-class Body:
-    """Helper code built from literal text and actions (or pieces built before), adjacent texts
-    written as one; with `shown`, the text as it is printed (HTML-escaped, for the `html` layout)."""
-
-    def __init__(self, shown: Callable[[str], str] = str) -> None:
-        self.items: list[Item] = []
-        self.pending = ""
-        self.shown = shown
-
-    def text(self, data: str) -> Body:
-        self.pending += self.shown(data)
-        return self
-
-    def act(self, *parts: ir.ActionNode | Items) -> Body:
-        self.items += literal(self.pending)
-        self.pending = ""
-        for part in parts:
-            if isinstance(part, tuple):
-                self.items += part
-            else:
-                self.items.append(part)
-        return self
-
-    def done(self) -> Items:
-        self.act()
-        return tuple(self.items)
 
 
 class _JsonLayout:
@@ -391,10 +323,6 @@ class _JsonLayout:
         return (if_(test), *literal(usual), ELSE, *value, END)
 
 
-#: `json .`: Ollama's JSON of the value in scope
-JSON_DOT = ir.command("json", DOT)
-
-
 def _json_writers(
     indent: int | None, depth: int, separators: tuple[str, str] | None, html: bool = False
 ) -> dict[str, tree.Generated]:
@@ -424,36 +352,6 @@ def _json_writers(
         layout.helper(go_type, here=True): tree.Generated((ir.Define(layout.helper(go_type, here=True)), *body, END))
         for go_type, body in writers.items()
     }
-
-
-class Statements(Verbs[None]):
-    """Collects the statements of a textops function as actions of a helper, as IR."""
-
-    def __init__(self) -> None:
-        self.nodes: list[ir.ActionNode] = []
-        self.count = 0
-
-    def temp(self) -> str:
-        self.count += 1
-        return f"$_{self.count}"
-
-    def action(self, code: str) -> None:
-        raise AssertionError(f"a helper's action written as text: {code}")
-
-    def write(self, node: ir.ActionNode) -> None:
-        self.nodes.append(node)
-
-    def if_(self, condition: str | ir.Operand, keyword: str = "if") -> None:
-        """An `if` written as composed, without the parentheses around a call (a helper's
-        conditions are not folded)."""
-        if isinstance(condition, GoCall):
-            node: ir.Expression = composed(condition.bare())
-        elif isinstance(condition, str):
-            node = composed(GoCall(condition, parenthesised=False))
-        else:
-            node = condition
-        pipe = node if isinstance(node, ir.Pipe) else ir.pipe_of(node)
-        self.write(ir.Open("if", pipe) if keyword == "if" else ir.Else("if", pipe))
 
 
 def _json_string_helper(html: bool = False) -> tree.Generated:
@@ -515,75 +413,3 @@ def json_writers(
             reached[name] = layout[name]
             waiting += reached[name].calls()
     return reached
-
-
-def _byte_table(marked: dict[int, int]) -> str:
-    """A 256-byte Go string literal: the value given for each marked byte, 0 (falsy) elsewhere."""
-    return go_string("".join(chr(marked.get(byte, 0)) for byte in range(256)))
-
-
-def _repr_plain(quote: int) -> str:
-    """Non-zero for the bytes `repr()` writes unchanged inside a string quoted with `quote`;
-    zero (falsy, and the shortest literal for the rarer bytes) for controls, backslash, DEL,
-    the quote, and the lead bytes of multi-byte characters (some of which repr escapes)."""
-    kept = (byte for byte in range(256) if byte >= 32 and byte not in (92, 127, quote))
-    return _byte_table({byte: 46 for byte in kept if not LEAD_BYTE <= byte <= 244})
-
-
-def _repr_rune() -> str:
-    """At a multi-byte character `$s` holds at `$i`: its escape, when repr writes one, after the
-    run before it (see reprs.rune_repr_escape)."""
-    body = Statements()
-    rune, escape = rune_repr_escape(body, "$s", "$i")
-    return (
-        "".join(ir.render(node) for node in body.nodes)
-        + f"{{{{- if {escape} }}}}{{{{- slice $s $last $i }}}}{{{{- {escape} }}}}"
-        + f"{{{{- $last = {position_after('$s', '$i', f'(len {rune})')} }}}}{{{{- end }}}}"
-    )
-
-
-#: `ofc_repr_str`: which quote is decided by a scan only when `html` shows a quote may be there;
-#: the text is printed in runs between the bytes repr escapes, found by one table lookup each
-_REPR_STRING = (
-    '{{- define "ofc_repr_str" }}{{- $s := . }}{{- $sq := false }}{{- $dq := false }}'
-    "{{- if ne (len (html $s)) (len $s) }}{{- range $i := len $s }}"
-    f"{{{{- $b := index $s $i }}}}{{{{- if index {_byte_table({byte: 46 for byte in range(256) if byte not in (34, 39)})} $b }}}}"
-    "{{- else if eq $b 39 }}{{- $sq = true }}{{- else }}{{- $dq = true }}{{- end }}{{- end }}{{- end }}"
-    f'{{{{- $q := "\'" }}}}{{{{- $qb := 39 }}}}{{{{- $plain := {_repr_plain(39)} }}}}'
-    f'{{{{- if and $sq (not $dq) }}}}{{{{- $q = "\\"" }}}}{{{{- $qb = 34 }}}}{{{{- $plain = {_repr_plain(34)} }}}}{{{{- end }}}}'
-    "{{- $q }}{{- $last := 0 }}"
-    # (the usual string, which %q writes as it is: so does Python, between the quote chosen)
-    f"{{{{- if not {prints_as_is('$s')} }}}}"
-    "{{- range $i := len $s }}{{- if index $plain (index $s $i) }}{{- else }}"
-    f"{{{{- $b := index $s $i }}}}{{{{- if ge $b {LEAD_BYTE} }}}}{_repr_rune()}{{{{- else }}}}"
-    "{{- slice $s $last $i }}"
-    "{{- if eq $b 92 }}\\\\{{- else if eq $b $qb }}\\{{ $q }}{{- else if eq $b 10 }}\\n{{- else if eq $b 13 }}\\r"
-    '{{- else if eq $b 9 }}\\t{{- else }}{{- printf "\\\\x%02x" $b }}{{- end }}'
-    "{{- $last = len (slice $s (len (slice (slice $s $i) 1))) }}{{- end }}{{- end }}{{- end }}{{- end }}"
-    "{{- slice $s $last }}{{- $q }}{{- end }}"
-)
-
-
-def _untrimmed(code: str) -> str:
-    """Helpers are written without whitespace between actions, so no action may trim text."""
-    return code.replace("{{- ", "{{ ")
-
-
-#: Python repr of strings, numbers, booleans, None, lists and dicts (`{{ dict }}` in Jinja).
-REPR_HELPER = _untrimmed(
-    '{{- define "ofc_repr" }}{{- $t := printf "%T" . }}'
-    '{{- if eq $t "string" }}{{- template "ofc_repr_str" . }}'
-    '{{- else if eq $t "bool" }}{{- if . }}True{{- else }}False{{- end }}'
-    '{{- else if eq $t "<nil>" }}None'
-    '{{- else if eq $t "float64" "int" }}{{- json . }}'
-    '{{- else if eq $t "map[string]interface {}" "template.templateArgs" }}{{- $first := true }}{{- "{" }}'
-    "{{- range $k, $v := . }}{{- if $first }}{{- $first = false }}{{- else }}, {{- end }}"
-    '{{- template "ofc_repr_str" $k }}: {{ template "ofc_repr" $v }}{{- end }}}'
-    '{{- else if eq $t "[]interface {}" "[]string" }}[{{- range $i, $v := . }}{{- if $i }}, {{ end }}'
-    '{{- template "ofc_repr" $v }}{{- end }}]'
-    "{{- else }}{{- print . }}{{- end }}{{- end }}"
-    # strings: single quotes unless the text has ' and no ", like CPython's repr
-    + _REPR_STRING
-    # `{{ value }}` of an untyped value: Jinja prints strings bare and everything else as repr
-    + '{{- define "ofc_str" }}{{- if eq (printf "%T" .) "string" }}{{- . }}{{- else }}{{- template "ofc_repr" . }}{{- end }}{{- end }}'
-)

@@ -4,8 +4,8 @@ A pass that needs to know which `{{ end }}` closes which `{{ if }}`, or what a b
 works on this tree instead of walking the text itself; `render` prints it, byte for byte what
 was written where no pass changed anything (or with every action compact). The translator
 writes typed pieces (`Act`, one action; `Text`, literal text; `Mark`, a print plan's marker)
-that `build` reads as they are; text written whole (a helper) is lexed, with `action_spans` as
-the one lexer.
+that `build` reads as they are, and builds its generated helpers as IR (`Generated`); only text
+handed in whole (a template read back, a test's) is lexed, with `action_spans` as the one lexer.
 """
 
 from __future__ import annotations
@@ -271,31 +271,18 @@ class Generated:
 
 #: a `define` the template will hold: a generated helper (the same for every conversion that
 #: needs it), or the pieces the translator wrote for a macro's define
-Helper = Union[str, Generated, tuple[str, ...]]
+Helper = Union[Generated, tuple[str, ...]]
 
 
 def helper_tree(helper: Helper) -> list[Node]:
     """A helper's tree: a generated one's built once per process, written pieces built as
     they are (`build`)."""
-    if isinstance(helper, str):
-        return parse_helper(helper)
     return helper.tree() if isinstance(helper, Generated) else build(list(helper))
 
 
 def helper_pieces(helper: Helper) -> tuple[str, ...]:
-    if isinstance(helper, str):
-        return (helper,)
+    """A helper's text as pieces (a generated one's whole, for what measures or searches it)."""
     return (helper.text,) if isinstance(helper, Generated) else helper
-
-
-def parse_helper(template: str) -> list[Node]:
-    """`parse(template)` for a helper's text, lexed once, then copied."""
-    return copy(_parsed(template))
-
-
-@functools.lru_cache(maxsize=1024)
-def _parsed(template: str) -> list[Node]:
-    return parse(template)  # (never changed: only copies leave)
 
 
 def copy(tree: list[Node]) -> list[Node]:
