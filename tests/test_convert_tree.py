@@ -11,7 +11,18 @@ import pytest
 from ollama_fc.convert import convert
 from ollama_fc.convert.actions import CUT_NODE, GUARD, coalesce_guards
 from ollama_fc.convert.go import ir
-from ollama_fc.convert.go.tree import Act, Action, Block, Text, blocks, build, heads, parse, parse_helper, render
+from ollama_fc.convert.go.tree import (
+    Act,
+    Action,
+    Block,
+    Generated,
+    Text,
+    blocks,
+    build,
+    heads,
+    parse,
+    render,
+)
 from ollama_fc.errors import ConversionError
 from tests.shared_data import SHARED, missing
 
@@ -42,12 +53,36 @@ def test_typed_pieces_build_the_tree_their_text_parses_to() -> None:
     assert render(build(pieces)) == "".join(pieces)
 
 
-def test_a_helper_parsed_again_is_a_fresh_tree() -> None:
-    first = parse_helper(NESTED)
-    block = first[2]
+GENERATED = Generated(
+    (
+        ir.Define("f"),
+        ir.Open("if", ir.pipe_of(ir.Variable("$y"))),
+        "b",
+        ir.Else(),
+        ir.Template("g", ir.pipe_of(ir.Dot())),
+        ir.End(),
+        ir.End(),
+    )
+)
+
+
+def test_a_generated_helper_is_the_tree_its_text_parses_to() -> None:
+    """A helper built as IR gives the tree its text would lex to, each action carrying its node."""
+    built = GENERATED.tree()
+    assert built == parse(GENERATED.text)
+    assert GENERATED.text == '{{ define "f" }}{{ if $y }}b{{ else }}{{ template "g" . }}{{ end }}{{ end }}'
+    assert [head.written for head in heads(built)] == [
+        item for item in GENERATED.items[:5] if not isinstance(item, str)
+    ]
+    assert list(GENERATED.calls()) == ["g"]
+
+
+def test_a_generated_helper_is_a_fresh_tree_each_time() -> None:
+    first = GENERATED.tree()
+    block = first[0]
     assert isinstance(block, Block)
-    block.raw, block.body[:] = "{{ if $changed }}", []
-    assert render(parse_helper(NESTED)) == NESTED
+    block.raw, block.body[:] = '{{ define "h" }}', []
+    assert render(GENERATED.tree()) == GENERATED.text
 
 
 def test_a_stray_end_stays_an_action() -> None:

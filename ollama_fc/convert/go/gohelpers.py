@@ -1,11 +1,11 @@
-"""Go template `define` helpers the translator emits when a template needs them.
+"""The JSON writers: Go template `define` helpers the translator emits when a template needs them.
 
-Go's text/template has no JSON-with-Python-separators, no Python repr and no string trimming.
-Each helper below rebuilds one of them from what Go does have: `printf "%T"` to tell types
-apart, `textops.json_string` to quote strings, ranging over ints and Go 1.24 iterator functions, and
-`slice`/`index` on strings. Helpers take one value (Go templates pass one argument), so the
-indented JSON writers are emitted once per nesting depth, one per Go type Ollama hands a template
-(and one telling an unknown type apart); a template holds only those its `tojson`s can reach.
+Go's text/template has no JSON with Python's separators. The writers rebuild it from what Go
+does have: `printf "%T"` to tell types apart, `textops.json_string` to quote strings, and
+ranging over ints and Go 1.24 iterator functions. Helpers take one value (Go templates pass one
+argument), so the indented writers are emitted once per nesting depth, one per Go type Ollama
+hands a template (and one telling an unknown type apart); a template holds only those its
+`tojson`s can reach. Each is built as IR (`helperbody`); the repr helper is in `reprhelper`.
 """
 
 from __future__ import annotations
@@ -16,18 +16,38 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from . import ir, tree
-from .calls import GoCall
-from .reprs import LEAD_BYTE, rune_repr_escape
+from .calls import GoOperand
+from .helperbody import (
+    DOT,
+    EMPTY,
+    INDEX,
+    JSON_DOT,
+    KEY,
+    LAST,
+    NAME,
+    SEP,
+    TYPE,
+    VALUE,
+    ZERO,
+    Body,
+    Items,
+    Statements,
+    assign,
+    composed,
+    declare,
+    else_if,
+    if_,
+    literal,
+    print_,
+    range_,
+    template,
+)
 from .textops import (
     all_print_as_is,
     escape_html,
-    go_string,
-    html_of,
     json_string,
-    position_after,
-    prints_as_is,
 )
-from .verbs import Verbs
+from .verbs import ELSE, END
 
 #: Deepest JSON nesting the indented writer handles (tool schemas are far shallower).
 MAX_INDENT_DEPTH = 10
@@ -102,22 +122,24 @@ class Container(NamedTuple):
     #: the Go type of its elements (of its values, for a map)
     element: str
     #: for a map, what `range $k, $v :=` goes over (an ordered map: its `.All` iterator)
-    members: str | None = None
+    members: ir.Dot | ir.Field | None = None
     #: what json.dumps writes for it when empty (transformers passes no tools as None)
     empty: str = "[]"
     #: what is true when it has members (a non-nil pointer to no properties is still empty)
-    filled: str = "."
+    filled: ir.Dot | ir.Field = ir.Dot()
 
 
 CONTAINERS: dict[str, Container] = {
     "template.templateTools": Container("tools", "template.templateTool", empty="null"),
-    "template.templateProperties": Container("properties", "api.ToolProperty", ".", "{}"),
-    "*api.ToolPropertiesMap": Container("ordered_properties", "api.ToolProperty", ".All", "{}", ".Len"),
+    "template.templateProperties": Container("properties", "api.ToolProperty", ir.Dot(), "{}"),
+    "*api.ToolPropertiesMap": Container(
+        "ordered_properties", "api.ToolProperty", ir.Field(("All",)), "{}", ir.Field(("Len",))
+    ),
     "[]api.ToolProperty": Container("any_of", "api.ToolProperty"),
     "[]string": Container("strings", "string"),
     "[]interface {}": Container("list", JSON_VALUE),
-    "map[string]interface {}": Container("map", JSON_VALUE, ".", "{}"),
-    "template.templateArgs": Container("map", JSON_VALUE, ".", "{}"),
+    "map[string]interface {}": Container("map", JSON_VALUE, ir.Dot(), "{}"),
+    "template.templateArgs": Container("map", JSON_VALUE, ir.Dot(), "{}"),
 }
 #: the Go types `json` writes as json.dumps does (a Go nil as null)
 JSON_SCALARS = ("float64", "bool", "int", "int64", "json.Number", "<nil>")
@@ -153,42 +175,6 @@ _WRITERS = {
 }
 
 
-def _text(data: str) -> str:
-    """Literal output inside a helper: raw text where the lexer reads it back as text (no action
-    to parse), an action where it could not be (`{{`, or a `{` the next action would join)."""
-    if not data:
-        return ""
-    if "{{" in data:
-        return f"{{{{ {go_string(data)} }}}}"
-    if data.endswith("{"):
-        return data[:-1] + '{{ "{" }}'
-    return data
-
-
-class _Code:
-    """Helper code built from literal text and actions, adjacent texts written as one; with
-    `shown`, the text as it is printed (HTML-escaped, for the `html` layout)."""
-
-    def __init__(self, shown: Callable[[str], str] = str) -> None:
-        self.parts: list[str] = []
-        self.pending = ""
-        self.shown = shown
-
-    def text(self, data: str) -> _Code:
-        self.pending += self.shown(data)
-        return self
-
-    def code(self, action: str) -> _Code:
-        self.parts.append(_text(self.pending))
-        self.pending = ""
-        self.parts.append(action)
-        return self
-
-    def done(self) -> str:
-        self.code("")
-        return "".join(self.parts)
-
-
 class _JsonLayout:
     """One layout of `json.dumps` (indent, separators, HTML-escaped or not) at one nesting
     depth: the pieces each writer of `_json_writers` is made of, so every writer of a layout
@@ -205,16 +191,18 @@ class _JsonLayout:
             self.close_pad = "\n" + " " * (indent * depth)
         self.shown: Callable[[str], str] = escape_html if html else str
 
-    def lit(self, data: str) -> str:
+    def lit(self, data: str) -> ir.String:
         """A Go string literal of text the writer prints."""
-        return go_string(self.shown(data))
+        return ir.String.of(self.shown(data))
 
-    def code(self) -> _Code:
-        return _Code(self.shown)
+    def body(self) -> Body:
+        return Body(self.shown)
 
-    def as_is(self, expr: str) -> str:
+    def as_is(self, value: ir.Expression) -> ir.Action:
         """Print text the writer has found needs no JSON escaping (a variable or a call)."""
-        return f"{{{{ {html_of(expr) if self.html else expr} }}}}"
+        if not self.html:
+            return print_(value)
+        return print_(ir.command("html", ir.Pipe((value,)) if isinstance(value, ir.Command) else value))
 
     def helper(self, go_type: str, here: bool = False) -> str:
         """The writer of `go_type` for a value nested one level deeper (or at this depth)."""
@@ -224,45 +212,46 @@ class _JsonLayout:
             return json_helper_name(None, 0, self.separators, go_type, self.html)  # compact from there on
         return json_helper_name(self.indent, self.depth + 1, self.separators, go_type, self.html)
 
-    def quote(self, expr: str) -> str:
-        return f'{{{{ template "{_string_writer(self.html)}" {expr} }}}}'
+    def quote(self, value: ir.Operand) -> ir.Template:
+        return template(_string_writer(self.html), value)
 
-    def write(self, go_type: str, expr: str, levels: int = 2) -> str:
-        """`expr` of `go_type` written as a value whose own members are `levels` deeper than
+    def write(self, go_type: str, value: ir.Operand, levels: int = 2) -> Items:
+        """`value` of `go_type` written as a value whose own members are `levels` deeper than
         this writer's brackets (2: a member of this writer's object or list)."""
         if go_type == "string":
-            return self.quote(expr)
+            return (self.quote(value),)
         if go_type == "api.PropertyType":
-            return self.type_names(expr, levels)
-        return f'{{{{ template "{self.helper(go_type, here=levels == 1)}" {expr} }}}}'
+            return self.type_names(value, levels)
+        return (template(self.helper(go_type, here=levels == 1), value),)
 
-    def obj(self, pairs: list[tuple[str, str, str]]) -> str:
-        """`{`, `"key": value` for present fields with separators only between written ones, `}`."""
-        out = self.code().text("{" + self.open_pad)
+    def obj(self, pairs: list[tuple[ir.Field | None, str, Items]]) -> Items:
+        """`{`, `"key": value` for present fields (a guard, None where always present) with
+        separators only between written ones, `}`."""
+        out = self.body().text("{" + self.open_pad)
         written = False  # certainly, by a field written without a test
         declared = False
         for guard, key, value in pairs:
             head = f'"{key}"{self.key_sep}'
             if written:
-                if guard != "true":
-                    out.code(f"{{{{ if {guard} }}}}")
-                out.text(self.item_sep + head).code(value)
-            elif guard == "true":
+                if guard is not None:
+                    out.act(if_(guard))
+                out.text(self.item_sep + head).act(value)
+            elif guard is None:
                 if declared:
-                    out.code("{{ $s }}")
-                out.text(head).code(value)
+                    out.act(print_(SEP))
+                out.text(head).act(value)
                 written = True
             else:
                 if not declared:
-                    out.code('{{ $s := "" }}')
+                    out.act(declare("$s", EMPTY))
                     declared = True
-                out.code(f"{{{{ if {guard} }}}}").code("{{ $s }}").text(head).code(value)
-                out.code(f"{{{{ $s = {self.lit(self.item_sep)} }}}}")
-            if guard != "true":
-                out.code("{{ end }}")
+                out.act(if_(guard), print_(SEP)).text(head).act(value)
+                out.act(assign("$s", self.lit(self.item_sep)))
+            if guard is not None:
+                out.act(END)
         return out.text(self.close_pad + "}").done()
 
-    def type_names(self, expr: str, levels: int) -> str:
+    def type_names(self, value: ir.Operand, levels: int) -> Items:
         """A schema `type` (a list in Ollama): one name is a string, several a list `levels`
         deeper than this writer's brackets, laid out as json.dumps lays out any list. Which
         is told by a loop without calls: the last index is 0 for one name."""
@@ -272,68 +261,71 @@ class _JsonLayout:
             first = "\n" + " " * (self.indent * (self.depth + levels))
             between, last = self.item + first, "\n" + " " * (self.indent * (self.depth + levels - 1))
         return (
-            self.code()
-            .code(f"{{{{ $last := 0 }}}}{{{{ range $i, $n := {expr} }}}}{{{{ $last = $i }}}}{{{{ end }}}}")
-            .code("{{ if $last }}")
+            self.body()
+            .act(declare("$last", ZERO), range_(value, "$i", "$n"), assign("$last", INDEX), END)
+            .act(if_(LAST))
             .text("[" + first)
-            .code(f"{{{{ range $i, $n := {expr} }}}}{{{{ if $i }}}}")
+            .act(range_(value, "$i", "$n"), if_(INDEX))
             .text(between)
-            .code(f"{{{{ end }}}}{self.quote('$n')}{{{{ end }}}}")
+            .act(END, self.quote(NAME), END)
             .text(last + "]")
-            .code(f"{{{{ else if {expr} }}}}{{{{ range $n := {expr} }}}}{self.quote('$n')}{{{{ end }}}}")
-            .code("{{ else }}[]{{ end }}")
+            .act(else_if(value), range_(value, "$n"), self.quote(NAME), END)
+            .act(ELSE)
+            .text("[]")
+            .act(END)
             .done()
         )
 
-    def container(self, of: Container) -> str:
+    def container(self, of: Container) -> Items:
         """A list, or a map in the order Go ranges it (sorted keys; an ordered map's own)."""
-        out = self.code().code(f"{{{{ if {of.filled} }}}}")
+        out = self.body().act(if_(of.filled))
         if of.members is None:
-            out.text("[" + self.open_pad).code("{{ range $i, $v := . }}{{ if $i }}").text(self.item_sep)
-            out.code(f"{{{{ end }}}}{self.write(of.element, '$v')}{{{{ end }}}}").text(self.close_pad + "]")
+            out.text("[" + self.open_pad).act(range_(DOT, "$i", "$v"), if_(INDEX)).text(self.item_sep)
+            out.act(END, self.write(of.element, VALUE), END).text(self.close_pad + "]")
         else:
             out.text("{" + self.open_pad)
-            out.code(f'{{{{ $s := "" }}}}{{{{ range $k, $v := {of.members} }}}}{{{{ $s }}}}')
+            out.act(declare("$s", EMPTY), range_(of.members, "$k", "$v"), print_(SEP))
             fast = of.element == JSON_VALUE and (self.indent is None or self.depth == 0)
             if fast:
                 # (a key and a string value that print as they are, as most arguments do: one
                 # test of three calls for both, where each alone takes three and the value's
                 # type two more; in the compact writer and an indented one's outer map only,
                 # each copy being parsed with the template)
-                out.code(f"{{{{ if {all_print_as_is(['$k', '$v'], string_typed='$v')} }}}}").text('"')
-                out.code(self.as_is("$k")).text('"' + self.key_sep + '"').code(self.as_is("$v")).text('"')
-                out.code("{{ else }}")
-            out.code(self.quote("$k")).text(self.key_sep).code(self.write(of.element, "$v"))
+                out.act(if_(composed(all_print_as_is(["$k", "$v"], string_typed="$v")))).text('"')
+                out.act(self.as_is(KEY)).text('"' + self.key_sep + '"').act(self.as_is(VALUE)).text('"')
+                out.act(ELSE)
+            out.act(self.quote(KEY)).text(self.key_sep).act(self.write(of.element, VALUE))
             if fast:
-                out.code("{{ end }}")
-            out.code(f"{{{{ $s = {self.lit(self.item_sep)} }}}}{{{{ end }}}}")
+                out.act(END)
+            out.act(assign("$s", self.lit(self.item_sep)), END)
             out.text(self.close_pad + "}")
-        return out.code("{{ else }}").text(of.empty).code("{{ end }}").done()
+        return out.act(ELSE).text(of.empty).act(END).done()
 
-    def dispatch(self, go_types: tuple[str, ...]) -> str:
+    def dispatch(self, go_types: tuple[str, ...]) -> Items:
         """Tests of `printf "%T"` in this order, one per writer (types sharing one together)."""
-        branches: dict[str, list[str]] = {}
+        branches: dict[Items, list[str]] = {}
         for go_type in go_types:
-            branch = "{{ json . }}" if go_type in JSON_SCALARS else self.write(go_type, ".", levels=1)
+            branch = (print_(JSON_DOT),) if go_type in JSON_SCALARS else self.write(go_type, DOT, levels=1)
             branches.setdefault(branch, []).append(go_type)
-        tests = "".join(
-            f"{{{{ {'else if' if n else 'if'} eq $t {' '.join(go_string(go_type) for go_type in go_types)} }}}}{branch}"
-            for n, (branch, go_types) in enumerate(branches.items())
-        )
-        return f'{{{{ $t := printf "%T" . }}}}{tests}{{{{ else }}}}{self.as_is("json .")}{{{{ end }}}}'
+        out = self.body().act(declare("$t", ir.command("printf", ir.String.of("%T"), DOT)))
+        for n, (branch, types) in enumerate(branches.items()):
+            test = ir.command("eq", TYPE, *(ir.String.of(go_type) for go_type in types))
+            out.act(else_if(test) if n else if_(test), branch)
+        return out.act(ELSE, self.as_is(JSON_DOT), END).done()
 
-    def field(self, field: SchemaField) -> str:
+    def field(self, field: SchemaField) -> Items:
         """A schema struct's field, its usual value (the one Ollama fills in) printed as constant text."""
-        value = self.write(field.go_type, f".{field.go}")
+        value = self.write(field.go_type, ir.Field((field.go,)))
         if field.usual is None:
             return value
         usual = self.shown(json.dumps(field.usual, ensure_ascii=False))
-        return f"{{{{ if eq .{field.go} {go_string(field.usual)} }}}}{_text(usual)}{{{{ else }}}}{value}{{{{ end }}}}"
+        test = ir.command("eq", ir.Field((field.go,)), ir.String.of(field.usual))
+        return (if_(test), *literal(usual), ELSE, *value, END)
 
 
 def _json_writers(
     indent: int | None, depth: int, separators: tuple[str, str] | None, html: bool = False
-) -> dict[str, str]:
+) -> dict[str, tree.Generated]:
     """The JSON writers of one layout at one nesting depth: Python `json.dumps` layout of every
     type Ollama hands a template, a `define` per Go type and one telling an unknown type apart.
     With `html`, what they print is HTML-escaped, as a Markup concatenation escapes the JSON
@@ -350,52 +342,24 @@ def _json_writers(
     layout = _JsonLayout(indent, depth, separators, html)
     writers = {ANY_TYPE: layout.dispatch(DISPATCH_ORDER), JSON_VALUE: layout.dispatch(JSON_VALUE_TYPES)}
     for struct, fields in SCHEMA_FIELDS.items():
-        pairs = [(f".{field.go}" if field.optional else "true", field.key, layout.field(field)) for field in fields]
+        pairs = [
+            (ir.Field((field.go,)) if field.optional else None, field.key, layout.field(field)) for field in fields
+        ]
         writers[SCHEMA_TYPES[struct]] = layout.obj(pairs)
     for go_type, of in CONTAINERS.items():
         writers[go_type] = layout.container(of)  # (types sharing a writer: the same code under one name)
     return {
-        layout.helper(go_type, here=True): _untrimmed(
-            f'{{{{ define "{layout.helper(go_type, here=True)}" }}}}{body}{{{{ end }}}}'
-        )
+        layout.helper(go_type, here=True): tree.Generated((ir.Define(layout.helper(go_type, here=True)), *body, END))
         for go_type, body in writers.items()
     }
 
 
-def _untrimmed(code: str) -> str:
-    """Helpers are written without whitespace between actions, so no action may trim text."""
-    return code.replace("{{- ", "{{ ")
-
-
-class _Statements(Verbs[None]):
-    """Collects the statements of a textops function as the body of a `define`."""
-
-    def __init__(self) -> None:
-        self.code: list[str] = []
-        self.count = 0
-
-    def temp(self) -> str:
-        self.count += 1
-        return f"$_{self.count}"
-
-    def action(self, code: str) -> None:
-        self.code.append("{{ " + code + " }}")
-
-    def if_(self, condition: str | ir.Operand, keyword: str = "if") -> None:
-        """An `if` written as composed, without the parentheses around a call (a helper's
-        conditions are not folded)."""
-        if isinstance(condition, ir.Node):
-            self.action(f"{keyword} {condition.code}")  # (a call's pipeline: not in parentheses)
-        else:
-            self.action(f"{keyword} {condition.bare() if isinstance(condition, GoCall) else condition}")
-
-
-def _json_string_helper(html: bool = False) -> str:
+def _json_string_helper(html: bool = False) -> tree.Generated:
     """`ofc_json_str`: a string as Python's json.dumps writes it (see textops.json_string);
     with `html`, HTML-escaped."""
-    body = _Statements()
-    json_string(body, ".", printed=True, html=html)
-    return f'{{{{ define "{_string_writer(html)}" }}}}' + "".join(body.code) + "{{ end }}"
+    body = Statements()
+    json_string(body, GoOperand(DOT), printed=True, html=html)
+    return tree.Generated((ir.Define(_string_writer(html)), *body.nodes, END))
 
 
 def _string_writer(html: bool) -> str:
@@ -422,13 +386,13 @@ def json_helper_name(
 
 
 @functools.cache
-def _layout_writers(indent: int | None, separators: tuple[str, str] | None, html: bool) -> dict[str, str]:
+def _layout_writers(indent: int | None, separators: tuple[str, str] | None, html: bool) -> dict[str, tree.Generated]:
     """Every writer of a layout by name, with the compact ones that end its indented ones and
     the string writer."""
     if indent is None:
         strings = _string_writer(html)
         return {**_json_writers(None, 0, separators, html), strings: _json_string_helper(html)}
-    writers: dict[str, str] = {}
+    writers: dict[str, tree.Generated] = {}
     for depth in range(MAX_INDENT_DEPTH + 1):
         writers.update(_json_writers(indent, depth, separators, html))
     return {**writers, **_layout_writers(None, separators, html)}
@@ -437,82 +401,15 @@ def _layout_writers(indent: int | None, separators: tuple[str, str] | None, html
 @functools.cache
 def json_writers(
     entry: str, indent: int | None, separators: tuple[str, str] | None = None, html: bool = False
-) -> dict[str, str]:
+) -> dict[str, tree.Generated]:
     """The Go code of the writer `entry` (a `json_helper_name` of this layout) and of every
     writer it may call, by name: a template holds only the writers its `tojson`s can reach."""
     layout = _layout_writers(indent, separators, html)
-    reached: dict[str, str] = {}
+    reached: dict[str, tree.Generated] = {}
     waiting = [entry]
     while waiting:
         name = waiting.pop()
         if name not in reached:
             reached[name] = layout[name]
-            waiting += [called for node in tree.action_nodes([reached[name]]) for called in node.calls()]
+            waiting += reached[name].calls()
     return reached
-
-
-def _byte_table(marked: dict[int, int]) -> str:
-    """A 256-byte Go string literal: the value given for each marked byte, 0 (falsy) elsewhere."""
-    return go_string("".join(chr(marked.get(byte, 0)) for byte in range(256)))
-
-
-def _repr_plain(quote: int) -> str:
-    """Non-zero for the bytes `repr()` writes unchanged inside a string quoted with `quote`;
-    zero (falsy, and the shortest literal for the rarer bytes) for controls, backslash, DEL,
-    the quote, and the lead bytes of multi-byte characters (some of which repr escapes)."""
-    kept = (byte for byte in range(256) if byte >= 32 and byte not in (92, 127, quote))
-    return _byte_table({byte: 46 for byte in kept if not LEAD_BYTE <= byte <= 244})
-
-
-def _repr_rune() -> str:
-    """At a multi-byte character `$s` holds at `$i`: its escape, when repr writes one, after the
-    run before it (see reprs.rune_repr_escape)."""
-    body = _Statements()
-    rune, escape = rune_repr_escape(body, "$s", "$i")
-    return (
-        "".join(body.code)
-        + f"{{{{- if {escape} }}}}{{{{- slice $s $last $i }}}}{{{{- {escape} }}}}"
-        + f"{{{{- $last = {position_after('$s', '$i', f'(len {rune})')} }}}}{{{{- end }}}}"
-    )
-
-
-#: `ofc_repr_str`: which quote is decided by a scan only when `html` shows a quote may be there;
-#: the text is printed in runs between the bytes repr escapes, found by one table lookup each
-_REPR_STRING = (
-    '{{- define "ofc_repr_str" }}{{- $s := . }}{{- $sq := false }}{{- $dq := false }}'
-    "{{- if ne (len (html $s)) (len $s) }}{{- range $i := len $s }}"
-    f"{{{{- $b := index $s $i }}}}{{{{- if index {_byte_table({byte: 46 for byte in range(256) if byte not in (34, 39)})} $b }}}}"
-    "{{- else if eq $b 39 }}{{- $sq = true }}{{- else }}{{- $dq = true }}{{- end }}{{- end }}{{- end }}"
-    f'{{{{- $q := "\'" }}}}{{{{- $qb := 39 }}}}{{{{- $plain := {_repr_plain(39)} }}}}'
-    f'{{{{- if and $sq (not $dq) }}}}{{{{- $q = "\\"" }}}}{{{{- $qb = 34 }}}}{{{{- $plain = {_repr_plain(34)} }}}}{{{{- end }}}}'
-    "{{- $q }}{{- $last := 0 }}"
-    # (the usual string, which %q writes as it is: so does Python, between the quote chosen)
-    f"{{{{- if not {prints_as_is('$s')} }}}}"
-    "{{- range $i := len $s }}{{- if index $plain (index $s $i) }}{{- else }}"
-    f"{{{{- $b := index $s $i }}}}{{{{- if ge $b {LEAD_BYTE} }}}}{_repr_rune()}{{{{- else }}}}"
-    "{{- slice $s $last $i }}"
-    "{{- if eq $b 92 }}\\\\{{- else if eq $b $qb }}\\{{ $q }}{{- else if eq $b 10 }}\\n{{- else if eq $b 13 }}\\r"
-    '{{- else if eq $b 9 }}\\t{{- else }}{{- printf "\\\\x%02x" $b }}{{- end }}'
-    "{{- $last = len (slice $s (len (slice (slice $s $i) 1))) }}{{- end }}{{- end }}{{- end }}{{- end }}"
-    "{{- slice $s $last }}{{- $q }}{{- end }}"
-)
-
-
-#: Python repr of strings, numbers, booleans, None, lists and dicts (`{{ dict }}` in Jinja).
-REPR_HELPER = _untrimmed(
-    '{{- define "ofc_repr" }}{{- $t := printf "%T" . }}'
-    '{{- if eq $t "string" }}{{- template "ofc_repr_str" . }}'
-    '{{- else if eq $t "bool" }}{{- if . }}True{{- else }}False{{- end }}'
-    '{{- else if eq $t "<nil>" }}None'
-    '{{- else if eq $t "float64" "int" }}{{- json . }}'
-    '{{- else if eq $t "map[string]interface {}" "template.templateArgs" }}{{- $first := true }}{{- "{" }}'
-    "{{- range $k, $v := . }}{{- if $first }}{{- $first = false }}{{- else }}, {{- end }}"
-    '{{- template "ofc_repr_str" $k }}: {{ template "ofc_repr" $v }}{{- end }}}'
-    '{{- else if eq $t "[]interface {}" "[]string" }}[{{- range $i, $v := . }}{{- if $i }}, {{ end }}'
-    '{{- template "ofc_repr" $v }}{{- end }}]'
-    "{{- else }}{{- print . }}{{- end }}{{- end }}"
-    # strings: single quotes unless the text has ' and no ", like CPython's repr
-    + _REPR_STRING
-    # `{{ value }}` of an untyped value: Jinja prints strings bare and everything else as repr
-    + '{{- define "ofc_str" }}{{- if eq (printf "%T" .) "string" }}{{- . }}{{- else }}{{- template "ofc_repr" . }}{{- end }}{{- end }}'
-)

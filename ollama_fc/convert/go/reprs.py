@@ -214,8 +214,8 @@ def _repr_json_escape(em: Emitter, v: _ReprScan) -> None:
     em.assign(v.escape, ir.command("printf", ir.String.of("%.6s"), run_of(v.text, v.i)))
     em.assign(v.step, ir.Number.of(6))
     em.assign(v.piece, v.escape)
-    for code, char in (("003c", "<"), ("003e", ">"), ("0026", "&")):
-        em.if_(go_eq(v.escape, q(chr(92) + "u" + code)), "if" if code == "003c" else "else if")
+    for digits, char in (("003c", "<"), ("003e", ">"), ("0026", "&")):
+        em.if_(go_eq(v.escape, q(chr(92) + "u" + digits)), "if" if digits == "003c" else "else if")
         em.assign(v.piece, ir.String.of(char))
     em.if_(go_eq(GoCall("slice", v.escape, "0", ir.Number.of(4)), q(chr(92) + "u00")), "else if")
     em.assign(v.piece, _hex_escape(v.escape))

@@ -4,8 +4,8 @@ A pass that needs to know which `{{ end }}` closes which `{{ if }}`, or what a b
 works on this tree instead of walking the text itself; `render` prints it, byte for byte what
 was written where no pass changed anything (or with every action compact). The translator
 writes typed pieces (`Act`, one action; `Text`, literal text; `Mark`, a print plan's marker)
-that `build` reads as they are; text written whole (a helper) is lexed, with `action_spans` as
-the one lexer.
+that `build` reads as they are, and builds its generated helpers as IR (`Generated`); only text
+handed in whole (a template read back, a test's) is lexed, with `action_spans` as the one lexer.
 """
 
 from __future__ import annotations
@@ -238,30 +238,56 @@ def parse(template: str) -> list[Node]:
     return build([template])
 
 
-#: a `define` the template will hold: a generated helper's text (the same for every conversion
-#: that needs it), or the pieces the translator wrote for a macro's define
-Helper = Union[str, tuple[str, ...]]
+class Generated:
+    """A generated helper (a JSON writer, the repr): its defines made as IR, each action a node
+    between pieces of literal text. The same for every conversion that needs it, so its tree is
+    built once per process and copied (the passes change trees in place); nothing of it is lexed
+    or read back."""
+
+    __slots__ = ("_built", "items")
+
+    def __init__(self, items: Iterable[str | ir.ActionNode]) -> None:
+        #: literal text (never an action) and actions, in order
+        self.items = tuple(items)
+        self._built: list[Node] | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(item if isinstance(item, str) else ir.render(item) for item in self.items)
+
+    def tree(self) -> list[Node]:
+        built = self._built
+        if built is None:
+            builder = _Builder()
+            for item in self.items:
+                if isinstance(item, str):
+                    builder.text(item)
+                else:
+                    builder.action(ir.render(item), item.keyword, item)
+            built = self._built = builder.done()
+        return copy(built)
+
+    def calls(self) -> Iterator[str]:
+        """The defines its actions call."""
+        for item in self.items:
+            if not isinstance(item, str):
+                yield from item.calls()
+
+
+#: a `define` the template will hold: a generated helper (the same for every conversion that
+#: needs it), or the pieces the translator wrote for a macro's define
+Helper = Union[Generated, tuple[str, ...]]
 
 
 def helper_tree(helper: Helper) -> list[Node]:
-    """A helper's tree: generated text lexed once per process (`parse_helper`), written pieces
-    built as they are (`build`)."""
-    return parse_helper(helper) if isinstance(helper, str) else build(list(helper))
+    """A helper's tree: a generated one's built once per process, written pieces built as
+    they are (`build`)."""
+    return helper.tree() if isinstance(helper, Generated) else build(list(helper))
 
 
 def helper_pieces(helper: Helper) -> tuple[str, ...]:
-    return (helper,) if isinstance(helper, str) else helper
-
-
-def parse_helper(template: str) -> list[Node]:
-    """`parse(template)` for a helper's text, which the same generators write again and again
-    (a JSON writer, a repr): lexed once, then copied (the passes change trees in place)."""
-    return copy(_parsed(template))
-
-
-@functools.lru_cache(maxsize=1024)
-def _parsed(template: str) -> list[Node]:
-    return parse(template)  # (never changed: only copies leave)
+    """A helper's text as pieces (a generated one's whole, for what measures or searches it)."""
+    return (helper.text,) if isinstance(helper, Generated) else helper
 
 
 def copy(tree: list[Node]) -> list[Node]:

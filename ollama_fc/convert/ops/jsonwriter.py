@@ -16,11 +16,11 @@ from ..go.gohelpers import (
     ANY_TYPE,
     JSON_VALUE,
     MAX_INDENT_DEPTH,
-    REPR_HELPER,
     SCHEMA_FIELDS,
     json_helper_name,
     json_writers,
 )
+from ..go.reprhelper import REPR_HELPER
 from ..go.reprs import repr_of_json, repr_string
 from ..go.textops import Emitter, json_string
 from .toolschema import SCHEMA_STRUCTS

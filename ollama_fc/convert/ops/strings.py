@@ -11,7 +11,7 @@ from jinja2 import nodes
 
 from ..go import ir, search, strip, strlists, textops
 from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf, go_variable
-from ..go.gohelpers import REPR_HELPER
+from ..go.reprhelper import REPR_HELPER
 from ..go.textops import escape_html, go_string, html_of
 from .access import Access
 from .emit import Emit
