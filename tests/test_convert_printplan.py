@@ -18,7 +18,7 @@ import pytest
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
-from ollama_fc.convert.go.tree import Act, Mark, Text, build, render
+from ollama_fc.convert.go.tree import Act, Mark, Piece, Text, build, printed_all, render
 from ollama_fc.convert.translate import Translator
 from ollama_fc.convert.translate.planfallback import PlanFallback
 from ollama_fc.convert.translate.plans import plan_marks, unsound_use
@@ -369,9 +369,9 @@ def _marked(*uses: Act | Mark | Text) -> list[Act | Mark | Text]:
         ),
     ],
 )
-def test_plan_soundness_is_checked_on_the_marks_in_the_tree(pieces: list[str], unsound: int | None) -> None:
+def test_plan_soundness_is_checked_on_the_marks_in_the_tree(pieces: list[Piece], unsound: int | None) -> None:
     """The marks are nodes of the written tree, never printed; the check reads where each part
     was made and used, and the Go scopes around them, from the tree alone."""
     top = build(pieces)
-    assert "ofc" not in render(top) and render(top) == "".join(p for p in pieces if not isinstance(p, Mark))
+    assert "ofc" not in render(top) and render(top) == printed_all(pieces)
     assert unsound_use(plan_marks(top)) == unsound

@@ -78,7 +78,7 @@ def merge_identical_defines(helpers: Helpers, body: list[tree.Node]) -> Helpers:
         ]
         for name in names
     }
-    shapes: dict[tuple[str, ...], int] = {}
+    shapes: dict[tuple[tree.Piece, ...], int] = {}
     classes = {name: shapes.setdefault(_define_shape(helpers[name]), len(shapes)) for name in names}
     while True:
         keys: dict[tuple[int, tuple[int, ...]], int] = {}
@@ -107,9 +107,10 @@ def merge_identical_defines(helpers: Helpers, body: list[tree.Node]) -> Helpers:
     return kept
 
 
-def _define_shape(helper: list[tree.Node]) -> tuple[str, ...]:
+def _define_shape(helper: list[tree.Node]) -> tuple[tree.Piece, ...]:
     """A define as written, without its name and the numbers of its temporaries (in order of
-    appearance) and of the macro defines it calls."""
+    appearance) and of the macro defines it calls; its marks as they are (two defines marked
+    differently are not shared)."""
     numbers: dict[str, str] = {}
 
     def renumbered(name: str) -> str:
@@ -123,11 +124,11 @@ def _define_shape(helper: list[tree.Node]) -> tuple[str, ...]:
     def shaped(head: tree.Action | tree.Block | tree.Branch) -> str:
         return ir.render(irtools.rename_variables(irtools.transform(head.node, callee), renumbered))
 
-    out: list[str] = []
+    out: list[tree.Piece] = []
 
     def walk(body: list[tree.Node], top: bool) -> None:
         for node in body:
-            if isinstance(node, str):
+            if isinstance(node, (str, tree.Mark)):
                 out.append(node)
             elif isinstance(node, tree.Action):
                 out.append(shaped(node))

@@ -15,7 +15,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal, Union, cast
+from typing import Literal, Union
 
 from . import ir
 from .irread import Unread, read_action
@@ -88,8 +88,8 @@ class Block(_Head):
         return node_of(self.end) if self.end else None
 
 
-#: template text (never an action; a `Mark` is text that prints nothing), an action, or a block
-Node = Union[str, Action, Block]
+#: template text (never an action), a print plan's mark (it prints nothing), an action, or a block
+Node = Union[str, "Mark", Action, Block]
 
 
 #: one action `{{ ... }}`, its Go string and raw string literals skipped whole (so a `}}` in
@@ -144,7 +144,7 @@ def rewrite(head: Action | Block | Branch, node: ir.ActionNode) -> None:
     head.raw, head.written = ir.render(node, compact=head.raw != ir.render(head.node)), node
 
 
-def action_nodes(written: Iterable[str]) -> Iterator[ir.ActionNode]:
+def action_nodes(written: Iterable[Piece]) -> Iterator[ir.ActionNode]:
     """The IR of each action in the translator's pieces, in order (see `action_raws`): an `Act`
     written from IR its node, other text read."""
     for raw in action_raws(written):
@@ -197,27 +197,19 @@ _WRITTEN_AT_MOST = 1 << 16
 MarkKind = Literal["made", "used", "body"]
 
 
-class Mark(str):
+@dataclass(frozen=True, eq=False, slots=True)
+class Mark:
     """A print plan's marker (translate/printplan.py), written among the translator's pieces and
     kept as a node of its own in the tree: where the plan's part `part` was made (reading the Go
-    variables `reads`) or used, or where the template's body starts. Its text is empty, so the
-    printer never prints it and no lexer sees an action in it; two marks are equal only when
-    they mark the same thing (never equal to text)."""
+    variables `reads`) or used, or where the template's body starts. Not text: it prints nothing
+    (`printed`), no lexer sees it, and two marks are equal only when they mark the same thing."""
 
     kind: MarkKind
-    part: int
-    reads: frozenset[str]
-
-    def __new__(cls, kind: MarkKind, part: int = 0, reads: frozenset[str] = frozenset()) -> Mark:
-        mark = super().__new__(cls, "")
-        mark.kind, mark.part, mark.reads = kind, part, reads
-        return mark
+    part: int = 0
+    reads: frozenset[str] = frozenset()
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Mark) and (self.kind, self.part) == (other.kind, other.part)
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
 
     def __hash__(self) -> int:
         return hash((Mark, self.kind, self.part))
@@ -231,6 +223,21 @@ class Text(str):
     text, never lexed."""
 
     __slots__ = ()
+
+
+#: what the translator writes, piece by piece: text (an `Act`, one action; a `Text`, literal
+#: text; any other `str`, text written whole and lexed) or a `Mark`, which is not text
+Piece = Union[str, Mark]
+
+
+def printed(piece: Piece) -> str:
+    """What the piece prints: its text, nothing for a mark."""
+    return "" if isinstance(piece, Mark) else piece
+
+
+def printed_all(pieces: Iterable[Piece]) -> str:
+    """What the pieces print, joined."""
+    return "".join(printed(piece) for piece in pieces)
 
 
 def parse(template: str) -> list[Node]:
@@ -276,7 +283,7 @@ class Generated:
 
 #: a `define` the template will hold: a generated helper (the same for every conversion that
 #: needs it), or the pieces the translator wrote for a macro's define
-Helper = Union[Generated, tuple[str, ...]]
+Helper = Union[Generated, tuple[Piece, ...]]
 
 
 def helper_tree(helper: Helper) -> list[Node]:
@@ -285,7 +292,7 @@ def helper_tree(helper: Helper) -> list[Node]:
     return helper.tree() if isinstance(helper, Generated) else build(list(helper))
 
 
-def helper_pieces(helper: Helper) -> tuple[str, ...]:
+def helper_pieces(helper: Helper) -> tuple[Piece, ...]:
     """A helper's text as pieces (a generated one's whole, for what measures or searches it)."""
     return (helper.text,) if isinstance(helper, Generated) else helper
 
@@ -294,7 +301,7 @@ def copy(tree: list[Node]) -> list[Node]:
     """A tree of new blocks and actions holding the same text."""
     out: list[Node] = []
     for node in tree:
-        if isinstance(node, str):
+        if isinstance(node, (str, Mark)):
             out.append(node)
         elif isinstance(node, Action):
             out.append(Action(node.raw, node.written))
@@ -304,20 +311,19 @@ def copy(tree: list[Node]) -> list[Node]:
     return out
 
 
-def build(written: list[str]) -> list[Node]:
+def build(written: Iterable[Piece]) -> list[Node]:
     """The tree of the output the translator wrote, piece by piece: an `Act` is one action, a
     `Text` is text and a `Mark` a node of its own as they are; any other piece (written whole,
     as a define's text) is lexed."""
     builder = _Builder()
     for piece in written:
-        kind = type(piece)
-        if kind is Act:
-            node = piece.node  # type: ignore[attr-defined]
+        if isinstance(piece, Mark):
+            builder.mark(piece)
+        elif type(piece) is Act:
+            node = piece.node
             builder.action(piece, node.keyword if node is not None else piece[3:-3].partition(" ")[0], node)
-        elif kind is Text:
+        elif type(piece) is Text:
             builder.text(piece)
-        elif kind is Mark:
-            builder.mark(cast(Mark, piece))
         else:
             last = 0
             for start, end in action_spans(piece):
@@ -331,14 +337,15 @@ def build(written: list[str]) -> list[Node]:
     return builder.done()
 
 
-def action_raws(written: Iterable[str]) -> Iterator[str]:
+def action_raws(written: Iterable[Piece]) -> Iterator[str]:
     """Each action in the translator's pieces, in order: an `Act` as it is, a `Text` or a
     `Mark` holds none, any other piece is lexed."""
     for piece in written:
-        kind = type(piece)
-        if kind is Act:
+        if isinstance(piece, Mark):
+            continue
+        if type(piece) is Act:
             yield piece
-        elif kind is not Text and kind is not Mark:
+        elif type(piece) is not Text:
             for start, end in action_spans(piece):
                 yield piece[start:end]
 

@@ -72,7 +72,7 @@ class Emit(Verbs[tree.Act]):
         self.tokens = special_tokens
         #: the role name this template gives tool results, when it is not Ollama's `tool`
         self.tool_role = tool_role
-        self.out: list[str] = []
+        self.out: list[tree.Piece] = []
         #: what is left of the output size and time this conversion may take
         self.budget = Budget(limits or Limits())
         #: the statements being translated, outermost first (an exceeded limit names one)
@@ -219,12 +219,13 @@ class Emit(Verbs[tree.Act]):
                 self.printed_blocks[-1] = (opened, before, some_branch or self.printed)
                 self.printed = before  # the next branch starts where the `if` did
 
-    def show(self, code: str) -> None:
-        """Template output (text or a printing action); silent once an assistant prefill has ended."""
+    def show(self, code: tree.Piece) -> None:
+        """Template output (text or a printing action; a replayed snippet's plan marks among
+        them); silent once an assistant prefill has ended."""
         if self.prefill_armed and not self.guard_open:
             self.out.append(tree.Act.of(GUARD_NODE))  # (true until the prefill is cut)
             self.guard_open = True
-        self.charge(code)
+        self.charge(tree.printed(code))
         self.printed = True
         self.out.append(code)
 
@@ -263,7 +264,7 @@ class Emit(Verbs[tree.Act]):
         self.charge("".join(written))
         self.out += written
 
-    def written_at(self, start: int, piece: str) -> int | None:
+    def written_at(self, start: int, piece: tree.Piece) -> int | None:
         """Where in the output, from `start` on, the piece `piece` is (itself, not an equal one)."""
         return next((i for i in range(start, len(self.out)) if self.out[i] is piece), None)
 
@@ -328,7 +329,7 @@ class Emit(Verbs[tree.Act]):
         del self.warnings[to.warnings :]
 
     @contextmanager
-    def writing_to(self, out: list[str], *, fresh: bool = False, own_blocks: bool = False) -> Iterator[None]:
+    def writing_to(self, out: list[tree.Piece], *, fresh: bool = False, own_blocks: bool = False) -> Iterator[None]:
         """Output goes to `out` inside the `with`, and back where it went after: the one place
         that knows which of the emitter's fields belong to where output is written.
 

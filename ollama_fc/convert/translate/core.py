@@ -210,7 +210,7 @@ class Core:
         )
         return run_passes(written)
 
-    def prefill_prologue(self) -> list[str]:
+    def prefill_prologue(self) -> list[go_tree.Piece]:
         """Go variables describing an assistant prefill, computed once before the body runs.
 
         Ollama has no `add_generation_prompt`: a conversation ending with the assistant's message
@@ -221,7 +221,7 @@ class Core:
         due (the length of the stripped text `$ofc_cut`, `$ofc_n`), `$ofc_tail` what follows
         the cut where the text continues with it: the whole text when it has no leading space.
         """
-        prologue: list[str] = []
+        prologue: list[go_tree.Piece] = []
         with self.emit.writing_to(prologue):
             empty, zero = ir.String.of(""), ir.Number.of(0)
             for var, initial in (
@@ -396,11 +396,13 @@ class Core:
         """`a if c else b`, c's truth being `truth` (not known statically): the branch taken."""
         return self.join_branches(truth, node, *self.branches(node, frame))
 
-    def branches(self, node: nodes.CondExpr, frame: Frame) -> tuple[Value, list[str], Value, list[str]]:
+    def branches(
+        self, node: nodes.CondExpr, frame: Frame
+    ) -> tuple[Value, list[go_tree.Piece], Value, list[go_tree.Piece]]:
         """`a if c else b`'s branches evaluated, each with the code its value needs, kept apart
         from the output: (a, its code, b, its code)."""
         self.emit.close_guard()  # (else the first action of a branch would close it there)
-        yes_code, no_code = list[str](), list[str]()
+        yes_code, no_code = list[go_tree.Piece](), list[go_tree.Piece]()
         with self.emit.writing_to(yes_code):  # (a refused plan is retried from the statement)
             yes = self.expr(node.expr1, frame)
         with self.emit.writing_to(no_code):
@@ -408,7 +410,13 @@ class Core:
         return yes, yes_code, no, no_code
 
     def join_branches(
-        self, truth: str, node: nodes.CondExpr, yes: Value, yes_code: list[str], no: Value, no_code: list[str]
+        self,
+        truth: str,
+        node: nodes.CondExpr,
+        yes: Value,
+        yes_code: list[go_tree.Piece],
+        no: Value,
+        no_code: list[go_tree.Piece],
     ) -> Value:
         """The value of the branch `truth` takes. As Python evaluates only that branch, each
         branch's code runs in its own block of the `if` (`x if x is string else x | string`

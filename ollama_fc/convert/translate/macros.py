@@ -56,7 +56,7 @@ KNOWN_OF_ARGUMENTS = {"defined_flag", "maybe_none", "nullable", "final", "items"
 MAX_DEFINES = 16
 
 
-def _self_contained(written: list[str]) -> bool:
+def _self_contained(written: list[tree.Piece]) -> bool:
     """Does the template code written (the translator's pieces) read only variables it
     declares (Go's block scopes: a variable lives to the `end` of the `if`, `range` or `with`
     it is declared in, a branch to its `else`)?"""
@@ -391,7 +391,7 @@ class Macros(Core):
         arguments: dict[str, Value],
         givens: dict[str, nodes.Expr],
         base: tuple[str, Value],
-    ) -> tuple[str, ...] | None:
+    ) -> tuple[tree.Piece, ...] | None:
         """The macro's body written for a `define` whose dot is the caller's variable `base`;
         None when it needs anything else of the caller's (a variable, the prefill state, `$`)."""
         mark, defines = self.emit.checkpoint(), set(self.macro_defines)
@@ -425,7 +425,7 @@ class Macros(Core):
             del self.emit.warnings[mark.warnings :]
             self.drop_defines_calling(name, set(self.macro_defines) - defines, mark.helpers)
             self.emit.budget.spent += sum(
-                len(piece)
+                len(tree.printed(piece))
                 for n, helper in self.emit.helpers.items()
                 if n not in mark.helpers
                 for piece in helper_pieces(helper)
@@ -444,7 +444,7 @@ class Macros(Core):
                 if (define := self.macro_defines.get(key)) is not None
                 and define not in dropped
                 and any(
-                    f'template "{gone}"' in piece
+                    f'template "{gone}"' in tree.printed(piece)
                     for piece in helper_pieces(self.emit.helpers.get(define, ()))
                     for gone in dropped
                 )

@@ -40,8 +40,9 @@ class Piece:
 
     made: int = 0
     value: Value | None = None
-    #: the pieces of Go template it prints, as the translator wrote them (`tree.Act`, `tree.Text`)
-    snippet: tuple[str, ...] = ()
+    #: the pieces of Go template it prints, as the translator wrote them (`tree.Act`, `tree.Text`,
+    #: the marks of the plans it prints)
+    snippet: tuple[tree.Piece, ...] = ()
     source: int = -1
     #: its truth when known without a run-time test
     truth: bool | None = None
@@ -349,7 +350,7 @@ def declared(node: ir.Node) -> set[str]:
 PLANNED_HELPERS = ("ofc_json", "ofc_repr", "ofc_str")
 
 
-def calls_other_defines(snippet: Sequence[str]) -> bool:
+def calls_other_defines(snippet: Sequence[tree.Piece]) -> bool:
     """Does the snippet print through a `define` other than the JSON and repr writers? Any
     other (a macro's define, say) keeps the captured text the translation writes inline."""
     return any(not name.startswith(PLANNED_HELPERS) for node in tree.action_nodes(snippet) for name in node.calls())
@@ -372,7 +373,7 @@ def _expression_node(code: str) -> ir.Node:
     return known if known is not None else tree.expression(code)
 
 
-def snippet_free_variables(snippet: Sequence[str]) -> set[str]:
+def snippet_free_variables(snippet: Sequence[tree.Piece]) -> set[str]:
     """Go variables the snippet's actions read and do not declare themselves (without `$`)."""
     actions = list(tree.action_nodes(snippet))
     read = {name[1:] for node in actions for name in node.reads()} - {""}
@@ -391,7 +392,7 @@ def is_variable(code: str) -> bool:
     return isinstance(variable, ir.Variable) and variable.name != "$" and not variable.fields
 
 
-def trailing_text(snippet: Sequence[str]) -> str:
+def trailing_text(snippet: Sequence[tree.Piece]) -> str:
     """The text a snippet prints after its last action (a piece written whole is lexed)."""
     tail: list[str] = []
     for piece in reversed(snippet):
@@ -404,15 +405,16 @@ def trailing_text(snippet: Sequence[str]) -> str:
     return "".join(reversed(tail))
 
 
-def without_trailing(snippet: Sequence[str], count: int) -> tuple[str, ...]:
+def without_trailing(snippet: Sequence[tree.Piece], count: int) -> tuple[tree.Piece, ...]:
     """The snippet without the last `count` characters of its trailing text."""
     pieces = list(snippet)
     while count:
         last = pieces.pop()
-        if len(last) > count:
-            pieces.append(tree.Text(last[:-count]) if isinstance(last, tree.Text) else last[:-count])
+        text = tree.printed(last)
+        if len(text) > count:
+            pieces.append(tree.Text(text[:-count]) if isinstance(last, tree.Text) else text[:-count])
             break
-        count -= len(last)
+        count -= len(text)
     return tuple(pieces)
 
 

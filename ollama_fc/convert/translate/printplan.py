@@ -112,7 +112,7 @@ class PrintPlans(Macros):
         #: the plan sources printed with each made part (what to refuse when it fails)
         self.plan_users: dict[int, frozenset[int]] = {}
         self.plan_made = 0
-        self.plan_main: list[str] | None = None
+        self.plan_main: list[tree.Piece] | None = None
         #: variables keeping the tests of `if`s that chose between plans (see `merge_plans`)
         self.plan_tests: list[str] = []
         self._stored_json: dict[int, nodes.Assign] | None = None
@@ -171,7 +171,7 @@ class PrintPlans(Macros):
     def plan_value(self, plan: Plan) -> Value:
         return Value(PLACEHOLDER, STR, facts=Facts(plan=plan))
 
-    def snippet(self, produce: Callable[[], None]) -> tuple[str, ...] | None:
+    def snippet(self, produce: Callable[[], None]) -> tuple[tree.Piece, ...] | None:
         """The Go template `produce` writes, as printed output, kept for where the plan prints.
 
         None, with nothing of it kept (helpers, warnings, counters), where it prints through
@@ -530,7 +530,7 @@ class PrintPlans(Macros):
             if not made:
                 self.plan_made += 1
                 made = self.plan_made
-                written: list[str] = []
+                written: list[tree.Piece] = []
                 if free_variables(test):
                     seen = self.emit.temp()
                     self.plan_tests.append(seen)
