@@ -16,11 +16,13 @@ from ollama_fc.convert.go.tree import (
     Action,
     Block,
     Generated,
+    Mark,
     Text,
     blocks,
     build,
     heads,
     parse,
+    printed_all,
     render,
 )
 from ollama_fc.errors import ConversionError
@@ -47,10 +49,16 @@ def test_blocks_hold_their_branches_and_the_text_comes_back() -> None:
 
 def test_typed_pieces_build_the_tree_their_text_parses_to() -> None:
     """The translator's pieces are read as they are typed (an Act is one action, a Text is
-    text); a piece written whole is lexed, and text split across pieces is one node."""
-    pieces = [Act("$x := 1"), Text("a"), Act("if $y"), "b", Text("c"), Act('"}}"'), "{{ else }}d{{ end }}", Text("e")]
-    assert build(pieces) == parse("".join(pieces))
-    assert render(build(pieces)) == "".join(pieces)
+    text, a Mark a node that prints nothing); text split across pieces is one node."""
+    pieces = [Act("$x := 1"), Text("a"), Act("if $y"), Text("b"), Mark("used", 1), Text("c"), Act('"}}"')]
+    pieces += [Act("else"), Text("d"), Act("end"), Text("e")]
+    text = printed_all(pieces)
+    assert text == '{{ $x := 1 }}a{{ if $y }}bc{{ "}}" }}{{ else }}d{{ end }}e'
+    built = build(pieces)
+    assert render(built) == text
+    block = built[2]
+    assert isinstance(block, Block) and block.body[:3] == ["b", Mark("used", 1), "c"]  # a node of its own
+    assert build([piece for piece in pieces if not isinstance(piece, Mark)]) == parse(text)
 
 
 GENERATED = Generated(

@@ -78,7 +78,7 @@ def merge_identical_defines(helpers: Helpers, body: list[tree.Node]) -> Helpers:
         ]
         for name in names
     }
-    shapes: dict[tuple[tree.Piece, ...], int] = {}
+    shapes: dict[tuple[str | tree.Mark, ...], int] = {}
     classes = {name: shapes.setdefault(_define_shape(helpers[name]), len(shapes)) for name in names}
     while True:
         keys: dict[tuple[int, tuple[int, ...]], int] = {}
@@ -107,7 +107,7 @@ def merge_identical_defines(helpers: Helpers, body: list[tree.Node]) -> Helpers:
     return kept
 
 
-def _define_shape(helper: list[tree.Node]) -> tuple[tree.Piece, ...]:
+def _define_shape(helper: list[tree.Node]) -> tuple[str | tree.Mark, ...]:
     """A define as written, without its name and the numbers of its temporaries (in order of
     appearance) and of the macro defines it calls; its marks as they are (two defines marked
     differently are not shared)."""
@@ -124,7 +124,7 @@ def _define_shape(helper: list[tree.Node]) -> tuple[tree.Piece, ...]:
     def shaped(head: tree.Action | tree.Block | tree.Branch) -> str:
         return ir.render(irtools.rename_variables(irtools.transform(head.node, callee), renumbered))
 
-    out: list[tree.Piece] = []
+    out: list[str | tree.Mark] = []
 
     def walk(body: list[tree.Node], top: bool) -> None:
         for node in body:

@@ -145,11 +145,12 @@ def rewrite(head: Action | Block | Branch, node: ir.ActionNode) -> None:
 
 
 def action_nodes(written: Iterable[Piece]) -> Iterator[ir.ActionNode]:
-    """The IR of each action in the translator's pieces, in order (see `action_raws`): an `Act`
-    written from IR its node, other text read."""
-    for raw in action_raws(written):
-        node = raw.node if type(raw) is Act else None
-        yield node if node is not None else node_of(raw)
+    """The IR of each action in the translator's pieces, in order: an `Act` written from IR
+    its node, one written as text read (a `Text` or a `Mark` holds none)."""
+    for piece in written:
+        if isinstance(piece, Act):
+            node = piece.node
+            yield node if node is not None else node_of(piece)
 
 
 class Act(str):
@@ -225,9 +226,9 @@ class Text(str):
     __slots__ = ()
 
 
-#: what the translator writes, piece by piece: text (an `Act`, one action; a `Text`, literal
-#: text; any other `str`, text written whole and lexed) or a `Mark`, which is not text
-Piece = Union[str, Mark]
+#: what the translator writes, piece by piece: an `Act` (one action), a `Text` (literal text)
+#: or a `Mark` (not text: it prints nothing)
+Piece = Union[Act, "Text", Mark]
 
 
 def printed(piece: Piece) -> str:
@@ -241,8 +242,19 @@ def printed_all(pieces: Iterable[Piece]) -> str:
 
 
 def parse(template: str) -> list[Node]:
-    """The template's top level; an `{{ end }}` with no open block stays an action."""
-    return build([template])
+    """The tree of text handed in whole (a template read back, a test's), lexed with
+    `action_spans`; an `{{ end }}` with no open block stays an action."""
+    builder = _Builder()
+    last = 0
+    for start, end in action_spans(template):
+        if start > last:
+            builder.text(template[last:start])
+        last = end
+        raw = template[start:end]
+        builder.action(raw, raw[2:-2].lstrip("- ").partition(" ")[0])  # (as code_of, cheaper)
+    if last < len(template):
+        builder.text(template[last:])
+    return builder.done()
 
 
 class Generated:
@@ -292,9 +304,15 @@ def helper_tree(helper: Helper) -> list[Node]:
     return helper.tree() if isinstance(helper, Generated) else build(list(helper))
 
 
-def helper_pieces(helper: Helper) -> tuple[Piece, ...]:
-    """A helper's text as pieces (a generated one's whole, for what measures or searches it)."""
-    return (helper.text,) if isinstance(helper, Generated) else helper
+def helper_texts(helper: Helper) -> tuple[str, ...]:
+    """What a helper prints, piece by piece (a generated one's whole), for what measures or
+    searches its text."""
+    return (helper.text,) if isinstance(helper, Generated) else tuple(printed(piece) for piece in helper)
+
+
+def helper_marked(helper: Helper) -> bool:
+    """Does the helper hold a `Mark` (a generated one never does)?"""
+    return not isinstance(helper, Generated) and any(isinstance(piece, Mark) for piece in helper)
 
 
 def copy(tree: list[Node]) -> list[Node]:
@@ -312,42 +330,18 @@ def copy(tree: list[Node]) -> list[Node]:
 
 
 def build(written: Iterable[Piece]) -> list[Node]:
-    """The tree of the output the translator wrote, piece by piece: an `Act` is one action, a
-    `Text` is text and a `Mark` a node of its own as they are; any other piece (written whole,
-    as a define's text) is lexed."""
+    """The tree of the output the translator wrote, piece by piece, as the pieces are: an `Act`
+    is one action, a `Text` text and a `Mark` a node of its own; nothing is lexed."""
     builder = _Builder()
     for piece in written:
         if isinstance(piece, Mark):
             builder.mark(piece)
-        elif type(piece) is Act:
+        elif isinstance(piece, Act):
             node = piece.node
             builder.action(piece, node.keyword if node is not None else piece[3:-3].partition(" ")[0], node)
-        elif type(piece) is Text:
-            builder.text(piece)
         else:
-            last = 0
-            for start, end in action_spans(piece):
-                if start > last:
-                    builder.text(piece[last:start])
-                last = end
-                raw = piece[start:end]
-                builder.action(raw, raw[2:-2].lstrip("- ").partition(" ")[0])  # (as code_of, cheaper)
-            if last < len(piece):
-                builder.text(piece[last:])
+            builder.text(piece)
     return builder.done()
-
-
-def action_raws(written: Iterable[Piece]) -> Iterator[str]:
-    """Each action in the translator's pieces, in order: an `Act` as it is, a `Text` or a
-    `Mark` holds none, any other piece is lexed."""
-    for piece in written:
-        if isinstance(piece, Mark):
-            continue
-        if type(piece) is Act:
-            yield piece
-        elif type(piece) is not Text:
-            for start, end in action_spans(piece):
-                yield piece[start:end]
 
 
 class _Builder:

@@ -264,8 +264,9 @@ class Emit(Verbs[tree.Act]):
         self.charge("".join(written))
         self.out += written
 
-    def written_at(self, start: int, piece: tree.Piece) -> int | None:
-        """Where in the output, from `start` on, the piece `piece` is (itself, not an equal one)."""
+    def written_at(self, start: int, piece: object) -> int | None:
+        """Where in the output, from `start` on, the piece `piece` is (itself, not an equal one:
+        found by identity, whatever its static type, as `Loop.last_declared` holds it)."""
         return next((i for i in range(start, len(self.out)) if self.out[i] is piece), None)
 
     def put(self, code: str | ir.Operand) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from jinja2 import nodes
 
 from ..go import ir, tree
-from ..go.tree import action_nodes, helper_pieces
+from ..go.tree import action_nodes, helper_texts
 from ..ops.values import (
     ANY,
     ANYOF,
@@ -425,10 +425,10 @@ class Macros(Core):
             del self.emit.warnings[mark.warnings :]
             self.drop_defines_calling(name, set(self.macro_defines) - defines, mark.helpers)
             self.emit.budget.spent += sum(
-                len(tree.printed(piece))
+                len(text)
                 for n, helper in self.emit.helpers.items()
                 if n not in mark.helpers
-                for piece in helper_pieces(helper)
+                for text in helper_texts(helper)
             )  # kept
             return None
         return body
@@ -444,8 +444,8 @@ class Macros(Core):
                 if (define := self.macro_defines.get(key)) is not None
                 and define not in dropped
                 and any(
-                    f'template "{gone}"' in tree.printed(piece)
-                    for piece in helper_pieces(self.emit.helpers.get(define, ()))
+                    f'template "{gone}"' in text
+                    for text in helper_texts(self.emit.helpers.get(define, ()))
                     for gone in dropped
                 )
             }

@@ -338,7 +338,7 @@ def unsound_use(marks: PlanMarks) -> int | None:
 def plan_marked(helper: tree.Helper) -> bool:
     """Does the helper hold one of the plans' marks? (A plan printed in a define cannot be
     checked against the body's scopes.)"""
-    return any(isinstance(piece, tree.Mark) for piece in tree.helper_pieces(helper))
+    return tree.helper_marked(helper)
 
 
 def declared(node: ir.Node) -> set[str]:
@@ -393,15 +393,12 @@ def is_variable(code: str) -> bool:
 
 
 def trailing_text(snippet: Sequence[tree.Piece]) -> str:
-    """The text a snippet prints after its last action (a piece written whole is lexed)."""
+    """The text a snippet prints after its last action."""
     tail: list[str] = []
     for piece in reversed(snippet):
-        if isinstance(piece, (tree.Act, tree.Mark)):
+        if not isinstance(piece, tree.Text):
             break  # (a plan's mark ends it as an action does)
-        spans = [] if isinstance(piece, tree.Text) else tree.action_spans(piece)
-        tail.append(piece[spans[-1][1] :] if spans else piece)
-        if spans:
-            break
+        tail.append(piece)
     return "".join(reversed(tail))
 
 
@@ -410,11 +407,11 @@ def without_trailing(snippet: Sequence[tree.Piece], count: int) -> tuple[tree.Pi
     pieces = list(snippet)
     while count:
         last = pieces.pop()
-        text = tree.printed(last)
-        if len(text) > count:
-            pieces.append(tree.Text(text[:-count]) if isinstance(last, tree.Text) else text[:-count])
+        assert isinstance(last, tree.Text), "only the trailing text is cut"
+        if len(last) > count:
+            pieces.append(tree.Text(last[:-count]))
             break
-        count -= len(text)
+        count -= len(last)
     return tuple(pieces)
 
 

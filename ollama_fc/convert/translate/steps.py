@@ -15,7 +15,7 @@ from ..ops.values import Loop
 from .core import Core
 
 
-def _set_when_filled(var: str, initial: ir.Operand, seq: ir.Operand, value: ir.Expression) -> list[str]:
+def _set_when_filled(var: str, initial: ir.Operand, seq: ir.Operand, value: ir.Expression) -> list[Act]:
     """Declare `var` as `initial`, set to `value` where the list `seq` has elements (before a
     loop over it: what the steps read of the list, computed once)."""
     return [
