@@ -219,21 +219,24 @@ class Mark:
         return f"Mark({self.kind!r}, {self.part})"
 
 
-class Text(str):
+@dataclass(frozen=True, slots=True)
+class Text:
     """Literal output as the translator writes it (never an action): read into the tree as
-    text, never lexed."""
+    text, never lexed. Not a `str`, so that nothing takes it for an action's text."""
 
-    __slots__ = ()
+    text: str
 
 
 #: what the translator writes, piece by piece: an `Act` (one action), a `Text` (literal text)
 #: or a `Mark` (not text: it prints nothing)
-Piece = Union[Act, "Text", Mark]
+Piece = Union[Act, Text, Mark]
 
 
 def printed(piece: Piece) -> str:
     """What the piece prints: its text, nothing for a mark."""
-    return "" if isinstance(piece, Mark) else piece
+    if isinstance(piece, Act):
+        return piece
+    return piece.text if isinstance(piece, Text) else ""
 
 
 def printed_all(pieces: Iterable[Piece]) -> str:
@@ -340,7 +343,7 @@ def build(written: Iterable[Piece]) -> list[Node]:
             node = piece.node
             builder.action(piece, node.keyword if node is not None else piece[3:-3].partition(" ")[0], node)
         else:
-            builder.text(piece)
+            builder.text(piece.text)
     return builder.done()
 
 

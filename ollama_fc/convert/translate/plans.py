@@ -398,7 +398,7 @@ def trailing_text(snippet: Sequence[tree.Piece]) -> str:
     for piece in reversed(snippet):
         if not isinstance(piece, tree.Text):
             break  # (a plan's mark ends it as an action does)
-        tail.append(piece)
+        tail.append(piece.text)
     return "".join(reversed(tail))
 
 
@@ -408,10 +408,10 @@ def without_trailing(snippet: Sequence[tree.Piece], count: int) -> tuple[tree.Pi
     while count:
         last = pieces.pop()
         assert isinstance(last, tree.Text), "only the trailing text is cut"
-        if len(last) > count:
-            pieces.append(tree.Text(last[:-count]))
+        if len(last.text) > count:
+            pieces.append(tree.Text(last.text[:-count]))
             break
-        count -= len(last)
+        count -= len(last.text)
     return tuple(pieces)
 
 
