@@ -51,13 +51,13 @@ def test_constants_shared_in_defines_declares_them_inside_each_define() -> None:
 
 
 def test_guards_coalesce_only_when_output_is_guarded() -> None:
-    body = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{GUARD}y{{{{ end }}}}{{{{ end }}}}"
+    body = f"{{{{ if $a }}}}{GUARD.text}x{{{{ end }}}}{GUARD.text}y{{{{ end }}}}{{{{ end }}}}"
     unguarded = written(body)
     guards_coalesced(unguarded)
     assert tree.render(unguarded.body) == body
     guarded = written(body, guarded=True)
     guards_coalesced(guarded)
-    assert tree.render(guarded.body) == f"{GUARD}{{{{ if $a }}}}xy{{{{ end }}}}{{{{ end }}}}"
+    assert tree.render(guarded.body) == f"{GUARD.text}{{{{ if $a }}}}xy{{{{ end }}}}{{{{ end }}}}"
 
 
 def test_prologue_and_defines_are_placed_before_the_body() -> None:

@@ -105,17 +105,17 @@ def coalesced(template: str) -> str:
 
 
 def test_guards_coalesce_around_the_outermost_block_without_a_cut() -> None:
-    two = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{GUARD}y{{{{ end }}}}{{{{ end }}}}"
-    assert coalesced(two) == f"{GUARD}{{{{ if $a }}}}xy{{{{ end }}}}{{{{ end }}}}"
+    two = f"{{{{ if $a }}}}{GUARD.text}x{{{{ end }}}}{GUARD.text}y{{{{ end }}}}{{{{ end }}}}"
+    assert coalesced(two) == f"{GUARD.text}{{{{ if $a }}}}xy{{{{ end }}}}{{{{ end }}}}"
     nested = f"{{{{ range $m := .Messages }}}}{two}{{{{ end }}}}"
     assert (
         coalesced(nested)
-        == f"{GUARD}{{{{ range $m := .Messages }}}}{{{{ if $a }}}}xy{{{{ end }}}}{{{{ end }}}}{{{{ end }}}}"
+        == f"{GUARD.text}{{{{ range $m := .Messages }}}}{{{{ if $a }}}}xy{{{{ end }}}}{{{{ end }}}}{{{{ end }}}}"
     )
     cut = ir.render(CUT_NODE)  # (a cut read from text is a cut as much as one written from its node)
-    with_cut = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{cut}{GUARD}y{{{{ end }}}}{{{{ end }}}}"
+    with_cut = f"{{{{ if $a }}}}{GUARD.text}x{{{{ end }}}}{cut}{GUARD.text}y{{{{ end }}}}{{{{ end }}}}"
     assert coalesced(with_cut) == with_cut  # a block that may cut the prefill keeps its guards
-    one = f"{{{{ if $a }}}}{GUARD}x{{{{ end }}}}{{{{ end }}}}"
+    one = f"{{{{ if $a }}}}{GUARD.text}x{{{{ end }}}}{{{{ end }}}}"
     assert coalesced(one) == one
 
 

@@ -68,7 +68,7 @@ def _coalesce(tree: list[Node], inside: dict[int, tuple[int, bool]]) -> None:
         if node.keyword in {"if", "range", "with"} and not cut and guards > 1:
             for body in (node.body, *(branch.body for branch in node.branches)):
                 _unguard(body)
-            tree[i] = Block(GUARD, [node], written=GUARD_NODE)
+            tree[i] = Block(GUARD.text, [node], written=GUARD_NODE)
         else:
             for body in (node.body, *(branch.body for branch in node.branches)):
                 _coalesce(body, inside)

@@ -150,18 +150,28 @@ def action_nodes(written: Iterable[Piece]) -> Iterator[ir.ActionNode]:
     for piece in written:
         if isinstance(piece, Act):
             node = piece.node
-            yield node if node is not None else node_of(piece)
+            yield node if node is not None else node_of(piece.text)
 
 
-class Act(str):
-    """An action as the translator writes it, `{{ code }}`: still text for whatever joins the
-    output, but read into the tree as one action, never lexed; `node` is the IR it was written
-    from (`Act.of`), None where it was written as text (read back when a pass asks)."""
+class Act:
+    """An action as the translator writes it, `{{ code }}` (its `text`): read into the tree as
+    one action, never lexed; `node` is the IR it was written from (`Act.of`), None where it was
+    written as text (read back when a pass asks). Not a `str`: what it prints is `printed`'s.
+    Two acts are equal when their text is."""
 
-    __slots__ = ()
+    __slots__ = ("text",)
 
-    def __new__(cls, code: str) -> Act:
-        return super().__new__(cls, "{{ " + code + " }}")
+    def __init__(self, code: str) -> None:
+        self.text = "{{ " + code + " }}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Act) and self.text == other.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        return f"Act({self.code!r})"
 
     @classmethod
     def of(cls, node: ir.ActionNode) -> Act:
@@ -169,27 +179,28 @@ class Act(str):
         written before is given the node it was written from then, with what it uses found once."""
         assert node.trim == ir.NO_TRIM, "an Act has no trim markers"
         act = cls(node.code)
-        before = _WRITTEN.pop(act, None)  # (written again: the most recent, the last to be forgotten)
+        before = _WRITTEN.pop(act.text, None)  # (written again: the most recent, the last to be forgotten)
         if before is None and len(_WRITTEN) >= _WRITTEN_AT_MOST:
             for stale in list(itertools.islice(_WRITTEN, _WRITTEN_AT_MOST // 2)):
                 del _WRITTEN[stale]  # the least recently written half: not what a conversion is writing
-        _WRITTEN[act] = node if before is None else before
+        _WRITTEN[act.text] = node if before is None else before
         return act
 
     @property
     def node(self) -> ir.ActionNode | None:
         """The IR this action's text was written from (by `Act.of`, in this process), None for
         text only ever written as text (read back when a pass asks)."""
-        return _WRITTEN.get(self)
+        return _WRITTEN.get(self.text)
 
     @property
     def code(self) -> str:
-        return self[3:-3]
+        return self.text[3:-3]
 
 
 #: the node each action text was written from, shared by the conversions of a process (as
-#: `node_of` shares what it reads), kept to a bound (the least recently written forgotten first); held here rather than on each `Act` (a
-#: `str` with no attributes of its own: no dict per action for the collector to walk)
+#: `node_of` shares what it reads), kept to a bound (the least recently written forgotten
+#: first); held here rather than on each `Act`, so that an action written as text is given
+#: the node an equal one was written from
 _WRITTEN: dict[str, ir.ActionNode] = {}
 _WRITTEN_AT_MOST = 1 << 16
 
@@ -234,9 +245,7 @@ Piece = Union[Act, Text, Mark]
 
 def printed(piece: Piece) -> str:
     """What the piece prints: its text, nothing for a mark."""
-    if isinstance(piece, Act):
-        return piece
-    return piece.text if isinstance(piece, Text) else ""
+    return "" if isinstance(piece, Mark) else piece.text
 
 
 def printed_all(pieces: Iterable[Piece]) -> str:
@@ -341,7 +350,7 @@ def build(written: Iterable[Piece]) -> list[Node]:
             builder.mark(piece)
         elif isinstance(piece, Act):
             node = piece.node
-            builder.action(piece, node.keyword if node is not None else piece[3:-3].partition(" ")[0], node)
+            builder.action(piece.text, node.keyword if node is not None else piece.code.partition(" ")[0], node)
         else:
             builder.text(piece.text)
     return builder.done()
@@ -362,26 +371,26 @@ class _Builder:
         if into and type(into[-1]) is str:
             into[-1] = into[-1] + text  # one text node between two actions (or marks)
         else:
-            into.append(str(text))
+            into.append(text)
 
     def mark(self, mark: Mark) -> None:
         self.into.append(mark)
 
     def action(self, raw: str, word: str, node: ir.ActionNode | None = None) -> None:
         if word in OPENS:
-            block = Block(str(raw), written=node)
+            block = Block(raw, written=node)
             self.into.append(block)
             self.stack.append((block, self.into))
             self.into = block.body
         elif word == "else" and self.stack:
-            branch = Branch(str(raw), written=node)
+            branch = Branch(raw, written=node)
             self.stack[-1][0].branches.append(branch)
             self.into = branch.body
         elif word == "end" and self.stack:
             block, self.into = self.stack.pop()
-            block.end = str(raw)
+            block.end = raw
         else:
-            self.into.append(Action(str(raw), node))
+            self.into.append(Action(raw, node))
 
     def done(self) -> list[Node]:
         for block, _ in self.stack:  # an unclosed block (not written by the converter): kept as read

@@ -196,7 +196,7 @@ class Emit(Verbs[tree.Act]):
     def write_node(self, node: ir.ActionNode) -> tree.Act:
         """Append the action `node` (its flow already tracked)."""
         written = tree.Act.of(node)
-        self.charge_size(len(written) - 6)  # (its code, inside `{{ ` and ` }}`)
+        self.charge_size(len(written.code))
         self.out.append(written)
         return written
 
@@ -261,12 +261,11 @@ class Emit(Verbs[tree.Act]):
             else tree.Act.of(ir.Action(ir.pipe_of(known, (flag,), is_assign=True)))
         )
         written = [tree.Act.of(ir.Open("if", ir.operand_pipe(OFC_OPEN))), assigned, tree.Act.of(ir.End())]
-        self.charge("".join(written))
+        self.charge(tree.printed_all(written))
         self.out += written
 
-    def written_at(self, start: int, piece: object) -> int | None:
-        """Where in the output, from `start` on, the piece `piece` is (itself, not an equal one:
-        found by identity, whatever its static type, as `Loop.last_declared` holds it)."""
+    def written_at(self, start: int, piece: tree.Piece) -> int | None:
+        """Where in the output, from `start` on, the piece `piece` is (itself, not an equal one)."""
         return next((i for i in range(start, len(self.out)) if self.out[i] is piece), None)
 
     def put(self, code: str | ir.Operand) -> None:

@@ -18,6 +18,7 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ..go import ir
 from ..go.calls import GoOperand, read_operand
+from ..go.tree import Act
 
 NOT_CONST = object()
 
@@ -436,7 +437,7 @@ class Loop:
     first_flag: str | None = None
     #: the action declaring `last` in each step, where one was written (the translator's
     #: output piece, dropped once the body is written if nothing reads `last`)
-    last_declared: str | None = None
+    last_declared: Act | None = None
     #: the per-step variables (`last`, `first_flag`) some expression of the body was given:
     #: what the body may read, so what is declared or set up for it (see `translate/steps.py`)
     asked: set[str] = field(default_factory=set)

@@ -109,7 +109,7 @@ class LoopSteps(Core):
         assert at is not None  # (written by the loop being set up, from `start` on)
         return at
 
-    def drop_written(self, start: int, piece: str) -> None:
+    def drop_written(self, start: int, piece: Act) -> None:
         """Remove `piece`, written from `out[start]` on (one declaration each, and the function
         calls computing it, fewer per iteration)."""
         at = self.emit.written_at(start, piece)
