@@ -22,6 +22,7 @@ from ollama_fc.convert.go.tree import (
     build,
     heads,
     parse,
+    printed,
     printed_all,
     render,
 )
@@ -45,6 +46,13 @@ def test_blocks_hold_their_branches_and_the_text_comes_back() -> None:
     assert isinstance(outer, Block) and outer.code == "if $y"
     assert [branch.raw for branch in outer.branches] == ["{{ else if $z }}", "{{ else }}"]
     assert [block.keyword for block in blocks(tree)] == ["range", "if", "with", "define"]  # innermost first
+
+
+def test_no_piece_of_the_translators_output_is_text_to_python() -> None:
+    """A piece is asked what it prints (`printed`), never joined or measured as a `str`: none
+    is one, so mypy tells an action, literal text and a plan's mark apart."""
+    assert not any(issubclass(kind, str) for kind in (Act, Text, Mark))
+    assert [printed(piece) for piece in (Act("end"), Text("a"), Mark("used", 1))] == ["{{ end }}", "a", ""]
 
 
 def test_typed_pieces_build_the_tree_their_text_parses_to() -> None:
