@@ -18,6 +18,7 @@ from ..hf.bounded import bounded_renders
 from ..hf.leading_bos import bos_only_leads
 from ..hf.reference import ReferenceRenderError, render
 from ..hf.shapes import Shape, probe
+from ..jinja_index import TreeIndex
 from ..markers import KNOWN_MARKERS, family_marker, parse_tag
 from .actions import compact_actions
 from .limits import DEFAULT_MAX_OUTPUT, DEFAULT_MAX_SECONDS, Limits
@@ -26,7 +27,6 @@ from .result import Capabilities, Conversion, ConversionWarning
 from .sources import TemplateSource, load_source
 from .translate import Translator
 from .translate.core import Translation
-from .treeindex import TreeIndex
 
 PROBE_NAME = "ofc_probe_function"
 

@@ -119,7 +119,12 @@ def _define_shape(helper: list[tree.Node]) -> tuple[str, ...]:
         return None
 
     def shaped(head: tree.Action | tree.Block | tree.Branch) -> str:
-        return ir.render(irtools.rename_variables(irtools.transform(head.node, callee), renumbered))
+        node, uses = head.node, head.node.uses()  # (found once per action: rewrite only what changes)
+        if any(name.startswith(MACRO_DEFINE) for name in uses.calls):
+            node = irtools.transform(node, callee)
+        if any(irtools.is_temporary(name) for names in (uses.reads, uses.declares, uses.assigns) for name in names):
+            node = irtools.rename_variables(node, renumbered)
+        return ir.render(node)
 
     out: list[str] = []
 

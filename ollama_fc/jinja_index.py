@@ -11,7 +11,8 @@ slice of that kind's list, found by bisection.
 
 The indexed tree must not change after the walk (nothing edits it once translation starts). A
 node made later, a wrapper around indexed bodies or an edited copy, is not in the index: it is
-walked, and the indexed nodes under it are answered from the index.
+walked, and the indexed nodes under it are answered from the index. The rewrites before the
+walk look for bodies only, which no expression holds: `statements` walks around expressions.
 """
 
 from __future__ import annotations
@@ -86,3 +87,19 @@ class TreeIndex:
             of_kinds = [(place, node) for place, node in enumerate(self._order) if isinstance(node, kinds)]  # type: ignore[arg-type]
             known = self._kinds[kinds] = ([place for place, _ in of_kinds], [node for _, node in of_kinds])
         return known
+
+
+def statements(tree: nodes.Node) -> list[nodes.Node]:
+    """Every node under `tree` but expressions and what they hold, in the order `find_all`
+    yields them: the statements (and `tree`'s helpers), where every body is, found without
+    walking the expressions, which hold none."""
+    found: list[nodes.Node] = []
+    stack = [child for child in tree.iter_child_nodes() if not isinstance(child, nodes.Expr)]
+    stack.reverse()
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        inside = [child for child in node.iter_child_nodes() if not isinstance(child, nodes.Expr)]
+        inside.reverse()
+        stack += inside
+    return found
