@@ -70,6 +70,8 @@ def merge_identical_defines(helpers: Helpers, body: list[tree.Node]) -> Helpers:
     the defines they call, in order. `body` and the helpers kept (each by its name, as a tree)
     call the one kept of each class, in place; the helpers kept are returned."""
     names = [name for name in helpers if name.startswith("ofc_macro_")]
+    if len(names) < 2:
+        return helpers  # (nothing to merge)
     calls = {
         name: [
             call for node in tree.heads(helpers[name]) for call in node.node.calls() if call.startswith(MACRO_DEFINE)

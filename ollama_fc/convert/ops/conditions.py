@@ -102,10 +102,12 @@ def invert_negated_ifs(top: list[tree.Node]) -> None:
     bare_else = ir.Else()
     for block in tree.blocks(top):
         opening = block.node
-        if not isinstance(opening, ir.Open) or opening.word != "if" or block.raw != ir.render(opening):
-            continue  # (only the spaced `if` the translator writes)
+        if not isinstance(opening, ir.Open) or opening.word != "if":
+            continue
         negated = _negated_variable(opening.pipe)
-        if negated is None or len(block.branches) > 1 or any(b.raw != ir.render(bare_else) for b in block.branches):
+        if negated is None or block.raw != ir.render(opening):
+            continue  # (only the spaced `if` the translator writes)
+        if len(block.branches) > 1 or any(b.raw != ir.render(bare_else) for b in block.branches):
             continue
         otherwise = block.branches[0].body if block.branches else []
         tree.rewrite(block, ir.Open("if", ir.operand_pipe(negated)))
