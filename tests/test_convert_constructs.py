@@ -49,6 +49,7 @@ CONSTRUCTS = {
     "substring_in": "{% for m in messages %}{{ '</think>' in m.content }}{% endfor %}",
     "loop_variables": "{% for m in messages %}{{ loop.index }}/{{ loop.index0 }}/{{ loop.first }}/{{ loop.last }}/{{ loop.length }};{% endfor %}",
     "namespace": "{% set ns = namespace(n=0, seen=false) %}{% for m in messages %}{% if m.role == 'user' %}{% set ns.n = ns.n + 1 %}{% set ns.seen = true %}{% endif %}{% endfor %}{{ ns.n }} {{ ns.seen }}",
+    "namespace_given_to_macro": "{% macro show(n) %}[{{ n.s }}]{% endmacro %}{% set ns = namespace(s='') %}{% for m in messages %}{% set ns.s = ns.s + m.role %}{% endfor %}{{ show(ns) }}",
     "negative_index_and_slice": "{{ messages[-1].content }}|{% for m in messages[1:] %}{{ m.role }}{% endfor %}|{% for m in messages[:-1] %}{{ m.role }}{% endfor %}",
     "neighbour_index": "{% for m in messages %}{% if not loop.last and messages[loop.index0 + 1].role == 'user' %}!{% endif %}{% if loop.index0 > 0 and messages[loop.index0 - 1].role == 'system' %}^{% endif %}{% endfor %}",
     "inline_if_and_concat": "{% for m in messages %}{{ ('<' + m.role + '>') if m.role != 'system' else 'SYS' }}{% set x = m.role ~ ':' ~ loop.index %}{{ x }}{% endfor %}",

@@ -56,6 +56,16 @@ def test_format_and_tojson_options_python_refuses_or_go_cannot_follow(template: 
         convert(TemplateSource(template, {}, "t"))
 
 
+def test_a_macro_setting_an_attribute_of_a_namespace_it_is_given_is_refused_by_name() -> None:
+    """The namespace is the caller's too; reading it in the macro converts (test_convert_constructs)."""
+    template = (
+        "{% macro add(n, t) %}{% set n.s = n.s + t %}{% endmacro %}{% set ns = namespace(s='') %}"
+        "{% for m in messages %}{{ add(ns, m.content) }}{% endfor %}{{ ns.s }}"
+    )
+    with pytest.raises(ConversionError, match=r"line 1: macro add\(\) setting an attribute of the namespace"):
+        convert(TemplateSource(template, {}, "t"))
+
+
 def test_missing_file_and_non_gguf(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="no such file"):
         load_source(tmp_path / "nope.jinja")

@@ -189,3 +189,52 @@ def test_a_value_holds_its_operand_as_ir() -> None:
     assert const("a\n").node == ir.String.of("a\n") and const(3).node == ir.Number("3")
     assert Value("(index $m 0).Content", STR).reads_field("Content")  # (text read once, when asked)
     assert not Value("$m", STR).reads_field("Role")
+
+
+#: the seed templates (tools, JSON, repr, loops, macros, a prefilled reply): what a conversion
+#: of each still reads back of the Go text it wrote
+READ_BACK_SEEDS = (
+    "gemma3-tools.jinja",
+    "minimax-text-01.jinja",
+    "phi4-mini-functools.jinja",
+    "qwen2.5-hermes.jinja",
+    "typhoon2-llama3.1-function-list.jinja",
+)
+#: Go text read back into IR while converting `READ_BACK_SEEDS` from cold caches: the converter
+#: builds its actions and operands as IR, so what is read is the generated helpers' fixed text
+#: (the JSON and repr writers, the same for every conversion, lexed once per process). May only
+#: fall: lower it when a change reads less.
+READ_BACKS_AT_MOST = 224
+
+
+def test_a_conversion_reads_none_of_the_go_it_composed_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ollama_fc.convert import convert
+    from ollama_fc.convert.go import gohelpers, tree
+    from ollama_fc.convert.ops import conditions
+    from ollama_fc.convert.sources import TemplateSource
+
+    from .shared_data import seed_template
+
+    read: list[str] = []
+    reader = irread.read_code
+
+    def counted(code: str, trim: ir.Trim = ir.NO_TRIM) -> ir.ActionNode:
+        read.append(code)
+        return reader(code, trim)
+
+    helpers: list[str] = []  # the generated helpers' fixed text
+    parse_helper = tree.parse_helper
+
+    def parsed(template: str) -> list[tree.Node]:
+        helpers.append(template)
+        return parse_helper(template)
+
+    monkeypatch.setattr(irread, "read_code", counted)
+    monkeypatch.setattr(tree, "parse_helper", parsed)
+    for cache in (tree.node_of, tree.operand, tree._parsed, conditions._condition, gohelpers.json_writers):
+        cache.cache_clear()  # (what an earlier conversion in this process read is read again)
+    for name in READ_BACK_SEEDS:
+        convert(TemplateSource(seed_template(name), {}, name))
+    fixed = {tree.code_of(text[start:end]) for text in helpers for start, end in tree.action_spans(text)}
+    assert [code for code in read if code not in fixed] == []  # (all composed as IR)
+    assert len(read) <= READ_BACKS_AT_MOST, f"{len(read)} pieces of Go text read back"

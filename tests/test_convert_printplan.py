@@ -20,8 +20,8 @@ from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
 from ollama_fc.convert.go.tree import Act, Mark, Text, build, render
 from ollama_fc.convert.translate import Translator
+from ollama_fc.convert.translate.planfallback import PlanFallback
 from ollama_fc.convert.translate.plans import plan_marks, unsound_use
-from ollama_fc.convert.translate.printplan import PrintPlans
 from ollama_fc.hf.reference import render as reference_render
 from tests.renders import ollama_renders
 
@@ -340,7 +340,7 @@ def test_json_stored_in_a_loop_is_captured_without_translating_again(monkeypatch
     def again(*args: object, **kwargs: object) -> None:
         raise AssertionError("translated again")
 
-    monkeypatch.setattr(PrintPlans, "without", again)
+    monkeypatch.setattr(PlanFallback, "without", again)
     assert Translator(template, {}).translate().text == expected
 
 

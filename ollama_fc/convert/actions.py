@@ -23,7 +23,8 @@ def compact_actions(template: str) -> str:
 
 #: the prefill guard around output (`Emit.show`), written before `compact_actions`: true until
 #: the prefilled final text is cut, which only `CUT` does
-GUARD = Act.of(ir.Open("if", ir.operand_pipe(ir.Variable("$ofc_go"))))
+GUARD_NODE = ir.Open("if", ir.operand_pipe(ir.Variable("$ofc_go")))
+GUARD = Act.of(GUARD_NODE)
 CUT_CODE = "$ofc_go = false"
 CUT = "{{ " + CUT_CODE + " }}"
 
@@ -67,7 +68,7 @@ def _coalesce(tree: list[Node], inside: dict[int, tuple[int, bool]]) -> None:
         if node.keyword in {"if", "range", "with"} and not cut and guards > 1:
             for body in (node.body, *(branch.body for branch in node.branches)):
                 _unguard(body)
-            tree[i] = Block(GUARD, [node], written=GUARD.node)
+            tree[i] = Block(GUARD, [node], written=GUARD_NODE)
         else:
             for body in (node.body, *(branch.body for branch in node.branches)):
                 _coalesce(body, inside)

@@ -4,10 +4,16 @@ A condition is built piece by piece (`(not X)`, `(and A B)`, `(eq X "a")`) and t
 the `if` that tests it (see `ops/conditions.py`). A `GoCall` is the text every consumer reads,
 unchanged, and also carries its function and arguments, and the IR of the call (`node`, a
 `go/ir.py` pipeline), so the fold works on the call it was given; an argument given as text is
-read into IR (`operand_nodes`).
+read into IR (`operand_nodes`). An operand the translator makes as IR (a fresh variable, a
+value made as IR, a field of one) is a `GoOperand`: its text, carrying the node it renders, so
+whatever composes it as text still hands on the node and nothing reads it back.
 """
 
 from __future__ import annotations
+
+import functools
+from dataclasses import replace
+from typing import Union
 
 from . import ir, tree
 from .irread import Unread
@@ -15,15 +21,17 @@ from .irread import Unread
 
 class GoCall(str):
     """`(head arg...)`: a Go function call written as an operand, or, made `bare`, the whole
-    condition of an `if` (`head arg...`). An argument is a `GoCall` or the operand's text."""
+    condition of an `if` (`head arg...`). An argument is a `GoCall`, an operand as IR (kept as
+    a `GoOperand`) or the operand's text."""
 
     head: str
     args: tuple[str, ...]
 
-    def __new__(cls, head: str, *args: str, parenthesised: bool = True) -> GoCall:
-        text = " ".join((head, *args))
+    def __new__(cls, head: str, *args: str | ir.Operand, parenthesised: bool = True) -> GoCall:
+        texts = tuple(arg if isinstance(arg, str) else GoOperand(arg) for arg in args)
+        text = " ".join((head, *texts))
         call = super().__new__(cls, f"({text})" if parenthesised else text)
-        call.head, call.args = head, args
+        call.head, call.args = head, texts
         return call
 
     def bare(self) -> GoCall:
@@ -38,8 +46,8 @@ class GoCall(str):
             return self.__dict__["_node"]  # type: ignore[no-any-return]
         except KeyError:
             pass
-        items: list[ir.Operand] = []
-        for arg in (self.head, *self.args):
+        items: list[ir.Operand] = [ir.Identifier(self.head)] if self.head.isidentifier() else []
+        for arg in self.args if items else (self.head, *self.args):
             operands = operand_nodes(arg)
             if operands is None:
                 items = []
@@ -48,6 +56,32 @@ class GoCall(str):
         node = ir.Pipe((ir.Command(tuple(items)),)) if items else None
         self.__dict__["_node"] = node
         return node
+
+
+class GoOperand(str):
+    """An operand's Go text written from its IR: the text, and the node (`node`) it renders, so
+    a call or an action composed of it takes the node instead of reading the text back."""
+
+    node: ir.Operand
+
+    def __new__(cls, node: ir.Operand) -> GoOperand:
+        operand = super().__new__(cls, ir.operand_code(node))
+        operand.node = node
+        return operand
+
+    def __reduce__(self) -> tuple[type[GoOperand], tuple[ir.Operand]]:
+        return GoOperand, (self.node,)  # (copied as made: from its node)
+
+
+@functools.lru_cache(maxsize=8192)
+def go_literal(text: str) -> GoOperand:
+    """A Go interpreted string literal for `text` (`ir.go_string`), carrying its node."""
+    return GoOperand(ir.String.of(text))
+
+
+def go_variable(name: str) -> GoOperand:
+    """The Go variable `name` (`$_3`) as an operand's text carrying its node."""
+    return GoOperand(ir.Variable(name))
 
 
 class GoField(str):
@@ -66,6 +100,8 @@ def operand_nodes(text: str) -> tuple[ir.Operand, ...] | None:
     """What the operand `text` adds to a call's arguments, as IR: a `GoCall` its call, a
     `GoField` a field of it, other text read (a command's text, `len $x`, adds its operands
     each); None for a pipeline, or text the IR reader does not read."""
+    if isinstance(text, GoOperand):
+        return (text.node,)
     if isinstance(text, (GoCall, GoField)):
         node = operand_node(text)
         return None if node is None else (node,)
@@ -111,6 +147,8 @@ def expression_of(code: str) -> ir.Expression | None:
         if node is None:
             return None
         return node if code.startswith("(") else node.cmds[0]
+    if isinstance(code, GoOperand):
+        return code.node
     if isinstance(code, GoField):
         return operand_node(code)
     constant = CONSTANTS.get(code)
@@ -135,6 +173,8 @@ def read_operand(code: str | ir.Operand) -> ir.Operand | None:
     it is not one operand."""
     if not isinstance(code, str):
         return code
+    if isinstance(code, GoOperand):
+        return code.node
     if isinstance(code, (GoCall, GoField)):
         return operand_node(code)
     known = expression_of(code)
@@ -145,6 +185,9 @@ def read_operand(code: str | ir.Operand) -> ir.Operand | None:
 
 def go_field(operand: str, chain: str) -> str:
     """`operand` then the field `chain` (`.Role`), keeping the call a composed operand is."""
+    if isinstance(operand, GoOperand) and isinstance(operand.node, (ir.Variable, ir.Field, ir.Chain)):
+        node = operand.node
+        return GoOperand(replace(node, fields=node.fields + tuple(chain[1:].split("."))))
     if isinstance(operand, GoField):
         return GoField(operand.call, operand.chain + chain)
     if isinstance(operand, GoCall) and operand.startswith("("):
@@ -152,29 +195,33 @@ def go_field(operand: str, chain: str) -> str:
     return operand + chain
 
 
-def go_not(operand: str) -> GoCall:
+#: an argument of a composed call: its text, or the operand as IR
+Arg = Union[str, ir.Operand]
+
+
+def go_not(operand: Arg) -> GoCall:
     return GoCall("not", operand)
 
 
-def go_and(*operands: str) -> GoCall:
+def go_and(*operands: Arg) -> GoCall:
     return GoCall("and", *operands)
 
 
-def go_or(*operands: str) -> GoCall:
+def go_or(*operands: Arg) -> GoCall:
     return GoCall("or", *operands)
 
 
-def go_eq(operand: str, *others: str) -> GoCall:
+def go_eq(operand: Arg, *others: Arg) -> GoCall:
     """True when `operand` equals any of `others` (Go's `eq` takes several)."""
     return GoCall("eq", operand, *others)
 
 
-def go_printf(verbs: str, *operands: str) -> GoCall:
+def go_printf(verbs: str, *operands: Arg) -> GoCall:
     """`(printf "verbs" operand...)`; `verbs` holds no quote or backslash."""
-    return GoCall("printf", f'"{verbs}"', *operands)
+    return GoCall("printf", ir.String.of(verbs), *operands)
 
 
-def go_len(operand: str) -> GoCall:
+def go_len(operand: Arg) -> GoCall:
     return GoCall("len", operand)
 
 

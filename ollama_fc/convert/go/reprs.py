@@ -40,7 +40,7 @@ def rune_repr_escape(em: Emitter, text: str, i: str) -> tuple[str, str]:
     em.if_(GoCall("ne", *prints_as_is(rune, quoted).args))
     quoted_node = ir.Variable(quoted)
     em.assign(escape, ir.command("slice", quoted_node, ONE, ir.call("len", ir.call("slice", quoted_node, ONE))))
-    em.if_(go_eq(GoCall("slice", escape, "0", "4"), '"\\\\u00"'))
+    em.if_(go_eq(GoCall("slice", escape, "0", ir.Number.of(4)), go_string(chr(92) + "u00")))
     em.assign(escape, _hex_escape(escape))
     em.end()
     em.end()
@@ -65,9 +65,9 @@ def repr_string(em: Emitter, text_code: str) -> str:
     em.declare(double, "false")
     em.if_(go_not(lacks_html_special(text)))  # (else no quote of either kind)
     each_byte(em, text, i, b)
-    em.if_(go_eq(b, "39"))
+    em.if_(go_eq(b, ir.Number.of(39)))
     em.assign(single, "true")
-    em.if_(go_eq(b, "34"), "else if")
+    em.if_(go_eq(b, ir.Number.of(34)), "else if")
     em.assign(double, "true")
     em.end()
     em.end()
@@ -82,16 +82,22 @@ def repr_string(em: Emitter, text_code: str) -> str:
     # in the text makes it ")
     em.if_(go_not(prints_as_is(text)))
     each_byte(em, text, i, b)
-    em.if_(go_or(GoCall("lt", b, "32"), go_eq(b, "92", "127"), go_eq(b, GoCall("index", quote, "0"))))
+    em.if_(
+        go_or(
+            GoCall("lt", b, ir.Number.of(32)),
+            go_eq(b, ir.Number.of(92), ir.Number.of(127)),
+            go_eq(b, GoCall("index", quote, "0")),
+        )
+    )
     em.declare(escape, ir.command("printf", ir.String.of("\\x%02x"), ir.Variable(b)))
-    em.if_(go_eq(b, "92", GoCall("index", quote, "0")))
+    em.if_(go_eq(b, ir.Number.of(92), GoCall("index", quote, "0")))
     em.assign(escape, ir.command("printf", ir.String.of("\\%c"), ir.Variable(b)))
-    em.if_(go_eq(b, "10", "13", "9"), "else if")
+    em.if_(go_eq(b, ir.Number.of(10), ir.Number.of(13), ir.Number.of(9)), "else if")
     em.assign(escape, short_escape(ir.Variable(b)))
     em.end()
     em.assign(out, appended(out, run_of(text, last, i), ir.Variable(escape)))
     em.assign(last, after(ir.Variable(text), ir.Variable(i)))
-    em.if_(GoCall("ge", b, str(LEAD_BYTE)), "else if")
+    em.if_(GoCall("ge", b, ir.Number.of(LEAD_BYTE)), "else if")
     rune, rune_escape = rune_repr_escape(em, text, i)
     em.if_(rune_escape)
     em.assign(out, appended(out, run_of(text, last, i), ir.Variable(rune_escape)))
@@ -150,13 +156,13 @@ def repr_of_json(em: Emitter, json_code: str) -> str:
     em.declare(v.step, "1")
     em.if_(v.quote)
     _repr_inside_string(em, v)
-    em.if_(go_eq(v.b, "34"), "else if")
+    em.if_(go_eq(v.b, ir.Number.of(34)), "else if")
     _repr_string_opens(em, v)
     for byte, word in ((44, ", "), (58, ": "), (116, "True"), (102, "False"), (110, "None")):
-        em.if_(go_eq(v.b, str(byte)), "else if")
+        em.if_(go_eq(v.b, ir.Number.of(byte)), "else if")
         em.assign(v.piece, ir.String.of(word))
         if byte > 58:
-            em.assign(v.step, str(len(word)))  # the JSON word true/false/null is as long
+            em.assign(v.step, ir.Number.of(len(word)))  # the JSON word true/false/null is as long
     em.else_()
     em.continue_()  # digits, signs and brackets are the same in both
     em.end()
@@ -172,19 +178,19 @@ def _repr_inside_string(em: Emitter, v: _ReprScan) -> None:
     quote as the quote chosen, a ' escaped where it is that quote, DEL and characters Python
     does not print escaped; any other byte copied as it is (`continue`)."""
     q = go_string
-    em.if_(go_eq(v.b, "92"))
+    em.if_(go_eq(v.b, ir.Number.of(92)))
     _repr_json_escape(em, v)
-    em.if_(go_eq(v.b, "34"), "else if")
+    em.if_(go_eq(v.b, ir.Number.of(34)), "else if")
     em.assign(v.piece, v.quote)
     em.assign(v.quote, '""')
-    em.if_(go_eq(v.b, "39"), "else if")
+    em.if_(go_eq(v.b, ir.Number.of(39)), "else if")
     em.assign(v.piece, ir.String.of(chr(39)))
     em.if_(go_eq(v.quote, q(chr(39))))
     em.assign(v.piece, ir.String.of(chr(92) + chr(39)))
     em.end()
-    em.if_(go_eq(v.b, "127"), "else if")
+    em.if_(go_eq(v.b, ir.Number.of(127)), "else if")
     em.assign(v.piece, ir.String.of(chr(92) + "x7f"))
-    em.if_(GoCall("ge", v.b, str(LEAD_BYTE)), "else if")
+    em.if_(GoCall("ge", v.b, ir.Number.of(LEAD_BYTE)), "else if")
     rune, rune_escape = rune_repr_escape(em, v.text, v.i)
     em.if_(rune_escape)
     em.assign(v.piece, rune_escape)
@@ -211,7 +217,7 @@ def _repr_json_escape(em: Emitter, v: _ReprScan) -> None:
     for code, char in (("003c", "<"), ("003e", ">"), ("0026", "&")):
         em.if_(go_eq(v.escape, q(chr(92) + "u" + code)), "if" if code == "003c" else "else if")
         em.assign(v.piece, ir.String.of(char))
-    em.if_(go_eq(GoCall("slice", v.escape, "0", "4"), q(chr(92) + "u00")), "else if")
+    em.if_(go_eq(GoCall("slice", v.escape, "0", ir.Number.of(4)), q(chr(92) + "u00")), "else if")
     em.assign(v.piece, _hex_escape(v.escape))
     em.end()
     for short, python in (('"', '"'), ("b", "\\x08"), ("f", "\\x0c")):
@@ -231,11 +237,11 @@ def _repr_string_opens(em: Emitter, v: _ReprScan) -> None:
     em.if_(v.escaped)
     em.assign(v.double, ir.command("or", ir.Variable(v.double), ir.call("eq", ir.Variable(v.c), ir.Number.of(34))))
     em.assign(v.escaped, "false")
-    em.if_(go_eq(v.c, "92"), "else if")
+    em.if_(go_eq(v.c, ir.Number.of(92)), "else if")
     em.assign(v.escaped, "true")
-    em.if_(go_eq(v.c, "39"), "else if")
+    em.if_(go_eq(v.c, ir.Number.of(39)), "else if")
     em.assign(v.single, "true")
-    em.if_(go_eq(v.c, "34"), "else if")
+    em.if_(go_eq(v.c, ir.Number.of(34)), "else if")
     em.break_()
     em.end()
     em.end()

@@ -71,7 +71,7 @@ def _scan_pieces(
         em.declare(rest_of_tail, tail)
     em.range_(ir.command("len", ir.Variable(region)), step)
     em.declare(piece, rest)
-    em.if_(GoCall("gt", go_len(rest), str(sizes[0])))
+    em.if_(GoCall("gt", go_len(rest), ir.Number.of(sizes[0])))
     em.assign(piece, ir.command("slice", ir.Variable(rest), ir.Number.of(0), ir.Number.of(sizes[0])))
     em.end()
     em.if_(lacks_any_of(piece, needle[0]))  # (a match starting here may end past it)
@@ -106,9 +106,9 @@ def _scan_bytes(
     `done` is set where the scan stops at the first match (the loops around it stop too)."""
     j = em.temp()
     em.range_(ir.command("len", ir.Variable(region)), j)
-    em.if_(go_eq(GoCall("index", region, j), str(needle.encode()[0])))
+    em.if_(go_eq(GoCall("index", region, j), ir.Number.of(needle.encode()[0])))
     if len(needle.encode()) > 1:
-        em.if_(go_eq(go_printf("%.*s", str(len(needle)), GoCall("slice", tail, j)), go_string(needle)))
+        em.if_(go_eq(go_printf("%.*s", ir.Number.of(len(needle)), GoCall("slice", tail, j)), go_string(needle)))
     at = j
     if tail != text:
         at = em.temp()
@@ -192,7 +192,7 @@ def replace(em: Emitter, text_code: str, old: str, new_code: str, limit: int | N
     def replaced(i: str) -> None:
         # a match inside the previous one (only possible for a needle over one byte) is skipped
         checks = ([GoCall("ge", i, last)] if size > 1 else []) + (
-            [GoCall("lt", done, str(limit))] if limit is not None else []
+            [GoCall("lt", done, ir.Number.of(limit))] if limit is not None else []
         )
         if checks:
             em.if_(checks[0] if len(checks) == 1 else go_and(*checks))
@@ -214,7 +214,7 @@ def print_replaced(
     em: Emitter, text_code: str, old: str, print_piece: Callable[[str], None], print_new: Callable[[], None]
 ) -> None:
     """Print `str.replace(old, new)` of the text without building it: the runs between the
-    matches through `print_piece` (given Go code of each), and `print_new` at each match, found
+    matches through `print_piece` (given each as a Go operand, a call), and `print_new` at each match, found
     as `replace` finds them (where `new` prints, but is no Go value)."""
     text, last = em.temp(), em.temp()
     size = len(old.encode())
@@ -224,11 +224,11 @@ def print_replaced(
     def replaced(i: str) -> None:
         if size > 1:  # (a match inside the previous one is skipped)
             em.if_(GoCall("ge", i, last))
-        print_piece(f"slice {text} {last} {i}")
+        print_piece(GoCall("slice", text, last, i))
         print_new()
         em.assign(last, position_after(text, i, size))
         if size > 1:
             em.end()
 
     _search(em, text, old, replaced, last=True)
-    print_piece(f"slice {text} {last}")
+    print_piece(GoCall("slice", text, last))

@@ -44,10 +44,8 @@ def share_constants(body: list[tree.Node]) -> None:
     for node in long:
         if any(literal.quoted in names for literal in node.node.strings()):
             tree.rewrite(node, irtools.transform(node.node, shared))
-    body[:0] = [
-        tree.Action(ir.render(ir.Action(ir.operand_pipe(ir.String(literal)).declaring(name))))
-        for literal, name in names.items()
-    ]
+    declared = (ir.Action(ir.operand_pipe(ir.String(literal)).declaring(name)) for literal, name in names.items())
+    body[:0] = [tree.Action.of(node) for node in declared]
 
 
 def share_constants_in_defines(helper: list[tree.Node]) -> None:

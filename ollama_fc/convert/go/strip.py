@@ -63,7 +63,7 @@ def strip(em: Emitter, text_code: str, method: str, chars: str | None) -> str:
 def _stripped(em: Emitter, text: str, at: str, code: str, wide: tuple[str, ...]) -> GoCall:
     """The Go condition, for a byte coded `code` (not 0) at `at`: is its character stripped?
     An ASCII member is; a lead byte (SCAN_MAYBE) is where its character is a member."""
-    return go_or(GoCall("ne", code, str(SCAN_MAYBE)), _wide_member(text, at, wide))
+    return go_or(GoCall("ne", code, ir.Number.of(SCAN_MAYBE)), _wide_member(text, at, wide))
 
 
 def _wide_member(text: str, at: str, wide: tuple[str, ...]) -> GoCall:
@@ -111,7 +111,7 @@ def _strip_back(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> st
     em.if_(last)  # else it ends with a kept one
     # the usual stripped end, one ASCII space or newline after a kept ASCII character: no loop
     next_kept = go_not(GoCall("index", table, GoCall("index", text, go_len(GoCall("slice", rest, "1")))))
-    em.if_(go_and(rest, go_eq(last, str(SCAN_SPACE)), next_kept))
+    em.if_(go_and(rest, go_eq(last, ir.Number.of(SCAN_SPACE)), next_kept))
     em.assign(out, ir.command("slice", text_node, ir.Number.of(0), ir.call("len", rest_node)))
     em.else_()
     em.declare(end, ir.command("len", text_node))
@@ -120,11 +120,11 @@ def _strip_back(em: Emitter, text: str, table: str, wide: tuple[str, ...]) -> st
     em.declare(code, ir.command("index", ir.Variable(table), ir.call("index", text_node, ir.Variable(at))))
     em.if_(code)
     if wide:  # an ASCII member (the usual stripped byte) is decided by the first `eq`
-        wide_member = go_and(go_eq(code, str(SCAN_MAYBE)), _wide_member(text, at, wide))
-        em.if_(go_or(go_eq(code, str(SCAN_SPACE)), wide_member))
+        wide_member = go_and(go_eq(code, ir.Number.of(SCAN_MAYBE)), _wide_member(text, at, wide))
+        em.if_(go_or(go_eq(code, ir.Number.of(SCAN_SPACE)), wide_member))
         em.assign(end, at)
         em.continue_()
-        em.if_(go_eq(code, str(SCAN_INSIDE)), "else if")
+        em.if_(go_eq(code, ir.Number.of(SCAN_INSIDE)), "else if")
         em.continue_()  # inside a multi-byte character: its lead byte decides
         em.end()
     else:

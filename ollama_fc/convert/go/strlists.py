@@ -10,33 +10,35 @@ Each function emits the statements computing one Python operation and returns th
 from __future__ import annotations
 
 from . import ir
-from .calls import GoCall, go_and, go_eq, go_len, operand_of, starts_with
+from .calls import GoCall, GoOperand, go_and, go_eq, go_len, go_printf, operand_of, starts_with
 from .textops import Emitter, go_string, one_more, position_after
 
 #: the element marker, as a Go string literal (a byte, not the rune U+00FF)
-MARK = '"\\xff"'
+MARK = GoOperand(ir.String('"\\xff"'))
 MARK_BYTE = 255
+#: the format of one item of a list: the marker, then the item (`printf "\xff%s" item`)
+MARKED = ir.String('"\\xff%s"')
 #: `printf` formats with the marker, written with its escape (a byte, not a rune)
 APPEND_ITEM, MARKED_AFTER, MARKED_AROUND = (
     ir.String(f'"{verbs}"') for verbs in ("%s\\xff%s", "%s\\xff", "\\xff%s\\xff")
 )
 
 
-def literal(items: list[str]) -> str:
+def literal(items: list[str]) -> GoOperand:
     """The Go string literal encoding a constant list of strings."""
-    return '"' + "".join("\\xff" + go_string(item)[1:-1] for item in items) + '"'
+    return GoOperand(ir.String('"' + "".join("\\xff" + go_string(item)[1:-1] for item in items) + '"'))
 
 
 def of_items(codes: list[str]) -> str:
     """A list built from Go string operands, `[a, b]`."""
     if not codes:
         return '""'
-    return '(printf "' + "\\xff%s" * len(codes) + '" ' + " ".join(codes) + ")"
+    return GoCall("printf", ir.String('"' + "\\xff%s" * len(codes) + '"'), *codes)
 
 
 def concat(left: str, right: str) -> str:
     """`left + right` of two encoded lists."""
-    return f'(printf "%s%s" {left} {right})'
+    return go_printf("%s%s", left, right)
 
 
 def append(em: Emitter, var: str, item: str) -> None:
@@ -50,7 +52,7 @@ def count(em: Emitter, code: str) -> str:
     em.declare(text, code)
     em.declare(n, "0")
     em.range_(ir.command("len", ir.Variable(text)), i)
-    em.if_(go_eq(GoCall("index", text, i), str(MARK_BYTE)))
+    em.if_(go_eq(GoCall("index", text, i), ir.Number.of(MARK_BYTE)))
     em.assign(n, one_more(ir.Variable(n)))
     em.end()
     em.end()
@@ -65,7 +67,7 @@ def join(em: Emitter, code: str, sep_code: str) -> str:
     em.if_(text)
     em.declare(last, "1")
     em.range_(ir.command("len", ir.Variable(text)), i)
-    em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))))
+    em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), ir.Number.of(MARK_BYTE))))
     run = ir.call("slice", ir.Variable(text), ir.Variable(last), ir.Variable(i))
     em.assign(out, ir.command("printf", ir.String.of("%s%s%s"), ir.Variable(out), run, operand_of(sep_code)))
     em.assign(last, position_after(text, i))
@@ -84,7 +86,7 @@ def contains(em: Emitter, code: str, needle: str) -> str:
     em.declare(pat, ir.command("printf", MARKED_AROUND, operand_of(needle)))
     em.declare(found, "false")
     em.range_(ir.command("len", ir.Variable(hay)), i)
-    em.if_(go_eq(GoCall("index", hay, i), str(MARK_BYTE)))
+    em.if_(go_eq(GoCall("index", hay, i), ir.Number.of(MARK_BYTE)))
     em.declare(rest, ir.command("slice", ir.Variable(hay), ir.Variable(i)))
     em.if_(starts_with(rest, pat, go_len(pat)))
     em.assign(found, "true")
@@ -105,7 +107,7 @@ def element(em: Emitter, code: str, which: int, var: str | None = None) -> str:
     text_node = ir.Variable(text)
     em.declare(cut, ir.command("len", text_node) if which == 0 else ir.Number.of(0))
     em.range_(ir.command("len", text_node), i)
-    em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))))
+    em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), ir.Number.of(MARK_BYTE))))
     em.assign(cut, i)
     if which == 0:
         em.break_()
@@ -132,7 +134,7 @@ def each(em: Emitter, code: str) -> tuple[str, str, str]:
     em.declare(start, "1")
     em.declare(seen, "0")
     em.range_(ir.command("len", ir.Variable(text)), i)
-    em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))))
+    em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), ir.Number.of(MARK_BYTE))))
     em.declare(item, ir.command("slice", ir.Variable(text), ir.Variable(start), ir.Variable(i)))
     em.assign(start, position_after(text, i))
     em.declare(idx, seen)
@@ -150,7 +152,7 @@ def nth(em: Emitter, code: str, position: str) -> tuple[str, str]:
     em.declare(start, "1")
     em.declare(seen, "0")
     em.range_(ir.command("len", ir.Variable(text)), i)
-    em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), str(MARK_BYTE))))
+    em.if_(go_and(GoCall("gt", i, "0"), go_eq(GoCall("index", text, i), ir.Number.of(MARK_BYTE))))
     em.if_(go_eq(seen, position))
     em.assign(result, ir.command("slice", ir.Variable(text), ir.Variable(start), ir.Variable(i)))
     em.assign(found, "true")
@@ -170,7 +172,7 @@ def tail(em: Emitter, code: str, start: str) -> str:
     em.declare(result, '""')
     em.declare(seen, "0")
     em.range_(ir.command("len", ir.Variable(text)), i)
-    em.if_(go_eq(GoCall("index", text, i), str(MARK_BYTE)))
+    em.if_(go_eq(GoCall("index", text, i), ir.Number.of(MARK_BYTE)))
     em.if_(go_eq(seen, start))
     em.assign(result, ir.command("slice", ir.Variable(text), ir.Variable(i)))
     em.break_()

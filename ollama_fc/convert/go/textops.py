@@ -13,8 +13,10 @@ from typing import Protocol
 import markupsafe
 
 from . import ir
-from .calls import GoCall, go_eq, go_len, go_not, go_or, go_printf
-from .ir import go_string as go_string  # (one quoting, the IR's)
+from .calls import GoCall, go_eq, go_len, go_literal, go_not, go_or, go_printf
+
+#: a Go string literal for a text: the IR's quoting, the text carrying its node
+go_string = go_literal
 
 ONE = ir.Number.of(1)
 _ONE_TO_7 = (ONE, ir.Number.of(7))
@@ -27,18 +29,19 @@ PY_WHITESPACE = (
 )
 
 
-def plus_one(number: str) -> str:
+def plus_one(number: str) -> GoCall:
     """Go code for the int `number + 1`: text/template has no arithmetic, but the length of
     `number` spaces and one more character is it (`number` must not be negative). It builds a
     string that long: for a position inside a string use `position_after`, constant time."""
-    return f'len (printf "%*s." {number} "")'
+    return GoCall("len", GoCall("printf", ir.String.of("%*s."), number, EMPTY), parenthesised=False)
 
 
-def position_after(text: str, position: str, count: int | str = 1) -> str:
+def position_after(text: str, position: str, count: int | str = 1) -> GoCall:
     """Go code for the int `position + count` where that is at most the length n of the string in
     `text`, in constant time: `slice (slice text position) count` is n - position - count long,
     and cutting that many bytes off the front of `text` leaves position + count."""
-    return f"(len (slice {text} (len (slice (slice {text} {position}) {count}))))"
+    cut = GoCall("slice", GoCall("slice", text, position), ir.Number.of(count) if isinstance(count, int) else count)
+    return GoCall("len", GoCall("slice", text, GoCall("len", cut)))
 
 
 #: `html` escapes exactly these characters (and NUL), each into a longer text: when the escaped
@@ -52,7 +55,7 @@ def prints_as_is(text: str, quoted: str = "") -> GoCall:
     then the text between quotes as well."""
     if not quoted:
         return all_print_as_is([text])
-    return go_eq(quoted, GoCall("printf", '"\\"%s\\""', text))
+    return go_eq(quoted, GoCall("printf", go_string('"%s"'), text))
 
 
 def all_print_as_is(texts: list[str], string_typed: str | None = None) -> GoCall:
@@ -140,7 +143,7 @@ def run_of(text: str, start: str, stop: str | None = None) -> ir.Pipe:
 
 def _lookup(em: Emitter, var: str, table: tuple[str, int], byte: str) -> None:
     """`var` = the table's entry for `byte`, 0 past its end."""
-    em.if_(GoCall("lt", byte, str(table[1])))
+    em.if_(GoCall("lt", byte, ir.Number.of(table[1])))
     em.assign(var, ir.command("index", ir.String(table[0]), ir.Variable(byte)))
     em.else_()
     em.assign(var, "0")
@@ -240,7 +243,7 @@ def ascii_title(
     em.if_(new)
     _rebuilt(em, text, result, last, i, new)
     em.end()
-    em.if_(GoCall("lt", b, "128"))
+    em.if_(GoCall("lt", b, ir.Number.of(128)))
     em.if_(GoCall("index", starts_word, b))
     em.assign(start, "false" if breaks_rare else "true")
     em.else_()
@@ -322,9 +325,9 @@ def json_string(em: Emitter, text_code: str, printed: bool = False, html: bool =
         em.declare(b, byte)
     else:  # a copy per use: shorter code
         em.declare(b, byte)
-        em.if_(go_or(GoCall("lt", b, "32"), go_eq(b, "34", "92")))
+        em.if_(go_or(GoCall("lt", b, ir.Number.of(32)), go_eq(b, ir.Number.of(34), ir.Number.of(92))))
     em.declare(escape, ir.command("printf", ir.String.of("\\u%04x"), ir.Variable(b)))
-    em.if_(go_eq(b, "34", "92", "8", "9", "10", "12", "13"))
+    em.if_(go_eq(b, *SHORT_ESCAPED))
     em.assign(escape, short_escape(ir.Variable(b)))
     em.end()
     if printed:
@@ -344,6 +347,10 @@ def json_string(em: Emitter, text_code: str, printed: bool = False, html: bool =
     em.assign(quoted, ir.command("printf", ir.String.of('"%s%s"'), ir.Variable(quoted), rest))
     em.end()
     return quoted
+
+
+#: the bytes Python's JSON escapes with two characters, as `%q` does: `"`, `\\`, \b, \t, \n, \f, \r
+SHORT_ESCAPED = tuple(ir.Number.of(byte) for byte in (34, 92, 8, 9, 10, 12, 13))
 
 
 def short_escape(byte: ir.Operand) -> ir.Command:
@@ -368,13 +375,13 @@ def slice_text(em: Emitter, text_code: str, start: int | None, stop: int | None)
             em.declare(var, ir.command("len", ir.call("printf", PRECISION, ir.Number.of(bound), ir.Variable(text))))
         else:
             em.declare(var, "0")
-            em.if_(GoCall("gt", count, str(-bound)))
+            em.if_(GoCall("gt", count, ir.Number.of(-bound)))
             kept = _minus(ir.Variable(count), -bound)
             em.assign(var, ir.command("len", ir.call("printf", PRECISION, kept, ir.Variable(text))))
             em.end()
 
     offset(lo, start, "0")
-    offset(hi, stop, f"len {text}")
+    offset(hi, stop, GoCall("len", text, parenthesised=False))
     em.declare(out, '""')
     em.if_(GoCall("lt", lo, hi))
     em.assign(out, ir.command("slice", ir.Variable(text), ir.Variable(lo), ir.Variable(hi)))
@@ -436,11 +443,11 @@ def ascii_json(em: Emitter, text_code: str) -> str:
     em.declare(out, '""')
     em.declare(last, "0")
     each_byte(em, text, i, b)
-    em.if_(go_or(go_eq(b, "127"), GoCall("ge", b, "192")))
+    em.if_(go_or(go_eq(b, ir.Number.of(127)), GoCall("ge", b, ir.Number.of(192))))
     em.declare(char, ir.command("printf", ir.String.of("%.1s"), run_of(text, i)))
     em.declare(escape, ir.String.of("\\u007f"))
-    em.if_(GoCall("lt", b, "240"))
-    em.if_(GoCall("ge", b, "192"))
+    em.if_(GoCall("lt", b, ir.Number.of(240)))
+    em.if_(GoCall("ge", b, ir.Number.of(192)))
     em.assign(escape, ir.command("slice", ir.call("printf", ir.String.of("%+q"), ir.Variable(char)), *_ONE_TO_7))
     em.end()
     em.else_()
@@ -462,8 +469,9 @@ def ascii_json(em: Emitter, text_code: str) -> str:
     return out
 
 
-def char_count(text: str) -> str:
+def char_count(text: str) -> GoCall:
     """Python's `len()` of the string in Go variable `text`, in characters without a loop: `%-*s`
     pads to a width counted in characters, so padding the text to its byte length adds
     (bytes - characters) spaces, and characters = 2 * bytes - that padded length."""
-    return f'(len (slice (printf "%s%s" {text} {text}) (len (printf "%-*s" (len {text}) {text}))))'
+    padded = go_len(go_printf("%-*s", go_len(text), text))
+    return go_len(GoCall("slice", go_printf("%s%s", text, text), padded))

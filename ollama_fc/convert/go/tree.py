@@ -11,6 +11,7 @@ the one lexer.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -43,6 +44,11 @@ class Action(_Head):
 
     raw: str
     written: ir.ActionNode | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, node: ir.ActionNode) -> Action:
+        """The action `node` as a node of the tree, written as IR renders it."""
+        return cls(ir.render(node), node)
 
     @property
     def code(self) -> str:
@@ -157,9 +163,11 @@ class Act(str):
         written before is given the node it was written from then, with what it uses found once."""
         assert node.trim == ir.NO_TRIM, "an Act has no trim markers"
         act = cls(node.code)
-        if len(_WRITTEN) >= _WRITTEN_AT_MOST:
-            _WRITTEN.clear()
-        _WRITTEN.setdefault(act, node)
+        before = _WRITTEN.pop(act, None)  # (written again: the most recent, the last to be forgotten)
+        if before is None and len(_WRITTEN) >= _WRITTEN_AT_MOST:
+            for stale in list(itertools.islice(_WRITTEN, _WRITTEN_AT_MOST // 2)):
+                del _WRITTEN[stale]  # the least recently written half: not what a conversion is writing
+        _WRITTEN[act] = node if before is None else before
         return act
 
     @property
@@ -174,7 +182,7 @@ class Act(str):
 
 
 #: the node each action text was written from, shared by the conversions of a process (as
-#: `node_of` shares what it reads), kept to a bound; held here rather than on each `Act` (a
+#: `node_of` shares what it reads), kept to a bound (the least recently written forgotten first); held here rather than on each `Act` (a
 #: `str` with no attributes of its own: no dict per action for the collector to walk)
 _WRITTEN: dict[str, ir.ActionNode] = {}
 _WRITTEN_AT_MOST = 1 << 16

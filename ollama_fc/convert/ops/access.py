@@ -59,6 +59,8 @@ from .values import (
 )
 
 TRUE = ir.Bool(True)
+#: the request's messages, `$.Messages`
+MESSAGES = ir.Variable("$", ("Messages",))
 
 
 @dataclass(eq=False)
@@ -69,12 +71,12 @@ class Access:
 
     def global_name(self, name: str, node: nodes.Node | None) -> Value:
         if name == "messages":
-            return Value("$.Messages", MSGS)
+            return Value.of(MESSAGES, MSGS)
         if name == "tools":
-            return Value("$.Tools", TOOLS, facts=Facts(nullable=True))
+            return Value.of(ir.Variable("$", ("Tools",)), TOOLS, facts=Facts(nullable=True))
         if name == "add_generation_prompt":
-            last = GoCall("index", "$.Messages", go_len(GoCall("slice", "$.Messages", "1")))
-            return Value(GoCall("ne", go_field(last, ".Role"), '"assistant"'), BOOL)
+            last = GoCall("index", MESSAGES, go_len(GoCall("slice", MESSAGES, ir.Number.of(1))))
+            return Value(GoCall("ne", go_field(last, ".Role"), ir.String.of("assistant")), BOOL)
         if name in self.emit.tokens:
             return const(self.emit.tokens[name])
         if name.endswith("_token"):
@@ -221,7 +223,9 @@ class Access:
         if base.kind == PROP and name in {"type"}:
             # (a property may have no type, only `anyOf`: Undefined, "" in Go)
             types = go_field(base.code, ".Type")
-            return Value(go_or(go_and(types, GoCall("index", types, "0")), '""'), STR, facts=Facts(types=types))
+            return Value(
+                go_or(go_and(types, GoCall("index", types, "0")), ir.String.of("")), STR, facts=Facts(types=types)
+            )
         if base.kind == PROP and name == "properties":
             # a *api.ToolPropertiesMap (ordered); ranged through .All, tojson'd by its Go type
             return Value(go_field(base.code, ".Properties"), PROPS, facts=Facts(ordered=True))
@@ -251,7 +255,9 @@ class Access:
             final=go_eq(base.code, "$ofc_final") if content else None,
             # Ollama sends "" where transformers users pass None: an assistant's calls
             # with no text (templates print the calls only when the content is none)
-            none_when=go_and(go_eq(go_field(base.code, ".Content"), '""'), go_field(base.code, ".ToolCalls"))
+            none_when=go_and(
+                go_eq(go_field(base.code, ".Content"), ir.String.of("")), go_field(base.code, ".ToolCalls")
+            )
             if content
             else None,
         )
@@ -290,7 +296,7 @@ class Access:
         self.emit.declare(obj, base.expr)
         self.emit.declare(value, '""')
         self.emit.declare(found, "false")
-        self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
+        self.emit.if_(go_eq(go_printf("%.3T", obj), ir.String.of("map")))
         self.emit.key_scan(k, v, obj, go_string(name), (value, ir.Variable(v)), (found, TRUE))
         self.emit.end()
         return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
@@ -309,7 +315,7 @@ class Access:
             self.emit.declare(fields[key][0], '""')
             self.emit.declare(fields[key][1], "false")
         k, v = self.emit.temp(), self.emit.temp()
-        self.emit.if_(go_eq(go_printf("%.3T", base.code), '"map"'))
+        self.emit.if_(go_eq(go_printf("%.3T", base.code), ir.String.of("map")))
         self.emit.keys_scan(
             k,
             v,
@@ -337,7 +343,7 @@ class Access:
         self.emit.declare(obj, base.expr)
         initial = '""' if default is None else self.emit.operand(default, node)
         self.emit.declare(result, initial)
-        self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
+        self.emit.if_(go_eq(go_printf("%.3T", obj), ir.String.of("map")))
         if default is None:
             self.emit.assign(result, ir.command("index", ir.Variable(obj), ir.String.of(key)))
         else:
@@ -351,9 +357,9 @@ class Access:
         self.emit.declare(seq, base.expr)
         self.emit.declare(value, '""')
         self.emit.declare(found, "false")
-        self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
+        self.emit.if_(go_eq(go_printf("%.2T", seq), ir.String.of("[]")))
         need = at + 1 if at >= 0 else -at
-        self.emit.if_(GoCall("ge", go_len(seq), str(need)))
+        self.emit.if_(GoCall("ge", go_len(seq), ir.Number.of(need)))
         from_end = ir.call("len", ir.call("slice", ir.Variable(seq), ir.Number.of(-at)))
         self.emit.assign(value, ir.command("index", ir.Variable(seq), ir.Number.of(at) if at >= 0 else from_end))
         self.emit.assign(found, "true")
@@ -450,8 +456,8 @@ class Access:
             return UNDEFINED  # no dict has Undefined as a key
         if key.kind == ANY and all(isinstance(k, str) and k for k in fields):
             # an untyped key (a schema's `type`) matches only when it is a string
-            text = go_and(go_eq(go_printf("%T", key.code), '"string"'), go_printf("%v", key.code))
-            key = Value(go_or(text, '""'), STR)
+            text = go_and(go_eq(go_printf("%T", key.code), ir.String.of("string")), go_printf("%v", key.code))
+            key = Value(go_or(text, ir.String.of("")), STR)
         if key.kind not in {STR, CONTENT, INT} or not all(
             v.is_const and isinstance(v.const, (str, int)) and not isinstance(v.const, bool) for v in fields.values()
         ):
@@ -476,5 +482,5 @@ class Access:
         """`[]` beside a Go list (`x if c else []`): an empty Go slice, whose element type
         no length or loop can see (a run-time Go list has no literal)."""
         if value.is_const and value.const == [] and other.kind in {MSGS, CALLS} and not other.is_const:
-            return Value("(slice $.Messages 0 0)", other.kind)
+            return Value(GoCall("slice", MESSAGES, ir.Number.of(0), ir.Number.of(0)), other.kind)
         return value

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from jinja2 import nodes
 
+from ..go import ir
 from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_printf
 from ..go.textops import go_string
 from .emit import Emit
@@ -129,10 +130,10 @@ class Comparisons:
         if wrong_case is not None and any(char.isascii() and wrong_case(char) for char in constant):
             return "false"
         data = constant.encode()
-        tests = [go_eq(go_printf("%T", text), '"string"'), go_eq(go_len(text), str(len(data)))]
+        tests = [go_eq(go_printf("%T", text), ir.String.of("string")), go_eq(go_len(text), ir.Number.of(len(data)))]
         for i, byte in enumerate(data):
             char = chr(byte)
             spellings = [char, char.swapcase()] if case and char.isascii() and char.isalpha() else [char]
             literals = [go_string(c) if byte < 0x80 else f'"\\x{byte:02x}"' for c in spellings]
-            tests.append(go_eq(GoCall("slice", text, str(i), str(i + 1)), *literals))
+            tests.append(go_eq(GoCall("slice", text, ir.Number.of(i), ir.Number.of(i + 1)), *literals))
         return go_and(*tests)

@@ -26,7 +26,7 @@ import functools
 from collections.abc import Set as AbstractSet
 
 from ..go import ir, tree
-from ..go.calls import GoCall, GoField, operand_node
+from ..go.calls import GoCall, GoField, expression_of, operand_node
 from ..go.irread import Unread
 
 
@@ -58,8 +58,11 @@ def _condition(code: str) -> tuple[ir.Operand | None, frozenset[str]]:
 def condition_node(code: str) -> ir.Operand | None:
     """The condition `code` as IR: the call a `GoCall` (a `GoField`) carries, other text read;
     None for a pipeline (`$x | len`) or code the IR reader does not read."""
+    known = None if isinstance(code, (GoCall, GoField)) else expression_of(code)
     if isinstance(code, (GoCall, GoField)):
         node = operand_node(code)
+    elif known is not None and not isinstance(known, ir.Command):
+        node = known  # (an operand made as IR, a variable, a constant: nothing to read)
     else:
         try:
             action = tree.expression(code)
@@ -111,7 +114,7 @@ def invert_negated_ifs(top: list[tree.Node]) -> None:
             continue
         otherwise = block.branches[0].body if block.branches else []
         tree.rewrite(block, ir.Open("if", ir.operand_pipe(negated)))
-        block.body, block.branches = otherwise, [tree.Branch(ir.render(bare_else), block.body)]
+        block.body, block.branches = otherwise, [tree.Branch(ir.render(bare_else), block.body, bare_else)]
 
 
 def _negated_variable(pipe: ir.Pipe) -> ir.Variable | None:

@@ -12,9 +12,9 @@ from typing import Any
 from jinja2 import nodes
 
 from ...errors import ConversionError
-from ..actions import GUARD
+from ..actions import GUARD_NODE
 from ..go import ir, irtools, tree
-from ..go.calls import GoCall, expression_of, go_eq, go_len, operand_of, read_operand, starts_with
+from ..go.calls import GoCall, expression_of, go_eq, go_len, go_variable, operand_of, read_operand, starts_with
 from ..go.verbs import Verbs
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
@@ -149,14 +149,13 @@ class Emit(Verbs[tree.Act]):
         return value.const
 
     def temp(self) -> str:
+        """A fresh Go variable's name (`$_3`), carrying its node (see `GoOperand`)."""
         self.counter += 1
-        return f"$_{self.counter}"
+        return go_variable(f"$_{self.counter}")
 
     def action(self, code: str) -> tree.Act:
-        """Write the action `code`; the piece written (see `tree.Act`)."""
-        for keyword in ("if", "else if"):
-            if code.startswith(keyword + " "):  # a condition written as text: read back
-                return self.if_(code[len(keyword) + 1 :], keyword)
+        """Write the action `code` (an assignment or a `range` the typed verbs could not write as
+        IR; a condition goes through `if_`); the piece written (see `tree.Act`)."""
         self.close_guard()
         self.track_flow(code)
         return self.write_action(code)
@@ -221,7 +220,7 @@ class Emit(Verbs[tree.Act]):
     def show(self, code: str) -> None:
         """Template output (text or a printing action); silent once an assistant prefill has ended."""
         if self.prefill_armed and not self.guard_open:
-            self.out.append(GUARD)  # (true until the prefill is cut)
+            self.out.append(tree.Act.of(GUARD_NODE))  # (true until the prefill is cut)
             self.guard_open = True
         self.charge(code)
         self.printed = True
@@ -230,7 +229,7 @@ class Emit(Verbs[tree.Act]):
     def close_guard(self) -> None:
         if self.guard_open:
             self.guard_open = False
-            self.out.append(tree.Act("end"))
+            self.out.append(tree.Act.of(ir.End()))
 
     def set_final(self, flag: str, condition: str, declare: bool = False) -> None:
         """Set the Go flag `flag`: does a value hold the prefilled final message's text?
@@ -252,7 +251,13 @@ class Emit(Verbs[tree.Act]):
             return
         self.finals_set.add(flag)
         self.close_guard()
-        written = [tree.Act("if $ofc_open"), tree.Act(f"{flag} = {condition}"), tree.Act("end")]
+        known = expression_of(condition)
+        assigned = (
+            tree.Act(f"{flag} = {condition}")
+            if known is None
+            else tree.Act.of(ir.Action(ir.pipe_of(known, (flag,), is_assign=True)))
+        )
+        written = [tree.Act.of(ir.Open("if", ir.operand_pipe(OFC_OPEN))), assigned, tree.Act.of(ir.End())]
         self.charge("".join(written))
         self.out += written
 
@@ -263,7 +268,8 @@ class Emit(Verbs[tree.Act]):
     def put(self, code: str | ir.Operand) -> None:
         """Print a Go string or number (or append it to the variable being captured)."""
         if self.sink is None:
-            self.show(tree.Act(code) if isinstance(code, str) else tree.Act.of(ir.Action(ir.pipe_of(code))))
+            known = expression_of(code) if isinstance(code, str) else code
+            self.show(tree.Act.of(ir.Action(ir.pipe_of(known))) if known is not None else tree.Act(str(code)))
         elif isinstance(code, str) and expression_of(code) is None:
             self.action(f'{self.sink} = printf "%s%v" {self.sink} {code}')
         else:
@@ -301,10 +307,10 @@ class Emit(Verbs[tree.Act]):
         parts = data.split("{{")
         for i, part in enumerate(parts):
             if i:
-                self.show(tree.Act('"{{"'))
+                self.show(tree.Act.of(ir.Action(ir.pipe_of(ir.String.of("{{")))))
             if part.endswith("{"):
                 self.show(tree.Text(part[:-1]))
-                self.show(tree.Act('"{"'))
+                self.show(tree.Act.of(ir.Action(ir.pipe_of(ir.String.of("{")))))
             elif part:
                 self.show(tree.Text(part))
 
@@ -486,7 +492,8 @@ class Emit(Verbs[tree.Act]):
 
     def printed_action(self, code: str | ir.Expression) -> None:
         """Print `code` where `$ofc_go` is known to hold (no guard)."""
-        written = tree.Act(code) if isinstance(code, str) else tree.Act.of(ir.Action(ir.pipe_of(code)))
+        known = expression_of(code) if isinstance(code, str) else code
+        written = tree.Act.of(ir.Action(ir.pipe_of(known))) if known is not None else tree.Act(str(code))
         self.charge(written.code)
         self.printed = True
         self.out.append(written)

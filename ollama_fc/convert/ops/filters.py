@@ -326,8 +326,11 @@ def length(ops: Lowering, call: FilterCall) -> Value:
         obj, size = ops.emit.temp(), ops.emit.temp()
         ops.emit.declare(obj, value.expr)
         ops.emit.declare(size, "0")
-        is_map, is_list = go_eq(go_printf("%.3T", obj), '"map"'), go_eq(go_printf("%.2T", obj), '"[]"')
-        ops.emit.if_(go_or(is_map, is_list, go_eq(go_printf("%T", obj), '"string"')))
+        is_map, is_list = (
+            go_eq(go_printf("%.3T", obj), ir.String.of("map")),
+            go_eq(go_printf("%.2T", obj), ir.String.of("[]")),
+        )
+        ops.emit.if_(go_or(is_map, is_list, go_eq(go_printf("%T", obj), ir.String.of("string"))))
         ops.emit.assign(size, ir.command("len", ir.Variable(obj)))
         ops.emit.end()
         return Value(size, INT)
@@ -336,13 +339,13 @@ def length(ops: Lowering, call: FilterCall) -> Value:
         ops.emit.declare(text, value.expr)
         return Value(textops.char_count(text), INT)
     if value.kind in SEQUENCES or value.kind in {ARGS, PROPS}:
-        return Value(f"(len {ops.access.plain_map(value)})", INT)
+        return Value(go_len(ops.access.plain_map(value)), INT)
     if value.kind in {SELECT, MAPPED}:
         return ops.logic.count_selected(value)
     if value.kind == STRLIST:
         return Value(strlists.count(ops.emit, value.code), INT)
     if value.kind == REVERSED:
-        return Value(f"(len {value.code})", INT)
+        return Value(go_len(value.code), INT)
     raise ops.emit.fail(call.node, f"|length of {value.kind}")
 
 

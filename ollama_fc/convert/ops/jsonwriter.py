@@ -11,7 +11,7 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ..go import ir, tree
-from ..go.calls import go_eq, go_len, go_printf
+from ..go.calls import GoCall, go_eq, go_field, go_len, go_printf
 from ..go.gohelpers import (
     ANY_TYPE,
     JSON_VALUE,
@@ -225,7 +225,7 @@ class JsonWriter:
                 f"repr of a value nested deeper than {self.MAX_DEPTH} levels or {self.MAX_UNTYPED} levels of arguments",
                 "written as Go's compact JSON from there on",
             )
-            tr.put(f"(json {code})")
+            tr.put(GoCall("json", code))
             return
         if tr.sink is None:
             tr.call_helper(self.helper(go_type, depth), code, self.node)
@@ -235,7 +235,7 @@ class JsonWriter:
             f"tojson of a captured value nested deeper than {self.MAX_DEPTH} levels or {self.MAX_UNTYPED} levels of arguments",
             "written as Go's compact JSON from there on",
         )
-        tr.put(f"(json {code})")
+        tr.put(GoCall("json", code))
 
     def helper(self, go_type: str, depth: int) -> str:
         """The `define` writing a value of `go_type` at `depth` in this layout (compact below the
@@ -290,7 +290,7 @@ class JsonWriter:
             members, filled = ir.Variable(tr.temp()), ir.Variable(tr.temp())
             tr.declare(members.name, ir.Variable(m))
             tr.declare(filled.name, ir.Variable(m))
-            tr.if_(go_eq(go_printf("%T", m), '"*api.ToolPropertiesMap"'))
+            tr.if_(go_eq(go_printf("%T", m), ir.String.of("*api.ToolPropertiesMap")))
             tr.assign(members.name, ir.Variable(m, ("All",)))
             tr.assign(filled.name, ir.Variable(m, ("Len",)))
             tr.end()
@@ -367,7 +367,7 @@ class JsonWriter:
         if not always_first:
             tr.declare(first, "true")
         for n, (guard, key, field, kind) in enumerate(pairs):
-            present = "true" if guard == "true" else f"{obj}{guard}"
+            present = "true" if guard == "true" else go_field(obj, guard)
             if present != "true":
                 tr.if_(present)
             if always_first:
@@ -380,8 +380,8 @@ class JsonWriter:
                 tr.text(self.sep(depth + 1))
                 tr.end()
             tr.text(self.literal(key) + self.key_sep)
-            if not self.too_deep(f"{obj}{field}", depth + 1):
-                self.value(f"{obj}{field}", kind, depth + 1)
+            if not self.too_deep(go_field(obj, field), depth + 1):
+                self.value(go_field(obj, field), kind, depth + 1)
             if present != "true":
                 tr.end()
         tr.text(self.pad(depth) + "}")
@@ -402,13 +402,13 @@ class JsonWriter:
         for n, (guard, key, field, kind) in enumerate(pairs):
             if n in nested:
                 continue
-            tr.if_(go_eq(at, str(n)), "else if" if opened else "if")
+            tr.if_(go_eq(at, ir.Number.of(n)), "else if" if opened else "if")
             opened = True
             tr.if_(_field(obj, guard))
             self.separator(first, depth)
             tr.text(self.literal(key) + self.key_sep)
-            if not self.too_deep(f"{obj}{field}", depth + 1):
-                self.value(f"{obj}{field}", kind, depth + 1)
+            if not self.too_deep(go_field(obj, field), depth + 1):
+                self.value(go_field(obj, field), kind, depth + 1)
             tr.end()
         tr.else_()
         listed, mapped = (pairs[n] for n in nested)  # anyOf (a list), then properties (a map)
@@ -482,7 +482,7 @@ class JsonWriter:
         names = tr.temp()
         tr.declare(names, code)
         tr.if_(go_eq(go_len(names), "1"))
-        self.string(f"(index {names} 0)")
+        self.string(GoCall("index", names, ir.Number.of(0)))
         tr.else_()
         self.sequence(names, depth, self.string)
         tr.end()
@@ -510,7 +510,7 @@ class JsonWriter:
         if self.python:
             # being captured: one loop rewriting Ollama's `json` text of the value, at any depth,
             # instead of code unrolled per level and per Go type
-            tr.put(repr_of_json(tr, f"(json {code})"))
+            tr.put(repr_of_json(tr, GoCall("json", code)))
             return
         if tr.sink is None:
             # the helpers write any value at any depth; nested in Ollama's data, an untyped value
@@ -520,20 +520,30 @@ class JsonWriter:
         v, t = tr.temp(), tr.temp()
         tr.declare(v, code)
         tr.declare(t, ir.command("printf", ir.String.of("%T"), ir.Variable(v)))
-        tr.if_(go_eq(t, '"string"'))
+        tr.if_(go_eq(t, ir.String.of("string")))
         self.string(v)
-        tr.if_(go_eq(t, '"<nil>"'), "else if")
+        tr.if_(go_eq(t, ir.String.of("<nil>")), "else if")
         tr.text(self.literal(None))
         if self.untyped_level < self.MAX_UNTYPED and depth <= self.MAX_DEPTH:
             self.untyped_level += 1
-            tr.if_(go_eq(t, '"map[string]interface {}"', '"[]interface {}"'), "else if")
+            tr.if_(go_eq(t, ir.String.of("map[string]interface {}"), ir.String.of("[]interface {}")), "else if")
             self.container(v, t, depth)
             self.untyped_level -= 1
             tr.else_()
-            tr.put(f"(json {v})")
+            tr.put(GoCall("json", v))
         else:
-            tr.if_(go_eq(t, '"bool"', '"float64"', '"int"', '"int64"', '"json.Number"'), "else if")
-            tr.put(f"(json {v})")
+            tr.if_(
+                go_eq(
+                    t,
+                    ir.String.of("bool"),
+                    ir.String.of("float64"),
+                    ir.String.of("int"),
+                    ir.String.of("int64"),
+                    ir.String.of("json.Number"),
+                ),
+                "else if",
+            )
+            tr.put(GoCall("json", v))
             tr.else_()
             self.beyond_limit(v, depth)
         tr.end()

@@ -163,7 +163,7 @@ class Logic:
             if isinstance(value, int):
                 if left.kind not in {INT}:
                     raise self.emit.fail(node, f"comparing {left.kind} with a number")
-                return go_eq(left.code, str(value))
+                return go_eq(left.code, ir.Number.of(value))
             raise self.emit.fail(node, "comparison with a list")
         if left.kind in {STR, CONTENT, INT} and right.kind in {STR, CONTENT, INT}:
             return go_eq(left.code, right.code)
@@ -189,10 +189,10 @@ class Logic:
         if left.kind == BOOL:
             return left.code if value else go_not(left.code)
         if left.kind == INT:
-            return go_eq(left.code, str(int(value)))
+            return go_eq(left.code, ir.Number.of(int(value)))
         if left.kind == ANY:
             typed = go_printf("%T:%v", left.code, left.code)
-            return go_eq(typed, f'"bool:{str(value).lower()}"', f'"float64:{int(value)}"')
+            return go_eq(typed, ir.String.of(f"bool:{str(value).lower()}"), ir.String.of(f"float64:{int(value)}"))
         return "false"
 
     def contains(self, needle: Value, hay: Value, node: nodes.Node) -> Value:
@@ -284,16 +284,16 @@ class Logic:
         text = needle.code
         self.emit.declare(obj, hay.expr)
         self.emit.declare(hit, "false")
-        self.emit.if_(go_eq(go_printf("%.3T", obj), '"map"'))
+        self.emit.if_(go_eq(go_printf("%.3T", obj), ir.String.of("map")))
         self.emit.key_scan(k, v, obj, text, (hit, ir.Bool(True)))
-        self.emit.if_(go_eq(go_printf("%.2T", obj), '"[]"'), "else if")
+        self.emit.if_(go_eq(go_printf("%.2T", obj), ir.String.of("[]")), "else if")
         self.emit.range_(ir.Variable(obj), k, v)
         self.emit.if_(self.is_text(v, text))
         self.emit.assign(hit, "true")
         self.emit.end()
         self.emit.end()
         if constant:
-            self.emit.if_(go_eq(go_printf("%T", obj), '"string"'), "else if")
+            self.emit.if_(go_eq(go_printf("%T", obj), ir.String.of("string")), "else if")
             self.emit.assign(hit, search.contains(self.emit, obj, needle.const))
         self.emit.end()
         return Value(hit, BOOL)
@@ -312,7 +312,7 @@ class Logic:
     @staticmethod
     def is_text(item: str, text: str) -> GoCall:
         """The `if` condition: is the untyped `item` a string equal to `text`?"""
-        is_string = go_eq(go_printf("%T", item), '"string"')
+        is_string = go_eq(go_printf("%T", item), ir.String.of("string"))
         return go_and(is_string, go_eq(go_printf("%v", item), text))
 
     @staticmethod
@@ -424,9 +424,9 @@ def none(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value
             )
         return go_not(value.code)
     if value.facts.maybe_none:
-        return go_eq(go_printf("%v", value.code), '""')
+        return go_eq(go_printf("%v", value.code), ir.String.of(""))
     if kind == ANY:
-        return go_eq(go_printf("%T", value.code), '"<nil>"')  # JSON null
+        return go_eq(go_printf("%T", value.code), ir.String.of("<nil>"))  # JSON null
     return "false"
 
 
@@ -438,7 +438,7 @@ def string(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Val
     if kind in {STR, CONTENT}:
         return "true"
     if kind == ANY:
-        return go_eq(go_printf("%T", value.code), '"string"')
+        return go_eq(go_printf("%T", value.code), ir.String.of("string"))
     return "false"
 
 
@@ -446,7 +446,7 @@ def string(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Val
 def mapping(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
     kind = value.kind
     if kind in MAPPINGS and value.facts.maybe_none:
-        return GoCall("ne", go_printf("%v", value.code), '""')  # None is held as ""
+        return GoCall("ne", go_printf("%v", value.code), ir.String.of(""))  # None is held as ""
     if kind in MAPPINGS and value.facts.maybe_undefined:
         if not value.facts.defined_flag:
             raise ops.emit.fail(node, "`is mapping` of a value left undefined on some paths")
@@ -454,7 +454,7 @@ def mapping(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Va
     if kind in MAPPINGS:
         return "true"
     if kind == ANY:
-        return go_eq(go_printf("%.3T", value.code), '"map"')
+        return go_eq(go_printf("%.3T", value.code), ir.String.of("map"))
     return "false"
 
 
@@ -470,9 +470,9 @@ def iterable(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[V
     if kind == ANY:
         # Jinja's sequence test holds for anything with a length and items: a dict too
         return go_or(
-            go_eq(go_printf("%T", value.code), '"string"'),
-            go_eq(go_printf("%.2T", value.code), '"[]"'),
-            go_eq(go_printf("%.3T", value.code), '"map"'),
+            go_eq(go_printf("%T", value.code), ir.String.of("string")),
+            go_eq(go_printf("%.2T", value.code), ir.String.of("[]")),
+            go_eq(go_printf("%.3T", value.code), ir.String.of("map")),
         )
     return "false"
 
@@ -487,8 +487,10 @@ def number(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Val
                 node, "`is integer` of an untyped value", "a whole float such as 1.0 also counts as an integer"
             )
             whole = go_eq(go_printf("%v", value.code), go_printf("%.0f", value.code))
-            return go_and(go_eq(go_printf("%T", value.code), '"float64"'), whole)
-        return go_eq(go_printf("%T", value.code), '"float64"', '"bool"')  # Python's bool is a Number
+            return go_and(go_eq(go_printf("%T", value.code), ir.String.of("float64")), whole)
+        return go_eq(
+            go_printf("%T", value.code), ir.String.of("float64"), ir.String.of("bool")
+        )  # Python's bool is a Number
     return "true" if kind == INT else "false"
 
 
@@ -496,7 +498,7 @@ def number(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Val
 def boolean(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value]) -> str:
     kind = value.kind
     if kind == ANY:
-        return go_eq(go_printf("%T", value.code), '"bool"')
+        return go_eq(go_printf("%T", value.code), ir.String.of("bool"))
     return "true" if kind == BOOL else "false"
 
 
@@ -508,7 +510,7 @@ def true_or_false(ops: Logic, name: str, value: Value, node: nodes.Node, args: l
     if kind == BOOL:
         return value.code if name == "true" else go_not(value.code)
     if kind == ANY:
-        return go_eq(go_printf("%T:%v", value.code, value.code), f'"bool:{name}"')
+        return go_eq(go_printf("%T:%v", value.code, value.code), ir.String.of(f"bool:{name}"))
     return "false"
 
 

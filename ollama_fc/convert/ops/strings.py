@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from jinja2 import nodes
 
 from ..go import ir, search, strip, strlists, textops
-from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf
+from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf, go_variable
 from ..go.gohelpers import REPR_HELPER
 from ..go.textops import escape_html, go_string, html_of
 from .access import Access
@@ -96,9 +96,9 @@ class Strings:
             tests = []
             for prefix in options:
                 if method == "startswith":
-                    tests.append(go_eq(go_printf("%.*s", str(len(prefix)), base.code), go_string(prefix)))
+                    tests.append(go_eq(go_printf("%.*s", ir.Number.of(len(prefix)), base.code), go_string(prefix)))
                 else:
-                    n = str(len(prefix.encode()))
+                    n = ir.Number.of(len(prefix.encode()))
                     tail = GoCall("slice", base.code, go_len(GoCall("slice", base.code, n)))
                     tests.append(go_and(GoCall("ge", go_len(base.code), n), go_eq(tail, go_string(prefix))))
             return Value(tests[0] if len(tests) == 1 else go_or(*tests), BOOL)
@@ -143,8 +143,7 @@ class Strings:
             else:
                 raise self.emit.fail(node, f"string concatenation with {v.kind}")
         fmt = "".join(text.replace("%", "%%") if is_text else "%v" for is_text, text in parts)
-        operands = "".join(f" {code}" for is_text, code in parts if not is_text)
-        code = f"(printf {go_string(fmt)}{operands})"
+        code = GoCall("printf", ir.String.of(fmt), *(code for is_text, code in parts if not is_text))
         # text holding a message's text may hold the prefilled final one (cut inside it, see print_final_text)
         distinct = list({v.facts.final: v for v in values if v.facts.final}.values())
         # (nonempty: holds constant text, true whatever the values are)
@@ -174,7 +173,14 @@ class Strings:
                     "a message's text HTML-escaped by a |safe concatenation",
                     "(an assistant prefill could not be cut inside it)",
                 )
-            return Value(f"({html_of(value.code)})", STR)
+            escaped = value.node
+            if escaped is None:
+                return Value(f"({html_of(value.code)})", STR)
+            # `html $x`, or `html (code)` of any other operand (html_of writes the same)
+            return Value.of(
+                ir.call("html", escaped if isinstance(escaped, ir.Variable) else ir.Pipe((ir.Command((escaped,)),))),
+                STR,
+            )
         raise self.emit.fail(
             node,
             f"'+' of a |safe string and {value.kind if not value.is_const else type(value.const).__name__}",
@@ -198,7 +204,7 @@ class Strings:
         if value.kind == NONE and not value.facts.maybe_undefined:
             return const("None")
         if value.kind == INT:
-            return Value(f'(printf "%d" {value.code})', STR)
+            return Value(go_printf("%d", value.code), STR)
         if value.kind == ANY:
             return self.untyped_str(value, node)
         if value.kind in PYTHON_REPR or value.kind == LIST:
@@ -281,7 +287,7 @@ class Strings:
         seq, out, item = self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.declare(seq, value.expr)
         self.emit.declare(out, '""')
-        self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
+        self.emit.if_(go_eq(go_printf("%.2T", seq), ir.String.of("[]")))
         self.emit.range_(ir.Variable(seq), item)
         text = self.untyped_str(Value(item, ANY), node)
         if filter_name != "string":
@@ -294,14 +300,14 @@ class Strings:
     def untyped_join(self, code: str, sep: str, node: nodes.Node) -> None:
         seq, i, item, ignored = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
         self.emit.declare(seq, code)
-        self.emit.if_(go_eq(go_printf("%.2T", seq), '"[]"'))
+        self.emit.if_(go_eq(go_printf("%.2T", seq), ir.String.of("[]")))
         self.emit.range_(ir.Variable(seq), i, item)
         self.emit.if_(i)
         self.emit.text(sep)
         self.emit.end()
         self.untyped_repr(item, node)
         self.emit.end()
-        self.emit.if_(go_eq(go_printf("%.3T", seq), '"map"'), "else if")
+        self.emit.if_(go_eq(go_printf("%.3T", seq), ir.String.of("map")), "else if")
         # a mapping joins its keys (sorted, as Go ranges a map)
         self.emit.declare(i, "true")
         self.emit.range_(ir.Variable(seq), item, ignored)
@@ -316,7 +322,7 @@ class Strings:
         self.emit.end()
 
     def untyped_repr(self, code: str, node: nodes.Node) -> None:
-        self.emit.if_(go_eq(go_printf("%T", code), '"string"'))
+        self.emit.if_(go_eq(go_printf("%T", code), ir.String.of("string")))
         self.emit.put(code)
         self.emit.else_()
         JsonWriter(self.emit, None, node, python=True).untyped(code, 0)
@@ -332,7 +338,7 @@ class Strings:
         text = self.emit.temp()
         self.emit.declare(text, value.expr)
         if is_role and self.emit.tool_role != "tool":
-            self.emit.if_(go_eq(text, '"tool"'))
+            self.emit.if_(go_eq(text, ir.String.of("tool")))
             self.emit.assign(text, go_string(self.emit.tool_role))
             self.emit.end()
         return Value(textops.ascii_case(self.emit, text, method), STR)
@@ -340,7 +346,7 @@ class Strings:
     def split_list(self, value: Value) -> Value:
         """`s.split(sep[, n])` as a run-time list of strings: each separator becomes a marker."""
         parts = search.replace(self.emit, value.code, separator_of(value), strlists.MARK, value.facts.limit)
-        return Value(f'(printf "\\xff%s" {parts})', STRLIST, facts=final_of(value))
+        return Value(GoCall("printf", strlists.MARKED, parts), STRLIST, facts=final_of(value))
 
     def split_part(self, value: Value, which: int, node: nodes.Node) -> Value:
         return Value(search.split_part(self.emit, value.code, separator_of(value), which), STR, facts=final_of(value))
@@ -362,8 +368,8 @@ class Strings:
         self.emit.declare(seen, "false")
         self.emit.declare(after, "false")
         textops.each_byte(self.emit, digits, at, byte)
-        self.emit.if_(go_and(GoCall("ge", byte, "48"), GoCall("le", byte, "57")))
-        self.emit.if_(go_or(after, GoCall("ge", go_len(go_printf("%d", number)), "6")))
+        self.emit.if_(go_and(GoCall("ge", byte, ir.Number.of(48)), GoCall("le", byte, ir.Number.of(57))))
+        self.emit.if_(go_or(after, GoCall("ge", go_len(go_printf("%d", number)), ir.Number.of(6))))
         self.emit.assign(bad, "true")
         self.emit.else_()
         # number * 10 + (byte - 48), as the length of that many spaces
@@ -376,7 +382,10 @@ class Strings:
         self.emit.assign(number, ir.command("len", ir.call("printf", ir.String.of("%*s" * 11), *widths)))
         self.emit.assign(seen, "true")
         self.emit.end()
-        spaces = go_or(go_eq(byte, "32"), go_and(GoCall("ge", byte, "9"), GoCall("le", byte, "13")))
+        spaces = go_or(
+            go_eq(byte, ir.Number.of(32)),
+            go_and(GoCall("ge", byte, ir.Number.of(9)), GoCall("le", byte, ir.Number.of(13))),
+        )
         self.emit.if_(spaces, "else if")
         self.emit.assign(after, seen)
         self.emit.else_()
@@ -408,7 +417,7 @@ class Strings:
             self.emit.text("False")
             self.emit.end()
         elif value.kind == STR and value.reads_field("Role") and self.emit.tool_role != "tool":
-            self.emit.if_(go_eq(value.code, '"tool"'))
+            self.emit.if_(go_eq(value.code, ir.String.of("tool")))
             self.emit.text(self.emit.tool_role)
             self.emit.else_()
             self.emit.put(value.expr)
@@ -423,7 +432,8 @@ class Strings:
                     node, "printing a variable that may hold None", "None prints as an empty string, not None"
                 )
             if value.facts.final and self.emit.sink is not None:
-                self.emit.set_final(f"{self.emit.sink}_final", f"or {self.emit.sink}_final {value.facts.final}")
+                flag = go_variable(f"{self.emit.sink}_final")
+                self.emit.set_final(flag, GoCall("or", flag, value.facts.final, parenthesised=False))
             self.emit.put(value.expr)
         elif value.kind in PYTHON_REPR:
             self.to_json.repr_action(value, node)

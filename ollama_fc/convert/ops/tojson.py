@@ -8,7 +8,8 @@ from typing import Any
 
 from jinja2 import nodes
 
-from ..go import search, textops
+from ..go import ir, search, textops
+from ..go.calls import go_printf
 from ..go.gohelpers import MAX_INDENT_DEPTH
 from ..go.textops import go_string
 from . import toolschema
@@ -247,7 +248,7 @@ class ToJson:
         )
         pad = " " * width
         code = search.replace(self.emit, value.code, "\n", go_string("\n" + pad))
-        return Value(f'(printf "%s%s" {go_string(pad)} {code})' if first else code, STR)
+        return Value(go_printf("%s%s", ir.String.of(pad), code) if first else code, STR)
 
     def print_tojson(self, expr: nodes.Filter, value_of: ValueOf) -> None:
         """Print `x | tojson(...)`."""

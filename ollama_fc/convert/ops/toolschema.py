@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from jinja2.tests import TESTS as JINJA_TESTS
 
+from ..go.calls import go_field
 from ..go.gohelpers import SCHEMA_FIELDS
 from .values import PARAMS, PROP, TFUNC, TOOL
 
@@ -44,7 +45,7 @@ def optional(kind: str, key: str) -> bool:
 def present(code: str, kind: str, key: str) -> str:
     """Go condition: the Hugging Face dict behind Ollama's struct `code` has `key`."""
     go = _OPTIONAL_FIELDS[kind].get(key)
-    return "true" if go is None else f"{code}.{go}"
+    return "true" if go is None else go_field(code, f".{go}")
 
 
 def passes(key: str, tests: Iterable[tuple[str, str, Sequence[Any]]]) -> bool:

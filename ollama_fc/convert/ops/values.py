@@ -16,8 +16,8 @@ from typing import Any, Literal, NamedTuple, cast
 from jinja2 import nodes
 
 from ...errors import ConversionError
-from ..go import ir, tree
-from ..go.calls import GoCall, GoField, operand_node
+from ..go import ir
+from ..go.calls import GoOperand, read_operand
 
 NOT_CONST = object()
 
@@ -317,7 +317,7 @@ class Value:
     @classmethod
     def of(cls, node: ir.Operand, kind: Kind, const: Any = NOT_CONST, facts: Facts = NO_FACTS) -> Value:
         """The value whose Go code is the operand `node`."""
-        return cls(ir.operand_code(node), kind, const, facts, node)
+        return cls(GoOperand(node), kind, const, facts, node)
 
     @property
     def is_const(self) -> bool:
@@ -327,8 +327,7 @@ class Value:
     def node(self) -> ir.Operand | None:
         """The Go operand as IR; None where the code is no one operand (a constant list, nothing)."""
         if self.written is None and self.code:
-            code = self.code
-            node = operand_node(code) if isinstance(code, (GoCall, GoField)) else tree.operand(code)
+            node = read_operand(self.code)  # (the node composed code carries, other text read)
             object.__setattr__(self, "written", node)  # (a cache: the same code as IR)
         return self.written
 

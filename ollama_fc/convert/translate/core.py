@@ -14,7 +14,6 @@ from jinja2 import nodes
 from ...errors import ConversionError
 from ...hf.shapes import TOOL_RESULT_ROLES, role_constants
 from ...jinja_index import TreeIndex
-from ..actions import coalesce_guards
 from ..analysis import (
     assigned_names,
     constant_field_reads,
@@ -30,12 +29,10 @@ from ..analysis import (
 from ..exclusive import join_exclusive_ifs
 from ..go import ir
 from ..go import tree as go_tree
-from ..go.calls import GoCall, go_and, go_eq
-from ..go.sharing import merge_identical_defines, share_constants, share_constants_in_defines
+from ..go.calls import GoCall, GoOperand, go_and, go_eq, go_variable
 from ..limits import Limits
 from ..ops.access import Access
 from ..ops.comparisons import Comparisons
-from ..ops.conditions import invert_negated_ifs
 from ..ops.emit import Emit
 from ..ops.filters import Lowering
 from ..ops.logic import Logic
@@ -57,6 +54,7 @@ from ..ops.values import (
     ValueOf,
 )
 from ..ops.views import Views
+from ..passes import Written, run_passes
 from ..result import ConversionWarning
 from ..tails import hoist_last_steps
 from .plans import is_variable
@@ -203,20 +201,14 @@ class Core:
         self.declare_scope(root, self.tree.body)
         self.visit_body(self.tree.body, root)
         self.emit.close_guard()
-        top = go_tree.build(self.emit.out)
-        if self.emit.prefill_armed:
-            coalesce_guards(top)
-        if self.emit.prefill_armed or self.emit.final_tracked:  # printed, or only tracked, final text
-            top[:0] = go_tree.build(self.prefill_prologue())
-        share_constants(top)  # the main template only: defines cannot see its variables
-        helpers = merge_identical_defines(
-            {name: go_tree.helper_tree(helper) for name, helper in self.emit.helpers.items()}, top
+        prefill = self.emit.prefill_armed or self.emit.final_tracked  # printed, or only tracked, final text
+        written = Written(
+            body=go_tree.build(self.emit.out),
+            helpers={name: go_tree.helper_tree(helper) for name, helper in self.emit.helpers.items()},
+            prologue=go_tree.build(self.prefill_prologue()) if prefill else [],
+            prefill_guarded=self.emit.prefill_armed,
         )
-        for helper in helpers.values():
-            share_constants_in_defines(helper)
-        top[:0] = [node for helper in helpers.values() for node in helper]
-        invert_negated_ifs(top)
-        return top
+        return run_passes(written)
 
     def prefill_prologue(self) -> list[str]:
         """Go variables describing an assistant prefill, computed once before the body runs.
@@ -247,15 +239,16 @@ class Core:
             self.emit.if_(messages)
             last = ir.call("len", ir.call("slice", messages, ir.Number.of(1)))
             self.emit.assign("$ofc_final", ir.command("index", messages, last))
-            self.emit.if_(go_eq("$ofc_final.Role", '"assistant"'))
-            stripped = self.strings.trim("$ofc_final.Content", "strip", None)
+            self.emit.if_(go_eq(ir.Variable("$ofc_final", ("Role",)), ir.String.of("assistant")))
+            final_text = GoOperand(ir.Variable("$ofc_final", ("Content",)))
+            stripped = self.strings.trim(final_text, "strip", None)
             cut = ir.Variable("$ofc_cut")
             self.emit.assign("$ofc_cut", stripped.expr)
             self.emit.assign("$ofc_n", ir.command("len", cut))
             self.emit.assign("$ofc_open", ir.Variable("$ofc_n"))
             self.emit.assign("$ofc_tail", cut)
-            self.emit.if_(go_and("$ofc_open", go_eq(GoCall("slice", "$ofc_final.Content", "0", "$ofc_n"), "$ofc_cut")))
-            self.emit.assign("$ofc_tail", ir.Variable("$ofc_final", ("Content",)))
+            self.emit.if_(go_and("$ofc_open", go_eq(GoCall("slice", final_text, "0", "$ofc_n"), "$ofc_cut")))
+            self.emit.assign("$ofc_tail", final_text.node)
             self.emit.end()
             self.emit.prefill_cut()
             self.emit.end()
@@ -277,7 +270,7 @@ class Core:
             if outer is None and not name.endswith("_token"):
                 known = self.access.global_name(name, None)
                 outer = known if known.kind != UNDEF else None
-            var = "$" + name if not name.startswith("_") else "$v" + name
+            var = go_variable("$" + name if not name.startswith("_") else "$v" + name)
             init = self.emit.operand(outer, cast(nodes.Node, body)) if outer is not None and outer.code else '""'
             kind = outer.kind if outer is not None else UNDEF
             self.emit.declare(var, init)

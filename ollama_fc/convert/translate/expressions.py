@@ -9,8 +9,9 @@ from jinja2 import nodes
 
 from ..analysis import is_loop_attr, revindex0_spelled_out
 from ..go import ir, strlists, textops
-from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, operand_of
-from ..go.textops import go_string
+from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_or, go_printf, operand_of
+from ..go.textops import EMPTY, ONE, go_string
+from ..ops.access import MESSAGES
 from ..ops.values import (
     ANY,
     ARGS,
@@ -48,6 +49,13 @@ from ..ops.values import (
 )
 from .methods import Methods
 from .scope import Frame
+
+ZERO = ir.Number.of(0)
+
+
+def _spaces(count: str) -> GoCall:
+    """`(printf "%*s" count "")`: `count` spaces, a string as long as the int `count`."""
+    return go_printf("%*s", count, EMPTY)
 
 
 class Expressions(Methods):
@@ -127,12 +135,14 @@ class Expressions(Methods):
             return Value(element, STR, facts=facts)
         if base.kind in {CONTENT}:
             if key.is_const and key.const in (0, -1):
-                return Value("$.Messages", PART, facts=Facts(content=base.code, final=base.facts.final))
+                return Value.of(MESSAGES, PART, facts=Facts(content=base.code, final=base.facts.final))
             raise self.emit.fail(node, "indexing message content")
         if base.kind in SEQUENCES and key.kind == INT:
             element = ELEMENT.get(base.kind, ANY)
             if key.is_const and key.const < 0:
-                return Value(GoCall("index", base.code, go_len(GoCall("slice", base.code, str(-key.const)))), element)
+                return Value(
+                    GoCall("index", base.code, go_len(GoCall("slice", base.code, ir.Number.of(-key.const)))), element
+                )
             return Value(GoCall("index", base.code, key.code), element)
         if base.kind == ANY and key.is_const and isinstance(key.const, int) and not isinstance(key.const, bool):
             return self.access.untyped_element(base, key.const)
@@ -223,12 +233,13 @@ class Expressions(Methods):
                 left, right = right, left
             if left.facts.maybe_negative and right.is_const and right.const >= 0:
                 # a negative left (a `namespace(x=-1)` marker) plus n: n - |x| (a printf width of -k pads to k)
-                below = f'(printf ".%s" (slice (printf "%*s" {right.code} "") (len (printf "%*s" {left.code} ""))))'
-                above = f'(printf ".%*s%*s" {left.code} "" {right.code} "")'
-                return Value(f"(len (slice (or (and (lt {left.code} 0) {below}) {above}) 1))", INT)
+                below = go_printf(".%s", GoCall("slice", _spaces(right.code), go_len(_spaces(left.code))))
+                above = go_printf(".%*s%*s", left.code, EMPTY, right.code, EMPTY)
+                negative = go_and(GoCall("lt", left.code, ZERO), below)
+                return Value(go_len(GoCall("slice", go_or(negative, above), ONE)), INT)
             if left.facts.maybe_negative or right.facts.maybe_negative:
                 raise self.emit.fail(node, "'+' of a possibly negative number and a non-constant")
-            return Value(f'(len (printf "%*s%*s" {left.code} "" {right.code} ""))', INT)
+            return Value(go_len(go_printf("%*s%*s", left.code, EMPTY, right.code, EMPTY)), INT)
         if {left.kind, right.kind} <= {STR, CONTENT} or (
             (left.kind in {STR, CONTENT} or right.kind in {STR, CONTENT}) and (left.is_const or right.is_const)
         ):
@@ -263,7 +274,7 @@ class Expressions(Methods):
         if left.is_const and right.is_const:
             return const(left.const - right.const)
         if left.kind == INT and right.kind == INT:
-            return Value(f'(len (slice (printf "%*s" {left.code} "") {right.code}))', INT)
+            return Value(go_len(GoCall("slice", _spaces(left.code), right.code)), INT)
         raise self.emit.fail(node, f"'-' of {left.kind} and {right.kind}")
 
     def expr_Mul(self, node: nodes.Mul, frame: Frame) -> Value:
@@ -292,10 +303,10 @@ class Expressions(Methods):
             return const(left.const % right.const)
         if left.kind == INT and right.is_const and right.const == 2:
             # parity: the last digit of a non-negative number
-            return Value(
-                f'(or (and (eq (printf "%.1s" (slice (printf "%d" {left.code}) (len (slice (printf "%d" {left.code}) 1)))) "1" "3" "5" "7" "9") 1) 0)',
-                INT,
-            )
+            digits = go_printf("%d", left.code)
+            last_digit = go_printf("%.1s", GoCall("slice", digits, go_len(GoCall("slice", digits, ONE))))
+            odd = go_eq(last_digit, *(ir.String.of(digit) for digit in "13579"))
+            return Value(go_or(go_and(odd, ONE), ZERO), INT)
         raise self.emit.fail(node, "'%' operator")
 
     def expr_Call(self, node: nodes.Call, frame: Frame) -> Value:
@@ -390,7 +401,7 @@ class Expressions(Methods):
             return UNDEFINED
         if base.kind in {STR, CONTENT}:
             if start is None and stop is not None and stop.is_const and stop.const >= 0:
-                return Value(f'(printf "%.*s" {stop.code} {base.code})', STR)
+                return Value(go_printf("%.*s", stop.code, base.code), STR)
             if self.access.runtime_count(start) or self.access.runtime_count(stop):
                 return self.access.slice_by_count(base, start, stop, node)
             bounds = [
@@ -416,17 +427,17 @@ class Expressions(Methods):
         if base.kind not in {MSGS, CALLS, TOOLS}:
             raise self.emit.fail(node, f"slicing {base.kind}")
 
-        def bound(value: Value) -> str:
+        def bound(value: Value) -> str | ir.Operand:
             if value.is_const and isinstance(value.const, int) and value.const < 0:
-                return f"(len (slice {base.code} {-value.const}))"
+                return go_len(GoCall("slice", base.code, ir.Number.of(-value.const)))
             if value.kind != INT:
                 raise self.emit.fail(node, "a non-integer slice bound")
             return value.code
 
-        lo = bound(start) if start is not None else "0"
+        lo = bound(start) if start is not None else ZERO
         if stop is None:
-            return Value(f"(slice {base.code} {lo})", base.kind)
-        return Value(f"(slice {base.code} {lo} {bound(stop)})", base.kind)
+            return Value(GoCall("slice", base.code, lo), base.kind)
+        return Value(GoCall("slice", base.code, lo, bound(stop)), base.kind)
 
     def loop_attr(self, node: nodes.Getattr, frame: Frame) -> Value:
         loop = self.loop_of(frame)
@@ -447,13 +458,13 @@ class Expressions(Methods):
         if node.attr == "index0":
             return Value(loop.index, INT)
         if node.attr == "index":
-            return Value(f"({textops.plus_one(loop.index)})", INT)
+            return Value(GoCall("len", go_printf("%*s.", loop.index, EMPTY)), INT)
         if node.attr == "first":
             return Value(loop.ask(loop.first_flag) if loop.first_flag else go_eq(loop.index, "0"), BOOL)
         if node.attr == "last":
             return Value(go_eq(loop.index, loop.ask(loop.last)), BOOL)
         if node.attr == "length":
-            return Value(loop.length or f"(len {loop.seq})", INT)
+            return Value(loop.length or go_len(loop.seq), INT)
         if node.attr == "revindex0" and loop.revindex0:
             return Value(loop.revindex0, INT)
         if node.attr in {"previtem", "nextitem"} and loop.item_kind is not None:
@@ -506,14 +517,16 @@ class Expressions(Methods):
             spec = fmt[i : i + 2]
             if spec in STRFTIME:
                 lo, hi = STRFTIME[spec]
-                pieces.append(f"(slice {date} {lo} {hi})")
+                pieces.append(GoCall("slice", date, ir.Number.of(lo), ir.Number.of(hi)))
                 i += 2
             elif spec in {"%b", "%B"}:
                 month = self.emit.temp()
                 self.emit.declare(month, '""')
                 for number, name in enumerate(MONTHS, 1):
                     text = name if spec == "%B" else name[:3]
-                    self.emit.if_(go_eq(GoCall("slice", date, "5", "7"), f'"{number:02d}"'))
+                    self.emit.if_(
+                        go_eq(GoCall("slice", date, ir.Number.of(5), ir.Number.of(7)), ir.String.of(f"{number:02d}"))
+                    )
                     self.emit.assign(month, ir.String.of(text))
                     self.emit.end()
                 pieces.append(month)
@@ -523,4 +536,6 @@ class Expressions(Methods):
             else:
                 pieces.append(go_string(fmt[i]))
                 i += 1
-        return Value(f'(printf "{"%s" * len(pieces)}" {" ".join(pieces)})', STR)
+        if not pieces:
+            return Value('(printf "" )', STR)  # (an empty format, written as it always was)
+        return Value(go_printf("%s" * len(pieces), *pieces), STR)

@@ -13,6 +13,7 @@ from ..go import ir, strlists, textops
 from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_printf
 from ..go.tree import Act
 from ..ops import toolschema
+from ..ops.access import MESSAGES
 from ..ops.values import (
     ANY,
     ANYOF,
@@ -45,7 +46,7 @@ from ..ops.values import (
     final_of,
     view_of,
 )
-from .ranges import LoopHead, Ranges
+from .ranges import LoopHead, LoopRequest, Ranges
 from .scope import Frame
 
 
@@ -73,7 +74,7 @@ class Loops(Ranges):
         if counted and (seq.kind not in {MSGS, CALLS, TOOLS, LIST} or seq.facts.reversed):
             raise self.emit.fail(node, "loop.* in a filtered for loop")
         body = Frame(names={}, parent=frame)
-        head = self.range_head(node, seq, body, filters, frame, uses_loop, counted)
+        head = self.range_head(LoopRequest(node, seq, body, filters, frame, uses_loop, counted))
         if head is not None:
             self.filtered_steps(node, frame, body, filters, head, flag_at)
 
@@ -126,19 +127,11 @@ class Loops(Ranges):
             return False
         return True
 
-    def range_head(
-        self,
-        node: nodes.For,
-        seq: Value,
-        body: Frame,
-        filters: list[SelectionFilter],
-        frame: Frame,
-        uses_loop: bool,
-        counted: bool,
-    ) -> LoopHead | None:
+    def range_head(self, request: LoopRequest) -> LoopHead | None:
         """The loop's Go `range` by the kind of its sequence, its names bound in `body`; None
         where the kind's own translation wrote the whole loop (characters, content parts, a
         run-time list of strings)."""
+        node, seq, body, frame, uses_loop = request.node, request.seq, request.body, request.frame, request.uses_loop
         target = node.target
         if seq.kind == CONTENT and self.elements_used_whole(node) and not node.else_ and node.test is None:
             if seq.facts.final:
@@ -173,7 +166,7 @@ class Loops(Ranges):
             if seq.kind == INT:
                 self.count_range(seq, body, seqvar, idx, item, uses_loop)
                 return LoopHead()
-            return self.list_range(node, seq, body, filters, frame, uses_loop, counted, (seqvar, idx, item, kind))
+            return self.list_range(request, (seqvar, idx, item, kind))
         raise self.emit.fail(node, f"for over {seq.kind}")
 
     def single_part_for(self, node: nodes.For, seq: Value, body: Frame) -> None:
@@ -181,7 +174,7 @@ class Loops(Ranges):
         is written once, for it."""
         if not isinstance(node.target, nodes.Name):
             raise self.emit.fail(node, "unpacking content parts")
-        body.names[node.target.name] = Value("$.Messages", PART, facts=Facts(content=seq.code, final=seq.facts.final))
+        body.names[node.target.name] = Value.of(MESSAGES, PART, facts=Facts(content=seq.code, final=seq.facts.final))
         body.loop = Loop(index="0", seq="", last="", fixed=(0, 1))
         self.emit.if_(ir.Bool(True))
         self.declare_scope(body, node.body)
@@ -210,7 +203,7 @@ class Loops(Ranges):
         if node.else_ and guard:
             # Jinja's `else` runs when no element passed the filter: a Go flag set by each that does
             iterated = self.emit.temp()
-            self.emit.out.insert(flag_at, Act(f"{iterated} := false"))
+            self.emit.out.insert(flag_at, Act.of(ir.Action(ir.pipe_of(ir.Bool(False), (iterated,)))))
             self.emit.assign(iterated, "true")
         if head.passing is not None:
             total, seen = head.passing
@@ -260,7 +253,7 @@ class Loops(Ranges):
         `list_or_text`): the same loop twice, each under a test of the Go value's type."""
         assert seq.facts.list_or_text is not None  # (only such a variable comes here)
         list_kind, text_kind = seq.facts.list_or_text
-        self.emit.if_(go_eq(go_printf("%T", seq.code), '"string"'))
+        self.emit.if_(go_eq(go_printf("%T", seq.code), ir.String.of("string")))
         with self.conditional():
             for kind in (text_kind, list_kind):
                 if kind == list_kind:
@@ -341,7 +334,11 @@ class Loops(Ranges):
         obj = self.emit.temp()
         self.emit.declare(obj, seq.code)
         for is_list in (True, False):
-            is_kind = go_eq(go_printf("%.2T", obj), '"[]"') if is_list else go_eq(go_printf("%.3T", obj), '"map"')
+            is_kind = (
+                go_eq(go_printf("%.2T", obj), ir.String.of("[]"))
+                if is_list
+                else go_eq(go_printf("%.3T", obj), ir.String.of("map"))
+            )
             self.emit.if_(is_kind, "if" if is_list else "else if")
             idx, item, last = self.emit.temp(), self.emit.temp(), self.emit.temp()
             if is_list:
@@ -352,7 +349,7 @@ class Loops(Ranges):
                 seen, ignored = self.emit.temp(), self.emit.temp()
                 self.emit.declare(seen, "0")
                 self.emit.range_(ir.Variable(obj), item, ignored)
-                loop = self.counted_step(idx, seen, last, f"(len {obj})")
+                loop = self.counted_step(idx, seen, last, go_len(obj))
             body = Frame(names={node.target.name: Value(item, STR if not is_list else ANY)}, parent=frame, loop=loop)
             self.declare_scope(body, node.body)
             self.visit_body(node.body, body)
@@ -469,4 +466,4 @@ class Loops(Ranges):
 def continuation_byte(text: str, at: str) -> GoCall:
     """Is the byte at `at` of the string `text` a UTF-8 continuation byte (inside a character)?"""
     byte = GoCall("index", text, at)
-    return go_and(GoCall("ge", byte, "128"), GoCall("lt", byte, "192"))
+    return go_and(GoCall("ge", byte, ir.Number.of(128)), GoCall("lt", byte, ir.Number.of(192)))

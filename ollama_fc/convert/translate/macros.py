@@ -22,6 +22,7 @@ from ..ops.values import (
     LIST,
     LITERAL_OR,
     NONE,
+    NS,
     PARAMS,
     PROP,
     PROPS,
@@ -177,7 +178,10 @@ class Macros(Core):
             value = bound[param] if param in bound else self.expr(given, frame)
             if value.kind == LITERAL_OR:
                 raise self.emit.fail(call, f"macro {macro.name}() given a dict literal on some paths")
-            if value.is_const or value.kind in {UNDEF, NONE, RECORD, BOUND_METHOD}:
+            if value.kind == NS and sets_attribute_of(macro, param):
+                # (the caller's namespace changes too: what is known of its text would be lost)
+                raise self.emit.fail(call, f"macro {macro.name}() setting an attribute of the namespace it is given")
+            if value.is_const or value.kind in {UNDEF, NONE, RECORD, BOUND_METHOD, NS}:
                 scope.names[param] = value
             else:
                 var = self.emit.temp()
@@ -355,7 +359,7 @@ class Macros(Core):
         if body is None:
             self.macro_defines[key] = None
             return None
-        self.emit.helpers[name] = (tree.Act(f'define "{name}"'), *body, tree.Act("end"))
+        self.emit.helpers[name] = (tree.Act.of(ir.Define(name)), *body, tree.Act.of(ir.End()))
         return name, base.code
 
     @staticmethod
@@ -504,3 +508,12 @@ class Macros(Core):
             self.emit.end()
         finally:
             self.callers.append((body, frame))
+
+
+def sets_attribute_of(macro: nodes.Macro, name: str) -> bool:
+    """Does the macro's body `set name.attr`? (A namespace is shared with the caller.)"""
+    targets = [
+        *(s.target for s in macro.find_all(nodes.Assign)),
+        *(s.target for s in macro.find_all(nodes.AssignBlock)),
+    ]
+    return any(isinstance(target, nodes.NSRef) and target.name == name for target in targets)

@@ -11,9 +11,8 @@ from typing import Any, Literal, Union, cast
 
 from jinja2 import nodes
 
-from ...jinja_index import TreeIndex
 from ..go import ir, irtools, tree
-from ..go.calls import go_and, go_not, go_or
+from ..go.calls import expression_of, go_and, go_not, go_or
 from ..ops.values import BOOL, CONTENT, INT, STR, UNDEF, Value
 from .scope import Frame
 
@@ -231,9 +230,9 @@ def building_body(loop: nodes.For, ns: str, attr: str) -> nodes.For | None:
     return nodes.For(loop.target, loop.iter, body, [], loop.test, False, lineno=loop.lineno)
 
 
-def appends_to(loop: nodes.For, index: TreeIndex) -> tuple[str, str] | None:
+def appends_to(loop: nodes.For) -> tuple[str, str] | None:
     """The namespace attribute the loop's first `set` appends to, if it sets one."""
-    for assign in index.find_all(loop, nodes.Assign):
+    for assign in loop.find_all(nodes.Assign):
         if isinstance(assign.target, nodes.NSRef):
             return (assign.target.name, assign.target.attr)
     return None
@@ -364,7 +363,13 @@ def set_after(heads: list[tree.Action | tree.Block | tree.Branch], var: str, sta
 
 def free_variables(*code: str) -> set[str]:
     """Go variables the Go expressions `code` read (without their `$`)."""
-    return {name[1:] for expression in code if expression for name in tree.expression(expression).reads()} - {""}
+    return {name[1:] for expression in code if expression for name in _expression_node(expression).reads()} - {""}
+
+
+def _expression_node(code: str) -> ir.Node:
+    """The Go expression `code` as IR: the node composed code carries, other text read."""
+    known = expression_of(code)
+    return known if known is not None else tree.expression(code)
 
 
 def snippet_free_variables(snippet: Sequence[str]) -> set[str]:
@@ -376,6 +381,9 @@ def snippet_free_variables(snippet: Sequence[str]) -> set[str]:
 
 def is_variable(code: str) -> bool:
     """Is the Go expression `code` one variable (`$x`, not `$` nor a field of it)?"""
+    known = expression_of(code)
+    if known is not None:
+        return isinstance(known, ir.Variable) and known.name != "$" and not known.fields
     node = tree.expression(code)
     if not isinstance(node, ir.Action) or not irtools.is_simple_variable(node):
         return False
@@ -408,12 +416,12 @@ def without_trailing(snippet: Sequence[str], count: int) -> tuple[str, ...]:
     return tuple(pieces)
 
 
-def stored_json(index: TreeIndex) -> dict[int, nodes.Assign]:
+def stored_json(tree: nodes.Template) -> dict[int, nodes.Assign]:
     """The `tojson` filters whose text a `set` stores, alone, marked `|safe`, or joined by `+`,
     `~` or an inline `if` (`{% set d = '[TOOLS]' + (tools | tojson) + '[/TOOLS]' %}`): by
     `id()`, the ones a plan may stand for, each with the `set` storing it."""
     found: dict[int, nodes.Assign] = {}
-    for assign in index.all(nodes.Assign):
+    for assign in tree.find_all(nodes.Assign):
         todo: list[nodes.Node | None] = [assign.node]
         while todo:
             node = todo.pop()

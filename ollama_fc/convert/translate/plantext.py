@@ -14,15 +14,15 @@ from jinja2 import nodes
 
 from ..go import search
 from ..ops.values import CONTENT, STR
+from .planfallback import PlanFallback
 from .plans import Piece, Plan, trailing_text, without_trailing
-from .printplan import PrintPlans
 from .scope import Frame
 
 #: the ends of the text each strip method takes whitespace from
 STRIPS = {"strip": (0, -1), "lstrip": (0,), "rstrip": (-1,), "trim": (0, -1)}
 
 
-class PlannedText(PrintPlans):
+class PlannedText(PlanFallback):
     """Plans printed through `strip` and as `replace`'s replacement (see the module's docstring)."""
 
     def print_planned(self, expr: nodes.Expr, frame: Frame) -> bool:
@@ -72,9 +72,9 @@ class PlannedText(PrintPlans):
                 # a prefilled final text is cut in the run that holds its end (the runs hold no
                 # needle, so none but the last can hold the whole text the cut looks for)
                 if final:
-                    self.emit.print_final_text(f"({code})", final)
+                    self.emit.print_final_text(code, final)
                 else:
-                    self.emit.put(f"({code})")
+                    self.emit.put(code)
 
             search.print_replaced(self.emit, text.code, old.value, print_run, lambda: self.print_plan(plan, expr))
             return True

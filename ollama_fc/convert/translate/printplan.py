@@ -12,14 +12,15 @@ Printing the plan replays it where the Jinja prints the string.
 Sound only while what a plan reads keeps its value until the plan is printed. Every part that
 reads Go variables leaves a mark where it was made (`tree.Mark`, a node of the written tree
 that prints nothing, holding the variables the part reads), every print or truth test of a
-plan a mark where it was used; once the whole template is written, `settled` checks that each such
-variable is declared at the top level of the body, that nothing declares or assigns it after
-the part was made, and that no part is printed before it was made or inside a `define`. Any
-other use of a plan (a filter, a macro argument, a stored copy) writes the plan's placeholder
-variable into the template. When a check fails, the placeholder shows up, or the translation
-fails with a plan about, the template is translated again without the plans concerned: the
-result is then exactly the captured translation. What is known before a plan is made is decided
-there instead (a `tojson` a `set` in a loop stores beyond it, `stored_in_loop`).
+plan a mark where it was used; once the whole template is written, `settled` (planfallback.py)
+checks that each such variable is declared at the top level of the body, that nothing declares
+or assigns it after the part was made, and that no part is printed before it was made or inside
+a `define`. Any other use of a plan (a filter, a macro argument, a stored copy) writes the plan's
+placeholder variable into the template. When a check fails, the placeholder shows up, or the
+translation fails with a plan about, the template is translated again without the plans
+concerned (planfallback.py): the result is then exactly the captured translation. What is known
+before a plan is made is decided there instead (a `tojson` a `set` in a loop stores beyond it,
+`stored_in_loop`), and what the Jinja tree says will fail, before translating (planforecast.py).
 """
 
 from __future__ import annotations
@@ -30,9 +31,8 @@ from typing import Any, TypeVar
 
 from jinja2 import nodes
 
-from ...errors import ConversionError
-from ..go import tree
-from ..go.calls import go_or
+from ..go import ir, tree
+from ..go.calls import expression_of, go_or
 from ..go.irtools import is_temporary
 from ..ops.values import (
     ANY,
@@ -57,10 +57,8 @@ from ..ops.values import (
     const,
     py_str,
 )
-from .core import Translation
 from .macros import Macros
 from .plans import (
-    BODY,
     PLACEHOLDER,
     PRINTABLE,
     Branch,
@@ -77,8 +75,6 @@ from .plans import (
     free_variables,
     loop_between,
     parts,
-    plan_marked,
-    plan_marks,
     prints_only,
     refuse_markup_plans,
     snippet_free_variables,
@@ -86,7 +82,6 @@ from .plans import (
     stored_in_loop,
     stored_json,
     surely_prints,
-    unsound_use,
 )
 from .scope import Frame, Translate
 
@@ -109,7 +104,6 @@ class PrintPlans(Macros):
         super().__init__(*args, **kwargs)
         self.logic.planned_truth = self.planned_truth
         self.strings.print_planned = lambda value, node: self.print_plan(self.plan_of(value), node)
-        self.plan_args = (args, kwargs)
         #: building statements left captured (indexes, see `plan_source`); None: no plans at all
         self.plans_off: frozenset[int] | None = frozenset()
         self.plans: dict[Key, Held] = {}
@@ -123,61 +117,20 @@ class PrintPlans(Macros):
         self.plan_tests: list[str] = []
         self._stored_json: dict[int, nodes.Assign] | None = None
 
-    # -- translation with fallback ------------------------------------------------------------
-
-    def translate(self, compact: bool = False) -> Translation:
-        if self.plans_off is None:
-            return super().translate(compact)
-        self.plan_main = self.emit.out
-        self.emit.out.append(BODY)
-        try:
-            top = self.translate_tree()
-        except PlanRefused as refused:
-            return self.without(refused.sources, compact)
-        except ConversionError:
-            if not self.plan_made:
-                raise
-            return self.without(None, compact)
-        declared = [tree.Action(f"{{{{ {var} := false }}}}") for var in self.plan_tests]
-        at = next(i for i, node in enumerate(top) if isinstance(node, tree.Mark) and node == BODY)
-        top[at : at + 1] = declared
-        settled, failing = self.settled(top)
-        if not settled:
-            return self.without(failing, compact)
-        return self.translation(tree.render(top, compact))
-
-    def without(self, sources: frozenset[int] | None, compact: bool = False) -> Translation:
-        """Translate again from the start, leaving `sources` (None: every one) captured."""
-        off = None if sources is None or self.plans_off is None else self.plans_off | sources
-        if off is not None and off == self.plans_off:
-            off = None  # nothing new to leave out: no plans at all
-        args, kwargs = self.plan_args
-        fresh = type(self)(*args, **kwargs)
-        fresh.plans_off = off
-        return fresh.translate(compact)
-
-    def settled(self, top: list[tree.Node]) -> tuple[bool, frozenset[int] | None]:
-        """Does every plan printed read what it was made from? If not, the sources to refuse."""
-        if any(map(plan_marked, self.emit.helpers.values())):
-            return False, None
-        marks = plan_marks(top)
-        if any(PLACEHOLDER in node.node.reads() for node in marks.heads):
-            return False, None
-        part = unsound_use(marks)
-        if part is not None:
-            return False, self.plan_users.get(part)
-        return True, frozenset()
-
     # -- what a plan is made of ---------------------------------------------------------------
 
     def planning(self) -> bool:
         return self.plans_off is not None and self.emit.sink is None
 
     def plan_source(self, node: nodes.Node) -> int:
+        return self.plan_source_of(id(node))
+
+    def plan_source_of(self, node_id: int) -> int:
+        """The index of the building statement (or filter) whose `id()` is `node_id`, else -1."""
         if not self.plan_sources:
             self.plan_nodes = self.index.all((nodes.For, nodes.AssignBlock, nodes.Filter))
             self.plan_sources = {id(n): i for i, n in enumerate(self.plan_nodes)}
-        return self.plan_sources.get(id(node), -1)
+        return self.plan_sources.get(node_id, -1)
 
     def plan_node(self, source: int) -> nodes.Node:
         """The building statement a `plan_source` index stands for."""
@@ -208,7 +161,7 @@ class PrintPlans(Macros):
             self.emit.assign(kept, value.code)
             value = Value(kept, value.kind, value.const, replace(value.facts, concat=None))
         copy = Value(value.code, value.kind, value.const, value.facts)
-        reads = free_variables(value.code, str(value.facts.final or ""))
+        reads = free_variables(value.code, value.facts.final or "")
         return Piece(made=self.mark(reads) if reads else 0, value=copy)
 
     def plan_of(self, value: Value) -> Plan:
@@ -261,7 +214,7 @@ class PrintPlans(Macros):
         `set` stores (see `stored_json`) where it is not repeated, of a tool schema, not left
         captured."""
         if self._stored_json is None:
-            self._stored_json = stored_json(self.index)
+            self._stored_json = stored_json(self.tree)
         assign = self._stored_json.get(id(node))
         if assign is None or not isinstance(node, nodes.Filter) or node.node is None:
             return -1
@@ -320,7 +273,7 @@ class PrintPlans(Macros):
 
     def build_plan(self, node: nodes.For, frame: Frame, plain: Translate[nodes.For, None]) -> bool:
         """A loop that only appends to a namespace attribute: the attribute becomes a plan."""
-        target = appends_to(node, self.index) if self.planning() else None
+        target = appends_to(node) if self.planning() else None
         source = self.plan_source(node)
         if target is None or source < 0 or self.plans_off is None or source in self.plans_off:
             return False
@@ -581,7 +534,11 @@ class PrintPlans(Macros):
                 if free_variables(test):
                     seen = self.emit.temp()
                     self.plan_tests.append(seen)
-                    written.append(tree.Act(f"{seen} = {test}"))  # (before the mark)
+                    tested = expression_of(test)
+                    assigned = ir.Action(ir.pipe_of(tested, (seen,), is_assign=True)) if tested is not None else None
+                    written.append(
+                        tree.Act.of(assigned) if assigned else tree.Act(f"{seen} = {test}")
+                    )  # (before the mark)
                     test = seen
                 written.append(tree.Mark("made", made, frozenset(free_variables(test))))
                 self.emit.out[at:at] = written

@@ -10,7 +10,7 @@ from jinja2 import nodes
 
 from ..analysis import first_read_in_expressions
 from ..go import ir, textops
-from ..go.calls import GoCall, go_and, go_field, operand_of
+from ..go.calls import GoCall, go_and, go_field, go_len, operand_of
 from ..go.tree import Act
 from ..limits import SANDBOX_MAX_RANGE
 from ..ops.values import (
@@ -30,6 +30,21 @@ from ..ops.values import (
 from .plans import free_variables
 from .scope import Frame
 from .steps import LoopSteps
+
+
+@dataclass(frozen=True)
+class LoopRequest:
+    """A `for` as its `range` is asked for: the loop, what it ranges over, the frame its names
+    are bound in, the selection filters its elements pass, the frame around it, whether the body
+    reads `loop.*`, and whether `loop.*` counts only the passing elements."""
+
+    node: nodes.For
+    seq: Value
+    body: Frame
+    filters: list[SelectionFilter]
+    frame: Frame
+    uses_loop: bool
+    counted: bool
 
 
 @dataclass(frozen=True)
@@ -68,7 +83,7 @@ class Ranges(LoopSteps):
             # a map has no index: count the steps (the body sees loop.*, not the outer loop's)
             mapvar, seen, idx, last = self.emit.temp(), self.emit.temp(), self.emit.temp(), self.emit.temp()
             self.emit.declare(mapvar, seq.code)
-            size = f"{mapvar}.Len" if ordered else f"(len {mapvar})"
+            size = go_field(mapvar, ".Len") if ordered else go_len(mapvar)
             self.emit.declare(seen, "0")
             self.emit.range_(ir.Variable(mapvar, ("All",) if ordered else ()), key, val)
             body.loop = self.counted_step(idx, seen, last, size)
@@ -94,20 +109,12 @@ class Ranges(LoopSteps):
         declared = self.emit.declare(last, textops.less(ir.Variable(seqvar), textops.ONE)) if uses_loop else None
         body.loop = self.indexed(Loop(index=idx, seq="", last=last, length=seqvar, last_declared=declared))
 
-    def list_range(
-        self,
-        node: nodes.For,
-        seq: Value,
-        body: Frame,
-        filters: list[SelectionFilter],
-        frame: Frame,
-        uses_loop: bool,
-        counted: bool,
-        names: tuple[str, str, str, Kind],
-    ) -> LoopHead:
+    def list_range(self, request: LoopRequest, names: tuple[str, str, str, Kind]) -> LoopHead:
         """The `range` of a Go list (forward, or backward through its positions), with what its
         steps may keep of it: `loop.last` computed once, the neighbours, the first-step flag,
         and, for a filtered loop reading `loop.*`, the elements that pass counted first."""
+        node, seq, body, filters, frame = request.node, request.seq, request.body, request.filters, request.frame
+        uses_loop, counted = request.uses_loop, request.counted
         seqvar, idx, item, kind = names
         passing = None
         if counted:

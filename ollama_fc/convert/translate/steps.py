@@ -15,10 +15,30 @@ from ..ops.values import Loop
 from .core import Core
 
 
-def _set_when_filled(var: str, initial: str, seq: str, value: str) -> list[str]:
+def _set_when_filled(var: str, initial: ir.Operand, seq: ir.Operand, value: ir.Expression) -> list[str]:
     """Declare `var` as `initial`, set to `value` where the list `seq` has elements (before a
     loop over it: what the steps read of the list, computed once)."""
-    return [Act(f"{var} := {initial}"), Act(f"if {seq}"), Act(f"{var} = {value}"), Act("end")]
+    return [
+        _declared(var, initial),
+        Act.of(ir.Open("if", ir.operand_pipe(seq))),
+        _assigned(var, value),
+        Act.of(ir.End()),
+    ]
+
+
+def _declared(var: str, value: ir.Expression) -> Act:
+    """`var := value`, as an action to insert."""
+    return Act.of(ir.Action(ir.pipe_of(value, (var,))))
+
+
+def _assigned(var: str, value: ir.Expression) -> Act:
+    """`var = value`, as an action to insert."""
+    return Act.of(ir.Action(ir.pipe_of(value, (var,), is_assign=True)))
+
+
+def _rest(seq: ir.Operand) -> ir.Pipe:
+    """`(slice seq 1)`: the list from its second element."""
+    return ir.call("slice", seq, textops.ONE)
 
 
 class LoopSteps(Core):
@@ -50,7 +70,8 @@ class LoopSteps(Core):
         (`len (slice xs 1)` in every step is two function calls each); only for a non-empty
         list, where the step would have computed it."""
         at = self.range_at(start, ranged)
-        self.emit.out[at:at] = _set_when_filled(last, "0", seqvar, f"len (slice {seqvar} 1)")
+        seq = operand_of(seqvar)
+        self.emit.out[at:at] = _set_when_filled(last, ir.Number.of(0), seq, ir.command("len", _rest(seq)))
 
     def keep_neighbours(self, start: int, ranged: Act, loop: Loop, item: str) -> None:
         """Set up the neighbours `kept_neighbour` reads: before the `range`, the element carried
@@ -58,12 +79,17 @@ class LoopSteps(Core):
         each step, before any test of it, the previous element taken over from the carried one
         and the step's own element carried on."""
         at = self.range_at(start, ranged)
+        seq = operand_of(loop.seq)
         if loop.before is not None and loop.carried is not None:
-            self.emit.out[at + 1 : at + 1] = [Act(f"{loop.before} := {loop.carried}"), Act(f"{loop.carried} = {item}")]
-            last = f"index {loop.seq} (len (slice {loop.seq} 1))"
-            self.emit.out[at:at] = _set_when_filled(loop.carried, "false", loop.seq, last)
+            carried = ir.Variable(loop.carried)
+            self.emit.out[at + 1 : at + 1] = [
+                _declared(loop.before, carried),
+                _assigned(loop.carried, operand_of(item)),
+            ]
+            last = ir.command("index", seq, ir.call("len", _rest(seq)))
+            self.emit.out[at:at] = _set_when_filled(loop.carried, ir.Bool(False), seq, last)
         if loop.after is not None:
-            self.emit.out[at:at] = _set_when_filled(loop.after, loop.seq, loop.seq, f"slice {loop.seq} 1")
+            self.emit.out[at:at] = _set_when_filled(loop.after, seq, seq, ir.command("slice", seq, textops.ONE))
 
     def keep_first_flag(self, start: int, ranged: Act, loop: Loop) -> None:
         """Set up `loop.first_flag` where the body reads it: true before the `range`, taken
@@ -74,8 +100,8 @@ class LoopSteps(Core):
         if flag not in loop.asked:
             return
         at, pending = self.range_at(start, ranged), self.emit.temp()
-        self.emit.out[at + 1 : at + 1] = [Act(f"{flag} := {pending}"), Act(f"{pending} = false")]
-        self.emit.out.insert(at, Act(f"{pending} := true"))
+        self.emit.out[at + 1 : at + 1] = [_declared(flag, ir.Variable(pending)), _assigned(pending, ir.Bool(False))]
+        self.emit.out.insert(at, _declared(pending, ir.Bool(True)))
 
     def range_at(self, start: int, ranged: Act) -> int:
         """Where in the output, from `start` on, the loop's `range` action is."""
