@@ -432,22 +432,33 @@ def _write(tree: list[Node], out: list[str], printed: Callable[[str], str]) -> N
 
 def blocks(tree: list[Node]) -> Iterator[Block]:
     """Every block in the tree, each after the blocks inside it (innermost first)."""
-    for node in tree:
+    # (walked without recursion: a generator per level made it cost a call per level per block)
+    found: list[Block] = []  # the reverse: each block before those inside it, the last first
+    stack: list[Node] = list(tree)
+    while stack:
+        node = stack.pop()
         if isinstance(node, Block):
-            for body in (node.body, *(branch.body for branch in node.branches)):
-                yield from blocks(body)
-            yield node
+            found.append(node)
+            stack += node.body
+            for branch in node.branches:
+                stack += branch.body
+    found.reverse()
+    return iter(found)
 
 
 def heads(tree: list[Node]) -> Iterator[Action | Block | Branch]:
     """Every action of the tree that says something (an action, a block's or a branch's
     opening), in the order they are written; a block's `end` says nothing more."""
-    for node in tree:
-        if isinstance(node, Action):
-            yield node
-        elif isinstance(node, Block):
-            yield node
-            yield from heads(node.body)
-            for branch in node.branches:
-                yield branch
-                yield from heads(branch.body)
+    found: list[Action | Block | Branch] = []
+    stack: list[Node | Branch] = list(reversed(tree))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            continue
+        found.append(node)
+        if isinstance(node, Block):
+            stack += reversed(node.branches)
+            stack += reversed(node.body)
+        elif isinstance(node, Branch):
+            stack += reversed(node.body)
+    return iter(found)

@@ -365,7 +365,8 @@ class Macros(Core):
     @staticmethod
     def read_from_dot(source: nodes.Expr, base_name: str) -> str:
         """What an argument reads from the define's dot, whatever the caller named it."""
-        renamed = copy.deepcopy(source)
+        shared = {id(source.environment): source.environment}  # (every node's, not copied)
+        renamed = copy.deepcopy(source, shared)
         for name in [renamed, *renamed.find_all(nodes.Name)]:
             if isinstance(name, nodes.Name) and name.name == base_name:
                 name.name = "."
