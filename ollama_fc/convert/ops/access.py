@@ -287,11 +287,11 @@ class Access:
         is read from there."""
         prefetched = base.facts.prefetched
         if prefetched is not None and base.is_operand(prefetched[0]) and name in prefetched[1]:
-            value, found, deeper = prefetched[1][name]
-            facts = Facts(maybe_undefined=True, defined_flag=found)
+            held, held_found, deeper = prefetched[1][name]
+            facts = Facts(maybe_undefined=True, defined_flag=held_found)
             if deeper is not None:
                 facts = replace(facts, prefetched=deeper.facts.prefetched)
-            return Value(value, ANY, facts=facts)
+            return Value.of(held, ANY, facts=facts)
         obj, value, found, k, v = (self.emit.temp() for _ in range(5))
         self.emit.declare(obj, base.expr)
         self.emit.declare(value, '""')
@@ -299,7 +299,7 @@ class Access:
         self.emit.if_(go_eq(go_printf("%.3T", obj), ir.String.of("map")))
         self.emit.key_scan(k, v, obj, go_string(name), (value, ir.Variable(v)), (found, TRUE))
         self.emit.end()
-        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
+        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=ir.Variable(found)))
 
     def prefetch_fields(self, base: Value, reads: Mapping[tuple[str, ...], int]) -> Value:
         """The untyped variable `base` with the values of the keys its scope reads looked up at
@@ -309,25 +309,28 @@ class Access:
         `constant_field_reads`); a key whose value is read for keys more than once is looked up
         in the same way. `base` must stay the same in the scope."""
         keys = sorted({path[0] for path in reads})
-        fields: dict[str, tuple[str, str, Value | None]] = {}
+        fields: dict[str, tuple[ir.Variable, ir.Variable, Value | None]] = {}
         for key in keys:
-            fields[key] = (self.emit.temp(), self.emit.temp(), None)
-            self.emit.declare(fields[key][0], '""')
-            self.emit.declare(fields[key][1], "false")
+            fields[key] = (ir.Variable(self.emit.temp()), ir.Variable(self.emit.temp()), None)
+            self.emit.declare(fields[key][0].name, '""')
+            self.emit.declare(fields[key][1].name, "false")
         k, v = self.emit.temp(), self.emit.temp()
         self.emit.if_(go_eq(go_printf("%.3T", base.code), ir.String.of("map")))
         self.emit.keys_scan(
             k,
             v,
             base.code,
-            {go_string(key): ((value, ir.Variable(v)), (found, TRUE)) for key, (value, found, _) in fields.items()},
+            {
+                go_string(key): ((value.name, ir.Variable(v)), (found.name, TRUE))
+                for key, (value, found, _) in fields.items()
+            },
         )
         self.emit.end()
         for key in keys:
             deeper = {path[1:]: n for path, n in reads.items() if len(path) > 1 and path[0] == key}
             if sum(deeper.values()) > 1:
                 value, found, _ = fields[key]
-                fields[key] = (value, found, self.prefetch_fields(Value(value, ANY), deeper))
+                fields[key] = (value, found, self.prefetch_fields(Value.of(value, ANY), deeper))
         return Value(base.code, base.kind, base.const, replace(base.facts, prefetched=(base.node, fields)))
 
     def untyped_get(self, base: Value, key: str, default: Value | None, node: nodes.Node) -> Value:
@@ -365,7 +368,7 @@ class Access:
         self.emit.assign(found, "true")
         self.emit.end()
         self.emit.end()
-        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
+        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=ir.Variable(found)))
 
     @staticmethod
     def plain_map(value: Value) -> str:
@@ -379,7 +382,7 @@ class Access:
         self.emit.declare(value, '""')
         self.emit.declare(found, "false")
         self.emit.key_scan(k, v, args.code, key.code, (value, ir.Variable(v)), (found, TRUE))
-        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
+        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=ir.Variable(found)))
 
     @staticmethod
     def runtime_count(bound: Value | None) -> bool:
@@ -426,7 +429,7 @@ class Access:
         self.emit.assign(exists, "true")
         self.emit.assign(item, self.kept_neighbour(loop, previous))
         self.emit.end()
-        return Value(item, loop.item_kind or ANY, facts=Facts(maybe_undefined=True, defined_flag=exists))
+        return Value(item, loop.item_kind or ANY, facts=Facts(maybe_undefined=True, defined_flag=ir.Variable(exists)))
 
     def kept_neighbour(self, loop: Loop, previous: bool) -> str:
         """Go code of the element before or after the step's own in a forward list loop, read
@@ -475,7 +478,7 @@ class Access:
                 self.emit.assign(flag, "true")
                 self.emit.end()
         kind = INT if kinds == {int} else STR
-        return Value(result, kind, facts=Facts(maybe_undefined=True, defined_flag=flag))
+        return Value(result, kind, facts=Facts(maybe_undefined=True, defined_flag=ir.Variable(flag)))
 
     @staticmethod
     def empty_list_as(value: Value, other: Value) -> Value:

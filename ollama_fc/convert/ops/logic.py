@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from jinja2 import nodes
 
 from ..go import ir, search, strlists, textops
-from ..go.calls import GoCall, go_and, go_eq, go_field, go_len, go_not, go_or, go_printf
+from ..go.calls import GoCall, GoOperand, go_and, go_eq, go_field, go_len, go_not, go_or, go_printf
 from ..go.textops import go_string
 from . import toolschema
 from .access import Access
@@ -400,7 +400,7 @@ def defined(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Va
         flag = value.facts.defined_flag
         if not flag:
             raise ops.emit.fail(node, "`is defined` on a variable set only on some paths")
-        defined = flag
+        defined = GoOperand(flag)
     elif value.facts.optional:
         defined = go_not(go_not(value.code))
     else:

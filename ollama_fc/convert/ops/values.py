@@ -168,7 +168,7 @@ class Facts:
     #: Jinja's value may be undefined on some path (Go holds "" or nothing there)
     maybe_undefined: bool = False
     #: a Go flag true where the value is defined (with `maybe_undefined`)
-    defined_flag: str | None = None
+    defined_flag: ir.Variable | None = None
     #: Jinja's value may be None on some path (Go holds "" there)
     maybe_none: bool = False
     #: a Go condition true where Jinja's value is None (a message's content beside its calls)
@@ -222,7 +222,7 @@ class Facts:
     #: an untyped mapping's keys looked up in one scan (see `Access.prefetch_fields`): the
     #: variable scanned and, by key, the Go variables of its value, of whether it was found, and
     #: of its own keys looked up the same way
-    prefetched: tuple[ir.Operand | None, Mapping[str, tuple[str, str, Value | None]]] | None = None
+    prefetched: tuple[ir.Operand | None, Mapping[str, tuple[ir.Variable, ir.Variable, Value | None]]] | None = None
 
     # -- views: a list seen through filters, a map or a reversal, or a text's split, held
     # statically until used (kinds SELECT, MAPPED, REVERSED, SPLIT)
@@ -240,7 +240,7 @@ class Facts:
     sep: str | None = None
     limit: int | None = None
     #: a Go flag a variable's filters apply under, where it is filtered on some paths only
-    filter_flag: str | None = None
+    filter_flag: ir.Variable | None = None
 
     # -- variables: what a `set` name or a namespace holds, as the translation goes
     #: a Go variable the template declared (`$x`), not an expression
@@ -259,8 +259,8 @@ class Facts:
     #: a variable given a dict literal on some paths: the literal and the Go flag that tells;
     #: read as a LITERAL_OR value, with `flag`, `literal` and the `other` (run-time) value
     literal: Value | None = None
-    literal_flag: str | None = None
-    flag: str | None = None
+    literal_flag: ir.Variable | None = None
+    flag: ir.Variable | None = None
     other: Value | None = None
     #: a METHOD: the value it is a method of, and the method's name
     receiver: Value | None = None
@@ -460,7 +460,7 @@ class SelectionFilter(NamedTuple):
     #: evaluates the filter's arguments in the scope it was written in
     value_of: ValueOf
     #: a Go flag when the filter applies on some paths only (a variable filtered in an `if`)
-    when: str | None
+    when: ir.Variable | None
 
 
 def attrs_of(namespace: Value) -> Mapping[str, Value]:
@@ -469,7 +469,7 @@ def attrs_of(namespace: Value) -> Mapping[str, Value]:
     return namespace.facts.attrs
 
 
-def literal_choice(value: Value) -> tuple[str, Value, Value]:
+def literal_choice(value: Value) -> tuple[ir.Variable, Value, Value]:
     """A LITERAL_OR value's Go flag, the dict literal it holds where the flag is on, and the
     run-time value it holds elsewhere."""
     flag, literal, other = value.facts.flag, value.facts.literal, value.facts.other
