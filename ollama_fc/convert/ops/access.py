@@ -14,7 +14,7 @@ from ..go import ir, strlists
 from ..go.calls import GoCall, go_and, go_eq, go_field, go_len, go_or, go_printf, operand_of
 from ..go.textops import PRECISION, go_string
 from . import toolschema
-from .emit import Emit
+from .emit import FINAL_MESSAGE, Emit
 from .values import (
     ANY,
     ANYOF,
@@ -114,7 +114,7 @@ class Access:
         finals = [v.facts.final for v in values if v.facts.final]
         if not finals:
             return NO_FACTS
-        return Facts(final=finals[0] if len(finals) == 1 else go_or(*finals))
+        return Facts(final=finals[0] if len(finals) == 1 else ir.call("or", *finals))
 
     def strlist_item(self, value: Value, node: nodes.Node, may_be_final: bool = False) -> str:
         """Go operand of a string going into a run-time list (only strings can be held there).
@@ -192,7 +192,7 @@ class Access:
             maybe_none=found.kind == NONE or found.facts.maybe_none,  # None is held as "" until some path sets it
             # set to text holding constant text, no branch point since
             nonempty=found.facts.known_nonempty == self.emit.flow_epoch,
-            final=f"{base.code}_{name}_final" if name in (base.facts.text_attrs or ()) else None,
+            final=ir.Variable(f"{base.code}_{name}_final") if name in (base.facts.text_attrs or ()) else None,
         )
         if found.facts.maybe_negative or (found.is_const and isinstance(found.const, int) and found.const < 0):
             facts = replace(facts, maybe_negative=True)
@@ -252,11 +252,11 @@ class Access:
         content = name == "content"
         facts = Facts(
             optional=name in OPTIONAL_MESSAGE_KEYS,
-            final=go_eq(base.code, "$ofc_final") if content else None,
+            final=operand_of(go_eq(base.code, FINAL_MESSAGE)) if content else None,
             # Ollama sends "" where transformers users pass None: an assistant's calls
             # with no text (templates print the calls only when the content is none)
-            none_when=go_and(
-                go_eq(go_field(base.code, ".Content"), ir.String.of("")), go_field(base.code, ".ToolCalls")
+            none_when=operand_of(
+                go_and(go_eq(go_field(base.code, ".Content"), ir.String.of("")), go_field(base.code, ".ToolCalls"))
             )
             if content
             else None,

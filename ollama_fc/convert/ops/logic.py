@@ -148,7 +148,8 @@ class Logic:
         if right.is_const:
             value = right.const
             if value is None:
-                return left.facts.none_when or "false"
+                none_when = left.facts.none_when
+                return GoOperand(none_when) if none_when is not None else "false"
             if isinstance(value, str):
                 if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
                     return "false"  # never equal to a string (nor is Undefined, when it may be unset)
@@ -416,7 +417,7 @@ def none(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value
     if kind == NONE:
         return "true"
     if value.facts.none_when:
-        return value.facts.none_when
+        return GoOperand(value.facts.none_when)
     if kind == TOOLS:
         if value.facts.emptied:
             raise ops.emit.fail(

@@ -172,7 +172,7 @@ class Facts:
     #: Jinja's value may be None on some path (Go holds "" there)
     maybe_none: bool = False
     #: a Go condition true where Jinja's value is None (a message's content beside its calls)
-    none_when: str | None = None
+    none_when: ir.Operand | None = None
     #: a message's or a schema's key that Hugging Face leaves out where Ollama's field is empty
     optional: bool = False
     #: an optional key read with `.get` (`message.get('tool_calls')`): None where it is empty
@@ -184,7 +184,7 @@ class Facts:
 
     # -- text: where it comes from and how it prints
     #: a Go condition true where the text may hold the final message's (a prefilled answer)
-    final: str | None = None
+    final: ir.Operand | None = None
     #: Markup (`|safe`, or built from it): printed as is, other text joined to it is escaped;
     #: "mixed" where a print plan's branches differ
     markup: bool | Literal["mixed"] | None = None

@@ -285,7 +285,7 @@ class Core:
                 nullable=held.nullable,
                 maybe_none=held.maybe_none,
                 defined_flag=ir.Variable(var + "_defined") if tested else held.defined_flag,
-                final=var + "_final" if text else None,
+                final=ir.Variable(var + "_final") if text else None,
             )
             for flag, wanted in (("_filtered", filtered), ("_literal", literal), ("_defined", tested)):
                 if wanted:

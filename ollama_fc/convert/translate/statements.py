@@ -435,7 +435,8 @@ class Statements(Concatenations):
             assert facts.literal_flag is not None  # (a literal is held only with its flag)
             self.emit.assign(facts.literal_flag.name, "false")
         if facts.final:
-            self.emit.set_final(facts.final, value.facts.final or "false")
+            assert isinstance(facts.final, ir.Variable)  # (a variable's own flag: see `declare_scope`)
+            self.emit.set_final(facts.final.name, value.facts.final or "false")
         operand = '""' if value.kind in {UNDEF, NONE} else None
         slot.take(replace(slot, kind=kind, facts=facts))
         self.emit.assign(slot.code, operand or self.emit.operand(value, node))
