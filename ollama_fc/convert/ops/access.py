@@ -207,7 +207,7 @@ class Access:
                 return const("text")
             if name == "text":
                 assert base.facts.content is not None  # (a PART always holds its text)
-                return Value(base.facts.content, STR, facts=final_of(base))
+                return Value.of(base.facts.content, STR, facts=final_of(base))
             return UNDEFINED
         if base.kind in {CONTENT} and name in {"text"}:
             return UNDEFINED
@@ -224,7 +224,9 @@ class Access:
             # (a property may have no type, only `anyOf`: Undefined, "" in Go)
             types = go_field(base.code, ".Type")
             return Value(
-                go_or(go_and(types, GoCall("index", types, "0")), ir.String.of("")), STR, facts=Facts(types=types)
+                go_or(go_and(types, GoCall("index", types, "0")), ir.String.of("")),
+                STR,
+                facts=Facts(types=operand_of(types)),
             )
         if base.kind == PROP and name == "properties":
             # a *api.ToolPropertiesMap (ordered); ranged through .All, tojson'd by its Go type

@@ -197,16 +197,16 @@ class Facts:
     #: a `+` concatenation: its Go operand and its parts (constant text or an operand), spliced
     #: where it prints the final message's text
     concat: tuple[ir.Operand | None, tuple[tuple[bool, str], ...]] | None = None
-    #: the Go text of a message's single content part (a `PART`)
-    content: str | None = None
+    #: the Go operand of a message's single content part's text (a `PART`)
+    content: ir.Operand | None = None
     #: a print plan (translate/plans.py): text built only to be printed, printed where read
     plan: tuple[Any, ...] | None = None
 
     # -- numbers, mappings and their keys
     #: an int that may be negative (Go's printf width arithmetic needs to know)
     maybe_negative: bool = False
-    #: `range(start, stop, step)`: the Go code of its start and its constant step
-    start: str | None = None
+    #: `range(start, stop, step)`: the Go operand of its start and its constant step
+    start: ir.Operand | None = None
     step: int | None = None
     #: a mapping's `(key, value)` pairs (`.items()`, `|items`, `|dictsort`); `sorted` by key
     items: bool = False
@@ -215,8 +215,8 @@ class Facts:
     ordered: bool = False
     #: `|select`/`|reject` of a schema's keys: (filter, test, arguments), applied where ranged
     key_tests: tuple[tuple[str, str, tuple[Any, ...]], ...] | None = None
-    #: a property's `type` read as its first type: the Go code of the whole list of types
-    types: str | None = None
+    #: a property's `type` read as its first type: the Go operand of the whole list of types
+    types: ir.Operand | None = None
     #: a RECORD's fields: each constant key's Value
     fields: Mapping[Any, Value] | None = None
     #: an untyped mapping's keys looked up in one scan (see `Access.prefetch_fields`): the

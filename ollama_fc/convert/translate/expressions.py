@@ -135,7 +135,8 @@ class Expressions(Methods):
             return Value(element, STR, facts=facts)
         if base.kind in {CONTENT}:
             if key.is_const and key.const in (0, -1):
-                return Value.of(MESSAGES, PART, facts=Facts(content=base.code, final=base.facts.final))
+                part = Facts(content=operand_of(base.expr), final=base.facts.final)
+                return Value.of(MESSAGES, PART, facts=part)
             raise self.emit.fail(node, "indexing message content")
         if base.kind in SEQUENCES and key.kind == INT:
             element = ELEMENT.get(base.kind, ANY)
