@@ -405,7 +405,7 @@ class Emit(Verbs[tree.Act]):
         self.end()
         self.end()
 
-    def print_final_text(self, code: str, final: ir.Operand, parts: Sequence[tuple[bool, str]] = ()) -> None:
+    def print_final_text(self, code: str, final: ir.Operand, parts: Sequence[str | Value] = ()) -> None:
         """Print message text; when it is the prefilled final message's, end the output after it.
 
         `final` is a Go condition true when the text comes from the final message. The cut falls
@@ -438,11 +438,14 @@ class Emit(Verbs[tree.Act]):
         self.print_parts(code, parts)
         self.end()
 
-    def print_parts(self, code: str, parts: Sequence[tuple[bool, str]]) -> None:
+    def print_parts(self, code: str, parts: Sequence[str | Value]) -> None:
         """Print `code`, or the pieces of the concatenation it is one by one (see `concat`)."""
-        for is_text, piece in parts or [(False, code)]:
-            if piece:
-                self.printed_action(ir.String.of(piece) if is_text else read_operand(piece) or piece)
+        for part in parts or [Value(code, STR)]:
+            if isinstance(part, str):
+                if part:
+                    self.printed_action(ir.String.of(part))
+            elif part.code:
+                self.printed_action(part.node or part.code)
 
     def cut_search(self, code: str) -> None:
         """Print the text `code` of the final message up to the cut, if it is found in it."""

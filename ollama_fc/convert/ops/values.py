@@ -194,9 +194,9 @@ class Facts:
     nonempty: bool = False
     #: the flow epoch at which a namespace attribute was last set to surely non-empty text
     known_nonempty: int | None = None
-    #: a `+` concatenation: its Go operand and its parts (constant text or an operand), spliced
-    #: where it prints the final message's text
-    concat: tuple[ir.Operand | None, tuple[tuple[bool, str], ...]] | None = None
+    #: a `+` concatenation: its Go operand and its parts (constant text, or the Value of an
+    #: operand), spliced where it prints the final message's text
+    concat: tuple[ir.Operand | None, tuple[str | Value, ...]] | None = None
     #: the Go operand of a message's single content part's text (a `PART`)
     content: ir.Operand | None = None
     #: a print plan (translate/plans.py): text built only to be printed, printed where read
