@@ -51,6 +51,7 @@ from .values import (
     UNDEFINED,
     Facts,
     Kind,
+    LiteralChoice,
     Loop,
     Value,
     attrs_of,
@@ -102,11 +103,9 @@ class Access:
             slot.kind,
             facts=replace(slot.facts, literal=None, literal_flag=None),
         )
-        return Value(
-            slot.code,
-            LITERAL_OR,
-            facts=Facts(flag=slot.facts.literal_flag, literal=slot.facts.literal, other=other),
-        )
+        flag, literal = slot.facts.literal_flag, slot.facts.literal
+        assert flag is not None and literal is not None, "a variable without its dict literal"
+        return Value(slot.code, LITERAL_OR, facts=Facts(choice=LiteralChoice(flag, literal, other)))
 
     @staticmethod
     def any_final(values: list[Value]) -> Facts:

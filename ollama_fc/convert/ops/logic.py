@@ -88,8 +88,9 @@ class Logic:
     def unplanned_truth(self, value: Value) -> str:
         """The truth of `value`'s Go code (a print plan's parts read their own)."""
         if value.kind == LITERAL_OR:
-            flag, literal, other = literal_choice(value)
-            return go_or(go_and(flag, self.truth_of(literal)), go_and(go_not(flag), self.truth_of(other)))
+            choice = literal_choice(value)
+            literal, other = self.truth_of(choice.literal), self.truth_of(choice.other)
+            return go_or(go_and(choice.flag, literal), go_and(go_not(choice.flag), other))
         if value.is_const:
             return "true" if value.const else "false"
         if value.facts.nonempty:
@@ -305,9 +306,9 @@ class Logic:
         if entry is None:
             raise self.emit.fail(node, f"test `is {name}`")
         if value.kind == LITERAL_OR and entry.splits_literal_or:
-            flag, literal, other = literal_choice(value)
-            yes, no = self.is_test(name, literal, node, args), self.is_test(name, other, node, args)
-            return go_or(go_and(flag, yes), go_and(go_not(flag), no))
+            choice = literal_choice(value)
+            yes, no = self.is_test(name, choice.literal, node, args), self.is_test(name, choice.other, node, args)
+            return go_or(go_and(choice.flag, yes), go_and(go_not(choice.flag), no))
         return entry.apply(self, name, value, node, args or [])
 
     @staticmethod

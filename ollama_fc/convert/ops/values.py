@@ -155,6 +155,16 @@ MONTHS = (
 
 
 @dataclass(frozen=True)
+class LiteralChoice:
+    """What a LITERAL_OR value holds: the dict `literal` where the Go flag `flag` is on, the
+    run-time value `other` elsewhere. One fact, so none of the three is known without the others."""
+
+    flag: ir.Variable
+    literal: Value
+    other: Value
+
+
+@dataclass(frozen=True)
 class Facts:
     """What the translator knows of a value beyond its kind and constant, one typed field a fact.
 
@@ -257,11 +267,10 @@ class Facts:
     #: a variable holding a list on some paths and text on others: the two kinds
     list_or_text: tuple[Kind, Kind] | None = None
     #: a variable given a dict literal on some paths: the literal and the Go flag that tells;
-    #: read as a LITERAL_OR value, with `flag`, `literal` and the `other` (run-time) value
+    #: read as a LITERAL_OR value, whose `choice` tells the two apart
     literal: Value | None = None
     literal_flag: ir.Variable | None = None
-    flag: ir.Variable | None = None
-    other: Value | None = None
+    choice: LiteralChoice | None = None
     #: a METHOD: the value it is a method of, and the method's name
     receiver: Value | None = None
     method: str | None = None
@@ -469,12 +478,12 @@ def attrs_of(namespace: Value) -> Mapping[str, Value]:
     return namespace.facts.attrs
 
 
-def literal_choice(value: Value) -> tuple[ir.Variable, Value, Value]:
+def literal_choice(value: Value) -> LiteralChoice:
     """A LITERAL_OR value's Go flag, the dict literal it holds where the flag is on, and the
     run-time value it holds elsewhere."""
-    flag, literal, other = value.facts.flag, value.facts.literal, value.facts.other
-    assert flag is not None and literal is not None and other is not None, "a LITERAL_OR without its choice"
-    return flag, literal, other
+    choice = value.facts.choice
+    assert choice is not None, "a LITERAL_OR without its choice"
+    return choice
 
 
 def view_of(value: Value) -> tuple[Value, tuple[SelectionFilter, ...]]:
