@@ -39,7 +39,7 @@ def test_a_join_may_be_what_either_path_may_be_and_keeps_what_this_side_knows() 
 
 #: the facts that hold text, each Jinja's (names of attributes, keys, filters and methods, a
 #: constant separator, a concatenation's constant text), never Go code
-JINJA_TEXT_FACTS = {"attrs", "concat", "key_tests", "method", "path", "prefetched", "sep", "text_attrs"}
+JINJA_TEXT_FACTS = {"attrs", "concat", "key_tests", "method", "path", "sep", "text_attrs"}
 
 
 def test_facts_hold_go_code_as_ir_not_as_text() -> None:

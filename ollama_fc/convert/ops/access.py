@@ -53,6 +53,8 @@ from .values import (
     Kind,
     LiteralChoice,
     Loop,
+    Prefetched,
+    PrefetchedKey,
     Value,
     attrs_of,
     const,
@@ -287,12 +289,10 @@ class Access:
         null still counts as defined. A key prefetched with the variable (see `prefetch_fields`)
         is read from there."""
         prefetched = base.facts.prefetched
-        if prefetched is not None and base.is_operand(prefetched[0]) and name in prefetched[1]:
-            held, held_found, deeper = prefetched[1][name]
-            facts = Facts(maybe_undefined=True, defined_flag=held_found)
-            if deeper is not None:
-                facts = replace(facts, prefetched=deeper.facts.prefetched)
-            return Value.of(held, ANY, facts=facts)
+        if prefetched is not None and base.is_operand(prefetched.scanned) and name in prefetched.keys:
+            known = prefetched.keys[name]
+            facts = Facts(maybe_undefined=True, defined_flag=known.found, prefetched=known.deeper)
+            return Value.of(known.value, ANY, facts=facts)
         obj, value, found, k, v = (self.emit.temp() for _ in range(5))
         self.emit.declare(obj, base.expr)
         self.emit.declare(value, '""')
@@ -310,11 +310,11 @@ class Access:
         `constant_field_reads`); a key whose value is read for keys more than once is looked up
         in the same way. `base` must stay the same in the scope."""
         keys = sorted({path[0] for path in reads})
-        fields: dict[str, tuple[ir.Variable, ir.Variable, Value | None]] = {}
+        fields: dict[str, PrefetchedKey] = {}
         for key in keys:
-            fields[key] = (ir.Variable(self.emit.temp()), ir.Variable(self.emit.temp()), None)
-            self.emit.declare(fields[key][0].name, '""')
-            self.emit.declare(fields[key][1].name, "false")
+            fields[key] = PrefetchedKey(ir.Variable(self.emit.temp()), ir.Variable(self.emit.temp()))
+            self.emit.declare(fields[key].value.name, '""')
+            self.emit.declare(fields[key].found.name, "false")
         k, v = self.emit.temp(), self.emit.temp()
         self.emit.if_(go_eq(go_printf("%.3T", base.code), ir.String.of("map")))
         self.emit.keys_scan(
@@ -322,17 +322,17 @@ class Access:
             v,
             base.code,
             {
-                go_string(key): ((value.name, ir.Variable(v)), (found.name, TRUE))
-                for key, (value, found, _) in fields.items()
+                go_string(key): ((known.value.name, ir.Variable(v)), (known.found.name, TRUE))
+                for key, known in fields.items()
             },
         )
         self.emit.end()
         for key in keys:
             deeper = {path[1:]: n for path, n in reads.items() if len(path) > 1 and path[0] == key}
             if sum(deeper.values()) > 1:
-                value, found, _ = fields[key]
-                fields[key] = (value, found, self.prefetch_fields(Value.of(value, ANY), deeper))
-        return Value(base.code, base.kind, base.const, replace(base.facts, prefetched=(base.node, fields)))
+                scanned = self.prefetch_fields(Value.of(fields[key].value, ANY), deeper)
+                fields[key] = replace(fields[key], deeper=scanned.facts.prefetched)
+        return Value(base.code, base.kind, base.const, replace(base.facts, prefetched=Prefetched(base.node, fields)))
 
     def untyped_get(self, base: Value, key: str, default: Value | None, node: nodes.Node) -> Value:
         """`x.get(key[, default])` of an untyped value: the key's value where `x` is a mapping that

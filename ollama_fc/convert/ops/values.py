@@ -165,6 +165,29 @@ class LiteralChoice:
 
 
 @dataclass(frozen=True)
+class PrefetchedKey:
+    """A key looked up in a prefetching scan: the Go variables of its value and of whether it
+    was found, and its own keys looked up the same way (`deeper`), where it has some."""
+
+    value: ir.Variable
+    found: ir.Variable
+    deeper: Prefetched | None = None
+
+
+@dataclass(frozen=True)
+class Prefetched:
+    """An untyped mapping's keys looked up in one scan: the operand scanned (they hold only
+    for it) and each key's variables; the mapping given is copied, read-only."""
+
+    scanned: ir.Operand | None
+    keys: Mapping[str, PrefetchedKey]
+
+    def __post_init__(self) -> None:
+        if isinstance(self.keys, dict):
+            object.__setattr__(self, "keys", MappingProxyType(dict(self.keys)))
+
+
+@dataclass(frozen=True)
 class Facts:
     """What the translator knows of a value beyond its kind and constant, one typed field a fact.
 
@@ -229,10 +252,8 @@ class Facts:
     types: ir.Operand | None = None
     #: a RECORD's fields: each constant key's Value
     fields: Mapping[Any, Value] | None = None
-    #: an untyped mapping's keys looked up in one scan (see `Access.prefetch_fields`): the
-    #: variable scanned and, by key, the Go variables of its value, of whether it was found, and
-    #: of its own keys looked up the same way
-    prefetched: tuple[ir.Operand | None, Mapping[str, tuple[ir.Variable, ir.Variable, Value | None]]] | None = None
+    #: an untyped mapping's keys looked up in one scan (see `Access.prefetch_fields`)
+    prefetched: Prefetched | None = None
 
     # -- views: a list seen through filters, a map or a reversal, or a text's split, held
     # statically until used (kinds SELECT, MAPPED, REVERSED, SPLIT)
@@ -279,8 +300,6 @@ class Facts:
         for name in ("fields", "attrs"):
             if isinstance(mapping := getattr(self, name), dict):
                 object.__setattr__(self, name, MappingProxyType(dict(mapping)))
-        if self.prefetched is not None and isinstance(self.prefetched[1], dict):
-            object.__setattr__(self, "prefetched", (self.prefetched[0], MappingProxyType(dict(self.prefetched[1]))))
 
     def present(self) -> dict[str, Any]:
         """The facts that are known, by name: what a macro's `define` is keyed on."""
