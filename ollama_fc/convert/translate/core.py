@@ -280,12 +280,12 @@ class Core:
             facts = Facts(
                 var=True,
                 assigned=outer is not None,
-                filter_flag=var + "_filtered" if filtered else None,
-                literal_flag=var + "_literal" if literal else None,
+                filter_flag=ir.Variable(var + "_filtered") if filtered else None,
+                literal_flag=ir.Variable(var + "_literal") if literal else None,
                 nullable=held.nullable,
                 maybe_none=held.maybe_none,
-                defined_flag=var + "_defined" if tested else held.defined_flag,
-                final=var + "_final" if text else None,
+                defined_flag=ir.Variable(var + "_defined") if tested else held.defined_flag,
+                final=ir.Variable(var + "_final") if text else None,
             )
             for flag, wanted in (("_filtered", filtered), ("_literal", literal), ("_defined", tested)):
                 if wanted:

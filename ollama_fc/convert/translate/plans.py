@@ -363,13 +363,15 @@ def set_after(heads: list[tree.Action | tree.Block | tree.Branch], var: str, sta
     return any(name in node.node.declares() or name in node.node.assigns() for node in heads[start:])
 
 
-def free_variables(*code: str) -> set[str]:
-    """Go variables the Go expressions `code` read (without their `$`)."""
+def free_variables(*code: str | ir.Node) -> set[str]:
+    """Go variables the Go expressions `code` (text or IR) read (without their `$`)."""
     return {name[1:] for expression in code if expression for name in _expression_node(expression).reads()} - {""}
 
 
-def _expression_node(code: str) -> ir.Node:
-    """The Go expression `code` as IR: the node composed code carries, other text read."""
+def _expression_node(code: str | ir.Node) -> ir.Node:
+    """The Go expression `code` as IR: IR as it is, the node composed code carries, other text read."""
+    if isinstance(code, ir.Node):
+        return code
     known = expression_of(code)
     return known if known is not None else tree.expression(code)
 
