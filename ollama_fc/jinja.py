@@ -89,4 +89,6 @@ def parse(template: str) -> nodes.Template:
     jinja2.TemplateSyntaxError). A `{% generation %}` block is a plain scope around its body:
     what it renders is its body, and only that matters to a reader of the tree."""
     tree = environment().parse(template)
+    if "endgeneration" not in template:
+        return tree  # (no such block, which only `endgeneration` closes: no walk of the whole tree)
     return _GenerationAsScope().visit(tree)  # type: ignore[no-any-return]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -17,6 +18,22 @@ from ollama_fc.errors import ConversionError, SourceError
 def test_broken_jinja_names_the_line() -> None:
     with pytest.raises(ConversionError, match="line 2"):
         convert(TemplateSource("ok\n{% if x %}", {}, "t"))
+
+
+def test_the_garbage_collector_is_as_the_caller_left_it_after_a_conversion_or_a_refusal() -> None:
+    """convert() holds Python's collector off while it runs (see api.py); whatever happens,
+    the caller's setting is back afterwards."""
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            convert(TemplateSource("{{ messages[0].content }}", {}, "t"))
+            assert gc.isenabled() is enabled
+            with pytest.raises(ConversionError):
+                convert(TemplateSource("ok\n{% if x %}", {}, "t"))
+            assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
 
 
 def test_unsupported_construct_names_construct_and_line() -> None:

@@ -5,10 +5,13 @@ place only where a variable's slot takes a new value (`Value.take`)."""
 from __future__ import annotations
 
 import ast
+import re
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
+from ollama_fc.convert.go import ir
 from ollama_fc.convert.ops.values import NS, STR, Facts, Value, const
 
 CONVERTER = Path(__file__).resolve().parent.parent / "ollama_fc" / "convert"
@@ -26,12 +29,24 @@ def test_facts_hold_no_container_a_holder_can_change() -> None:
 
 
 def test_a_join_may_be_what_either_path_may_be_and_keeps_what_this_side_knows() -> None:
-    this = Facts(maybe_none=True, final="$f", defined_flag="$x_defined")
-    other = Facts(maybe_undefined=True, maybe_negative=True, final="$g")
+    this = Facts(maybe_none=True, final=ir.Variable("$f"), defined_flag=ir.Variable("$x_defined"))
+    other = Facts(maybe_undefined=True, maybe_negative=True, final=ir.Variable("$g"))
     joined = this.join(other)
     assert (joined.maybe_undefined, joined.maybe_none, joined.maybe_negative) == (True, True, True)
-    assert (joined.final, joined.defined_flag) == ("$f", "$x_defined")
+    assert (joined.final, joined.defined_flag) == (ir.Variable("$f"), ir.Variable("$x_defined"))
     assert Facts().join(Facts()) == Facts()
+
+
+#: the facts that hold text, each Jinja's (names of attributes, keys, filters and methods, a
+#: constant separator, a concatenation's constant text), never Go code
+JINJA_TEXT_FACTS = {"attrs", "concat", "key_tests", "method", "path", "sep", "text_attrs"}
+
+
+def test_facts_hold_go_code_as_ir_not_as_text() -> None:
+    """A fact that is Go code (a flag, a condition, an operand) holds its node (an `ir.Variable`,
+    an `ir.Operand`, a Value): no reader reads it back, and mypy tells it from text."""
+    textual = {f.name for f in fields(Facts) if re.search(r"\bstr\b", str(f.type))}
+    assert textual == JINJA_TEXT_FACTS
 
 
 def test_a_slot_takes_a_whole_new_value() -> None:

@@ -15,7 +15,7 @@ from jinja2 import nodes
 
 from .. import jinja
 from ..errors import ConversionError
-from .treeindex import TreeIndex
+from ..jinja_index import TreeIndex
 
 
 def parse_jinja(template: str) -> nodes.Template:
@@ -138,7 +138,7 @@ def scope_nodes(
 def assigned_names(body: Iterable[nodes.Node]) -> list[str]:
     """Names `set` in this scope (not inside nested for loops or macros, which scope their own)."""
     found: list[str] = []
-    for node in scope_nodes(body):
+    for node in scope_nodes(body, skip=lambda node: isinstance(node, nodes.Expr)):  # (which set nothing)
         if isinstance(node, (nodes.Assign, nodes.AssignBlock)):
             targets = node.target.items if isinstance(node.target, nodes.Tuple) else [node.target]
             for target in targets:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from jinja2 import nodes
@@ -15,6 +18,7 @@ from ..hf.bounded import bounded_renders
 from ..hf.leading_bos import bos_only_leads
 from ..hf.reference import ReferenceRenderError, render
 from ..hf.shapes import Shape, probe
+from ..jinja_index import TreeIndex
 from ..markers import KNOWN_MARKERS, family_marker, parse_tag
 from .actions import compact_actions
 from .limits import DEFAULT_MAX_OUTPUT, DEFAULT_MAX_SECONDS, Limits
@@ -23,7 +27,6 @@ from .result import Capabilities, Conversion, ConversionWarning
 from .sources import TemplateSource, load_source
 from .translate import Translator
 from .translate.core import Translation
-from .treeindex import TreeIndex
 
 PROBE_NAME = "ofc_probe_function"
 
@@ -129,6 +132,28 @@ def _stop_tokens(source: TemplateSource) -> list[str]:
     return stops
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector held off while a conversion runs.
+
+    A conversion makes hundreds of thousands of small objects (the Jinja tree, Go IR nodes and
+    their tuples) that live until it ends; the collector, triggered every few hundred new
+    objects, walked them again and again and freed almost nothing: a quarter of converting the
+    corpus. Turned back on, it runs as usual from the next object made: the cycles a conversion
+    leaves (the translator's own, a compiled reference template's) are young and freed then. A
+    caller that turned the collector off keeps it off; a conversion inside another (a template's
+    tool-use variant) leaves it to the outer one."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+@_collector_paused()
 def convert(
     source: str | os.PathLike[str] | TemplateSource | None = None,
     *,

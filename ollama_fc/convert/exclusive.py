@@ -20,13 +20,15 @@ from __future__ import annotations
 
 from jinja2 import nodes
 
+from ..jinja_index import statements
+
 #: methods that change a dict or list in place (a branch calling one may change a later test's E)
 MUTATING = {"update", "append", "extend", "pop", "insert", "clear", "setdefault", "remove", "sort", "reverse"}
 
 
 def join_exclusive_ifs(tree: nodes.Template) -> nodes.Template:
     """The tree with every run of mutually exclusive sibling `if`s joined into one chain."""
-    for node in [tree, *tree.find_all(nodes.Node)]:
+    for node in [tree, *statements(tree)]:  # (expressions hold no body)
         for field in ("body", "else_"):
             body = getattr(node, field, None)
             if isinstance(body, list) and body and all(isinstance(n, nodes.Node) for n in body):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from jinja2 import nodes
 
+from ..jinja_index import statements
 from .analysis import assigned_names, is_loop_attr, scope_nodes
 
 #: values a `set` may give the iterated variable: a list, a string, a slice of one; never a
@@ -33,10 +34,12 @@ def hoist_last_steps(tree: nodes.Template) -> nodes.Template:
     """The tree with every loop's closing `if loop.last ...` moved after the loop."""
     lazy = {
         assign.target.name
-        for assign in tree.find_all(nodes.Assign)
-        if isinstance(assign.target, nodes.Name) and not isinstance(assign.node, PLAIN_VALUES)
+        for assign in statements(tree)
+        if isinstance(assign, nodes.Assign)
+        and isinstance(assign.target, nodes.Name)
+        and not isinstance(assign.node, PLAIN_VALUES)
     }
-    for node in [tree, *tree.find_all(nodes.Node)]:
+    for node in [tree, *statements(tree)]:  # (expressions hold no body)
         for field in ("body", "else_"):
             body = getattr(node, field, None)
             if isinstance(body, list) and any(isinstance(n, nodes.For) for n in body):

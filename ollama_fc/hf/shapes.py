@@ -19,6 +19,7 @@ from typing import Any, Literal
 from jinja2 import nodes
 
 from ..jinja import environment
+from ..jinja_index import TreeIndex
 from .reference import ReferenceRenderError, compile_template, render
 
 #: A message as a dict (Ollama's shape in, the template's shape out).
@@ -92,7 +93,7 @@ def to_hf(messages: Sequence[Message], shape: Shape) -> list[dict[str, Any]]:
 # --- static reading: which role names does the template compare against? ---
 
 
-def role_constants(tree: nodes.Template) -> set[str]:
+def role_constants(index: TreeIndex) -> set[str]:
     """Strings the template compares a `role` with: its role names (a tool's `type` is no role).
 
     The reference renders tool results under the first of these it finds in
@@ -106,22 +107,22 @@ def role_constants(tree: nodes.Template) -> set[str]:
             (isinstance(sub, nodes.Getattr) and sub.attr == "role")
             or (isinstance(sub, nodes.Getitem) and isinstance(sub.arg, nodes.Const) and sub.arg.value == "role")
             or (isinstance(sub, nodes.Name) and "role" in sub.name)
-            for sub in (node, *node.find_all((nodes.Getattr, nodes.Getitem, nodes.Name)))
+            for sub in (node, *index.find_all(node, (nodes.Getattr, nodes.Getitem, nodes.Name)))
         )
 
     def strings(node: nodes.Node) -> set[str]:
-        return {c.value for c in node.find_all(nodes.Const) if isinstance(c.value, str)} | (
+        return {c.value for c in index.find_all(node, nodes.Const) if isinstance(c.value, str)} | (
             {node.value} if isinstance(node, nodes.Const) and isinstance(node.value, str) else set()
         )
 
     found: set[str] = set()
-    for compare in tree.find_all(nodes.Compare):
+    for compare in index.all(nodes.Compare):
         operands = [compare.expr, *(op.expr for op in compare.ops)]
         if any(is_role(o) for o in operands):
             for operand in operands:
                 if not is_role(operand):
                     found |= strings(operand)
-    for call in tree.find_all((nodes.Test, nodes.Filter)):
+    for call in index.all((nodes.Test, nodes.Filter)):
         if call.name in {"equalto", "eq", "sameas"} and call.node is not None and is_role(call.node):
             found |= {v for a in call.args for v in strings(a)}
         if call.name in {"selectattr", "rejectattr"} and call.args and strings(call.args[0]) == {"role"}:
@@ -131,7 +132,7 @@ def role_constants(tree: nodes.Template) -> set[str]:
 
 def role_names(template: str) -> set[str]:
     """String constants the template compares a `role` with (==, !=, in, `is equalto`, selectattr)."""
-    return role_constants(environment().parse(template))
+    return role_constants(TreeIndex(environment().parse(template)))
 
 
 # --- probing: render needles and see what comes out ---

@@ -72,6 +72,8 @@ def merge_identical_defines(helpers: Helpers, body: list[tree.Node]) -> Helpers:
     the defines they call, in order. `body` and the helpers kept (each by its name, as a tree)
     call the one kept of each class, in place; the helpers kept are returned."""
     names = [name for name in helpers if name.startswith("ofc_macro_")]
+    if len(names) < 2:
+        return helpers  # (nothing to merge)
     calls = {
         name: [
             call for node in tree.heads(helpers[name]) for call in node.node.calls() if call.startswith(MACRO_DEFINE)
@@ -122,7 +124,12 @@ def _define_shape(helper: list[tree.Node]) -> tuple[str | tree.Mark, ...]:
         return None
 
     def shaped(head: tree.Action | tree.Block | tree.Branch) -> str:
-        return ir.render(irtools.rename_variables(irtools.transform(head.node, callee), renumbered))
+        node, uses = head.node, head.node.uses()  # (found once per action: rewrite only what changes)
+        if any(name.startswith(MACRO_DEFINE) for name in uses.calls):
+            node = irtools.transform(node, callee)
+        if any(irtools.is_temporary(name) for names in (uses.reads, uses.declares, uses.assigns) for name in names):
+            node = irtools.rename_variables(node, renumbered)
+        return ir.render(node)
 
     out: list[str | tree.Mark] = []
 

@@ -426,41 +426,52 @@ def _as_written(raw: str) -> str:
     return raw
 
 
-def _write(tree: list[Node], out: list[str], printed: Callable[[str], str]) -> None:
+def _write(tree: list[Node], out: list[str], spelled: Callable[[str], str]) -> None:
     for node in tree:
         if isinstance(node, Mark):
             continue  # (it prints nothing)
         if isinstance(node, str):
             out.append(node)
         elif isinstance(node, Action):
-            out.append(printed(node.raw))
+            out.append(spelled(node.raw))
         else:
-            out.append(printed(node.raw))
-            _write(node.body, out, printed)
+            out.append(spelled(node.raw))
+            _write(node.body, out, spelled)
             for branch in node.branches:
-                out.append(printed(branch.raw))
-                _write(branch.body, out, printed)
-            out.append(printed(node.end) if node.end else "")
+                out.append(spelled(branch.raw))
+                _write(branch.body, out, spelled)
+            out.append(spelled(node.end) if node.end else "")
 
 
 def blocks(tree: list[Node]) -> Iterator[Block]:
     """Every block in the tree, each after the blocks inside it (innermost first)."""
-    for node in tree:
+    # (walked without recursion: a generator per level made it cost a call per level per block)
+    found: list[Block] = []  # the reverse: each block before those inside it, the last first
+    stack: list[Node] = list(tree)
+    while stack:
+        node = stack.pop()
         if isinstance(node, Block):
-            for body in (node.body, *(branch.body for branch in node.branches)):
-                yield from blocks(body)
-            yield node
+            found.append(node)
+            stack += node.body
+            for branch in node.branches:
+                stack += branch.body
+    found.reverse()
+    return iter(found)
 
 
 def heads(tree: list[Node]) -> Iterator[Action | Block | Branch]:
     """Every action of the tree that says something (an action, a block's or a branch's
     opening), in the order they are written; a block's `end` says nothing more."""
-    for node in tree:
-        if isinstance(node, Action):
-            yield node
-        elif isinstance(node, Block):
-            yield node
-            yield from heads(node.body)
-            for branch in node.branches:
-                yield branch
-                yield from heads(branch.body)
+    found: list[Action | Block | Branch] = []
+    stack: list[Node | Branch] = list(reversed(tree))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (str, Mark)):
+            continue  # (text and marks say nothing)
+        found.append(node)
+        if isinstance(node, Block):
+            stack += reversed(node.branches)
+            stack += reversed(node.body)
+        elif isinstance(node, Branch):
+            stack += reversed(node.body)
+    return iter(found)

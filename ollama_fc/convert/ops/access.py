@@ -14,7 +14,7 @@ from ..go import ir, strlists
 from ..go.calls import GoCall, go_and, go_eq, go_field, go_len, go_or, go_printf, operand_of
 from ..go.textops import PRECISION, go_string
 from . import toolschema
-from .emit import Emit
+from .emit import FINAL_MESSAGE, Emit
 from .values import (
     ANY,
     ANYOF,
@@ -51,7 +51,10 @@ from .values import (
     UNDEFINED,
     Facts,
     Kind,
+    LiteralChoice,
     Loop,
+    Prefetched,
+    PrefetchedKey,
     Value,
     attrs_of,
     const,
@@ -102,11 +105,9 @@ class Access:
             slot.kind,
             facts=replace(slot.facts, literal=None, literal_flag=None),
         )
-        return Value(
-            slot.code,
-            LITERAL_OR,
-            facts=Facts(flag=slot.facts.literal_flag, literal=slot.facts.literal, other=other),
-        )
+        flag, literal = slot.facts.literal_flag, slot.facts.literal
+        assert flag is not None and literal is not None, "a variable without its dict literal"
+        return Value(slot.code, LITERAL_OR, facts=Facts(choice=LiteralChoice(flag, literal, other)))
 
     @staticmethod
     def any_final(values: list[Value]) -> Facts:
@@ -114,7 +115,7 @@ class Access:
         finals = [v.facts.final for v in values if v.facts.final]
         if not finals:
             return NO_FACTS
-        return Facts(final=finals[0] if len(finals) == 1 else go_or(*finals))
+        return Facts(final=finals[0] if len(finals) == 1 else ir.call("or", *finals))
 
     def strlist_item(self, value: Value, node: nodes.Node, may_be_final: bool = False) -> str:
         """Go operand of a string going into a run-time list (only strings can be held there).
@@ -192,7 +193,7 @@ class Access:
             maybe_none=found.kind == NONE or found.facts.maybe_none,  # None is held as "" until some path sets it
             # set to text holding constant text, no branch point since
             nonempty=found.facts.known_nonempty == self.emit.flow_epoch,
-            final=f"{base.code}_{name}_final" if name in (base.facts.text_attrs or ()) else None,
+            final=ir.Variable(f"{base.code}_{name}_final") if name in (base.facts.text_attrs or ()) else None,
         )
         if found.facts.maybe_negative or (found.is_const and isinstance(found.const, int) and found.const < 0):
             facts = replace(facts, maybe_negative=True)
@@ -207,7 +208,7 @@ class Access:
                 return const("text")
             if name == "text":
                 assert base.facts.content is not None  # (a PART always holds its text)
-                return Value(base.facts.content, STR, facts=final_of(base))
+                return Value.of(base.facts.content, STR, facts=final_of(base))
             return UNDEFINED
         if base.kind in {CONTENT} and name in {"text"}:
             return UNDEFINED
@@ -224,7 +225,9 @@ class Access:
             # (a property may have no type, only `anyOf`: Undefined, "" in Go)
             types = go_field(base.code, ".Type")
             return Value(
-                go_or(go_and(types, GoCall("index", types, "0")), ir.String.of("")), STR, facts=Facts(types=types)
+                go_or(go_and(types, GoCall("index", types, "0")), ir.String.of("")),
+                STR,
+                facts=Facts(types=operand_of(types)),
             )
         if base.kind == PROP and name == "properties":
             # a *api.ToolPropertiesMap (ordered); ranged through .All, tojson'd by its Go type
@@ -252,11 +255,11 @@ class Access:
         content = name == "content"
         facts = Facts(
             optional=name in OPTIONAL_MESSAGE_KEYS,
-            final=go_eq(base.code, "$ofc_final") if content else None,
+            final=operand_of(go_eq(base.code, FINAL_MESSAGE)) if content else None,
             # Ollama sends "" where transformers users pass None: an assistant's calls
             # with no text (templates print the calls only when the content is none)
-            none_when=go_and(
-                go_eq(go_field(base.code, ".Content"), ir.String.of("")), go_field(base.code, ".ToolCalls")
+            none_when=operand_of(
+                go_and(go_eq(go_field(base.code, ".Content"), ir.String.of("")), go_field(base.code, ".ToolCalls"))
             )
             if content
             else None,
@@ -286,12 +289,10 @@ class Access:
         null still counts as defined. A key prefetched with the variable (see `prefetch_fields`)
         is read from there."""
         prefetched = base.facts.prefetched
-        if prefetched is not None and base.is_operand(prefetched[0]) and name in prefetched[1]:
-            value, found, deeper = prefetched[1][name]
-            facts = Facts(maybe_undefined=True, defined_flag=found)
-            if deeper is not None:
-                facts = replace(facts, prefetched=deeper.facts.prefetched)
-            return Value(value, ANY, facts=facts)
+        if prefetched is not None and base.is_operand(prefetched.scanned) and name in prefetched.keys:
+            known = prefetched.keys[name]
+            facts = Facts(maybe_undefined=True, defined_flag=known.found, prefetched=known.deeper)
+            return Value.of(known.value, ANY, facts=facts)
         obj, value, found, k, v = (self.emit.temp() for _ in range(5))
         self.emit.declare(obj, base.expr)
         self.emit.declare(value, '""')
@@ -299,7 +300,7 @@ class Access:
         self.emit.if_(go_eq(go_printf("%.3T", obj), ir.String.of("map")))
         self.emit.key_scan(k, v, obj, go_string(name), (value, ir.Variable(v)), (found, TRUE))
         self.emit.end()
-        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
+        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=ir.Variable(found)))
 
     def prefetch_fields(self, base: Value, reads: Mapping[tuple[str, ...], int]) -> Value:
         """The untyped variable `base` with the values of the keys its scope reads looked up at
@@ -309,26 +310,29 @@ class Access:
         `constant_field_reads`); a key whose value is read for keys more than once is looked up
         in the same way. `base` must stay the same in the scope."""
         keys = sorted({path[0] for path in reads})
-        fields: dict[str, tuple[str, str, Value | None]] = {}
+        fields: dict[str, PrefetchedKey] = {}
         for key in keys:
-            fields[key] = (self.emit.temp(), self.emit.temp(), None)
-            self.emit.declare(fields[key][0], '""')
-            self.emit.declare(fields[key][1], "false")
+            fields[key] = PrefetchedKey(ir.Variable(self.emit.temp()), ir.Variable(self.emit.temp()))
+            self.emit.declare(fields[key].value.name, '""')
+            self.emit.declare(fields[key].found.name, "false")
         k, v = self.emit.temp(), self.emit.temp()
         self.emit.if_(go_eq(go_printf("%.3T", base.code), ir.String.of("map")))
         self.emit.keys_scan(
             k,
             v,
             base.code,
-            {go_string(key): ((value, ir.Variable(v)), (found, TRUE)) for key, (value, found, _) in fields.items()},
+            {
+                go_string(key): ((known.value.name, ir.Variable(v)), (known.found.name, TRUE))
+                for key, known in fields.items()
+            },
         )
         self.emit.end()
         for key in keys:
             deeper = {path[1:]: n for path, n in reads.items() if len(path) > 1 and path[0] == key}
             if sum(deeper.values()) > 1:
-                value, found, _ = fields[key]
-                fields[key] = (value, found, self.prefetch_fields(Value(value, ANY), deeper))
-        return Value(base.code, base.kind, base.const, replace(base.facts, prefetched=(base.node, fields)))
+                scanned = self.prefetch_fields(Value.of(fields[key].value, ANY), deeper)
+                fields[key] = replace(fields[key], deeper=scanned.facts.prefetched)
+        return Value(base.code, base.kind, base.const, replace(base.facts, prefetched=Prefetched(base.node, fields)))
 
     def untyped_get(self, base: Value, key: str, default: Value | None, node: nodes.Node) -> Value:
         """`x.get(key[, default])` of an untyped value: the key's value where `x` is a mapping that
@@ -365,7 +369,7 @@ class Access:
         self.emit.assign(found, "true")
         self.emit.end()
         self.emit.end()
-        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
+        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=ir.Variable(found)))
 
     @staticmethod
     def plain_map(value: Value) -> str:
@@ -379,7 +383,7 @@ class Access:
         self.emit.declare(value, '""')
         self.emit.declare(found, "false")
         self.emit.key_scan(k, v, args.code, key.code, (value, ir.Variable(v)), (found, TRUE))
-        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=found))
+        return Value(value, ANY, facts=Facts(maybe_undefined=True, defined_flag=ir.Variable(found)))
 
     @staticmethod
     def runtime_count(bound: Value | None) -> bool:
@@ -426,7 +430,7 @@ class Access:
         self.emit.assign(exists, "true")
         self.emit.assign(item, self.kept_neighbour(loop, previous))
         self.emit.end()
-        return Value(item, loop.item_kind or ANY, facts=Facts(maybe_undefined=True, defined_flag=exists))
+        return Value(item, loop.item_kind or ANY, facts=Facts(maybe_undefined=True, defined_flag=ir.Variable(exists)))
 
     def kept_neighbour(self, loop: Loop, previous: bool) -> str:
         """Go code of the element before or after the step's own in a forward list loop, read
@@ -475,7 +479,7 @@ class Access:
                 self.emit.assign(flag, "true")
                 self.emit.end()
         kind = INT if kinds == {int} else STR
-        return Value(result, kind, facts=Facts(maybe_undefined=True, defined_flag=flag))
+        return Value(result, kind, facts=Facts(maybe_undefined=True, defined_flag=ir.Variable(flag)))
 
     @staticmethod
     def empty_list_as(value: Value, other: Value) -> Value:

@@ -234,7 +234,7 @@ class Emit(Verbs[tree.Act]):
             self.guard_open = False
             self.out.append(tree.Act.of(ir.End()))
 
-    def set_final(self, flag: str, condition: str, declare: bool = False) -> None:
+    def set_final(self, flag: str, condition: str | ir.Operand, declare: bool = False) -> None:
         """Set the Go flag `flag`: does a value hold the prefilled final message's text?
 
         The flags are read only where `$ofc_open` holds (see `print_final_text`), so a condition
@@ -254,7 +254,7 @@ class Emit(Verbs[tree.Act]):
             return
         self.finals_set.add(flag)
         self.close_guard()
-        known = expression_of(condition)
+        known = expression_of(condition) if isinstance(condition, str) else condition
         assigned = (
             tree.Act(f"{flag} = {condition}")
             if known is None
@@ -376,7 +376,9 @@ class Emit(Verbs[tree.Act]):
 
     def captured(self, var: str) -> Value:
         """The text a `capture` collected, marked when it may hold the final message's text."""
-        return Value(var, STR, facts=Facts(final=f"{var}_final") if var in self.capture_finals else NO_FACTS)
+        return Value(
+            var, STR, facts=Facts(final=ir.Variable(f"{var}_final")) if var in self.capture_finals else NO_FACTS
+        )
 
     def operand(self, value: Value, node: nodes.Node) -> ir.Operand | str:
         """What a Go variable holds of `value` (as IR where it is one operand): "" for None."""
@@ -404,7 +406,7 @@ class Emit(Verbs[tree.Act]):
         self.end()
         self.end()
 
-    def print_final_text(self, code: str, final: str, parts: Sequence[tuple[bool, str]] = ()) -> None:
+    def print_final_text(self, code: str, final: ir.Operand, parts: Sequence[str | Value] = ()) -> None:
         """Print message text; when it is the prefilled final message's, end the output after it.
 
         `final` is a Go condition true when the text comes from the final message. The cut falls
@@ -437,11 +439,14 @@ class Emit(Verbs[tree.Act]):
         self.print_parts(code, parts)
         self.end()
 
-    def print_parts(self, code: str, parts: Sequence[tuple[bool, str]]) -> None:
+    def print_parts(self, code: str, parts: Sequence[str | Value]) -> None:
         """Print `code`, or the pieces of the concatenation it is one by one (see `concat`)."""
-        for is_text, piece in parts or [(False, code)]:
-            if piece:
-                self.printed_action(ir.String.of(piece) if is_text else read_operand(piece) or piece)
+        for part in parts or [Value(code, STR)]:
+            if isinstance(part, str):
+                if part:
+                    self.printed_action(ir.String.of(part))
+            elif part.code:
+                self.printed_action(part.node or part.code)
 
     def cut_search(self, code: str) -> None:
         """Print the text `code` of the final message up to the cut, if it is found in it."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from jinja2 import nodes
 
 from ..go import ir, search, strlists, textops
-from ..go.calls import GoCall, go_and, go_eq, go_field, go_len, go_not, go_or, go_printf
+from ..go.calls import GoCall, GoOperand, go_and, go_eq, go_field, go_len, go_not, go_or, go_printf
 from ..go.textops import go_string
 from . import toolschema
 from .access import Access
@@ -88,8 +88,9 @@ class Logic:
     def unplanned_truth(self, value: Value) -> str:
         """The truth of `value`'s Go code (a print plan's parts read their own)."""
         if value.kind == LITERAL_OR:
-            flag, literal, other = literal_choice(value)
-            return go_or(go_and(flag, self.truth_of(literal)), go_and(go_not(flag), self.truth_of(other)))
+            choice = literal_choice(value)
+            literal, other = self.truth_of(choice.literal), self.truth_of(choice.other)
+            return go_or(go_and(choice.flag, literal), go_and(go_not(choice.flag), other))
         if value.is_const:
             return "true" if value.const else "false"
         if value.facts.nonempty:
@@ -148,7 +149,8 @@ class Logic:
         if right.is_const:
             value = right.const
             if value is None:
-                return left.facts.none_when or "false"
+                none_when = left.facts.none_when
+                return GoOperand(none_when) if none_when is not None else "false"
             if isinstance(value, str):
                 if left.kind in {INT, BOOL} or left.kind in MAPPINGS or left.kind in {MSGS, CALLS, TOOLS}:
                     return "false"  # never equal to a string (nor is Undefined, when it may be unset)
@@ -304,9 +306,9 @@ class Logic:
         if entry is None:
             raise self.emit.fail(node, f"test `is {name}`")
         if value.kind == LITERAL_OR and entry.splits_literal_or:
-            flag, literal, other = literal_choice(value)
-            yes, no = self.is_test(name, literal, node, args), self.is_test(name, other, node, args)
-            return go_or(go_and(flag, yes), go_and(go_not(flag), no))
+            choice = literal_choice(value)
+            yes, no = self.is_test(name, choice.literal, node, args), self.is_test(name, choice.other, node, args)
+            return go_or(go_and(choice.flag, yes), go_and(go_not(choice.flag), no))
         return entry.apply(self, name, value, node, args or [])
 
     @staticmethod
@@ -400,7 +402,7 @@ def defined(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Va
         flag = value.facts.defined_flag
         if not flag:
             raise ops.emit.fail(node, "`is defined` on a variable set only on some paths")
-        defined = flag
+        defined = GoOperand(flag)
     elif value.facts.optional:
         defined = go_not(go_not(value.code))
     else:
@@ -416,7 +418,7 @@ def none(ops: Logic, name: str, value: Value, node: nodes.Node, args: list[Value
     if kind == NONE:
         return "true"
     if value.facts.none_when:
-        return value.facts.none_when
+        return GoOperand(value.facts.none_when)
     if kind == TOOLS:
         if value.facts.emptied:
             raise ops.emit.fail(

@@ -129,25 +129,25 @@ class Strings:
         constant text goes into the format (`%` doubled), so a chain costs one call, not one per `+`."""
         if all(v.is_const for v in values):
             return const("".join(py_str(v.const) for v in values))
-        parts: list[tuple[bool, str]] = []  # (is constant text, text or Go operand)
+        parts: list[str | Value] = []  # constant text, or the value of a Go operand
         for v in values:
             if v.kind in {UNDEF}:
                 continue
             spliced = v.facts.concat
             if v.is_const:
-                parts.append((True, py_str(v.const)))
+                parts.append(py_str(v.const))
             elif spliced is not None and v.is_operand(spliced[0]):
                 parts.extend(spliced[1])
             elif v.kind in {STR, CONTENT, INT}:
-                parts.append((False, v.code))
+                parts.append(Value(v.code, v.kind, written=v.written))  # (not the slot: it changes)
             else:
                 raise self.emit.fail(node, f"string concatenation with {v.kind}")
-        fmt = "".join(text.replace("%", "%%") if is_text else "%v" for is_text, text in parts)
-        code = GoCall("printf", ir.String.of(fmt), *(code for is_text, code in parts if not is_text))
+        fmt = "".join(part.replace("%", "%%") if isinstance(part, str) else "%v" for part in parts)
+        code = GoCall("printf", ir.String.of(fmt), *(part.code for part in parts if not isinstance(part, str)))
         # text holding a message's text may hold the prefilled final one (cut inside it, see print_final_text)
         distinct = list({v.facts.final: v for v in values if v.facts.final}.values())
         # (nonempty: holds constant text, true whatever the values are)
-        nonempty = any(is_text and text for is_text, text in parts)
+        nonempty = any(isinstance(part, str) and part for part in parts)
         facts = replace(self.access.any_final(distinct), concat=(code.node, tuple(parts)), nonempty=nonempty)
         return Value(code, STR, facts=facts)
 

@@ -156,6 +156,39 @@ MONTHS = (
 
 
 @dataclass(frozen=True)
+class LiteralChoice:
+    """What a LITERAL_OR value holds: the dict `literal` where the Go flag `flag` is on, the
+    run-time value `other` elsewhere. One fact, so none of the three is known without the others."""
+
+    flag: ir.Variable
+    literal: Value
+    other: Value
+
+
+@dataclass(frozen=True)
+class PrefetchedKey:
+    """A key looked up in a prefetching scan: the Go variables of its value and of whether it
+    was found, and its own keys looked up the same way (`deeper`), where it has some."""
+
+    value: ir.Variable
+    found: ir.Variable
+    deeper: Prefetched | None = None
+
+
+@dataclass(frozen=True)
+class Prefetched:
+    """An untyped mapping's keys looked up in one scan: the operand scanned (they hold only
+    for it) and each key's variables; the mapping given is copied, read-only."""
+
+    scanned: ir.Operand | None
+    keys: Mapping[str, PrefetchedKey]
+
+    def __post_init__(self) -> None:
+        if isinstance(self.keys, dict):
+            object.__setattr__(self, "keys", MappingProxyType(dict(self.keys)))
+
+
+@dataclass(frozen=True)
 class Facts:
     """What the translator knows of a value beyond its kind and constant, one typed field a fact.
 
@@ -169,11 +202,11 @@ class Facts:
     #: Jinja's value may be undefined on some path (Go holds "" or nothing there)
     maybe_undefined: bool = False
     #: a Go flag true where the value is defined (with `maybe_undefined`)
-    defined_flag: str | None = None
+    defined_flag: ir.Variable | None = None
     #: Jinja's value may be None on some path (Go holds "" there)
     maybe_none: bool = False
     #: a Go condition true where Jinja's value is None (a message's content beside its calls)
-    none_when: str | None = None
+    none_when: ir.Operand | None = None
     #: a message's or a schema's key that Hugging Face leaves out where Ollama's field is empty
     optional: bool = False
     #: an optional key read with `.get` (`message.get('tool_calls')`): None where it is empty
@@ -185,7 +218,7 @@ class Facts:
 
     # -- text: where it comes from and how it prints
     #: a Go condition true where the text may hold the final message's (a prefilled answer)
-    final: str | None = None
+    final: ir.Operand | None = None
     #: Markup (`|safe`, or built from it): printed as is, other text joined to it is escaped;
     #: "mixed" where a print plan's branches differ
     markup: bool | Literal["mixed"] | None = None
@@ -195,19 +228,19 @@ class Facts:
     nonempty: bool = False
     #: the flow epoch at which a namespace attribute was last set to surely non-empty text
     known_nonempty: int | None = None
-    #: a `+` concatenation: its Go operand and its parts (constant text or an operand), spliced
-    #: where it prints the final message's text
-    concat: tuple[ir.Operand | None, tuple[tuple[bool, str], ...]] | None = None
-    #: the Go text of a message's single content part (a `PART`)
-    content: str | None = None
+    #: a `+` concatenation: its Go operand and its parts (constant text, or the Value of an
+    #: operand), spliced where it prints the final message's text
+    concat: tuple[ir.Operand | None, tuple[str | Value, ...]] | None = None
+    #: the Go operand of a message's single content part's text (a `PART`)
+    content: ir.Operand | None = None
     #: a print plan (translate/plans.py): text built only to be printed, printed where read
     plan: tuple[Any, ...] | None = None
 
     # -- numbers, mappings and their keys
     #: an int that may be negative (Go's printf width arithmetic needs to know)
     maybe_negative: bool = False
-    #: `range(start, stop, step)`: the Go code of its start and its constant step
-    start: str | None = None
+    #: `range(start, stop, step)`: the Go operand of its start and its constant step
+    start: ir.Operand | None = None
     step: int | None = None
     #: a mapping's `(key, value)` pairs (`.items()`, `|items`, `|dictsort`); `sorted` by key
     items: bool = False
@@ -216,14 +249,12 @@ class Facts:
     ordered: bool = False
     #: `|select`/`|reject` of a schema's keys: (filter, test, arguments), applied where ranged
     key_tests: tuple[tuple[str, str, tuple[Any, ...]], ...] | None = None
-    #: a property's `type` read as its first type: the Go code of the whole list of types
-    types: str | None = None
+    #: a property's `type` read as its first type: the Go operand of the whole list of types
+    types: ir.Operand | None = None
     #: a RECORD's fields: each constant key's Value
     fields: Mapping[Any, Value] | None = None
-    #: an untyped mapping's keys looked up in one scan (see `Access.prefetch_fields`): the
-    #: variable scanned and, by key, the Go variables of its value, of whether it was found, and
-    #: of its own keys looked up the same way
-    prefetched: tuple[ir.Operand | None, Mapping[str, tuple[str, str, Value | None]]] | None = None
+    #: an untyped mapping's keys looked up in one scan (see `Access.prefetch_fields`)
+    prefetched: Prefetched | None = None
 
     # -- views: a list seen through filters, a map or a reversal, or a text's split, held
     # statically until used (kinds SELECT, MAPPED, REVERSED, SPLIT)
@@ -241,7 +272,7 @@ class Facts:
     sep: str | None = None
     limit: int | None = None
     #: a Go flag a variable's filters apply under, where it is filtered on some paths only
-    filter_flag: str | None = None
+    filter_flag: ir.Variable | None = None
 
     # -- variables: what a `set` name or a namespace holds, as the translation goes
     #: a Go variable the template declared (`$x`), not an expression
@@ -258,11 +289,10 @@ class Facts:
     #: a variable holding a list on some paths and text on others: the two kinds
     list_or_text: tuple[Kind, Kind] | None = None
     #: a variable given a dict literal on some paths: the literal and the Go flag that tells;
-    #: read as a LITERAL_OR value, with `flag`, `literal` and the `other` (run-time) value
+    #: read as a LITERAL_OR value, whose `choice` tells the two apart
     literal: Value | None = None
-    literal_flag: str | None = None
-    flag: str | None = None
-    other: Value | None = None
+    literal_flag: ir.Variable | None = None
+    choice: LiteralChoice | None = None
     #: a METHOD: the value it is a method of, and the method's name
     receiver: Value | None = None
     method: str | None = None
@@ -271,8 +301,6 @@ class Facts:
         for name in ("fields", "attrs"):
             if isinstance(mapping := getattr(self, name), dict):
                 object.__setattr__(self, name, MappingProxyType(dict(mapping)))
-        if self.prefetched is not None and isinstance(self.prefetched[1], dict):
-            object.__setattr__(self, "prefetched", (self.prefetched[0], MappingProxyType(dict(self.prefetched[1]))))
 
     def present(self) -> dict[str, Any]:
         """The facts that are known, by name: what a macro's `define` is keyed on."""
@@ -461,7 +489,7 @@ class SelectionFilter(NamedTuple):
     #: evaluates the filter's arguments in the scope it was written in
     value_of: ValueOf
     #: a Go flag when the filter applies on some paths only (a variable filtered in an `if`)
-    when: str | None
+    when: ir.Variable | None
 
 
 def attrs_of(namespace: Value) -> Mapping[str, Value]:
@@ -470,12 +498,12 @@ def attrs_of(namespace: Value) -> Mapping[str, Value]:
     return namespace.facts.attrs
 
 
-def literal_choice(value: Value) -> tuple[str, Value, Value]:
+def literal_choice(value: Value) -> LiteralChoice:
     """A LITERAL_OR value's Go flag, the dict literal it holds where the flag is on, and the
     run-time value it holds elsewhere."""
-    flag, literal, other = value.facts.flag, value.facts.literal, value.facts.other
-    assert flag is not None and literal is not None and other is not None, "a LITERAL_OR without its choice"
-    return flag, literal, other
+    choice = value.facts.choice
+    assert choice is not None, "a LITERAL_OR without its choice"
+    return choice
 
 
 def view_of(value: Value) -> tuple[Value, tuple[SelectionFilter, ...]]:

@@ -13,6 +13,7 @@ from jinja2 import nodes
 
 from ...errors import ConversionError
 from ...hf.shapes import TOOL_RESULT_ROLES, role_constants
+from ...jinja_index import TreeIndex
 from ..analysis import (
     assigned_names,
     constant_field_reads,
@@ -56,7 +57,6 @@ from ..ops.views import Views
 from ..passes import Written, run_passes
 from ..result import ConversionWarning
 from ..tails import hoist_last_steps
-from ..treeindex import TreeIndex
 from .plans import is_variable
 from .scope import Frame
 
@@ -84,7 +84,7 @@ class Core:
     ) -> None:
         self.source = template
         self.tree = join_exclusive_ifs(hoist_last_steps(parse_jinja(template)))
-        #: the tree walked once, for the questions asked of it from here on (see treeindex.py)
+        #: the tree walked once, for the questions asked of it from here on (see jinja_index.py)
         self.index = TreeIndex(self.tree)
         self.macros: dict[str, nodes.Macro] = {}
         #: for each body being translated, the statements after the current one (see read_later)
@@ -128,7 +128,7 @@ class Core:
         for ref in self.index.all(nodes.NSRef):
             self.ns_refs.setdefault(ref.name, []).append(ref.attr)
         #: the strings the template compares a role with (see role_constants)
-        self.role_names = role_constants(self.tree)
+        self.role_names = role_constants(self.index)
         tool_role = next((r for r in TOOL_RESULT_ROLES if r in self.role_names), "tool")
         #: the output, and the operations the Jinja lowers to, each a service over it
         self.emit = Emit(special_tokens, tool_role, limits)
@@ -280,12 +280,12 @@ class Core:
             facts = Facts(
                 var=True,
                 assigned=outer is not None,
-                filter_flag=var + "_filtered" if filtered else None,
-                literal_flag=var + "_literal" if literal else None,
+                filter_flag=ir.Variable(var + "_filtered") if filtered else None,
+                literal_flag=ir.Variable(var + "_literal") if literal else None,
                 nullable=held.nullable,
                 maybe_none=held.maybe_none,
-                defined_flag=var + "_defined" if tested else held.defined_flag,
-                final=var + "_final" if text else None,
+                defined_flag=ir.Variable(var + "_defined") if tested else held.defined_flag,
+                final=ir.Variable(var + "_final") if text else None,
             )
             for flag, wanted in (("_filtered", filtered), ("_literal", literal), ("_defined", tested)):
                 if wanted:

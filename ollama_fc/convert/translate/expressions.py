@@ -131,11 +131,12 @@ class Expressions(Methods):
             return Value(strlists.element(self.emit, base.code, key.const), STR, facts=final_of(base))
         if base.kind == STRLIST and key.kind == INT and not (key.is_const and key.const < 0):
             element, found = strlists.nth(self.emit, base.code, key.code)
-            facts = Facts(maybe_undefined=True, defined_flag=found, final=base.facts.final)
+            facts = Facts(maybe_undefined=True, defined_flag=ir.Variable(found), final=base.facts.final)
             return Value(element, STR, facts=facts)
         if base.kind in {CONTENT}:
             if key.is_const and key.const in (0, -1):
-                return Value.of(MESSAGES, PART, facts=Facts(content=base.code, final=base.facts.final))
+                part = Facts(content=operand_of(base.expr), final=base.facts.final)
+                return Value.of(MESSAGES, PART, facts=part)
             raise self.emit.fail(node, "indexing message content")
         if base.kind in SEQUENCES and key.kind == INT:
             element = ELEMENT.get(base.kind, ANY)

@@ -10,7 +10,7 @@ from typing import Any, cast
 from jinja2 import nodes
 
 from ..go import ir, strlists, textops
-from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_printf
+from ..go.calls import GoCall, go_and, go_eq, go_len, go_not, go_printf, operand_of
 from ..go.tree import Act
 from ..ops import toolschema
 from ..ops.access import MESSAGES
@@ -174,7 +174,8 @@ class Loops(Ranges):
         is written once, for it."""
         if not isinstance(node.target, nodes.Name):
             raise self.emit.fail(node, "unpacking content parts")
-        body.names[node.target.name] = Value.of(MESSAGES, PART, facts=Facts(content=seq.code, final=seq.facts.final))
+        text = operand_of(seq.expr)  # (the content: one operand)
+        body.names[node.target.name] = Value.of(MESSAGES, PART, facts=Facts(content=text, final=seq.facts.final))
         body.loop = Loop(index="0", seq="", last="", fixed=(0, 1))
         self.emit.if_(ir.Bool(True))
         self.declare_scope(body, node.body)

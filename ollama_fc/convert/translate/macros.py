@@ -152,11 +152,11 @@ class Macros(Core):
         for param, source in zip([p.name for p in macro.args], call.args):
             slot = frame.lookup(source.name) if isinstance(source, nodes.Name) and param not in bound else None
             if slot is not None and slot.facts.literal:
-                flag, literal, other = literal_choice(self.access.literal_or(slot))
-                self.emit.if_(flag)
-                self.inline_macro(call, frame, {**bound, param: literal})
+                choice = literal_choice(self.access.literal_or(slot))
+                self.emit.if_(choice.flag)
+                self.inline_macro(call, frame, {**bound, param: choice.literal})
                 self.emit.else_()
-                self.inline_macro(call, frame, {**bound, param: other})
+                self.inline_macro(call, frame, {**bound, param: choice.other})
                 self.emit.end()
                 return True
         return False
@@ -365,7 +365,8 @@ class Macros(Core):
     @staticmethod
     def read_from_dot(source: nodes.Expr, base_name: str) -> str:
         """What an argument reads from the define's dot, whatever the caller named it."""
-        renamed = copy.deepcopy(source)
+        shared = {id(source.environment): source.environment}  # (every node's, not copied)
+        renamed = copy.deepcopy(source, shared)
         for name in [renamed, *renamed.find_all(nodes.Name)]:
             if isinstance(name, nodes.Name) and name.name == base_name:
                 name.name = "."

@@ -104,7 +104,7 @@ class PlanFallback(PrintPlans):
         """Leave captured from the start what the Jinja tree says the plans will refuse, and
         note the statements that forecast relies on being translated (planforecast.py)."""
         if self._stored_json is None:
-            self._stored_json = stored_json(self.tree)
+            self._stored_json = stored_json(self.tree, self.index)
         foreseen = forecast(self.tree, self.index, self._stored_json, self.dead_checks)
         self.witnesses, self.watched, self.schema = foreseen.witnesses, foreseen.statements(), foreseen.schema
         if foreseen.captured is None:

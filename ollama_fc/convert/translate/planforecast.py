@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 
 from jinja2 import nodes
 
+from ...jinja_index import TreeIndex
 from ..analysis import assigned_names
-from ..treeindex import TreeIndex
 from .plans import appends_to, building_body, prints_only, stored_json
 
 #: where a plan may be held: a name, or a namespace's attribute
@@ -501,7 +501,7 @@ def forecast(
     `dead`: its `TreeIndex`, `stored_json` and the checks the translation drops, where known."""
     index = index or TreeIndex(tree)
     facts = TreeFacts.of(index)
-    stored = stored_json(tree) if json is None else json
+    stored = stored_json(tree, index) if json is None else json
     if not (facts.appending or stored or facts.blocks):
         return Forecast(frozenset(), ())  # nothing a plan is made of
     walk = Forecaster(stored, facts, index, dead or set())

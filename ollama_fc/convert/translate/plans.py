@@ -11,6 +11,7 @@ from typing import Any, Literal, Union, cast
 
 from jinja2 import nodes
 
+from ...jinja_index import TreeIndex
 from ..go import ir, irtools, tree
 from ..go.calls import expression_of, go_and, go_not, go_or
 from ..ops.values import BOOL, CONTENT, INT, STR, UNDEF, Value
@@ -231,9 +232,10 @@ def building_body(loop: nodes.For, ns: str, attr: str) -> nodes.For | None:
     return nodes.For(loop.target, loop.iter, body, [], loop.test, False, lineno=loop.lineno)
 
 
-def appends_to(loop: nodes.For) -> tuple[str, str] | None:
-    """The namespace attribute the loop's first `set` appends to, if it sets one."""
-    for assign in loop.find_all(nodes.Assign):
+def appends_to(loop: nodes.For, index: TreeIndex | None = None) -> tuple[str, str] | None:
+    """The namespace attribute the loop's first `set` appends to, if it sets one (read from the
+    tree's `index` where there is one)."""
+    for assign in index.find_all(loop, nodes.Assign) if index is not None else loop.find_all(nodes.Assign):
         if isinstance(assign.target, nodes.NSRef):
             return (assign.target.name, assign.target.attr)
     return None
@@ -362,13 +364,15 @@ def set_after(heads: list[tree.Action | tree.Block | tree.Branch], var: str, sta
     return any(name in node.node.declares() or name in node.node.assigns() for node in heads[start:])
 
 
-def free_variables(*code: str) -> set[str]:
-    """Go variables the Go expressions `code` read (without their `$`)."""
+def free_variables(*code: str | ir.Node) -> set[str]:
+    """Go variables the Go expressions `code` (text or IR) read (without their `$`)."""
     return {name[1:] for expression in code if expression for name in _expression_node(expression).reads()} - {""}
 
 
-def _expression_node(code: str) -> ir.Node:
-    """The Go expression `code` as IR: the node composed code carries, other text read."""
+def _expression_node(code: str | ir.Node) -> ir.Node:
+    """The Go expression `code` as IR: IR as it is, the node composed code carries, other text read."""
+    if isinstance(code, ir.Node):
+        return code
     known = expression_of(code)
     return known if known is not None else tree.expression(code)
 
@@ -415,12 +419,12 @@ def without_trailing(snippet: Sequence[tree.Piece], count: int) -> tuple[tree.Pi
     return tuple(pieces)
 
 
-def stored_json(tree: nodes.Template) -> dict[int, nodes.Assign]:
+def stored_json(tree: nodes.Template, index: TreeIndex | None = None) -> dict[int, nodes.Assign]:
     """The `tojson` filters whose text a `set` stores, alone, marked `|safe`, or joined by `+`,
     `~` or an inline `if` (`{% set d = '[TOOLS]' + (tools | tojson) + '[/TOOLS]' %}`): by
     `id()`, the ones a plan may stand for, each with the `set` storing it."""
     found: dict[int, nodes.Assign] = {}
-    for assign in tree.find_all(nodes.Assign):
+    for assign in index.all(nodes.Assign) if index is not None else tree.find_all(nodes.Assign):
         todo: list[nodes.Node | None] = [assign.node]
         while todo:
             node = todo.pop()

@@ -214,7 +214,7 @@ class PrintPlans(Macros):
         `set` stores (see `stored_json`) where it is not repeated, of a tool schema, not left
         captured."""
         if self._stored_json is None:
-            self._stored_json = stored_json(self.tree)
+            self._stored_json = stored_json(self.tree, self.index)
         assign = self._stored_json.get(id(node))
         if assign is None or not isinstance(node, nodes.Filter) or node.node is None:
             return -1
@@ -273,7 +273,7 @@ class PrintPlans(Macros):
 
     def build_plan(self, node: nodes.For, frame: Frame, plain: Translate[nodes.For, None]) -> bool:
         """A loop that only appends to a namespace attribute: the attribute becomes a plan."""
-        target = appends_to(node) if self.planning() else None
+        target = appends_to(node, self.index) if self.planning() else None
         source = self.plan_source(node)
         if target is None or source < 0 or self.plans_off is None or source in self.plans_off:
             return False

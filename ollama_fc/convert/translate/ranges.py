@@ -97,7 +97,7 @@ class Ranges(LoopSteps):
         variable, the step count, and the value follows from it (start + step count)."""
         self.emit.range_(ir.Variable(seqvar), idx)
         start, step, last = (
-            operand_of(seq.facts.start or "0"),
+            seq.facts.start if seq.facts.start is not None else ir.Number("0"),
             seq.facts.step if seq.facts.step is not None else 1,
             self.emit.temp(),
         )
@@ -191,7 +191,7 @@ class Ranges(LoopSteps):
             self.emit.if_(GoCall("lt", low.code, high.code))
             self.emit.assign(count, textops.less(operand_of(high.code), operand_of(low.code)))
             self.emit.end()
-        return Value(count, INT, facts=Facts(start=start.code, step=step.const))
+        return Value(count, INT, facts=Facts(start=operand_of(start.expr), step=step.const))
 
     def count_passing(
         self,

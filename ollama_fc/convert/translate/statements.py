@@ -280,7 +280,7 @@ class Statements(Concatenations):
         flag = old.facts.defined_flag
         if old.facts.maybe_undefined and flag and (value.kind == UNDEF or not value.facts.maybe_undefined):
             facts = replace(facts, defined_flag=flag)
-            self.emit.assign(flag, "false" if value.kind == UNDEF else "true")
+            self.emit.assign(flag.name, "false" if value.kind == UNDEF else "true")
         return replace(joined, facts=facts)
 
     def assign_name(self, node: nodes.Assign, target: nodes.Name, frame: Frame) -> None:
@@ -322,9 +322,9 @@ class Statements(Concatenations):
         for attr in self.ns_refs.get(name, []):
             if attr not in attrs:
                 # a Go flag tells whether some `set ns.attr` ran (for `ns.attr is defined`)
-                flag = f"{slot.code}_{attr}_defined"
+                flag = ir.Variable(f"{slot.code}_{attr}_defined")
                 attrs[attr] = Value("", UNDEF, facts=Facts(maybe_undefined=True, defined_flag=flag))
-                self.emit.declare(flag, "false")
+                self.emit.declare(flag.name, "false")
         for attr, init in attrs.items():
             if init.is_const and isinstance(init.const, list):
                 # a list attribute can only be a list of strings built at run time
@@ -343,7 +343,8 @@ class Statements(Concatenations):
         if value.kind == SELECT and self.filters_own_list(slot, value):
             # `set xs = xs | rejectattr(..)` on some paths: the filters apply once a Go flag is on
             flag = slot.facts.filter_flag
-            self.emit.assign(str(flag), "true")
+            assert flag is not None  # (`filters_own_list` holds only for a variable with the flag)
+            self.emit.assign(flag.name, "true")
             added = (SelectionFilter(f, fr, flag) for f, fr, _ in value.facts.filters or ())
             facts = replace(slot.facts, filters=(*(slot.facts.filters or ()), *added))
             if slot.kind != SELECT:
@@ -355,7 +356,7 @@ class Statements(Concatenations):
             if (slot.facts.literal or value).const != value.const:
                 raise self.emit.fail(node, f"set {name}", "(different dict literals on different paths)")
             slot.take(replace(slot, facts=replace(slot.facts, literal=value)))
-            self.emit.assign(str(slot.facts.literal_flag), "true")
+            self.emit.assign(slot.facts.literal_flag.name, "true")
             return True
         if value.is_const and value.const == [] and slot.kind in {TOOLS, MSGS, CALLS} and not slot.is_const:
             # `set tools = []` on some paths: an empty list of the kind the variable holds
@@ -429,11 +430,13 @@ class Statements(Concatenations):
         if value.is_const and not isinstance(value.const, (list, dict)):
             facts = replace(facts, known=(self.emit.flow_epoch, value.const))  # until the next branch point
         if facts.defined_flag:
-            self.emit.assign(facts.defined_flag, "false" if value.kind == UNDEF else "true")
+            self.emit.assign(facts.defined_flag.name, "false" if value.kind == UNDEF else "true")
         if facts.literal:
-            self.emit.assign(str(facts.literal_flag), "false")
+            assert facts.literal_flag is not None  # (a literal is held only with its flag)
+            self.emit.assign(facts.literal_flag.name, "false")
         if facts.final:
-            self.emit.set_final(facts.final, value.facts.final or "false")
+            assert isinstance(facts.final, ir.Variable)  # (a variable's own flag: see `declare_scope`)
+            self.emit.set_final(facts.final.name, value.facts.final or "false")
         operand = '""' if value.kind in {UNDEF, NONE} else None
         slot.take(replace(slot, kind=kind, facts=facts))
         self.emit.assign(slot.code, operand or self.emit.operand(value, node))

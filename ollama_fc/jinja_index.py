@@ -11,7 +11,8 @@ slice of that kind's list, found by bisection.
 
 The indexed tree must not change after the walk (nothing edits it once translation starts). A
 node made later, a wrapper around indexed bodies or an edited copy, is not in the index: it is
-walked, and the indexed nodes under it are answered from the index.
+walked, and the indexed nodes under it are answered from the index. The rewrites before the
+walk look for bodies only, which no expression holds: `statements` walks around expressions.
 """
 
 from __future__ import annotations
@@ -38,20 +39,26 @@ class TreeIndex:
         self._place: dict[int, int] = {}
         #: for each place, the place just past its node's descendants
         self._end: list[int] = []
+        #: the places of the nodes of each class, in order
+        self._classes: dict[type[nodes.Node], list[int]] = {}
         #: for each kind asked for: the places of its nodes, and the nodes
         self._kinds: dict[object, tuple[list[int], list[nodes.Node]]] = {}
+        order, place_of, ends, classes = self._order, self._place, self._end, self._classes
         stack: list[tuple[nodes.Node, int]] = [(tree, -1)]
         while stack:  # (not recursive: a deeply nested template must not exhaust the stack here)
             node, place = stack.pop()
             if place >= 0:
-                self._end[place] = len(self._order)
+                ends[place] = len(order)
                 continue
-            place = len(self._order)
-            self._place[id(node)] = place
-            self._order.append(node)
-            self._end.append(place + 1)
+            place = len(order)
+            place_of[id(node)] = place
+            order.append(node)
+            ends.append(place + 1)
+            classes.setdefault(type(node), []).append(place)
             stack.append((node, place))
-            stack.extend((child, -1) for child in reversed(list(node.iter_child_nodes())))
+            children = _children(node)
+            children.reverse()
+            stack += [(child, -1) for child in children]
 
     def all(self, kinds: Kinds[NodeT]) -> list[NodeT]:
         """Every node of the tree of these kinds, as `tree.find_all(kinds)`."""
@@ -62,7 +69,7 @@ class TreeIndex:
         place = self._place.get(id(node))
         if place is None:
             found: list[NodeT] = []
-            for child in node.iter_child_nodes():
+            for child in _children(node):
                 if isinstance(child, kinds):
                     found.append(child)
                 found += self.find_all(child, kinds)
@@ -80,9 +87,38 @@ class TreeIndex:
             found += self.find_all(statement, kinds)
         return found
 
-    def _of_kinds(self, kinds: object) -> tuple[list[int], list[nodes.Node]]:
+    def _of_kinds(self, kinds: Kinds[nodes.Node]) -> tuple[list[int], list[nodes.Node]]:
         known = self._kinds.get(kinds)
         if known is None:
-            of_kinds = [(place, node) for place, node in enumerate(self._order) if isinstance(node, kinds)]  # type: ignore[arg-type]
-            known = self._kinds[kinds] = ([place for place, _ in of_kinds], [node for _, node in of_kinds])
+            lists = [places for kind, places in self._classes.items() if issubclass(kind, kinds)]
+            places = lists[0] if len(lists) == 1 else sorted(place for found in lists for place in found)
+            known = self._kinds[kinds] = (places, [self._order[place] for place in places])
         return known
+
+
+def _children(node: nodes.Node) -> list[nodes.Node]:
+    """The nodes `node` holds, as `node.iter_child_nodes()` yields them (without its generators)."""
+    found: list[nodes.Node] = []
+    for name in node.fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            found += [item for item in value if isinstance(item, nodes.Node)]
+        elif isinstance(value, nodes.Node):
+            found.append(value)
+    return found
+
+
+def statements(tree: nodes.Node) -> list[nodes.Node]:
+    """Every node under `tree` but expressions and what they hold, in the order `find_all`
+    yields them: the statements (and `tree`'s helpers), where every body is, found without
+    walking the expressions, which hold none."""
+    found: list[nodes.Node] = []
+    stack = [child for child in _children(tree) if not isinstance(child, nodes.Expr)]
+    stack.reverse()
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        inside = [child for child in _children(node) if not isinstance(child, nodes.Expr)]
+        inside.reverse()
+        stack += inside
+    return found
