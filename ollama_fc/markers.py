@@ -58,6 +58,11 @@ def parse_tag(template: str) -> str:
                 if depth < 0:
                     break  # left the `if` body without finding text
         elif token.strip():
-            tag = token.replace("\r\n", "\n").split("{")[0].strip()
-            return tag or "{"
+            return tag_of_text(token)
     return "{"
+
+
+def tag_of_text(text: str) -> str:
+    """The tool-call tag Ollama takes from the text inside that `if`: up to its first `{`,
+    stripped; `{` where nothing is left."""
+    return text.replace("\r\n", "\n").split("{")[0].strip() or "{"

@@ -17,7 +17,7 @@ import pytest
 
 from ollama_fc import oracle
 from ollama_fc.convert import TemplateSource, convert
-from ollama_fc.convert.named import split_defines
+from ollama_fc.convert.go import ir, tree
 from ollama_fc.hf.reference import render as reference_render
 from tests.renders import ollama_renders
 
@@ -143,11 +143,20 @@ def test_tojson_renders_like_jinja(
     assert ollama_renders(go_template, MESSAGES, tools, engines) == {expected}
 
 
+def defines_of(template: str) -> dict[str, str]:
+    """The converted template's `define` blocks by name, read off its text."""
+    return {
+        node.node.name: tree.render([node])
+        for node in tree.parse(template)
+        if isinstance(node, tree.Block) and isinstance(node.node, ir.Define)
+    }
+
+
 def test_only_untyped_values_have_their_go_type_tested() -> None:
     """A tool's fields, a property's, and the members of lists and maps of a known type are
     written by their type's writer: only the writers of untyped values test `printf "%T"`, and
     a template holds only the writers its `tojson`s reach."""
-    defines, _ = split_defines(convert(TemplateSource(TEMPLATES["each tool indented"], {}, "tools")).template)
+    defines = defines_of(convert(TemplateSource(TEMPLATES["each tool indented"], {}, "tools")).template)
     dispatching = sorted(name for name, code in defines.items() if 'printf "%T"' in code)
     assert dispatching and all(name.endswith("_value") for name in dispatching), dispatching
     assert "ofc_json2_0_tool" in defines and "ofc_json2_1_function" in defines

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ollama_fc.convert import TemplateSource, convert
-from ollama_fc.convert.actions import compact_actions
+from ollama_fc.convert.go import tree
 from ollama_fc.convert.go.irread import read_action
 from ollama_fc.convert.go.sharing import SHARED_CONSTANT_CHARS
 from ollama_fc.convert.go.tree import ACTION_SPAN
@@ -206,7 +206,7 @@ def test_prefill_cut_after_the_last_occurrence(name: str, final: str, engines: d
     ],
 )
 def test_actions_lose_only_the_spaces_inside_their_delimiters(spaced: str, compact: str) -> None:
-    assert compact_actions(spaced) == compact
+    assert tree.render(tree.parse(spaced), compact=True) == compact
 
 
 def test_conversions_are_written_compact_and_render_the_same(engines: dict) -> None:

@@ -1,28 +1,13 @@
-"""Passes over the written Go template's actions: their shortest form for Ollama to parse (for
-text the translator did not write), and the prefill guards coalesced (over the tree of
-go/tree.py)."""
+"""The prefill guards coalesced over the written template's tree (go/tree.py): a pass of
+convert/passes.py."""
 
 from __future__ import annotations
 
 from .go import ir
-from .go.tree import Act, Action, Block, Node, action_spans, compact_raw
+from .go.tree import Act, Action, Block, Node
 
-
-def compact_actions(template: str) -> str:
-    """The template with no spaces inside its actions' delimiters (see `tree.compact_raw`), for
-    text the translator did not write (a conversion's header); what it writes is printed so
-    (`tree.render(..., compact=True)`)."""
-    out: list[str] = []
-    last = 0
-    for start, end in action_spans(template):
-        out += [template[last:start], compact_raw(template[start:end])]
-        last = end
-    out.append(template[last:])
-    return "".join(out)
-
-
-#: the prefill guard around output (`Emit.show`), written before `compact_actions`: true until
-#: the prefilled final text is cut, which only the cut (`CUT_NODE`) does
+#: the prefill guard around output (`Emit.show`): true until the prefilled final text is cut,
+#: which only the cut (`CUT_NODE`) does
 GUARD_NODE = ir.Open("if", ir.operand_pipe(ir.Variable("$ofc_go")))
 GUARD = Act.of(GUARD_NODE)
 #: the cut (`Emit.cut`), `$ofc_go = false`: the passes ask an action's node whether it is one

@@ -19,8 +19,8 @@ from ..hf.leading_bos import bos_only_leads
 from ..hf.reference import ReferenceRenderError, render
 from ..hf.shapes import Shape, probe
 from ..jinja_index import TreeIndex
-from ..markers import KNOWN_MARKERS, family_marker, parse_tag
-from .actions import compact_actions
+from ..markers import KNOWN_MARKERS, family_marker, tag_of_text
+from .go import ir
 from .limits import DEFAULT_MAX_OUTPUT, DEFAULT_MAX_SECONDS, Limits
 from .named import choose_on_tools
 from .result import Capabilities, Conversion, ConversionWarning
@@ -205,19 +205,24 @@ def convert(
         # that Ollama >= 0.30 keeps this Go template rather than preferring a GGUF's Jinja one
         names_tools = any(n.name == "tools" for n in translator.index.all(nodes.Name))
         tool_aware = capabilities.tools or names_tools or capabilities.tool_calls
-        header = _header(loaded, capabilities, names_tools, tool_aware, family, tool_format, tool_tag)
-        template = compact_actions(header) + translated.text
+        marker = None
+        if tool_aware:
+            marker = (tool_tag if tool_tag is not None else _tool_marker(loaded)) or ""
+        header = _header(family, tool_format, marker, lists_tools=capabilities.tools or names_tools)
+        template = header + translated.text
         # in source order: a macro expanded at several call sites warns in the order it was expanded
         warnings = sorted(translated.warnings, key=lambda w: w.line or 0)
         stops = _stop_tokens(loaded)
-    return Conversion(
+    conversion = Conversion(
         template=template,
         parameters={"stop": stops} if stops else {},
         warnings=warnings,
         capabilities=capabilities,
-        tool_call_tag=parse_tag(template) if tool_aware else None,
+        tool_call_tag=None if marker is None else tag_of_text(marker),  # (the header's is the first)
         special_tokens=tokens,
     )
+    conversion._defines, conversion._without_defines = translated.defines, header + translated.body
+    return conversion
 
 
 def _bos_left_to_runner(
@@ -243,29 +248,29 @@ def _bos_left_to_runner(
     return translator, translated
 
 
-def _header(
-    loaded: TemplateSource,
-    capabilities: Capabilities,
-    names_tools: bool,
-    tool_aware: bool,
-    family: str | None,
-    tool_format: str | None,
-    tool_tag: str | None,
-) -> str:
+def _header(family: str | None, tool_format: str | None, marker: str | None, lists_tools: bool) -> str:
     """What Ollama reads off a template before rendering it, written as blocks that never
     render: the family marker, `.Messages` (so it renders the whole conversation at once), and
-    for a tool-aware template its tool-call tag, a tool-result branch and `.Tools`."""
-    header = family_marker(family, tool_format or "auto") if family else ""
+    for a tool-aware template (`marker` not None) its tool-call tag, a tool-result branch and,
+    where the template does not list the tools itself, `.Tools`."""
+    header = family_marker(family, tool_format or "auto") if family else ""  # (a comment: text as Ollama keeps it)
     # Ollama renders per turn (dropping tool messages) unless the template names `.Messages`
-    header += "{{- if and false .Messages }}{{- end }}"
-    if tool_aware:
-        marker = tool_tag if tool_tag is not None else _tool_marker(loaded)
+    header += _never_rendered(ir.Field(("Messages",)))
+    if marker is not None:
         # Ollama reads its tool-call tag from the first `if` on a `.ToolCalls` field and wants a
         # tool-result branch; this block never renders but makes both explicit.
-        tag_text = marker if marker else ""
-        header += f'{{{{- if and false .ToolCalls (eq .Role "tool") }}}}{tag_text}{{{{- end }}}}'
-        if not (capabilities.tools or names_tools):
+        tool_result = ir.call("eq", ir.Field(("Role",)), ir.String.of("tool"))
+        header += _never_rendered(ir.Field(("ToolCalls",)), tool_result, text=marker)
+        if not lists_tools:
             # it writes calls but not the tool list (DeepSeek V3/R1: tools go in a system
             # message): naming `.Tools` lets Ollama accept a request with tools at all
-            header += "{{- if and false .Tools }}{{- end }}"
+            header += _never_rendered(ir.Field(("Tools",)))
     return header
+
+
+def _never_rendered(*named: ir.Operand, text: str = "") -> str:
+    """`{{- if and false NAMED...}}TEXT{{- end}}`: a block Ollama reads (the fields it names, the
+    text inside) that never renders."""
+    trim = ir.Trim(left=True)
+    opening = ir.Open("if", ir.pipe_of(ir.command("and", ir.Bool(False), *named)), trim=trim)
+    return ir.render(opening, compact=True) + text + ir.render(ir.End(trim=trim), compact=True)

@@ -7,22 +7,7 @@ otherwise; the Go template makes the same choice on `.Tools`.
 from __future__ import annotations
 
 from ..errors import ConversionError
-from .go import ir, tree
 from .result import Capabilities, Conversion, ConversionWarning
-
-
-def split_defines(template: str) -> tuple[dict[str, str], str]:
-    """The template's top-level `define` blocks by name, and the template without them."""
-    defines: dict[str, str] = {}
-    rest: list[tree.Node] = []
-    for node in tree.parse(template):
-        opening = node.node if isinstance(node, tree.Block) else None
-        name = opening.name if isinstance(opening, ir.Define) else ""
-        if name:
-            defines[name] = tree.render([node])
-        else:
-            rest.append(node)
-    return defines, tree.render(rest)
 
 
 def choose_on_tools(default: Conversion, tool_use: Conversion) -> Conversion:
@@ -33,8 +18,8 @@ def choose_on_tools(default: Conversion, tool_use: Conversion) -> Conversion:
     tag from that template. The branch actions trim no whitespace: each template keeps its own
     text exactly.
     """
-    helpers, with_tools = split_defines(tool_use.template)
-    default_helpers, without_tools = split_defines(default.template)
+    helpers, with_tools = dict(tool_use._defines), tool_use._without_defines
+    default_helpers, without_tools = default._defines, default._without_defines
     for name, text in default_helpers.items():
         if helpers.setdefault(name, text) != text:
             raise ConversionError(f"the default and tool_use templates need two different Go helpers named {name}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import warnings
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from ..errors import ConversionError
 from ..markers import PASSTHROUGH_PARSER
@@ -48,6 +48,10 @@ class Conversion(BaseModel):
     capabilities: Capabilities = Field(default_factory=Capabilities)
     tool_call_tag: str | None = None
     special_tokens: dict[str, str] = Field(default_factory=dict)
+    #: the template's `define` blocks by name, and the template without them, as the converter
+    #: printed them (for joining two conversions, `named.choose_on_tools`, without reading back)
+    _defines: dict[str, str] = PrivateAttr(default_factory=dict)
+    _without_defines: str = PrivateAttr(default="")
 
     def modelfile(self, from_: str, *, parser: str | None = PASSTHROUGH_PARSER) -> str:
         """Modelfile text: FROM, the TEMPLATE as Ollama's Modelfile parser reads it back, PARSER,

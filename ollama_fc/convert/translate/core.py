@@ -69,6 +69,9 @@ class Translation:
     warnings: list[ConversionWarning]
     #: the BOS text left out where it led the output (see `Emit.text`)
     leading_bos: str
+    #: the template's top-level `define` blocks by name (printed), and the rest of it
+    defines: dict[str, str]
+    body: str
 
 
 class Core:
@@ -188,10 +191,18 @@ class Core:
 
     def translate(self, compact: bool = False) -> Translation:
         """The Go template; `compact`: its actions printed without inner spaces (see `tree.render`)."""
-        return self.translation(go_tree.render(self.translate_tree(), compact))
+        return self.translation(self.translate_tree(), compact)
 
-    def translation(self, text: str) -> Translation:
-        return Translation(text, self.emit.warnings, self.emit.leading_bos)
+    def translation(self, top: list[go_tree.Node], compact: bool) -> Translation:
+        """The printed template, with its defines printed apart (for `named.choose_on_tools`)."""
+        defines = {
+            node.node.name: go_tree.render([node], compact)
+            for node in top
+            if isinstance(node, go_tree.Block) and isinstance(node.node, ir.Define)
+        }
+        rest = [node for node in top if not (isinstance(node, go_tree.Block) and isinstance(node.node, ir.Define))]
+        text = go_tree.render(top, compact)
+        return Translation(text, self.emit.warnings, self.emit.leading_bos, defines, go_tree.render(rest, compact))
 
     def translate_tree(self) -> list[go_tree.Node]:
         """The template written and passed over as one tree: its helpers' defines, then the body."""

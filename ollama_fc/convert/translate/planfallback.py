@@ -81,7 +81,7 @@ class PlanFallback(PrintPlans):
             return self.without(failing, compact)
         if not self.foreseen():
             return self.again(frozenset(), compact, foreseeing=False)
-        return self.translation(tree.render(top, compact))
+        return self.translation(top, compact)
 
     def without(self, sources: frozenset[int] | None, compact: bool = False) -> Translation:
         """Translate again from the start, leaving `sources` (None: every one) captured."""
