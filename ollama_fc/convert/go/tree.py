@@ -73,6 +73,8 @@ class Block(_Head):
     branches: list[Branch] = field(default_factory=list)
     end: str = "{{ end }}"
     written: ir.ActionNode | None = field(default=None, compare=False, repr=False)
+    #: the node the `end` was written from (None: text, read when asked)
+    end_written: ir.ActionNode | None = field(default=None, compare=False, repr=False)
 
     @property
     def code(self) -> str:
@@ -85,6 +87,8 @@ class Block(_Head):
     @property
     def closing(self) -> ir.ActionNode | None:
         """The block's `end` as IR, None where it is unclosed (text not written by the converter)."""
+        if self.end_written is not None:
+            return self.end_written
         return node_of(self.end) if self.end else None
 
 
@@ -337,7 +341,7 @@ def copy(tree: list[Node]) -> list[Node]:
             out.append(Action(node.raw, node.written))
         else:
             branches = [Branch(branch.raw, copy(branch.body), branch.written) for branch in node.branches]
-            out.append(Block(node.raw, copy(node.body), branches, node.end, node.written))
+            out.append(Block(node.raw, copy(node.body), branches, node.end, node.written, node.end_written))
     return out
 
 
@@ -388,7 +392,7 @@ class _Builder:
             self.into = branch.body
         elif word == "end" and self.stack:
             block, self.into = self.stack.pop()
-            block.end = raw
+            block.end, block.end_written = raw, node
         else:
             self.into.append(Action(raw, node))
 
