@@ -200,9 +200,9 @@ READ_BACK_SEEDS = (
     "qwen2.5-hermes.jinja",
     "typhoon2-llama3.1-function-list.jinja",
 )
-#: Go text read back into IR while converting `READ_BACK_SEEDS` from cold caches: the converter
-#: builds its actions and operands as IR, and its generated helpers (the JSON and repr writers)
-#: too, so none is read. May only fall: it is none.
+#: Go text read back into IR while converting `READ_BACK_SEEDS` and every corpus template from
+#: cold caches: the converter builds its actions and operands as IR, and its generated helpers
+#: (the JSON and repr writers) too, so none is read. May only fall: it is none.
 READ_BACKS_AT_MOST = 0
 
 
@@ -210,9 +210,10 @@ def test_a_conversion_reads_none_of_the_go_it_composed_back(monkeypatch: pytest.
     from ollama_fc.convert import convert
     from ollama_fc.convert.go import gohelpers, tree
     from ollama_fc.convert.ops import conditions
-    from ollama_fc.convert.sources import TemplateSource
+    from ollama_fc.convert.sources import TemplateSource, load_source
+    from ollama_fc.errors import ConversionError
 
-    from .shared_data import seed_template
+    from .shared_data import SHARED, seed_template
 
     read: list[str] = []
     reader = irread.read_code
@@ -226,6 +227,11 @@ def test_a_conversion_reads_none_of_the_go_it_composed_back(monkeypatch: pytest.
         cache.cache_clear()  # (what an earlier conversion in this process read is read again)
     for name in READ_BACK_SEEDS:
         convert(TemplateSource(seed_template(name), {}, name))
+    for path in sorted((SHARED / "corpus" / "templates").glob("*.jinja")):  # (none where it is absent)
+        try:
+            convert(load_source(path))
+        except ConversionError:
+            pass  # (refused: what it wrote before is still counted)
     assert len(read) <= READ_BACKS_AT_MOST, f"{len(read)} pieces of Go text read back: {read[:5]}"
 
 
