@@ -206,9 +206,9 @@ def test_failure_no_plan_reads_is_raised_without_translating_again(monkeypatch: 
 )
 def test_failure_a_plan_may_cause_is_not_independent(template: str) -> None:
     """The statement that failed (the one with `+`) may translate otherwise without plans."""
-    tree = Translator(template, {}).tree
-    (statement,) = [s for s in tree.find_all(nodes.Output) if any(s.find_all(nodes.Add))]
-    assert not independent_of_plans(statement, tree)
+    translator = Translator(template, {})
+    (statement,) = [s for s in translator.tree.find_all(nodes.Output) if any(s.find_all(nodes.Add))]
+    assert not independent_of_plans(statement, translator.index)
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ from typing import Any
 from jinja2 import nodes
 
 from ...errors import ConversionError
+from ...jinja_index import TreeIndex
 from ..go import ir, tree
 from .core import Translation
 from .planforecast import SchemaWitness, Witness, forecast
@@ -104,7 +105,7 @@ class PlanFallback(PrintPlans):
         """Leave captured from the start what the Jinja tree says the plans will refuse, and
         note the statements that forecast relies on being translated (planforecast.py)."""
         if self._stored_json is None:
-            self._stored_json = stored_json(self.tree, self.index)
+            self._stored_json = stored_json(self.index)
         foreseen = forecast(self.tree, self.index, self._stored_json, self.dead_checks)
         self.witnesses, self.watched, self.schema = foreseen.witnesses, foreseen.statements(), foreseen.schema
         if foreseen.captured is None:
@@ -154,7 +155,7 @@ class PlanFallback(PrintPlans):
         budget = self.emit.budget
         if budget.spent > budget.limits.max_output or budget.overdue() is not None:
             return False
-        return self.failed_statement is not None and independent_of_plans(self.failed_statement, self.tree)
+        return self.failed_statement is not None and independent_of_plans(self.failed_statement, self.index)
 
     def settled(self, top: list[tree.Node]) -> tuple[bool, frozenset[int] | None]:
         """Does every plan printed read what it was made from? If not, the sources to refuse."""
@@ -169,16 +170,16 @@ class PlanFallback(PrintPlans):
         return True, frozenset()
 
 
-def plan_sources(tree: nodes.Template) -> list[tuple[nodes.Stmt, set[str]]]:
+def plan_sources(index: TreeIndex) -> list[tuple[nodes.Stmt, set[str]]]:
     """The statements a plan may be made of (a superset of those made), each with the names it
     sets: loops appending to a namespace attribute, `{% set %}` blocks, `set`s storing a `tojson`."""
     found: list[tuple[nodes.Stmt, set[str]]] = []
-    for node in tree.find_all((nodes.For, nodes.AssignBlock)):
+    for node in index.all((nodes.For, nodes.AssignBlock)):
         if isinstance(node, nodes.AssignBlock):
             found.append((node, targets(node)))
-        elif isinstance(node, nodes.For) and (appended := appends_to(node)) is not None:
+        elif isinstance(node, nodes.For) and (appended := appends_to(node, index)) is not None:
             found.append((node, {appended[0]}))
-    stored = {id(assign): assign for assign in stored_json(tree).values()}
+    stored = {id(assign): assign for assign in stored_json(index).values()}
     return found + [(assign, targets(assign)) for assign in stored.values()]
 
 
@@ -196,16 +197,16 @@ def names_read(node: nodes.Node) -> set[str]:
     return {n.name for n in [node, *node.find_all(nodes.Name)] if isinstance(n, nodes.Name)}
 
 
-def plan_tainted(tree: nodes.Template) -> set[str]:
+def plan_tainted(index: TreeIndex) -> set[str]:
     """The names a plan's text (or anything computed from it) may be held in: the names plan
     sources set, and every name set from one of them, to a fixed point (a macro's parameters,
     where a call hands one on)."""
-    tainted: set[str] = set().union(*(names for _, names in plan_sources(tree)))
-    macros = {m.name: m for m in tree.find_all(nodes.Macro)}
-    binders = list(tree.find_all((nodes.Assign, nodes.AssignBlock, nodes.For, nodes.With)))
+    tainted: set[str] = set().union(*(names for _, names in plan_sources(index)))
+    macros = {m.name: m for m in index.all(nodes.Macro)}
+    binders = index.all((nodes.Assign, nodes.AssignBlock, nodes.For, nodes.With))
     calls = [
         (call, macros[call.node.name])
-        for call in tree.find_all(nodes.Call)
+        for call in index.all(nodes.Call)
         if isinstance(call.node, nodes.Name) and call.node.name in macros
     ]
     while True:
@@ -229,17 +230,17 @@ def plan_tainted(tree: nodes.Template) -> set[str]:
             return tainted
 
 
-def independent_of_plans(statement: nodes.Node, tree: nodes.Template) -> bool:
+def independent_of_plans(statement: nodes.Node, index: TreeIndex) -> bool:
     """Does translating `statement` not depend on the plans? It reads no name a plan may flow
     into (nor does a macro it calls), is outside every macro, call block and plan source, and
     holds none."""
-    sources = [source for source, _ in plan_sources(tree)]
-    enclosing = [*sources, *tree.find_all((nodes.Macro, nodes.CallBlock))]
+    sources = [source for source, _ in plan_sources(index)]
+    enclosing = [*sources, *index.all((nodes.Macro, nodes.CallBlock))]
     if any(statement is node or any(n is statement for n in node.find_all(type(statement))) for node in enclosing):
         return False
     if any(statement is s or any(n is s for n in statement.find_all(type(s))) for s in sources):
         return False
-    macros = {m.name: m for m in tree.find_all(nodes.Macro)}
+    macros = {m.name: m for m in index.all(nodes.Macro)}
     read: set[str] = set()
     todo: list[nodes.Node] = [statement]
     seen: set[str] = set()
@@ -249,4 +250,4 @@ def independent_of_plans(statement: nodes.Node, tree: nodes.Template) -> bool:
         for name in names_read(node) & set(macros) - seen:
             seen.add(name)
             todo.append(macros[name])
-    return not read & plan_tainted(tree)
+    return not read & plan_tainted(index)

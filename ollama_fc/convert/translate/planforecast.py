@@ -216,7 +216,7 @@ class Forecaster:
                 self.capturing -= captured
 
     def loop(self, node: nodes.For) -> None:
-        target = appends_to(node) if id(node) in self.tree.appending else None
+        target = appends_to(node, self.index) if id(node) in self.tree.appending else None
         if target is not None and building_body(node, *target) is not None and self.bound_outside_loop(target[0]):
             key = ("attr", *target)
             if (key in self.held or key in self.text) and not self.calls(node) and not self.capturing:
@@ -501,7 +501,7 @@ def forecast(
     `dead`: its `TreeIndex`, `stored_json` and the checks the translation drops, where known."""
     index = index or TreeIndex(tree)
     facts = TreeFacts.of(index)
-    stored = stored_json(tree, index) if json is None else json
+    stored = stored_json(index) if json is None else json
     if not (facts.appending or stored or facts.blocks):
         return Forecast(frozenset(), ())  # nothing a plan is made of
     walk = Forecaster(stored, facts, index, dead or set())

@@ -232,10 +232,9 @@ def building_body(loop: nodes.For, ns: str, attr: str) -> nodes.For | None:
     return nodes.For(loop.target, loop.iter, body, [], loop.test, False, lineno=loop.lineno)
 
 
-def appends_to(loop: nodes.For, index: TreeIndex | None = None) -> tuple[str, str] | None:
-    """The namespace attribute the loop's first `set` appends to, if it sets one (read from the
-    tree's `index` where there is one)."""
-    for assign in index.find_all(loop, nodes.Assign) if index is not None else loop.find_all(nodes.Assign):
+def appends_to(loop: nodes.For, index: TreeIndex) -> tuple[str, str] | None:
+    """The namespace attribute the loop's first `set` appends to, if it sets one."""
+    for assign in index.find_all(loop, nodes.Assign):
         if isinstance(assign.target, nodes.NSRef):
             return (assign.target.name, assign.target.attr)
     return None
@@ -419,12 +418,12 @@ def without_trailing(snippet: Sequence[tree.Piece], count: int) -> tuple[tree.Pi
     return tuple(pieces)
 
 
-def stored_json(tree: nodes.Template, index: TreeIndex | None = None) -> dict[int, nodes.Assign]:
+def stored_json(index: TreeIndex) -> dict[int, nodes.Assign]:
     """The `tojson` filters whose text a `set` stores, alone, marked `|safe`, or joined by `+`,
     `~` or an inline `if` (`{% set d = '[TOOLS]' + (tools | tojson) + '[/TOOLS]' %}`): by
     `id()`, the ones a plan may stand for, each with the `set` storing it."""
     found: dict[int, nodes.Assign] = {}
-    for assign in index.all(nodes.Assign) if index is not None else tree.find_all(nodes.Assign):
+    for assign in index.all(nodes.Assign):
         todo: list[nodes.Node | None] = [assign.node]
         while todo:
             node = todo.pop()

@@ -214,7 +214,7 @@ class PrintPlans(Macros):
         `set` stores (see `stored_json`) where it is not repeated, of a tool schema, not left
         captured."""
         if self._stored_json is None:
-            self._stored_json = stored_json(self.tree, self.index)
+            self._stored_json = stored_json(self.index)
         assign = self._stored_json.get(id(node))
         if assign is None or not isinstance(node, nodes.Filter) or node.node is None:
             return -1
