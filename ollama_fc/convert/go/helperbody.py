@@ -69,15 +69,17 @@ def called(call: GoCall) -> ir.Pipe:
 
 
 def literal(data: str) -> list[Item]:
-    """Literal output inside a helper: text where Go reads it as text, an action where it could
-    not be (`{{`, or a `{` the next action would join)."""
-    if not data:
-        return []
-    if "{{" in data:
-        return [print_(ir.String.of(data))]
-    if data.endswith("{"):
-        return [data[:-1], print_(ir.String.of("{"))]
-    return [data]
+    """Literal output as a template holds it (a helper's, the translator's): text where Go reads
+    it as text, an action printing what it could not (`{{`, or a `{` the next action would join)."""
+    out: list[Item] = []
+    for i, part in enumerate(data.split("{{")):
+        if i:
+            out.append(print_(ir.String.of("{{")))
+        if part.endswith("{"):
+            out += [part[:-1], print_(ir.String.of("{"))]
+        elif part:
+            out.append(part)
+    return out
 
 
 class Body:

@@ -15,6 +15,7 @@ from ...errors import ConversionError
 from ..actions import CUT_NODE, GUARD_NODE
 from ..go import ir, irtools, tree
 from ..go.calls import GoCall, expression_of, go_eq, go_len, go_variable, operand_of, read_operand, starts_with
+from ..go.helperbody import literal
 from ..go.verbs import Verbs
 from ..limits import Budget, Limits
 from ..result import ConversionWarning
@@ -307,15 +308,8 @@ class Emit(Verbs[tree.Act]):
             )
             if not data:
                 return
-        parts = data.split("{{")
-        for i, part in enumerate(parts):
-            if i:
-                self.show(tree.Act.of(ir.Action(ir.pipe_of(ir.String.of("{{")))))
-            if part.endswith("{"):
-                self.show(tree.Text(part[:-1]))
-                self.show(tree.Act.of(ir.Action(ir.pipe_of(ir.String.of("{")))))
-            elif part:
-                self.show(tree.Text(part))
+        for piece in literal(data):
+            self.show(tree.Text(piece) if isinstance(piece, str) else tree.Act.of(piece))
 
     def checkpoint(self) -> Checkpoint:
         """What writing output adds besides the output itself, as it is now (see `roll_back`)."""
